@@ -1,0 +1,92 @@
+/*
+ * bench_tick — the cost of one collector tick against the simulator.
+ *
+ *   build/bench_tick SCENARIO [TICKS]
+ *
+ * Prints the median and 90th-percentile wall time per tick, the CPU time per
+ * tick (getrusage), and heap calls per steady-state tick. The simulator's own
+ * cost is included (it stands in for the driver), so the figure is an upper
+ * bound of our share; compare runs as ratios, not absolutes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "clock.h"
+#include "collect.h"
+
+static long heap_calls;
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t a, size_t b);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t a, size_t b);
+void *__wrap_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n) { heap_calls++; return __real_malloc(n); }
+void *__wrap_calloc(size_t a, size_t b) { heap_calls++; return __real_calloc(a, b); }
+void *__wrap_realloc(void *p, size_t n) { heap_calls++; return __real_realloc(p, n); }
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+           ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: bench_tick SCENARIO.ini [TICKS]\n");
+        return 2;
+    }
+    int ticks = argc > 2 ? atoi(argv[2]) : 2000;
+    if (ticks < 10)
+        ticks = 10;
+    const char *lib = getenv("MIGMON_SIM_LIB");
+    if (!lib) {
+        fprintf(stderr, "bench_tick: set MIGMON_SIM_LIB to the simulator library\n");
+        return 2;
+    }
+    setenv("MIGMON_SIM_SCENARIO", argv[1], 1);
+    setenv("MIGMON_SIM_TIME", "100+1", 1);
+    struct collector c;
+    struct collect_opts o = {.nvml_path = lib};
+    char err[2048];
+    if (collect_open(&c, &o, err, sizeof(err)) != 0 || !c.be_state) {
+        fprintf(stderr, "bench_tick: %s\n", err[0] ? err : c.gpu_error);
+        return 1;
+    }
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    for (int i = 0; i < 5; i++)
+        collect_tick(&c, &s);
+    uint64_t *ns = calloc((size_t)ticks, sizeof(*ns));
+    long heap0 = heap_calls;
+    double cpu0 = cpu_s();
+    for (int i = 0; i < ticks; i++) {
+        uint64_t t = clock_mono_ns();
+        collect_tick(&c, &s);
+        ns[i] = clock_mono_ns() - t;
+    }
+    double cpu = cpu_s() - cpu0;
+    long heap = heap_calls - heap0;
+    qsort(ns, (size_t)ticks, sizeof(*ns), cmp_u64);
+    printf("scenario %s: %zu devices, %d ticks\n", argv[1], s.ndevices, ticks);
+    printf("  wall per tick: median %.1f us, p90 %.1f us\n", (double)ns[ticks / 2] / 1e3,
+           (double)ns[ticks * 9 / 10] / 1e3);
+    printf("  cpu per tick:  %.1f us (at 1 s interval: %.4f %% of one core)\n",
+           cpu / ticks * 1e6, cpu / ticks * 100.0);
+    printf("  heap calls per steady-state tick: %.3f\n", (double)heap / ticks);
+    free(ns);
+    snapshot_free(&s);
+    collect_close(&c);
+    return 0;
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Compare mig-gpu-mon's snapshot with nvidia-smi on a machine with a real
+# NVIDIA GPU; prints a pass/fail table and exits non-zero on any failure.
+#   scripts/hw-check.sh [path/to/mig-gpu-mon]
+# Tolerances (values are sampled a moment apart): memory used ±64 MiB or ±2 %,
+# temperature ±3 °C, power ±20 W or ±15 %, clocks ±15 %, utilisation ±15 points;
+# name, UUID, PCI bus id, memory total and P-state exact.
+set -uo pipefail
+bin=${1:-./mig-gpu-mon}
+command -v nvidia-smi >/dev/null || { echo "hw-check: nvidia-smi not found" >&2; exit 2; }
+command -v jq >/dev/null || { echo "hw-check: jq not found" >&2; exit 2; }
+json=$("$bin" --once --format json) || { echo "hw-check: $bin --once failed" >&2; exit 2; }
+fields=name,uuid,pci.bus_id,memory.used,memory.total,temperature.gpu,power.draw,clocks.gr,clocks.sm,clocks.mem,utilization.gpu,pstate
+smi=$(nvidia-smi --query-gpu=$fields --format=csv,noheader,nounits) || exit 2
+pass=0 fail=0
+row() { # gpu field ours theirs verdict
+    printf '%-4s %-18s %-40.40s %-40.40s %s\n' "$1" "$2" "$3" "$4" "$5"
+    if [ "$5" = PASS ]; then pass=$((pass + 1)); elif [ "$5" = FAIL ]; then fail=$((fail + 1)); fi
+}
+near() { # ours theirs abs rel  -> PASS/FAIL/SKIP
+    awk -v a="$1" -v b="$2" -v abs="$3" -v rel="$4" 'BEGIN {
+        if (a == "null" || b ~ /N\/A|Not Supported|\[/) { print "SKIP"; exit }
+        d = a - b; if (d < 0) d = -d; m = (b < 0 ? -b : b) * rel;
+        print (d <= abs || d <= m) ? "PASS" : "FAIL" }'
+}
+printf '%-4s %-18s %-40s %-40s %s\n' GPU FIELD MIG-GPU-MON NVIDIA-SMI RESULT
+i=0
+while IFS=, read -r name uuid bus mused mtot temp pw gr sm mem util ps; do
+    trim() { sed 's/^ *//;s/ *$//' <<<"$1"; }
+    name=$(trim "$name"); uuid=$(trim "$uuid"); bus=$(trim "$bus"); ps=$(trim "$ps")
+    d=$(jq -c --argjson i "$i" '[.devices[] | select(.kind=="gpu" and .index==$i)][0]' <<<"$json")
+    g() { jq -r "$1" <<<"$d"; }
+    v=$(g .name); row "$i" name "$v" "$name" "$([ "$v" = "$name" ] && echo PASS || echo FAIL)"
+    v=$(g .uuid); row "$i" uuid "$v" "$uuid" "$([ "$v" = "$uuid" ] && echo PASS || echo FAIL)"
+    v=$(g .pci_bus_id); row "$i" pci_bus_id "$v" "$bus" "$([ "${v^^}" = "${bus^^}" ] && echo PASS || echo FAIL)"
+    v=$(g '.metrics.memory_used_bytes.value | if . == null then "null" else . / 1048576 | floor end')
+    row "$i" memory.used_MiB "$v" "$(trim "$mused")" "$(near "$v" "$(trim "$mused")" 64 0.02)"
+    v=$(g '.metrics.memory_total_bytes.value | if . == null then "null" else . / 1048576 | floor end')
+    row "$i" memory.total_MiB "$v" "$(trim "$mtot")" "$(near "$v" "$(trim "$mtot")" 1 0)"
+    v=$(g '.metrics.temperature_c.value'); row "$i" temperature "$v" "$(trim "$temp")" "$(near "$v" "$(trim "$temp")" 3 0)"
+    v=$(g '.metrics.power_w.value'); row "$i" power_W "$v" "$(trim "$pw")" "$(near "$v" "$(trim "$pw")" 20 0.15)"
+    v=$(g '.metrics.clock_graphics_mhz.value'); row "$i" clocks.gr "$v" "$(trim "$gr")" "$(near "$v" "$(trim "$gr")" 0 0.15)"
+    v=$(g '.metrics.clock_sm_mhz.value'); row "$i" clocks.sm "$v" "$(trim "$sm")" "$(near "$v" "$(trim "$sm")" 0 0.15)"
+    v=$(g '.metrics.clock_mem_mhz.value'); row "$i" clocks.mem "$v" "$(trim "$mem")" "$(near "$v" "$(trim "$mem")" 0 0.15)"
+    v=$(g '.metrics.gpu_util_pct.value'); row "$i" utilization.gpu "$v" "$(trim "$util")" "$(near "$v" "$(trim "$util")" 15 0)"
+    v=$(g '.metrics.pstate.value | if . == null then "null" else "P\(.)" end')
+    row "$i" pstate "$v" "$ps" "$([ "$v" = "$ps" ] && echo PASS || echo FAIL)"
+    i=$((i + 1))
+done <<<"$smi"
+n=$(jq '[.devices[] | select(.kind=="gpu")] | length' <<<"$json")
+row all gpu_count "$n" "$i" "$([ "$n" = "$i" ] && echo PASS || echo FAIL)"
+apps=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits 2>/dev/null | wc -l)
+row all compute_apps "(processes: next issue)" "$apps" SKIP
+echo "hw-check: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

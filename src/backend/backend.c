@@ -1,0 +1,32 @@
+#include "backend/backend.h"
+
+#include <string.h>
+
+/* The registry. AMD sysfs and replay backends join here in later issues. */
+static const struct backend_ops *const registry[] = {
+    &nvml_backend_ops,
+};
+
+int backend_check(const struct backend_ops *ops)
+{
+    if (!ops || !ops->name || !ops->open || !ops->sample || !ops->close)
+        return -1;
+    return 0;
+}
+
+const struct backend_ops *backend_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++) {
+        if (strcmp(registry[i]->name, name) == 0)
+            return backend_check(registry[i]) == 0 ? registry[i] : NULL;
+    }
+    return NULL;
+}
+
+const char *backend_last_error(const struct backend_ops *ops, void *state)
+{
+    if (!ops->last_error || !state)
+        return "";
+    const char *e = ops->last_error(state);
+    return e ? e : "";
+}

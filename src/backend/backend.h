@@ -1,0 +1,47 @@
+/*
+ * backend.h — the interface every GPU data source implements.
+ *
+ * A backend fills snapshots and never draws; it returns negative codes and
+ * keeps a message, and never exits. Backends are registered in one explicit
+ * table (backend.c); mandatory hooks are checked there.
+ */
+#ifndef MIGMON_BACKEND_H
+#define MIGMON_BACKEND_H
+
+#include <stddef.h>
+
+#include "snapshot.h"
+
+struct backend_opts {
+    const char *nvml_path; /* --nvml-path, or NULL to search */
+};
+
+enum backend_err {
+    BACKEND_OK = 0,
+    BACKEND_ERR_NO_LIBRARY = -2,  /* nothing to load: report, keep running */
+    BACKEND_ERR_BAD_PATH = -3,    /* an explicitly named library is missing: exit 2 */
+    BACKEND_ERR_INIT = -4,        /* library loaded but init failed (driver, permission) */
+    BACKEND_ERR_NOMEM = -5,
+};
+
+struct backend_ops {
+    const char *name;
+    /* Mandatory. On failure *state is NULL and err holds one message. */
+    int (*open)(void **state, const struct backend_opts *o, char *err, size_t errlen);
+    /* Mandatory. Fills s->devices, driver/NVML versions. 0 or negative. */
+    int (*sample)(void *state, struct snapshot *s);
+    /* Mandatory. Accepts NULL. */
+    void (*close)(void *state);
+    /* Optional (NULL: ""). Message of the last failure; borrowed. */
+    const char *(*last_error)(void *state);
+};
+
+extern const struct backend_ops nvml_backend_ops;
+
+/* Look a backend up by name in the registry; NULL if unknown or invalid. */
+const struct backend_ops *backend_find(const char *name);
+/* 0 when the mandatory hooks are present. */
+int backend_check(const struct backend_ops *ops);
+const char *backend_last_error(const struct backend_ops *ops, void *state);
+
+#endif

@@ -1,0 +1,814 @@
+/*
+ * nvml.c — the NVML backend: enumerate GPUs and MIG devices every tick and
+ * fill one struct device per device.
+ *
+ * Static facts are cached per UUID (a MIG handle may be reused with other
+ * properties after reconfiguration, a UUID may not). Calls that a device has
+ * answered with NOT_SUPPORTED / FUNCTION_NOT_FOUND are remembered per device
+ * so a failing call (~200 µs on MIG) is not repeated every tick.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "backend/mig_util.h"
+#include "backend/nvml_load.h"
+#include "debuglog.h"
+
+/* Calls whose NOT_SUPPORTED answer is remembered per device. */
+enum memo_call {
+    MC_UTIL,
+    MC_PROC_UTIL,
+    MC_MEM_V2,
+    MC_ENC,
+    MC_DEC,
+    MC_FAN,
+    MC_ECC,
+    MC_ENERGY,
+    MC_PCIE_TP,
+    MC_THROTTLE,
+    MC_COUNT
+};
+
+struct dev_cache {
+    char uuid[MIGMON_UUID_LEN];
+    bool seen;        /* present in the current enumeration */
+    bool have_static; /* static facts read */
+    int mig_mode;     /* last MIG mode seen (GPU), -1 unknown */
+    char name[MIGMON_NAME_LEN];
+    char pci[32];
+    char arch[16];
+    int cc_major, cc_minor;
+    int slices_total;
+    int gi_id, ci_id, slices, ci_slices;
+    char profile[32];
+    struct metric temp_slowdown, temp_shutdown;
+    uint32_t memo;                 /* bit per enum memo_call */
+    const char *memo_why[MC_COUNT];
+    unsigned long long proc_util_last_seen;
+};
+
+struct nvml_state {
+    struct nvml_lib lib;
+    bool inited;
+    bool mem_v2_broken; /* library rejects our nvmlMemory_v2 version: use v1 */
+    char err[2048];
+    struct dev_cache *cache;
+    size_t ncache, capcache;
+    nvmlProcessUtilizationSample_t *pu_buf;
+    size_t pu_cap;
+    /* Scratch for the CALL() macro. */
+    uint64_t t0;
+    nvmlReturn_t rc;
+    char label[48];
+};
+
+/*
+ * Every NVML call goes through CALL so --debug sees its device, return code
+ * and latency. The comma operator sequences: start clock, call, log.
+ */
+#define CALL(st, sym, expr)                                                                  \
+    ((st)->t0 = debuglog_enabled() ? debuglog_now_ns() : 0, (st)->rc = (expr),               \
+     log_call((st), (sym)), (st)->rc)
+
+static void log_call(struct nvml_state *st, const char *sym)
+{
+    if (!debuglog_enabled())
+        return;
+    double us = (double)(debuglog_now_ns() - st->t0) / 1000.0;
+    debuglog_printf("%s dev=%s rc=%d %s %.1fus", sym, st->label, st->rc, nvml_rc_name(st->rc),
+                    us);
+}
+
+static bool memo_known(const struct dev_cache *c, enum memo_call k)
+{
+    return (c->memo >> k) & 1u;
+}
+
+/* Remember a "this device will never answer" code. */
+static bool memo_note(struct dev_cache *c, enum memo_call k, nvmlReturn_t rc)
+{
+    if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
+        c->memo |= 1u << k;
+        c->memo_why[k] = nvml_rc_reason(rc);
+        return true;
+    }
+    return false;
+}
+
+static struct metric memo_none(const struct dev_cache *c, enum memo_call k)
+{
+    return metric_none(c->memo_why[k] ? c->memo_why[k] : "NVML_ERROR_NOT_SUPPORTED");
+}
+
+static const char *const NO_SYMBOL = "not exported by this NVML library";
+
+static struct dev_cache *cache_get(struct nvml_state *st, const char *uuid)
+{
+    for (size_t i = 0; i < st->ncache; i++) {
+        if (strcmp(st->cache[i].uuid, uuid) == 0)
+            return &st->cache[i];
+    }
+    if (st->ncache == st->capcache) {
+        size_t cap = st->capcache ? st->capcache * 2 : 16;
+        struct dev_cache *n = realloc(st->cache, cap * sizeof(*n));
+        if (!n)
+            return NULL;
+        st->cache = n;
+        st->capcache = cap;
+    }
+    struct dev_cache *c = &st->cache[st->ncache++];
+    memset(c, 0, sizeof(*c));
+    snprintf(c->uuid, sizeof(c->uuid), "%s", uuid);
+    c->mig_mode = -1;
+    c->cc_major = c->cc_minor = -1;
+    c->slices_total = c->gi_id = c->ci_id = c->slices = c->ci_slices = -1;
+    return c;
+}
+
+/* Drop entries for devices that disappeared (MIG reconfiguration, GPU loss). */
+static void cache_prune(struct nvml_state *st)
+{
+    size_t w = 0;
+    for (size_t r = 0; r < st->ncache; r++) {
+        if (st->cache[r].seen) {
+            st->cache[r].seen = false;
+            if (w != r)
+                st->cache[w] = st->cache[r];
+            w++;
+        }
+    }
+    st->ncache = w;
+}
+
+static const char *arch_name(unsigned int a)
+{
+    switch (a) {
+    case NVML_DEVICE_ARCH_KEPLER: return "Kepler";
+    case NVML_DEVICE_ARCH_MAXWELL: return "Maxwell";
+    case NVML_DEVICE_ARCH_PASCAL: return "Pascal";
+    case NVML_DEVICE_ARCH_VOLTA: return "Volta";
+    case NVML_DEVICE_ARCH_TURING: return "Turing";
+    case NVML_DEVICE_ARCH_AMPERE: return "Ampere";
+    case NVML_DEVICE_ARCH_ADA: return "Ada";
+    case NVML_DEVICE_ARCH_HOPPER: return "Hopper";
+    case NVML_DEVICE_ARCH_BLACKWELL: return "Blackwell";
+    case NVML_DEVICE_ARCH_RUBIN: return "Rubin";
+    default: return "";
+    }
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static struct metric read_uint(struct nvml_state *st, const char *sym, nvml_fn_dev_uint fn,
+                               nvmlDevice_t h, double scale)
+{
+    if (!fn)
+        return metric_none(NO_SYMBOL);
+    unsigned int v = 0;
+    if (CALL(st, sym, fn(h, &v)) != NVML_SUCCESS)
+        return metric_none(nvml_rc_reason(st->rc));
+    return metric_direct((double)v * scale);
+}
+
+static struct metric read_clock(struct nvml_state *st, nvmlDevice_t h, nvmlClockType_t type)
+{
+    if (!st->lib.f.clock_info)
+        return metric_none(NO_SYMBOL);
+    unsigned int v = 0;
+    if (CALL(st, "nvmlDeviceGetClockInfo", st->lib.f.clock_info(h, type, &v)) != NVML_SUCCESS)
+        return metric_none(nvml_rc_reason(st->rc));
+    return metric_direct(v);
+}
+
+/* Memory: _v2 with NVIDIA's struct version (0x02000028), else v1. _v2's
+ * `used` excludes the driver-reserved part, as nvidia-smi shows it since 510;
+ * v1's `used` includes it. */
+static void read_memory(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
+                        struct device *d)
+{
+    const struct nvml_fns *f = &st->lib.f;
+    nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
+    if (f->memory_v2 && !st->mem_v2_broken && !memo_known(c, MC_MEM_V2)) {
+        nvmlMemory_v2_t m2;
+        memset(&m2, 0, sizeof(m2));
+        m2.version = nvmlMemory_v2;
+        rc = CALL(st, "nvmlDeviceGetMemoryInfo_v2", f->memory_v2(h, &m2));
+        if (rc == NVML_SUCCESS) {
+            d->m[M_MEM_USED] = metric_direct((double)m2.used);
+            d->m[M_MEM_TOTAL] = metric_direct((double)m2.total);
+            return;
+        }
+        if (rc == NVML_ERROR_ARGUMENT_VERSION_MISMATCH)
+            st->mem_v2_broken = true;
+        else
+            memo_note(c, MC_MEM_V2, rc);
+        if (rc == NVML_ERROR_NO_PERMISSION || rc == NVML_ERROR_GPU_IS_LOST)
+            goto fail; /* v1 will say the same; don't ask twice */
+    }
+    if (f->memory_v1) {
+        nvmlMemory_t m1;
+        rc = CALL(st, "nvmlDeviceGetMemoryInfo", f->memory_v1(h, &m1));
+        if (rc == NVML_SUCCESS) {
+            d->m[M_MEM_USED] = metric_direct((double)m1.used);
+            d->m[M_MEM_TOTAL] = metric_direct((double)m1.total);
+            return;
+        }
+    }
+fail:
+    if (rc == NVML_ERROR_NO_PERMISSION && d->mig_enabled)
+        d->m[M_MEM_USED] = metric_none("aggregate memory of a MIG-enabled GPU needs privilege "
+                                       "(NVML_ERROR_NO_PERMISSION); see the MIG devices");
+    else
+        d->m[M_MEM_USED] = metric_none(f->memory_v1 || f->memory_v2 ? nvml_rc_reason(rc)
+                                                                    : NO_SYMBOL);
+    d->m[M_MEM_TOTAL] = d->m[M_MEM_USED];
+}
+
+/*
+ * Aggregate per-process utilisation samples newer than the last seen one.
+ * Samples above 100 % or older than lastSeen are discarded (nvtop #110).
+ * Concurrent processes' SM shares overlap in time, so their sum is an upper
+ * bound; it is clamped to 100. Returns 0 with sm and mem set, or the NVML code.
+ */
+static nvmlReturn_t process_util(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
+                                 double *sm, double *mem)
+{
+    nvml_fn_dev_proc_util fn = st->lib.f.process_util;
+    if (!fn)
+        return NVML_ERROR_FUNCTION_NOT_FOUND;
+    unsigned int n = 0;
+    nvmlReturn_t rc = CALL(st, "nvmlDeviceGetProcessUtilization",
+                           fn(h, NULL, &n, c->proc_util_last_seen));
+    if (rc == NVML_ERROR_NOT_FOUND) {
+        *sm = *mem = 0; /* documented: no sample newer than lastSeen — nothing ran */
+        return NVML_SUCCESS;
+    }
+    if (rc != NVML_SUCCESS && rc != NVML_ERROR_INSUFFICIENT_SIZE)
+        return rc;
+    if (n == 0) {
+        *sm = *mem = 0;
+        return NVML_SUCCESS;
+    }
+    size_t want = (size_t)n + 8; /* the list may grow between the two calls */
+    if (want > st->pu_cap) {
+        nvmlProcessUtilizationSample_t *b = realloc(st->pu_buf, want * sizeof(*b));
+        if (!b)
+            return NVML_ERROR_MEMORY;
+        st->pu_buf = b;
+        st->pu_cap = want;
+    }
+    n = (unsigned int)st->pu_cap;
+    rc = CALL(st, "nvmlDeviceGetProcessUtilization",
+              fn(h, st->pu_buf, &n, c->proc_util_last_seen));
+    if (rc == NVML_ERROR_NOT_FOUND) {
+        *sm = *mem = 0;
+        return NVML_SUCCESS;
+    }
+    if (rc != NVML_SUCCESS)
+        return rc;
+    double s = 0, m = 0;
+    unsigned long long newest = c->proc_util_last_seen;
+    for (unsigned int i = 0; i < n && i < st->pu_cap; i++) {
+        const nvmlProcessUtilizationSample_t *p = &st->pu_buf[i];
+        if (p->timeStamp <= c->proc_util_last_seen || p->smUtil > 100 || p->memUtil > 100)
+            continue;
+        s += p->smUtil;
+        m += p->memUtil;
+        if (p->timeStamp > newest)
+            newest = p->timeStamp;
+    }
+    c->proc_util_last_seen = newest;
+    *sm = s > 100 ? 100 : s;
+    *mem = m > 100 ? 100 : m;
+    return NVML_SUCCESS;
+}
+
+/* ------------------------------------------------------------ GPU metrics */
+
+static void read_gpu_static(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h)
+{
+    const struct nvml_fns *f = &st->lib.f;
+    if (f->name && CALL(st, "nvmlDeviceGetName", f->name(h, c->name, sizeof(c->name))) != 0)
+        c->name[0] = '\0';
+    c->name[sizeof(c->name) - 1] = '\0';
+    nvmlPciInfo_t pci;
+    if (f->pci_info && CALL(st, "nvmlDeviceGetPciInfo", f->pci_info(h, &pci)) == NVML_SUCCESS) {
+        pci.busId[sizeof(pci.busId) - 1] = '\0';
+        snprintf(c->pci, sizeof(c->pci), "%s", pci.busId);
+    }
+    unsigned int a = 0;
+    if (f->arch && CALL(st, "nvmlDeviceGetArchitecture", f->arch(h, &a)) == NVML_SUCCESS)
+        snprintf(c->arch, sizeof(c->arch), "%s", arch_name(a));
+    int ma = 0, mi = 0;
+    if (f->cuda_cc &&
+        CALL(st, "nvmlDeviceGetCudaComputeCapability", f->cuda_cc(h, &ma, &mi)) == 0) {
+        c->cc_major = ma;
+        c->cc_minor = mi;
+    }
+    unsigned int t = 0;
+    c->temp_slowdown = metric_none(NO_SYMBOL);
+    c->temp_shutdown = metric_none(NO_SYMBOL);
+    if (f->temp_threshold) {
+        c->temp_slowdown =
+            CALL(st, "nvmlDeviceGetTemperatureThreshold",
+                 f->temp_threshold(h, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &t)) == NVML_SUCCESS
+                ? metric_direct(t)
+                : metric_none(nvml_rc_reason(st->rc));
+        c->temp_shutdown =
+            CALL(st, "nvmlDeviceGetTemperatureThreshold",
+                 f->temp_threshold(h, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, &t)) == NVML_SUCCESS
+                ? metric_direct(t)
+                : metric_none(nvml_rc_reason(st->rc));
+    }
+    c->have_static = true;
+}
+
+/* The GPU's slice total from its GPU-instance profiles (the largest
+ * sliceCount, 7 on A100/H100/H200) — not GetMaxMigDeviceCount, which counts
+ * devices (seed-errata). */
+static int read_slices_total(struct nvml_state *st, nvmlDevice_t h)
+{
+    if (!st->lib.f.gi_profile_info)
+        return -1;
+    int best = -1;
+    for (unsigned int p = 0; p < 0x12; p++) {
+        nvmlGpuInstanceProfileInfo_t info;
+        memset(&info, 0, sizeof(info));
+        nvmlReturn_t rc = CALL(st, "nvmlDeviceGetGpuInstanceProfileInfo",
+                               st->lib.f.gi_profile_info(h, p, &info));
+        if (rc == NVML_ERROR_INVALID_ARGUMENT)
+            break; /* past the last profile index this driver knows */
+        if (rc == NVML_SUCCESS && (int)info.sliceCount > best)
+            best = (int)info.sliceCount;
+    }
+    return best;
+}
+
+static void read_gpu_dynamic(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
+                             struct device *d)
+{
+    const struct nvml_fns *f = &st->lib.f;
+    read_memory(st, c, h, d);
+
+    /* Utilisation: documented as unsupported on MIG-enabled GPUs; ask once. */
+    if (!f->utilization)
+        d->m[M_GPU_UTIL] = metric_none(NO_SYMBOL);
+    else if (memo_known(c, MC_UTIL))
+        d->m[M_GPU_UTIL] = memo_none(c, MC_UTIL);
+    else {
+        nvmlUtilization_t u;
+        if (CALL(st, "nvmlDeviceGetUtilizationRates", f->utilization(h, &u)) == NVML_SUCCESS) {
+            d->m[M_GPU_UTIL] = metric_direct(u.gpu);
+            d->m[M_MEM_UTIL] = metric_direct(u.memory);
+        } else {
+            memo_note(c, MC_UTIL, st->rc);
+            if (d->mig_enabled && st->rc == NVML_ERROR_NOT_SUPPORTED)
+                c->memo_why[MC_UTIL] = "NVML does not report utilisation while MIG mode is "
+                                       "enabled (NVML_ERROR_NOT_SUPPORTED)";
+            d->m[M_GPU_UTIL] = metric_none(memo_known(c, MC_UTIL) ? c->memo_why[MC_UTIL]
+                                                                   : nvml_rc_reason(st->rc));
+        }
+    }
+    if (!metric_ok(&d->m[M_GPU_UTIL]))
+        d->m[M_MEM_UTIL] = d->m[M_GPU_UTIL];
+
+    /* SM utilisation of a full GPU: aggregated per-process samples. */
+    d->m[M_SM_UTIL] = metric_none("needs per-process samples or GPM");
+    if (!d->mig_enabled && f->process_util && !memo_known(c, MC_PROC_UTIL)) {
+        double sm, mem;
+        nvmlReturn_t rc = process_util(st, c, h, &sm, &mem);
+        if (rc == NVML_SUCCESS)
+            d->m[M_SM_UTIL] = (struct metric){.value = sm, .src = MSRC_PROCESS};
+        else if (!memo_note(c, MC_PROC_UTIL, rc))
+            d->m[M_SM_UTIL] = metric_none(nvml_rc_reason(rc));
+    }
+    if (memo_known(c, MC_PROC_UTIL))
+        d->m[M_SM_UTIL] = memo_none(c, MC_PROC_UTIL);
+
+    unsigned int v = 0;
+    if (!f->temperature)
+        d->m[M_TEMP] = metric_none(NO_SYMBOL);
+    else if (CALL(st, "nvmlDeviceGetTemperature",
+                  f->temperature(h, NVML_TEMPERATURE_GPU, &v)) == NVML_SUCCESS)
+        d->m[M_TEMP] = metric_direct(v);
+    else
+        d->m[M_TEMP] = metric_none(nvml_rc_reason(st->rc));
+    d->m[M_TEMP_SLOWDOWN] = c->temp_slowdown;
+    d->m[M_TEMP_SHUTDOWN] = c->temp_shutdown;
+
+    d->m[M_POWER] = read_uint(st, "nvmlDeviceGetPowerUsage", f->power_usage, h, 1e-3);
+    d->m[M_POWER_LIMIT] =
+        read_uint(st, "nvmlDeviceGetEnforcedPowerLimit", f->power_limit_enforced, h, 1e-3);
+    if (!metric_ok(&d->m[M_POWER_LIMIT]))
+        d->m[M_POWER_LIMIT] =
+            read_uint(st, "nvmlDeviceGetPowerManagementLimit", f->power_limit_mgmt, h, 1e-3);
+
+    unsigned long long ull = 0;
+    if (!f->energy)
+        d->m[M_ENERGY] = metric_none(NO_SYMBOL);
+    else if (memo_known(c, MC_ENERGY))
+        d->m[M_ENERGY] = memo_none(c, MC_ENERGY);
+    else if (CALL(st, "nvmlDeviceGetTotalEnergyConsumption", f->energy(h, &ull)) == 0)
+        d->m[M_ENERGY] = metric_direct((double)ull / 1000.0); /* mJ -> J */
+    else {
+        memo_note(c, MC_ENERGY, st->rc);
+        d->m[M_ENERGY] = metric_none(nvml_rc_reason(st->rc));
+    }
+
+    d->m[M_CLK_GFX] = read_clock(st, h, NVML_CLOCK_GRAPHICS);
+    d->m[M_CLK_SM] = read_clock(st, h, NVML_CLOCK_SM);
+    d->m[M_CLK_MEM] = read_clock(st, h, NVML_CLOCK_MEM);
+
+    nvmlPstates_t ps = NVML_PSTATE_UNKNOWN;
+    if (!f->pstate)
+        d->m[M_PSTATE] = metric_none(NO_SYMBOL);
+    else if (CALL(st, "nvmlDeviceGetPerformanceState", f->pstate(h, &ps)) != NVML_SUCCESS)
+        d->m[M_PSTATE] = metric_none(nvml_rc_reason(st->rc));
+    else if (ps < 0 || ps > 15)
+        d->m[M_PSTATE] = metric_none("P-state unknown");
+    else
+        d->m[M_PSTATE] = metric_direct(ps);
+
+    d->m[M_PCIE_GEN] = read_uint(st, "nvmlDeviceGetCurrPcieLinkGeneration", f->pcie_gen, h, 1);
+    d->m[M_PCIE_WIDTH] = read_uint(st, "nvmlDeviceGetCurrPcieLinkWidth", f->pcie_width, h, 1);
+    if (!f->pcie_throughput) {
+        d->m[M_PCIE_TX] = d->m[M_PCIE_RX] = metric_none(NO_SYMBOL);
+    } else if (memo_known(c, MC_PCIE_TP)) {
+        d->m[M_PCIE_TX] = d->m[M_PCIE_RX] = memo_none(c, MC_PCIE_TP);
+    } else {
+        /* NVML reports KB/s over a 20 ms window; KB taken as 1024 bytes
+         * (docs/decisions.md). */
+        static const nvmlPcieUtilCounter_t ctr[2] = {NVML_PCIE_UTIL_TX_BYTES,
+                                                     NVML_PCIE_UTIL_RX_BYTES};
+        static const enum metric_id id[2] = {M_PCIE_TX, M_PCIE_RX};
+        for (int k = 0; k < 2; k++) {
+            if (CALL(st, "nvmlDeviceGetPcieThroughput", f->pcie_throughput(h, ctr[k], &v)) == 0)
+                d->m[id[k]] = metric_direct((double)v * 1024.0);
+            else {
+                memo_note(c, MC_PCIE_TP, st->rc);
+                d->m[id[k]] = metric_none(nvml_rc_reason(st->rc));
+            }
+        }
+    }
+
+    /* Encoder/decoder: not supported on MIG-enabled GPUs (header note). */
+    unsigned int period = 0;
+    static const enum memo_call codec_mc[2] = {MC_ENC, MC_DEC};
+    static const enum metric_id codec_id[2] = {M_ENC_UTIL, M_DEC_UTIL};
+    nvml_fn_dev_codec codec_fn[2] = {f->encoder_util, f->decoder_util};
+    static const char *const codec_sym[2] = {"nvmlDeviceGetEncoderUtilization",
+                                             "nvmlDeviceGetDecoderUtilization"};
+    for (int k = 0; k < 2; k++) {
+        if (!codec_fn[k])
+            d->m[codec_id[k]] = metric_none(NO_SYMBOL);
+        else if (memo_known(c, codec_mc[k]))
+            d->m[codec_id[k]] = memo_none(c, codec_mc[k]);
+        else if (CALL(st, codec_sym[k], codec_fn[k](h, &v, &period)) == NVML_SUCCESS)
+            d->m[codec_id[k]] = metric_direct(v);
+        else {
+            memo_note(c, codec_mc[k], st->rc);
+            d->m[codec_id[k]] = metric_none(nvml_rc_reason(st->rc));
+        }
+    }
+
+    /* ECC: mode, then volatile (since driver load) counts when enabled. */
+    d->m[M_ECC_MODE] = d->m[M_ECC_CORR] = d->m[M_ECC_UNCORR] = metric_none(NO_SYMBOL);
+    if (f->ecc_mode && memo_known(c, MC_ECC)) {
+        d->m[M_ECC_MODE] = d->m[M_ECC_CORR] = d->m[M_ECC_UNCORR] = memo_none(c, MC_ECC);
+    } else if (f->ecc_mode) {
+        nvmlEnableState_t cur = 0, pend = 0;
+        if (CALL(st, "nvmlDeviceGetEccMode", f->ecc_mode(h, &cur, &pend)) != NVML_SUCCESS) {
+            memo_note(c, MC_ECC, st->rc);
+            d->m[M_ECC_MODE] = d->m[M_ECC_CORR] = d->m[M_ECC_UNCORR] =
+                metric_none(nvml_rc_reason(st->rc));
+        } else {
+            d->m[M_ECC_MODE] = metric_direct(cur == NVML_FEATURE_ENABLED ? 1 : 0);
+            if (cur != NVML_FEATURE_ENABLED) {
+                d->m[M_ECC_CORR] = d->m[M_ECC_UNCORR] = metric_none("ECC is disabled");
+            } else if (f->ecc_count) {
+                static const nvmlMemoryErrorType_t et[2] = {NVML_MEMORY_ERROR_TYPE_CORRECTED,
+                                                            NVML_MEMORY_ERROR_TYPE_UNCORRECTED};
+                static const enum metric_id eid[2] = {M_ECC_CORR, M_ECC_UNCORR};
+                for (int k = 0; k < 2; k++) {
+                    d->m[eid[k]] =
+                        CALL(st, "nvmlDeviceGetTotalEccErrors",
+                             f->ecc_count(h, et[k], NVML_VOLATILE_ECC, &ull)) == NVML_SUCCESS
+                            ? metric_direct((double)ull)
+                            : metric_none(nvml_rc_reason(st->rc));
+                }
+            }
+        }
+    }
+
+    if (!f->fan_speed)
+        d->m[M_FAN] = metric_none(NO_SYMBOL);
+    else if (memo_known(c, MC_FAN))
+        d->m[M_FAN] = metric_none("no fan reported (passively cooled?)");
+    else if (CALL(st, "nvmlDeviceGetFanSpeed", f->fan_speed(h, &v)) == NVML_SUCCESS)
+        d->m[M_FAN] = metric_direct(v); /* intended speed; may exceed 100 */
+    else {
+        memo_note(c, MC_FAN, st->rc);
+        d->m[M_FAN] = metric_none(memo_known(c, MC_FAN) ? "no fan reported (passively cooled?)"
+                                                        : nvml_rc_reason(st->rc));
+    }
+
+    d->throttle_valid = false;
+    if (f->clock_event_reasons && !memo_known(c, MC_THROTTLE)) {
+        if (CALL(st, "nvmlDeviceGetCurrentClocksEventReasons",
+                 f->clock_event_reasons(h, &ull)) == NVML_SUCCESS) {
+            d->throttle_mask = ull;
+            d->throttle_valid = true;
+        } else {
+            memo_note(c, MC_THROTTLE, st->rc);
+        }
+    }
+}
+
+/* ------------------------------------------------------------ MIG devices */
+
+static void read_mig_static(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h)
+{
+    const struct nvml_fns *f = &st->lib.f;
+    if (f->name && CALL(st, "nvmlDeviceGetName", f->name(h, c->name, sizeof(c->name))) != 0)
+        c->name[0] = '\0';
+    c->name[sizeof(c->name) - 1] = '\0';
+    unsigned int id = 0;
+    if (f->gpu_instance_id && CALL(st, "nvmlDeviceGetGpuInstanceId", f->gpu_instance_id(h, &id)) == 0)
+        c->gi_id = (int)id;
+    if (f->compute_instance_id &&
+        CALL(st, "nvmlDeviceGetComputeInstanceId", f->compute_instance_id(h, &id)) == 0)
+        c->ci_id = (int)id;
+    nvmlDeviceAttributes_t at;
+    memset(&at, 0, sizeof(at));
+    unsigned long long mem_mb = 0;
+    if (f->attributes && CALL(st, "nvmlDeviceGetAttributes_v2", f->attributes(h, &at)) == 0) {
+        c->slices = (int)at.gpuInstanceSliceCount;
+        c->ci_slices = (int)at.computeInstanceSliceCount;
+        mem_mb = at.memorySizeMB;
+    }
+    /* The MIG device name carries NVIDIA's own profile name ("NVIDIA H100
+     * PCIe MIG 3g.40gb"); derive one from the attributes only without it. */
+    if (mig_profile_from_name(c->name, c->profile, sizeof(c->profile), &c->slices) != 0)
+        mig_profile_name(c->profile, sizeof(c->profile), c->slices, c->ci_slices, mem_mb);
+    c->have_static = true;
+}
+
+static void fill_mig(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
+                     const struct device *parent, struct device *d)
+{
+    const struct nvml_fns *f = &st->lib.f;
+    read_memory(st, c, h, d);
+
+    /* GPU-wide values are the parent's (temperature, power, clocks, PCIe, ECC,
+     * fan, throttle): MIG handles answer 2/3 for them (535 tables). */
+    for (int k = 0; k < M_COUNT; k++) {
+        if (metric_info((enum metric_id)k)->gpu_wide)
+            d->m[k] = parent->m[k];
+    }
+    d->throttle_mask = parent->throttle_mask;
+    d->throttle_valid = parent->throttle_valid;
+
+    struct mig_util_in in = {
+        .arch = parent->arch,
+        .slices = c->slices,
+        .slices_total = parent->slices_total,
+        .parent_gpu_util = parent->m[M_GPU_UTIL],
+        .parent_mem_util = parent->m[M_MEM_UTIL],
+        .direct_rc = NVML_ERROR_FUNCTION_NOT_FOUND,
+        .proc_rc = NVML_ERROR_FUNCTION_NOT_FOUND,
+    };
+
+    /* Tier 1: the direct call on the MIG handle, expected NOT_SUPPORTED. */
+    if (f->utilization && !memo_known(c, MC_UTIL)) {
+        nvmlUtilization_t u;
+        in.direct_rc = CALL(st, "nvmlDeviceGetUtilizationRates", f->utilization(h, &u));
+        in.direct = u;
+        memo_note(c, MC_UTIL, in.direct_rc);
+    } else if (f->utilization) {
+        in.direct_rc = NVML_ERROR_NOT_SUPPORTED;
+    }
+    /* Tier 2: per-process samples on the MIG handle (535: fetch gives 2). */
+    if (in.direct_rc != NVML_SUCCESS && f->process_util && !memo_known(c, MC_PROC_UTIL)) {
+        in.proc_rc = process_util(st, c, h, &in.proc_sm, &in.proc_mem);
+        if (in.proc_rc == NVML_ERROR_INVALID_ARGUMENT) {
+            /* MIG handles reject the data call outright on 535; it will not change. */
+            c->memo |= 1u << MC_PROC_UTIL;
+            c->memo_why[MC_PROC_UTIL] = nvml_rc_reason(in.proc_rc);
+        } else {
+            memo_note(c, MC_PROC_UTIL, in.proc_rc);
+        }
+    } else if (memo_known(c, MC_PROC_UTIL)) {
+        in.proc_rc = NVML_ERROR_NOT_SUPPORTED;
+    }
+    /* Tier 3 (GPM) is filled by the GPM issue; tier 4 estimate and the
+     * reasons are decided in mig_util.c. */
+    mig_util_resolve(&in, &d->m[M_GPU_UTIL], &d->m[M_MEM_UTIL], &d->m[M_SM_UTIL]);
+}
+
+/* ------------------------------------------------------------ the backend */
+
+static int nvml_open(void **out, const struct backend_opts *o, char *err, size_t errlen)
+{
+    *out = NULL;
+    struct nvml_state *st = calloc(1, sizeof(*st));
+    if (!st) {
+        snprintf(err, errlen, "out of memory");
+        return BACKEND_ERR_NOMEM;
+    }
+    bool missing = false;
+    if (nvml_lib_open(&st->lib, o ? o->nvml_path : NULL, &missing, err, errlen) != 0) {
+        int code = (o && o->nvml_path) ? BACKEND_ERR_BAD_PATH : BACKEND_ERR_NO_LIBRARY;
+        free(st);
+        return code;
+    }
+    snprintf(st->label, sizeof(st->label), "-");
+    nvmlReturn_t rc = CALL(st, "nvmlInit_v2", st->lib.f.init());
+    if (rc != NVML_SUCCESS) {
+        const char *hint = "";
+        if (rc == NVML_ERROR_DRIVER_NOT_LOADED)
+            hint = " (the NVIDIA kernel driver is not loaded)";
+        else if (rc == NVML_ERROR_NO_PERMISSION)
+            hint = " (no permission to open /dev/nvidia*)";
+        else if (rc == NVML_ERROR_LIB_RM_VERSION_MISMATCH)
+            hint = " (library and kernel driver versions differ; reboot or reload the driver)";
+        snprintf(err, errlen, "nvmlInit failed with %s%s, library %s", nvml_rc_reason(rc), hint,
+                 st->lib.path);
+        nvml_lib_close(&st->lib);
+        free(st);
+        return BACKEND_ERR_INIT;
+    }
+    st->inited = true;
+    *out = st;
+    return BACKEND_OK;
+}
+
+static void nvml_close(void *p)
+{
+    struct nvml_state *st = p;
+    if (!st)
+        return;
+    if (st->inited)
+        (void)CALL(st, "nvmlShutdown", st->lib.f.shutdown());
+    nvml_lib_close(&st->lib);
+    free(st->cache);
+    free(st->pu_buf);
+    free(st);
+}
+
+static const char *nvml_last_error(void *p)
+{
+    struct nvml_state *st = p;
+    return st->err;
+}
+
+static struct device *next_device(struct nvml_state *st, struct snapshot *s)
+{
+    if (snapshot_reserve(s, s->ndevices + 1) != 0) {
+        snprintf(st->err, sizeof(st->err), "out of memory for %zu devices", s->ndevices + 1);
+        return NULL;
+    }
+    struct device *d = &s->devices[s->ndevices++];
+    memset(d, 0, sizeof(*d));
+    for (int k = 0; k < M_COUNT; k++)
+        d->m[k] = metric_none("not read");
+    d->mig_index = d->parent_pos = d->gi_id = d->ci_id = -1;
+    d->cc_major = d->cc_minor = -1;
+    d->slices = d->slices_total = -1;
+    return d;
+}
+
+static void sample_migs(struct nvml_state *st, struct snapshot *s, nvmlDevice_t parent_h,
+                        size_t parent_pos)
+{
+    const struct nvml_fns *f = &st->lib.f;
+    unsigned int max = 0;
+    if (!f->max_mig_count || !f->mig_handle_by_index ||
+        CALL(st, "nvmlDeviceGetMaxMigDeviceCount", f->max_mig_count(parent_h, &max)) != 0)
+        return;
+    char parent_label[16];
+    snprintf(parent_label, sizeof(parent_label), "%.15s", st->label);
+    for (unsigned int slot = 0; slot < max; slot++) {
+        nvmlDevice_t mh = NULL;
+        snprintf(st->label, sizeof(st->label), "%.15s/MIG%u", parent_label, slot);
+        if (CALL(st, "nvmlDeviceGetMigDeviceHandleByIndex",
+                 f->mig_handle_by_index(parent_h, slot, &mh)) != NVML_SUCCESS)
+            continue; /* NOT_FOUND: empty slot */
+        char uuid[MIGMON_UUID_LEN] = "";
+        if (f->uuid && CALL(st, "nvmlDeviceGetUUID", f->uuid(mh, uuid, sizeof(uuid))) != 0)
+            continue;
+        uuid[sizeof(uuid) - 1] = '\0';
+        struct dev_cache *c = cache_get(st, uuid);
+        struct device *d = next_device(st, s);
+        if (!c || !d)
+            return;
+        const struct device *parent = &s->devices[parent_pos];
+        c->seen = true;
+        if (!c->have_static)
+            read_mig_static(st, c, mh);
+        d->kind = DEV_MIG;
+        d->index = parent->index;
+        d->mig_index = (int)slot;
+        d->parent_pos = (int)parent_pos;
+        snprintf(d->uuid, sizeof(d->uuid), "%s", uuid);
+        snprintf(d->parent_uuid, sizeof(d->parent_uuid), "%s", parent->uuid);
+        snprintf(d->name, sizeof(d->name), "%s", c->name);
+        snprintf(d->pci_bus_id, sizeof(d->pci_bus_id), "%s", parent->pci_bus_id);
+        snprintf(d->arch, sizeof(d->arch), "%s", parent->arch);
+        snprintf(d->profile, sizeof(d->profile), "%s", c->profile);
+        d->cc_major = parent->cc_major;
+        d->cc_minor = parent->cc_minor;
+        d->gi_id = c->gi_id;
+        d->ci_id = c->ci_id;
+        d->slices = c->slices;
+        d->slices_total = parent->slices_total;
+        fill_mig(st, c, mh, parent, d);
+    }
+    snprintf(st->label, sizeof(st->label), "%s", parent_label);
+}
+
+static int nvml_sample(void *p, struct snapshot *s)
+{
+    struct nvml_state *st = p;
+    const struct nvml_fns *f = &st->lib.f;
+    s->ndevices = 0;
+    st->err[0] = '\0';
+    snprintf(st->label, sizeof(st->label), "-");
+    if (f->driver_version && !s->driver_version[0] &&
+        CALL(st, "nvmlSystemGetDriverVersion",
+             f->driver_version(s->driver_version, sizeof(s->driver_version))) != 0)
+        s->driver_version[0] = '\0';
+    if (f->nvml_version && !s->nvml_version[0] &&
+        CALL(st, "nvmlSystemGetNVMLVersion",
+             f->nvml_version(s->nvml_version, sizeof(s->nvml_version))) != 0)
+        s->nvml_version[0] = '\0';
+
+    unsigned int count = 0;
+    if (CALL(st, "nvmlDeviceGetCount_v2", f->device_count(&count)) != NVML_SUCCESS) {
+        snprintf(st->err, sizeof(st->err), "nvmlDeviceGetCount failed: %s",
+                 nvml_rc_reason(st->rc));
+        return -1;
+    }
+    for (unsigned int i = 0; i < count; i++) {
+        snprintf(st->label, sizeof(st->label), "GPU%u", i);
+        struct device *d = next_device(st, s);
+        if (!d)
+            return -1;
+        d->kind = DEV_GPU;
+        d->index = (int)i;
+        nvmlDevice_t h = NULL;
+        /* _v2 counts GPUs we may not open: show them, say why. */
+        if (CALL(st, "nvmlDeviceGetHandleByIndex_v2", f->handle_by_index(i, &h)) != 0) {
+            const char *why = nvml_rc_reason(st->rc);
+            for (int k = 0; k < M_COUNT; k++)
+                d->m[k] = metric_none(why);
+            continue;
+        }
+        if (f->uuid && CALL(st, "nvmlDeviceGetUUID", f->uuid(h, d->uuid, sizeof(d->uuid))) != 0) {
+            const char *why = nvml_rc_reason(st->rc);
+            for (int k = 0; k < M_COUNT; k++)
+                d->m[k] = metric_none(why);
+            continue;
+        }
+        d->uuid[sizeof(d->uuid) - 1] = '\0';
+        struct dev_cache *c = cache_get(st, d->uuid);
+        if (!c)
+            return -1;
+        c->seen = true;
+        if (!c->have_static)
+            read_gpu_static(st, c, h);
+
+        unsigned int cur = 0, pend = 0;
+        int mig = 0;
+        if (f->mig_mode && CALL(st, "nvmlDeviceGetMigMode", f->mig_mode(h, &cur, &pend)) == 0)
+            mig = cur == NVML_DEVICE_MIG_ENABLE;
+        if (mig != c->mig_mode) {
+            /* MIG mode changed: what was unsupported may now work and v.v. */
+            c->memo = 0;
+            c->slices_total = mig ? read_slices_total(st, h) : -1;
+            c->mig_mode = mig;
+        }
+        d->mig_enabled = mig;
+        snprintf(d->name, sizeof(d->name), "%s", c->name);
+        snprintf(d->pci_bus_id, sizeof(d->pci_bus_id), "%s", c->pci);
+        snprintf(d->arch, sizeof(d->arch), "%s", c->arch);
+        d->cc_major = c->cc_major;
+        d->cc_minor = c->cc_minor;
+        d->slices_total = c->slices_total;
+        read_gpu_dynamic(st, c, h, d);
+        if (mig)
+            sample_migs(st, s, h, (size_t)(d - s->devices));
+    }
+    cache_prune(st);
+    return 0;
+}
+
+const struct backend_ops nvml_backend_ops = {
+    .name = "nvml",
+    .open = nvml_open,
+    .sample = nvml_sample,
+    .close = nvml_close,
+    .last_error = nvml_last_error,
+};

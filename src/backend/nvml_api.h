@@ -1,0 +1,388 @@
+/*
+ * nvml_api.h — the NVML types and prototypes mig-gpu-mon uses, declared by us.
+ *
+ * No vendor nvml.h is installed on build machines, and the binary must start
+ * on hosts without a driver, so we declare exactly what we call. Layouts and
+ * version constants follow NVIDIA's public header (NVML 13.3, checked against
+ * the 535.129.03 / 550.144.03 / 570.211.01 driver headers); see
+ * docs/nvml-facts.md in the shared docs. Every size and offset we depend on is
+ * pinned by a _Static_assert at the bottom, so a wrong declaration fails the
+ * build instead of silently corrupting memory.
+ *
+ * This header is shared by the backend (src/backend/) and the simulator
+ * (sim/), which implements the same ABI.
+ */
+#ifndef MIGMON_NVML_API_H
+#define MIGMON_NVML_API_H
+
+#include <stddef.h>
+
+typedef int nvmlReturn_t;
+
+enum {
+    NVML_SUCCESS = 0,
+    NVML_ERROR_UNINITIALIZED = 1,
+    NVML_ERROR_INVALID_ARGUMENT = 2,
+    NVML_ERROR_NOT_SUPPORTED = 3,
+    NVML_ERROR_NO_PERMISSION = 4,
+    NVML_ERROR_ALREADY_INITIALIZED = 5,
+    NVML_ERROR_NOT_FOUND = 6,
+    NVML_ERROR_INSUFFICIENT_SIZE = 7,
+    NVML_ERROR_INSUFFICIENT_POWER = 8,
+    NVML_ERROR_DRIVER_NOT_LOADED = 9,
+    NVML_ERROR_TIMEOUT = 10,
+    NVML_ERROR_IRQ_ISSUE = 11,
+    NVML_ERROR_LIBRARY_NOT_FOUND = 12,
+    NVML_ERROR_FUNCTION_NOT_FOUND = 13,
+    NVML_ERROR_CORRUPTED_INFOROM = 14,
+    NVML_ERROR_GPU_IS_LOST = 15,
+    NVML_ERROR_RESET_REQUIRED = 16,
+    NVML_ERROR_OPERATING_SYSTEM = 17,
+    NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18,
+    NVML_ERROR_IN_USE = 19,
+    NVML_ERROR_MEMORY = 20,
+    NVML_ERROR_NO_DATA = 21,
+    NVML_ERROR_VGPU_ECC_NOT_SUPPORTED = 22,
+    NVML_ERROR_INSUFFICIENT_RESOURCES = 23,
+    NVML_ERROR_FREQ_NOT_SUPPORTED = 24,
+    NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,
+    NVML_ERROR_DEPRECATED = 26,
+    NVML_ERROR_NOT_READY = 27,
+    NVML_ERROR_GPU_NOT_FOUND = 28,
+    NVML_ERROR_INVALID_STATE = 29,
+    NVML_ERROR_UNKNOWN = 999,
+};
+
+/* Opaque handles (pointers, 8 bytes on LP64). */
+typedef struct nvmlDevice_st *nvmlDevice_t;
+typedef struct nvmlGpmSample_st *nvmlGpmSample_t;
+
+#define NVML_STRUCT_VERSION(size, ver) ((unsigned int)(size) | ((unsigned int)(ver) << 24U))
+
+#define NVML_VALUE_NOT_AVAILABLE_ULL 0xFFFFFFFFFFFFFFFFULL
+#define NVML_INVALID_INSTANCE_ID 0xFFFFFFFFu
+
+#define NVML_DEVICE_NAME_V2_BUFFER_SIZE 96
+#define NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
+#define NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE 80
+#define NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE 80
+#define NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE 32
+#define NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE 16
+
+#define NVML_INIT_FLAG_NO_GPUS 1u
+
+/* ---- identity ---- */
+typedef struct {
+    char busIdLegacy[NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE];
+    unsigned int domain;
+    unsigned int bus;
+    unsigned int device;
+    unsigned int pciDeviceId;
+    unsigned int pciSubSystemId;
+    char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
+} nvmlPciInfo_t;
+
+typedef unsigned int nvmlDeviceArchitecture_t;
+enum {
+    NVML_DEVICE_ARCH_KEPLER = 2,
+    NVML_DEVICE_ARCH_MAXWELL = 3,
+    NVML_DEVICE_ARCH_PASCAL = 4,
+    NVML_DEVICE_ARCH_VOLTA = 5,
+    NVML_DEVICE_ARCH_TURING = 6,
+    NVML_DEVICE_ARCH_AMPERE = 7,
+    NVML_DEVICE_ARCH_ADA = 8,
+    NVML_DEVICE_ARCH_HOPPER = 9,
+    NVML_DEVICE_ARCH_BLACKWELL = 10,
+    NVML_DEVICE_ARCH_RUBIN = 13,
+};
+#define NVML_DEVICE_ARCH_UNKNOWN 0xffffffffu
+
+/* ---- metrics ---- */
+typedef struct {
+    unsigned int gpu;
+    unsigned int memory;
+} nvmlUtilization_t;
+
+typedef struct {
+    unsigned long long total;
+    unsigned long long free;
+    unsigned long long used;
+} nvmlMemory_t;
+
+typedef struct {
+    unsigned int version;
+    unsigned long long total;
+    unsigned long long reserved;
+    unsigned long long free;
+    unsigned long long used;
+} nvmlMemory_v2_t;
+/* NVIDIA's macro, not the bare 2 the header comment suggests
+ * (NVIDIA/nvidia-settings#78): 40 bytes | 2 << 24. */
+#define nvmlMemory_v2 NVML_STRUCT_VERSION(sizeof(nvmlMemory_v2_t), 2)
+
+typedef int nvmlTemperatureSensors_t;
+#define NVML_TEMPERATURE_GPU 0
+
+typedef struct {
+    unsigned int version;
+    nvmlTemperatureSensors_t sensorType;
+    int temperature;
+} nvmlTemperature_t;
+#define nvmlTemperature_v1 NVML_STRUCT_VERSION(sizeof(nvmlTemperature_t), 1)
+
+typedef int nvmlTemperatureThresholds_t;
+#define NVML_TEMPERATURE_THRESHOLD_SHUTDOWN 0
+#define NVML_TEMPERATURE_THRESHOLD_SLOWDOWN 1
+
+typedef int nvmlClockType_t;
+#define NVML_CLOCK_GRAPHICS 0
+#define NVML_CLOCK_SM 1
+#define NVML_CLOCK_MEM 2
+#define NVML_CLOCK_VIDEO 3
+
+typedef int nvmlPstates_t;
+#define NVML_PSTATE_UNKNOWN 32
+
+typedef int nvmlPcieUtilCounter_t;
+#define NVML_PCIE_UTIL_TX_BYTES 0
+#define NVML_PCIE_UTIL_RX_BYTES 1
+
+typedef int nvmlEnableState_t;
+#define NVML_FEATURE_DISABLED 0
+#define NVML_FEATURE_ENABLED 1
+
+typedef int nvmlMemoryErrorType_t;
+#define NVML_MEMORY_ERROR_TYPE_CORRECTED 0
+#define NVML_MEMORY_ERROR_TYPE_UNCORRECTED 1
+typedef int nvmlEccCounterType_t;
+#define NVML_VOLATILE_ECC 0
+#define NVML_AGGREGATE_ECC 1
+
+/* Clock event ("throttle") reason bits. */
+#define NVML_CLOCKS_EVENT_REASON_GPU_IDLE 0x001ULL
+#define NVML_CLOCKS_EVENT_REASON_APP_CLOCKS 0x002ULL
+#define NVML_CLOCKS_EVENT_REASON_SW_POWER_CAP 0x004ULL
+#define NVML_CLOCKS_THROTTLE_REASON_HW_SLOWDOWN 0x008ULL
+#define NVML_CLOCKS_EVENT_REASON_SYNC_BOOST 0x010ULL
+#define NVML_CLOCKS_EVENT_REASON_SW_THERMAL 0x020ULL
+#define NVML_CLOCKS_THROTTLE_REASON_HW_THERMAL 0x040ULL
+#define NVML_CLOCKS_THROTTLE_REASON_HW_POWER_BRAKE 0x080ULL
+#define NVML_CLOCKS_EVENT_REASON_DISPLAY_CLOCK 0x100ULL
+#define NVML_CLOCKS_EVENT_REASON_ALL 0x1FFULL
+
+/* ---- samples ---- */
+typedef int nvmlSamplingType_t;
+#define NVML_TOTAL_POWER_SAMPLES 0
+#define NVML_GPU_UTILIZATION_SAMPLES 1
+#define NVML_MEMORY_UTILIZATION_SAMPLES 2
+#define NVML_ENC_UTILIZATION_SAMPLES 3
+#define NVML_DEC_UTILIZATION_SAMPLES 4
+#define NVML_PROCESSOR_CLK_SAMPLES 5
+#define NVML_MEMORY_CLK_SAMPLES 6
+
+typedef int nvmlValueType_t;
+#define NVML_VALUE_TYPE_DOUBLE 0
+#define NVML_VALUE_TYPE_UNSIGNED_INT 1
+#define NVML_VALUE_TYPE_UNSIGNED_LONG 2
+#define NVML_VALUE_TYPE_UNSIGNED_LONG_LONG 3
+#define NVML_VALUE_TYPE_SIGNED_LONG_LONG 4
+#define NVML_VALUE_TYPE_SIGNED_INT 5
+
+typedef union {
+    double dVal;
+    int siVal;
+    unsigned int uiVal;
+    unsigned long ulVal;
+    unsigned long long ullVal;
+    signed long long sllVal;
+    unsigned short usVal;
+} nvmlValue_t;
+
+typedef struct {
+    unsigned long long timeStamp; /* µs, CPU clock */
+    nvmlValue_t sampleValue;
+} nvmlSample_t;
+
+/* ---- per-process utilisation ---- */
+typedef struct {
+    unsigned int pid;
+    unsigned long long timeStamp;
+    unsigned int smUtil;
+    unsigned int memUtil;
+    unsigned int encUtil;
+    unsigned int decUtil;
+} nvmlProcessUtilizationSample_t;
+
+typedef struct {
+    unsigned long long timeStamp; /* first here, unlike the sample struct */
+    unsigned int pid;
+    unsigned int smUtil;
+    unsigned int memUtil;
+    unsigned int encUtil;
+    unsigned int decUtil;
+    unsigned int jpgUtil;
+    unsigned int ofaUtil;
+} nvmlProcessUtilizationInfo_v1_t;
+
+typedef struct {
+    unsigned int version;
+    unsigned int processSamplesCount;
+    unsigned long long lastSeenTimeStamp;
+    nvmlProcessUtilizationInfo_v1_t *procUtilArray;
+} nvmlProcessesUtilizationInfo_v1_t;
+#define nvmlProcessesUtilizationInfo_v1 \
+    NVML_STRUCT_VERSION(sizeof(nvmlProcessesUtilizationInfo_v1_t), 1)
+
+/* ---- running processes ---- */
+typedef struct {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+} nvmlProcessInfo_v1_t;
+
+typedef struct {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+} nvmlProcessInfo_v2_t;
+
+/* Only the 535.43.02–535.86.x headers: the v2 fields plus protected memory,
+ * written by _v3 with no version bump. */
+typedef struct {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+    unsigned long long usedGpuCcProtectedMemory;
+} nvmlProcessInfo_535cc_t;
+
+/* ---- MIG ---- */
+#define NVML_DEVICE_MIG_DISABLE 0
+#define NVML_DEVICE_MIG_ENABLE 1
+
+typedef struct {
+    unsigned int multiprocessorCount;
+    unsigned int sharedCopyEngineCount;
+    unsigned int sharedDecoderCount;
+    unsigned int sharedEncoderCount;
+    unsigned int sharedJpegCount;
+    unsigned int sharedOfaCount;
+    unsigned int gpuInstanceSliceCount;
+    unsigned int computeInstanceSliceCount;
+    unsigned long long memorySizeMB;
+} nvmlDeviceAttributes_t;
+
+typedef struct {
+    unsigned int id;
+    unsigned int isP2pSupported;
+    unsigned int sliceCount;
+    unsigned int instanceCount;
+    unsigned int multiprocessorCount;
+    unsigned int copyEngineCount;
+    unsigned int decoderCount;
+    unsigned int encoderCount;
+    unsigned int jpegCount;
+    unsigned int ofaCount;
+    unsigned long long memorySizeMB;
+} nvmlGpuInstanceProfileInfo_t;
+
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE 0
+#define NVML_GPU_INSTANCE_PROFILE_7_SLICE 4
+#define NVML_GPU_INSTANCE_PROFILE_8_SLICE 5
+
+/* ---- field values ---- */
+typedef struct {
+    unsigned int fieldId;
+    unsigned int scopeId;
+    long long timestamp;
+    long long latencyUsec;
+    nvmlValueType_t valueType;
+    nvmlReturn_t nvmlReturn;
+    nvmlValue_t value;
+} nvmlFieldValue_t;
+
+/* ---- GPM (slot for the GPM issue; Hopper and later) ---- */
+typedef struct {
+    unsigned int version; /* NVML_GPM_SUPPORT_VERSION, plain 1 */
+    unsigned int isSupportedDevice;
+} nvmlGpmSupport_t;
+#define NVML_GPM_SUPPORT_VERSION 1
+
+/* Layout pins (x86_64 / LP64). Values from docs/nvml-facts.md. */
+_Static_assert(sizeof(nvmlDevice_t) == 8, "opaque handle");
+_Static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t");
+_Static_assert(offsetof(nvmlPciInfo_t, busId) == 36, "nvmlPciInfo_t.busId");
+_Static_assert(offsetof(nvmlPciInfo_t, pciDeviceId) == 28, "nvmlPciInfo_t.pciDeviceId");
+_Static_assert(sizeof(nvmlMemory_t) == 24, "nvmlMemory_t");
+_Static_assert(sizeof(nvmlMemory_v2_t) == 40, "nvmlMemory_v2_t");
+_Static_assert(nvmlMemory_v2 == 0x02000028u, "nvmlMemory_v2 version");
+_Static_assert(sizeof(nvmlTemperature_t) == 12, "nvmlTemperature_t");
+_Static_assert(nvmlTemperature_v1 == 0x0100000Cu, "nvmlTemperature_v1");
+_Static_assert(sizeof(nvmlSample_t) == 16, "nvmlSample_t");
+_Static_assert(sizeof(nvmlValue_t) == 8, "nvmlValue_t");
+_Static_assert(sizeof(nvmlProcessUtilizationSample_t) == 32, "nvmlProcessUtilizationSample_t");
+_Static_assert(offsetof(nvmlProcessUtilizationSample_t, smUtil) == 16, "smUtil offset");
+_Static_assert(sizeof(nvmlProcessUtilizationInfo_v1_t) == 40, "nvmlProcessUtilizationInfo_v1_t");
+_Static_assert(sizeof(nvmlProcessesUtilizationInfo_v1_t) == 24, "nvmlProcessesUtilizationInfo");
+_Static_assert(nvmlProcessesUtilizationInfo_v1 == 0x01000018u, "procutil version");
+_Static_assert(sizeof(nvmlProcessInfo_v1_t) == 16, "nvmlProcessInfo_v1_t");
+_Static_assert(sizeof(nvmlProcessInfo_v2_t) == 24, "nvmlProcessInfo_v2_t");
+_Static_assert(offsetof(nvmlProcessInfo_v2_t, gpuInstanceId) == 16, "gpuInstanceId offset");
+_Static_assert(sizeof(nvmlProcessInfo_535cc_t) == 32, "535 cc process struct");
+_Static_assert(sizeof(nvmlDeviceAttributes_t) == 40, "nvmlDeviceAttributes_t");
+_Static_assert(offsetof(nvmlDeviceAttributes_t, gpuInstanceSliceCount) == 24, "GI slices");
+_Static_assert(offsetof(nvmlDeviceAttributes_t, memorySizeMB) == 32, "memorySizeMB");
+_Static_assert(sizeof(nvmlGpuInstanceProfileInfo_t) == 48, "nvmlGpuInstanceProfileInfo_t");
+_Static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t");
+_Static_assert(offsetof(nvmlFieldValue_t, value) == 32, "nvmlFieldValue_t.value");
+_Static_assert(sizeof(nvmlGpmSupport_t) == 8, "nvmlGpmSupport_t");
+
+/*
+ * Function prototypes, by exported symbol name. Versioned names share the
+ * prototype of the base type named in the comment.
+ */
+typedef nvmlReturn_t (*nvml_fn_void)(void);
+typedef nvmlReturn_t (*nvml_fn_init_flags)(unsigned int);
+typedef const char *(*nvml_fn_error_string)(nvmlReturn_t);
+typedef nvmlReturn_t (*nvml_fn_str)(char *, unsigned int);
+typedef nvmlReturn_t (*nvml_fn_int_out)(int *);
+typedef nvmlReturn_t (*nvml_fn_uint_out)(unsigned int *);
+typedef nvmlReturn_t (*nvml_fn_handle_by_index)(unsigned int, nvmlDevice_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_str)(nvmlDevice_t, char *, unsigned int);
+typedef nvmlReturn_t (*nvml_fn_dev_uint)(nvmlDevice_t, unsigned int *);
+typedef nvmlReturn_t (*nvml_fn_dev_ull)(nvmlDevice_t, unsigned long long *);
+typedef nvmlReturn_t (*nvml_fn_dev_int2)(nvmlDevice_t, int *, int *);
+typedef nvmlReturn_t (*nvml_fn_dev_uint2)(nvmlDevice_t, unsigned int *, unsigned int *);
+typedef nvmlReturn_t (*nvml_fn_dev_pci)(nvmlDevice_t, nvmlPciInfo_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_util)(nvmlDevice_t, nvmlUtilization_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_mem)(nvmlDevice_t, nvmlMemory_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_mem2)(nvmlDevice_t, nvmlMemory_v2_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_temp)(nvmlDevice_t, nvmlTemperatureSensors_t, unsigned int *);
+typedef nvmlReturn_t (*nvml_fn_dev_tempv)(nvmlDevice_t, nvmlTemperature_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_thresh)(nvmlDevice_t, nvmlTemperatureThresholds_t,
+                                           unsigned int *);
+typedef nvmlReturn_t (*nvml_fn_dev_clock)(nvmlDevice_t, nvmlClockType_t, unsigned int *);
+typedef nvmlReturn_t (*nvml_fn_dev_pstate)(nvmlDevice_t, nvmlPstates_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_pcie_tp)(nvmlDevice_t, nvmlPcieUtilCounter_t, unsigned int *);
+typedef nvmlReturn_t (*nvml_fn_dev_ecc_mode)(nvmlDevice_t, nvmlEnableState_t *,
+                                             nvmlEnableState_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_ecc_count)(nvmlDevice_t, nvmlMemoryErrorType_t,
+                                              nvmlEccCounterType_t, unsigned long long *);
+typedef nvmlReturn_t (*nvml_fn_dev_codec)(nvmlDevice_t, unsigned int *, unsigned int *);
+typedef nvmlReturn_t (*nvml_fn_dev_samples)(nvmlDevice_t, nvmlSamplingType_t, unsigned long long,
+                                            nvmlValueType_t *, unsigned int *, nvmlSample_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_proc_util)(nvmlDevice_t, nvmlProcessUtilizationSample_t *,
+                                              unsigned int *, unsigned long long);
+typedef nvmlReturn_t (*nvml_fn_dev_procs_util_info)(nvmlDevice_t,
+                                                    nvmlProcessesUtilizationInfo_v1_t *);
+/* The process array is void *: its stride depends on the symbol and driver. */
+typedef nvmlReturn_t (*nvml_fn_dev_procs)(nvmlDevice_t, unsigned int *, void *);
+typedef nvmlReturn_t (*nvml_fn_dev_mig_handle)(nvmlDevice_t, unsigned int, nvmlDevice_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_parent)(nvmlDevice_t, nvmlDevice_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_attrs)(nvmlDevice_t, nvmlDeviceAttributes_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_gi_profile)(nvmlDevice_t, unsigned int,
+                                               nvmlGpuInstanceProfileInfo_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_fields)(nvmlDevice_t, int, nvmlFieldValue_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_gpm_support)(nvmlDevice_t, nvmlGpmSupport_t *);
+
+#endif

@@ -1,0 +1,136 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_usage(FILE *f)
+{
+    fputs("Usage: mig-gpu-mon [OPTIONS]\n"
+          "Monitor NVIDIA GPUs, every MIG instance, and the host's CPUs and memory.\n"
+          "\n"
+          "Modes:\n"
+          "  (none)                 refresh a table in the terminal every interval (the full\n"
+          "                         interactive UI is being built; see README)\n"
+          "  --once                 print one snapshot and exit\n"
+          "\n"
+          "Options:\n"
+          "  -f, --format FMT       output of --once: table (default) or json\n"
+          "  -i, --interval MS      sampling interval in milliseconds (default 1000, min 100)\n"
+          "      --nvml-path PATH   load this libnvidia-ml instead of searching for it\n"
+          "      --debug[=FILE]     log every NVML call (device, return code, latency) to FILE\n"
+          "                         (default $XDG_STATE_HOME/mig-gpu-mon/debug.log, capped at\n"
+          "                         8 MiB with one rotation to FILE.1)\n"
+          "  -h, --help             show this help and exit\n"
+          "  -V, --version          show the version and exit\n"
+          "\n"
+          "Without --nvml-path the library is searched in LD_LIBRARY_PATH, then as\n"
+          "libnvidia-ml.so.1 / libnvidia-ml.so, then in the usual distribution, container\n"
+          "and WSL paths (man mig-gpu-mon). Values that cannot be read are shown as N/A\n"
+          "(null in JSON), never as 0.\n"
+          "\n"
+          "Exit status: 0 success (also when no GPU or driver is present: the output says\n"
+          "why); 1 runtime error; 2 bad usage or --nvml-path not found.\n",
+          f);
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+')
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || *end || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
+{
+    enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE };
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {"once", no_argument, NULL, OPT_ONCE},
+        {"format", required_argument, NULL, 'f'},
+        {"interval", required_argument, NULL, 'i'},
+        {"nvml-path", required_argument, NULL, OPT_NVML_PATH},
+        {"debug", optional_argument, NULL, OPT_DEBUG},
+        {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
+        {NULL, 0, NULL, 0},
+    };
+    memset(c, 0, sizeof(*c));
+    c->interval_ms = CLI_INTERVAL_DEFAULT_MS;
+    optind = 1;
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, ":hVf:i:", longopts, NULL)) != -1) {
+        unsigned long v;
+        switch (opt) {
+        case 'h': c->help = true; break;
+        case 'V': c->version = true; break;
+        case OPT_ONCE: c->once = true; break;
+        case 'f':
+            if (strcmp(optarg, "json") == 0)
+                c->format = FMT_JSON;
+            else if (strcmp(optarg, "table") == 0)
+                c->format = FMT_TABLE;
+            else {
+                snprintf(err, errlen, "--format %s: expected json or table", optarg);
+                return -1;
+            }
+            c->format_given = true;
+            break;
+        case 'i':
+            if (parse_uint(optarg, 0xffffffffUL, &v) != 0) {
+                snprintf(err, errlen, "--interval %s: expected a whole number of milliseconds",
+                         optarg);
+                return -1;
+            }
+            if (v < CLI_INTERVAL_MIN_MS || v > CLI_INTERVAL_MAX_MS) {
+                snprintf(err, errlen, "--interval %s: must be between %u and %u milliseconds",
+                         optarg, CLI_INTERVAL_MIN_MS, CLI_INTERVAL_MAX_MS);
+                return -1;
+            }
+            c->interval_ms = (unsigned)v;
+            break;
+        case OPT_NVML_PATH:
+            if (!*optarg) {
+                snprintf(err, errlen, "--nvml-path: expected a file path");
+                return -1;
+            }
+            c->nvml_path = optarg;
+            break;
+        case OPT_DEBUG:
+            c->debug = true;
+            if (optarg && !*optarg) {
+                snprintf(err, errlen, "--debug=: expected a file path after '='");
+                return -1;
+            }
+            c->debug_file = optarg;
+            break;
+        case OPT_PROC_ROOT: c->proc_root = optarg; break;
+        case ':':
+            snprintf(err, errlen, "%s: missing argument", argv[optind - 1]);
+            return -1;
+        default:
+            if (optopt)
+                snprintf(err, errlen, "-%c: unknown option (see --help)", optopt);
+            else
+                snprintf(err, errlen, "%s: unknown option (see --help)", argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        snprintf(err, errlen, "%s: unexpected argument (see --help)", argv[optind]);
+        return -1;
+    }
+    if (c->format_given && !c->once) {
+        snprintf(err, errlen, "--format needs --once");
+        return -1;
+    }
+    return 0;
+}

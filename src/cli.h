@@ -1,0 +1,32 @@
+/*
+ * cli.h — command-line parsing. No side effects beyond filling struct cli.
+ */
+#ifndef MIGMON_CLI_H
+#define MIGMON_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum cli_format { FMT_TABLE = 0, FMT_JSON };
+
+struct cli {
+    bool help, version, once;
+    enum cli_format format;
+    bool format_given;
+    unsigned interval_ms;
+    const char *nvml_path; /* borrowed from argv */
+    bool debug;
+    const char *debug_file; /* NULL: default path */
+    const char *proc_root;  /* hidden, for tests */
+};
+
+#define CLI_INTERVAL_MIN_MS 100u
+#define CLI_INTERVAL_MAX_MS 3600000u
+#define CLI_INTERVAL_DEFAULT_MS 1000u
+
+/* Returns 0, or -1 with one line (no trailing newline) in err. */
+int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen);
+void cli_usage(FILE *f);
+
+#endif

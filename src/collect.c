@@ -1,0 +1,74 @@
+#include "collect.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+
+int collect_open(struct collector *c, const struct collect_opts *o, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof(*c));
+    c->t0_ns = clock_mono_ns();
+    if (host_open(&c->host, o->proc_root, c->host_error, sizeof(c->host_error)) != 0)
+        c->host = NULL;
+    if (o->no_gpu) {
+        snprintf(c->gpu_error, sizeof(c->gpu_error), "GPU sampling disabled (--no-gpu)");
+        return 0;
+    }
+    c->be = backend_find("nvml");
+    if (!c->be) {
+        snprintf(c->gpu_error, sizeof(c->gpu_error), "no NVML backend registered");
+        return 0;
+    }
+    struct backend_opts bo = {.nvml_path = o->nvml_path};
+    int rc = c->be->open(&c->be_state, &bo, c->gpu_error, sizeof(c->gpu_error));
+    if (rc == BACKEND_ERR_BAD_PATH) {
+        snprintf(err, errlen, "%s", c->gpu_error);
+        collect_close(c);
+        return COLLECT_ERR_BAD_NVML_PATH;
+    }
+    if (rc != BACKEND_OK)
+        c->be_state = NULL;
+    return 0;
+}
+
+int collect_tick(struct collector *c, struct snapshot *s)
+{
+    s->elapsed_ns = clock_mono_ns() - c->t0_ns;
+    s->wall_ns = clock_wall_ns();
+
+    if (c->host) {
+        s->host_ok = true;
+        s->host_error[0] = '\0';
+        host_sample(c->host, &s->host);
+    } else {
+        s->host_ok = false;
+        snprintf(s->host_error, sizeof(s->host_error), "%s", c->host_error);
+    }
+
+    if (!c->be_state) {
+        s->gpu_ok = false;
+        s->ndevices = 0;
+        snprintf(s->gpu_error, sizeof(s->gpu_error), "%s", c->gpu_error);
+        return 0;
+    }
+    if (c->be->sample(c->be_state, s) != 0) {
+        s->gpu_ok = false;
+        snprintf(s->gpu_error, sizeof(s->gpu_error), "%s",
+                 backend_last_error(c->be, c->be_state));
+        return 0;
+    }
+    s->gpu_ok = true;
+    s->gpu_error[0] = '\0';
+    return 0;
+}
+
+void collect_close(struct collector *c)
+{
+    if (c->be && c->be_state)
+        c->be->close(c->be_state);
+    c->be_state = NULL;
+    if (c->host)
+        host_close(c->host);
+    c->host = NULL;
+}

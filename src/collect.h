@@ -1,0 +1,43 @@
+/*
+ * collect.h — the one sampling path every front end uses.
+ *
+ * A collector owns the GPU backend state and the host sampler, and fills a
+ * snapshot per tick. A GPU source that cannot be opened is not fatal: the
+ * snapshot says why (gpu_error) and the host part keeps working — except an
+ * explicitly named library (--nvml-path) that does not exist, which the
+ * caller turns into exit status 2.
+ */
+#ifndef MIGMON_COLLECT_H
+#define MIGMON_COLLECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/backend.h"
+#include "snapshot.h"
+
+struct collect_opts {
+    const char *nvml_path; /* NULL: search */
+    const char *proc_root; /* NULL: /proc */
+    bool no_gpu;           /* skip the GPU backend entirely */
+};
+
+struct collector {
+    const struct backend_ops *be;
+    void *be_state;          /* owned; NULL when the backend did not open */
+    char gpu_error[2048];    /* why be_state is NULL */
+    struct host *host;       /* owned; NULL when /proc could not be opened */
+    char host_error[256];
+    uint64_t t0_ns;          /* the reference instant */
+};
+
+#define COLLECT_ERR_BAD_NVML_PATH (-2)
+
+/* Returns 0, or COLLECT_ERR_BAD_NVML_PATH with a message in err. */
+int collect_open(struct collector *c, const struct collect_opts *o, char *err, size_t errlen);
+/* Fill s for this tick. Always leaves s consistent; returns 0. */
+int collect_tick(struct collector *c, struct snapshot *s);
+void collect_close(struct collector *c);
+
+#endif

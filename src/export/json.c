@@ -1,0 +1,134 @@
+#include "export/json.h"
+
+#include <string.h>
+
+#include "clock.h"
+#include "export/json_host.h"
+#include "export/jsonw.h"
+
+static void str_or_null(struct jsonw *w, const char *key, const char *v)
+{
+    jsonw_key(w, key);
+    jsonw_str(w, v && v[0] ? v : NULL);
+}
+
+static void int_or_null(struct jsonw *w, const char *key, int v)
+{
+    jsonw_key(w, key);
+    if (v < 0)
+        jsonw_null(w);
+    else
+        jsonw_int(w, v);
+}
+
+/* A metric object; on a MIG device a GPU-wide metric is marked as read from
+ * the parent GPU ("scope": "parent"). */
+static void write_metric(struct jsonw *w, const struct device *d, enum metric_id id)
+{
+    const struct metric *m = &d->m[id];
+    jsonw_obj_open(w);
+    jsonw_key(w, "value");
+    if (metric_ok(m))
+        jsonw_double(w, m->value);
+    else
+        jsonw_null(w);
+    jsonw_key(w, "source");
+    jsonw_str(w, metric_source_name(m->src));
+    if (d->kind == DEV_MIG && metric_info(id)->gpu_wide) {
+        jsonw_key(w, "scope");
+        jsonw_str(w, "parent");
+    }
+    if (m->why) {
+        jsonw_key(w, "reason");
+        jsonw_str(w, m->why);
+    }
+    jsonw_obj_close(w);
+}
+
+static void write_device(struct jsonw *w, const struct device *d)
+{
+    jsonw_obj_open(w);
+    jsonw_key(w, "kind");
+    jsonw_str(w, d->kind == DEV_MIG ? "mig" : "gpu");
+    jsonw_key(w, "index");
+    jsonw_int(w, d->index);
+    int_or_null(w, "mig_index", d->mig_index);
+    str_or_null(w, "uuid", d->uuid);
+    str_or_null(w, "parent_uuid", d->parent_uuid);
+    str_or_null(w, "name", d->name);
+    str_or_null(w, "pci_bus_id", d->pci_bus_id);
+    str_or_null(w, "architecture", d->arch);
+    jsonw_key(w, "compute_capability");
+    if (d->cc_major >= 0) {
+        char cc[16];
+        snprintf(cc, sizeof(cc), "%d.%d", d->cc_major, d->cc_minor);
+        jsonw_str(w, cc);
+    } else {
+        jsonw_null(w);
+    }
+    if (d->kind == DEV_GPU) {
+        jsonw_key(w, "mig_enabled");
+        jsonw_bool(w, d->mig_enabled);
+    }
+    int_or_null(w, "gpu_instance_id", d->gi_id);
+    int_or_null(w, "compute_instance_id", d->ci_id);
+    str_or_null(w, "profile", d->profile);
+    int_or_null(w, "slices", d->slices);
+    int_or_null(w, "slices_total", d->slices_total);
+
+    jsonw_key(w, "metrics");
+    jsonw_obj_open(w);
+    for (int k = 0; k < M_COUNT; k++) {
+        jsonw_key(w, metric_info((enum metric_id)k)->name);
+        write_metric(w, d, (enum metric_id)k);
+    }
+    jsonw_obj_close(w);
+
+    jsonw_key(w, "throttle_reasons");
+    if (d->throttle_valid) {
+        const char *names[16];
+        size_t n = throttle_reason_names(d->throttle_mask, names, 16);
+        jsonw_arr_open(w);
+        for (size_t i = 0; i < n; i++)
+            jsonw_str(w, names[i]);
+        jsonw_arr_close(w);
+    } else {
+        jsonw_null(w);
+    }
+    jsonw_obj_close(w);
+}
+
+void json_write_snapshot(FILE *f, const struct snapshot *s, bool pretty)
+{
+    struct jsonw w;
+    jsonw_init(&w, f, pretty);
+    jsonw_obj_open(&w);
+    jsonw_key(&w, "schema");
+    jsonw_int(&w, MIGMON_JSON_SCHEMA);
+    jsonw_key(&w, "generator");
+    jsonw_str(&w, "mig-gpu-mon " MIGMON_VERSION);
+    jsonw_key(&w, "elapsed_ns");
+    jsonw_uint(&w, s->elapsed_ns);
+    char ts[40];
+    clock_rfc3339(s->wall_ns, ts, sizeof(ts));
+    jsonw_key(&w, "timestamp");
+    jsonw_str(&w, ts);
+    str_or_null(&w, "driver_version", s->driver_version);
+    str_or_null(&w, "nvml_version", s->nvml_version);
+    jsonw_key(&w, "host");
+    if (s->host_ok)
+        json_write_host(&w, &s->host);
+    else
+        jsonw_null(&w);
+    if (!s->host_ok)
+        str_or_null(&w, "host_error", s->host_error);
+    jsonw_key(&w, "gpu_error");
+    jsonw_str(&w, s->gpu_ok ? NULL : s->gpu_error);
+    jsonw_key(&w, "devices");
+    jsonw_arr_open(&w);
+    for (size_t i = 0; i < s->ndevices; i++)
+        write_device(&w, &s->devices[i]);
+    jsonw_arr_close(&w);
+    jsonw_obj_close(&w);
+    jsonw_end(&w);
+}

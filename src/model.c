@@ -1,0 +1,100 @@
+#include "snapshot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *metric_source_name(enum metric_source s)
+{
+    switch (s) {
+    case MSRC_NONE: return "none";
+    case MSRC_DIRECT: return "direct";
+    case MSRC_GPM: return "gpm";
+    case MSRC_PROCESS: return "process";
+    case MSRC_ESTIMATE: return "estimate";
+    case MSRC_CARRIED: return "carried";
+    }
+    return "none";
+}
+
+static const struct metric_info infos[M_COUNT] = {
+    [M_GPU_UTIL] = {"gpu_util_pct", "%", false},
+    [M_MEM_UTIL] = {"mem_util_pct", "%", false},
+    [M_SM_UTIL] = {"sm_util_pct", "%", false},
+    [M_MEM_USED] = {"memory_used_bytes", "B", false},
+    [M_MEM_TOTAL] = {"memory_total_bytes", "B", false},
+    [M_TEMP] = {"temperature_c", "C", true},
+    [M_POWER] = {"power_w", "W", true},
+    [M_POWER_LIMIT] = {"power_limit_w", "W", true},
+    [M_ENERGY] = {"energy_j", "J", true},
+    [M_CLK_GFX] = {"clock_graphics_mhz", "MHz", true},
+    [M_CLK_SM] = {"clock_sm_mhz", "MHz", true},
+    [M_CLK_MEM] = {"clock_mem_mhz", "MHz", true},
+    [M_PSTATE] = {"pstate", "", true},
+    [M_PCIE_GEN] = {"pcie_gen", "", true},
+    [M_PCIE_WIDTH] = {"pcie_width", "", true},
+    [M_PCIE_TX] = {"pcie_tx_bytes_per_s", "B/s", true},
+    [M_PCIE_RX] = {"pcie_rx_bytes_per_s", "B/s", true},
+    [M_ENC_UTIL] = {"enc_util_pct", "%", true},
+    [M_DEC_UTIL] = {"dec_util_pct", "%", true},
+    [M_ECC_MODE] = {"ecc_enabled", "", true},
+    [M_ECC_CORR] = {"ecc_corrected", "", true},
+    [M_ECC_UNCORR] = {"ecc_uncorrected", "", true},
+    [M_TEMP_SLOWDOWN] = {"temp_slowdown_c", "C", true},
+    [M_TEMP_SHUTDOWN] = {"temp_shutdown_c", "C", true},
+    [M_FAN] = {"fan_pct", "%", true},
+};
+
+const struct metric_info *metric_info(enum metric_id id)
+{
+    if ((unsigned)id >= M_COUNT)
+        return NULL;
+    return &infos[id];
+}
+
+int snapshot_reserve(struct snapshot *s, size_t n)
+{
+    if (n <= s->cap)
+        return 0;
+    size_t cap = s->cap ? s->cap : 8;
+    while (cap < n)
+        cap *= 2;
+    struct device *d = realloc(s->devices, cap * sizeof(*d));
+    if (!d)
+        return -1;
+    s->devices = d;
+    s->cap = cap;
+    return 0;
+}
+
+void snapshot_free(struct snapshot *s)
+{
+    free(s->devices);
+    s->devices = NULL;
+    s->cap = s->ndevices = 0;
+}
+
+/* Short names, in bit order, as nvidia-smi -q words them. */
+static const char *const throttle_names[] = {
+    "gpu_idle",          /* 0x001 */
+    "applications_clocks", /* 0x002 */
+    "sw_power_cap",      /* 0x004 */
+    "hw_slowdown",       /* 0x008 */
+    "sync_boost",        /* 0x010 */
+    "sw_thermal",        /* 0x020 */
+    "hw_thermal",        /* 0x040 */
+    "hw_power_brake",    /* 0x080 */
+    "display_clocks",    /* 0x100 */
+};
+
+size_t throttle_reason_names(uint64_t mask, const char **out, size_t max)
+{
+    size_t n = 0;
+    for (size_t bit = 0; bit < sizeof(throttle_names) / sizeof(throttle_names[0]); bit++) {
+        if ((mask & (1ULL << bit)) && n < max)
+            out[n++] = throttle_names[bit];
+    }
+    /* Bits NVML may add later are reported, not dropped. */
+    if ((mask & ~0x1FFULL) && n < max)
+        out[n++] = "other";
+    return n;
+}

@@ -1,0 +1,121 @@
+/*
+ * model.h — what one tick knows: metrics with their source, devices, snapshot.
+ *
+ * Every sampled number is a struct metric: a value plus the source that says
+ * how it was obtained. A metric whose source is MSRC_NONE has no value; front
+ * ends print "N/A" or null for it, never its (meaningless) value field.
+ */
+#ifndef MIGMON_MODEL_H
+#define MIGMON_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum metric_source {
+    MSRC_NONE = 0, /* could not be read; value is meaningless */
+    MSRC_DIRECT,   /* the NVML call for this device */
+    MSRC_GPM,      /* GPU Performance Monitoring (Hopper+) */
+    MSRC_PROCESS,  /* aggregated from per-process samples */
+    MSRC_ESTIMATE, /* a real parent utilisation scaled by the slice share */
+    MSRC_CARRIED,  /* last good value held for a bounded number of ticks */
+};
+
+struct metric {
+    double value;
+    enum metric_source src;
+    /* Why the value is absent or how it was derived; a static string or NULL.
+     * Borrowed: never freed. */
+    const char *why;
+};
+
+static inline struct metric metric_none(const char *why)
+{
+    return (struct metric){.value = 0, .src = MSRC_NONE, .why = why};
+}
+
+static inline struct metric metric_direct(double v)
+{
+    return (struct metric){.value = v, .src = MSRC_DIRECT, .why = NULL};
+}
+
+static inline bool metric_ok(const struct metric *m)
+{
+    return m->src != MSRC_NONE;
+}
+
+const char *metric_source_name(enum metric_source s);
+
+/* Device metrics, in the order they are exported. Names in model.c. */
+enum metric_id {
+    M_GPU_UTIL,
+    M_MEM_UTIL,
+    M_SM_UTIL,
+    M_MEM_USED,
+    M_MEM_TOTAL,
+    M_TEMP,
+    M_POWER,
+    M_POWER_LIMIT,
+    M_ENERGY,
+    M_CLK_GFX,
+    M_CLK_SM,
+    M_CLK_MEM,
+    M_PSTATE,
+    M_PCIE_GEN,
+    M_PCIE_WIDTH,
+    M_PCIE_TX,
+    M_PCIE_RX,
+    M_ENC_UTIL,
+    M_DEC_UTIL,
+    M_ECC_MODE,
+    M_ECC_CORR,
+    M_ECC_UNCORR,
+    M_TEMP_SLOWDOWN,
+    M_TEMP_SHUTDOWN,
+    M_FAN,
+    M_COUNT
+};
+
+struct metric_info {
+    const char *name; /* JSON key, e.g. "gpu_util_pct" */
+    const char *unit; /* "%", "B", "C", "W", "J", "MHz", "B/s", "" */
+    /* True for values that belong to the whole physical GPU: on a MIG device
+     * they are read from the parent and labelled as the parent's. */
+    bool gpu_wide;
+};
+
+const struct metric_info *metric_info(enum metric_id id);
+
+enum device_kind { DEV_GPU = 0, DEV_MIG = 1 };
+
+#define MIGMON_UUID_LEN 96
+#define MIGMON_NAME_LEN 96
+
+struct device {
+    enum device_kind kind;
+    int index;      /* GPU index; for a MIG device, its parent's index */
+    int mig_index;  /* slot under the parent, -1 for a GPU */
+    int parent_pos; /* position of the parent in snapshot.devices, -1 for a GPU */
+    char uuid[MIGMON_UUID_LEN];
+    char parent_uuid[MIGMON_UUID_LEN]; /* "" for a GPU */
+    char name[MIGMON_NAME_LEN];
+    char pci_bus_id[32];
+    char arch[16];      /* "Ampere", "Hopper", … or "" when unknown */
+    int cc_major;       /* -1 when unknown */
+    int cc_minor;
+    bool mig_enabled;   /* GPU: MIG mode currently on */
+    int gi_id;          /* -1 unless MIG */
+    int ci_id;          /* -1 unless MIG */
+    char profile[32];   /* "3g.40gb" or "" */
+    int slices;         /* GPU-instance slices of a MIG device, -1 unknown */
+    int slices_total;   /* GPU: slice count of the full-GPU profile, -1 unknown */
+    struct metric m[M_COUNT];
+    uint64_t throttle_mask;
+    bool throttle_valid;
+};
+
+/* Throttle reason names for the bits of mask, in bit order; returns count
+ * written into out (at most max). Names are static strings. */
+size_t throttle_reason_names(uint64_t mask, const char **out, size_t max);
+
+#endif

@@ -1,0 +1,38 @@
+# shellcheck shell=bash
+# Tiny assertion helpers for the end-to-end tests. Sourced by run.sh.
+PASS=0
+FAIL=0
+
+ok() { PASS=$((PASS + 1)); }
+bad() {
+    FAIL=$((FAIL + 1))
+    echo "FAIL [$CURRENT] $*" >&2
+}
+
+# eq DESC ACTUAL EXPECTED
+eq() {
+    if [ "$2" == "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi
+}
+
+# contains DESC HAYSTACK NEEDLE
+contains() {
+    case "$2" in
+    *"$3"*) ok ;;
+    *) bad "$1: '$3' not found in: $(printf '%s' "$2" | head -c 400)" ;;
+    esac
+}
+
+# jeq DESC JSON JQ-FILTER EXPECTED  (jq -c output compared as text)
+jeq() {
+    local got
+    got=$(printf '%s' "$2" | jq -c "$3" 2>&1) || got="jq error: $got"
+    eq "$1" "$got" "$4"
+}
+
+# Run the monitor on a simulator scenario: mon SCENARIO [ARGS...]
+mon() {
+    local scen=$1
+    shift
+    MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/$scen" MIGMON_SIM_TIME=${SIM_TIME:-100} \
+        "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" "$@"
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Run every tests/e2e/test_*.sh against the built binary and simulator.
+# Needs MIGMON_BIN, MIGMON_SIM_LIB, MIGMON_SIM_DIR, MIGMON_SRC (set by make).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+: "${MIGMON_BIN:?}" "${MIGMON_SIM_LIB:?}" "${MIGMON_SIM_DIR:?}" "${MIGMON_SRC:?}"
+command -v jq >/dev/null || { echo "e2e: jq is required" >&2; exit 1; }
+. "$here/lib.sh"
+TMP=$(mktemp -d /tmp/migmon-e2e.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+export TMP
+for t in "$here"/test_*.sh; do
+    CURRENT=$(basename "$t" .sh)
+    before=$FAIL
+    . "$t"
+    [ "$FAIL" -eq "$before" ] && echo "ok   $CURRENT" || echo "FAIL $CURRENT"
+done
+echo "e2e: $PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]

@@ -1,0 +1,20 @@
+# shellcheck shell=bash
+# --debug logs every NVML call with device, return code and latency.
+log="$TMP/debug.log"
+mon h100-pcie-mig-535.ini --once --format json --debug="$log" >/dev/null; rc=$?
+eq "debug run exit 0" "$rc" 0
+eq "debug log mode 0600" "$(stat -c %a "$log")" "600"
+contains "loader attempt logged" "$(cat "$log")" "dlopen $MIGMON_SIM_LIB -> loaded"
+contains "symbol resolution logged" "$(cat "$log")" "dlsym nvmlDeviceGetMemoryInfo_v2 -> found"
+line=$(grep -m1 'nvmlDeviceGetMemoryInfo_v2 dev=GPU0/MIG' "$log")
+contains "MIG memory call logged with rc" "$line" "rc=0 SUCCESS"
+case "$line" in *us) ok ;; *) bad "latency missing: $line" ;; esac
+contains "parent util failure logged" "$(cat "$log")" "nvmlDeviceGetUtilizationRates dev=GPU0 rc=3 NOT_SUPPORTED"
+# A symlink at the log path is refused, with exit 2.
+ln -sf "$TMP/elsewhere" "$TMP/link.log"
+err=$(mon h100-pcie-mig-535.ini --once --debug="$TMP/link.log" 2>&1 >/dev/null); rc=$?
+eq "symlinked log exits 2" "$rc" 2
+contains "symlinked log message" "$err" "symbolic link"
+# Default path under XDG_STATE_HOME.
+XDG_STATE_HOME="$TMP/state" mon a100-sxm4-80gb.ini --once --debug >/dev/null
+[ -s "$TMP/state/mig-gpu-mon/debug.log" ] && ok || bad "default debug log not written"

@@ -1,0 +1,109 @@
+/* Command-line parsing (src/cli.c): every bad input gets one clear message. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cli.h"
+
+static int parse(struct cli *c, char *err, size_t errlen, int argc, ...)
+{
+    char *argv[16];
+    va_list ap;
+    va_start(ap, argc);
+    argv[0] = "mig-gpu-mon";
+    for (int i = 1; i < argc; i++)
+        argv[i] = va_arg(ap, char *);
+    va_end(ap);
+    argv[argc] = NULL;
+    err[0] = '\0';
+    return cli_parse(c, argc, argv, err, errlen);
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    struct cli c;
+    char err[256];
+    assert_int_equal(parse(&c, err, sizeof(err), 1), 0);
+    assert_false(c.once);
+    assert_int_equal(c.interval_ms, 1000);
+    assert_int_equal(c.format, FMT_TABLE);
+    assert_null(c.nvml_path);
+    assert_false(c.debug);
+}
+
+static void test_once_json_interval(void **state)
+{
+    (void)state;
+    struct cli c;
+    char err[256];
+    assert_int_equal(parse(&c, err, sizeof(err), 7, "--once", "--format", "json", "-i", "250",
+                           "--nvml-path=/x/libnvidia-ml.so.1"), 0);
+    assert_true(c.once);
+    assert_int_equal(c.format, FMT_JSON);
+    assert_int_equal(c.interval_ms, 250);
+    assert_string_equal(c.nvml_path, "/x/libnvidia-ml.so.1");
+}
+
+static void test_interval_bounds(void **state)
+{
+    (void)state;
+    struct cli c;
+    char err[256];
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--interval", "99"), -1);
+    assert_string_equal(err, "--interval 99: must be between 100 and 3600000 milliseconds");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "-i", "100"), 0);
+    assert_int_equal(c.interval_ms, 100);
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "-i", "1s"), -1);
+    assert_string_equal(err, "--interval 1s: expected a whole number of milliseconds");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "-i", "-5"), -1);
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "-i", "99999999999999999999"), -1);
+    assert_int_equal(parse(&c, err, sizeof(err), 2, "-i"), -1);
+    assert_string_equal(err, "-i: missing argument");
+}
+
+static void test_bad_inputs(void **state)
+{
+    (void)state;
+    struct cli c;
+    char err[256];
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "--once", "--format", "xml"), -1);
+    assert_string_equal(err, "--format xml: expected json or table");
+    assert_int_equal(parse(&c, err, sizeof(err), 2, "--frobnicate"), -1);
+    assert_string_equal(err, "--frobnicate: unknown option (see --help)");
+    assert_int_equal(parse(&c, err, sizeof(err), 2, "-z"), -1);
+    assert_string_equal(err, "-z: unknown option (see --help)");
+    assert_int_equal(parse(&c, err, sizeof(err), 2, "stray"), -1);
+    assert_string_equal(err, "stray: unexpected argument (see --help)");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--format", "json"), -1);
+    assert_string_equal(err, "--format needs --once");
+    assert_int_equal(parse(&c, err, sizeof(err), 2, "--nvml-path="), -1);
+    assert_int_equal(parse(&c, err, sizeof(err), 2, "--debug="), -1);
+}
+
+static void test_debug_optional_file(void **state)
+{
+    (void)state;
+    struct cli c;
+    char err[256];
+    assert_int_equal(parse(&c, err, sizeof(err), 2, "--debug"), 0);
+    assert_true(c.debug);
+    assert_null(c.debug_file);
+    assert_int_equal(parse(&c, err, sizeof(err), 2, "--debug=/tmp/x.log"), 0);
+    assert_string_equal(c.debug_file, "/tmp/x.log");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_once_json_interval),
+        cmocka_unit_test(test_interval_bounds),
+        cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_debug_optional_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

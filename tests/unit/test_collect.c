@@ -1,0 +1,199 @@
+/*
+ * The collector and NVML backend against the simulator (dlopen, as on a real
+ * machine): device model, remembered NOT_SUPPORTED, re-enumeration, and no
+ * heap allocation in the steady-state tick.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "collect.h"
+#include "debuglog.h"
+
+/* Heap calls made by code linked from libmigmon.a (the test links with
+ * -Wl,--wrap=malloc,calloc,realloc). The simulator's own allocations are
+ * not counted: it is a separate shared object. */
+static long heap_calls;
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t a, size_t b);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n);
+void *__wrap_calloc(size_t a, size_t b);
+void *__wrap_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n) { heap_calls++; return __real_malloc(n); }
+void *__wrap_calloc(size_t a, size_t b) { heap_calls++; return __real_calloc(a, b); }
+void *__wrap_realloc(void *p, size_t n) { heap_calls++; return __real_realloc(p, n); }
+
+static char scen[PATH_MAX];
+
+static void use_scenario(const char *name, const char *simtime)
+{
+    const char *src = getenv("MIGMON_SRC");
+    assert_non_null(src);
+    snprintf(scen, sizeof(scen), "%s/sim/scenarios/%s", src, name);
+    setenv("MIGMON_SIM_SCENARIO", scen, 1);
+    setenv("MIGMON_SIM_TIME", simtime, 1);
+}
+
+static void open_sim(struct collector *c)
+{
+    const char *lib = getenv("MIGMON_SIM_LIB");
+    assert_non_null(lib);
+    struct collect_opts o = {.nvml_path = lib, .proc_root = NULL};
+    char err[2048];
+    assert_int_equal(collect_open(c, &o, err, sizeof(err)), 0);
+    assert_non_null(c->be_state);
+}
+
+static size_t count_kind(const struct snapshot *s, enum device_kind k)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->ndevices; i++)
+        n += s->devices[i].kind == k;
+    return n;
+}
+
+static void test_h100_535_model(void **state)
+{
+    (void)state;
+    use_scenario("h100-pcie-mig-535.ini", "100");
+    struct collector c;
+    open_sim(&c);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    assert_int_equal(collect_tick(&c, &s), 0);
+    assert_true(s.gpu_ok);
+    assert_string_equal(s.driver_version, "535.129.03");
+    assert_int_equal(count_kind(&s, DEV_GPU), 1);
+    assert_int_equal(count_kind(&s, DEV_MIG), 3);
+    const struct device *p = &s.devices[0];
+    assert_int_equal(p->kind, DEV_GPU);
+    assert_true(p->mig_enabled);
+    assert_int_equal(p->slices_total, 7);
+    assert_int_equal(p->m[M_GPU_UTIL].src, MSRC_NONE);
+    assert_int_equal(p->m[M_MEM_USED].src, MSRC_NONE);
+    assert_int_equal(p->m[M_TEMP].src, MSRC_DIRECT);
+    for (size_t i = 1; i < s.ndevices; i++) {
+        const struct device *d = &s.devices[i];
+        assert_int_equal(d->kind, DEV_MIG);
+        assert_int_equal(d->parent_pos, 0);
+        assert_string_equal(d->parent_uuid, p->uuid);
+        assert_int_equal(d->m[M_MEM_USED].src, MSRC_DIRECT);
+        assert_int_equal(d->m[M_MEM_TOTAL].src, MSRC_DIRECT);
+        assert_true(d->m[M_MEM_USED].value <= d->m[M_MEM_TOTAL].value);
+        assert_int_equal(d->m[M_GPU_UTIL].src, MSRC_NONE);
+        assert_int_equal(d->m[M_TEMP].src, MSRC_DIRECT);
+        assert_true(d->m[M_TEMP].value == p->m[M_TEMP].value);
+        assert_true(d->gi_id >= 0 && d->ci_id >= 0);
+        assert_true(d->slices >= 1 && d->slices <= 3);
+    }
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
+/* The failing utilisation call on a MIG handle is made once per device, not
+ * once per tick; the per-process data call likewise. */
+static void test_not_supported_is_remembered(void **state)
+{
+    (void)state;
+    use_scenario("h100-pcie-mig-535.ini", "100+1");
+    char log[] = "/tmp/migmon-collect-XXXXXX";
+    int fd = mkstemp(log);
+    assert_true(fd >= 0);
+    close(fd);
+    char err[256];
+    assert_int_equal(debuglog_open(log, 0, err, sizeof(err)), 0);
+    struct collector c;
+    open_sim(&c);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    for (int t = 0; t < 5; t++)
+        collect_tick(&c, &s);
+    debuglog_close();
+    FILE *f = fopen(log, "r");
+    assert_non_null(f);
+    char line[1024];
+    int util_mig = 0, util_gpu = 0, procutil_mig = 0, mem_mig = 0;
+    while (fgets(line, sizeof(line), f)) {
+        bool mig = strstr(line, "dev=GPU0/MIG") != NULL;
+        if (strstr(line, " nvmlDeviceGetUtilizationRates "))
+            (mig ? &util_mig : &util_gpu)[0]++;
+        if (mig && strstr(line, " nvmlDeviceGetProcessUtilization "))
+            procutil_mig++;
+        if (mig && strstr(line, " nvmlDeviceGetMemoryInfo_v2 "))
+            mem_mig++;
+    }
+    fclose(f);
+    unlink(log);
+    assert_int_equal(util_mig, 3);      /* once per MIG device */
+    assert_int_equal(util_gpu, 1);      /* once for the MIG-enabled parent */
+    assert_int_equal(procutil_mig, 6);  /* size + data call, once per MIG device */
+    assert_int_equal(mem_mig, 15);      /* memory is read every tick */
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
+/* After warm-up a tick allocates nothing (DGX: 8 GPUs, 56 MIG devices). */
+static void test_steady_state_no_allocation(void **state)
+{
+    (void)state;
+    use_scenario("dgx-a100-8x7.ini", "100+1");
+    struct collector c;
+    open_sim(&c);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    for (int t = 0; t < 3; t++)
+        collect_tick(&c, &s);
+    assert_int_equal(s.ndevices, 64);
+    long before = heap_calls;
+    for (int t = 0; t < 20; t++)
+        collect_tick(&c, &s);
+    assert_int_equal(heap_calls - before, 0);
+    assert_int_equal(s.ndevices, 64);
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
+static void test_no_gpu_scenario(void **state)
+{
+    (void)state;
+    use_scenario("no-gpu.ini", "100");
+    struct collector c;
+    open_sim(&c);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s);
+    assert_true(s.gpu_ok);
+    assert_int_equal(s.ndevices, 0);
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
+static void test_bad_explicit_path(void **state)
+{
+    (void)state;
+    struct collector c;
+    struct collect_opts o = {.nvml_path = "/nonexistent/libnvidia-ml.so.1"};
+    char err[2048];
+    assert_int_equal(collect_open(&c, &o, err, sizeof(err)), COLLECT_ERR_BAD_NVML_PATH);
+    assert_string_equal(err, "--nvml-path /nonexistent/libnvidia-ml.so.1: no such file");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_h100_535_model),
+        cmocka_unit_test(test_not_supported_is_remembered),
+        cmocka_unit_test(test_steady_state_no_allocation),
+        cmocka_unit_test(test_no_gpu_scenario),
+        cmocka_unit_test(test_bad_explicit_path),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,132 @@
+/* The streaming JSON writer (src/export/jsonw.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "export/jsonw.h"
+
+struct buf {
+    char *data;
+    size_t len;
+    FILE *f;
+    struct jsonw w;
+};
+
+static void buf_open(struct buf *b)
+{
+    b->data = NULL;
+    b->len = 0;
+    b->f = open_memstream(&b->data, &b->len);
+    assert_non_null(b->f);
+    jsonw_init(&b->w, b->f, false);
+}
+
+static const char *buf_done(struct buf *b)
+{
+    fclose(b->f);
+    return b->data;
+}
+
+static void test_nested_commas(void **state)
+{
+    (void)state;
+    struct buf b;
+    buf_open(&b);
+    jsonw_obj_open(&b.w);
+    jsonw_key(&b.w, "a");
+    jsonw_int(&b.w, -3);
+    jsonw_key(&b.w, "b");
+    jsonw_arr_open(&b.w);
+    jsonw_uint(&b.w, 18446744073709551615ULL);
+    jsonw_bool(&b.w, true);
+    jsonw_null(&b.w);
+    jsonw_obj_open(&b.w);
+    jsonw_obj_close(&b.w);
+    jsonw_arr_open(&b.w);
+    jsonw_arr_close(&b.w);
+    jsonw_arr_close(&b.w);
+    jsonw_key(&b.w, "c");
+    jsonw_str(&b.w, NULL);
+    jsonw_obj_close(&b.w);
+    assert_string_equal(buf_done(&b), "{\"a\":-3,\"b\":[18446744073709551615,true,null,{},[]],"
+                                      "\"c\":null}");
+    free(b.data);
+}
+
+static void test_escaping(void **state)
+{
+    (void)state;
+    struct buf b;
+    buf_open(&b);
+    jsonw_str(&b.w, "q\"b\\n\n\t\x01\x7f é");
+    assert_string_equal(buf_done(&b), "\"q\\\"b\\\\n\\n\\t\\u0001\\u007f é\"");
+    free(b.data);
+}
+
+static void test_doubles(void **state)
+{
+    (void)state;
+    struct buf b;
+    buf_open(&b);
+    jsonw_arr_open(&b.w);
+    jsonw_double(&b.w, 81920.0 * 1024 * 1024);
+    jsonw_double(&b.w, 29.5);
+    jsonw_double(&b.w, 0.125);
+    jsonw_double(&b.w, 1.0 / 3.0);
+    jsonw_double(&b.w, NAN);
+    jsonw_double(&b.w, INFINITY);
+    jsonw_double(&b.w, -0.5);
+    jsonw_arr_close(&b.w);
+    assert_string_equal(buf_done(&b), "[85899345920,29.5,0.125,0.333333,null,null,-0.5]");
+    free(b.data);
+}
+
+static void test_metric_none_is_null_never_zero(void **state)
+{
+    (void)state;
+    struct buf b;
+    buf_open(&b);
+    struct metric m = metric_none("NVML_ERROR_NOT_SUPPORTED");
+    m.value = 123; /* garbage in the value field must not leak */
+    jsonw_metric(&b.w, &m);
+    struct metric e = {.value = 70, .src = MSRC_ESTIMATE, .why = "scaled"};
+    jsonw_metric(&b.w, &e);
+    assert_string_equal(buf_done(&b),
+                        "{\"value\":null,\"source\":\"none\",\"reason\":\"NVML_ERROR_NOT_SUPPORTED\"}"
+                        ",{\"value\":70,\"source\":\"estimate\",\"reason\":\"scaled\"}");
+    free(b.data);
+}
+
+static void test_pretty(void **state)
+{
+    (void)state;
+    struct buf b;
+    buf_open(&b);
+    b.w.pretty = true;
+    jsonw_obj_open(&b.w);
+    jsonw_key(&b.w, "x");
+    jsonw_arr_open(&b.w);
+    jsonw_int(&b.w, 1);
+    jsonw_arr_close(&b.w);
+    jsonw_obj_close(&b.w);
+    assert_string_equal(buf_done(&b), "{\n  \"x\": [\n    1\n  ]\n}");
+    free(b.data);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nested_commas),
+        cmocka_unit_test(test_escaping),
+        cmocka_unit_test(test_doubles),
+        cmocka_unit_test(test_metric_none_is_null_never_zero),
+        cmocka_unit_test(test_pretty),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
