@@ -234,8 +234,14 @@ fail:
  * bound; it is clamped to 100. Returns 0 with sm and mem set, or the NVML code.
  */
 static nvmlReturn_t process_util(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
-                                 double *sm, double *mem)
+                                 bool mig, double *sm, double *mem)
 {
+    /* NOT_FOUND means "no sample newer than lastSeen": on a full GPU that is
+     * an idle interval (0 %). NVML documents the call as unsupported on
+     * MIG-enabled GPUs, so on a MIG handle an empty answer proves nothing
+     * and must not become a 0 (driver 535 answers INVALID_ARGUMENT as soon as
+     * there is data to fetch). */
+    const nvmlReturn_t empty = mig ? NVML_ERROR_NOT_FOUND : NVML_SUCCESS;
     nvml_fn_dev_proc_util fn = st->lib.f.process_util;
     if (!fn)
         return NVML_ERROR_FUNCTION_NOT_FOUND;
@@ -243,14 +249,14 @@ static nvmlReturn_t process_util(struct nvml_state *st, struct dev_cache *c, nvm
     nvmlReturn_t rc = CALL(st, "nvmlDeviceGetProcessUtilization",
                            fn(h, NULL, &n, c->proc_util_last_seen));
     if (rc == NVML_ERROR_NOT_FOUND) {
-        *sm = *mem = 0; /* documented: no sample newer than lastSeen — nothing ran */
-        return NVML_SUCCESS;
+        *sm = *mem = 0;
+        return empty;
     }
     if (rc != NVML_SUCCESS && rc != NVML_ERROR_INSUFFICIENT_SIZE)
         return rc;
     if (n == 0) {
         *sm = *mem = 0;
-        return NVML_SUCCESS;
+        return empty;
     }
     size_t want = (size_t)n + 8; /* the list may grow between the two calls */
     if (want > st->pu_cap) {
@@ -265,7 +271,7 @@ static nvmlReturn_t process_util(struct nvml_state *st, struct dev_cache *c, nvm
               fn(h, st->pu_buf, &n, c->proc_util_last_seen));
     if (rc == NVML_ERROR_NOT_FOUND) {
         *sm = *mem = 0;
-        return NVML_SUCCESS;
+        return empty;
     }
     if (rc != NVML_SUCCESS)
         return rc;
@@ -379,7 +385,7 @@ static void read_gpu_dynamic(struct nvml_state *st, struct dev_cache *c, nvmlDev
     d->m[M_SM_UTIL] = metric_none("needs per-process samples or GPM");
     if (!d->mig_enabled && f->process_util && !memo_known(c, MC_PROC_UTIL)) {
         double sm, mem;
-        nvmlReturn_t rc = process_util(st, c, h, &sm, &mem);
+        nvmlReturn_t rc = process_util(st, c, h, false, &sm, &mem);
         if (rc == NVML_SUCCESS)
             d->m[M_SM_UTIL] = (struct metric){.value = sm, .src = MSRC_PROCESS};
         else if (!memo_note(c, MC_PROC_UTIL, rc))
@@ -592,7 +598,7 @@ static void fill_mig(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
     }
     /* Tier 2: per-process samples on the MIG handle (535: fetch gives 2). */
     if (in.direct_rc != NVML_SUCCESS && f->process_util && !memo_known(c, MC_PROC_UTIL)) {
-        in.proc_rc = process_util(st, c, h, &in.proc_sm, &in.proc_mem);
+        in.proc_rc = process_util(st, c, h, true, &in.proc_sm, &in.proc_mem);
         if (in.proc_rc == NVML_ERROR_INVALID_ARGUMENT) {
             /* MIG handles reject the data call outright on 535; it will not change. */
             c->memo |= 1u << MC_PROC_UTIL;
@@ -625,7 +631,12 @@ static int nvml_open(void **out, const struct backend_opts *o, char *err, size_t
         return code;
     }
     snprintf(st->label, sizeof(st->label), "-");
-    nvmlReturn_t rc = CALL(st, "nvmlInit_v2", st->lib.f.init());
+    /* NVML_INIT_FLAG_NO_GPUS: a driver with zero GPUs is a valid state to
+     * report ("no GPU"), not an init failure. */
+    nvmlReturn_t rc =
+        st->lib.f.init_with_flags
+            ? CALL(st, "nvmlInitWithFlags", st->lib.f.init_with_flags(NVML_INIT_FLAG_NO_GPUS))
+            : CALL(st, "nvmlInit_v2", st->lib.f.init());
     if (rc != NVML_SUCCESS) {
         const char *hint = "";
         if (rc == NVML_ERROR_DRIVER_NOT_LOADED)

@@ -385,4 +385,89 @@ typedef nvmlReturn_t (*nvml_fn_dev_gi_profile)(nvmlDevice_t, unsigned int,
 typedef nvmlReturn_t (*nvml_fn_dev_fields)(nvmlDevice_t, int, nvmlFieldValue_t *);
 typedef nvmlReturn_t (*nvml_fn_dev_gpm_support)(nvmlDevice_t, nvmlGpmSupport_t *);
 
+/* ---- added for the simulator (sim/); also usable by the backend ---- */
+#define NVML_INIT_FLAG_NO_ATTACH 2u
+#define NVML_TEMPERATURE_THRESHOLD_MEM_MAX 2
+#define NVML_TEMPERATURE_THRESHOLD_GPU_MAX 3
+#define NVML_MODULE_POWER_SAMPLES 7
+#define NVML_JPG_UTILIZATION_SAMPLES 8 /* 550 and later */
+#define NVML_OFA_UTILIZATION_SAMPLES 9 /* 550 and later */
+
+/* Field ids the simulator serves (nvml.h NVML_FI_DEV_*). */
+#define NVML_FI_DEV_ECC_CURRENT 1
+#define NVML_FI_DEV_ECC_PENDING 2
+#define NVML_FI_DEV_ECC_SBE_VOL_TOTAL 3
+#define NVML_FI_DEV_ECC_DBE_VOL_TOTAL 4
+#define NVML_FI_DEV_ECC_SBE_AGG_TOTAL 5
+#define NVML_FI_DEV_ECC_DBE_AGG_TOTAL 6
+#define NVML_FI_DEV_MEMORY_TEMP 82
+#define NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION 83
+#define NVML_FI_DEV_POWER_AVERAGE 185
+#define NVML_FI_DEV_POWER_INSTANT 186
+#define NVML_FI_DEV_POWER_MIN_LIMIT 187
+#define NVML_FI_DEV_POWER_MAX_LIMIT 188
+#define NVML_FI_DEV_POWER_DEFAULT_LIMIT 189
+#define NVML_FI_DEV_POWER_CURRENT_LIMIT 190
+#define NVML_FI_DEV_TEMPERATURE_SHUTDOWN_TLIMIT 193
+#define NVML_FI_DEV_TEMPERATURE_SLOWDOWN_TLIMIT 194
+#define NVML_FI_DEV_TEMPERATURE_MEM_MAX_TLIMIT 195
+#define NVML_FI_DEV_TEMPERATURE_GPU_MAX_TLIMIT 196
+
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE 1
+#define NVML_GPU_INSTANCE_PROFILE_3_SLICE 2
+#define NVML_GPU_INSTANCE_PROFILE_4_SLICE 3
+#define NVML_GPU_INSTANCE_PROFILE_6_SLICE 6
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1 7
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE_REV1 8
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2 9
+
+/* nvmlDeviceGetPciInfoExt (550 and later). */
+typedef struct {
+    unsigned int version;
+    unsigned int domain;
+    unsigned int bus;
+    unsigned int device;
+    unsigned int pciDeviceId;
+    unsigned int pciSubSystemId;
+    unsigned int baseClass;
+    unsigned int subClass;
+    char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
+} nvmlPciInfoExt_v1_t;
+#define nvmlPciInfoExt_v1 NVML_STRUCT_VERSION(sizeof(nvmlPciInfoExt_v1_t), 1)
+
+/* nvmlDeviceGetRunningProcessDetailList (535.104.05 and later). */
+typedef struct {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+    unsigned long long usedGpuCcProtectedMemory;
+} nvmlProcessDetail_v1_t;
+
+typedef struct {
+    unsigned int version; /* nvmlProcessDetailList_v1 */
+    unsigned int mode;    /* 0 compute, 1 graphics, 2 MPS (3 = all: 13.x headers only) */
+    unsigned int numProcArrayEntries;
+    nvmlProcessDetail_v1_t *procArray;
+} nvmlProcessDetailList_v1_t;
+#define nvmlProcessDetailList_v1 NVML_STRUCT_VERSION(sizeof(nvmlProcessDetailList_v1_t), 1)
+
+/* nvmlDeviceGetConfComputeMemSizeInfo (535.43.02 and later). */
+typedef struct {
+    unsigned long long protectedMemSizeKib;
+    unsigned long long unprotectedMemSizeKib;
+} nvmlConfComputeMemSizeInfo_t;
+
+_Static_assert(sizeof(nvmlPciInfoExt_v1_t) == 64, "nvmlPciInfoExt_v1_t");
+_Static_assert(nvmlPciInfoExt_v1 == 0x01000040u, "nvmlPciInfoExt_v1");
+_Static_assert(sizeof(nvmlProcessDetail_v1_t) == 32, "nvmlProcessDetail_v1_t");
+_Static_assert(sizeof(nvmlProcessDetailList_v1_t) == 24, "nvmlProcessDetailList_v1_t");
+_Static_assert(nvmlProcessDetailList_v1 == 0x01000018u, "nvmlProcessDetailList_v1");
+_Static_assert(sizeof(nvmlConfComputeMemSizeInfo_t) == 16, "nvmlConfComputeMemSizeInfo_t");
+
+typedef nvmlReturn_t (*nvml_fn_handle_by_str)(const char *, nvmlDevice_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_pci_ext)(nvmlDevice_t, nvmlPciInfoExt_v1_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_detail_list)(nvmlDevice_t, nvmlProcessDetailList_v1_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_cc_mem)(nvmlDevice_t, nvmlConfComputeMemSizeInfo_t *);
+
 #endif

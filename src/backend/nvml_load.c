@@ -44,6 +44,7 @@ struct sym_row {
  */
 static const struct sym_row rows[] = {
     {F(init), true, {"nvmlInit_v2", "nvmlInit"}},
+    {F(init_with_flags), false, {"nvmlInitWithFlags"}},
     {F(shutdown), true, {"nvmlShutdown"}},
     {F(error_string), false, {"nvmlErrorString"}},
     {F(driver_version), false, {"nvmlSystemGetDriverVersion"}},

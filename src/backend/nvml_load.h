@@ -19,6 +19,7 @@
  * names listed for it in nvml_load.c. */
 struct nvml_fns {
     nvml_fn_void init;                 /* nvmlInit_v2, nvmlInit */
+    nvml_fn_init_flags init_with_flags; /* preferred: NO_GPUS keeps a GPU-less host usable */
     nvml_fn_void shutdown;
     nvml_fn_error_string error_string;
     nvml_fn_str driver_version;

@@ -22,6 +22,10 @@ static void fmt_mem(char *out, size_t len, const struct device *d)
 {
     const struct metric *u = &d->m[M_MEM_USED], *t = &d->m[M_MEM_TOTAL];
     char a[32], b[32];
+    if (!metric_ok(u) && !metric_ok(t)) {
+        snprintf(out, len, "N/A");
+        return;
+    }
     table_fmt_metric(a, sizeof(a), u, 1.0 / (1024 * 1024), 0, "");
     table_fmt_metric(b, sizeof(b), t, 1.0 / (1024 * 1024), 0, "");
     snprintf(out, len, "%s/%s MiB", a, b);

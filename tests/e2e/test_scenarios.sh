@@ -40,3 +40,6 @@ eq "no-gpu exit 0" "$rc" 0
 jeq "no-gpu devices empty, no error" "$out" '[.devices, .gpu_error]' '[[],null]'
 tab=$(mon no-gpu.ini --once)
 contains "no-gpu table" "$tab" "no NVIDIA GPU found"
+# Regression: an empty per-process answer on a MIG handle is not a 0 %.
+out=$(mon dgx-a100-8x7.ini --once --format json)
+jeq "dgx MIG util never a process-0 from an empty answer" "$out" '[.devices[] | select(.kind=="mig") | .metrics.gpu_util_pct.source] | unique' '["none"]'

@@ -123,11 +123,11 @@ static void test_not_supported_is_remembered(void **state)
     int util_mig = 0, util_gpu = 0, procutil_mig = 0, mem_mig = 0;
     while (fgets(line, sizeof(line), f)) {
         bool mig = strstr(line, "dev=GPU0/MIG") != NULL;
-        if (strstr(line, " nvmlDeviceGetUtilizationRates "))
+        if (strstr(line, " nvmlDeviceGetUtilizationRates dev="))
             (mig ? &util_mig : &util_gpu)[0]++;
-        if (mig && strstr(line, " nvmlDeviceGetProcessUtilization "))
+        if (mig && strstr(line, " nvmlDeviceGetProcessUtilization dev="))
             procutil_mig++;
-        if (mig && strstr(line, " nvmlDeviceGetMemoryInfo_v2 "))
+        if (mig && strstr(line, " nvmlDeviceGetMemoryInfo_v2 dev="))
             mem_mig++;
     }
     fclose(f);

@@ -1,0 +1,325 @@
+/*
+ * host.c — sample the host from a procfs tree.
+ *
+ * Each file stays open and is re-read with one pread() at offset 0 into one
+ * shared buffer. That is valid for procfs: these are seq_files, which restart
+ * from the first record when read at offset 0 and produce the whole text in
+ * one read when the buffer is large enough. A read that fills the buffer may
+ * have been cut short, so the buffer doubles and the read repeats; this only
+ * happens while warming up (the buffer starts at a size estimated from the CPU
+ * count, since /proc/stat grows ~150 bytes per CPU). Per-core storage grows
+ * the same way. After that a sample makes five system calls and allocates
+ * nothing.
+ */
+#include "system/host.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "system/cpu.h"
+
+enum { PF_STAT, PF_MEMINFO, PF_LOADAVG, PF_UPTIME, PF_COUNT };
+
+static const char *const pf_names[PF_COUNT] = {"stat", "meminfo", "loadavg", "uptime"};
+
+/* Past this the text is treated as truncated (the parsers drop the partial
+ * last line) rather than growing without bound. */
+#define HOST_BUF_MAX ((size_t)64 << 20)
+
+/* Sanity bounds for the decimal files: a load of ten million runnable tasks or
+ * an uptime of three centuries is a corrupt file, not a machine. */
+#define LOADAVG_MAX 1e7
+#define UPTIME_MAX 1e10
+
+struct host {
+    int dirfd;
+    int fd[PF_COUNT]; /* -1 until opened; reopened after a read error */
+    char *buf;        /* owned: the text of the file being parsed */
+    size_t bufcap;
+    /* Two parses of /proc/stat, the newest at stat[cur]; their core storage
+     * is times[0] and times[1]. All per-core arrays hold cap entries. */
+    struct cpu_stat stat[2];
+    struct cpu_times *times[2];
+    struct metric *pct;
+    struct host_core *cores;
+    size_t cap;
+    int cur;
+    bool have_prev; /* stat[cur] holds a parse to take deltas against */
+};
+
+/* "host: PROC_ROOT: what went wrong" */
+static void set_err(char *err, size_t errlen, const char *root, const char *msg)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "host: %s: %s", root, msg);
+}
+
+/* Grow every per-core array to hold n entries (n <= CPU_MAX_ID). realloc
+ * keeps the previous parse intact; its pointer is refreshed here. */
+static int host_grow_cores(struct host *h, size_t n)
+{
+    size_t cap = h->cap ? h->cap : 1;
+    while (cap < n)
+        cap *= 2;
+    if (cap > CPU_MAX_ID)
+        cap = CPU_MAX_ID;
+    if (cap <= h->cap)
+        return 0;
+    for (int i = 0; i < 2; i++) {
+        struct cpu_times *t = realloc(h->times[i], cap * sizeof(*t));
+        if (!t)
+            return -ENOMEM;
+        h->times[i] = t;
+        h->stat[i].cores = t;
+    }
+    struct metric *pct = realloc(h->pct, cap * sizeof(*pct));
+    if (!pct)
+        return -ENOMEM;
+    h->pct = pct;
+    struct host_core *cores = realloc(h->cores, cap * sizeof(*cores));
+    if (!cores)
+        return -ENOMEM;
+    h->cores = cores;
+    h->cap = cap;
+    for (int i = 0; i < 2; i++)
+        h->stat[i].cap = cap;
+    return 0;
+}
+
+/* Read one whole file into h->buf. Returns its length or a negative errno. */
+static ssize_t host_read(struct host *h, int which)
+{
+    if (h->fd[which] < 0) {
+        h->fd[which] = openat(h->dirfd, pf_names[which], O_RDONLY | O_CLOEXEC);
+        if (h->fd[which] < 0)
+            return -errno;
+    }
+    for (;;) {
+        ssize_t n = pread(h->fd[which], h->buf, h->bufcap, 0);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = errno;
+            close(h->fd[which]);
+            h->fd[which] = -1;
+            return -e;
+        }
+        if ((size_t)n < h->bufcap || h->bufcap >= HOST_BUF_MAX)
+            return n;
+        char *b = realloc(h->buf, h->bufcap * 2);
+        if (!b)
+            return -ENOMEM;
+        h->buf = b;
+        h->bufcap *= 2;
+    }
+}
+
+int host_open(struct host **out, const char *proc_root, char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!proc_root)
+        proc_root = "/proc";
+    struct host *h = calloc(1, sizeof(*h));
+    if (!h) {
+        set_err(err, errlen, proc_root, strerror(ENOMEM));
+        return -ENOMEM;
+    }
+    int rc;
+    h->dirfd = -1;
+    for (int i = 0; i < PF_COUNT; i++)
+        h->fd[i] = -1;
+    h->dirfd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (h->dirfd < 0) {
+        rc = -errno;
+        set_err(err, errlen, proc_root, strerror(errno));
+        goto fail;
+    }
+
+    long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+    if (ncpu < 1)
+        ncpu = 1;
+    if (ncpu > CPU_MAX_ID)
+        ncpu = CPU_MAX_ID;
+    h->bufcap = 8192 + 160 * (size_t)ncpu;
+    h->buf = malloc(h->bufcap);
+    if (!h->buf || host_grow_cores(h, (size_t)ncpu) < 0) {
+        rc = -ENOMEM;
+        set_err(err, errlen, proc_root, strerror(ENOMEM));
+        goto fail;
+    }
+
+    /* A directory with neither file is almost certainly a wrong --proc-root. */
+    h->fd[PF_STAT] = openat(h->dirfd, "stat", O_RDONLY | O_CLOEXEC);
+    h->fd[PF_MEMINFO] = openat(h->dirfd, "meminfo", O_RDONLY | O_CLOEXEC);
+    if (h->fd[PF_STAT] < 0 && h->fd[PF_MEMINFO] < 0) {
+        rc = -ENOENT;
+        set_err(err, errlen, proc_root,
+                "neither stat nor meminfo is readable there; expected a procfs like /proc");
+        goto fail;
+    }
+    *out = h;
+    return 0;
+fail:
+    host_close(h);
+    return rc;
+}
+
+void host_close(struct host *h)
+{
+    if (!h)
+        return;
+    for (int i = 0; i < PF_COUNT; i++)
+        if (h->fd[i] >= 0)
+            close(h->fd[i]);
+    if (h->dirfd >= 0)
+        close(h->dirfd);
+    free(h->buf);
+    free(h->times[0]);
+    free(h->times[1]);
+    free(h->pct);
+    free(h->cores);
+    free(h);
+}
+
+/* Parse "D" or "D.D" (no sign, no exponent, no locale: strtod would take the
+ * decimal separator from LC_NUMERIC, which a front end may set). */
+static bool parse_decimal(const char **pp, const char *end, double *out)
+{
+    const char *p = *pp;
+    double v = 0;
+    int ndig = 0;
+    while (p < end && *p >= '0' && *p <= '9') {
+        if (++ndig > 15) /* beyond exact doubles and beyond any sane bound */
+            return false;
+        v = v * 10 + (*p++ - '0');
+    }
+    if (ndig == 0)
+        return false;
+    if (p < end && *p == '.') {
+        p++;
+        double scale = 0.1;
+        const char *frac = p;
+        while (p < end && *p >= '0' && *p <= '9') {
+            v += (*p++ - '0') * scale;
+            scale /= 10;
+        }
+        if (p == frac)
+            return false;
+    }
+    *pp = p;
+    *out = v;
+    return true;
+}
+
+/* "L1 L5 L15 R/T PID\n" */
+static void parse_loadavg(const char *buf, size_t len, struct metric out[3])
+{
+    const char *p = buf, *nl = memchr(buf, '\n', len);
+    for (int i = 0; i < 3; i++)
+        out[i] = metric_none("malformed /proc/loadavg");
+    if (!nl)
+        return;
+    for (int i = 0; i < 3; i++) {
+        double v;
+        if (!parse_decimal(&p, nl, &v) || (p < nl && *p != ' ') || v > LOADAVG_MAX)
+            return;
+        p++;
+        out[i] = metric_direct(v);
+    }
+}
+
+/* "UP IDLE\n" */
+static struct metric parse_uptime(const char *buf, size_t len)
+{
+    const char *p = buf, *nl = memchr(buf, '\n', len);
+    double v;
+    if (!nl || !parse_decimal(&p, nl, &v) || (p < nl && *p != ' ') || v > UPTIME_MAX)
+        return metric_none("malformed /proc/uptime");
+    return metric_direct(v);
+}
+
+static const char *const unreadable[PF_COUNT] = {
+    "/proc/stat unreadable", "/proc/meminfo unreadable", "/proc/loadavg unreadable",
+    "/proc/uptime unreadable"};
+
+static int host_sample_cpu(struct host *h, struct host_sample *out)
+{
+    out->online = -1;
+    out->ncores = 0;
+    out->cores = h->cores; /* set again below: growing moves it */
+    ssize_t n = host_read(h, PF_STAT);
+    if (n < 0) {
+        out->cpu_total = metric_none(unreadable[PF_STAT]);
+        h->have_prev = false; /* the next good read re-primes */
+        return n == -ENOMEM ? -ENOMEM : 0;
+    }
+    int c = h->have_prev ? h->cur ^ 1 : h->cur;
+    struct cpu_stat *st = &h->stat[c];
+    cpu_parse_stat(h->buf, (size_t)n, st);
+    if (st->needed > st->cap) {
+        if (host_grow_cores(h, st->needed) < 0) {
+            out->cpu_total = metric_none("out of memory");
+            h->have_prev = false;
+            return -ENOMEM;
+        }
+        cpu_parse_stat(h->buf, (size_t)n, st);
+    }
+    cpu_deltas(h->have_prev ? &h->stat[h->cur] : NULL, st, &out->cpu_total, h->pct);
+    for (size_t i = 0; i < st->ncores; i++)
+        h->cores[i] = (struct host_core){.id = st->cores[i].id, .pct = h->pct[i]};
+    out->cores = h->cores;
+    out->ncores = st->ncores;
+    /* A running machine has a CPU: no cpuN line at all is a broken file. */
+    out->online = st->ncores ? (int)st->ncores : -1;
+    h->cur = c;
+    h->have_prev = true;
+    return 0;
+}
+
+int host_sample(struct host *h, struct host_sample *out)
+{
+    int rc = 0;
+
+    if (gethostname(out->hostname, sizeof(out->hostname)) != 0)
+        out->hostname[0] = '\0';
+    out->hostname[sizeof(out->hostname) - 1] = '\0'; /* not terminated when truncated */
+
+    if (host_sample_cpu(h, out) < 0)
+        rc = -ENOMEM;
+
+    ssize_t n = host_read(h, PF_MEMINFO);
+    if (n >= 0) {
+        struct meminfo_raw raw;
+        meminfo_parse(h->buf, (size_t)n, &raw);
+        meminfo_derive(&raw, &out->mem);
+    } else {
+        meminfo_none(&out->mem, unreadable[PF_MEMINFO]);
+        if (n == -ENOMEM)
+            rc = -ENOMEM;
+    }
+
+    n = host_read(h, PF_LOADAVG);
+    if (n >= 0) {
+        parse_loadavg(h->buf, (size_t)n, out->loadavg);
+    } else {
+        for (int i = 0; i < 3; i++)
+            out->loadavg[i] = metric_none(unreadable[PF_LOADAVG]);
+        if (n == -ENOMEM)
+            rc = -ENOMEM;
+    }
+
+    n = host_read(h, PF_UPTIME);
+    if (n >= 0) {
+        out->uptime_s = parse_uptime(h->buf, (size_t)n);
+    } else {
+        out->uptime_s = metric_none(unreadable[PF_UPTIME]);
+        if (n == -ENOMEM)
+            rc = -ENOMEM;
+    }
+    return rc;
+}
