@@ -1,0 +1,156 @@
+/*
+ * model.c — scenario values at time t in NVML's units. See model.h.
+ */
+#include "model.h"
+
+#include <math.h>
+#include <string.h>
+
+unsigned model_uint(const struct valfn *f, double t, double lo, double hi)
+{
+    double v = valfn_eval(f, t);
+    if (v < lo)
+        v = lo;
+    if (v > hi)
+        v = hi;
+    return (unsigned)llround(v);
+}
+
+nvmlReturn_t model_copy_string(char *buf, unsigned len, const char *s)
+{
+    size_t n = strlen(s);
+    if (!buf)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (len < n + 1)
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    memcpy(buf, s, n + 1);
+    return NVML_SUCCESS;
+}
+
+static bool proc_live(const struct sim_proc *p, double t)
+{
+    return p->start <= t && t < p->end;
+}
+
+static unsigned long long proc_used(const struct sim_proc *p, double t)
+{
+    double v;
+    if (!valfn_supported(&p->used_mib))
+        return NVML_VALUE_NOT_AVAILABLE_ULL;
+    v = valfn_eval(&p->used_mib, t);
+    return v <= 0 ? 0 : (unsigned long long)llround(v * (double)MIB);
+}
+
+/* Sum of the known process memory on gpu/slot (slot -1: MIG off). */
+static unsigned long long procs_used_sum(int gpu, int slot, double t)
+{
+    unsigned long long sum = 0;
+    for (int i = 0; i < sim_scn->n_procs; i++) {
+        const struct sim_proc *p = &sim_scn->procs[i];
+        unsigned long long u;
+        if (p->gpu != gpu || p->slot != slot || !proc_live(p, t))
+            continue;
+        u = proc_used(p, t);
+        if (u != NVML_VALUE_NOT_AVAILABLE_ULL)
+            sum += u;
+    }
+    return sum;
+}
+
+static unsigned long long mem_used(const struct valfn *f, int gpu, int slot, double t,
+                                   unsigned long long usable)
+{
+    unsigned long long used;
+    if (f->kind == VF_UNSET) {
+        used = procs_used_sum(gpu, slot, t);
+    } else {
+        double v = valfn_eval(f, t);
+        used = v <= 0 ? 0 : (unsigned long long)llround(v * (double)MIB);
+    }
+    return used > usable ? usable : used;
+}
+
+void model_mig_memory(const struct sim_mig *m, double t, struct model_mem *out)
+{
+    out->total = m->profile->mem_mib * MIB;
+    out->reserved = m->mem_reserved_mib * MIB;
+    out->used = mem_used(&m->mem_used_mib, m->gpu, m->slot, t, out->total - out->reserved);
+}
+
+void model_gpu_memory(const struct sim_dev *d, double t, struct model_mem *out)
+{
+    const struct sim_gpu *g = d->g;
+    out->total = g->mem_total_mib * MIB;
+    out->reserved = g->mem_reserved_mib * MIB;
+    if (!d->mig_on) {
+        out->used = mem_used(&g->mem_used_mib, d->gpu, -1, t, out->total - out->reserved);
+        return;
+    }
+    /* Aggregate over the MIG devices: their used and reserved memory. */
+    out->used = 0;
+    for (int s = 0; s < SIM_MAX_MIG_SLOTS; s++) {
+        const struct sim_mig *m = sim_mig_live(d->gpu, s, t);
+        struct model_mem mm;
+        if (!m)
+            continue;
+        model_mig_memory(m, t, &mm);
+        out->used += mm.used + mm.reserved;
+    }
+    if (out->used > out->total - out->reserved)
+        out->used = out->total - out->reserved;
+}
+
+double model_power_w(const struct sim_gpu *g, double t)
+{
+    double w = valfn_eval(&g->power_w, t);
+    return w < 0 ? 0 : w;
+}
+
+unsigned model_power_usage_mw(const struct sim_gpu *g, double t)
+{
+    double w;
+    if (g->power_average)
+        w = valfn_integral(&g->power_w, t) - valfn_integral(&g->power_w, t - 1.0);
+    else
+        w = model_power_w(g, t);
+    return w <= 0 ? 0 : (unsigned)llround(w * 1000.0);
+}
+
+unsigned long long model_energy_mj(const struct sim_gpu *g, double t)
+{
+    double j;
+    if (t < 0)
+        t = 0;
+    if (g->energy_j.kind != VF_UNSET)
+        j = valfn_eval(&g->energy_j, t);
+    else
+        j = g->energy_base_j + valfn_integral(&g->power_w, t);
+    return j <= 0 ? 0 : (unsigned long long)llround(j * 1000.0);
+}
+
+int model_procs(const struct sim_dev *d, double t, unsigned kind, struct model_proc *out)
+{
+    int n = 0;
+    for (int i = 0; i < sim_scn->n_procs; i++) {
+        const struct sim_proc *p = &sim_scn->procs[i];
+        const struct sim_mig *m = NULL;
+        if (p->gpu != d->gpu || !proc_live(p, t) || (kind && !(p->types & kind)))
+            continue;
+        if (d->slot >= 0) {
+            if (p->slot != d->slot)
+                continue;
+            m = d->m;
+        } else if (d->mig_on) {
+            m = p->slot >= 0 ? sim_mig_live(d->gpu, p->slot, t) : NULL;
+            if (!m)
+                continue;
+        }
+        out[n].pid = p->pid;
+        out[n].used = proc_used(p, t);
+        out[n].gi = m ? (unsigned)m->gi : NVML_INVALID_INSTANCE_ID;
+        out[n].ci = m ? (unsigned)m->ci : NVML_INVALID_INSTANCE_ID;
+        out[n].src = p;
+        n++;
+    }
+    return n;
+}

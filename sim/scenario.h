@@ -1,0 +1,148 @@
+/*
+ * scenario.h — the simulated machine, as read from a scenario INI file
+ * (format: docs/simulator.md). Loaded at every nvmlInit that takes the
+ * reference count from 0 to 1; immutable until the next such load. What
+ * changes while it is loaded (time, fault counters, the process-list race)
+ * lives in state.c.
+ */
+#ifndef SIM_SCENARIO_H
+#define SIM_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "profiles.h"
+#include "valfn.h"
+
+#define SIM_MAX_GPUS 16
+#define SIM_MAX_MIG_SLOTS 8   /* GetMigDeviceHandleByIndex indices 0..7 */
+#define SIM_MAX_MIGS 192      /* MIG device definitions over the whole timeline */
+#define SIM_MAX_PROCS 128
+#define SIM_MAX_FAULTS 32
+#define SIM_NAME_LEN 96
+
+/* Driver versions compare as (major, minor, patch); "535.129.03" = 535,129,3. */
+typedef unsigned long long sim_version_t;
+#define SIM_VERSION(a, b, c) (((sim_version_t)(a) << 32) | ((sim_version_t)(b) << 16) | (c))
+/* Parses "535.129.03" or "450.66"; returns 0 or -1. */
+int sim_version_parse(const char *s, sim_version_t *out);
+
+enum { SIM_PROC_COMPUTE = 1, SIM_PROC_GRAPHICS = 2, SIM_PROC_MPS = 4 };
+enum { SIM_MIG_UNSUPPORTED = -1, SIM_MIG_OFF = 0, SIM_MIG_ON = 1 };
+enum { SIM_ECC_UNSUPPORTED = -1, SIM_ECC_OFF = 0, SIM_ECC_ON = 1 };
+
+struct sim_system {
+    char driver[32];
+    sim_version_t drv;
+    char nvml_version[48];
+    int cuda_version; /* 12020 = 12.2 */
+    bool libcuda;     /* false: nvmlSystemGetCudaDriverVersion_v2 -> LIBRARY_NOT_FOUND */
+    bool privileged;  /* root / CAP_SYS_ADMIN: aggregate MIG memory and processes */
+};
+
+struct sim_gpu {
+    bool defined;
+    char name[SIM_NAME_LEN];
+    char uuid[SIM_NAME_LEN];
+    unsigned pci_domain, pci_bus, pci_device;
+    unsigned pci_device_id, pci_subsystem_id;
+    unsigned arch;
+    int cc_major, cc_minor;
+    unsigned minor_number;
+    bool accessible; /* false: counted by GetCount_v2 but NO_PERMISSION */
+
+    unsigned long long mem_total_mib, mem_reserved_mib;
+    struct valfn mem_used_mib; /* allocated, excluding reserved; unset = sum of processes */
+
+    int mig_mode, mig_pending;
+    const struct sim_profile_set *profiles;
+
+    struct valfn util_gpu, util_mem, enc_util, dec_util;
+    struct valfn temp_c, mem_temp_c;
+    unsigned temp_shutdown, temp_slowdown, temp_mem_max, temp_gpu_max;
+    struct valfn power_w, energy_j; /* energy_j unset = energy_base_j + integral of power */
+    double energy_base_j;
+    int power_average; /* 1: GetPowerUsage is a 1 s average (Ampere except GA100, and later);
+                          0: instantaneous; -1: not given (derived from the name) */
+    unsigned power_limit_mw, power_enforced_mw, power_min_mw, power_max_mw, power_default_mw;
+    struct valfn clock[4];     /* graphics, SM, memory, video (MHz) */
+    unsigned max_clock[4];
+    struct valfn pstate, event_reasons;
+    struct valfn pcie_tx_kbps, pcie_rx_kbps, pcie_gen, pcie_width;
+    unsigned pcie_max_gen, pcie_max_width;
+    int ecc_mode, ecc_pending;
+    struct valfn ecc[2][2]; /* [corrected, uncorrected][volatile, aggregate] */
+    struct valfn fan_pct;
+
+    bool process_grow; /* the list gains a process between size and data query */
+    unsigned grow_pid;
+    double grow_used_mib;
+};
+
+struct sim_mig {
+    int gpu, slot;
+    char tag[24];
+    char profile_name[24];
+    const struct sim_profile *profile;
+    long gi, ci;        /* -1 until given */
+    unsigned ci_slices; /* 0 = the whole GPU instance */
+    char uuid[SIM_NAME_LEN];
+    unsigned long long mem_reserved_mib;
+    struct valfn mem_used_mib; /* unset = sum of its processes */
+    double from, until;        /* present for from <= t < until */
+    bool process_grow;
+    unsigned grow_pid;
+    double grow_used_mib;
+};
+
+struct sim_proc {
+    char name[32];
+    unsigned pid;
+    int gpu, slot; /* slot -1: on the GPU itself (MIG off) */
+    unsigned types; /* SIM_PROC_* */
+    struct valfn used_mib; /* none = NVML_VALUE_NOT_AVAILABLE */
+    struct valfn sm_util, mem_util, enc_util, dec_util;
+    double start, end;
+};
+
+struct sim_fault {
+    char name[32];
+    char target[64];   /* fnmatch pattern over "system", "gpu.N", "gpu.N.mig.S" */
+    char function[64]; /* fnmatch pattern over exported symbol names */
+    int code;
+    double from, until;
+    long calls;       /* fire at most this many times; -1 = unlimited */
+    long after_calls; /* let this many matching calls through first */
+};
+
+struct sim_scenario {
+    char path[512];
+    struct sim_system sys;
+    int n_gpus;
+    struct sim_gpu gpus[SIM_MAX_GPUS];
+    int n_migs;
+    struct sim_mig migs[SIM_MAX_MIGS];
+    int n_procs;
+    struct sim_proc procs[SIM_MAX_PROCS];
+    int n_faults;
+    struct sim_fault faults[SIM_MAX_FAULTS];
+};
+
+/*
+ * Reads and validates a scenario. driver_override (may be NULL or "")
+ * replaces driver_version, and with it the derived nvml/cuda versions: the
+ * symbol-accurate variant libraries are built for one driver. Returns the
+ * scenario (caller frees with scenario_free) or NULL with a message in err
+ * of the form "FILE:LINE: what" or "FILE: [section] what".
+ */
+struct sim_scenario *scenario_load(const char *path, const char *driver_override, char *err,
+                                   size_t errlen);
+void scenario_free(struct sim_scenario *s);
+
+/* Cross-field checks and defaults (scenario_check.c). */
+int scenario_finish(struct sim_scenario *s, const char *driver_override, char *err,
+                    size_t errlen);
+/* The CUDA version a driver branch ships (535 -> 12020). */
+int scenario_default_cuda(sim_version_t drv);
+
+#endif
