@@ -161,6 +161,33 @@ static void test_steady_state_no_allocation(void **state)
     collect_close(&c);
 }
 
+/* One collector across a MIG reconfiguration: the list is re-enumerated and
+ * the new instances get their own static facts (cached by UUID). */
+static void test_reconfiguration_across_ticks(void **state)
+{
+    (void)state;
+    use_scenario("mig-reconfig.ini", "50+10"); /* ticks at t = 50, 60, 70, 80 */
+    struct collector c;
+    open_sim(&c);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s);
+    assert_int_equal(count_kind(&s, DEV_MIG), 2);
+    assert_int_equal(s.devices[2].gi_id, 5);
+    collect_tick(&c, &s);
+    collect_tick(&c, &s);
+    collect_tick(&c, &s);
+    assert_int_equal(count_kind(&s, DEV_MIG), 3);
+    int gis[3] = {s.devices[1].gi_id, s.devices[2].gi_id, s.devices[3].gi_id};
+    assert_int_equal(gis[0], 1);
+    assert_int_equal(gis[1], 13);
+    assert_int_equal(gis[2], 11);
+    assert_string_equal(s.devices[2].profile, "1g.10gb");
+    assert_int_equal(s.devices[2].mig_index, 2);
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
 static void test_no_gpu_scenario(void **state)
 {
     (void)state;
@@ -192,6 +219,7 @@ int main(void)
         cmocka_unit_test(test_h100_535_model),
         cmocka_unit_test(test_not_supported_is_remembered),
         cmocka_unit_test(test_steady_state_no_allocation),
+        cmocka_unit_test(test_reconfiguration_across_ticks),
         cmocka_unit_test(test_no_gpu_scenario),
         cmocka_unit_test(test_bad_explicit_path),
     };
