@@ -36,7 +36,8 @@ static bool parse_u64(const char **p, const char *end, uint64_t *out)
     if (s == end || *s < '0' || *s > '9')
         return false;
     while (s < end && *s >= '0' && *s <= '9') {
-        if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(*s - '0'), &v))
+        if (__builtin_mul_overflow(v, 10, &v) ||
+            __builtin_add_overflow(v, (uint64_t)(*s - '0'), &v))
             return false;
         s++;
     }

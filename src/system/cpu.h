@@ -28,15 +28,15 @@
  * guest and guest_nice are not added: the kernel already counts them in user
  * and nice. */
 struct cpu_times {
-    int id;       /* N of "cpuN"; -1 for the aggregate "cpu" line */
-    bool ok;      /* false: the line was malformed, busy/idle are meaningless */
+    int id;  /* N of "cpuN"; -1 for the aggregate "cpu" line */
+    bool ok; /* false: the line was malformed, busy/idle are meaningless */
     uint64_t busy;
     uint64_t idle;
 };
 
 struct cpu_stat {
-    struct cpu_times total; /* total.ok is false when the "cpu" line is missing or bad */
-    bool total_seen;        /* a "cpu" line was present (bad or not) */
+    struct cpu_times total;  /* total.ok is false when the "cpu" line is missing or bad */
+    bool total_seen;         /* a "cpu" line was present (bad or not) */
     struct cpu_times *cores; /* borrowed storage for cap entries, filled in ascending id */
     size_t cap;
     size_t ncores; /* entries written, at most cap */

@@ -34,7 +34,7 @@ static const char *const pf_names[PF_COUNT] = {"stat", "meminfo", "loadavg", "up
 /* Sanity bounds for the decimal files: a load of ten million runnable tasks or
  * an uptime of three centuries is a corrupt file, not a machine. */
 #define LOADAVG_MAX 1e7
-#define UPTIME_MAX 1e10
+#define UPTIME_MAX  1e10
 
 struct host {
     int dirfd;

@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+/* clang-format off */
 static const struct {
     const char *key;
     size_t len;
@@ -26,6 +27,7 @@ static const struct {
     K(MI_SWAP_FREE, "SwapFree"),
 #undef K
 };
+/* clang-format on */
 
 static bool is_blank(char c)
 {

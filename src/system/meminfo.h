@@ -44,12 +44,12 @@ struct meminfo_raw {
 
 /* Byte counts; every field none when it cannot be derived honestly. */
 struct mem_metrics {
-    struct metric total;     /* MemTotal */
-    struct metric used;      /* MemTotal - MemFree - Buffers - cached */
-    struct metric cached;    /* Cached + SReclaimable - Shmem */
-    struct metric buffers;   /* Buffers */
-    struct metric free;      /* MemFree */
-    struct metric available; /* MemAvailable */
+    struct metric total;      /* MemTotal */
+    struct metric used;       /* MemTotal - MemFree - Buffers - cached */
+    struct metric cached;     /* Cached + SReclaimable - Shmem */
+    struct metric buffers;    /* Buffers */
+    struct metric free;       /* MemFree */
+    struct metric available;  /* MemAvailable */
     struct metric swap_total; /* SwapTotal */
     struct metric swap_used;  /* SwapTotal - SwapFree */
 };

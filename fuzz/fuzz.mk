@@ -1,0 +1,53 @@
+# fuzz/fuzz.mk — libFuzzer targets for the /proc parsers. Included by the
+# top-level Makefile; not part of `make check` (the corpus is replayed there by
+# tests/unit/test_fuzz_corpus.c instead).
+#
+#   make fuzz                 build both targets, run each for FUZZ_TIME seconds
+#   make fuzz FUZZ_TIME=600   longer
+#   make fuzz-build           only build $(FUZZ_BUILD)/fuzz_{procstat,meminfo}
+#   make fuzz-clean
+#
+# New inputs go to $(FUZZ_BUILD)/corpus-<target>, crashes to $(FUZZ_BUILD)/;
+# fuzz/corpus/<target>/ is only read. To keep a finding as a regression input,
+# copy it into fuzz/corpus/<target>/ (keep the corpus under ~100 files per
+# target; `make fuzz-merge` minimises into $(FUZZ_BUILD)/merged-<target>).
+# Needs clang with libFuzzer (Debian: libclang-rt-14-dev).
+
+FUZZ_CC ?= clang
+FUZZ_BUILD ?= build/fuzz
+FUZZ_TIME ?= 120
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Isrc -Ifuzz \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_TARGETS := procstat meminfo
+FUZZ_SRC_procstat := src/system/cpu.c
+FUZZ_SRC_meminfo := src/system/meminfo.c
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+
+.PHONY: fuzz fuzz-build fuzz-merge fuzz-clean
+
+fuzz-build: $(FUZZ_BINS)
+
+$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_check.h src/system/cpu.c src/system/cpu.h \
+		src/system/meminfo.c src/system/meminfo.h src/model.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRC_$*) -lm
+
+fuzz: $(FUZZ_BINS)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
+		echo "== fuzz_$$t for $(FUZZ_TIME)s"; \
+		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_TIME) -print_final_stats=1 \
+			-artifact_prefix=$(FUZZ_BUILD)/ \
+			$(FUZZ_BUILD)/corpus-$$t fuzz/corpus/$$t; \
+	done
+
+fuzz-merge: $(FUZZ_BINS)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		rm -rf $(FUZZ_BUILD)/merged-$$t; mkdir -p $(FUZZ_BUILD)/merged-$$t; \
+		$(FUZZ_BUILD)/fuzz_$$t -merge=1 $(FUZZ_BUILD)/merged-$$t \
+			fuzz/corpus/$$t $(FUZZ_BUILD)/corpus-$$t; \
+		echo "$$t: $$(ls $(FUZZ_BUILD)/merged-$$t | wc -l) inputs in $(FUZZ_BUILD)/merged-$$t"; \
+	done
+
+fuzz-clean:
+	rm -rf $(FUZZ_BUILD)
