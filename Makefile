@@ -19,7 +19,7 @@ OPT := -O1 -g
 endif
 CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Isrc -DMIGMON_VERSION=\"$(VERSION)\" $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
-LIBS := -ldl -lm
+LIBS := -lncursesw -ldl -lm
 
 SRC := $(sort $(wildcard src/*.c src/backend/*.c src/system/*.c src/export/*.c src/tui/*.c))
 LIB_SRC := $(filter-out src/main.c,$(SRC))

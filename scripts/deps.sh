@@ -41,16 +41,16 @@ install_packages() {
     pm=$(detect_pm)
     case "$pm" in
     apt)
-        want=(gcc make libc6-dev libinih-dev)
-        [ "$1" = test ] && want+=(libcmocka-dev jq valgrind)
+        want=(gcc make libc6-dev libinih-dev libncurses-dev)
+        [ "$1" = test ] && want+=(libcmocka-dev jq valgrind tmux)
         ;;
     dnf | yum)
-        want=(gcc make glibc-devel inih-devel)
-        [ "$1" = test ] && want+=(libcmocka-devel jq valgrind)
+        want=(gcc make glibc-devel inih-devel ncurses-devel)
+        [ "$1" = test ] && want+=(libcmocka-devel jq valgrind tmux)
         ;;
     *)
-        echo "error: no apt-get, dnf or yum found; install a C compiler, make, inih" \
-            "(and for tests cmocka and jq) by hand, then run 'make'" >&2
+        echo "error: no apt-get, dnf or yum found; install a C compiler, make, inih, ncurses" \
+            "(and for tests cmocka, jq, valgrind and tmux) by hand, then run 'make'" >&2
         exit 1
         ;;
     esac

@@ -14,10 +14,15 @@ void cli_usage(FILE *f)
           "  (none)                 refresh a table in the terminal every interval (the full\n"
           "                         interactive UI is being built; see README)\n"
           "  --once                 print one snapshot and exit\n"
+          "      --demo[=SCENARIO]  run on the bundled NVML simulator (default scenario\n"
+          "                         h200-mig; SCENARIO is a name such as dgx-a100-8x7 or a\n"
+          "                         path to an .ini file)\n"
           "\n"
           "Options:\n"
           "  -f, --format FMT       output of --once: table (default) or json\n"
           "  -i, --interval MS      sampling interval in milliseconds (default 1000, min 100)\n"
+          "      --top N            processes listed per device (default 16, 0 = all)\n"
+          "      --no-color         no colours in the interactive UI (also: NO_COLOR set)\n"
           "      --nvml-path PATH   load this libnvidia-ml instead of searching for it\n"
           "      --debug[=FILE]     log every NVML call (device, return code, latency) to FILE\n"
           "                         (default $XDG_STATE_HOME/mig-gpu-mon/debug.log, capped at\n"
@@ -50,7 +55,8 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 
 int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
 {
-    enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE };
+    enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE, OPT_TOP, OPT_DEMO,
+           OPT_NO_COLOR };
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -60,10 +66,14 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
         {"nvml-path", required_argument, NULL, OPT_NVML_PATH},
         {"debug", optional_argument, NULL, OPT_DEBUG},
         {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
+        {"top", required_argument, NULL, OPT_TOP},
+        {"demo", optional_argument, NULL, OPT_DEMO},
+        {"no-color", no_argument, NULL, OPT_NO_COLOR},
         {NULL, 0, NULL, 0},
     };
     memset(c, 0, sizeof(*c));
     c->interval_ms = CLI_INTERVAL_DEFAULT_MS;
+    c->top = CLI_TOP_DEFAULT;
     optind = 1;
     opterr = 0;
     int opt;
@@ -113,6 +123,23 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
             c->debug_file = optarg;
             break;
         case OPT_PROC_ROOT: c->proc_root = optarg; break;
+        case OPT_TOP:
+            if (parse_uint(optarg, CLI_TOP_MAX, &v) != 0) {
+                snprintf(err, errlen, "--top %s: expected a number of processes from 0 (all) to %u",
+                         optarg, CLI_TOP_MAX);
+                return -1;
+            }
+            c->top = (unsigned)v;
+            break;
+        case OPT_DEMO:
+            if (optarg && !*optarg) {
+                snprintf(err, errlen, "--demo=: expected a scenario name after '='");
+                return -1;
+            }
+            c->demo = true;
+            c->demo_scenario = optarg;
+            break;
+        case OPT_NO_COLOR: c->no_color = true; break;
         case ':':
             snprintf(err, errlen, "%s: missing argument", argv[optind - 1]);
             return -1;
@@ -126,6 +153,10 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
     }
     if (optind < argc) {
         snprintf(err, errlen, "%s: unexpected argument (see --help)", argv[optind]);
+        return -1;
+    }
+    if (c->demo && c->nvml_path) {
+        snprintf(err, errlen, "--demo and --nvml-path exclude each other");
         return -1;
     }
     if (c->format_given && !c->once) {

@@ -19,7 +19,14 @@ struct cli {
     bool debug;
     const char *debug_file; /* NULL: default path */
     const char *proc_root;  /* hidden, for tests */
+    unsigned top;           /* processes listed per device (--top), 0 = all */
+    bool demo;              /* run on the bundled simulator */
+    const char *demo_scenario; /* --demo=SCENARIO; NULL: the default */
+    bool no_color;          /* --no-color (NO_COLOR is read by the UI) */
 };
+
+#define CLI_TOP_DEFAULT 16u
+#define CLI_TOP_MAX 100000u
 
 #define CLI_INTERVAL_MIN_MS 100u
 #define CLI_INTERVAL_MAX_MS 3600000u

@@ -66,11 +66,35 @@ int snapshot_reserve(struct snapshot *s, size_t n)
     return 0;
 }
 
+int snapshot_reserve_procs(struct snapshot *s, size_t n)
+{
+    if (n <= s->proc_cap)
+        return 0;
+    size_t cap = s->proc_cap ? s->proc_cap : 16;
+    while (cap < n)
+        cap *= 2;
+    struct gpu_process *p = realloc(s->procs, cap * sizeof(*p));
+    if (!p)
+        return -1;
+    s->procs = p;
+    s->proc_cap = cap;
+    return 0;
+}
+
 void snapshot_free(struct snapshot *s)
 {
     free(s->devices);
     s->devices = NULL;
     s->cap = s->ndevices = 0;
+    free(s->procs);
+    s->procs = NULL;
+    s->proc_cap = s->nprocs = 0;
+}
+
+const char *proc_type_name(unsigned type)
+{
+    static const char *const names[8] = {"?", "C", "G", "C+G", "M", "C+M", "M+G", "C+M+G"};
+    return names[type & 7u];
 }
 
 /* Short names, in bit order, as nvidia-smi -q words them. */

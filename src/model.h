@@ -112,7 +112,47 @@ struct device {
     struct metric m[M_COUNT];
     uint64_t throttle_mask;
     bool throttle_valid;
+    /* Processes on this device: snapshot.procs[proc_first .. proc_first+nprocs).
+     * process_count counts every process NVML listed for the device (none when
+     * no list could be read); nprocs may be fewer (--top). */
+    size_t proc_first;
+    size_t nprocs;
+    struct metric process_count;
 };
+
+/* Process type bits (NVML's lists: compute, graphics, MPS compute). */
+enum {
+    PROC_COMPUTE = 1u << 0,
+    PROC_GRAPHICS = 1u << 1,
+    PROC_MPS = 1u << 2,
+};
+
+#define PROC_NAME_LEN 64
+#define PROC_USER_LEN 64
+#define PROC_CMD_LEN 512
+#define PROC_CONTAINER_LEN 80
+
+/* One process on one device. Host facts come from /proc and are none/"" when
+ * the process is not visible from here. */
+struct gpu_process {
+    uint32_t pid;       /* as NVML reports it: a host (init-namespace) PID */
+    int64_t local_pid;  /* the same process in our PID namespace; -1 not visible */
+    unsigned type;      /* PROC_* bits */
+    int gi_id, ci_id;   /* -1 unknown */
+    bool unattributed;  /* on a MIG parent: could not be assigned to an instance */
+    bool carried;       /* kept from an earlier list after a failed read */
+    struct metric mem_bytes; /* none when NVML_VALUE_NOT_AVAILABLE */
+    struct metric sm_util, mem_util, enc_util, dec_util; /* % */
+    struct metric cpu_pct;   /* % of one CPU since the previous tick */
+    struct metric rss_bytes;
+    char name[PROC_NAME_LEN];  /* comm; "" unknown */
+    char user[PROC_USER_LEN];  /* "" unknown */
+    char command[PROC_CMD_LEN]; /* full command line, spaces between args */
+    char container[PROC_CONTAINER_LEN]; /* "docker:0123abcd…", "k8s:pod-uid", "" */
+};
+
+/* "C", "G", "C+G", "M", "M+G", … for type bits; static strings. */
+const char *proc_type_name(unsigned type);
 
 /* Throttle reason names for the bits of mask, in bit order; returns count
  * written into out (at most max). Names are static strings. */

@@ -21,12 +21,16 @@ struct snapshot {
     size_t ndevices;
     size_t cap;
     struct device *devices; /* owned; grown by snapshot_reserve() */
+    size_t nprocs;          /* processes of all devices, grouped by device */
+    size_t proc_cap;
+    struct gpu_process *procs; /* owned; grown by snapshot_reserve_procs() */
     bool host_ok;           /* false: host_error says why */
     char host_error[256];
     struct host_sample host; /* its core array is borrowed from the collector */
 };
 
 int snapshot_reserve(struct snapshot *s, size_t n);
+int snapshot_reserve_procs(struct snapshot *s, size_t n);
 void snapshot_free(struct snapshot *s);
 
 #endif

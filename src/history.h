@@ -1,0 +1,100 @@
+/*
+ * history.h — fixed-size rings of past samples and the carry-forward policy.
+ *
+ * Front ends that draw time series (the TUI's sparklines and RAM chart) push
+ * every snapshot here and read the rings back. A point keeps the source of
+ * its value, so a chart can leave a gap (none) and mark carried or estimated
+ * points.
+ *
+ * Carry policy (docs/decisions.md): a series whose read fails repeats its last
+ * real value, marked MSRC_CARRIED, for at most HIST_CARRY_TTL consecutive
+ * ticks; after that it records gaps. A series that was never observed records
+ * gaps and never invents a value. Carried points are never carried again:
+ * the TTL counts from the last real value.
+ *
+ * Memory: rings are allocated when a device is first seen; a steady-state
+ * history_push() allocates nothing.
+ */
+#ifndef MIGMON_HISTORY_H
+#define MIGMON_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "snapshot.h"
+
+#define HIST_POINTS_DEFAULT 300
+#define HIST_CARRY_TTL 3
+/* A device absent from this many consecutive snapshots is dropped. */
+#define HIST_PRUNE_TICKS 10
+
+struct hist_point {
+    double v;
+    enum metric_source src; /* MSRC_NONE: a gap, v is meaningless */
+};
+
+struct hist_series {
+    struct hist_point *pts; /* owned ring of cap points */
+    size_t cap;
+    size_t len;    /* points stored, <= cap */
+    size_t head;   /* index of the newest point */
+    unsigned misses; /* consecutive none pushes since the last real value */
+    bool seen;     /* ever held a real (non-none) value */
+    struct hist_point last_real;
+};
+
+int hist_series_init(struct hist_series *s, size_t cap);
+void hist_series_free(struct hist_series *s);
+/* Push one tick's metric under the carry policy; returns the stored point. */
+struct hist_point hist_push(struct hist_series *s, const struct metric *m);
+/* age 0 = newest. Returns false when age >= len. */
+bool hist_get(const struct hist_series *s, size_t age, struct hist_point *out);
+
+enum hist_dev_series {
+    HS_GPU_UTIL,  /* M_GPU_UTIL, % */
+    HS_MEM_UTIL,  /* M_MEM_UTIL, % */
+    HS_VRAM_USED, /* M_MEM_USED, bytes */
+    HS_PCIE_TX,   /* M_PCIE_TX, B/s */
+    HS_PCIE_RX,   /* M_PCIE_RX, B/s */
+    HS_DEV_COUNT
+};
+
+struct hist_device {
+    char uuid[MIGMON_UUID_LEN];
+    struct hist_series s[HS_DEV_COUNT];
+    /* The last VRAM total ever read for this device. It is a static fact, so
+     * it is kept without a TTL: the VRAM chart's scale never collapses when
+     * one read fails (seed v0.3.11, "vram_max = 1 MB"). 0 = never known. */
+    double vram_total;
+    unsigned absent; /* consecutive snapshots without this device */
+};
+
+enum hist_host_series {
+    HH_CPU_TOTAL, /* host.cpu_total, % */
+    HH_RAM_USED,  /* host.mem.used, bytes */
+    HH_RAM_CACHED, /* host.mem.cached + buffers, bytes */
+    HH_COUNT
+};
+
+struct history {
+    size_t points;             /* ring size of every series */
+    struct hist_device *devs;  /* owned; ndevs used of cap */
+    size_t ndevs, cap;
+    struct hist_series host[HH_COUNT];
+    double ram_total; /* last MemTotal read, bytes; 0 = never known */
+    uint64_t ticks;   /* snapshots pushed */
+};
+
+/* points == 0 means HIST_POINTS_DEFAULT. Returns 0 or -ENOMEM. */
+int history_init(struct history *h, size_t points);
+/* Record one snapshot: every device by UUID (new ones get rings) and the host.
+ * Returns 0, or -ENOMEM when a new device's rings could not be allocated
+ * (that device is then not recorded; the others are). */
+int history_push(struct history *h, const struct snapshot *s);
+/* Borrowed; NULL when the UUID has no history. */
+const struct hist_device *history_device(const struct history *h, const char *uuid);
+void history_free(struct history *h);
+
+#endif
