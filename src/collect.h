@@ -21,6 +21,7 @@ struct collect_opts {
     const char *nvml_path; /* NULL: search */
     const char *proc_root; /* NULL: /proc */
     bool no_gpu;           /* skip the GPU backend entirely */
+    unsigned top;          /* processes kept per device, by memory; 0 = all */
 };
 
 struct collector {

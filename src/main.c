@@ -131,7 +131,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     struct collector col;
-    struct collect_opts co = {.nvml_path = c.nvml_path, .proc_root = c.proc_root};
+    struct collect_opts co = {.nvml_path = c.nvml_path, .proc_root = c.proc_root, .top = c.top};
     char cerr[2048];
     if (collect_open(&col, &co, cerr, sizeof(cerr)) != 0) {
         fprintf(stderr, "mig-gpu-mon: %s\n", cerr);
