@@ -61,6 +61,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmigmon.a
 
 # The allocation test counts the library's heap calls through --wrap.
 TEST_LDFLAGS_test_collect := -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc
+TEST_LDFLAGS_test_history := -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc
 
 # Environment every test gets: where the built binary and simulator are.
 TEST_ENV := MIGMON_BIN=$(CURDIR)/$(BIN) MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) \

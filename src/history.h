@@ -45,6 +45,7 @@ struct hist_series {
     struct hist_point last_real;
 };
 
+/* Returns 0, -EINVAL when cap is 0, or -ENOMEM. */
 int hist_series_init(struct hist_series *s, size_t cap);
 void hist_series_free(struct hist_series *s);
 /* Push one tick's metric under the carry policy; returns the stored point. */
@@ -90,10 +91,14 @@ struct history {
 /* points == 0 means HIST_POINTS_DEFAULT. Returns 0 or -ENOMEM. */
 int history_init(struct history *h, size_t points);
 /* Record one snapshot: every device by UUID (new ones get rings) and the host.
+ * A known device absent from the snapshot records a gap in every series (so
+ * age N is N ticks ago for all series) and is dropped after HIST_PRUNE_TICKS
+ * consecutive absences. Devices without a UUID are not recorded.
  * Returns 0, or -ENOMEM when a new device's rings could not be allocated
  * (that device is then not recorded; the others are). */
 int history_push(struct history *h, const struct snapshot *s);
-/* Borrowed; NULL when the UUID has no history. */
+/* Borrowed, valid until the next history_push() or history_free(); NULL when
+ * the UUID has no history. */
 const struct hist_device *history_device(const struct history *h, const char *uuid);
 void history_free(struct history *h);
 

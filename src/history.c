@@ -1,0 +1,284 @@
+/*
+ * history.c — rings of past samples, the carry-forward policy, and the
+ * mapping of snapshots onto per-device and host series.
+ *
+ * Invariants kept here:
+ *   - every series of a history advances by exactly one point per
+ *     history_push() for as long as it exists, so age N means "N ticks ago"
+ *     for all of them (a device absent from a tick gets a gap for that tick);
+ *   - a value is never invented: a series that never held a real value
+ *     records gaps, and after HIST_CARRY_TTL misses it records gaps again
+ *     (seed v0.3.11 pushed a fake 0 instead; that reads as "idle", which is a
+ *     lie, so we do not);
+ *   - after a device has been seen, history_push() allocates nothing.
+ */
+#include "history.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int hist_series_init(struct hist_series *s, size_t cap)
+{
+    memset(s, 0, sizeof(*s));
+    if (cap == 0)
+        return -EINVAL;
+    s->pts = calloc(cap, sizeof(*s->pts));
+    if (!s->pts)
+        return -ENOMEM;
+    s->cap = cap;
+    s->last_real.src = MSRC_NONE;
+    return 0;
+}
+
+void hist_series_free(struct hist_series *s)
+{
+    free(s->pts);
+    memset(s, 0, sizeof(*s));
+}
+
+static void ring_put(struct hist_series *s, struct hist_point p)
+{
+    if (s->len == 0)
+        s->head = 0;
+    else
+        s->head = (s->head + 1) % s->cap;
+    s->pts[s->head] = p;
+    if (s->len < s->cap)
+        s->len++;
+}
+
+/* One more consecutive miss. Saturates just past the TTL so that a series
+ * failing for years never wraps back into the carry window. */
+static void count_miss(struct hist_series *s)
+{
+    if (s->misses <= HIST_CARRY_TTL)
+        s->misses++;
+}
+
+/*
+ * A real value (direct, gpm, process, estimate) is stored as it is and
+ * restarts the TTL. Anything else is a miss: none, and also a value the
+ * collector itself marked carried — that is not a new observation, so it must
+ * not restart the TTL either ("carried never re-carries"). A miss repeats the
+ * last real value, marked carried, for misses 1..HIST_CARRY_TTL and is a gap
+ * from then on, or at once if the series was never seen.
+ */
+struct hist_point hist_push(struct hist_series *s, const struct metric *m)
+{
+    struct hist_point p = {.v = 0, .src = MSRC_NONE};
+    if (m->src != MSRC_NONE && m->src != MSRC_CARRIED) {
+        p.v = m->value;
+        p.src = m->src;
+        s->last_real = p;
+        s->seen = true;
+        s->misses = 0;
+    } else {
+        count_miss(s);
+        if (s->seen && s->misses <= HIST_CARRY_TTL) {
+            p.v = s->last_real.v;
+            p.src = MSRC_CARRIED;
+        }
+    }
+    if (s->cap)
+        ring_put(s, p);
+    return p;
+}
+
+/* A tick with no sample at all for this series (its device was absent): a
+ * gap, and no carrying across the hole afterwards — a device that vanished
+ * and came back has not merely had a failed read. */
+static void hist_push_gap(struct hist_series *s)
+{
+    s->misses = HIST_CARRY_TTL + 1;
+    if (s->cap)
+        ring_put(s, (struct hist_point){.v = 0, .src = MSRC_NONE});
+}
+
+bool hist_get(const struct hist_series *s, size_t age, struct hist_point *out)
+{
+    if (age >= s->len)
+        return false;
+    *out = s->pts[(s->head + s->cap - age) % s->cap];
+    return true;
+}
+
+static void dev_free(struct hist_device *d)
+{
+    for (int k = 0; k < HS_DEV_COUNT; k++)
+        hist_series_free(&d->s[k]);
+}
+
+int history_init(struct history *h, size_t points)
+{
+    memset(h, 0, sizeof(*h));
+    h->points = points ? points : HIST_POINTS_DEFAULT;
+    for (int k = 0; k < HH_COUNT; k++) {
+        if (hist_series_init(&h->host[k], h->points) != 0)
+            goto fail;
+    }
+    return 0;
+fail:
+    history_free(h);
+    return -ENOMEM;
+}
+
+void history_free(struct history *h)
+{
+    for (size_t i = 0; i < h->ndevs; i++)
+        dev_free(&h->devs[i]);
+    free(h->devs);
+    for (int k = 0; k < HH_COUNT; k++)
+        hist_series_free(&h->host[k]);
+    memset(h, 0, sizeof(*h));
+}
+
+static struct hist_device *find_dev(const struct history *h, const char *uuid, size_t hint)
+{
+    /* Between re-enumerations the snapshot order equals first-seen order,
+     * so the device at the same position is usually the one. */
+    if (hint < h->ndevs && strcmp(h->devs[hint].uuid, uuid) == 0)
+        return &h->devs[hint];
+    for (size_t i = 0; i < h->ndevs; i++)
+        if (strcmp(h->devs[i].uuid, uuid) == 0)
+            return &h->devs[i];
+    return NULL;
+}
+
+const struct hist_device *history_device(const struct history *h, const char *uuid)
+{
+    if (!uuid || !*uuid)
+        return NULL;
+    return find_dev(h, uuid, 0);
+}
+
+/* Append a device with empty rings; NULL on allocation failure (nothing
+ * changes then). */
+static struct hist_device *add_dev(struct history *h, const char *uuid)
+{
+    if (h->ndevs == h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 8;
+        struct hist_device *d = realloc(h->devs, cap * sizeof(*d));
+        if (!d)
+            return NULL;
+        h->devs = d;
+        h->cap = cap;
+    }
+    struct hist_device *d = &h->devs[h->ndevs];
+    memset(d, 0, sizeof(*d));
+    for (int k = 0; k < HS_DEV_COUNT; k++) {
+        if (hist_series_init(&d->s[k], h->points) != 0) {
+            dev_free(d);
+            return NULL;
+        }
+    }
+    snprintf(d->uuid, sizeof(d->uuid), "%s", uuid);
+    h->ndevs++;
+    return d;
+}
+
+static const enum metric_id dev_metric[HS_DEV_COUNT] = {
+    [HS_GPU_UTIL] = M_GPU_UTIL,   [HS_MEM_UTIL] = M_MEM_UTIL, [HS_VRAM_USED] = M_MEM_USED,
+    [HS_PCIE_TX] = M_PCIE_TX,     [HS_PCIE_RX] = M_PCIE_RX,
+};
+
+static void push_device(struct hist_device *hd, const struct device *d)
+{
+    for (int k = 0; k < HS_DEV_COUNT; k++)
+        hist_push(&hd->s[k], &d->m[dev_metric[k]]);
+    /* The total is a static fact: any real read replaces it, a failed read
+     * keeps the old one forever. A total of 0 is not a real VRAM size and
+     * would collapse the chart's scale just like a missing one. */
+    const struct metric *t = &d->m[M_MEM_TOTAL];
+    if (metric_ok(t) && t->value > 0)
+        hd->vram_total = t->value;
+}
+
+/*
+ * The RAM chart's "cached" band is htop's: meminfo's cached (Cached +
+ * SReclaimable - Shmem, which does NOT include Buffers) plus Buffers, so that
+ * used + cached band + free == total. Both parts must be known; a sum with a
+ * missing part would be a smaller, wrong number rather than an absent one.
+ */
+static struct metric ram_cached(const struct mem_metrics *mem)
+{
+    if (!metric_ok(&mem->cached) || !metric_ok(&mem->buffers))
+        return metric_none("cached or buffers unknown");
+    struct metric m = mem->cached;
+    m.value = mem->cached.value + mem->buffers.value;
+    /* If either part is only carried the sum is not a new observation. */
+    if (mem->buffers.src == MSRC_CARRIED)
+        m.src = MSRC_CARRIED;
+    m.why = NULL;
+    return m;
+}
+
+static void push_host(struct history *h, const struct snapshot *s)
+{
+    if (!s->host_ok) {
+        struct metric none = metric_none("host sample failed");
+        for (int k = 0; k < HH_COUNT; k++)
+            hist_push(&h->host[k], &none);
+        return;
+    }
+    struct metric cached = ram_cached(&s->host.mem);
+    hist_push(&h->host[HH_CPU_TOTAL], &s->host.cpu_total);
+    hist_push(&h->host[HH_RAM_USED], &s->host.mem.used);
+    hist_push(&h->host[HH_RAM_CACHED], &cached);
+    const struct metric *t = &s->host.mem.total;
+    if (metric_ok(t) && t->value > 0)
+        h->ram_total = t->value;
+}
+
+/*
+ * Devices are matched by UUID, never by position: MIG re-enumeration may
+ * reorder or replace instances, and a history must follow its instance. A
+ * device without a UUID (the read failed) has no identity to follow and is
+ * not recorded; a UUID listed twice in one snapshot is recorded once.
+ */
+int history_push(struct history *h, const struct snapshot *s)
+{
+    int rc = 0;
+    /* Bounded by HIST_PRUNE_TICKS: a device that reaches it is dropped below. */
+    for (size_t i = 0; i < h->ndevs; i++)
+        h->devs[i].absent++;
+
+    for (size_t i = 0; s->devices && i < s->ndevices; i++) {
+        const struct device *d = &s->devices[i];
+        if (!d->uuid[0])
+            continue;
+        struct hist_device *hd = find_dev(h, d->uuid, i);
+        if (hd && hd->absent == 0)
+            continue; /* duplicate UUID in this snapshot */
+        if (!hd) {
+            hd = add_dev(h, d->uuid);
+            if (!hd) {
+                rc = -ENOMEM;
+                continue;
+            }
+        }
+        hd->absent = 0;
+        push_device(hd, d);
+    }
+
+    size_t kept = 0;
+    for (size_t i = 0; i < h->ndevs; i++) {
+        struct hist_device *hd = &h->devs[i];
+        if (hd->absent >= HIST_PRUNE_TICKS) {
+            dev_free(hd);
+            continue;
+        }
+        if (hd->absent > 0)
+            for (int k = 0; k < HS_DEV_COUNT; k++)
+                hist_push_gap(&hd->s[k]);
+        if (kept != i)
+            h->devs[kept] = *hd;
+        kept++;
+    }
+    h->ndevs = kept;
+
+    push_host(h, s);
+    h->ticks++;
+    return rc;
+}
