@@ -23,7 +23,7 @@ enum tui_role {
     R_NORMAL = 0,
     R_HEADER,   /* Cyan + bold */
     R_TITLE,    /* panel titles */
-    R_OK,       /* Green: low load, "None" throttle, ECC 0 */
+    R_GOOD,     /* (not R_OK: unistd.h owns that name) Green: low load, "None" throttle, ECC 0 */
     R_WARN,     /* Yellow */
     R_ALARM,    /* Red + bold */
     R_GPU,      /* GPU util sparkline: green */
@@ -37,7 +37,7 @@ enum tui_role {
     R_SELECTED, /* selected device: green + bold */
     /* used-memory colours drawn over a cached (blue) background: the
      * fractional top cell of a RAM chart column (seed v0.3.9) */
-    R_OK_ON_CACHED,
+    R_GOOD_ON_CACHED,
     R_WARN_ON_CACHED,
     R_ALARM_ON_CACHED,
     R_COUNT

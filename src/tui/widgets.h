@@ -25,8 +25,10 @@ struct rect {
 struct rect tui_box(WINDOW *win, const struct tui_theme *t, struct rect r, const char *title,
                     enum tui_role title_role);
 
-/* Text at (y, x) of r, cut at the rectangle's right edge; returns the column
- * after the last character written (relative to the window). UTF-8 input. */
+/* Text at window coordinates (y, x), drawn only where it falls inside r and
+ * cut at r's right edge (a wide character that does not fit is left out);
+ * returns the window column after the last character (x when y is outside r
+ * or x is right of it). UTF-8 input; undecodable bytes show as '?'. */
 int tui_text(WINDOW *win, const struct tui_theme *t, struct rect r, int y, int x,
              enum tui_role role, const char *s);
 
