@@ -17,7 +17,8 @@ ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 OPT := -O1 -g
 endif
-CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Isrc -DMIGMON_VERSION=\"$(VERSION)\" $(CFLAGS)
+CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Isrc -DMIGMON_VERSION=\"$(VERSION)\" \
+	-DMIGMON_LIBDIR=\"$(PREFIX)/lib/mig-gpu-mon\" $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 LIBS := -lncursesw -ldl -lm
 

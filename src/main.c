@@ -16,6 +16,11 @@
 #include "debuglog.h"
 #include "export/json.h"
 #include "export/table.h"
+#include "tui/tui.h"
+
+#ifndef MIGMON_LIBDIR
+#define MIGMON_LIBDIR "/usr/local/lib/mig-gpu-mon"
+#endif
 
 static volatile sig_atomic_t stop_requested;
 
@@ -76,30 +81,55 @@ static int run_once(struct collector *col, const struct cli *c)
     return 0;
 }
 
-/* A refreshing table until Ctrl-C: the interim monitor until the ncurses UI
- * lands. Ticks stay on a fixed grid (drift-corrected). */
-static int run_watch(struct collector *col, const struct cli *c)
+/* --demo: the bundled simulator. Looked for next to the binary (a source
+ * tree: ./mig-gpu-mon with sim/ beside it, or build/), then in the
+ * installed library directory. */
+static bool find_file(char *out, size_t len, const char *rel)
 {
-    if (!isatty(STDOUT_FILENO)) {
-        fprintf(stderr, "mig-gpu-mon: standard output is not a terminal; "
-                        "use --once --format json|table for a snapshot\n");
-        return 2;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0';
+        const char *up[] = {"", "/..", "/../lib/mig-gpu-mon"};
+        for (size_t i = 0; i < sizeof(up) / sizeof(up[0]); i++) {
+            if (snprintf(out, len, "%s%s/%s", exe, up[i], rel) < (int)len &&
+                access(out, R_OK) == 0)
+                return true;
+        }
     }
-    struct snapshot s;
-    memset(&s, 0, sizeof(s));
-    uint64_t start = clock_mono_ns();
-    uint64_t interval = (uint64_t)c->interval_ms * 1000000ull;
-    while (!stop_requested) {
-        collect_tick(col, &s);
-        fputs("\033[H\033[2J", stdout);
-        table_write_snapshot(stdout, &s);
-        fprintf(stdout, "\nrefresh every %u ms; Ctrl-C quits\n", c->interval_ms);
-        fflush(stdout);
-        int wait = clock_ms_until_next(start, interval, clock_mono_ns());
-        struct pollfd none[1];
-        poll(none, 0, wait);
+    return snprintf(out, len, "%s/%s", MIGMON_LIBDIR, rel) < (int)len && access(out, R_OK) == 0;
+}
+
+static int setup_demo(const struct cli *c, char *lib, size_t liblen, char *label, size_t lablen)
+{
+    const char *name = c->demo_scenario ? c->demo_scenario : "h200-mig";
+    char scen[4096];
+    if (strchr(name, '/') || (strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".ini") == 0)) {
+        if (snprintf(scen, sizeof(scen), "%s", name) >= (int)sizeof(scen) ||
+            access(scen, R_OK) != 0) {
+            fprintf(stderr, "mig-gpu-mon: --demo=%s: cannot read that scenario file\n", name);
+            return -1;
+        }
+    } else {
+        char rel[512];
+        snprintf(rel, sizeof(rel), "sim/scenarios/%s.ini", name);
+        if (!find_file(scen, sizeof(scen), rel)) {
+            fprintf(stderr, "mig-gpu-mon: --demo=%s: no such scenario (see %s/sim/scenarios)\n",
+                    name, MIGMON_LIBDIR);
+            return -1;
+        }
     }
-    snapshot_free(&s);
+    if (!find_file(lib, liblen, "sim/libnvidia-ml.so.1")) {
+        fprintf(stderr, "mig-gpu-mon: --demo: the bundled simulator is not installed "
+                        "(looked beside the binary and in %s/sim)\n", MIGMON_LIBDIR);
+        return -1;
+    }
+    setenv("MIGMON_SIM_SCENARIO", scen, 1);
+    const char *base = strrchr(scen, '/');
+    snprintf(label, lablen, "DEMO (simulated: %.100s)", base ? base + 1 : scen);
     return 0;
 }
 
@@ -130,6 +160,15 @@ int main(int argc, char **argv)
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    char demo_lib[4096], demo_label[160];
+    if (c.demo) {
+        if (setup_demo(&c, demo_lib, sizeof(demo_lib), demo_label, sizeof(demo_label)) != 0) {
+            debuglog_close();
+            return 2;
+        }
+        c.nvml_path = demo_lib;
+    }
+
     struct collector col;
     struct collect_opts co = {.nvml_path = c.nvml_path, .proc_root = c.proc_root, .top = c.top};
     char cerr[2048];
@@ -138,7 +177,14 @@ int main(int argc, char **argv)
         debuglog_close();
         return 2;
     }
-    int rc = c.once ? run_once(&col, &c) : run_watch(&col, &c);
+    int rc;
+    if (c.once) {
+        rc = run_once(&col, &c);
+    } else {
+        struct tui_opts to = {.interval_ms = c.interval_ms, .no_color = c.no_color,
+                              .demo_label = c.demo ? demo_label : NULL};
+        rc = tui_run(&col, &to);
+    }
     collect_close(&col);
     debuglog_close();
     return rc;

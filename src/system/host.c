@@ -281,13 +281,33 @@ static int host_sample_cpu(struct host *h, struct host_sample *out)
     return 0;
 }
 
+/* The UTS host name as <proc_root>/sys/kernel/hostname shows it (the same
+ * value gethostname() returns for /proc; a fixture tree can name its own
+ * host, which keeps screen tests independent of the machine), else
+ * gethostname(). */
+static void host_hostname(struct host *h, char *out, size_t len)
+{
+    int fd = openat(h->dirfd, "sys/kernel/hostname", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = pread(fd, out, len - 1, 0);
+        close(fd);
+        if (n > 0) {
+            out[n] = '\0';
+            out[strcspn(out, "\n")] = '\0';
+            if (out[0])
+                return;
+        }
+    }
+    if (gethostname(out, len) != 0)
+        out[0] = '\0';
+    out[len - 1] = '\0'; /* not terminated when truncated */
+}
+
 int host_sample(struct host *h, struct host_sample *out)
 {
     int rc = 0;
 
-    if (gethostname(out->hostname, sizeof(out->hostname)) != 0)
-        out->hostname[0] = '\0';
-    out->hostname[sizeof(out->hostname) - 1] = '\0'; /* not terminated when truncated */
+    host_hostname(h, out->hostname, sizeof(out->hostname));
 
     if (host_sample_cpu(h, out) < 0)
         rc = -ENOMEM;

@@ -1,0 +1,394 @@
+/*
+ * tui.c — the interactive monitor's loop: terminal setup and restore,
+ * signals, the drift-corrected tick, keys and mouse.
+ */
+#include "tui/tui.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "history.h"
+#include "tui/panels.h"
+
+static volatile sig_atomic_t quit_requested;
+static volatile sig_atomic_t tick_requested; /* test mode: SIGUSR1 */
+static struct termios saved_termios;
+static bool have_termios;
+
+static void on_quit(int sig)
+{
+    (void)sig;
+    quit_requested = 1;
+}
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    tick_requested = 1;
+}
+
+/* Crash: put the terminal back the way we found it with async-signal-safe
+ * calls only (endwin() is not), then die of the same signal. */
+static void on_crash(int sig)
+{
+    static const char reset[] = "\033[?1000l\033[?1002l\033[?1006l\033[0m\033[?25h\033[?1049l\r\n";
+    if (have_termios)
+        tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
+    ssize_t n = write(STDOUT_FILENO, reset, sizeof(reset) - 1);
+    (void)n;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_signals(bool test_mode)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_quit; /* no SA_RESTART: poll() wakes with EINTR */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    if (test_mode) {
+        sa.sa_handler = on_usr1;
+        sigaction(SIGUSR1, &sa, NULL);
+    }
+    sa.sa_handler = on_crash;
+    sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+    const int crash[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (size_t i = 0; i < sizeof(crash) / sizeof(crash[0]); i++)
+        sigaction(crash[i], &sa, NULL);
+}
+
+static void restore_default_signals(void)
+{
+    const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGUSR1};
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        signal(sigs[i], SIG_DFL);
+}
+
+/* Test hook: "TICKS FRAMES\n" into a file, replaced atomically so a reader
+ * never sees half a line. */
+static void write_frames(const char *path, unsigned long ticks, unsigned long frames)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+        return;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    char buf[64];
+    int n = snprintf(buf, sizeof(buf), "%lu %lu\n", ticks, frames);
+    bool ok = write(fd, buf, (size_t)n) == n;
+    close(fd);
+    if (ok)
+        rename(tmp, path);
+}
+
+struct loop {
+    struct collector *col;
+    struct history hist;
+    struct snapshot snaps[2];
+    struct snapshot *shown;  /* what the screen shows */
+    struct snapshot *latest; /* the newest sample */
+    struct tui_view v;
+    struct host_core frozen[1024]; /* the shown CPU cores while paused */
+    unsigned long ticks, frames;
+    const char *frames_file;
+};
+
+static void loop_tick(struct loop *L)
+{
+    struct snapshot *dst = L->shown;
+    if (L->v.paused) /* keep the frozen snapshot; sample into the other one */
+        dst = L->shown == &L->snaps[0] ? &L->snaps[1] : &L->snaps[0];
+    collect_tick(L->col, dst);
+    history_push(&L->hist, dst); /* -ENOMEM: that device simply has no chart */
+    L->latest = dst;
+    L->ticks++;
+    if (L->v.paused) {
+        L->v.hist_age++;
+    } else {
+        L->shown = dst;
+        L->v.snap = dst;
+        L->v.hist_age = 0;
+        tui_view_follow(&L->v);
+    }
+}
+
+static void loop_pause(struct loop *L, bool pause)
+{
+    if (pause == L->v.paused)
+        return;
+    L->v.paused = pause;
+    if (pause) {
+        /* host cores are borrowed from the collector, which overwrites them
+         * on the next sample: keep a copy for the frozen screen */
+        struct host_sample *h = &L->shown->host;
+        size_t n = h->ncores < 1024 ? h->ncores : 1024;
+        memcpy(L->frozen, h->cores, n * sizeof(L->frozen[0]));
+        h->cores = L->frozen;
+        h->ncores = n;
+    } else {
+        L->shown = L->latest;
+        L->v.snap = L->latest;
+        L->v.hist_age = 0;
+        tui_view_follow(&L->v);
+    }
+}
+
+static void draw(struct loop *L)
+{
+    tui_draw(stdscr, &L->v);
+    wnoutrefresh(stdscr);
+    doupdate();
+    L->frames++;
+    if (L->frames_file)
+        write_frames(L->frames_file, L->ticks, L->frames);
+}
+
+static void kill_selected(struct tui_view *v)
+{
+    const struct gpu_process *p = tui_view_selected_proc(v);
+    if (!p)
+        return;
+    if (p->local_pid <= 0) {
+        snprintf(v->status, sizeof(v->status),
+                 "PID %u is not visible from this PID namespace; not signalled", (unsigned)p->pid);
+        return;
+    }
+    if (kill((pid_t)p->local_pid, SIGTERM) != 0)
+        snprintf(v->status, sizeof(v->status), "kill %lld: %s", (long long)p->local_pid,
+                 strerror(errno));
+    else
+        snprintf(v->status, sizeof(v->status), "SIGTERM sent to PID %lld",
+                 (long long)p->local_pid);
+}
+
+/* Returns false when the key asks to quit. */
+static bool handle_key(struct loop *L, int key)
+{
+    struct tui_view *v = &L->v;
+    v->status[0] = '\0';
+    if (key == KEY_RESIZE)
+        return true;
+    if (v->modal == MODAL_KILL_CONFIRM) {
+        v->modal = MODAL_NONE;
+        if (key == 'y' || key == 'Y')
+            kill_selected(v);
+        else
+            snprintf(v->status, sizeof(v->status), "kill cancelled");
+        return true;
+    }
+    if (v->modal != MODAL_NONE) { /* any key closes an overlay */
+        v->modal = MODAL_NONE;
+        return key != 3; /* Ctrl-C still quits */
+    }
+    switch (key) {
+    case 'q':
+    case 'Q':
+    case 3:
+        return false;
+    case '?':
+    case 'h':
+        v->modal = MODAL_HELP;
+        return true;
+    case ' ':
+        loop_pause(L, !v->paused);
+        return true;
+    case 's':
+        v->psort = (enum proc_sort)((v->psort + 1) % PSORT_COUNT);
+        return true;
+    case 'p':
+        v->proc_focus = !v->proc_focus;
+        return true;
+    case 27: /* Esc */
+        v->proc_focus = false;
+        return true;
+    }
+    if (v->proc_focus) {
+        switch (key) {
+        case KEY_DOWN:
+        case 'j':
+            if (v->proc_sel + 1 < v->nrows)
+                v->proc_sel++;
+            v->proc_sel_pid = 0;
+            tui_view_sort_procs(v); /* re-pin the cursor's PID */
+            return true;
+        case KEY_UP:
+            if (v->proc_sel > 0)
+                v->proc_sel--;
+            v->proc_sel_pid = 0;
+            tui_view_sort_procs(v);
+            return true;
+        case '\n':
+        case '\r':
+        case KEY_ENTER:
+            if (tui_view_selected_proc(v))
+                v->modal = MODAL_PROC_DETAIL;
+            return true;
+        case 'k':
+            if (tui_view_selected_proc(v))
+                v->modal = MODAL_KILL_CONFIRM;
+            return true;
+        }
+    }
+    switch (key) {
+    case '\t':
+    case KEY_DOWN:
+    case KEY_RIGHT:
+        tui_view_select(v, 1);
+        break;
+    case KEY_BTAB:
+    case KEY_UP:
+    case KEY_LEFT:
+        tui_view_select(v, -1);
+        break;
+    case KEY_HOME:
+        tui_view_select_abs(v, 0);
+        break;
+    case KEY_END:
+        tui_view_select_abs(v, (size_t)-1);
+        break;
+    case KEY_MOUSE: {
+        MEVENT ev;
+        if (getmouse(&ev) == OK && (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED))) {
+            long i = tui_view_device_at(v, ev.y, ev.x);
+            if (i >= 0)
+                tui_view_select_abs(v, (size_t)i);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    return true;
+}
+
+static unsigned long env_ulong(const char *name, unsigned long dflt)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return dflt;
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    return *end ? dflt : v;
+}
+
+int tui_run(struct collector *col, const struct tui_opts *o)
+{
+    if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+        fprintf(stderr, "mig-gpu-mon: the interactive monitor needs a terminal; "
+                        "for scripts use --once --format json|table\n");
+        return 2;
+    }
+    setlocale(LC_ALL, "");
+    bool utf8 = tui_locale_utf8();
+    bool want_color = tui_color_wanted(o->no_color, getenv("NO_COLOR"));
+
+    static struct loop L; /* large (frozen cores); one per process */
+    memset(&L, 0, sizeof(L));
+    L.col = col;
+    if (history_init(&L.hist, 0) != 0) {
+        fprintf(stderr, "mig-gpu-mon: out of memory for the history\n");
+        return 1;
+    }
+    unsigned long test_ticks = env_ulong("MIGMON_TEST_TICKS", 0);
+    bool test_mode = test_ticks > 0;
+    L.frames_file = getenv("MIGMON_TEST_FRAMES");
+    if (L.frames_file && !*L.frames_file)
+        L.frames_file = NULL;
+
+    if (tcgetattr(STDIN_FILENO, &saved_termios) == 0)
+        have_termios = true;
+    SCREEN *scr = newterm(NULL, stdout, stdin);
+    if (!scr) {
+        const char *term = getenv("TERM");
+        fprintf(stderr, "mig-gpu-mon: cannot use terminal type '%s'; set TERM (e.g. xterm-256color) "
+                        "or use --once\n", term ? term : "(unset)");
+        history_free(&L.hist);
+        return 2;
+    }
+    set_term(scr);
+    install_signals(test_mode);
+    cbreak(); /* Ctrl-C stays a signal */
+    noecho();
+    nonl();
+    curs_set(0);
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    set_escdelay(25);
+    mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED, NULL);
+    mouseinterval(0);
+    tui_theme_init(&L.v.theme, want_color, utf8);
+    L.v.interval_ms = o->interval_ms;
+    L.v.demo_label = o->demo_label;
+    L.shown = L.latest = &L.snaps[0];
+    L.v.snap = L.shown;
+    L.v.hist = &L.hist;
+
+    /* First sample right away; the CPU figures become real on the second. */
+    unsigned long first = test_mode ? test_ticks : 1;
+    for (unsigned long i = 0; i < first && !quit_requested; i++)
+        loop_tick(&L);
+    draw(&L);
+
+    /* Ticks on a fixed grid start + k*interval (drift-corrected); a grid
+     * point missed while busy is skipped, not caught up. */
+    uint64_t interval = (uint64_t)o->interval_ms * 1000000ull;
+    uint64_t start = clock_mono_ns();
+    uint64_t next = start + interval;
+    while (!quit_requested) {
+        int wait = -1;
+        if (!test_mode) {
+            uint64_t now = clock_mono_ns();
+            wait = now >= next ? 0 : (int)((next - now + 999999) / 1000000);
+        }
+        struct pollfd pfd = {.fd = STDIN_FILENO, .events = POLLIN};
+        int pr = poll(&pfd, 1, wait);
+        if (quit_requested)
+            break;
+        if (pr > 0 && (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)))
+            break; /* the terminal went away */
+        /* keys, and KEY_RESIZE after SIGWINCH interrupted poll() */
+        bool redraw = pr != 0, keep = true;
+        int key;
+        while (keep && (key = getch()) != ERR)
+            keep = handle_key(&L, key);
+        if (!keep)
+            break;
+        bool tick;
+        if (test_mode) {
+            tick = tick_requested;
+            tick_requested = 0;
+        } else {
+            uint64_t now = clock_mono_ns();
+            tick = now >= next;
+            if (tick)
+                next = start + ((now - start) / interval + 1) * interval;
+        }
+        if (tick) {
+            loop_tick(&L);
+            redraw = true;
+        }
+        if (redraw && !quit_requested)
+            draw(&L);
+    }
+
+    endwin();
+    delscreen(scr);
+    restore_default_signals();
+    history_free(&L.hist);
+    for (int i = 0; i < 2; i++)
+        snapshot_free(&L.snaps[i]);
+    return 0;
+}
