@@ -16,12 +16,24 @@
 
 #include "backend/backend.h"
 #include "snapshot.h"
+#include "system/procinfo.h"
 
 struct collect_opts {
     const char *nvml_path; /* NULL: search */
     const char *proc_root; /* NULL: /proc */
     bool no_gpu;           /* skip the GPU backend entirely */
     unsigned top;          /* processes kept per device, by memory; 0 = all */
+};
+
+/* Ticks a failed process list is replaced by the previous one (only its
+ * processes that still exist with the same start time) before it is dropped. */
+#define COLLECT_CARRY_TICKS 3
+
+/* One device's shown processes, kept for the next tick's carry-forward. */
+struct collect_plist {
+    char uuid[MIGMON_UUID_LEN];
+    size_t first, n;   /* range in collector.prev */
+    unsigned carried;  /* consecutive ticks this list has been carried */
 };
 
 struct collector {
@@ -31,6 +43,16 @@ struct collector {
     struct host *host;       /* owned; NULL when /proc could not be opened */
     char host_error[256];
     uint64_t t0_ns;          /* the reference instant */
+    unsigned top;            /* processes kept per device; 0 = all */
+    struct procinfo *pinfo;  /* owned; NULL: no /proc facts for processes */
+    /* Process post-processing, all grow-only (a steady tick allocates
+     * nothing): this tick's shown lists, the previous tick's, sort scratch. */
+    struct gpu_process *pbuf, *prev;
+    size_t pbuf_cap, nprev, prev_cap;
+    struct collect_plist *plists, *prev_plists;
+    size_t plists_cap, nprev_plists, prev_plists_cap;
+    uint32_t *order;
+    size_t order_cap;
 };
 
 #define COLLECT_ERR_BAD_NVML_PATH (-2)

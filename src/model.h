@@ -141,6 +141,8 @@ struct gpu_process {
     int gi_id, ci_id;   /* -1 unknown */
     bool unattributed;  /* on a MIG parent: could not be assigned to an instance */
     bool carried;       /* kept from an earlier list after a failed read */
+    uint64_t start_time; /* clock ticks after boot (stat field 22); 0 unknown.
+                          * With pid, identifies the process across PID reuse. */
     struct metric mem_bytes; /* none when NVML_VALUE_NOT_AVAILABLE */
     struct metric sm_util, mem_util, enc_util, dec_util; /* % */
     struct metric cpu_pct;   /* % of one CPU since the previous tick */

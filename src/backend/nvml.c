@@ -14,66 +14,11 @@
 
 #include "backend/backend.h"
 #include "backend/mig_util.h"
+#include "backend/nvml_internal.h"
 #include "backend/nvml_load.h"
 #include "debuglog.h"
 
-/* Calls whose NOT_SUPPORTED answer is remembered per device. */
-enum memo_call {
-    MC_UTIL,
-    MC_PROC_UTIL,
-    MC_MEM_V2,
-    MC_ENC,
-    MC_DEC,
-    MC_FAN,
-    MC_ECC,
-    MC_ENERGY,
-    MC_PCIE_TP,
-    MC_THROTTLE,
-    MC_COUNT
-};
-
-struct dev_cache {
-    char uuid[MIGMON_UUID_LEN];
-    bool seen;        /* present in the current enumeration */
-    bool have_static; /* static facts read */
-    int mig_mode;     /* last MIG mode seen (GPU), -1 unknown */
-    char name[MIGMON_NAME_LEN];
-    char pci[32];
-    char arch[16];
-    int cc_major, cc_minor;
-    int slices_total;
-    int gi_id, ci_id, slices, ci_slices;
-    char profile[32];
-    struct metric temp_slowdown, temp_shutdown;
-    uint32_t memo;                 /* bit per enum memo_call */
-    const char *memo_why[MC_COUNT];
-    unsigned long long proc_util_last_seen;
-};
-
-struct nvml_state {
-    struct nvml_lib lib;
-    bool inited;
-    bool mem_v2_broken; /* library rejects our nvmlMemory_v2 version: use v1 */
-    char err[2048];
-    struct dev_cache *cache;
-    size_t ncache, capcache;
-    nvmlProcessUtilizationSample_t *pu_buf;
-    size_t pu_cap;
-    /* Scratch for the CALL() macro. */
-    uint64_t t0;
-    nvmlReturn_t rc;
-    char label[48];
-};
-
-/*
- * Every NVML call goes through CALL so --debug sees its device, return code
- * and latency. The comma operator sequences: start clock, call, log.
- */
-#define CALL(st, sym, expr)                                                                  \
-    ((st)->t0 = debuglog_enabled() ? debuglog_now_ns() : 0, (st)->rc = (expr),               \
-     log_call((st), (sym)), (st)->rc)
-
-static void log_call(struct nvml_state *st, const char *sym)
+void nvml_log_call(struct nvml_state *st, const char *sym)
 {
     if (!debuglog_enabled())
         return;
@@ -82,28 +27,7 @@ static void log_call(struct nvml_state *st, const char *sym)
                     us);
 }
 
-static bool memo_known(const struct dev_cache *c, enum memo_call k)
-{
-    return (c->memo >> k) & 1u;
-}
-
-/* Remember a "this device will never answer" code. */
-static bool memo_note(struct dev_cache *c, enum memo_call k, nvmlReturn_t rc)
-{
-    if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
-        c->memo |= 1u << k;
-        c->memo_why[k] = nvml_rc_reason(rc);
-        return true;
-    }
-    return false;
-}
-
-static struct metric memo_none(const struct dev_cache *c, enum memo_call k)
-{
-    return metric_none(c->memo_why[k] ? c->memo_why[k] : "NVML_ERROR_NOT_SUPPORTED");
-}
-
-static const char *const NO_SYMBOL = "not exported by this NVML library";
+static const char *const NO_SYMBOL = NVML_NO_SYMBOL;
 
 static struct dev_cache *cache_get(struct nvml_state *st, const char *uuid)
 {
@@ -227,71 +151,6 @@ fail:
     d->m[M_MEM_TOTAL] = d->m[M_MEM_USED];
 }
 
-/*
- * Aggregate per-process utilisation samples newer than the last seen one.
- * Samples above 100 % or older than lastSeen are discarded (nvtop #110).
- * Concurrent processes' SM shares overlap in time, so their sum is an upper
- * bound; it is clamped to 100. Returns 0 with sm and mem set, or the NVML code.
- */
-static nvmlReturn_t process_util(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
-                                 bool mig, double *sm, double *mem)
-{
-    /* NOT_FOUND means "no sample newer than lastSeen": on a full GPU that is
-     * an idle interval (0 %). NVML documents the call as unsupported on
-     * MIG-enabled GPUs, so on a MIG handle an empty answer proves nothing
-     * and must not become a 0 (driver 535 answers INVALID_ARGUMENT as soon as
-     * there is data to fetch). */
-    const nvmlReturn_t empty = mig ? NVML_ERROR_NOT_FOUND : NVML_SUCCESS;
-    nvml_fn_dev_proc_util fn = st->lib.f.process_util;
-    if (!fn)
-        return NVML_ERROR_FUNCTION_NOT_FOUND;
-    unsigned int n = 0;
-    nvmlReturn_t rc = CALL(st, "nvmlDeviceGetProcessUtilization",
-                           fn(h, NULL, &n, c->proc_util_last_seen));
-    if (rc == NVML_ERROR_NOT_FOUND) {
-        *sm = *mem = 0;
-        return empty;
-    }
-    if (rc != NVML_SUCCESS && rc != NVML_ERROR_INSUFFICIENT_SIZE)
-        return rc;
-    if (n == 0) {
-        *sm = *mem = 0;
-        return empty;
-    }
-    size_t want = (size_t)n + 8; /* the list may grow between the two calls */
-    if (want > st->pu_cap) {
-        nvmlProcessUtilizationSample_t *b = realloc(st->pu_buf, want * sizeof(*b));
-        if (!b)
-            return NVML_ERROR_MEMORY;
-        st->pu_buf = b;
-        st->pu_cap = want;
-    }
-    n = (unsigned int)st->pu_cap;
-    rc = CALL(st, "nvmlDeviceGetProcessUtilization",
-              fn(h, st->pu_buf, &n, c->proc_util_last_seen));
-    if (rc == NVML_ERROR_NOT_FOUND) {
-        *sm = *mem = 0;
-        return empty;
-    }
-    if (rc != NVML_SUCCESS)
-        return rc;
-    double s = 0, m = 0;
-    unsigned long long newest = c->proc_util_last_seen;
-    for (unsigned int i = 0; i < n && i < st->pu_cap; i++) {
-        const nvmlProcessUtilizationSample_t *p = &st->pu_buf[i];
-        if (p->timeStamp <= c->proc_util_last_seen || p->smUtil > 100 || p->memUtil > 100)
-            continue;
-        s += p->smUtil;
-        m += p->memUtil;
-        if (p->timeStamp > newest)
-            newest = p->timeStamp;
-    }
-    c->proc_util_last_seen = newest;
-    *sm = s > 100 ? 100 : s;
-    *mem = m > 100 ? 100 : m;
-    return NVML_SUCCESS;
-}
-
 /* ------------------------------------------------------------ GPU metrics */
 
 static void read_gpu_static(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h)
@@ -385,7 +244,7 @@ static void read_gpu_dynamic(struct nvml_state *st, struct dev_cache *c, nvmlDev
     d->m[M_SM_UTIL] = metric_none("needs per-process samples or GPM");
     if (!d->mig_enabled && f->process_util && !memo_known(c, MC_PROC_UTIL)) {
         double sm, mem;
-        nvmlReturn_t rc = process_util(st, c, h, false, &sm, &mem);
+        nvmlReturn_t rc = nvml_process_util(st, c, h, false, &sm, &mem);
         if (rc == NVML_SUCCESS)
             d->m[M_SM_UTIL] = (struct metric){.value = sm, .src = MSRC_PROCESS};
         else if (!memo_note(c, MC_PROC_UTIL, rc))
@@ -598,7 +457,7 @@ static void fill_mig(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
     }
     /* Tier 2: per-process samples on the MIG handle (535: fetch gives 2). */
     if (in.direct_rc != NVML_SUCCESS && f->process_util && !memo_known(c, MC_PROC_UTIL)) {
-        in.proc_rc = process_util(st, c, h, true, &in.proc_sm, &in.proc_mem);
+        in.proc_rc = nvml_process_util(st, c, h, true, &in.proc_sm, &in.proc_mem);
         if (in.proc_rc == NVML_ERROR_INVALID_ARGUMENT) {
             /* MIG handles reject the data call outright on 535; it will not change. */
             c->memo |= 1u << MC_PROC_UTIL;
@@ -666,6 +525,9 @@ static void nvml_close(void *p)
     nvml_lib_close(&st->lib);
     free(st->cache);
     free(st->pu_buf);
+    free(st->pui_buf);
+    free(st->pus);
+    nvml_procs_free(st);
     free(st);
 }
 
@@ -688,6 +550,7 @@ static struct device *next_device(struct nvml_state *st, struct snapshot *s)
     d->mig_index = d->parent_pos = d->gi_id = d->ci_id = -1;
     d->cc_major = d->cc_minor = -1;
     d->slices = d->slices_total = -1;
+    d->process_count = metric_none("not read");
     return d;
 }
 
@@ -736,6 +599,7 @@ static void sample_migs(struct nvml_state *st, struct snapshot *s, nvmlDevice_t 
         d->slices = c->slices;
         d->slices_total = parent->slices_total;
         fill_mig(st, c, mh, parent, d);
+        nvml_procs_mig(st, mh, s, (size_t)(d - s->devices));
     }
     snprintf(st->label, sizeof(st->label), "%s", parent_label);
 }
@@ -745,6 +609,7 @@ static int nvml_sample(void *p, struct snapshot *s)
     struct nvml_state *st = p;
     const struct nvml_fns *f = &st->lib.f;
     s->ndevices = 0;
+    s->nprocs = 0;
     st->err[0] = '\0';
     snprintf(st->label, sizeof(st->label), "-");
     if (f->driver_version && !s->driver_version[0] &&
@@ -775,12 +640,14 @@ static int nvml_sample(void *p, struct snapshot *s)
             const char *why = nvml_rc_reason(st->rc);
             for (int k = 0; k < M_COUNT; k++)
                 d->m[k] = metric_none(why);
+            d->process_count = metric_none(why);
             continue;
         }
         if (f->uuid && CALL(st, "nvmlDeviceGetUUID", f->uuid(h, d->uuid, sizeof(d->uuid))) != 0) {
             const char *why = nvml_rc_reason(st->rc);
             for (int k = 0; k < M_COUNT; k++)
                 d->m[k] = metric_none(why);
+            d->process_count = metric_none(why);
             continue;
         }
         d->uuid[sizeof(d->uuid) - 1] = '\0';
@@ -808,9 +675,16 @@ static int nvml_sample(void *p, struct snapshot *s)
         d->cc_major = c->cc_major;
         d->cc_minor = c->cc_minor;
         d->slices_total = c->slices_total;
+        st->pus_dev = NULL; /* set by this device's process_util, if it runs */
         read_gpu_dynamic(st, c, h, d);
-        if (mig)
-            sample_migs(st, s, h, (size_t)(d - s->devices));
+        size_t pos = (size_t)(d - s->devices);
+        if (mig) {
+            st->npending = 0;
+            sample_migs(st, s, h, pos);
+            nvml_procs_mig_done(st, h, s, pos);
+        } else {
+            nvml_procs_gpu(st, c, h, s, pos);
+        }
     }
     cache_prune(st);
     return 0;

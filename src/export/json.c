@@ -45,7 +45,62 @@ static void write_metric(struct jsonw *w, const struct device *d, enum metric_id
     jsonw_obj_close(w);
 }
 
-static void write_device(struct jsonw *w, const struct device *d)
+/* A plain number, or null when the metric is none (process fields are
+ * values, not metric objects: the list is long and a process-level reason
+ * would repeat on every entry). */
+static void value_or_null(struct jsonw *w, const char *key, const struct metric *m)
+{
+    jsonw_key(w, key);
+    if (metric_ok(m))
+        jsonw_double(w, m->value);
+    else
+        jsonw_null(w);
+}
+
+static void write_process(struct jsonw *w, const struct gpu_process *p)
+{
+    jsonw_obj_open(w);
+    jsonw_key(w, "pid");
+    jsonw_uint(w, p->pid);
+    jsonw_key(w, "local_pid");
+    if (p->local_pid >= 0)
+        jsonw_int(w, p->local_pid);
+    else
+        jsonw_null(w);
+    str_or_null(w, "name", p->name);
+    str_or_null(w, "user", p->user);
+    jsonw_key(w, "type");
+    jsonw_str(w, proc_type_name(p->type));
+    value_or_null(w, "memory_bytes", &p->mem_bytes);
+    value_or_null(w, "sm_util_pct", &p->sm_util);
+    value_or_null(w, "mem_util_pct", &p->mem_util);
+    value_or_null(w, "enc_util_pct", &p->enc_util);
+    value_or_null(w, "dec_util_pct", &p->dec_util);
+    value_or_null(w, "cpu_pct", &p->cpu_pct);
+    value_or_null(w, "rss_bytes", &p->rss_bytes);
+    str_or_null(w, "command", p->command);
+    int_or_null(w, "gpu_instance_id", p->gi_id);
+    int_or_null(w, "compute_instance_id", p->ci_id);
+    str_or_null(w, "container", p->container);
+    jsonw_key(w, "unattributed");
+    jsonw_bool(w, p->unattributed);
+    jsonw_key(w, "carried");
+    jsonw_bool(w, p->carried);
+    jsonw_obj_close(w);
+}
+
+static void write_processes(struct jsonw *w, const struct snapshot *s, const struct device *d)
+{
+    jsonw_key(w, "process_count");
+    jsonw_metric(w, &d->process_count);
+    jsonw_key(w, "processes");
+    jsonw_arr_open(w);
+    for (size_t i = 0; i < d->nprocs && d->proc_first + i < s->nprocs; i++)
+        write_process(w, &s->procs[d->proc_first + i]);
+    jsonw_arr_close(w);
+}
+
+static void write_device(struct jsonw *w, const struct snapshot *s, const struct device *d)
 {
     jsonw_obj_open(w);
     jsonw_key(w, "kind");
@@ -95,6 +150,7 @@ static void write_device(struct jsonw *w, const struct device *d)
     } else {
         jsonw_null(w);
     }
+    write_processes(w, s, d);
     jsonw_obj_close(w);
 }
 
@@ -127,7 +183,7 @@ void json_write_snapshot(FILE *f, const struct snapshot *s, bool pretty)
     jsonw_key(&w, "devices");
     jsonw_arr_open(&w);
     for (size_t i = 0; i < s->ndevices; i++)
-        write_device(&w, &s->devices[i]);
+        write_device(&w, s, &s->devices[i]);
     jsonw_arr_close(&w);
     jsonw_obj_close(&w);
     jsonw_end(&w);

@@ -31,18 +31,29 @@ static void fmt_mem(char *out, size_t len, const struct device *d)
     snprintf(out, len, "%s/%s MiB", a, b);
 }
 
+static void device_id(char *out, size_t len, const struct device *d)
+{
+    if (d->kind == DEV_MIG)
+        snprintf(out, len, "%d/%d", d->index, d->mig_index);
+    else
+        snprintf(out, len, "%d", d->index);
+}
+
 static void write_device_row(FILE *f, const struct device *d)
 {
     char id[32], name[128], util[32], mem[32], sm[32], vram[96], temp[32], pw[80], pl[32];
-    if (d->kind == DEV_MIG)
-        snprintf(id, sizeof(id), "%d/%d", d->index, d->mig_index);
-    else
-        snprintf(id, sizeof(id), "%d", d->index);
-    if (d->kind == DEV_MIG)
-        snprintf(name, sizeof(name), "  MIG %.31s GI %d CI %d", d->profile[0] ? d->profile : "?",
-                 d->gi_id, d->ci_id);
-    else
+    device_id(id, sizeof(id), d);
+    if (d->kind == DEV_MIG) {
+        char gi[16] = "?", ci[16] = "?";
+        if (d->gi_id >= 0)
+            snprintf(gi, sizeof(gi), "%d", d->gi_id);
+        if (d->ci_id >= 0)
+            snprintf(ci, sizeof(ci), "%d", d->ci_id);
+        snprintf(name, sizeof(name), "  MIG %.31s GI %s CI %s", d->profile[0] ? d->profile : "?",
+                 gi, ci);
+    } else {
         snprintf(name, sizeof(name), "%s", d->name[0] ? d->name : "(unknown)");
+    }
     table_fmt_metric(util, sizeof(util), &d->m[M_GPU_UTIL], 1, 0, "%");
     table_fmt_metric(mem, sizeof(mem), &d->m[M_MEM_UTIL], 1, 0, "%");
     table_fmt_metric(sm, sizeof(sm), &d->m[M_SM_UTIL], 1, 0, "%");
@@ -84,6 +95,50 @@ static void write_host(FILE *f, const struct snapshot *s)
             l15);
 }
 
+/* nvidia-smi pmon-like: one row per shown process, grouped by device. */
+static void write_processes(FILE *f, const struct snapshot *s)
+{
+    fprintf(f, "\n%-6s %8s %-5s %10s %4s %4s %6s %-10s %s\n", "ID", "PID", "TYPE", "GPU MEM",
+            "SM", "MEM", "CPU", "USER", "COMMAND");
+    size_t rows = 0;
+    for (size_t i = 0; i < s->ndevices; i++) {
+        const struct device *d = &s->devices[i];
+        char id[32];
+        device_id(id, sizeof(id), d);
+        if (!metric_ok(&d->process_count) && d->nprocs == 0) {
+            /* a MIG-enabled GPU's own list is its instances': say nothing */
+            if (d->kind == DEV_MIG || !d->mig_enabled)
+                fprintf(f, "%-6s processes N/A (%s)\n", id,
+                        d->process_count.why ? d->process_count.why : "not read");
+            continue;
+        }
+        for (size_t k = 0; k < d->nprocs && d->proc_first + k < s->nprocs; k++) {
+            const struct gpu_process *p = &s->procs[d->proc_first + k];
+            char mem[32], sm[16], mu[16], cpu[16], cmd[80];
+            table_fmt_metric(mem, sizeof(mem), &p->mem_bytes, 1.0 / (1024 * 1024), 0, "MiB");
+            table_fmt_metric(sm, sizeof(sm), &p->sm_util, 1, 0, "");
+            table_fmt_metric(mu, sizeof(mu), &p->mem_util, 1, 0, "");
+            table_fmt_metric(cpu, sizeof(cpu), &p->cpu_pct, 1, 1, "");
+            if (p->command[0])
+                snprintf(cmd, sizeof(cmd), "%.79s", p->command);
+            else if (p->name[0])
+                snprintf(cmd, sizeof(cmd), "[%.63s]", p->name);
+            else
+                snprintf(cmd, sizeof(cmd), "N/A (not visible from here)");
+            fprintf(f, "%-6s %8u %-5s %9s%s %4s %4s %6s %-10.10s %s%s\n", id, p->pid,
+                    proc_type_name(p->type), mem, p->carried ? "*" : " ", sm, mu, cpu,
+                    p->user[0] ? p->user : "N/A", p->unattributed ? "(unattributed) " : "", cmd);
+            rows++;
+        }
+        if (metric_ok(&d->process_count) && d->process_count.value > (double)d->nprocs &&
+            !d->mig_enabled)
+            fprintf(f, "%-6s … %.0f more (--top)\n", id,
+                    d->process_count.value - (double)d->nprocs);
+    }
+    if (rows == 0)
+        fprintf(f, "no GPU processes\n");
+}
+
 void table_write_snapshot(FILE *f, const struct snapshot *s)
 {
     char ts[40];
@@ -104,6 +159,7 @@ void table_write_snapshot(FILE *f, const struct snapshot *s)
             "VRAM USED/TOTAL", "TEMP", "POWER");
     for (size_t i = 0; i < s->ndevices; i++)
         write_device_row(f, &s->devices[i]);
+    write_processes(f, s);
     fprintf(f, "N/A = not available from the driver; ~ = estimate; * = carried; "
                "^ = GPU-wide value, see the parent row\n");
 }

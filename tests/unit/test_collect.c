@@ -161,6 +161,36 @@ static void test_steady_state_no_allocation(void **state)
     collect_close(&c);
 }
 
+/* The same with processes and their /proc facts: a process list on every
+ * tick (grow-only buffers, the /proc cache) allocates nothing either. */
+static void test_steady_state_processes_no_allocation(void **state)
+{
+    (void)state;
+    static const char *const scens[] = {"dgx-a100-8x7.ini", "process-churn.ini"};
+    for (int k = 0; k < 2; k++) {
+        use_scenario(scens[k], "30+0.5");
+        const char *lib = getenv("MIGMON_SIM_LIB");
+        char root[PATH_MAX];
+        snprintf(root, sizeof(root), "%s/tests/fixtures/proc/gpu-host", getenv("MIGMON_SRC"));
+        struct collect_opts o = {.nvml_path = lib, .proc_root = root, .top = 16};
+        struct collector c;
+        char err[2048];
+        assert_int_equal(collect_open(&c, &o, err, sizeof(err)), 0);
+        struct snapshot s;
+        memset(&s, 0, sizeof(s));
+        for (int t = 0; t < 3; t++)
+            collect_tick(&c, &s);
+        assert_true(s.nprocs >= 3);
+        long before = heap_calls;
+        for (int t = 0; t < 20; t++)
+            collect_tick(&c, &s);
+        assert_int_equal(heap_calls - before, 0);
+        assert_true(s.nprocs >= 3);
+        snapshot_free(&s);
+        collect_close(&c);
+    }
+}
+
 /* One collector across a MIG reconfiguration: the list is re-enumerated and
  * the new instances get their own static facts (cached by UUID). */
 static void test_reconfiguration_across_ticks(void **state)
@@ -219,6 +249,7 @@ int main(void)
         cmocka_unit_test(test_h100_535_model),
         cmocka_unit_test(test_not_supported_is_remembered),
         cmocka_unit_test(test_steady_state_no_allocation),
+        cmocka_unit_test(test_steady_state_processes_no_allocation),
         cmocka_unit_test(test_reconfiguration_across_ticks),
         cmocka_unit_test(test_no_gpu_scenario),
         cmocka_unit_test(test_bad_explicit_path),

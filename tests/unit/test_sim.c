@@ -613,8 +613,9 @@ static void test_process_protocol_and_strides(void **state)
     assert_int_equal(buf[48], 0xAB);
     n = 8;
     assert_int_equal(N(nvmlDeviceGetMPSComputeRunningProcesses_v3)(d, &n, p), NVML_SUCCESS);
-    assert_int_equal(n, 1);
+    assert_int_equal(n, 2); /* scenario order */
     assert_int_equal(p[0].pid, 8200);
+    assert_int_equal(p[1].pid, 8150);
     N(nvmlShutdown)();
     /* at t = 0 nobody uses MPS yet: a size query answers SUCCESS with 0 */
     start("process-churn.ini", "0");
@@ -636,10 +637,10 @@ static void test_process_utilization(void **state)
     d = gpu(0);
     assert_int_equal(N(nvmlDeviceGetProcessUtilization)(d, NULL, &n, 0),
                      NVML_ERROR_INSUFFICIENT_SIZE);
-    assert_int_equal(n, 4);
+    assert_int_equal(n, 5);
     n = 8;
     assert_int_equal(N(nvmlDeviceGetProcessUtilization)(d, s, &n, 0), NVML_SUCCESS);
-    assert_int_equal(n, 4);
+    assert_int_equal(n, 5);
     assert_int_equal(s[0].pid, 8100);
     assert_int_equal(s[0].smUtil, 40);
     assert_int_equal(s[0].encUtil, 15);
@@ -651,13 +652,60 @@ static void test_process_utilization(void **state)
     pi.processSamplesCount = 2;
     assert_int_equal(N(nvmlDeviceGetProcessesUtilizationInfo)(d, &pi),
                      NVML_ERROR_INSUFFICIENT_SIZE);
-    assert_int_equal(pi.processSamplesCount, 4);
+    assert_int_equal(pi.processSamplesCount, 5);
     assert_int_equal(N(nvmlDeviceGetProcessesUtilizationInfo)(d, &pi), NVML_SUCCESS);
-    assert_int_equal(info[3].pid, 8300);
-    assert_int_equal(info[3].smUtil, 70);
+    assert_int_equal(info[4].pid, 8300);
+    assert_int_equal(info[4].smUtil, 70);
     pi.version = 1;
     assert_int_equal(N(nvmlDeviceGetProcessesUtilizationInfo)(d, &pi),
                      NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+}
+
+/* PID 8300 exits at t = 50 and the kernel gives it to another program at 55:
+ * NVML lists the same number in another list; nothing else tells them apart. */
+static void test_process_pid_reuse(void **state)
+{
+    nvmlProcessInfo_v2_t p[8];
+    unsigned n;
+    (void)state;
+    start("process-churn.ini", "52");
+    n = 8;
+    assert_int_equal(N(nvmlDeviceGetComputeRunningProcesses_v2)(gpu(0), &n, p), NVML_SUCCESS);
+    for (unsigned i = 0; i < n; i++)
+        assert_int_not_equal(p[i].pid, 8300);
+    n = 8;
+    assert_int_equal(N(nvmlDeviceGetGraphicsRunningProcesses_v2)(gpu(0), &n, p), NVML_SUCCESS);
+    assert_int_equal(n, 2);
+    N(nvmlShutdown)();
+    start("process-churn.ini", "60");
+    n = 8;
+    assert_int_equal(N(nvmlDeviceGetGraphicsRunningProcesses_v2)(gpu(0), &n, p), NVML_SUCCESS);
+    assert_int_equal(n, 3);
+    assert_int_equal(p[2].pid, 8300);
+    assert_int_equal(p[2].usedGpuMemory, 128 * MIB);
+}
+
+/* mig-unattributed.ini: MIG handles' lists fail, the privileged parent's
+ * aggregate carries GI ids, slot 1 cannot say its GI. */
+static void test_mig_unattributed_scenario(void **state)
+{
+    nvmlProcessInfo_v2_t p[8];
+    unsigned n = 8, id = 0;
+    nvmlDevice_t d;
+    (void)state;
+    start("mig-unattributed.ini", "10");
+    d = gpu(0);
+    assert_int_equal(N(nvmlDeviceGetComputeRunningProcesses_v3)(mig(d, 0), &n, p),
+                     NVML_ERROR_NOT_SUPPORTED);
+    n = 8;
+    assert_int_equal(N(nvmlDeviceGetComputeRunningProcesses_v3)(d, &n, p), NVML_SUCCESS);
+    assert_int_equal(n, 3);
+    assert_int_equal(p[1].pid, 4187);
+    assert_int_equal(p[1].gpuInstanceId, 3);
+    assert_true(p[2].usedGpuMemory == NVML_VALUE_NOT_AVAILABLE_ULL);
+    assert_int_equal(N(nvmlDeviceGetGpuInstanceId)(mig(d, 1), &id), NVML_ERROR_UNKNOWN);
+    assert_int_equal(N(nvmlDeviceGetGpuInstanceId)(mig(d, 0), &id), NVML_SUCCESS);
+    assert_int_equal(id, 2);
 }
 
 /* ---- privileged parent, driver 570 ---- */
@@ -912,6 +960,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_h100_535_mig_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_process_protocol_and_strides, setup, teardown),
         cmocka_unit_test_setup_teardown(test_process_utilization, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_process_pid_reuse, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mig_unattributed_scenario, setup, teardown),
         cmocka_unit_test_setup_teardown(test_h200_privileged_parent, setup, teardown),
         cmocka_unit_test_setup_teardown(test_time_step_clock_and_energy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mig_reconfiguration, setup, teardown),

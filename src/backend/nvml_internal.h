@@ -1,0 +1,171 @@
+/*
+ * nvml_internal.h — state shared by the NVML backend's files (nvml.c: devices
+ * and metrics; nvml_procs.c: process lists). Not for use outside
+ * src/backend/ except by the backend's unit tests.
+ */
+#ifndef MIGMON_NVML_INTERNAL_H
+#define MIGMON_NVML_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/nvml_load.h"
+#include "debuglog.h"
+#include "snapshot.h"
+
+/* Calls whose NOT_SUPPORTED answer is remembered per device. */
+enum memo_call {
+    MC_UTIL,
+    MC_PROC_UTIL,
+    MC_PROC_UTIL_INFO, /* nvmlDeviceGetProcessesUtilizationInfo (550+) */
+    MC_MEM_V2,
+    MC_ENC,
+    MC_DEC,
+    MC_FAN,
+    MC_ECC,
+    MC_ENERGY,
+    MC_PCIE_TP,
+    MC_THROTTLE,
+    MC_COUNT
+};
+
+struct dev_cache {
+    char uuid[MIGMON_UUID_LEN];
+    bool seen;        /* present in the current enumeration */
+    bool have_static; /* static facts read */
+    int mig_mode;     /* last MIG mode seen (GPU), -1 unknown */
+    char name[MIGMON_NAME_LEN];
+    char pci[32];
+    char arch[16];
+    int cc_major, cc_minor;
+    int slices_total;
+    int gi_id, ci_id, slices, ci_slices;
+    char profile[32];
+    struct metric temp_slowdown, temp_shutdown;
+    uint32_t memo;                 /* bit per enum memo_call */
+    const char *memo_why[MC_COUNT];
+    unsigned long long proc_util_last_seen;
+};
+
+/* One entry of a merged process list, as NVML gave it. */
+struct nvml_proc {
+    uint32_t pid;
+    unsigned long long mem; /* bytes, or NVML_VALUE_NOT_AVAILABLE_ULL */
+    unsigned gi, ci;        /* NVML_INVALID_INSTANCE_ID (0xFFFFFFFF) when unknown */
+    unsigned type;          /* PROC_* bits */
+};
+
+/* A merged list with its grow-only storage. */
+struct nvml_proc_list {
+    struct nvml_proc *e;
+    size_t n, cap;
+};
+
+/* The newest per-process utilisation sample of one device, per PID. */
+struct nvml_pu {
+    uint32_t pid;
+    unsigned sm, mem, enc, dec;
+    unsigned long long ts;
+};
+
+struct nvml_state {
+    struct nvml_lib lib;
+    bool inited;
+    bool mem_v2_broken; /* library rejects our nvmlMemory_v2 version: use v1 */
+    char err[2048];
+    struct dev_cache *cache;
+    size_t ncache, capcache;
+    nvmlProcessUtilizationSample_t *pu_buf;
+    size_t pu_cap;
+    nvmlProcessUtilizationInfo_v1_t *pui_buf;
+    size_t pui_cap;
+    /* Per-process samples of the device process_util() read last; pus_dev
+     * says which (NULL: none this tick). */
+    struct nvml_pu *pus;
+    size_t npus, pus_cap;
+    const struct dev_cache *pus_dev;
+    /* Process-list scratch, all grow-only so a steady tick allocates nothing. */
+    unsigned char *raw;   /* one NVML answer, raw_cap entries of the widest stride */
+    size_t raw_cap;
+    struct nvml_proc_list list;   /* the device being read */
+    struct nvml_proc_list parent; /* a MIG-enabled parent's aggregate list */
+    size_t *pending;              /* MIG device positions whose own lists failed */
+    size_t npending, pending_cap;
+    nvmlReturn_t pending_rc;      /* the MIG handles' answer, for the reason */
+    /* Scratch for the CALL() macro. */
+    uint64_t t0;
+    nvmlReturn_t rc;
+    char label[48];
+};
+
+/*
+ * Every NVML call goes through CALL so --debug sees its device, return code
+ * and latency. The comma operator sequences: start clock, call, log.
+ */
+#define CALL(st, sym, expr)                                                                  \
+    ((st)->t0 = debuglog_enabled() ? debuglog_now_ns() : 0, (st)->rc = (expr),               \
+     nvml_log_call((st), (sym)), (st)->rc)
+
+void nvml_log_call(struct nvml_state *st, const char *sym);
+
+static inline bool memo_known(const struct dev_cache *c, enum memo_call k)
+{
+    return (c->memo >> k) & 1u;
+}
+
+/* Remember a "this device will never answer" code. */
+static inline bool memo_note(struct dev_cache *c, enum memo_call k, nvmlReturn_t rc)
+{
+    if (rc == NVML_ERROR_NOT_SUPPORTED || rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
+        c->memo |= 1u << k;
+        c->memo_why[k] = nvml_rc_reason(rc);
+        return true;
+    }
+    return false;
+}
+
+static inline struct metric memo_none(const struct dev_cache *c, enum memo_call k)
+{
+    return metric_none(c->memo_why[k] ? c->memo_why[k] : "NVML_ERROR_NOT_SUPPORTED");
+}
+
+#define NVML_NO_SYMBOL "not exported by this NVML library"
+
+/* ---- nvml_procs.c ---- */
+
+/*
+ * Per-process utilisation samples newer than the last seen one, kept per PID
+ * in st->pus for the process list (st->pus_dev = c), and aggregated for the
+ * device. GetProcessesUtilizationInfo (550+) first on a full GPU, else
+ * GetProcessUtilization. Concurrent processes' SM shares overlap in time, so
+ * their sum is an upper bound; it is clamped to 100. Returns 0 with sm and
+ * mem set, or the NVML code.
+ */
+nvmlReturn_t nvml_process_util(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
+                               bool mig, double *sm, double *mem);
+
+/*
+ * Read one process-list symbol of handle h into st->list, merging by PID and
+ * instance with what is already there (type bits OR-ed). Over-allocates and
+ * retries while NVML answers INSUFFICIENT_SIZE (the list grows between the
+ * calls). Returns the NVML code of the last call.
+ */
+nvmlReturn_t nvml_procs_read_kind(struct nvml_state *st, nvmlDevice_t h, nvml_fn_dev_procs fn,
+                                  size_t stride, unsigned type, const char *sym);
+/* Compute, graphics and MPS lists of h merged into st->list (emptied first).
+ * Succeeds when the compute list could be read (the others are optional:
+ * graphics is not supported on MIG, MPS needs Volta). */
+nvmlReturn_t nvml_procs_read(struct nvml_state *st, nvmlDevice_t h);
+/* A GPU with MIG off: its list into s->procs for device pos. */
+void nvml_procs_gpu(struct nvml_state *st, const struct dev_cache *c, nvmlDevice_t h,
+                    struct snapshot *s, size_t pos);
+/* A MIG device: its own list, or queued for the parent fallback. */
+void nvml_procs_mig(struct nvml_state *st, nvmlDevice_t mh, struct snapshot *s, size_t pos);
+/* After a MIG-enabled GPU's instances: the parent fallback for the queued
+ * ones, unattributed processes on the parent, the parent's count. */
+void nvml_procs_mig_done(struct nvml_state *st, nvmlDevice_t parent_h, struct snapshot *s,
+                         size_t parent_pos);
+void nvml_procs_free(struct nvml_state *st);
+
+#endif

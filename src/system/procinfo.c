@@ -1,0 +1,503 @@
+#include "system/procinfo.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* /proc/self/ns/pid of the init PID namespace: the kernel's fixed
+ * PROC_PID_INIT_INO (0xEFFFFFFC) since Linux 3.8. */
+#define INIT_PID_NS "pid:[4026531836]"
+#define NSPID_MAX 8
+#define UID_CACHE 32
+
+struct pentry {
+    uint32_t pid;
+    uint64_t start_time;
+    bool used;          /* filled or checked this tick */
+    int64_t local_pid;
+    uint64_t cpu_ticks; /* utime + stime at cpu_ns */
+    uint64_t cpu_ns;
+    bool have_cpu;
+    uint64_t cpu_tick;  /* the tick cpu was computed in */
+    struct metric cpu;
+    char user[PROC_USER_LEN];
+    char command[PROC_CMD_LEN];
+    char container[PROC_CONTAINER_LEN];
+};
+
+struct uid_name {
+    long uid;
+    char name[PROC_USER_LEN];
+};
+
+struct procinfo {
+    char root[PATH_MAX];
+    enum procinfo_ns mode;
+    int self_level;          /* ancestor mode: our index in a process's NSpid */
+    char self_ns[64];        /* our pid namespace link text, "" unknown */
+    long clk_tck, page_size;
+    uint64_t now_ns, tick;
+    struct pentry *e;
+    size_t n, cap;
+    struct uid_name uids[UID_CACHE];
+    size_t nuids, uid_next;
+    char buf[8192];          /* one /proc file at a time */
+    char path[PATH_MAX + 64];
+};
+
+/* Read <root>/<pid>/<name> (pid 0: <root>/self/<name>) into pi->buf,
+ * NUL-terminated. Returns the length or -1. */
+static ssize_t read_pidfile(struct procinfo *pi, uint32_t pid, const char *name)
+{
+    if (pid)
+        snprintf(pi->path, sizeof(pi->path), "%s/%u/%s", pi->root, pid, name);
+    else
+        snprintf(pi->path, sizeof(pi->path), "%s/self/%s", pi->root, name);
+    int fd = open(pi->path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t got = 0;
+    while (got < sizeof(pi->buf) - 1) {
+        ssize_t r = read(fd, pi->buf + got, sizeof(pi->buf) - 1 - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    pi->buf[got] = '\0';
+    return (ssize_t)got;
+}
+
+/* The text of a namespace link, e.g. "pid:[4026531836]"; "" when unreadable.
+ * A regular file holding that text is accepted too, so fixture trees need no
+ * dangling symlinks. */
+static void read_ns(struct procinfo *pi, uint32_t pid, char *out, size_t len)
+{
+    out[0] = '\0';
+    if (pid)
+        snprintf(pi->path, sizeof(pi->path), "%s/%u/ns/pid", pi->root, pid);
+    else
+        snprintf(pi->path, sizeof(pi->path), "%s/self/ns/pid", pi->root);
+    ssize_t r = readlink(pi->path, out, len - 1);
+    if (r >= 0) {
+        out[r] = '\0';
+        return;
+    }
+    if (errno != EINVAL)
+        return;
+    if (read_pidfile(pi, pid, "ns/pid") > 0) {
+        snprintf(out, len, "%.*s", (int)strcspn(pi->buf, "\n"), pi->buf);
+    }
+}
+
+int procinfo_parse_stat(const char *buf, struct procinfo_stat *out)
+{
+    memset(out, 0, sizeof(*out));
+    const char *open_paren = strchr(buf, '(');
+    const char *close_paren = strrchr(buf, ')');
+    if (!open_paren || !close_paren || close_paren < open_paren)
+        return -1;
+    size_t n = (size_t)(close_paren - open_paren - 1);
+    if (n >= sizeof(out->comm))
+        n = sizeof(out->comm) - 1;
+    memcpy(out->comm, open_paren + 1, n);
+    out->comm[n] = '\0';
+    /* Fields after comm, numbered as in proc(5): 3 state … 14 utime,
+     * 15 stime, 22 starttime, 24 rss. */
+    const char *p = close_paren + 1;
+    int field = 2;
+    unsigned long long v[25] = {0};
+    bool have[25] = {false};
+    while (*p && field < 24) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            break;
+        field++;
+        char *end;
+        errno = 0;
+        long long x = strtoll(p, &end, 10);
+        if (end != p && errno == 0) {
+            v[field] = (unsigned long long)x;
+            have[field] = true;
+        }
+        while (*p && *p != ' ')
+            p++;
+    }
+    if (!have[14] || !have[15] || !have[22])
+        return -1;
+    out->utime = v[14];
+    out->stime = v[15];
+    out->start_time = v[22];
+    out->rss_pages = have[24] ? (int64_t)v[24] : -1;
+    return 0;
+}
+
+static const char *find_line(const char *text, const char *key)
+{
+    size_t k = strlen(key);
+    const char *l = text;
+    while (l && *l) {
+        if (strncmp(l, key, k) == 0)
+            return l + k;
+        l = strchr(l, '\n');
+        if (l)
+            l++;
+    }
+    return NULL;
+}
+
+int procinfo_parse_nspid(const char *status, int64_t *out, int max)
+{
+    const char *p = find_line(status, "NSpid:");
+    if (!p)
+        return 0;
+    int n = 0;
+    while (n < max) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p < '0' || *p > '9')
+            break;
+        char *end;
+        out[n++] = strtoll(p, &end, 10);
+        p = end;
+    }
+    return n;
+}
+
+long procinfo_parse_uid(const char *status)
+{
+    const char *p = find_line(status, "Uid:");
+    if (!p)
+        return -1;
+    char *end;
+    long uid = strtol(p, &end, 10);
+    return end == p ? -1 : uid;
+}
+
+static bool all_hex(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return false;
+    }
+    return n > 0;
+}
+
+/* A pod UID: 36 characters, dashes (cgroupfs driver) or underscores (systemd
+ * driver) at 8, 13, 18, 23. */
+static bool pod_uid(const char *s, size_t n, char *out)
+{
+    if (n < 36)
+        return false;
+    for (size_t i = 0; i < 36; i++) {
+        char c = s[i];
+        bool sep = i == 8 || i == 13 || i == 18 || i == 23;
+        if (sep ? (c != '-' && c != '_') : !all_hex(&c, 1))
+            return false;
+        out[i] = sep ? '-' : c;
+    }
+    out[36] = '\0';
+    return true;
+}
+
+void procinfo_parse_container(const char *cgroup, char *out, size_t len)
+{
+    static const struct {
+        const char *prefix, *runtime;
+    } scopes[] = {
+        {"docker-", "docker"},
+        {"cri-containerd-", "containerd"},
+        {"crio-", "crio"},
+        {"libpod-", "podman"},
+    };
+    char rt[16] = "", id[13] = "", pod[37] = "";
+    const char *line = cgroup;
+    while (line && *line) {
+        const char *eol = strchr(line, '\n');
+        size_t ll = eol ? (size_t)(eol - line) : strlen(line);
+        /* hierarchy-id:controllers:path */
+        const char *c1 = memchr(line, ':', ll);
+        const char *c2 = c1 ? memchr(c1 + 1, ':', ll - (size_t)(c1 + 1 - line)) : NULL;
+        const char *path = c2 ? c2 + 1 : line + ll;
+        const char *end = line + ll;
+        const char *prev = NULL;
+        size_t prevlen = 0;
+        while (path < end) {
+            while (path < end && *path == '/')
+                path++;
+            const char *slash = memchr(path, '/', (size_t)(end - path));
+            size_t cl = slash ? (size_t)(slash - path) : (size_t)(end - path);
+            if (cl == 0)
+                break;
+            size_t base = cl;
+            if (cl > 6 && (memcmp(path + cl - 6, ".scope", 6) == 0 ||
+                           memcmp(path + cl - 6, ".slice", 6) == 0))
+                base = cl - 6;
+            if (!pod[0]) {
+                /* "pod<uid>" (cgroupfs) or "kubepods-<qos>-pod<uid>.slice" */
+                const char *q = NULL;
+                if (base >= 39 && memcmp(path, "pod", 3) == 0)
+                    q = path + 3;
+                else if (base >= 40 && memcmp(path + base - 40, "-pod", 4) == 0)
+                    q = path + base - 36;
+                if (q && (size_t)(path + base - q) == 36)
+                    pod_uid(q, 36, pod);
+            }
+            if (!id[0]) {
+                for (size_t k = 0; k < sizeof(scopes) / sizeof(scopes[0]); k++) {
+                    size_t pl = strlen(scopes[k].prefix);
+                    if (base == pl + 64 && memcmp(path, scopes[k].prefix, pl) == 0 &&
+                        all_hex(path + pl, 64)) {
+                        snprintf(rt, sizeof(rt), "%s", scopes[k].runtime);
+                        memcpy(id, path + pl, 12);
+                        id[12] = '\0';
+                    }
+                }
+                if (!id[0] && base == 64 && all_hex(path, 64)) {
+                    /* cgroup v1 "/docker/<id>", or a pod's "/<id>" */
+                    if (prev && prevlen == 6 && memcmp(prev, "docker", 6) == 0)
+                        snprintf(rt, sizeof(rt), "docker");
+                    memcpy(id, path, 12);
+                    id[12] = '\0';
+                }
+            }
+            prev = path;
+            prevlen = cl;
+            path += cl;
+        }
+        line = eol ? eol + 1 : NULL;
+    }
+    if (pod[0] && id[0])
+        snprintf(out, len, "k8s:%s/%s:%s", pod, rt[0] ? rt : "cri", id);
+    else if (pod[0])
+        snprintf(out, len, "k8s:%s", pod);
+    else if (id[0])
+        snprintf(out, len, "%s:%s", rt[0] ? rt : "container", id);
+    else if (len)
+        out[0] = '\0';
+}
+
+int procinfo_open(struct procinfo **out, const char *proc_root)
+{
+    *out = NULL;
+    struct procinfo *pi = calloc(1, sizeof(*pi));
+    if (!pi)
+        return -ENOMEM;
+    snprintf(pi->root, sizeof(pi->root), "%s", proc_root ? proc_root : "/proc");
+    pi->clk_tck = sysconf(_SC_CLK_TCK);
+    pi->page_size = sysconf(_SC_PAGESIZE);
+    if (pi->clk_tck <= 0)
+        pi->clk_tck = 100;
+    if (pi->page_size <= 0)
+        pi->page_size = 4096;
+    int64_t ns[NSPID_MAX];
+    int self_n = read_pidfile(pi, 0, "status") > 0 ? procinfo_parse_nspid(pi->buf, ns, NSPID_MAX)
+                                                   : 0;
+    read_ns(pi, 0, pi->self_ns, sizeof(pi->self_ns));
+    /* An unreadable namespace link (a kernel before 3.8, a bare fixture
+     * tree) is taken as the host, as every monitor does. */
+    if (!pi->self_ns[0] || strcmp(pi->self_ns, INIT_PID_NS) == 0)
+        pi->mode = PROCINFO_NS_HOST;
+    else if (self_n > 1)
+        pi->mode = PROCINFO_NS_ANCESTOR;
+    else
+        pi->mode = PROCINFO_NS_OWN;
+    pi->self_level = self_n > 1 ? self_n - 1 : 0;
+    *out = pi;
+    return 0;
+}
+
+void procinfo_close(struct procinfo *pi)
+{
+    if (!pi)
+        return;
+    free(pi->e);
+    free(pi);
+}
+
+enum procinfo_ns procinfo_ns_mode(const struct procinfo *pi)
+{
+    return pi->mode;
+}
+
+void procinfo_begin(struct procinfo *pi, uint64_t now_ns)
+{
+    pi->now_ns = now_ns;
+    pi->tick++;
+}
+
+void procinfo_end(struct procinfo *pi)
+{
+    size_t w = 0;
+    for (size_t r = 0; r < pi->n; r++) {
+        if (!pi->e[r].used)
+            continue;
+        pi->e[r].used = false;
+        if (w != r)
+            pi->e[w] = pi->e[r];
+        w++;
+    }
+    pi->n = w;
+}
+
+static void user_name(struct procinfo *pi, long uid, char *out, size_t len)
+{
+    if (uid < 0) {
+        out[0] = '\0';
+        return;
+    }
+    for (size_t i = 0; i < pi->nuids; i++) {
+        if (pi->uids[i].uid == uid) {
+            snprintf(out, len, "%s", pi->uids[i].name);
+            return;
+        }
+    }
+    struct passwd pw, *res = NULL;
+    char buf[1024];
+    struct uid_name *u = &pi->uids[pi->nuids < UID_CACHE ? pi->nuids++ : pi->uid_next++ % UID_CACHE];
+    u->uid = uid;
+    /* Unknown to NSS (a container's user, say): the number, as ps shows it. */
+    if (getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf), &res) == 0 && res && res->pw_name)
+        snprintf(u->name, sizeof(u->name), "%s", res->pw_name);
+    else
+        snprintf(u->name, sizeof(u->name), "%ld", uid);
+    snprintf(out, len, "%s", u->name);
+}
+
+/* The cache entry for (pid, start_time); a new one is filled from status,
+ * cmdline and cgroup. A stale entry with the same PID but another start time
+ * (the PID was reused) is replaced. NULL when the cache cannot grow. */
+static struct pentry *entry_get(struct procinfo *pi, uint32_t pid, uint64_t start_time)
+{
+    struct pentry *e = NULL;
+    for (size_t i = 0; i < pi->n; i++) {
+        if (pi->e[i].pid == pid) {
+            if (pi->e[i].start_time == start_time)
+                return &pi->e[i];
+            e = &pi->e[i]; /* PID reused: forget the old process */
+            break;
+        }
+    }
+    if (!e) {
+        if (pi->n == pi->cap) {
+            size_t cap = pi->cap ? pi->cap * 2 : 32;
+            struct pentry *ne = realloc(pi->e, cap * sizeof(*ne));
+            if (!ne)
+                return NULL;
+            pi->e = ne;
+            pi->cap = cap;
+        }
+        e = &pi->e[pi->n++];
+    }
+    memset(e, 0, sizeof(*e));
+    e->pid = pid;
+    e->start_time = start_time;
+    e->local_pid = -1;
+
+    long uid = -1;
+    int64_t ns[NSPID_MAX] = {0};
+    int nns = 0;
+    if (read_pidfile(pi, pid, "status") > 0) {
+        uid = procinfo_parse_uid(pi->buf);
+        nns = procinfo_parse_nspid(pi->buf, ns, NSPID_MAX);
+    }
+    if (pi->mode == PROCINFO_NS_HOST) {
+        e->local_pid = pid;
+    } else if (nns > pi->self_level) {
+        /* ancestor view: our level of its NSpid, if it is in our namespace */
+        char their_ns[64];
+        read_ns(pi, pid, their_ns, sizeof(their_ns));
+        if (their_ns[0] && strcmp(their_ns, pi->self_ns) == 0)
+            e->local_pid = ns[pi->self_level];
+    }
+    user_name(pi, uid, e->user, sizeof(e->user));
+
+    ssize_t n = read_pidfile(pi, pid, "cmdline");
+    if (n > 0) {
+        /* NUL-separated arguments; one trailing NUL */
+        while (n > 0 && pi->buf[n - 1] == '\0')
+            n--;
+        for (ssize_t i = 0; i < n; i++) {
+            if (pi->buf[i] == '\0' || pi->buf[i] == '\n')
+                pi->buf[i] = ' ';
+        }
+        snprintf(e->command, sizeof(e->command), "%.*s", (int)n, pi->buf);
+    }
+    if (read_pidfile(pi, pid, "cgroup") > 0)
+        procinfo_parse_container(pi->buf, e->container, sizeof(e->container));
+    e->cpu = metric_none("first sight: CPU % needs two samples");
+    return e;
+}
+
+static bool read_stat(struct procinfo *pi, uint32_t pid, struct procinfo_stat *st)
+{
+    return read_pidfile(pi, pid, "stat") > 0 && procinfo_parse_stat(pi->buf, st) == 0;
+}
+
+void procinfo_fill(struct procinfo *pi, struct gpu_process *p)
+{
+    p->local_pid = -1;
+    p->name[0] = p->user[0] = p->command[0] = p->container[0] = '\0';
+    if (pi->mode == PROCINFO_NS_OWN) {
+        p->cpu_pct = p->rss_bytes =
+            metric_none("not visible from this PID namespace (NVML lists host PIDs)");
+        return;
+    }
+    struct procinfo_stat st;
+    if (!read_stat(pi, p->pid, &st)) {
+        p->cpu_pct = p->rss_bytes = metric_none("no readable /proc entry (exited, or hidden by hidepid)");
+        return;
+    }
+    struct pentry *e = entry_get(pi, p->pid, st.start_time);
+    if (!e) {
+        p->cpu_pct = p->rss_bytes = metric_none("out of memory");
+        return;
+    }
+    e->used = true;
+    if (e->cpu_tick != pi->tick) {
+        uint64_t ticks = st.utime + st.stime;
+        if (e->have_cpu && pi->now_ns > e->cpu_ns && ticks >= e->cpu_ticks) {
+            double secs = (double)(ticks - e->cpu_ticks) / (double)pi->clk_tck;
+            double dt = (double)(pi->now_ns - e->cpu_ns) / 1e9;
+            e->cpu = (struct metric){.value = secs / dt * 100.0, .src = MSRC_DIRECT};
+        } else if (e->have_cpu) {
+            e->cpu = metric_none("no time passed since the previous sample");
+        }
+        e->cpu_ticks = ticks;
+        e->cpu_ns = pi->now_ns;
+        e->have_cpu = true;
+        e->cpu_tick = pi->tick;
+    }
+    p->start_time = st.start_time;
+    p->local_pid = e->local_pid;
+    p->cpu_pct = e->cpu;
+    p->rss_bytes = st.rss_pages >= 0 ? metric_direct((double)st.rss_pages * (double)pi->page_size)
+                                     : metric_none("no rss in stat");
+    snprintf(p->name, sizeof(p->name), "%s", st.comm);
+    snprintf(p->user, sizeof(p->user), "%s", e->user);
+    snprintf(p->command, sizeof(p->command), "%s", e->command);
+    snprintf(p->container, sizeof(p->container), "%s", e->container);
+}
+
+bool procinfo_alive(struct procinfo *pi, uint32_t pid, uint64_t start_time)
+{
+    if (pi->mode == PROCINFO_NS_OWN || start_time == 0)
+        return false;
+    struct procinfo_stat st;
+    if (!read_stat(pi, pid, &st) || st.start_time != start_time)
+        return false;
+    for (size_t i = 0; i < pi->n; i++) {
+        if (pi->e[i].pid == pid && pi->e[i].start_time == start_time)
+            pi->e[i].used = true;
+    }
+    return true;
+}

@@ -1,0 +1,413 @@
+/*
+ * GPU processes end to end through the collector and the simulator, with
+ * /proc facts from tests/fixtures/proc/gpu-host: attribution on MIG (own
+ * lists, the parent fallback, unattributed), merging and de-duplication,
+ * NOT_AVAILABLE memory sorting, --top, the bounded carry-forward; and the
+ * list reader's over-allocate-and-retry against fake NVML functions.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "backend/nvml_internal.h"
+#include "collect.h"
+
+static char scen[PATH_MAX], proc_root[PATH_MAX];
+
+static void use_scenario(const char *name, const char *simtime)
+{
+    const char *src = getenv("MIGMON_SRC");
+    assert_non_null(src);
+    snprintf(scen, sizeof(scen), "%s/sim/scenarios/%s", src, name);
+    setenv("MIGMON_SIM_SCENARIO", scen, 1);
+    setenv("MIGMON_SIM_TIME", simtime, 1);
+}
+
+static void open_sim(struct collector *c, const char *tree, unsigned top)
+{
+    const char *lib = getenv("MIGMON_SIM_LIB");
+    const char *src = getenv("MIGMON_SRC");
+    assert_non_null(lib);
+    snprintf(proc_root, sizeof(proc_root), "%s/tests/fixtures/proc/%s", src, tree);
+    struct collect_opts o = {.nvml_path = lib, .proc_root = proc_root, .top = top};
+    char err[2048];
+    assert_int_equal(collect_open(c, &o, err, sizeof(err)), 0);
+    assert_non_null(c->be_state);
+}
+
+static const struct device *mig_dev(const struct snapshot *s, int gpu, int slot)
+{
+    for (size_t i = 0; i < s->ndevices; i++) {
+        const struct device *d = &s->devices[i];
+        if (d->kind == DEV_MIG && d->index == gpu && d->mig_index == slot)
+            return d;
+    }
+    fail_msg("no MIG device %d/%d", gpu, slot);
+    return NULL;
+}
+
+static const struct gpu_process *proc_at(const struct snapshot *s, const struct device *d,
+                                         size_t k)
+{
+    assert_true(k < d->nprocs);
+    assert_true(d->proc_first + k < s->nprocs);
+    return &s->procs[d->proc_first + k];
+}
+
+/* Each PID is shown at most once in the whole snapshot (none of these
+ * scenarios has a process on two devices). */
+static void assert_no_duplicates(const struct snapshot *s)
+{
+    size_t shown = 0;
+    for (size_t i = 0; i < s->ndevices; i++)
+        shown += s->devices[i].nprocs;
+    assert_int_equal(shown, s->nprocs);
+    for (size_t i = 0; i < s->nprocs; i++)
+        for (size_t j = i + 1; j < s->nprocs; j++)
+            assert_int_not_equal(s->procs[i].pid, s->procs[j].pid);
+}
+
+static void test_h100_535_attribution(void **state)
+{
+    (void)state;
+    use_scenario("h100-pcie-mig-535.ini", "100");
+    struct collector c;
+    open_sim(&c, "gpu-host", 16);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s);
+    const struct device *p = &s.devices[0];
+    assert_int_equal(p->nprocs, 0); /* every process is on its instance */
+    assert_int_equal(p->process_count.src, MSRC_DIRECT);
+    assert_true(p->process_count.value == 3);
+    static const struct {
+        int slot;
+        uint32_t pid;
+        int gi;
+        bool mem_known;
+    } want[] = {{0, 4101, 2, true}, {1, 4187, 3, true}, {3, 4230, 9, false}};
+    for (size_t k = 0; k < 3; k++) {
+        const struct device *d = mig_dev(&s, 0, want[k].slot);
+        assert_int_equal(d->nprocs, 1);
+        assert_true(d->process_count.value == 1);
+        const struct gpu_process *q = proc_at(&s, d, 0);
+        assert_int_equal(q->pid, want[k].pid);
+        assert_int_equal(q->gi_id, want[k].gi);
+        assert_int_equal(q->ci_id, 0);
+        assert_int_equal(q->type, PROC_COMPUTE);
+        assert_false(q->unattributed);
+        assert_int_equal(metric_ok(&q->mem_bytes), want[k].mem_known);
+        /* NVML has no per-process utilisation on MIG: none, never 0 */
+        assert_int_equal(q->sm_util.src, MSRC_NONE);
+        assert_int_equal(q->local_pid, (int64_t)want[k].pid);
+    }
+    assert_true(proc_at(&s, mig_dev(&s, 0, 0), 0)->mem_bytes.value == 31200.0 * 1048576);
+    assert_string_equal(proc_at(&s, mig_dev(&s, 0, 0), 0)->name, "python3");
+    assert_no_duplicates(&s);
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
+static void test_dgx_attribution(void **state)
+{
+    (void)state;
+    use_scenario("dgx-a100-8x7.ini", "100");
+    struct collector c;
+    open_sim(&c, "gpu-host", 16);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s);
+    assert_int_equal(s.ndevices, 64);
+    assert_int_equal(s.nprocs, 3);
+    assert_int_equal(proc_at(&s, mig_dev(&s, 0, 0), 0)->pid, 20100);
+    assert_int_equal(proc_at(&s, mig_dev(&s, 3, 5), 0)->pid, 20135);
+    assert_int_equal(proc_at(&s, mig_dev(&s, 7, 6), 0)->pid, 20176);
+    assert_int_equal(proc_at(&s, mig_dev(&s, 3, 5), 0)->gi_id, 12); /* 1g GIs are 7..13 */
+    for (size_t i = 0; i < s.ndevices; i++) {
+        const struct device *d = &s.devices[i];
+        assert_int_equal(d->process_count.src, MSRC_DIRECT);
+        if (d->kind == DEV_GPU)
+            assert_true(d->process_count.value == (d->index == 0 || d->index == 3 ||
+                                                   d->index == 7));
+    }
+    assert_no_duplicates(&s);
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
+/* Slot 0's own lists fail: the privileged parent's list, split by GI. */
+static void test_parent_fallback(void **state)
+{
+    (void)state;
+    use_scenario("mig-reconfig.ini", "30");
+    struct collector c;
+    open_sim(&c, "gpu-host", 16);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s);
+    const struct device *d0 = mig_dev(&s, 0, 0);
+    assert_int_equal(d0->nprocs, 2);
+    assert_int_equal(d0->process_count.src, MSRC_DIRECT);
+    assert_non_null(strstr(d0->process_count.why, "parent"));
+    assert_int_equal(proc_at(&s, d0, 0)->pid, 6100);
+    assert_int_equal(proc_at(&s, d0, 1)->pid, 6150);
+    assert_int_equal(proc_at(&s, d0, 1)->type, PROC_COMPUTE | PROC_GRAPHICS); /* one entry */
+    assert_string_equal(proc_type_name(proc_at(&s, d0, 1)->type), "C+G");
+    assert_int_equal(proc_at(&s, d0, 0)->gi_id, 1);
+    const struct device *d1 = mig_dev(&s, 0, 1);
+    assert_int_equal(d1->nprocs, 1);
+    assert_int_equal(proc_at(&s, d1, 0)->pid, 6200);
+    assert_int_equal(s.devices[0].nprocs, 0);
+    assert_true(s.devices[0].process_count.value == 3);
+    assert_no_duplicates(&s);
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
+/* A process whose instance cannot be identified: once, on the parent. */
+static void test_unattributed(void **state)
+{
+    (void)state;
+    use_scenario("mig-unattributed.ini", "10");
+    struct collector c;
+    open_sim(&c, "gpu-host", 16);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s);
+    const struct device *p = &s.devices[0];
+    assert_int_equal(p->nprocs, 1);
+    assert_int_equal(proc_at(&s, p, 0)->pid, 4187);
+    assert_true(proc_at(&s, p, 0)->unattributed);
+    assert_int_equal(proc_at(&s, p, 0)->gi_id, 3);
+    assert_true(p->process_count.value == 3);
+    assert_int_equal(proc_at(&s, mig_dev(&s, 0, 0), 0)->pid, 4101);
+    assert_false(proc_at(&s, mig_dev(&s, 0, 0), 0)->unattributed);
+    assert_int_equal(proc_at(&s, mig_dev(&s, 0, 3), 0)->pid, 4230);
+    const struct device *d1 = mig_dev(&s, 0, 1);
+    assert_int_equal(d1->nprocs, 0);
+    assert_int_equal(d1->process_count.src, MSRC_NONE); /* unknown, not 0 */
+    assert_no_duplicates(&s);
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
+/* Memory descending, NOT_AVAILABLE after every known value, ties by PID;
+ * the process that appears between the size and data queries is read;
+ * per-process utilisation from GetProcessesUtilizationInfo (550). */
+static void test_sort_merge_and_grow(void **state)
+{
+    (void)state;
+    use_scenario("process-churn.ini", "30");
+    struct collector c;
+    open_sim(&c, "gpu-host", 0);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s);
+    const struct device *d = &s.devices[0];
+    static const uint32_t order[] = {8100, 8300, 8150, 8200, 9999, 1450};
+    assert_int_equal(d->nprocs, 6);
+    assert_true(d->process_count.value == 6);
+    for (size_t k = 0; k < 6; k++)
+        assert_int_equal(proc_at(&s, d, k)->pid, order[k]);
+    assert_int_equal(proc_at(&s, d, 5)->mem_bytes.src, MSRC_NONE);
+    assert_int_equal(proc_at(&s, d, 0)->type, PROC_COMPUTE | PROC_GRAPHICS);
+    assert_int_equal(proc_at(&s, d, 2)->type, PROC_MPS);
+    assert_int_equal(proc_at(&s, d, 5)->type, PROC_GRAPHICS);
+    assert_true(proc_at(&s, d, 0)->sm_util.value == 40);
+    assert_true(proc_at(&s, d, 0)->enc_util.value == 15);
+    assert_true(proc_at(&s, d, 1)->sm_util.value == 70);
+    assert_int_equal(proc_at(&s, d, 4)->sm_util.src, MSRC_NONE); /* no sample: not 0 */
+    assert_int_equal(proc_at(&s, d, 0)->gi_id, -1); /* MIG off */
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
+static void test_top_cut(void **state)
+{
+    (void)state;
+    use_scenario("process-churn.ini", "30");
+    struct collector c;
+    open_sim(&c, "gpu-host", 2);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s);
+    const struct device *d = &s.devices[0];
+    assert_int_equal(d->nprocs, 2);
+    assert_true(d->process_count.value == 6); /* counts all, lists the top 2 */
+    assert_int_equal(proc_at(&s, d, 0)->pid, 8100);
+    assert_int_equal(proc_at(&s, d, 1)->pid, 8300);
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
+/* faults.ini: gpu.0's lists fail for 20 <= t < 25. One tick per second. */
+static void test_carry_is_bounded(void **state)
+{
+    (void)state;
+    use_scenario("faults.ini", "19+1");
+    struct collector c;
+    open_sim(&c, "gpu-host", 16);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s); /* t = 19 */
+    assert_int_equal(s.devices[0].nprocs, 1);
+    assert_false(s.procs[s.devices[0].proc_first].carried);
+    for (int t = 20; t < 20 + COLLECT_CARRY_TICKS; t++) {
+        collect_tick(&c, &s);
+        const struct device *d = &s.devices[0];
+        assert_int_equal(d->nprocs, 1);
+        assert_int_equal(proc_at(&s, d, 0)->pid, 5000);
+        assert_true(proc_at(&s, d, 0)->carried);
+        assert_int_equal(d->process_count.src, MSRC_CARRIED);
+    }
+    collect_tick(&c, &s); /* t = 23: the budget is spent */
+    assert_int_equal(s.devices[0].nprocs, 0);
+    assert_int_equal(s.devices[0].process_count.src, MSRC_NONE);
+    collect_tick(&c, &s); /* t = 24 */
+    assert_int_equal(s.devices[0].nprocs, 0);
+    collect_tick(&c, &s); /* t = 25: the list reads again */
+    assert_int_equal(s.devices[0].nprocs, 1);
+    assert_false(proc_at(&s, &s.devices[0], 0)->carried);
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
+/* A process that no longer exists in /proc is not carried at all. */
+static void test_carry_needs_a_live_pid(void **state)
+{
+    (void)state;
+    use_scenario("faults.ini", "19+1");
+    struct collector c;
+    open_sim(&c, "two-core", 16); /* no /proc/5000 there */
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s);
+    assert_int_equal(s.devices[0].nprocs, 1);
+    collect_tick(&c, &s);
+    assert_int_equal(s.devices[0].nprocs, 0);
+    assert_int_equal(s.devices[0].process_count.src, MSRC_NONE);
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
+/* ---- the list reader against fake NVML functions ---- */
+
+static unsigned fake_n, fake_grow, fake_grow_times, fake_calls;
+static size_t fake_stride;
+
+/* Writes fake_n entries of fake_stride bytes; the list grows by fake_grow
+ * after each of the first fake_grow_times answers (the race between the size
+ * and the data query). */
+static nvmlReturn_t fake_list(nvmlDevice_t h, unsigned int *count, void *infos)
+{
+    (void)h;
+    fake_calls++;
+    unsigned n = fake_n;
+    if (fake_grow_times) {
+        fake_grow_times--;
+        fake_n += fake_grow;
+    }
+    if (!infos || *count < n) {
+        *count = n;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        unsigned char *e = (unsigned char *)infos + (size_t)i * fake_stride;
+        memset(e, 0xAB, fake_stride);
+        nvmlProcessInfo_v2_t v = {.pid = 100 + i,
+                                  .usedGpuMemory = (i == 1) ? NVML_VALUE_NOT_AVAILABLE_ULL
+                                                            : (unsigned long long)i << 20,
+                                  .gpuInstanceId = 1,
+                                  .computeInstanceId = 0};
+        memcpy(e, &v, fake_stride < sizeof(v) ? fake_stride : sizeof(v));
+    }
+    *count = n;
+    return NVML_SUCCESS;
+}
+
+static struct nvml_state fst;
+
+static void test_read_kind_retries(void **state)
+{
+    (void)state;
+    memset(&fst, 0, sizeof(fst));
+    fake_n = 3;
+    fake_grow = 40; /* outgrows the quarter of slack once */
+    fake_grow_times = 1;
+    fake_calls = 0;
+    fake_stride = sizeof(nvmlProcessInfo_535cc_t); /* the 32-byte 535.86 stride */
+    assert_int_equal(nvml_procs_read_kind(&fst, NULL, fake_list, fake_stride, PROC_COMPUTE,
+                                          "fake"),
+                     NVML_SUCCESS);
+    assert_int_equal(fake_calls, 3); /* size, too small, fits */
+    assert_int_equal(fst.list.n, 43);
+    assert_int_equal(fst.list.e[2].pid, 102);
+    assert_int_equal(fst.list.e[1].mem, NVML_VALUE_NOT_AVAILABLE_ULL);
+    assert_int_equal(fst.list.e[42].mem, 42ull << 20);
+    assert_int_equal(fst.list.e[42].gi, 1);
+    assert_int_equal(fst.list.e[42].ci, 0);
+    /* the buffer is kept: the next read is one call */
+    fst.list.n = 0;
+    fake_calls = 0;
+    assert_int_equal(nvml_procs_read_kind(&fst, NULL, fake_list, fake_stride, PROC_COMPUTE,
+                                          "fake"),
+                     NVML_SUCCESS);
+    assert_int_equal(fake_calls, 1);
+
+    /* v1 entries (16 bytes) carry no instance ids */
+    fst.list.n = 0;
+    fake_n = 2;
+    fake_grow = 0;
+    fake_stride = sizeof(nvmlProcessInfo_v1_t);
+    assert_int_equal(nvml_procs_read_kind(&fst, NULL, fake_list, fake_stride, PROC_GRAPHICS,
+                                          "fake"),
+                     NVML_SUCCESS);
+    assert_int_equal(fst.list.n, 2);
+    assert_int_equal(fst.list.e[1].pid, 101);
+    assert_int_equal(fst.list.e[1].gi, 0xFFFFFFFFu);
+
+    /* the same PID from a second list merges its type */
+    fake_n = 2;
+    fake_stride = sizeof(nvmlProcessInfo_v1_t);
+    assert_int_equal(nvml_procs_read_kind(&fst, NULL, fake_list, fake_stride, PROC_COMPUTE,
+                                          "fake"),
+                     NVML_SUCCESS);
+    assert_int_equal(fst.list.n, 2);
+    assert_int_equal(fst.list.e[0].type, PROC_COMPUTE | PROC_GRAPHICS);
+
+    /* a list that never stops growing gives up with INSUFFICIENT_SIZE */
+    fst.list.n = 0;
+    fake_n = 1000; /* more than the buffer holds now */
+    fake_grow = 100000;
+    fake_grow_times = 1000;
+    fake_calls = 0;
+    assert_int_equal(nvml_procs_read_kind(&fst, NULL, fake_list, fake_stride, PROC_COMPUTE,
+                                          "fake"),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_true(fake_calls <= 4);
+    assert_int_equal(fst.list.n, 0);
+    nvml_procs_free(&fst);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_h100_535_attribution),
+        cmocka_unit_test(test_dgx_attribution),
+        cmocka_unit_test(test_parent_fallback),
+        cmocka_unit_test(test_unattributed),
+        cmocka_unit_test(test_sort_merge_and_grow),
+        cmocka_unit_test(test_top_cut),
+        cmocka_unit_test(test_carry_is_bounded),
+        cmocka_unit_test(test_carry_needs_a_live_pid),
+        cmocka_unit_test(test_read_kind_retries),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
