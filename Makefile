@@ -84,7 +84,8 @@ valgrind-check: $(BIN) $(SIM_ALL)
 	@set -e; for s in sim/scenarios/*.ini; do echo "== valgrind $$s"; \
 		MIGMON_SIM_SCENARIO=$$s MIGMON_SIM_TIME=100 $(VALGRIND) $(BIN) --once --format json \
 			--nvml-path $(SIM_LIB) >/dev/null; done; \
-		echo "== valgrind without a driver"; $(VALGRIND) $(BIN) --once >/dev/null
+		echo "== valgrind without a driver"; $(VALGRIND) $(BIN) --once >/dev/null; \
+		echo "== valgrind of the interactive monitor"; $(TEST_ENV) tests/e2e/tui_valgrind.sh
 
 check: all
 	$(MAKE) unit

@@ -26,7 +26,7 @@ static int imax(int a, int b)
 static void split_gpu_panel(struct tui_layout *l, struct rect g, int ndevices)
 {
     if (l->detail) {
-        int want = ndevices + 2, lo = pct_of(g.h, 20), hi = pct_of(g.h, 40);
+        int want = ndevices + 2, lo = pct_of(g.h, 20), hi = pct_of(g.h, 30);
         int dev = imax(BOX_MIN, want < lo ? lo : want > hi ? hi : want);
         int procs = imax(BOX_MIN, pct_of(g.h, 30));
         int det = g.h - dev - procs;

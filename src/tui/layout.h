@@ -33,7 +33,7 @@ struct tui_layout {
 };
 
 /* pcie: the selected device has PCIe throughput data; ndevices: rows the
- * device list would like (it gets between 20 % and 40 % of the GPU panel —
+ * device list would like (it gets between 20 % and 30 % of the GPU panel —
  * the seed's fixed 20 % leaves one row for a 4-device MIG GPU at 40 lines). */
 void tui_layout_compute(struct tui_layout *l, int h, int w, bool pcie, int ndevices);
 

@@ -265,28 +265,50 @@ struct metric tui_vram_pct(const struct device *d)
     return m;
 }
 
-static void draw_no_gpu(WINDOW *win, const struct tui_view *v, struct rect in)
+/* Word-wrap text (lines split at '\n') into r from row *y on. */
+static void draw_wrapped(WINDOW *win, const struct tui_view *v, struct rect r, int *y,
+                         enum tui_role role, const char *text)
 {
-    const struct snapshot *s = v->snap;
-    const char *err = s && !s->gpu_ok ? s->gpu_error : "no NVIDIA GPU found";
-    /* The error lists every path searched; wrap it over the panel. */
-    int y = in.y;
-    const char *p = err;
     char buf[512];
-    while (*p && y < in.y + in.h) {
-        size_t take = strcspn(p, "\n");
-        if ((int)take > in.w && in.w > 0) {
-            take = (size_t)in.w;
+    const char *p = text;
+    while (*p && *y < r.y + r.h) {
+        size_t len = strcspn(p, "\n"), take = len;
+        if (take > (size_t)r.w) {
+            take = (size_t)r.w;
+            size_t sp = take;
+            while (sp > 0 && p[sp] != ' ')
+                sp--;
+            if (sp > 0)
+                take = sp;
         }
-        snprintf(buf, sizeof(buf), "%.*s", (int)take, p);
-        tui_text(win, &v->theme, in, y++, in.x, R_WARN, buf);
+        if (take >= sizeof(buf))
+            take = sizeof(buf) - 1;
+        memcpy(buf, p, take);
+        buf[take] = '\0';
+        tui_text(win, &v->theme, r, (*y)++, r.x, role, buf);
         p += take;
+        while (*p == ' ')
+            p++;
         if (*p == '\n')
             p++;
     }
-    if (y < in.y + in.h)
-        tui_text(win, &v->theme, in, y, in.x, R_FREE,
-                 "Point --nvml-path at libnvidia-ml.so.1, or try --demo.");
+}
+
+/* No devices: the whole GPU panel explains why, hint first, then the
+ * loader's message (every path searched and why it failed). */
+static void draw_no_gpu(WINDOW *win, const struct tui_view *v)
+{
+    const struct snapshot *s = v->snap;
+    struct rect all = {v->lay.devices.y, v->lay.devices.x,
+                       v->lay.procs.y + v->lay.procs.h - v->lay.devices.y, v->lay.devices.w};
+    struct rect in = tui_box(win, &v->theme, all, "Devices", R_TITLE);
+    if (in.h <= 0 || in.w <= 0)
+        return;
+    const char *err = s && !s->gpu_ok ? s->gpu_error : "NVML reports no GPU on this host.";
+    int y = in.y;
+    draw_wrapped(win, v, in, &y, R_WARN,
+                 "No GPU data. Point --nvml-path at libnvidia-ml.so.1, or try --demo.");
+    draw_wrapped(win, v, in, &y, R_FREE, err);
 }
 
 static void draw_devices(WINDOW *win, struct tui_view *v)
@@ -297,10 +319,8 @@ static void draw_devices(WINDOW *win, struct tui_view *v)
     struct rect in = tui_box(win, &v->theme, v->lay.devices, title, R_TITLE);
     if (in.h <= 0 || in.w <= 0)
         return;
-    if (!s || s->ndevices == 0) {
-        draw_no_gpu(win, v, in);
-        return;
-    }
+    if (!s || s->ndevices == 0)
+        return; /* tui_draw shows draw_no_gpu() instead */
     /* scroll so the selection is visible */
     if ((int)v->sel < v->dev_scroll)
         v->dev_scroll = (int)v->sel;
@@ -347,6 +367,43 @@ static void draw_devices(WINDOW *win, struct tui_view *v)
 
 /* ---- detail ---- */
 
+/* Rows of the detail panel. On a wide panel (>= 90 columns) the shorter
+ * lines (clocks … throttle) go two to a row, so every metric fits in the
+ * seed's 50 % of the GPU panel on a 200x60 terminal. */
+struct detail_cursor {
+    struct rect in;
+    int y;
+    int col; /* 1: the left half of row y is taken */
+    bool two;
+};
+
+static void detail_line(WINDOW *win, const struct tui_view *v, struct detail_cursor *c,
+                        bool pairable, const struct piece *p, size_t n)
+{
+    struct rect r = c->in;
+    int half = (c->in.w - 2) / 2;
+    if (pairable && c->two) {
+        if (c->col == 0) {
+            r.w = half;
+            c->col = 1;
+        } else {
+            r.x += half + 2;
+            r.w = c->in.w - half - 2;
+            c->col = 0;
+        }
+    } else if (c->col == 1) {
+        c->y++;
+        c->col = 0;
+    }
+    if (c->y >= c->in.y + c->in.h)
+        return;
+    r.y = c->y;
+    r.h = 1;
+    tui_line(win, v, r, c->y, p, n);
+    if (c->col == 0)
+        c->y++;
+}
+
 static void draw_detail(WINDOW *win, const struct tui_view *v)
 {
     struct rect in = tui_box(win, &v->theme, v->lay.detail_r, "Detail", R_TITLE);
@@ -360,7 +417,7 @@ static void draw_detail(WINDOW *win, const struct tui_view *v)
     if (mig)
         snprintf(par, sizeof(par), " [GPU %d]", d->index);
     char a[64], b[64], c[64], e[64], buf[384];
-    int y = in.y;
+    struct detail_cursor cur = {.in = in, .y = in.y, .col = 0, .two = in.w >= 90};
     const struct metric *m = d->m;
 
     /* Name */
@@ -374,7 +431,7 @@ static void draw_detail(WINDOW *win, const struct tui_view *v)
                  d->mig_enabled ? "  MIG on" : "");
     }
     struct piece name[] = {{R_NORMAL, "Name: "}, {R_SELECTED, buf}};
-    tui_line(win, v, in, y++, name, 2);
+    detail_line(win, v, &cur, false, name, 2);
     /* UUID, arch */
     if (d->cc_major >= 0)
         snprintf(a, sizeof(a), "%d.%d", d->cc_major, d->cc_minor);
@@ -383,8 +440,7 @@ static void draw_detail(WINDOW *win, const struct tui_view *v)
     struct piece uuid[] = {{R_NORMAL, "UUID: "}, {R_NORMAL, d->uuid},
                            {R_NORMAL, "  Arch:"}, {d->arch[0] ? R_NORMAL : R_FREE, d->arch[0] ? d->arch : "N/A"},
                            {R_NORMAL, "  CC:"}, {d->cc_major >= 0 ? R_NORMAL : R_FREE, a}};
-    if (y < in.y + in.h)
-        tui_line(win, v, in, y++, uuid, 6);
+    detail_line(win, v, &cur, false, uuid, 6);
     /* VRAM */
     struct metric vp = tui_vram_pct(d);
     tui_fmt_num(a, sizeof(a), &m[M_MEM_USED], 1 / MIB, 0);
@@ -394,8 +450,7 @@ static void draw_detail(WINDOW *win, const struct tui_view *v)
     struct piece vram[] = {{R_NORMAL, "VRAM "},
                            {metric_ok(&vp) ? tui_role_vram(vp.value) : R_FREE,
                             metric_ok(&m[M_MEM_USED]) || metric_ok(&m[M_MEM_TOTAL]) ? buf : "N/A"}};
-    if (y < in.y + in.h)
-        tui_line(win, v, in, y++, vram, 2);
+    detail_line(win, v, &cur, false, vram, 2);
     /* utilisation, encoder, decoder */
     tui_fmt_pct(a, sizeof(a), &m[M_GPU_UTIL], 0);
     tui_fmt_pct(b, sizeof(b), &m[M_MEM_UTIL], 0);
@@ -410,8 +465,7 @@ static void draw_detail(WINDOW *win, const struct tui_view *v)
         {R_NORMAL, "  Enc: "}, {na_or(&m[M_ENC_UTIL], R_VRAM), en},
         {R_NORMAL, "  Dec: "}, {na_or(&m[M_DEC_UTIL], R_VRAM), de},
     };
-    if (y < in.y + in.h)
-        tui_line(win, v, in, y++, util, 13);
+    detail_line(win, v, &cur, false, util, 13);
     /* clocks */
     tui_fmt_num(a, sizeof(a), &m[M_CLK_GFX], 1, 0);
     tui_fmt_num(b, sizeof(b), &m[M_CLK_SM], 1, 0);
@@ -425,8 +479,7 @@ static void draw_detail(WINDOW *win, const struct tui_view *v)
         {R_NORMAL, "Clk: "}, {R_CPU, buf}, {R_NORMAL, "  "},
         {metric_ok(&m[M_PSTATE]) ? tui_role_pstate((int)m[M_PSTATE].value) : R_FREE, e},
         {R_FREE, par}};
-    if (y < in.y + in.h)
-        tui_line(win, v, in, y++, clk, 5);
+    detail_line(win, v, &cur, true, clk, 5);
     /* temperature and power */
     tui_fmt_num(a, sizeof(a), &m[M_TEMP], 1, 0);
     snprintf(buf, sizeof(buf), "%s%s%s", a, metric_ok(&m[M_TEMP]) ? g->deg : "",
@@ -439,11 +492,22 @@ static void draw_detail(WINDOW *win, const struct tui_view *v)
     tui_fmt_num(pl, sizeof(pl), &m[M_POWER_LIMIT], 1, 0);
     size_t pn = strlen(pw);
     snprintf(pw + pn, sizeof(pw) - pn, "/%sW", pl);
+    char fan[32], kj[32];
+    tui_fmt_pct(fan, sizeof(fan), &m[M_FAN], 0);
     struct piece temp[] = {
         {R_NORMAL, "Temp: "}, {metric_ok(&m[M_TEMP]) ? tui_role_temp(m[M_TEMP].value) : R_FREE, buf},
-        {R_FREE, thr}, {R_NORMAL, "  Power: "}, {na_or(&m[M_POWER], R_NORMAL), pw}, {R_FREE, par}};
-    if (y < in.y + in.h)
-        tui_line(win, v, in, y++, temp, 6);
+        {R_FREE, thr}, {R_NORMAL, "  Fan: "}, {na_or(&m[M_FAN], R_NORMAL), fan}, {R_FREE, par}};
+    detail_line(win, v, &cur, true, temp, 6);
+    /* power and energy since the driver loaded */
+    tui_fmt_num(kj, sizeof(kj), &m[M_ENERGY], 1e-3, 1);
+    if (metric_ok(&m[M_ENERGY])) {
+        size_t n = strlen(kj);
+        snprintf(kj + n, sizeof(kj) - n, " kJ");
+    }
+    struct piece power[] = {{R_NORMAL, "Power: "}, {na_or(&m[M_POWER], R_NORMAL), pw},
+                            {R_NORMAL, "  Energy: "}, {na_or(&m[M_ENERGY], R_NORMAL), kj},
+                            {R_FREE, par}};
+    detail_line(win, v, &cur, true, power, 5);
     /* PCIe */
     tui_fmt_num(a, sizeof(a), &m[M_PCIE_GEN], 1, 0);
     tui_fmt_num(b, sizeof(b), &m[M_PCIE_WIDTH], 1, 0);
@@ -451,8 +515,7 @@ static void draw_detail(WINDOW *win, const struct tui_view *v)
     tui_fmt_num(e, sizeof(e), &m[M_PCIE_RX], 1 / 1e6, 1);
     snprintf(buf, sizeof(buf), "Gen%s x%s  TX:%s RX:%s MB/s", a, b, c, e);
     struct piece pcie[] = {{R_NORMAL, "PCIe: "}, {R_PCIE, buf}, {R_FREE, par}};
-    if (y < in.y + in.h)
-        tui_line(win, v, in, y++, pcie, 3);
+    detail_line(win, v, &cur, true, pcie, 3);
     /* ECC */
     const char *ecc = !metric_ok(&m[M_ECC_MODE]) ? "N/A" : m[M_ECC_MODE].value ? "On" : "Off";
     tui_fmt_num(a, sizeof(a), &m[M_ECC_CORR], 1, 0);
@@ -461,8 +524,7 @@ static void draw_detail(WINDOW *win, const struct tui_view *v)
     struct piece eccp[] = {{R_NORMAL, "ECC: "}, {na_or(&m[M_ECC_MODE], R_NORMAL), ecc},
                            {R_NORMAL, "  Corr:"}, {na_or(&m[M_ECC_CORR], R_GOOD), a},
                            {R_NORMAL, "  Uncorr:"}, {unc_bad ? R_ALARM : na_or(&m[M_ECC_UNCORR], R_GOOD), b}};
-    if (y < in.y + in.h)
-        tui_line(win, v, in, y++, eccp, 6);
+    detail_line(win, v, &cur, true, eccp, 6);
     /* throttle and process count */
     const char *names[16];
     buf[0] = '\0';
@@ -483,12 +545,12 @@ static void draw_detail(WINDOW *win, const struct tui_view *v)
     tui_fmt_num(a, sizeof(a), &d->process_count, 1, 0);
     struct piece thp[] = {{R_NORMAL, "Throttle: "}, {trole, buf}, {R_NORMAL, "  Processes: "},
                           {na_or(&d->process_count, R_NORMAL), a}};
-    if (y < in.y + in.h)
-        tui_line(win, v, in, y++, thp, 4);
+    detail_line(win, v, &cur, true, thp, 4);
     /* why GPU utilisation is absent: the question MIG users ask first */
-    if (!metric_ok(&m[M_GPU_UTIL]) && m[M_GPU_UTIL].why && y < in.y + in.h) {
+    if (!metric_ok(&m[M_GPU_UTIL]) && m[M_GPU_UTIL].why) {
         snprintf(buf, sizeof(buf), "GPU util N/A: %s", m[M_GPU_UTIL].why);
-        tui_text(win, &v->theme, in, y++, in.x, R_FREE, buf);
+        struct piece why[] = {{R_FREE, buf}};
+        detail_line(win, v, &cur, false, why, 1);
     }
 }
 
@@ -649,10 +711,14 @@ void tui_draw(WINDOW *win, struct tui_view *v)
     }
     draw_header(win, v);
     draw_cpu(win, v);
-    draw_devices(win, v);
-    if (v->lay.detail)
-        draw_detail(win, v);
-    draw_procs(win, v);
+    if (v->snap && v->snap->ndevices > 0) {
+        draw_devices(win, v);
+        if (v->lay.detail)
+            draw_detail(win, v);
+        draw_procs(win, v);
+    } else {
+        draw_no_gpu(win, v);
+    }
     if (v->lay.charts) {
         tui_draw_gpu_charts(win, v);
         tui_draw_host_charts(win, v);

@@ -76,7 +76,7 @@ static void restore_default_signals(void)
         signal(sigs[i], SIG_DFL);
 }
 
-/* Test hook: "TICKS FRAMES\n" into a file, replaced atomically so a reader
+/* Test hook: "TICKS FRAMES PID\n" into a file, replaced atomically so a reader
  * never sees half a line. */
 static void write_frames(const char *path, unsigned long ticks, unsigned long frames)
 {
@@ -87,7 +87,7 @@ static void write_frames(const char *path, unsigned long ticks, unsigned long fr
     if (fd < 0)
         return;
     char buf[64];
-    int n = snprintf(buf, sizeof(buf), "%lu %lu\n", ticks, frames);
+    int n = snprintf(buf, sizeof(buf), "%lu %lu %d\n", ticks, frames, (int)getpid());
     bool ok = write(fd, buf, (size_t)n) == n;
     close(fd);
     if (ok)

@@ -7,7 +7,7 @@
  * Test hooks (environment, for the tmux screen tests; see docs/testing.md):
  *   MIGMON_TEST_TICKS=N   take N samples back to back at start, then sample
  *                         only on SIGUSR1 (one sample per signal)
- *   MIGMON_TEST_FRAMES=F  after every drawn frame write "TICKS FRAMES\n" to F
+ *   MIGMON_TEST_FRAMES=F  after every drawn frame write "TICKS FRAMES PID\n" to F
  */
 #ifndef MIGMON_TUI_TUI_H
 #define MIGMON_TUI_TUI_H

@@ -78,13 +78,14 @@ static void test_device_list_grows_then_caps(void **state)
 {
     (void)state;
     struct tui_layout l;
-    /* top = 45 % of 58 = 26; devices between 20 % (5) and 40 % (10) of it */
+    /* top = 45 % of 58 = 26; devices between 20 % (5) and 30 % (8) of it */
     tui_layout_compute(&l, 60, 200, true, 1);
     assert_int_equal(l.devices.h, 5);
     tui_layout_compute(&l, 60, 200, true, 5);
     assert_int_equal(l.devices.h, 7); /* 5 rows + border */
     tui_layout_compute(&l, 60, 200, true, 56);
-    assert_int_equal(l.devices.h, 10);
+    assert_int_equal(l.devices.h, 8);
+    assert_int_equal(l.detail_r.h, 10); /* 8 detail lines, two to a row when wide */
     check_tiling(&l);
 }
 

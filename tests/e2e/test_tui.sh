@@ -1,0 +1,185 @@
+# shellcheck shell=bash
+# The interactive monitor in a detached tmux: stored screens at 80x24, 120x40
+# and 200x60, keys, mouse, pause, resize, restore on every exit path.
+if ! command -v tmux >/dev/null; then
+    bad "tmux is required for the screen tests (scripts/deps.sh installs it)"
+    return 0
+fi
+. "$MIGMON_SRC/tests/e2e/tui_lib.sh"
+SCN="$MIGMON_SRC/sim/scenarios"
+SIMARGS=(--nvml-path "$MIGMON_SIM_LIB")
+
+# --- 80x24, A100 (MIG off), CPU figures from two /proc/stat samples ---
+P=$(tui_proc a100 two-core)
+tui_start a100 80 24 4 MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" -- "${SIMARGS[@]}" --proc-root "$P"
+tui_cpu_step a100
+tui_screen "a100 at 80x24" a100 a100-80x24
+# sparkline direction (seed v0.3.5): 5 samples in a 38-column chart fill
+# the rightmost columns; the leftmost stay blank
+spark_row() { # first inner row of the GPU Util chart, its 38 inner columns
+    local LC_ALL=C.UTF-8 l
+    l=$(tui_capture "$1" | sed -n '/┌ GPU Util/{n;p}')
+    printf '%s' "${l:1:38}"
+}
+row=$(spark_row a100)
+LC_ALL=C.UTF-8 eval 'last=${row: -1}; first=${row:0:1}'
+case "$last" in [▁▂▃▄▅▆▇█]) ok ;; *) bad "newest GPU util point not at the right edge: '$row'" ;; esac
+eq "oldest columns of the GPU util chart are empty" "$first" " "
+# help overlay opens and any key closes it
+tui_keys a100 '?'
+contains "help overlay" "$(tui_capture a100)" "Help (any key closes)"
+tui_keys a100 x
+case "$(tui_capture a100)" in *"Help (any key"*) bad "help overlay still open after a key" ;; *) ok ;; esac
+# pause: the display freezes (same title) while samples go on, then resumes
+tui_keys a100 ' '
+paused_title=$(tui_capture a100 | grep -o 'GPU Util [^ ]*')
+tui_tick a100
+tui_tick a100
+contains "footer says PAUSED" "$(tui_capture a100 | tail -1)" "PAUSED"
+eq "paused display is frozen" "$(tui_capture a100 | grep -o 'GPU Util [^ ]*')" "$paused_title"
+tui_keys a100 ' '
+case "$(tui_capture a100 | tail -1)" in *PAUSED*) bad "still paused" ;; *) ok ;; esac
+# resize below the minimum and back
+n=$(tui_frames a100)
+tmx resize-window -t a100 -x 39 -y 11
+tui_wait a100 $((n + 1))
+contains "too small message" "$(tui_capture a100)" "terminal too small: 39x11 (needs 40x12)"
+n=$(tui_frames a100)
+tmx resize-window -t a100 -x 40 -y 12
+tui_wait a100 $((n + 1))
+tui_screen "a100 at the 40x12 minimum" a100 a100-40x12
+n=$(tui_frames a100)
+tmx resize-window -t a100 -x 80 -y 24
+tui_wait a100 $((n + 1))
+eq "q quits with status 0" "$(tui_quit a100 q)" "0"
+eq "alternate screen left after q" "$(tmx display -p -t a100 '#{alternate_on}')" "0"
+
+# --- 120x40, H100 MIG on 535: select the second MIG instance ---
+P=$(tui_proc h100 two-core)
+tui_start h100 120 40 3 MIGMON_SIM_SCENARIO="$SCN/h100-pcie-mig-535.ini" -- "${SIMARGS[@]}" --proc-root "$P"
+tui_keys h100 Down Tab
+tui_screen "h100 MIG 535 at 120x40, third device" h100 h100-mig-120x40
+contains "footer position" "$(tui_capture h100 | tail -1)" "[3/4]"
+tui_keys h100 BTab
+contains "Shift-Tab goes back" "$(tui_capture h100 | tail -1)" "[2/4]"
+tui_keys h100 End
+contains "End selects the last device" "$(tui_capture h100 | tail -1)" "[4/4]"
+tui_keys h100 Home
+contains "Home selects the first device" "$(tui_capture h100 | tail -1)" "[1/4]"
+# a mouse click (X10 encoding) on the third row of the device list
+dev_row=$(tui_capture h100 | grep -n '┌ Devices' | cut -d: -f1) # 1-based screen row of the border
+n=$(tui_frames h100)
+tmx send-keys -t h100 -H 1b 5b 4d 20 $(printf '%x' $((32 + 70))) $(printf '%x' $((32 + dev_row + 3)))
+tui_wait h100 $((n + 1))
+contains "mouse click selects the third device" "$(tui_capture h100 | tail -1)" "[3/4]"
+# the process list: focus, sort, full command, kill confirmation
+tui_keys h100 Home Down p
+contains "process focus: footer keys" "$(tui_capture h100 | tail -1)" "Enter Command"
+tui_keys h100 s
+contains "s cycles the sort key" "$(tui_capture h100)" "Top Processes (by SM%)"
+tui_keys h100 Enter
+contains "Enter shows the process" "$(tui_capture h100)" "Process (any key closes)"
+tui_keys h100 x k
+contains "k asks first" "$(tui_capture h100)" "Send SIGTERM to PID 4101"
+tui_keys h100 n
+contains "n cancels" "$(tui_capture h100 | tail -1)" "kill cancelled"
+tui_keys h100 k y
+contains "a PID not visible here is not signalled" "$(tui_capture h100 | tail -1)" \
+    "PID 4101 is not visible from this PID namespace; not signalled"
+tui_keys h100 Escape s s s
+contains "Esc leaves the process list" "$(tui_capture h100 | tail -1)" "Tab/"
+# SIGTERM restores the terminal and exits 0
+kill -TERM "$(tui_pid h100)"
+for ((i = 0; i < 100; i++)); do [ -s "$TMP/h100.exit" ] && break; sleep 0.05; done
+eq "SIGTERM exit status" "$(cat "$TMP/h100.exit")" "0"
+eq "alternate screen left after SIGTERM" "$(tmx display -p -t h100 '#{alternate_on}')" "0"
+
+# --- 200x60, DGX 8 x A100 with 7 MIG each, 64 cores with one offline ---
+P=$(tui_proc dgx c64-offline)
+tui_start dgx 200 60 2 MIGMON_SIM_SCENARIO="$SCN/dgx-a100-8x7.ini" -- "${SIMARGS[@]}" --proc-root "$P"
+tui_cpu_step dgx
+tui_screen "dgx at 200x60" dgx dgx-200x60
+tui_keys dgx End
+tui_screen "dgx at 200x60, list scrolled to the last device" dgx dgx-200x60-end
+# a crash signal: the handler restores the terminal, then dies of the signal
+kill -SEGV "$(tui_pid dgx)"
+for ((i = 0; i < 100; i++)); do [ -s "$TMP/dgx.exit" ] && break; sleep 0.05; done
+eq "SIGSEGV: died of the signal" "$(cat "$TMP/dgx.exit")" "139"
+eq "alternate screen left after SIGSEGV" "$(tmx display -p -t dgx '#{alternate_on}')" "0"
+
+# --- MIG reconfiguration while selected: the instance goes away at t = 60 ---
+P=$(tui_proc reconf two-core)
+tui_start reconf 100 30 1 MIGMON_SIM_SCENARIO="$SCN/mig-reconfig.ini" MIGMON_SIM_TIME=58+1 -- \
+    "${SIMARGS[@]}" --proc-root "$P"
+tui_keys reconf End
+contains "2g.20gb selected before" "$(tui_capture reconf)" "▶   MIG 1 2g.20gb"
+tui_tick reconf
+tui_tick reconf
+tui_tick reconf
+contains "selection clamps to the remaining devices" "$(tui_capture reconf | tail -1)" "[2/2]"
+tui_quit reconf q >/dev/null
+
+# --- VRAM reads fail for 6 samples (seed v0.3.1/v0.3.6/v0.3.11 regressions):
+# 3 carried (dim) columns, then 3 gaps, never a drop to 0; the chart's scale
+# stays at the last total read (81920 MB), so the columns keep their height ---
+P=$(tui_proc vg two-core)
+tui_start vg 100 30 12 MIGMON_SIM_SCENARIO="$SCN/vram-glitch.ini" -- "${SIMARGS[@]}" --proc-root "$P"
+vram_row() { # $1: capture flag; the lower inner row of the VRAM chart
+    local LC_ALL=C.UTF-8 n
+    n=$(tui_capture vg | grep -n '┌ VRAM' | cut -d: -f1)
+    tui_capture vg ${1:-} | sed -n "$((n + 2))p"
+}
+row=$(vram_row)
+LC_ALL=C.UTF-8 eval 'tail12=${row:37:12}'
+eq "VRAM chart: 4 read, 3 carried, 3 gaps, 2 read" "$tail12" "███████   ██"
+contains "VRAM chart: carried columns are dim" "$(vram_row -e)" $'\e[2m'
+tui_screen "VRAM glitch at 100x30" vg vram-glitch-100x30
+tui_quit vg q >/dev/null
+
+# --- no colour, ASCII locale ---
+P=$(tui_proc nocolor two-core)
+tui_start nocolor 80 24 2 MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" NO_COLOR=1 -- "${SIMARGS[@]}" --proc-root "$P"
+# only attributes and the default colours (39/49) may appear
+colours=$(tui_capture nocolor -e | grep -oE $'\e\\[[0-9;]*m' | tr -d '\033[m' | tr ';' '\n' |
+    grep -vxE '0|1|2|7|39|49|' | sort -u | tr '\n' ' ')
+eq "NO_COLOR: no colour in the screen" "$colours" ""
+tui_quit nocolor q >/dev/null
+P=$(tui_proc ascii two-core)
+tui_start ascii 80 24 2 MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" LANG=C -- "${SIMARGS[@]}" --proc-root "$P" --no-color
+tui_screen "ASCII fallback in the C locale" ascii a100-80x24-ascii
+if tui_capture ascii | LC_ALL=C grep -q '[^[:print:][:space:]]'; then
+    bad "C locale: non-ASCII characters on the screen"
+else
+    ok
+fi
+tui_quit ascii q >/dev/null
+
+# --- the demo runs on the bundled simulator and says so ---
+tui_start demo 120 40 2 -- --demo=h100-pcie-mig-535 --proc-root "$(tui_proc demo two-core)"
+contains "demo header" "$(tui_capture demo | head -1)" "DEMO (simulated: h100-pcie-mig-535.ini)"
+tui_quit demo q >/dev/null
+
+# --- no driver: host panels run, the device panel says what was searched ---
+if ldconfig -p 2>/dev/null | grep -q libnvidia-ml; then
+    echo "     (skipped the no-driver screen: this machine has libnvidia-ml)"
+else
+    tui_start nodrv 100 30 2 -- --proc-root "$(tui_proc nodrv two-core)"
+    tui_cpu_step nodrv
+    scr=$(tui_capture nodrv)
+    contains "no driver: the device panel suggests --nvml-path" "$scr" "No GPU data. Point --nvml-path at"
+    contains "no driver: the search is listed" "$scr" "libnvidia-ml.so.1"
+    contains "no driver: CPU panel live" "$scr" "CPU (2 cores) 42.4%"
+    eq "no driver: q quits cleanly" "$(tui_quit nodrv q)" "0"
+fi
+
+# --- refusals ---
+out=$("$MIGMON_BIN" "${SIMARGS[@]}" </dev/null 2>&1 | cat)
+contains "not a terminal: refuses and suggests --once" "$out" "use --once --format json|table"
+"$MIGMON_BIN" "${SIMARGS[@]}" </dev/null >/dev/null 2>&1
+eq "not a terminal: exit status" "$?" "2"
+out=$("$MIGMON_BIN" --interval 99 2>&1)
+eq "interval below 100 ms" "$out" "mig-gpu-mon: --interval 99: must be between 100 and 3600000 milliseconds"
+out=$("$MIGMON_BIN" --demo=no-such-scenario 2>&1)
+contains "unknown demo scenario" "$out" "--demo=no-such-scenario: no such scenario"
+
+tui_kill_all
