@@ -17,13 +17,17 @@ tui_screen "a100 at 80x24" a100 a100-80x24
 # sparkline direction (seed v0.3.5): 5 samples in a 38-column chart fill
 # the rightmost columns; the leftmost stay blank
 spark_row() { # first inner row of the GPU Util chart, its 38 inner columns
-    local LC_ALL=C.UTF-8 l
+    local l
     l=$(tui_capture "$1" | sed -n '/┌ GPU Util/{n;p}')
-    printf '%s' "${l:1:38}"
+    usub "$l" 1 38
 }
 row=$(spark_row a100)
-LC_ALL=C.UTF-8 eval 'last=${row: -1}; first=${row:0:1}'
-case "$last" in [▁▂▃▄▅▆▇█]) ok ;; *) bad "newest GPU util point not at the right edge: '$row'" ;; esac
+last=$(usub "$row" 37 1)
+first=$(usub "$row" 0 1)
+case "$(printf '%s' "$last" | od -An -tx1 | tr -d ' ')" in
+e29681 | e29682 | e29683 | e29684 | e29685 | e29686 | e29687 | e29688) ok ;; # U+2581..U+2588
+*) bad "newest GPU util point not at the right edge: '$row'" ;;
+esac
 eq "oldest columns of the GPU util chart are empty" "$first" " "
 # help overlay opens and any key closes it
 tui_keys a100 '?'
@@ -125,12 +129,12 @@ tui_quit reconf q >/dev/null
 P=$(tui_proc vg two-core)
 tui_start vg 100 30 12 MIGMON_SIM_SCENARIO="$SCN/vram-glitch.ini" -- "${SIMARGS[@]}" --proc-root "$P"
 vram_row() { # $1: capture flag; the lower inner row of the VRAM chart
-    local LC_ALL=C.UTF-8 n
+    local n
     n=$(tui_capture vg | grep -n '┌ VRAM' | cut -d: -f1)
     tui_capture vg ${1:-} | sed -n "$((n + 2))p"
 }
 row=$(vram_row)
-LC_ALL=C.UTF-8 eval 'tail12=${row:37:12}'
+tail12=$(usub "$row" 37 12)
 eq "VRAM chart: 4 read, 3 carried, 3 gaps, 2 read" "$tail12" "███████   ██"
 contains "VRAM chart: carried columns are dim" "$(vram_row -e)" $'\e[2m'
 tui_screen "VRAM glitch at 100x30" vg vram-glitch-100x30

@@ -12,7 +12,9 @@
 # colours, tmux capture-pane -e). MIGMON_UPDATE_SCREENS=1 rewrites them.
 
 TUI_SOCK="migmon-test-$$"
-tmx() { tmux -L "$TUI_SOCK" -f /dev/null "$@"; }
+# -u and a UTF-8 locale: the server must not turn wide characters into "_"
+# when the caller (CI) runs in the C locale.
+tmx() { LC_ALL=C.UTF-8 tmux -u -L "$TUI_SOCK" -f /dev/null "$@"; }
 
 # A private copy of a fixture /proc: stat.1 as stat (stat.2 comes later with
 # tui_cpu_step), and a fixed host name.
@@ -132,6 +134,13 @@ tui_quit() {
         sleep 0.05
     done
     cat "$TMP/$1.exit" 2>/dev/null || echo "no exit"
+}
+
+# usub STRING OFFSET [LEN]: a substring counted in characters, not bytes,
+# whatever the caller's locale.
+usub() {
+    local LC_ALL=C.UTF-8
+    if [ $# -ge 3 ]; then printf '%s' "${1:$2:$3}"; else printf '%s' "${1:$2}"; fi
 }
 
 tui_kill_all() { tmx kill-server 2>/dev/null || true; }
