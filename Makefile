@@ -119,7 +119,12 @@ format:
 $(BUILD)/bench_tick: bench/bench_tick.c $(BUILD)/libmigmon.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) \
 		-Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc $(LIBS)
+$(BUILD)/bench_draw: bench/bench_draw.c $(BUILD)/libmigmon.a
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) \
+		-Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc $(LIBS)
 .PHONY: bench
-bench: $(BUILD)/bench_tick $(SIM_ALL)
+bench: $(BUILD)/bench_tick $(BUILD)/bench_draw $(SIM_ALL)
 	@for s in a100-sxm4-80gb h100-pcie-mig-535 dgx-a100-8x7; do \
 		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_tick sim/scenarios/$$s.ini 2000; done
+	@for s in a100-sxm4-80gb dgx-a100-8x7; do \
+		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_draw sim/scenarios/$$s.ini 1000; done
