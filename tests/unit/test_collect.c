@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "sim_env.h"
+
 #include "collect.h"
 #include "debuglog.h"
 
@@ -31,16 +33,6 @@ void *__wrap_malloc(size_t n) { heap_calls++; return __real_malloc(n); }
 void *__wrap_calloc(size_t a, size_t b) { heap_calls++; return __real_calloc(a, b); }
 void *__wrap_realloc(void *p, size_t n) { heap_calls++; return __real_realloc(p, n); }
 
-static char scen[PATH_MAX];
-
-static void use_scenario(const char *name, const char *simtime)
-{
-    const char *src = getenv("MIGMON_SRC");
-    assert_non_null(src);
-    snprintf(scen, sizeof(scen), "%s/sim/scenarios/%s", src, name);
-    setenv("MIGMON_SIM_SCENARIO", scen, 1);
-    setenv("MIGMON_SIM_TIME", simtime, 1);
-}
 
 static void open_sim(struct collector *c)
 {

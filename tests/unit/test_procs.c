@@ -16,19 +16,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "sim_env.h"
+
 #include "backend/nvml_internal.h"
 #include "collect.h"
 
-static char scen[PATH_MAX], proc_root[PATH_MAX];
-
-static void use_scenario(const char *name, const char *simtime)
-{
-    const char *src = getenv("MIGMON_SRC");
-    assert_non_null(src);
-    snprintf(scen, sizeof(scen), "%s/sim/scenarios/%s", src, name);
-    setenv("MIGMON_SIM_SCENARIO", scen, 1);
-    setenv("MIGMON_SIM_TIME", simtime, 1);
-}
+static char proc_root[PATH_MAX];
 
 static void open_sim(struct collector *c, const char *tree, unsigned top)
 {
