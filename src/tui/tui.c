@@ -17,6 +17,7 @@
 
 #include "clock.h"
 #include "history.h"
+#include "system/procinfo.h"
 #include "tui/panels.h"
 
 static volatile sig_atomic_t quit_requested;
@@ -164,6 +165,24 @@ static void kill_selected(struct tui_view *v)
     if (p->local_pid <= 0) {
         snprintf(v->status, sizeof(v->status),
                  "PID %u is not visible from this PID namespace; not signalled", (unsigned)p->pid);
+        return;
+    }
+    /* The list may be a second old: make sure the PID still is the process
+     * shown (same start time), not a newcomer that reused the number. */
+    char path[64], buf[1024];
+    snprintf(path, sizeof(path), "/proc/%lld/stat", (long long)p->local_pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    struct procinfo_stat st;
+    if (n > 0)
+        buf[n] = '\0';
+    if (n <= 0 || procinfo_parse_stat(buf, &st) != 0 ||
+        (p->start_time && st.start_time != p->start_time)) {
+        snprintf(v->status, sizeof(v->status),
+                 "PID %lld has exited or is another process now; not signalled",
+                 (long long)p->local_pid);
         return;
     }
     if (kill((pid_t)p->local_pid, SIGTERM) != 0)

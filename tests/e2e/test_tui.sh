@@ -140,6 +140,44 @@ contains "VRAM chart: carried columns are dim" "$(vram_row -e)" $'\e[2m'
 tui_screen "VRAM glitch at 100x30" vg vram-glitch-100x30
 tui_quit vg q >/dev/null
 
+# --- k really signals a process we may signal: a sleep of ours listed as a
+# GPU process by a scenario written on the fly (real /proc, so no stored
+# screen) ---
+sh -c 'exec sleep 300' &
+victim=$!
+for ((i = 0; i < 100; i++)); do [ "$(cat /proc/$victim/comm 2>/dev/null)" = sleep ] && break; sleep 0.02; done
+sed -n '1,/^\[process/p' "$SCN/a100-sxm4-80gb.ini" | sed '$d' >"$TMP/victim.ini"
+printf '[process.victim]\npid = %s\ngpu = 0\nused_mib = 5000\n' "$victim" >>"$TMP/victim.ini"
+lp=$(MIGMON_SIM_SCENARIO="$TMP/victim.ini" MIGMON_SIM_TIME=100 "$MIGMON_BIN" "${SIMARGS[@]}" --once \
+    --format json | jq -r ".devices[0].processes[] | select(.pid == $victim) | .local_pid")
+if [ "$lp" = "$victim" ]; then
+    tui_start kill 120 40 2 MIGMON_SIM_SCENARIO="$TMP/victim.ini" -- "${SIMARGS[@]}"
+    tui_keys kill p
+    contains "the victim is listed with its command line" "$(tui_capture kill)" "sleep 300"
+    tui_keys kill k y
+    contains "k y sends SIGTERM" "$(tui_capture kill | tail -1)" "SIGTERM sent to PID $victim"
+    wait "$victim" 2>/dev/null
+    eq "the process died of SIGTERM" "$?" "143"
+    # the listed process exits between the question and the answer: its PID
+    # is not signalled (it could belong to a newcomer by then)
+    sh -c 'exec sleep 301' &
+    gone=$!
+    for ((i = 0; i < 100; i++)); do [ "$(cat /proc/$gone/comm 2>/dev/null)" = sleep ] && break; sleep 0.02; done
+    sed -i "s/^pid = $victim\$/pid = $gone/" "$TMP/victim.ini"
+    tui_quit kill q >/dev/null
+    tui_start kill2 120 40 2 MIGMON_SIM_SCENARIO="$TMP/victim.ini" -- "${SIMARGS[@]}"
+    tui_keys kill2 p k
+    kill "$gone"
+    wait "$gone" 2>/dev/null
+    tui_keys kill2 y
+    contains "a process gone before y is not signalled" "$(tui_capture kill2 | tail -1)" \
+        "PID $gone has exited or is another process now; not signalled"
+    tui_quit kill2 q >/dev/null
+else
+    echo "     (skipped the kill test: PID $victim is not visible as local here: '$lp')"
+    kill "$victim"
+fi
+
 # --- no colour, ASCII locale ---
 P=$(tui_proc nocolor two-core)
 tui_start nocolor 80 24 2 MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" NO_COLOR=1 -- "${SIMARGS[@]}" --proc-root "$P"
