@@ -9,7 +9,7 @@ set -uo pipefail
 bin=${1:-./mig-gpu-mon}
 command -v nvidia-smi >/dev/null || { echo "hw-check: nvidia-smi not found" >&2; exit 2; }
 command -v jq >/dev/null || { echo "hw-check: jq not found" >&2; exit 2; }
-json=$("$bin" --once --format json) || { echo "hw-check: $bin --once failed" >&2; exit 2; }
+json=$("$bin" --once --format json --top 0) || { echo "hw-check: $bin --once failed" >&2; exit 2; }
 fields=name,uuid,pci.bus_id,memory.used,memory.total,temperature.gpu,power.draw,clocks.gr,clocks.sm,clocks.mem,utilization.gpu,pstate
 smi=$(nvidia-smi --query-gpu=$fields --format=csv,noheader,nounits) || exit 2
 pass=0 fail=0
@@ -49,7 +49,24 @@ while IFS=, read -r name uuid bus mused mtot temp pw gr sm mem util ps; do
 done <<<"$smi"
 n=$(jq '[.devices[] | select(.kind=="gpu")] | length' <<<"$json")
 row all gpu_count "$n" "$i" "$([ "$n" = "$i" ] && echo PASS || echo FAIL)"
-apps=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits 2>/dev/null | wc -l)
-row all compute_apps "(processes: next issue)" "$apps" SKIP
+# Compute processes: each one nvidia-smi lists must be ours on that GPU or on
+# one of its MIG devices (nvidia-smi names the parent GPU's UUID), once, with
+# about the same memory (N/A on either side: SKIP).
+napps=0
+while IFS=, read -r guuid pid used; do
+    [ -n "$pid" ] || continue
+    guuid=$(sed 's/^ *//;s/ *$//' <<<"$guuid"); pid=${pid// /}; used=${used// /}
+    napps=$((napps + 1))
+    hits=$(jq -c --arg u "$guuid" --argjson p "$pid" '[.devices[] |
+        select(.uuid == $u or .parent_uuid == $u) | .processes[]? | select(.pid == $p)]' <<<"$json")
+    n=$(jq length <<<"$hits")
+    row all "pid $pid listed" "$n time(s)" "1" "$([ "$n" = 1 ] && echo PASS || echo FAIL)"
+    if [ "$n" = 1 ]; then
+        v=$(jq -r '.[0].memory_bytes | if . == null then "null" else . / 1048576 | floor end' <<<"$hits")
+        row all "pid $pid MiB" "$v" "$used" "$(near "$v" "$used" 64 0.02)"
+    fi
+done < <(nvidia-smi --query-compute-apps=gpu_uuid,pid,used_memory --format=csv,noheader,nounits 2>/dev/null)
+ours=$(jq '[.devices[] | .processes[]? | select(.type | test("C|M"))] | length' <<<"$json")
+row all compute_apps "$ours" "$napps" "$([ "$ours" -ge "$napps" ] && echo PASS || echo FAIL)"
 echo "hw-check: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
