@@ -246,12 +246,23 @@ static void draw_cpu(WINDOW *win, const struct tui_view *v)
 
 /* ---- device list ---- */
 
+/* A device whose static facts could not be read (a lost GPU): what NVML
+ * said instead of its name. */
+static const char *unnamed(const struct device *d)
+{
+    for (int i = 0; i < M_COUNT; i++)
+        if (!metric_ok(&d->m[i]) && d->m[i].why)
+            return d->m[i].why;
+    return "name not readable";
+}
+
 static void device_label(char *out, size_t len, const struct device *d)
 {
     if (d->kind == DEV_MIG)
         snprintf(out, len, "  MIG %d %s", d->mig_index, d->profile[0] ? d->profile : "?");
     else
-        snprintf(out, len, "GPU %d: %s", d->index, d->name[0] ? d->name : "(unknown)");
+        snprintf(out, len, "GPU %d: %s%s%s", d->index, d->name[0] ? "" : "(",
+                 d->name[0] ? d->name : unnamed(d), d->name[0] ? "" : ")");
 }
 
 struct metric tui_vram_pct(const struct device *d)
@@ -427,7 +438,7 @@ static void draw_detail(WINDOW *win, const struct tui_view *v)
                  d->profile[0] ? d->profile : "?", d->gi_id, d->ci_id, d->slices,
                  p ? p->slices_total : -1, d->index, p ? p->name : "?");
     } else {
-        snprintf(buf, sizeof(buf), "%s%s", d->name[0] ? d->name : "(unknown)",
+        snprintf(buf, sizeof(buf), "%s%s", d->name[0] ? d->name : unnamed(d),
                  d->mig_enabled ? "  MIG on" : "");
     }
     struct piece name[] = {{R_NORMAL, "Name: "}, {R_SELECTED, buf}};
@@ -437,7 +448,7 @@ static void draw_detail(WINDOW *win, const struct tui_view *v)
         snprintf(a, sizeof(a), "%d.%d", d->cc_major, d->cc_minor);
     else
         snprintf(a, sizeof(a), "N/A");
-    struct piece uuid[] = {{R_NORMAL, "UUID: "}, {R_NORMAL, d->uuid},
+    struct piece uuid[] = {{R_NORMAL, "UUID: "}, {d->uuid[0] ? R_NORMAL : R_FREE, d->uuid[0] ? d->uuid : "N/A"},
                            {R_NORMAL, "  Arch:"}, {d->arch[0] ? R_NORMAL : R_FREE, d->arch[0] ? d->arch : "N/A"},
                            {R_NORMAL, "  CC:"}, {d->cc_major >= 0 ? R_NORMAL : R_FREE, a}};
     detail_line(win, v, &cur, false, uuid, 6);

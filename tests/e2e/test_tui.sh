@@ -178,6 +178,28 @@ else
     kill "$victim"
 fi
 
+# --- a GPU lost while watched (faults.ini: GPU 1 from t = 30): the other GPU
+# keeps its figures, the lost one says why; SIGHUP restores the terminal ---
+tui_start lost 120 40 4 MIGMON_SIM_SCENARIO="$SCN/faults.ini" MIGMON_SIM_TIME=27+1 -- \
+    "${SIMARGS[@]}" --proc-root "$(tui_proc lost two-core)"
+tui_keys lost End
+scr=$(tui_capture lost)
+contains "lost GPU labelled with NVML's answer" "$scr" "▶ GPU 1: (NVML_ERROR_GPU_IS_LOST)"
+contains "lost GPU: no UUID, shown N/A" "$scr" "UUID: N/A  Arch:N/A  CC:N/A"
+contains "the other GPU still has figures" "$scr" "GPU 0: NVIDIA A100-SXM4-80GB             GPU:"
+kill -HUP "$(tui_pid lost)"
+for ((i = 0; i < 100; i++)); do [ -s "$TMP/lost.exit" ] && break; sleep 0.05; done
+eq "SIGHUP exit status" "$(cat "$TMP/lost.exit")" "0"
+eq "alternate screen left after SIGHUP" "$(tmx display -p -t lost '#{alternate_on}')" "0"
+
+# --- an 8-colour terminal: basic colours only ---
+tui_start c8 80 24 2 MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" TERM=screen -- "${SIMARGS[@]}" \
+    --proc-root "$(tui_proc c8 two-core)"
+codes=$(tui_capture c8 -e | grep -oE $'\e\\[[0-9;]*m' | tr -d '\033[m' | tr ';' '\n' | sort -u | tr '\n' ' ')
+case " $codes " in *" 36 "*) ok ;; *) bad "8 colours: no cyan (36) in '$codes'" ;; esac
+case " $codes " in *" 5 "* | *" 38 "* | *" 9"[0-7]" "*) bad "8 colours: 256/16-colour codes in '$codes'" ;; *) ok ;; esac
+tui_quit c8 q >/dev/null
+
 # --- no colour, ASCII locale ---
 P=$(tui_proc nocolor two-core)
 tui_start nocolor 80 24 2 MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" NO_COLOR=1 -- "${SIMARGS[@]}" --proc-root "$P"
