@@ -8,7 +8,8 @@
 void cli_usage(FILE *f)
 {
     fputs("Usage: mig-gpu-mon [OPTIONS]\n"
-          "Monitor NVIDIA GPUs, every MIG instance, and the host's CPUs and memory.\n"
+          "Monitor NVIDIA GPUs, every MIG instance, the processes using them, and the\n"
+          "host's CPUs and memory.\n"
           "\n"
           "Modes:\n"
           "  (none)                 the interactive monitor (needs a terminal; q quits,\n"
