@@ -4,7 +4,7 @@
 #
 #   make fuzz                 build both targets, run each for FUZZ_TIME seconds
 #   make fuzz FUZZ_TIME=600   longer
-#   make fuzz-build           only build $(FUZZ_BUILD)/fuzz_{procstat,meminfo}
+#   make fuzz-build           only build $(FUZZ_BUILD)/fuzz_{procstat,meminfo,procinfo}
 #   make fuzz-clean
 #
 # New inputs go to $(FUZZ_BUILD)/corpus-<target>, crashes to $(FUZZ_BUILD)/;
@@ -18,9 +18,10 @@ FUZZ_BUILD ?= build/fuzz
 FUZZ_TIME ?= 120
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Isrc -Ifuzz \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_TARGETS := procstat meminfo
+FUZZ_TARGETS := procstat meminfo procinfo
 FUZZ_SRC_procstat := src/system/cpu.c
 FUZZ_SRC_meminfo := src/system/meminfo.c
+FUZZ_SRC_procinfo := src/system/procinfo.c
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
 .PHONY: fuzz fuzz-build fuzz-merge fuzz-clean
@@ -28,7 +29,8 @@ FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 fuzz-build: $(FUZZ_BINS)
 
 $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_check.h src/system/cpu.c src/system/cpu.h \
-		src/system/meminfo.c src/system/meminfo.h src/model.h
+		src/system/meminfo.c src/system/meminfo.h src/system/procinfo.c src/system/procinfo.h \
+		src/model.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRC_$*) -lm
 

@@ -15,8 +15,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "system/cpu.h"
 #include "system/meminfo.h"
+#include "system/procinfo.h"
 
 static inline int fuzz_metric_bad(const struct metric *m, double lo, double hi)
 {
@@ -139,6 +142,63 @@ static inline const char *fuzz_check_meminfo(const uint8_t *data, size_t size)
         (!metric_ok(&m.swap_total) || m.swap_used.value > m.swap_total.value))
         return "meminfo: swap used exceeds swap total";
     return NULL;
+}
+
+/* Any C0 control, DEL or UTF-8 C1 control left in s. */
+static inline int fuzz_has_control(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f || (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+            return 1;
+    return 0;
+}
+
+/*
+ * The per-process /proc parsers (src/system/procinfo.c) on one text used as
+ * stat, status and cgroup at once: a stat parse names a comm that fits and
+ * holds no control character; NSpid gives 0..max real PIDs (1..INT32_MAX:
+ * a 0 or negative value would make kill() signal a group); the UID is -1 or
+ * a number; the container fits and, sanitised, is inert; sanitising the
+ * whole text leaves no control character and keeps its length.
+ */
+static inline const char *fuzz_check_procinfo(const uint8_t *data, size_t size)
+{
+    char *text = malloc(size + 1);
+    if (!text)
+        return NULL;
+    memcpy(text, data, size);
+    text[size] = '\0';
+    const char *why = NULL;
+    struct procinfo_stat st;
+    if (procinfo_parse_stat(text, &st) == 0 &&
+        (strlen(st.comm) >= sizeof(st.comm) || fuzz_has_control(st.comm)))
+        why = "procinfo: comm too long or with a control character";
+    int64_t ns[8];
+    int n = procinfo_parse_nspid(text, ns, 8);
+    if (!why && (n < 0 || n > 8))
+        why = "procinfo: NSpid count outside 0..8";
+    for (int i = 0; !why && i < n; i++)
+        if (ns[i] < 1 || ns[i] > INT32_MAX)
+            why = "procinfo: NSpid entry that is not a PID";
+    if (!why && procinfo_parse_uid(text) < -1)
+        why = "procinfo: negative UID";
+    char cont[PROC_CONTAINER_LEN + 8];
+    memset(cont, 'X', sizeof(cont));
+    procinfo_parse_container(text, cont, PROC_CONTAINER_LEN);
+    if (!why && (memchr(cont, '\0', PROC_CONTAINER_LEN) == NULL ||
+                 cont[PROC_CONTAINER_LEN] != 'X'))
+        why = "procinfo: container id not terminated within its buffer";
+    if (!why) {
+        procinfo_sanitize(cont);
+        if (fuzz_has_control(cont))
+            why = "procinfo: control character left in a sanitised container id";
+    }
+    size_t len = strlen(text);
+    procinfo_sanitize(text);
+    if (!why && (fuzz_has_control(text) || strlen(text) != len))
+        why = "procinfo: sanitize left a control character or changed the length";
+    free(text);
+    return why;
 }
 
 #endif

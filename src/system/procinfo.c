@@ -97,6 +97,16 @@ static void read_ns(struct procinfo *pi, uint32_t pid, char *out, size_t len)
     }
 }
 
+void procinfo_sanitize(char *s)
+{
+    for (unsigned char *p = (unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            *p = '?';
+        else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) /* C1 control in UTF-8 */
+            p[0] = p[1] = '?';
+    }
+}
+
 int procinfo_parse_stat(const char *buf, struct procinfo_stat *out)
 {
     memset(out, 0, sizeof(*out));
@@ -109,6 +119,7 @@ int procinfo_parse_stat(const char *buf, struct procinfo_stat *out)
         n = sizeof(out->comm) - 1;
     memcpy(out->comm, open_paren + 1, n);
     out->comm[n] = '\0';
+    procinfo_sanitize(out->comm);
     /* Fields after comm, numbered as in proc(5): 3 state … 14 utime,
      * 15 stime, 22 starttime, 24 rss. */
     const char *p = close_paren + 1;
@@ -166,7 +177,10 @@ int procinfo_parse_nspid(const char *status, int64_t *out, int max)
         if (*p < '0' || *p > '9')
             break;
         char *end;
-        out[n++] = strtoll(p, &end, 10);
+        long long v = strtoll(p, &end, 10);
+        if (v <= 0 || v > INT32_MAX) /* not a PID: 0 or a group target once cast */
+            break;
+        out[n++] = v;
         p = end;
     }
     return n;
@@ -177,9 +191,13 @@ long procinfo_parse_uid(const char *status)
     const char *p = find_line(status, "Uid:");
     if (!p)
         return -1;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p < '0' || *p > '9') /* strtol would take "-7" */
+        return -1;
     char *end;
     long uid = strtol(p, &end, 10);
-    return end == p ? -1 : uid;
+    return end == p || uid > UINT32_MAX - 1 ? -1 : uid;
 }
 
 static bool all_hex(const char *s, size_t n)
@@ -431,9 +449,12 @@ static struct pentry *entry_get(struct procinfo *pi, uint32_t pid, uint64_t star
                 pi->buf[i] = ' ';
         }
         snprintf(e->command, sizeof(e->command), "%.*s", (int)n, pi->buf);
+        procinfo_sanitize(e->command);
     }
-    if (read_pidfile(pi, pid, "cgroup") > 0)
+    if (read_pidfile(pi, pid, "cgroup") > 0) {
         procinfo_parse_container(pi->buf, e->container, sizeof(e->container));
+        procinfo_sanitize(e->container);
+    }
     e->cpu = metric_none("first sight: CPU % needs two samples");
     return e;
 }

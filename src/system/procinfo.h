@@ -58,8 +58,12 @@ struct procinfo_stat {
     uint64_t start_time;   /* clock ticks after boot */
     int64_t rss_pages;
 };
+/* Any user can put terminal escape sequences in a process name or argv.
+ * Replace C0 controls, DEL and UTF-8-encoded C1 controls with '?' in place, so
+ * the table, the TUI and logs print names and command lines inertly. */
+void procinfo_sanitize(char *s);
 /* /proc/<pid>/stat. comm may contain spaces and ')'; the fields after it are
- * found from the last ')'. Returns 0 or -1. */
+ * found from the last ')'. comm comes out sanitised. Returns 0 or -1. */
 int procinfo_parse_stat(const char *buf, struct procinfo_stat *out);
 /* "NSpid:" of /proc/<pid>/status: up to max entries, outermost first.
  * Returns the count (0 when absent: a kernel before 4.1). */

@@ -162,7 +162,9 @@ static void kill_selected(struct tui_view *v)
     const struct gpu_process *p = tui_view_selected_proc(v);
     if (!p)
         return;
-    if (p->local_pid <= 0) {
+    /* kill() with 0 or a negative number signals a process group or every
+     * process we may signal: only a real, positive PID is acceptable */
+    if (p->local_pid <= 0 || p->local_pid > INT32_MAX) {
         snprintf(v->status, sizeof(v->status),
                  "PID %u is not visible from this PID namespace; not signalled", (unsigned)p->pid);
         return;

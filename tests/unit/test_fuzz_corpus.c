@@ -66,11 +66,37 @@ static void test_meminfo_corpus(void **state)
     replay("meminfo", fuzz_check_meminfo);
 }
 
+static void test_procinfo_corpus(void **state)
+{
+    (void)state;
+    replay("procinfo", fuzz_check_procinfo);
+}
+
+/* The escape sequences a user can put in a process name never reach the
+ * terminal: the regression the procinfo corpus starts from. */
+static void test_sanitize_escape(void **state)
+{
+    (void)state;
+    char s[] = "\033]0;pwned\007top\tx\x7f\xc2\x9b" "2J \xc3\xa9t\xc3\xa9";
+    procinfo_sanitize(s);
+    assert_string_equal(s, "?]0;pwned?top?x???2J \xc3\xa9t\xc3\xa9"); /* é kept */
+    struct procinfo_stat st;
+    assert_int_equal(procinfo_parse_stat("42 (a\033[2Jb) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 "
+                                         "15 16 17 18 19 20 21 22", &st), 0);
+    assert_string_equal(st.comm, "a?[2Jb");
+    int64_t ns[4];
+    assert_int_equal(procinfo_parse_nspid("NSpid:\t4242\t0\t7\n", ns, 4), 1);
+    assert_int_equal(ns[0], 4242);
+    assert_int_equal(procinfo_parse_nspid("NSpid:\t99999999999\n", ns, 4), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_procstat_corpus),
         cmocka_unit_test(test_meminfo_corpus),
+        cmocka_unit_test(test_procinfo_corpus),
+        cmocka_unit_test(test_sanitize_escape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
