@@ -301,12 +301,64 @@ typedef struct {
     nvmlValue_t value;
 } nvmlFieldValue_t;
 
-/* ---- GPM (slot for the GPM issue; Hopper and later) ---- */
+/* ---- GPM (GPU Performance Monitoring; Hopper and later, Linux) ---- */
 typedef struct {
     unsigned int version; /* NVML_GPM_SUPPORT_VERSION, plain 1 */
     unsigned int isSupportedDevice;
 } nvmlGpmSupport_t;
 #define NVML_GPM_SUPPORT_VERSION 1
+
+/* Metric ids (nvmlGpmMetricId_t); percentages are 0.0-100.0, rates "MiB/s"
+ * per the header (the monitor converts them with 10^6, docs/mig-utilisation.md). */
+typedef enum {
+    NVML_GPM_METRIC_GRAPHICS_UTIL = 1,
+    NVML_GPM_METRIC_SM_UTIL = 2,
+    NVML_GPM_METRIC_SM_OCCUPANCY = 3,
+    NVML_GPM_METRIC_INTEGER_UTIL = 4,
+    NVML_GPM_METRIC_ANY_TENSOR_UTIL = 5,
+    NVML_GPM_METRIC_DFMA_TENSOR_UTIL = 6,
+    NVML_GPM_METRIC_HMMA_TENSOR_UTIL = 7,
+    NVML_GPM_METRIC_IMMA_TENSOR_UTIL = 9,
+    NVML_GPM_METRIC_DRAM_BW_UTIL = 10,
+    NVML_GPM_METRIC_FP64_UTIL = 11,
+    NVML_GPM_METRIC_FP32_UTIL = 12,
+    NVML_GPM_METRIC_FP16_UTIL = 13,
+    NVML_GPM_METRIC_PCIE_TX_PER_SEC = 20,
+    NVML_GPM_METRIC_PCIE_RX_PER_SEC = 21,
+    NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC = 60,
+    NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC = 61,
+} nvmlGpmMetricId_t;
+
+/* NVML_GPM_METRIC_MAX by header: 98 up to driver 570, 210 for 575-590, 333
+ * from 595 (NVML 13.2). The request struct embeds an array of that length,
+ * and the version field (plain 1) does not encode it, so we declare the
+ * largest known length: a driver built with any of them finds at least as
+ * many entries as it could touch. We only ever ask for ids below 98. */
+#define NVML_GPM_METRIC_MAX_R570 98
+#define NVML_GPM_METRIC_MAX_R590 210
+#define NVML_GPM_METRIC_MAX_R595 333
+#define NVML_GPM_METRICS_GET_VERSION 1
+
+typedef struct {
+    char *shortName; /* owned by NVML; may be NULL */
+    char *longName;
+    char *unit;
+} nvmlGpmMetricInfo_t;
+
+typedef struct {
+    unsigned int metricId;   /* nvmlGpmMetricId_t, filled by the caller */
+    nvmlReturn_t nvmlReturn; /* per metric: check before reading value */
+    double value;
+    nvmlGpmMetricInfo_t metricInfo;
+} nvmlGpmMetric_t;
+
+typedef struct {
+    unsigned int version;    /* NVML_GPM_METRICS_GET_VERSION */
+    unsigned int numMetrics; /* entries of metrics[] to compute */
+    nvmlGpmSample_t sample1;
+    nvmlGpmSample_t sample2;
+    nvmlGpmMetric_t metrics[NVML_GPM_METRIC_MAX_R595];
+} nvmlGpmMetricsGet_t;
 
 /* Layout pins (x86_64 / LP64). Values from docs/nvml-facts.md. */
 _Static_assert(sizeof(nvmlDevice_t) == 8, "opaque handle");
@@ -336,6 +388,11 @@ _Static_assert(sizeof(nvmlGpuInstanceProfileInfo_t) == 48, "nvmlGpuInstanceProfi
 _Static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t");
 _Static_assert(offsetof(nvmlFieldValue_t, value) == 32, "nvmlFieldValue_t.value");
 _Static_assert(sizeof(nvmlGpmSupport_t) == 8, "nvmlGpmSupport_t");
+_Static_assert(sizeof(nvmlGpmMetric_t) == 40, "nvmlGpmMetric_t");
+_Static_assert(offsetof(nvmlGpmMetric_t, value) == 8, "nvmlGpmMetric_t.value");
+_Static_assert(offsetof(nvmlGpmMetricsGet_t, sample1) == 8, "nvmlGpmMetricsGet_t.sample1");
+_Static_assert(offsetof(nvmlGpmMetricsGet_t, metrics) == 24, "nvmlGpmMetricsGet_t.metrics");
+_Static_assert(sizeof(nvmlGpmMetricsGet_t) == 13344, "nvmlGpmMetricsGet_t (595+ length)");
 
 /*
  * Function prototypes, by exported symbol name. Versioned names share the
@@ -384,6 +441,11 @@ typedef nvmlReturn_t (*nvml_fn_dev_gi_profile)(nvmlDevice_t, unsigned int,
                                                nvmlGpuInstanceProfileInfo_t *);
 typedef nvmlReturn_t (*nvml_fn_dev_fields)(nvmlDevice_t, int, nvmlFieldValue_t *);
 typedef nvmlReturn_t (*nvml_fn_dev_gpm_support)(nvmlDevice_t, nvmlGpmSupport_t *);
+typedef nvmlReturn_t (*nvml_fn_gpm_sample_alloc)(nvmlGpmSample_t *);
+typedef nvmlReturn_t (*nvml_fn_gpm_sample_free)(nvmlGpmSample_t);
+typedef nvmlReturn_t (*nvml_fn_gpm_sample_get)(nvmlDevice_t, nvmlGpmSample_t);
+typedef nvmlReturn_t (*nvml_fn_gpm_mig_sample_get)(nvmlDevice_t, unsigned int, nvmlGpmSample_t);
+typedef nvmlReturn_t (*nvml_fn_gpm_metrics_get)(nvmlGpmMetricsGet_t *);
 
 /* ---- added for the simulator (sim/); also usable by the backend ---- */
 #define NVML_INIT_FLAG_NO_ATTACH 2u
