@@ -24,6 +24,9 @@ void cli_usage(FILE *f)
           "  -i, --interval MS      sampling interval in milliseconds (default 1000, min 100)\n"
           "      --top N            processes listed per device (default 16, 0 = all)\n"
           "      --no-color         no colours in the interactive UI (also: NO_COLOR set)\n"
+          "      --gpm MODE         per-MIG activity from GPM on Hopper and later, in a helper\n"
+          "                         process: auto (default), on (keep it even if the driver\n"
+          "                         misbehaves after GPM calls) or off\n"
           "      --nvml-path PATH   load this libnvidia-ml instead of searching for it\n"
           "      --debug[=FILE]     log every NVML call (device, return code, latency) to FILE\n"
           "                         (default $XDG_STATE_HOME/mig-gpu-mon/debug.log, capped at\n"
@@ -57,7 +60,7 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
 {
     enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE, OPT_TOP, OPT_DEMO,
-           OPT_NO_COLOR };
+           OPT_NO_COLOR, OPT_GPM };
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -70,6 +73,7 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
         {"top", required_argument, NULL, OPT_TOP},
         {"demo", optional_argument, NULL, OPT_DEMO},
         {"no-color", no_argument, NULL, OPT_NO_COLOR},
+        {"gpm", required_argument, NULL, OPT_GPM},
         {NULL, 0, NULL, 0},
     };
     memset(c, 0, sizeof(*c));
@@ -141,6 +145,18 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
             c->demo_scenario = optarg;
             break;
         case OPT_NO_COLOR: c->no_color = true; break;
+        case OPT_GPM:
+            if (strcmp(optarg, "auto") == 0)
+                c->gpm = CLI_GPM_AUTO;
+            else if (strcmp(optarg, "on") == 0)
+                c->gpm = CLI_GPM_ON;
+            else if (strcmp(optarg, "off") == 0)
+                c->gpm = CLI_GPM_OFF;
+            else {
+                snprintf(err, errlen, "--gpm %s: expected auto, on or off", optarg);
+                return -1;
+            }
+            break;
         case ':':
             snprintf(err, errlen, "%s: missing argument", argv[optind - 1]);
             return -1;

@@ -23,7 +23,10 @@ struct cli {
     bool demo;              /* run on the bundled simulator */
     const char *demo_scenario; /* --demo=SCENARIO; NULL: the default */
     bool no_color;          /* --no-color (NO_COLOR is read by the UI) */
+    int gpm;                /* --gpm: CLI_GPM_* (the values of enum gpm_mode) */
 };
+
+enum { CLI_GPM_AUTO = 0, CLI_GPM_ON = 1, CLI_GPM_OFF = 2 };
 
 #define CLI_TOP_DEFAULT 16u
 #define CLI_TOP_MAX 100000u

@@ -24,7 +24,10 @@ int collect_open(struct collector *c, const struct collect_opts *o, char *err, s
         snprintf(c->gpu_error, sizeof(c->gpu_error), "no NVML backend registered");
         return 0;
     }
-    struct backend_opts bo = {.nvml_path = o->nvml_path};
+    struct backend_opts bo = {.nvml_path = o->nvml_path,
+                              .gpm_mode = o->gpm_mode,
+                              .interval_ms = o->interval_ms,
+                              .gpm_exe = o->gpm_exe};
     int rc = c->be->open(&c->be_state, &bo, c->gpu_error, sizeof(c->gpu_error));
     if (rc == BACKEND_ERR_BAD_PATH) {
         snprintf(err, errlen, "%s", c->gpu_error);
@@ -199,6 +202,12 @@ static void procs_post(struct collector *c, struct snapshot *s)
     c->nprev_plists = np;
     c->plists = tl;
     c->plists_cap = tcap;
+}
+
+void collect_settle(struct collector *c, unsigned timeout_ms)
+{
+    if (c->be && c->be_state && c->be->settle)
+        c->be->settle(c->be_state, timeout_ms);
 }
 
 int collect_tick(struct collector *c, struct snapshot *s)

@@ -23,6 +23,9 @@ struct collect_opts {
     const char *proc_root; /* NULL: /proc */
     bool no_gpu;           /* skip the GPU backend entirely */
     unsigned top;          /* processes kept per device, by memory; 0 = all */
+    int gpm_mode;          /* enum gpm_mode: auto, on, off */
+    unsigned interval_ms;  /* the tick period (the GPM helper samples at it) */
+    const char *gpm_exe;   /* the GPM helper binary (this one); NULL: no GPM */
 };
 
 /* Ticks a failed process list is replaced by the previous one (only its
@@ -59,6 +62,9 @@ struct collector {
 
 /* Returns 0, or COLLECT_ERR_BAD_NVML_PATH with a message in err. */
 int collect_open(struct collector *c, const struct collect_opts *o, char *err, size_t errlen);
+/* Wait at most timeout_ms for sources that need two samples (GPM), so a
+ * one-shot snapshot has their values. */
+void collect_settle(struct collector *c, unsigned timeout_ms);
 /* Fill s for this tick. Always leaves s consistent; returns 0. */
 int collect_tick(struct collector *c, struct snapshot *s);
 void collect_close(struct collector *c);

@@ -42,6 +42,17 @@ static const struct metric_info infos[M_COUNT] = {
     [M_TEMP_SLOWDOWN] = {"temp_slowdown_c", "C", true},
     [M_TEMP_SHUTDOWN] = {"temp_shutdown_c", "C", true},
     [M_FAN] = {"fan_pct", "%", true},
+    [M_SM_OCCUPANCY] = {"sm_occupancy_pct", "%", false},
+    [M_TENSOR_UTIL] = {"tensor_util_pct", "%", false},
+    [M_DFMA_TENSOR_UTIL] = {"dfma_tensor_util_pct", "%", false},
+    [M_HMMA_TENSOR_UTIL] = {"hmma_tensor_util_pct", "%", false},
+    [M_IMMA_TENSOR_UTIL] = {"imma_tensor_util_pct", "%", false},
+    [M_FP64_UTIL] = {"fp64_util_pct", "%", false},
+    [M_FP32_UTIL] = {"fp32_util_pct", "%", false},
+    [M_FP16_UTIL] = {"fp16_util_pct", "%", false},
+    [M_INT_UTIL] = {"integer_util_pct", "%", false},
+    [M_NVLINK_TX] = {"nvlink_tx_bytes_per_s", "B/s", true},
+    [M_NVLINK_RX] = {"nvlink_rx_bytes_per_s", "B/s", true},
 };
 
 const struct metric_info *metric_info(enum metric_id id)

@@ -21,12 +21,22 @@ enum metric_source {
     MSRC_CARRIED,  /* last good value held for a bounded number of ticks */
 };
 
+/* What a value describes when that is not simply "this device". GPU-wide
+ * values of a MIG device are marked by metric_info().gpu_wide instead. */
+enum metric_scope {
+    MSCOPE_DEVICE = 0,
+    /* A GPU-instance value shown on one of several compute instances that
+     * share the GPU instance (GPM's per-GI samples, DRAM bandwidth). */
+    MSCOPE_GPU_INSTANCE,
+};
+
 struct metric {
     double value;
     enum metric_source src;
     /* Why the value is absent or how it was derived; a static string or NULL.
      * Borrowed: never freed. */
     const char *why;
+    unsigned char scope; /* enum metric_scope */
 };
 
 static inline struct metric metric_none(const char *why)
@@ -73,6 +83,19 @@ enum metric_id {
     M_TEMP_SLOWDOWN,
     M_TEMP_SHUTDOWN,
     M_FAN,
+    /* GPM (Hopper and later): per device, per GPU instance or per compute
+     * instance (docs/mig-utilisation.md). */
+    M_SM_OCCUPANCY,
+    M_TENSOR_UTIL,
+    M_DFMA_TENSOR_UTIL,
+    M_HMMA_TENSOR_UTIL,
+    M_IMMA_TENSOR_UTIL,
+    M_FP64_UTIL,
+    M_FP32_UTIL,
+    M_FP16_UTIL,
+    M_INT_UTIL,
+    M_NVLINK_TX,
+    M_NVLINK_RX,
     M_COUNT
 };
 

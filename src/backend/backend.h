@@ -14,6 +14,9 @@
 
 struct backend_opts {
     const char *nvml_path; /* --nvml-path, or NULL to search */
+    int gpm_mode;          /* enum gpm_mode (backend/gpm.h): auto, on, off */
+    unsigned interval_ms;  /* the sampling period, for sources with their own cadence */
+    const char *gpm_exe;   /* binary run as the GPM helper; NULL: no GPM */
 };
 
 enum backend_err {
@@ -34,6 +37,10 @@ struct backend_ops {
     void (*close)(void *state);
     /* Optional (NULL: ""). Message of the last failure; borrowed. */
     const char *(*last_error)(void *state);
+    /* Optional (NULL: nothing to wait for). Waits at most timeout_ms until
+     * sources that need two samples (GPM) have a first value; for one-shot
+     * snapshots. */
+    void (*settle)(void *state, unsigned timeout_ms);
 };
 
 extern const struct backend_ops nvml_backend_ops;

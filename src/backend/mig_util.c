@@ -6,11 +6,11 @@
 #include <string.h>
 
 static const char *const WHY_AMPERE =
-    "NVML has no per-MIG utilisation before Hopper (utilisation, sample and process-utilisation "
-    "calls are unsupported on MIG); DCGM profiling metrics are the only source";
+    "needs Hopper or later (GPM) or DCGM profiling: NVML has no per-MIG utilisation before "
+    "Hopper";
 static const char *const WHY_HOPPER =
-    "NVML reports no per-MIG utilisation through the standard calls (NVML_ERROR_NOT_SUPPORTED); "
-    "GPM is the source on Hopper and later and is not available in this build";
+    "NVML reports no per-MIG utilisation through the standard calls (NVML_ERROR_NOT_SUPPORTED) "
+    "and GPM gave no value";
 static const char *const WHY_ESTIMATE =
     "parent GPU utilisation scaled by total/instance slices; assumes all of the parent's "
     "activity is in this instance";
@@ -33,15 +33,23 @@ static struct metric scaled(const struct metric *parent, int slices, int total)
 void mig_util_resolve(const struct mig_util_in *in, struct metric *gpu, struct metric *mem,
                       struct metric *sm)
 {
-    const char *why = hopper_or_later(in->arch) ? WHY_HOPPER : WHY_AMPERE;
-    *gpu = *mem = *sm = metric_none(why);
+    bool hopper = hopper_or_later(in->arch);
+    /* On Hopper and later GPM is the route; its reason says why it failed. */
+    const char *why_gpu = hopper ? (in->gpm_gpu.why ? in->gpm_gpu.why : WHY_HOPPER) : WHY_AMPERE;
+    const char *why_mem = hopper ? (in->gpm_mem.why ? in->gpm_mem.why : WHY_HOPPER) : WHY_AMPERE;
+    const char *why_sm = hopper ? (in->gpm_sm.why ? in->gpm_sm.why : WHY_HOPPER) : WHY_AMPERE;
+    *gpu = metric_none(why_gpu);
+    *mem = metric_none(why_mem);
+    *sm = metric_none(why_sm);
 
     if (in->direct_rc == NVML_SUCCESS) {
         *gpu = metric_direct(in->direct.gpu);
         *mem = metric_direct(in->direct.memory);
-    } else if (in->gpm_ok) {
-        *gpu = (struct metric){.value = in->gpm_graphics, .src = MSRC_GPM};
-        *mem = (struct metric){.value = in->gpm_dram, .src = MSRC_GPM};
+    } else if (metric_ok(&in->gpm_gpu) || metric_ok(&in->gpm_mem)) {
+        if (metric_ok(&in->gpm_gpu))
+            *gpu = in->gpm_gpu;
+        if (metric_ok(&in->gpm_mem))
+            *mem = in->gpm_mem;
     } else if (in->proc_rc == NVML_SUCCESS) {
         *gpu = (struct metric){.value = in->proc_sm, .src = MSRC_PROCESS, .why = WHY_PROCESS};
         *mem = (struct metric){.value = in->proc_mem, .src = MSRC_PROCESS, .why = WHY_PROCESS};
@@ -53,8 +61,8 @@ void mig_util_resolve(const struct mig_util_in *in, struct metric *gpu, struct m
             *mem = scaled(&in->parent_mem_util, in->slices, in->slices_total);
     }
 
-    if (in->gpm_ok)
-        *sm = (struct metric){.value = in->gpm_sm, .src = MSRC_GPM};
+    if (metric_ok(&in->gpm_sm))
+        *sm = in->gpm_sm;
     else if (in->proc_rc == NVML_SUCCESS)
         *sm = (struct metric){.value = in->proc_sm, .src = MSRC_PROCESS, .why = WHY_PROCESS};
 }

@@ -3,7 +3,7 @@
  *
  * The chain (docs/mig-utilisation.md; seed-errata):
  *   1. nvmlDeviceGetUtilizationRates on the MIG handle      -> direct
- *   2. GPM on the MIG device (Hopper+; slot for the GPM issue) -> gpm
+ *   2. GPM on the MIG device (Hopper+, from the GPM helper)     -> gpm
  *   3. per-process samples on the MIG handle                -> process
  *   4. the parent's *real* utilisation scaled by the slice share -> estimate
  *   5. none, with the reason for this architecture/driver.
@@ -27,8 +27,9 @@ struct mig_util_in {
     struct metric parent_mem_util;
     nvmlReturn_t direct_rc;
     nvmlUtilization_t direct;
-    bool gpm_ok;
-    double gpm_graphics, gpm_sm, gpm_dram;
+    /* GPM's GRAPHICS_UTIL, DRAM_BW_UTIL and SM_UTIL for this instance
+     * (source gpm), or none with GPM's reason. */
+    struct metric gpm_gpu, gpm_mem, gpm_sm;
     nvmlReturn_t proc_rc;
     double proc_sm, proc_mem;
 };

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/gpm.h"
 #include "backend/mig_util.h"
 #include "backend/nvml_internal.h"
 #include "backend/nvml_load.h"
@@ -86,6 +87,7 @@ static const char *arch_name(unsigned int a)
 
 /* ---------------------------------------------------------------- helpers */
 
+
 static struct metric read_uint(struct nvml_state *st, const char *sym, nvml_fn_dev_uint fn,
                                nvmlDevice_t h, double scale)
 {
@@ -149,6 +151,34 @@ fail:
         d->m[M_MEM_USED] = metric_none(f->memory_v1 || f->memory_v2 ? nvml_rc_reason(rc)
                                                                     : NO_SYMBOL);
     d->m[M_MEM_TOTAL] = d->m[M_MEM_USED];
+}
+
+/* ------------------------------------------------------------ GPM values */
+
+/* The GPM-only metrics of a device (occupancy, tensor and FP pipes, and on
+ * a physical GPU NVLink); none with GPM's reason when it has no value. */
+static void apply_gpm_extras(const struct gpm_view *gv, struct device *d, bool gpu)
+{
+    static const struct {
+        enum metric_id id;
+        enum gpm_metric k;
+    } map[] = {
+        {M_SM_OCCUPANCY, GPM_SM_OCC},   {M_TENSOR_UTIL, GPM_TENSOR}, {M_DFMA_TENSOR_UTIL, GPM_DFMA},
+        {M_HMMA_TENSOR_UTIL, GPM_HMMA}, {M_IMMA_TENSOR_UTIL, GPM_IMMA}, {M_FP64_UTIL, GPM_FP64},
+        {M_FP32_UTIL, GPM_FP32},        {M_FP16_UTIL, GPM_FP16},     {M_INT_UTIL, GPM_INT},
+    };
+    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+        d->m[map[i].id] = gpm_metric(gv, map[i].k);
+    if (gpu) {
+        d->m[M_NVLINK_TX] = gpm_metric(gv, GPM_NVLINK_TX);
+        d->m[M_NVLINK_RX] = gpm_metric(gv, GPM_NVLINK_RX);
+        /* GPM's PCIe rates only where NVML's direct counter is missing. */
+        struct metric tx = gpm_metric(gv, GPM_PCIE_TX), rx = gpm_metric(gv, GPM_PCIE_RX);
+        if (!metric_ok(&d->m[M_PCIE_TX]) && metric_ok(&tx))
+            d->m[M_PCIE_TX] = tx;
+        if (!metric_ok(&d->m[M_PCIE_RX]) && metric_ok(&rx))
+            d->m[M_PCIE_RX] = rx;
+    }
 }
 
 /* ------------------------------------------------------------ GPU metrics */
@@ -390,6 +420,25 @@ static void read_gpu_dynamic(struct nvml_state *st, struct dev_cache *c, nvmlDev
             memo_note(c, MC_THROTTLE, st->rc);
         }
     }
+
+    /* GPM (from the helper's records): whole-GPU activity. SM utilisation
+     * from GPM replaces the per-process upper bound; a MIG-enabled GPU, for
+     * which NVML has no utilisation, gets GPM's graphics and DRAM figures. */
+    struct gpm_view gv;
+    gpm_client_gpu(st->gpm, c->uuid, &gv);
+    apply_gpm_extras(&gv, d, true);
+    struct metric gsm = gpm_metric(&gv, GPM_SM);
+    if (metric_ok(&gsm))
+        d->m[M_SM_UTIL] = gsm;
+    if (d->mig_enabled && !metric_ok(&d->m[M_GPU_UTIL])) {
+        /* Without a GPM value the parent keeps NVML's reason; its MIG
+         * devices carry GPM's. */
+        struct metric gg = gpm_metric(&gv, GPM_GRAPHICS), gm = gpm_metric(&gv, GPM_DRAM);
+        if (metric_ok(&gg))
+            d->m[M_GPU_UTIL] = gg;
+        if (metric_ok(&gm))
+            d->m[M_MEM_UTIL] = gm;
+    }
 }
 
 /* ------------------------------------------------------------ MIG devices */
@@ -468,9 +517,16 @@ static void fill_mig(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
     } else if (memo_known(c, MC_PROC_UTIL)) {
         in.proc_rc = NVML_ERROR_NOT_SUPPORTED;
     }
-    /* Tier 3 (GPM) is filled by the GPM issue; tier 4 estimate and the
+    /* GPM: this compute instance's values where the driver samples MIG
+     * handles (595+), else its GPU instance's. The estimate tier and the
      * reasons are decided in mig_util.c. */
+    struct gpm_view gv;
+    gpm_client_mig(st->gpm, parent->uuid, c->gi_id, c->uuid, &gv);
+    in.gpm_gpu = gpm_metric(&gv, GPM_GRAPHICS);
+    in.gpm_mem = gpm_metric(&gv, GPM_DRAM);
+    in.gpm_sm = gpm_metric(&gv, GPM_SM);
     mig_util_resolve(&in, &d->m[M_GPU_UTIL], &d->m[M_MEM_UTIL], &d->m[M_SM_UTIL]);
+    apply_gpm_extras(&gv, d, false);
 }
 
 /* ------------------------------------------------------------ the backend */
@@ -511,8 +567,23 @@ static int nvml_open(void **out, const struct backend_opts *o, char *err, size_t
         return BACKEND_ERR_INIT;
     }
     st->inited = true;
+    if (o) {
+        struct gpm_client_opts go = {
+            .exe = o->gpm_exe,
+            .lib_path = st->lib.real_path,
+            .interval_ms = o->interval_ms,
+            .mode = (enum gpm_mode)o->gpm_mode,
+        };
+        st->gpm = gpm_client_open(&go);
+    }
     *out = st;
     return BACKEND_OK;
+}
+
+static void nvml_settle(void *p, unsigned timeout_ms)
+{
+    struct nvml_state *st = p;
+    gpm_client_settle(st->gpm, timeout_ms);
 }
 
 static void nvml_close(void *p)
@@ -520,6 +591,8 @@ static void nvml_close(void *p)
     struct nvml_state *st = p;
     if (!st)
         return;
+    gpm_client_close(st->gpm);
+    st->gpm = NULL;
     if (st->inited)
         (void)CALL(st, "nvmlShutdown", st->lib.f.shutdown());
     nvml_lib_close(&st->lib);
@@ -611,6 +684,7 @@ static int nvml_sample(void *p, struct snapshot *s)
     s->ndevices = 0;
     s->nprocs = 0;
     st->err[0] = '\0';
+    gpm_client_poll(st->gpm); /* non-blocking: what the helper sent since */
     snprintf(st->label, sizeof(st->label), "-");
     if (f->driver_version && !s->driver_version[0] &&
         CALL(st, "nvmlSystemGetDriverVersion",
@@ -696,4 +770,5 @@ const struct backend_ops nvml_backend_ops = {
     .sample = nvml_sample,
     .close = nvml_close,
     .last_error = nvml_last_error,
+    .settle = nvml_settle,
 };

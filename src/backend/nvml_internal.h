@@ -69,8 +69,11 @@ struct nvml_pu {
     unsigned long long ts;
 };
 
+struct gpm_client;
+
 struct nvml_state {
     struct nvml_lib lib;
+    struct gpm_client *gpm; /* owned; the GPM helper's client, NULL when off */
     bool inited;
     bool mem_v2_broken; /* library rejects our nvmlMemory_v2 version: use v1 */
     char err[2048];

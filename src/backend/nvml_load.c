@@ -1,6 +1,7 @@
 #include "backend/nvml_load.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,11 @@ static const struct sym_row rows[] = {
     {F(attributes), false, {"nvmlDeviceGetAttributes_v2", "nvmlDeviceGetAttributes"}},
     {F(gi_profile_info), false, {"nvmlDeviceGetGpuInstanceProfileInfo"}},
     {F(gpm_query_support), false, {"nvmlGpmQueryDeviceSupport"}},
+    {F(gpm_sample_alloc), false, {"nvmlGpmSampleAlloc"}},
+    {F(gpm_sample_free), false, {"nvmlGpmSampleFree"}},
+    {F(gpm_sample_get), false, {"nvmlGpmSampleGet"}},
+    {F(gpm_mig_sample_get), false, {"nvmlGpmMigSampleGet"}},
+    {F(gpm_metrics_get), false, {"nvmlGpmMetricsGet"}},
     {F(conf_compute_mem_size), false, {"nvmlDeviceGetConfComputeMemSizeInfo"}},
     {F(process_detail_list), false, {"nvmlDeviceGetRunningProcessDetailList"}},
 };
@@ -238,6 +244,13 @@ static int try_path(struct nvml_lib *lib, const char *path, char *tried, size_t 
     debuglog_printf("dlopen %s -> loaded", path);
     lib->dl = dl;
     snprintf(lib->path, sizeof(lib->path), "%s", path);
+    /* The file the dynamic linker chose, so a second process (the GPM
+     * helper) loads exactly the same library. */
+    struct link_map *lm = NULL;
+    if (dlinfo(dl, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0] == '/')
+        snprintf(lib->real_path, sizeof(lib->real_path), "%s", lm->l_name);
+    else
+        snprintf(lib->real_path, sizeof(lib->real_path), "%s", path);
     return 0;
 }
 

@@ -66,7 +66,13 @@ struct nvml_fns {
     nvml_fn_dev_uint compute_instance_id;
     nvml_fn_dev_attrs attributes;      /* _v2, unversioned */
     nvml_fn_dev_gi_profile gi_profile_info;
+    /* GPM: resolved in every process, called only by the GPM helper. */
     nvml_fn_dev_gpm_support gpm_query_support;
+    nvml_fn_gpm_sample_alloc gpm_sample_alloc;
+    nvml_fn_gpm_sample_free gpm_sample_free;
+    nvml_fn_gpm_sample_get gpm_sample_get;
+    nvml_fn_gpm_mig_sample_get gpm_mig_sample_get; /* 525 and later */
+    nvml_fn_gpm_metrics_get gpm_metrics_get;
     /* Probes only: their presence decides the _v3 process-entry stride. */
     void *conf_compute_mem_size;
     void *process_detail_list;
@@ -77,11 +83,12 @@ enum nvml_proc_kind { NVML_PROCS_COMPUTE, NVML_PROCS_GRAPHICS, NVML_PROCS_MPS, N
 struct nvml_lib {
     void *dl;
     char path[4096];           /* the path that loaded */
+    char real_path[4096];      /* the file it resolved to (absolute when known) */
     struct nvml_fns f;
     /* Bytes per entry written by each process-list symbol that resolved. */
     size_t proc_stride[NVML_PROCS_KINDS];
     /* For each table row, the name that resolved (NULL: none). */
-    const char *resolved[64];
+    const char *resolved[80];
 };
 
 /* Number of rows in the symbol table, and row accessors (for --debug and tests). */

@@ -37,6 +37,9 @@ static void write_metric(struct jsonw *w, const struct device *d, enum metric_id
     if (d->kind == DEV_MIG && metric_info(id)->gpu_wide) {
         jsonw_key(w, "scope");
         jsonw_str(w, "parent");
+    } else if (m->scope == MSCOPE_GPU_INSTANCE) {
+        jsonw_key(w, "scope");
+        jsonw_str(w, "gpu_instance");
     }
     if (m->why) {
         jsonw_key(w, "reason");

@@ -95,6 +95,53 @@ static void write_host(FILE *f, const struct snapshot *s)
             l15);
 }
 
+/* A decimal rate: "950 MB/s", "12.5 GB/s". */
+static void fmt_rate(char *out, size_t len, const struct metric *m)
+{
+    if (!metric_ok(m))
+        snprintf(out, len, "N/A");
+    else if (m->value >= 1e9)
+        snprintf(out, len, "%.1f GB/s", m->value / 1e9);
+    else
+        snprintf(out, len, "%.0f MB/s", m->value / 1e6);
+}
+
+/* GPM's per-device activity (Hopper and later), for devices that have any. */
+static void write_gpm(FILE *f, const struct snapshot *s)
+{
+    static const enum metric_id cols[] = {M_SM_OCCUPANCY, M_TENSOR_UTIL,  M_HMMA_TENSOR_UTIL,
+                                          M_IMMA_TENSOR_UTIL, M_DFMA_TENSOR_UTIL, M_FP64_UTIL,
+                                          M_FP32_UTIL,    M_FP16_UTIL,    M_INT_UTIL};
+    bool header = false;
+    for (size_t i = 0; i < s->ndevices; i++) {
+        const struct device *d = &s->devices[i];
+        bool any = false;
+        for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
+            any = any || metric_ok(&d->m[cols[k]]);
+        if (!any)
+            continue;
+        if (!header) {
+            fprintf(f, "\nGPM activity (%% of the device's own capacity)\n");
+            fprintf(f, "%-6s %5s %6s %5s %5s %5s %5s %5s %5s %5s %21s\n", "ID", "OCC", "TENSOR",
+                    "HMMA", "IMMA", "DFMA", "FP64", "FP32", "FP16", "INT", "NVLINK TX/RX");
+            header = true;
+        }
+        char id[32], v[sizeof(cols) / sizeof(cols[0])][16], tx[24], rx[24], nv[56];
+        device_id(id, sizeof(id), d);
+        for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
+            table_fmt_metric(v[k], sizeof(v[k]), &d->m[cols[k]], 1, 0, "%");
+        if (d->kind == DEV_MIG) {
+            snprintf(nv, sizeof(nv), "^");
+        } else {
+            fmt_rate(tx, sizeof(tx), &d->m[M_NVLINK_TX]);
+            fmt_rate(rx, sizeof(rx), &d->m[M_NVLINK_RX]);
+            snprintf(nv, sizeof(nv), "%s/%s", tx, rx);
+        }
+        fprintf(f, "%-6s %5s %6s %5s %5s %5s %5s %5s %5s %5s %21s\n", id, v[0], v[1], v[2], v[3],
+                v[4], v[5], v[6], v[7], v[8], nv);
+    }
+}
+
 /* nvidia-smi pmon-like: one row per shown process, grouped by device. */
 static void write_processes(FILE *f, const struct snapshot *s)
 {
@@ -159,7 +206,14 @@ void table_write_snapshot(FILE *f, const struct snapshot *s)
             "VRAM USED/TOTAL", "TEMP", "POWER");
     for (size_t i = 0; i < s->ndevices; i++)
         write_device_row(f, &s->devices[i]);
+    write_gpm(f, s);
     write_processes(f, s);
     fprintf(f, "N/A = not available from the driver; ~ = estimate; * = carried; "
                "^ = GPU-wide value, see the parent row\n");
+    bool gpm = false;
+    for (size_t i = 0; i < s->ndevices; i++)
+        gpm = gpm || s->devices[i].m[M_GPU_UTIL].src == MSRC_GPM;
+    if (gpm)
+        fprintf(f, "GPU/MEM/SM of MIG-mode devices come from GPM: graphics activity, DRAM "
+                   "bandwidth and SM activity of the instance (docs/mig-utilisation.md)\n");
 }

@@ -357,15 +357,16 @@ static void draw_devices(WINDOW *win, struct tui_view *v)
         int x = tui_text(win, &v->theme, in, y, in.x, sel ? R_SELECTED : R_NORMAL, buf);
         /* the figures right-aligned when they fit, else after the label */
         char fig[96];
-        snprintf(fig, sizeof(fig), " GPU:%s VRAM:%s", util, vram);
+        const char *tag = src_tag(&d->m[M_GPU_UTIL]);
+        snprintf(fig, sizeof(fig), " GPU:%s%s VRAM:%s", util, tag, vram);
         int fx = in.x + in.w - (int)strlen(fig);
         if (fx < x)
             fx = x;
         struct piece p[] = {
-            {R_NORMAL, " GPU:"}, {na_or(&d->m[M_GPU_UTIL], R_NORMAL), util},
+            {R_NORMAL, " GPU:"}, {na_or(&d->m[M_GPU_UTIL], R_NORMAL), util}, {R_FREE, tag},
             {R_NORMAL, " VRAM:"}, {na_or(&vp, R_NORMAL), vram},
         };
-        tui_line(win, v, (struct rect){y, fx, 1, in.x + in.w - fx}, y, p, 4);
+        tui_line(win, v, (struct rect){y, fx, 1, in.x + in.w - fx}, y, p, 5);
     }
     /* scroll marks on the border */
     if (v->dev_scroll > 0)
@@ -415,12 +416,63 @@ static void detail_line(WINDOW *win, const struct tui_view *v, struct detail_cur
         c->y++;
 }
 
+/* The GPM page (key g): every GPM metric of the selected device, one per
+ * line with its source, or N/A with the reason. */
+static void draw_detail_gpm(WINDOW *win, const struct tui_view *v, struct rect in,
+                            const struct device *d)
+{
+    static const struct {
+        enum metric_id id;
+        const char *label;
+    } rows[] = {
+        {M_GPU_UTIL, "Graphics activity"}, {M_SM_UTIL, "SM activity"},
+        {M_SM_OCCUPANCY, "SM occupancy"},  {M_MEM_UTIL, "DRAM bandwidth"},
+        {M_TENSOR_UTIL, "Tensor (any)"},   {M_HMMA_TENSOR_UTIL, "Tensor HMMA"},
+        {M_IMMA_TENSOR_UTIL, "Tensor IMMA"}, {M_DFMA_TENSOR_UTIL, "Tensor DFMA"},
+        {M_FP64_UTIL, "FP64"},             {M_FP32_UTIL, "FP32"},
+        {M_FP16_UTIL, "FP16"},             {M_INT_UTIL, "Integer"},
+        {M_NVLINK_TX, "NVLink TX"},        {M_NVLINK_RX, "NVLink RX"},
+        {M_PCIE_TX, "PCIe TX"},            {M_PCIE_RX, "PCIe RX"},
+    };
+    struct detail_cursor cur = {.in = in, .y = in.y, .col = 0, .two = in.w >= 90};
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        const struct metric *m = &d->m[rows[i].id];
+        /* On a full GPU the utilisation and memory rows are NVML's direct
+         * readings, not GPM's: say which. */
+        char val[48], label[32], note[160];
+        bool rate = strcmp(metric_info(rows[i].id)->unit, "B/s") == 0;
+        if (!metric_ok(m))
+            snprintf(val, sizeof(val), "N/A");
+        else if (rate)
+            snprintf(val, sizeof(val), "%.1f MB/s", m->value / 1e6);
+        else
+            tui_fmt_pct(val, sizeof(val), m, 1);
+        snprintf(label, sizeof(label), "%-18s", rows[i].label);
+        const char *scope = "";
+        if (d->kind == DEV_MIG && metric_info(rows[i].id)->gpu_wide)
+            scope = " [GPU]";
+        else if (m->scope == MSCOPE_GPU_INSTANCE)
+            scope = " [GPU instance]";
+        if (metric_ok(m))
+            snprintf(note, sizeof(note), " %s%s", metric_source_name(m->src), scope);
+        else
+            snprintf(note, sizeof(note), " %s", m->why ? m->why : "");
+        struct piece p[] = {{R_NORMAL, label}, {na_or(m, R_NORMAL), val}, {R_FREE, note}};
+        detail_line(win, v, &cur, metric_ok(m), p, 3);
+    }
+}
+
 static void draw_detail(WINDOW *win, const struct tui_view *v)
 {
-    struct rect in = tui_box(win, &v->theme, v->lay.detail_r, "Detail", R_TITLE);
+    struct rect in = tui_box(win, &v->theme, v->lay.detail_r,
+                             v->gpm_page ? "Detail: GPM (g: back)" : "Detail", R_TITLE);
     const struct device *d = tui_view_selected(v);
     if (!d || in.h <= 0)
         return;
+    if (v->gpm_page) {
+        draw_detail_gpm(win, v, in, d);
+        return;
+    }
     const struct snapshot *s = v->snap;
     const struct tui_glyphs *g = &v->theme.g;
     bool mig = d->kind == DEV_MIG;
@@ -654,6 +706,7 @@ static void draw_help(WINDOW *win, const struct tui_view *v)
         "Shift-Tab, Up, Left  previous device",
         "Home / End         first / last device",
         "mouse click        select a device",
+        "g                  GPM page of the detail panel",
         "p                  focus the process list",
         "  Up/Down Enter    move / show the command line",
         "  s                cycle the sort key",

@@ -43,6 +43,7 @@ struct tui_view {
     bool paused;
     enum tui_modal modal;
     bool proc_focus;      /* arrows move in the process list */
+    bool gpm_page;        /* the detail panel shows every GPM metric (key g) */
     size_t proc_sel;      /* row in the sorted process list */
     enum proc_sort psort;
     uint32_t proc_sel_pid; /* the PID the process cursor is on */

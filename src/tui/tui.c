@@ -232,6 +232,9 @@ static bool handle_key(struct loop *L, int key)
     case 'p':
         v->proc_focus = !v->proc_focus;
         return true;
+    case 'g':
+        v->gpm_page = !v->gpm_page;
+        return true;
     case 27: /* Esc */
         v->proc_focus = false;
         return true;

@@ -19,6 +19,7 @@ static struct mig_util_in base(const char *arch)
     in.parent_mem_util = metric_none("NVML_ERROR_NOT_SUPPORTED");
     in.direct_rc = NVML_ERROR_NOT_SUPPORTED;
     in.proc_rc = NVML_ERROR_INVALID_ARGUMENT;
+    in.gpm_gpu = in.gpm_mem = in.gpm_sm = metric_none(NULL);
     return in;
 }
 
@@ -68,10 +69,9 @@ static void test_gpm_before_process(void **state)
 {
     (void)state;
     struct mig_util_in in = base("Hopper");
-    in.gpm_ok = true;
-    in.gpm_graphics = 55.5;
-    in.gpm_sm = 40.25;
-    in.gpm_dram = 12;
+    in.gpm_gpu = (struct metric){.value = 55.5, .src = MSRC_GPM};
+    in.gpm_sm = (struct metric){.value = 40.25, .src = MSRC_GPM};
+    in.gpm_mem = (struct metric){.value = 12, .src = MSRC_GPM};
     in.proc_rc = NVML_SUCCESS;
     in.proc_sm = 99;
     struct metric g, m, s;
