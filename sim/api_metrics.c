@@ -14,6 +14,8 @@
  *                        and PCIe throughput INVALID_ARGUMENT, power and
  *                        clocks NOT_SUPPORTED; other GPU-wide calls
  *                        NOT_SUPPORTED.
+ * Memory reads fail with IN_USE in a process whose NVML session a GPM sample
+ * has corrupted (gpm_corrupts_session, api_gpm.c).
  */
 #include <math.h>
 #include <string.h>
@@ -112,6 +114,8 @@ static nvmlReturn_t memory_v1(struct sim_call *c, nvmlMemory_t *mem)
 {
     struct model_mem mm;
     nvmlReturn_t r;
+    if (gpm_session_corrupted())
+        return NVML_ERROR_IN_USE;
     if (!mem)
         return NVML_ERROR_INVALID_ARGUMENT;
     if ((r = read_memory(c, &mm)) != NVML_SUCCESS)
@@ -129,6 +133,8 @@ static nvmlReturn_t memory_v2(struct sim_call *c, nvmlMemory_v2_t *mem)
 {
     struct model_mem mm;
     nvmlReturn_t r;
+    if (gpm_session_corrupted())
+        return NVML_ERROR_IN_USE;
     if (!mem)
         return NVML_ERROR_INVALID_ARGUMENT;
     if (mem->version != nvmlMemory_v2)

@@ -10,17 +10,17 @@
 
 nvmlReturn_t nvmlInit_v2(void)
 {
-    return sim_init(0, false);
+    return sim_init(0, false, SYM_nvmlInit_v2);
 }
 
 nvmlReturn_t nvmlInitWithFlags(unsigned int flags)
 {
-    return sim_init(flags, false);
+    return sim_init(flags, false, SYM_nvmlInitWithFlags);
 }
 
 nvmlReturn_t nvmlInit(void)
 {
-    return sim_init(0, true);
+    return sim_init(0, true, SYM_nvmlInit);
 }
 
 nvmlReturn_t nvmlShutdown(void)

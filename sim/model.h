@@ -58,6 +58,10 @@ unsigned model_power_usage_mw(const struct sim_gpu *g, double t);
 /* Energy since the driver loaded, mJ: monotonic by construction. */
 unsigned long long model_energy_mj(const struct sim_gpu *g, double t);
 
+/* True once this process has taken a GPM sample under a scenario with
+ * gpm_corrupts_session (api_gpm.c): its memory reads fail from then on. */
+bool gpm_session_corrupted(void);
+
 struct model_proc {
     unsigned pid;
     unsigned long long used; /* bytes or NVML_VALUE_NOT_AVAILABLE_ULL */

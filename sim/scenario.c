@@ -163,6 +163,47 @@ int sim_version_parse(const char *s, sim_version_t *out)
 
 /* ---- key tables ---- */
 
+const char *const sim_gpm_keys[SIM_GPM_N] = {
+    [SIM_GPM_GRAPHICS] = "gpm_graphics_util",
+    [SIM_GPM_SM] = "gpm_sm_util",
+    [SIM_GPM_SM_OCCUPANCY] = "gpm_sm_occupancy",
+    [SIM_GPM_INTEGER] = "gpm_integer_util",
+    [SIM_GPM_TENSOR] = "gpm_tensor_util",
+    [SIM_GPM_DFMA_TENSOR] = "gpm_dfma_tensor_util",
+    [SIM_GPM_HMMA_TENSOR] = "gpm_hmma_tensor_util",
+    [SIM_GPM_IMMA_TENSOR] = "gpm_imma_tensor_util",
+    [SIM_GPM_DRAM_BW] = "gpm_dram_bw_util",
+    [SIM_GPM_FP64] = "gpm_fp64_util",
+    [SIM_GPM_FP32] = "gpm_fp32_util",
+    [SIM_GPM_FP16] = "gpm_fp16_util",
+    [SIM_GPM_PCIE_TX] = "gpm_pcie_tx_mibps",
+    [SIM_GPM_PCIE_RX] = "gpm_pcie_rx_mibps",
+    [SIM_GPM_NVLINK_TX] = "gpm_nvlink_tx_mibps",
+    [SIM_GPM_NVLINK_RX] = "gpm_nvlink_rx_mibps",
+};
+
+static int gpm_key_index(const char *name)
+{
+    for (int k = 0; k < SIM_GPM_N; k++)
+        if (!strcmp(sim_gpm_keys[k], name))
+            return k;
+    return -1;
+}
+
+/* A GPM rate: a value function, or "nan" (the driver reports NaN for it). */
+static int gpm_value(struct ctx *c, const char *section, struct valfn *f, const char *name,
+                     const char *value)
+{
+    char verr[240];
+    if (!strcasecmp(value, "nan")) {
+        valfn_set_nan(f);
+        return 1;
+    }
+    if (valfn_parse(f, value, verr, sizeof(verr)) != 0)
+        return fail(c, "[%s] %s: %s (or nan)", section, name, verr);
+    return 1;
+}
+
 enum ktype { K_STR, K_UINT, K_ULL, K_LONG, K_DOUBLE, K_BOOL, K_TRI, K_MODE, K_VALFN, K_MW };
 
 struct key {
@@ -269,6 +310,8 @@ static const struct key fault_keys[] = {
     F("until", K_DOUBLE, until),
     F("calls", K_LONG, calls),
     F("after_calls", K_LONG, after_calls),
+    F("delay_ms", K_LONG, delay_ms),
+    F("hang", K_BOOL, hang),
     {NULL, K_STR, 0, 0},
 };
 
@@ -457,8 +500,11 @@ static int system_key(struct ctx *c, const char *name, const char *value)
         y->cuda_version = (int)v;
         return 1;
     }
-    if (!strcmp(name, "libcuda") || !strcmp(name, "privileged")) {
-        bool *b = name[0] == 'l' ? &y->libcuda : &y->privileged;
+    if (!strcmp(name, "libcuda") || !strcmp(name, "privileged") ||
+        !strcmp(name, "gpm_corrupts_session")) {
+        bool *b = name[0] == 'l'   ? &y->libcuda
+                  : name[0] == 'p' ? &y->privileged
+                                   : &y->gpm_corrupts_session;
         if (parse_bool(value, b) != 0)
             return fail(c, "[system] %s: expected true or false, got '%s'", name, value);
         return 1;
@@ -471,6 +517,7 @@ static int gpu_key(struct ctx *c, const char *section, int lo, int hi, const cha
 {
     for (int i = lo; i <= hi; i++) {
         struct sim_gpu *g = gpu_at(c->s, i);
+        int k = gpm_key_index(name);
         if (!strcmp(name, "pci_bus_id")) {
             unsigned d, b, dv, fn;
             int used = 0;
@@ -490,6 +537,9 @@ static int gpu_key(struct ctx *c, const char *section, int lo, int hi, const cha
             int used = 0;
             if (sscanf(value, "%d.%d%n", &g->cc_major, &g->cc_minor, &used) != 2 || value[used])
                 return fail(c, "[%s] compute_capability: expected e.g. 9.0", section);
+        } else if (k >= 0) {
+            if (!gpm_value(c, section, &g->gpm[k], name, value))
+                return 0;
         } else if (!strcmp(name, "mig_profiles")) {
             g->profiles = profiles_find_set(value);
             if (!g->profiles)
@@ -539,6 +589,14 @@ static int mig_key(struct ctx *c, const char *section, int glo, int ghi, int slo
                             SIM_MAX_MIGS);
             if (!strcmp(name, "gi") || !strcmp(name, "ci")) {
                 if (!mig_id_key(c, section, m, sl - slo, name, value))
+                    return 0;
+                continue;
+            }
+            int k = gpm_key_index(name);
+            if (k >= SIM_GPM_N_UTIL)
+                return fail(c, "[%s] %s: a GPU-wide rate; give it in [gpu.%d]", section, name, g);
+            if (k >= 0) {
+                if (!gpm_value(c, section, &m->gpm[k], name, value))
                     return 0;
                 continue;
             }

@@ -31,6 +31,34 @@ enum { SIM_PROC_COMPUTE = 1, SIM_PROC_GRAPHICS = 2, SIM_PROC_MPS = 4 };
 enum { SIM_MIG_UNSUPPORTED = -1, SIM_MIG_OFF = 0, SIM_MIG_ON = 1 };
 enum { SIM_ECC_UNSUPPORTED = -1, SIM_ECC_OFF = 0, SIM_ECC_ON = 1 };
 
+/*
+ * GPM metric rates (docs/simulator.md "GPM"): value functions in [gpu.N]
+ * (a GPU with MIG off) and [gpu.N.mig.S] (a compute instance, % of its own
+ * capacity). The percentages come first; the transfer rates (MiB/s) exist
+ * only per GPU. sim_gpm_keys[] holds the scenario key of each.
+ */
+enum sim_gpm_rate {
+    SIM_GPM_GRAPHICS,
+    SIM_GPM_SM,
+    SIM_GPM_SM_OCCUPANCY,
+    SIM_GPM_INTEGER,
+    SIM_GPM_TENSOR,
+    SIM_GPM_DFMA_TENSOR,
+    SIM_GPM_HMMA_TENSOR,
+    SIM_GPM_IMMA_TENSOR,
+    SIM_GPM_DRAM_BW,
+    SIM_GPM_FP64,
+    SIM_GPM_FP32,
+    SIM_GPM_FP16,
+    SIM_GPM_N_UTIL, /* the percentages above; per compute instance in MIG mode */
+    SIM_GPM_PCIE_TX = SIM_GPM_N_UTIL,
+    SIM_GPM_PCIE_RX,
+    SIM_GPM_NVLINK_TX,
+    SIM_GPM_NVLINK_RX,
+    SIM_GPM_N
+};
+extern const char *const sim_gpm_keys[SIM_GPM_N];
+
 struct sim_system {
     char driver[32];
     sim_version_t drv;
@@ -38,6 +66,7 @@ struct sim_system {
     int cuda_version; /* 12020 = 12.2 */
     bool libcuda;     /* false: nvmlSystemGetCudaDriverVersion_v2 -> LIBRARY_NOT_FOUND */
     bool privileged;  /* root / CAP_SYS_ADMIN: aggregate MIG memory and processes */
+    bool gpm_corrupts_session; /* after a GPM sample, this process's memory reads fail (19) */
 };
 
 struct sim_gpu {
@@ -73,6 +102,7 @@ struct sim_gpu {
     int ecc_mode, ecc_pending;
     struct valfn ecc[2][2]; /* [corrected, uncorrected][volatile, aggregate] */
     struct valfn fan_pct;
+    struct valfn gpm[SIM_GPM_N]; /* percentages ignored with MIG on: the instances' count */
 
     bool process_grow; /* the list gains a process between size and data query */
     unsigned grow_pid;
@@ -90,6 +120,7 @@ struct sim_mig {
     unsigned long long mem_reserved_mib;
     struct valfn mem_used_mib; /* unset = sum of its processes */
     double from, until;        /* present for from <= t < until */
+    struct valfn gpm[SIM_GPM_N_UTIL]; /* this compute instance's GPM percentages */
     bool process_grow;
     unsigned grow_pid;
     double grow_used_mib;
@@ -109,7 +140,9 @@ struct sim_fault {
     char name[32];
     char target[64];   /* fnmatch pattern over "system", "gpu.N", "gpu.N.mig.S" */
     char function[64]; /* fnmatch pattern over exported symbol names */
-    int code;
+    int code;          /* -1: none (only a delay or hang) */
+    long delay_ms;     /* > 0: the call sleeps this long first, without the lock */
+    bool hang;         /* the call blocks until the process is killed */
     double from, until;
     long calls;       /* fire at most this many times; -1 = unlimited */
     long after_calls; /* let this many matching calls through first */

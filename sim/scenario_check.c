@@ -118,6 +118,23 @@ static int check_counter(char *err, size_t errlen, const char *sec, const char *
     return check_range(err, errlen, sec, key, f, 0, HUGE_VAL);
 }
 
+/* The upper bound of a GPM transfer rate, MiB/s: well above any link
+ * (NVLink 5 moves 1.8 TB/s, about 1.7e6 MiB/s), to catch unit slips. */
+#define GPM_MIBPS_MAX 4.0e6
+
+/* GPM rates default to 0 (idle); percentages stay within 0..100, transfer
+ * rates within 0..GPM_MIBPS_MAX. */
+static int finish_gpm(struct valfn *rates, int n, char *err, size_t errlen, const char *sec)
+{
+    for (int k = 0; k < n; k++) {
+        def_const(&rates[k], 0);
+        if (check_range(err, errlen, sec, sim_gpm_keys[k], &rates[k], 0,
+                        k < SIM_GPM_N_UTIL ? 100 : GPM_MIBPS_MAX))
+            return -1;
+    }
+    return 0;
+}
+
 static int finish_gpu(struct sim_scenario *s, int i, char *err, size_t errlen)
 {
     struct sim_gpu *g = &s->gpus[i];
@@ -266,7 +283,7 @@ static int finish_gpu(struct sim_scenario *s, int i, char *err, size_t errlen)
         return -1;
     if (g->energy_base_j < 0)
         return errf(err, errlen, "[%s] energy_base_j must not be negative", sec);
-    return 0;
+    return finish_gpm(g->gpm, SIM_GPM_N, err, errlen, sec);
 }
 
 static int finish_mig(struct sim_scenario *s, struct sim_mig *m, char *err, size_t errlen)
@@ -301,6 +318,8 @@ static int finish_mig(struct sim_scenario *s, struct sim_mig *m, char *err, size
     if (check_range(err, errlen, sec, "memory_used_mib", &m->mem_used_mib, 0,
                     (double)(m->profile->mem_mib - m->mem_reserved_mib)))
         return -1;
+    if (finish_gpm(m->gpm, SIM_GPM_N_UTIL, err, errlen, sec) != 0)
+        return -1;
     if (!m->uuid[0]) {
         snprintf(seed, sizeof(seed), "%s/%ld/%ld/%s", g->uuid, m->gi, m->ci, m->tag);
         derive_uuid(m->uuid, sizeof(m->uuid), "MIG", seed);
@@ -319,7 +338,8 @@ static bool live_at(const struct sim_mig *m, double t)
 
 /* At every instant where the MIG layout changes, the live devices must fit:
  * one device per slot, GI ids shared only by compute instances of the same
- * profile, and the GIs' slices within the GPU. */
+ * profile, the compute instances of a GI within its slices, and the GIs'
+ * slices within the GPU. */
 static int check_layout(struct sim_scenario *s, char *err, size_t errlen)
 {
     for (int i = 0; i < s->n_migs; i++) {
@@ -333,8 +353,19 @@ static int check_layout(struct sim_scenario *s, char *err, size_t errlen)
         for (int j = 0; j < s->n_migs; j++) {
             const struct sim_mig *a = &s->migs[j];
             bool first_of_gi = true;
+            unsigned ci_slices = 0;
             if (a->gpu != gpu || !live_at(a, t))
                 continue;
+            for (int k = 0; k < s->n_migs; k++) {
+                const struct sim_mig *b = &s->migs[k];
+                if (b->gpu == gpu && live_at(b, t) && b->gi == a->gi)
+                    ci_slices += b->ci_slices;
+            }
+            if (ci_slices > a->profile->slices)
+                return errf(err, errlen,
+                            "[gpu.%d.mig.%d] the compute instances of GI %ld use %u slices at "
+                            "t=%g, the GI has %u",
+                            gpu, a->slot, a->gi, ci_slices, t, a->profile->slices);
             for (int k = 0; k < j; k++) {
                 const struct sim_mig *b = &s->migs[k];
                 if (b->gpu != gpu || !live_at(b, t))
@@ -434,8 +465,14 @@ int scenario_finish(struct sim_scenario *s, const char *driver_override, char *e
             return -1;
     for (int i = 0; i < s->n_faults; i++) {
         struct sim_fault *f = &s->faults[i];
-        if (!f->function[0] || f->code < 0)
-            return errf(err, errlen, "[fault.%s] function and return are required", f->name);
+        if (!f->function[0])
+            return errf(err, errlen, "[fault.%s] function is required", f->name);
+        if (f->delay_ms < 0)
+            return errf(err, errlen, "[fault.%s] delay_ms must not be negative", f->name);
+        if (f->code < 0 && f->delay_ms == 0 && !f->hang)
+            return errf(err, errlen,
+                        "[fault.%s] return is required (unless delay_ms or hang is given)",
+                        f->name);
         if (!(f->from < f->until))
             return errf(err, errlen, "[fault.%s] from must be before until", f->name);
     }

@@ -4,6 +4,7 @@
  */
 #include "state.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
 #include <pthread.h>
@@ -29,6 +30,7 @@ static struct sim_scenario *scenario;
 const struct sim_scenario *sim_scn;
 static unsigned refcount;
 static bool ever_initialized;
+static unsigned long long session; /* counts the 0 -> 1 inits */
 static bool sym_ok[SYM_COUNT];
 
 /* Clock: real (monotonic since init) or fixed T0 advancing STEP per
@@ -139,6 +141,56 @@ static void handles_init(void)
     }
 }
 
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/*
+ * A fault's delay or hang: sleeps ms milliseconds, or until the process is
+ * killed, with the lock released, so that calls on other threads (on other
+ * devices, or the shutdown that a watchdog might try) proceed. Called and
+ * returns with the lock held. False if the session ended meanwhile: the
+ * scenario the caller was reading is gone.
+ */
+static bool pause_unlocked(long ms, bool hang)
+{
+    unsigned long long sess = session;
+    pthread_mutex_unlock(&lock);
+    while (hang)
+        sleep_ms(3600L * 1000);
+    sleep_ms(ms);
+    pthread_mutex_lock(&lock);
+    return scenario && session == sess;
+}
+
+/*
+ * The fault that fires for this call, or NULL: the first one whose symbol,
+ * window and target match and whose after_calls/calls counts let it through
+ * (each match counts, fired or not). pauses_only: consider only faults with
+ * a delay or hang, and count only those (init and shutdown).
+ */
+static const struct sim_fault *fault_fire(int sym, double t, const char *target, bool pauses_only)
+{
+    for (int i = 0; i < scenario->n_faults; i++) {
+        const struct sim_fault *f = &scenario->faults[i];
+        struct fault_state *st = &faults[i];
+        if (!st->syms[sym] || t < f->from || t >= f->until || fnmatch(f->target, target, 0) != 0)
+            continue;
+        if (pauses_only && f->delay_ms <= 0 && !f->hang)
+            continue;
+        if (++st->seen <= f->after_calls)
+            continue;
+        if (f->calls >= 0 && st->fired >= f->calls)
+            continue;
+        st->fired++;
+        return f;
+    }
+    return NULL;
+}
+
 static bool any_inaccessible(const struct sim_scenario *s)
 {
     for (int i = 0; i < s->n_gpus; i++)
@@ -156,12 +208,13 @@ static bool any_inaccessible(const struct sim_scenario *s)
  * later have NVML_ERROR_GPU_NOT_FOUND ("No GPUs were found") for it.
  * nvmlInit (v1) attaches every GPU, so one the caller may not open fails it.
  */
-nvmlReturn_t sim_init(unsigned flags, bool v1)
+nvmlReturn_t sim_init(unsigned flags, bool v1, int sym)
 {
     char err[600];
     const char *path;
     struct sim_scenario *s;
     nvmlReturn_t r = NVML_SUCCESS;
+    const struct sim_fault *f;
 
     pthread_mutex_lock(&lock);
     if (refcount > 0) {
@@ -205,12 +258,16 @@ nvmlReturn_t sim_init(unsigned flags, bool v1)
     mono_start = mono_now();
     refcount = 1;
     ever_initialized = true;
+    session++;
     goto out;
 not_loaded:
     if (verbose())
         fprintf(stderr, "nvml-sim: %s\n", err);
     r = NVML_ERROR_DRIVER_NOT_LOADED;
 out:
+    /* Init is never failed by a fault, but it may be slowed down or hung. */
+    if (r == NVML_SUCCESS && (f = fault_fire(sym, sim_time(), "system", true)) != NULL)
+        pause_unlocked(f->delay_ms, f->hang);
     pthread_mutex_unlock(&lock);
     return r;
 }
@@ -218,7 +275,11 @@ out:
 nvmlReturn_t sim_shutdown(void)
 {
     nvmlReturn_t r = NVML_SUCCESS;
+    const struct sim_fault *f;
     pthread_mutex_lock(&lock);
+    /* Like init, shutdown is only ever delayed or hung, before it acts. */
+    if (refcount > 0 && (f = fault_fire(SYM_nvmlShutdown, sim_time(), "system", true)) != NULL)
+        pause_unlocked(f->delay_ms, f->hang);
     if (refcount == 0) {
         /* Extra shutdowns after a real session are not errors (docs/nvml-facts.md §2). */
         r = ever_initialized ? NVML_SUCCESS : NVML_ERROR_UNINITIALIZED;
@@ -309,26 +370,21 @@ static bool handle_lookup(nvmlDevice_t h, int *gpu, int *slot)
 nvmlReturn_t sim_fault(struct sim_call *c, int gpu, int slot)
 {
     char target[40];
+    const struct sim_fault *f;
+    int code;
     if (gpu < 0)
         snprintf(target, sizeof(target), "system");
     else if (slot < 0)
         snprintf(target, sizeof(target), "gpu.%d", gpu);
     else
         snprintf(target, sizeof(target), "gpu.%d.mig.%d", gpu, slot);
-    for (int i = 0; i < scenario->n_faults; i++) {
-        const struct sim_fault *f = &scenario->faults[i];
-        struct fault_state *st = &faults[i];
-        if (!st->syms[c->sym] || c->t < f->from || c->t >= f->until ||
-            fnmatch(f->target, target, 0) != 0)
-            continue;
-        if (++st->seen <= f->after_calls)
-            continue;
-        if (f->calls >= 0 && st->fired >= f->calls)
-            continue;
-        st->fired++;
-        return f->code;
-    }
-    return NVML_SUCCESS;
+    f = fault_fire(c->sym, c->t, target, false);
+    if (!f)
+        return NVML_SUCCESS;
+    code = f->code; /* f is gone if the session ends while we sleep */
+    if ((f->delay_ms > 0 || f->hang) && !pause_unlocked(f->delay_ms, f->hang))
+        return NVML_ERROR_UNINITIALIZED;
+    return code < 0 ? NVML_SUCCESS : (nvmlReturn_t)code;
 }
 
 nvmlReturn_t sim_enter_dev(struct sim_call *c, int sym, nvmlDevice_t device)
@@ -362,6 +418,11 @@ nvmlDevice_t sim_gpu_handle(int gpu)
 nvmlDevice_t sim_mig_handle(int gpu, int slot)
 {
     return &mig_handles[gpu][slot];
+}
+
+unsigned long long sim_session(void)
+{
+    return session;
 }
 
 bool sim_driver_at_least(unsigned a, unsigned b, unsigned c)

@@ -6,7 +6,9 @@
  *
  * Every exported NVML function runs between sim_enter*() and sim_leave(),
  * which hold one mutex (NVML is documented thread-safe), so the API files
- * read sim_scn and the call's time without further locking.
+ * read sim_scn and the call's time without further locking. The one
+ * exception is a fault's delay or hang: sim_fault() sleeps with the mutex
+ * released, so calls on other threads proceed meanwhile.
  */
 #ifndef SIM_STATE_H
 #define SIM_STATE_H
@@ -54,11 +56,15 @@ extern const struct sim_scenario *sim_scn;
 nvmlReturn_t sim_enter(struct sim_call *c, int sym);
 /* sim_enter, then resolves the handle into c->d and applies faults. */
 nvmlReturn_t sim_enter_dev(struct sim_call *c, int sym, nvmlDevice_t device);
-/* Applies the scenario's faults for this call on gpu/slot (-1/-1: "system"). */
+/* Applies the scenario's faults for this call on gpu/slot (-1/-1: "system").
+ * A fault with delay_ms or hang releases the mutex while it sleeps; if the
+ * session ended meanwhile (its scenario was freed), this returns
+ * UNINITIALIZED, and the caller must not use pointers into the old scenario. */
 nvmlReturn_t sim_fault(struct sim_call *c, int gpu, int slot);
 nvmlReturn_t sim_leave(nvmlReturn_t r);
 
-nvmlReturn_t sim_init(unsigned flags, bool v1);
+/* sym: the init function called (its faults may delay or hang it). */
+nvmlReturn_t sim_init(unsigned flags, bool v1, int sym);
 nvmlReturn_t sim_shutdown(void);
 /* The NVML version string without init (nvmlSystemGetNVMLVersion needs none). */
 void sim_peek_nvml_version(char *buf, size_t len);
@@ -67,6 +73,9 @@ nvmlDevice_t sim_gpu_handle(int gpu);
 nvmlDevice_t sim_mig_handle(int gpu, int slot);
 /* The MIG device in gpu/slot at time t, or NULL if the slot is empty. */
 const struct sim_mig *sim_mig_live(int gpu, int slot, double t);
+/* Identifies the current NVML session (one per 0 -> 1 init): state that
+ * outlives a session, such as GPM samples, records it. */
+unsigned long long sim_session(void);
 /* True if the driver in the scenario is at least a.b.c. */
 bool sim_driver_at_least(unsigned a, unsigned b, unsigned c);
 unsigned long long sim_timestamp_us(double t);

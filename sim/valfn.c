@@ -20,6 +20,12 @@ void valfn_set_const(struct valfn *f, double v)
     f->a = v;
 }
 
+void valfn_set_nan(struct valfn *f)
+{
+    memset(f, 0, sizeof(*f));
+    f->kind = VF_NAN;
+}
+
 static const char *skip_ws(const char *s)
 {
     while (isspace((unsigned char)*s))
@@ -211,6 +217,8 @@ double valfn_eval(const struct valfn *f, double t)
             idx += f->n;
         return f->v[idx];
     }
+    case VF_NAN:
+        return NAN;
     case VF_UNSET:
     case VF_NONE:
         break;
@@ -269,6 +277,8 @@ double valfn_integral(const struct valfn *f, double t)
         return steps_antideriv(f, t) - steps_antideriv(f, 0);
     case VF_CYCLE:
         return cycle_antideriv(f, t) - cycle_antideriv(f, 0);
+    case VF_NAN:
+        return NAN;
     case VF_UNSET:
     case VF_NONE:
         break;
@@ -305,6 +315,7 @@ void valfn_range(const struct valfn *f, double *lo, double *hi)
         return;
     case VF_UNSET:
     case VF_NONE:
+    case VF_NAN:
         break;
     }
     *lo = *hi = 0;
@@ -332,6 +343,8 @@ bool valfn_nondecreasing(const struct valfn *f)
             if (f->v[i] != f->v[0])
                 return false;
         return true;
+    case VF_NAN:
+        break;
     }
     return false;
 }

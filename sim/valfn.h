@@ -11,6 +11,8 @@
  *   cycle(dwell_s, v0, v1, ...)       each value for dwell_s seconds, repeating
  *   none                              the quantity does not exist (NOT_SUPPORTED,
  *                                     or NVML_VALUE_NOT_AVAILABLE for process memory)
+ *   nan                               only where a key allows it (GPM metrics): the
+ *                                     quantity exists but reads as NaN
  *
  * Negative t (samples taken before init) is allowed: ramps and steps hold
  * their first value, waves and cycles continue.
@@ -26,6 +28,7 @@
 enum valfn_kind {
     VF_UNSET = 0, /* not given in the scenario: a default applies */
     VF_NONE,      /* "none": unsupported / not available */
+    VF_NAN,       /* "nan": supported, but the value is NaN (valfn_set_nan; not parsed) */
     VF_CONST,
     VF_WAVE,
     VF_RAMP,
@@ -47,6 +50,10 @@ struct valfn {
 /* Parses text into *f. Returns 0, or -1 with a message in err. */
 int valfn_parse(struct valfn *f, const char *text, char *err, size_t errlen);
 void valfn_set_const(struct valfn *f, double v);
+/* A function that is NaN everywhere. valfn_parse never produces it: a key
+ * that allows "nan" (the GPM metrics) sets it. It has no range (0..0 for
+ * valfn_range) and its integral is NaN. */
+void valfn_set_nan(struct valfn *f);
 
 double valfn_eval(const struct valfn *f, double t);
 /* The integral of f from 0 to t (negative for t < 0), in closed form, so

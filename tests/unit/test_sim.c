@@ -9,7 +9,9 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -839,6 +843,696 @@ static void test_faults(void **state)
     assert_int_equal(N(nvmlDeviceGetName)(d0, name, sizeof(name)), NVML_SUCCESS);
 }
 
+/* ---- fault delays and hangs ---- */
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* A check in a fork()ed child: cmocka's asserts must not run there (a
+ * failure would unwind into the parent's test runner), so it says where
+ * and the child exits 1. */
+#define CHILD_CHECK(cond)                                                                         \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: in the child: %s\n", __FILE__, __LINE__, #cond);               \
+            return 1;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* Runs fn in a child process, which _exits with its result (0 = passed);
+ * a child that is still running after 20 s is killed and fails the test. */
+static void run_in_child(int (*fn)(void))
+{
+    int status = 0;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(fn());
+    for (int i = 0; i < 2000 && waitpid(pid, &status, WNOHANG) == 0; i++)
+        usleep(10000);
+    if (waitpid(pid, &status, WNOHANG) == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        fail_msg("the child did not finish within 20 s");
+    }
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+struct timed_call {
+    __typeof__(&nvmlDeviceGetTemperature) fn;
+    nvmlDevice_t dev;
+    nvmlReturn_t rc;
+    unsigned value;
+    double ms;
+};
+
+static void *timed_temperature(void *arg)
+{
+    struct timed_call *tc = arg;
+    double t0 = now_ms();
+    tc->rc = tc->fn(tc->dev, NVML_TEMPERATURE_GPU, &tc->value);
+    tc->ms = now_ms() - t0;
+    return NULL;
+}
+
+static const char delay_scenario[] =
+    "[system]\ndriver_version = 550.144.03\n"
+    "[gpu.0-1]\nname = NVIDIA A100-SXM4-80GB\nmemory_total_mib = 81920\n"
+    "[gpu.0]\ntemperature_c = 61\n"
+    "[fault.slow-init]\nfunction = nvmlInit_v2\ndelay_ms = 100\nreturn = UNKNOWN\ncalls = 1\n"
+    "[fault.slow-temp]\ntarget = gpu.0\nfunction = nvmlDeviceGetTemperature\ndelay_ms = 400\n"
+    "calls = 1\n"
+    "[fault.slow-fail]\ntarget = gpu.0\nfunction = nvmlDeviceGetPowerUsage\ndelay_ms = 100\n"
+    "return = UNKNOWN\ncalls = 1\n"
+    "[fault.slow-shutdown]\nfunction = nvmlShutdown\ndelay_ms = 100\ncalls = 1\n";
+
+/* delay_ms: the call sleeps, then goes on (or returns `return`), without
+ * holding the simulator's lock: another device answers meanwhile. Init and
+ * shutdown are delayed but never failed. */
+static void test_fault_delay(void **state)
+{
+    struct timed_call slow = {.fn = N(nvmlDeviceGetTemperature)};
+    pthread_t th;
+    unsigned v;
+    double t0;
+    char *path = write_tmp(delay_scenario);
+    (void)state;
+    set_scenario(path, "10");
+    t0 = now_ms();
+    assert_int_equal(N(nvmlInit_v2)(), NVML_SUCCESS); /* the fault's return is ignored */
+    assert_true(now_ms() - t0 >= 100);
+    unlink(path);
+    slow.dev = gpu(0);
+    assert_int_equal(pthread_create(&th, NULL, timed_temperature, &slow), 0);
+    usleep(50000);
+    t0 = now_ms();
+    assert_int_equal(N(nvmlDeviceGetTemperature)(gpu(1), NVML_TEMPERATURE_GPU, &v), NVML_SUCCESS);
+    assert_true(now_ms() - t0 < 200); /* gpu.1 does not wait for gpu.0's sleep */
+    assert_int_equal(v, 40);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(slow.rc, NVML_SUCCESS);
+    assert_int_equal(slow.value, 61);
+    assert_true(slow.ms >= 400);
+    t0 = now_ms();
+    assert_int_equal(N(nvmlDeviceGetTemperature)(gpu(0), NVML_TEMPERATURE_GPU, &v), NVML_SUCCESS);
+    assert_true(now_ms() - t0 < 200); /* calls = 1 */
+    t0 = now_ms();
+    assert_int_equal(N(nvmlDeviceGetPowerUsage)(gpu(0), &v), NVML_ERROR_UNKNOWN);
+    assert_true(now_ms() - t0 >= 100);
+    t0 = now_ms();
+    assert_int_equal(N(nvmlShutdown)(), NVML_SUCCESS);
+    assert_true(now_ms() - t0 >= 100);
+    assert_int_equal(N(nvmlDeviceGetCount_v2)(&v), NVML_ERROR_UNINITIALIZED);
+}
+
+struct hang_call {
+    __typeof__(&nvmlGpmMigSampleGet) fn;
+    nvmlDevice_t dev;
+    nvmlGpmSample_t sample;
+    volatile int returned;
+};
+
+static void *hanging_sample(void *arg)
+{
+    struct hang_call *hc = arg;
+    hc->fn(hc->dev, 9, hc->sample);
+    hc->returned = 1;
+    return NULL;
+}
+
+/* gpm-hang.ini in a child: six samples work, the seventh blocks for good,
+ * and calls from the other thread, on other devices, still return. The
+ * child exits with the hung thread still blocked. */
+static int hang_child(void)
+{
+    static struct hang_call hc;
+    nvmlDevice_t d, m;
+    nvmlGpmSample_t s = NULL;
+    nvmlMemory_v2_t m2 = {.version = nvmlMemory_v2};
+    pthread_t th;
+    unsigned v;
+    double t0;
+    set_scenario("gpm-hang.ini", "10");
+    CHILD_CHECK(N(nvmlInit_v2)() == NVML_SUCCESS);
+    CHILD_CHECK(N(nvmlDeviceGetHandleByIndex_v2)(0, &d) == NVML_SUCCESS);
+    CHILD_CHECK(N(nvmlGpmSampleAlloc)(&s) == NVML_SUCCESS);
+    for (int i = 0; i < 3; i++) {
+        CHILD_CHECK(N(nvmlGpmMigSampleGet)(d, 2, s) == NVML_SUCCESS);
+        CHILD_CHECK(N(nvmlGpmSampleGet)(d, s) == NVML_SUCCESS);
+    }
+    hc.fn = N(nvmlGpmMigSampleGet);
+    hc.dev = d;
+    hc.sample = s;
+    CHILD_CHECK(pthread_create(&th, NULL, hanging_sample, &hc) == 0);
+    usleep(300000);
+    CHILD_CHECK(!hc.returned);
+    t0 = now_ms();
+    CHILD_CHECK(N(nvmlDeviceGetMigDeviceHandleByIndex)(d, 2, &m) == NVML_SUCCESS);
+    CHILD_CHECK(N(nvmlDeviceGetMemoryInfo_v2)(m, &m2) == NVML_SUCCESS);
+    CHILD_CHECK(m2.used == 3100 * MIB);
+    CHILD_CHECK(N(nvmlDeviceGetTemperature)(d, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS);
+    CHILD_CHECK(now_ms() - t0 < 200);
+    CHILD_CHECK(!hc.returned);
+    return 0;
+}
+
+static void test_fault_hang(void **state)
+{
+    (void)state;
+    run_in_child(hang_child);
+    expect_invalid("[system]\ndriver_version = 550.144.03\n[gpu.0]\nname = NVIDIA A100-SXM4-80GB\n"
+                   "memory_total_mib = 81920\n[fault.x]\nfunction = nvmlShutdown\n",
+                   "[fault.x] return is required (unless delay_ms or hang is given)");
+    expect_invalid("[system]\ndriver_version = 550.144.03\n[gpu.0]\nname = NVIDIA A100-SXM4-80GB\n"
+                   "memory_total_mib = 81920\n[fault.x]\nfunction = nvml*\ndelay_ms = -5\n",
+                   "delay_ms must not be negative");
+}
+
+/* ---- GPM ---- */
+
+#define TWO_PI 6.283185307179586476925
+
+static double wave(double base, double amp, double period, double phase, double t)
+{
+    return base + amp * sin(TWO_PI * (t + phase) / period);
+}
+
+/* The mean of wave() over [t1, t2]. */
+static double wave_mean(double base, double amp, double period, double phase, double t1,
+                        double t2)
+{
+    double w = TWO_PI / period;
+    return base - amp / w * (cos(w * (t2 + phase)) - cos(w * (t1 + phase))) / (t2 - t1);
+}
+
+static nvmlGpmSample_t gpm_alloc(void)
+{
+    nvmlGpmSample_t s = NULL;
+    assert_int_equal(N(nvmlGpmSampleAlloc)(&s), NVML_SUCCESS);
+    assert_non_null(s);
+    return s;
+}
+
+static nvmlGpmMetricsGet_t mg; /* 13 KB: NVML_GPM_METRIC_MAX of 595 */
+
+/* Asks for the n metrics ids over a -> b; returns the call's code. */
+static nvmlReturn_t gpm_metrics(nvmlGpmSample_t a, nvmlGpmSample_t b, const unsigned *ids,
+                                unsigned n)
+{
+    memset(&mg, 0, sizeof(mg));
+    mg.version = NVML_GPM_METRICS_GET_VERSION;
+    mg.numMetrics = n;
+    mg.sample1 = a;
+    mg.sample2 = b;
+    for (unsigned i = 0; i < n; i++)
+        mg.metrics[i].metricId = ids[i];
+    return N(nvmlGpmMetricsGet)(&mg);
+}
+
+/* The last request again, asking for n metrics (ids past the first ones are 0). */
+static nvmlReturn_t gpm_metrics_n(unsigned n)
+{
+    mg.numMetrics = n;
+    return N(nvmlGpmMetricsGet)(&mg);
+}
+
+/* One metric that must succeed. */
+static double gpm_value(nvmlGpmSample_t a, nvmlGpmSample_t b, unsigned id)
+{
+    assert_int_equal(gpm_metrics(a, b, &id, 1), NVML_SUCCESS);
+    assert_int_equal(mg.metrics[0].nvmlReturn, NVML_SUCCESS);
+    return mg.metrics[0].value;
+}
+
+static nvmlReturn_t gpm_rc(nvmlGpmSample_t a, nvmlGpmSample_t b, unsigned id)
+{
+    assert_int_equal(gpm_metrics(a, b, &id, 1), NVML_SUCCESS);
+    return mg.metrics[0].nvmlReturn;
+}
+
+#define assert_near(a, b) assert_true(fabs((a) - (b)) < 1e-6)
+
+/* Sampling arrives with 520, nvmlGpmMigSampleGet with 525. */
+static void test_gpm_symbols_by_driver(void **state)
+{
+    static const char h100[] = "[gpu.0]\nname = NVIDIA H100 PCIe\nmemory_total_mib = 81559\n"
+                               "mig_mode = on\n[gpu.0.mig.0]\nprofile = 3g.40gb\ngi = 2\n";
+    char text[512];
+    nvmlGpmSample_t s;
+    nvmlGpmSupport_t gs = {.version = NVML_GPM_SUPPORT_VERSION};
+    char *path;
+    (void)state;
+    snprintf(text, sizeof(text), "[system]\ndriver_version = 520.61.05\n%s", h100);
+    path = write_tmp(text);
+    start(path, "10");
+    unlink(path);
+    s = gpm_alloc();
+    assert_int_equal(N(nvmlGpmSampleGet)(gpu(0), s), NVML_SUCCESS);
+    assert_int_equal(N(nvmlGpmMigSampleGet)(gpu(0), 2, s), NVML_ERROR_FUNCTION_NOT_FOUND);
+    assert_int_equal(N(nvmlGpmSampleFree)(s), NVML_SUCCESS);
+    N(nvmlShutdown)();
+    snprintf(text, sizeof(text), "[system]\ndriver_version = 525.60.13\n%s", h100);
+    path = write_tmp(text);
+    start(path, "10");
+    unlink(path);
+    s = gpm_alloc();
+    assert_int_equal(N(nvmlGpmMigSampleGet)(gpu(0), 2, s), NVML_SUCCESS);
+    assert_int_equal(N(nvmlGpmSampleFree)(s), NVML_SUCCESS);
+    N(nvmlShutdown)();
+    snprintf(text, sizeof(text), "[system]\ndriver_version = 515.86.01\n%s", h100);
+    path = write_tmp(text);
+    start(path, "10");
+    unlink(path);
+    assert_int_equal(N(nvmlGpmSampleAlloc)(&s), NVML_ERROR_FUNCTION_NOT_FOUND);
+    assert_int_equal(N(nvmlGpmQueryDeviceSupport)(gpu(0), &gs), NVML_ERROR_FUNCTION_NOT_FOUND);
+}
+
+static void test_gpm_alloc_free(void **state)
+{
+    nvmlGpmSample_t s = NULL, s2;
+    int not_a_sample = 0;
+    (void)state;
+    assert_int_equal(N(nvmlGpmSampleAlloc)(&s), NVML_ERROR_UNINITIALIZED);
+    start("h100-pcie-mig-535.ini", "10");
+    assert_int_equal(N(nvmlGpmSampleAlloc)(NULL), NVML_ERROR_INVALID_ARGUMENT);
+    s = gpm_alloc();
+    s2 = gpm_alloc();
+    assert_ptr_not_equal(s, s2);
+    assert_int_equal(N(nvmlGpmSampleFree)(s), NVML_SUCCESS);
+    assert_int_equal(N(nvmlGpmSampleFree)(s), NVML_ERROR_INVALID_ARGUMENT); /* double free */
+    assert_int_equal(N(nvmlGpmSampleGet)(gpu(0), s), NVML_ERROR_INVALID_ARGUMENT); /* freed */
+    assert_int_equal(N(nvmlGpmSampleFree)(NULL), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(N(nvmlGpmSampleFree)((nvmlGpmSample_t)(void *)&not_a_sample),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(N(nvmlGpmSampleGet)(gpu(0), NULL), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(N(nvmlGpmSampleGet)(NULL, s2), NVML_ERROR_INVALID_ARGUMENT);
+    N(nvmlShutdown)();
+    assert_int_equal(N(nvmlGpmSampleFree)(s2), NVML_ERROR_UNINITIALIZED);
+    start("h100-pcie-mig-535.ini", "10"); /* samples outlive a session */
+    assert_int_equal(N(nvmlGpmSampleFree)(s2), NVML_SUCCESS);
+}
+
+/* Which handles and architectures sample, on which drivers. */
+static void test_gpm_sample_get_errors(void **state)
+{
+    nvmlGpmSample_t s;
+    nvmlGpmSupport_t gs = {.version = NVML_GPM_SUPPORT_VERSION};
+    nvmlDevice_t d;
+    (void)state;
+    start("h100-pcie-mig-535.ini", "15");
+    d = gpu(0);
+    s = gpm_alloc();
+    assert_int_equal(N(nvmlGpmMigSampleGet)(mig(d, 0), 2, s), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(N(nvmlGpmMigSampleGet)(d, 2, NULL), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(N(nvmlGpmMigSampleGet)(d, 7, s), NVML_ERROR_NOT_FOUND);
+    assert_int_equal(N(nvmlGpmMigSampleGet)(d, 4, s), NVML_ERROR_NOT_FOUND);
+    /* the three GIs at t = 15, and the parent's 7-slice mean */
+    assert_int_equal(N(nvmlGpmMigSampleGet)(d, 2, s), NVML_SUCCESS);
+    assert_near(gpm_value(s, s, NVML_GPM_METRIC_GRAPHICS_UTIL), 88.0); /* wave(80, 8, 60) */
+    assert_near(gpm_value(s, s, NVML_GPM_METRIC_SM_UTIL), 80.0);
+    assert_near(gpm_value(s, s, NVML_GPM_METRIC_DRAM_BW_UTIL), 54.0); /* wave(50, 8, 60, 10) */
+    assert_int_equal(N(nvmlGpmMigSampleGet)(d, 3, s), NVML_SUCCESS);
+    assert_near(gpm_value(s, s, NVML_GPM_METRIC_GRAPHICS_UTIL), wave(35, 15, 45, 15, 15));
+    assert_int_equal(N(nvmlGpmMigSampleGet)(d, 9, s), NVML_SUCCESS);
+    assert_near(gpm_value(s, s, NVML_GPM_METRIC_GRAPHICS_UTIL), wave(10, 5, 30, 5, 15));
+    assert_int_equal(N(nvmlGpmSampleGet)(d, s), NVML_SUCCESS);
+    assert_near(gpm_value(s, s, NVML_GPM_METRIC_GRAPHICS_UTIL),
+                (3 * 88.0 + 2 * wave(35, 15, 45, 15, 15) + wave(10, 5, 30, 5, 15)) / 7);
+    assert_near(gpm_value(s, s, NVML_GPM_METRIC_PCIE_RX_PER_SEC), wave(410.2, 117.2, 20, 0, 15));
+    assert_int_equal(N(nvmlGpmSampleGet)(mig(d, 0), s), NVML_ERROR_NOT_SUPPORTED); /* < 595 */
+    N(nvmlShutdown)();
+    start("h200-mig.ini", "10"); /* 570: still no MIG handles */
+    assert_int_equal(N(nvmlGpmSampleGet)(mig(gpu(0), 0), s), NVML_ERROR_NOT_SUPPORTED);
+    N(nvmlShutdown)();
+    start("h100-sxm.ini", "10"); /* MIG off */
+    assert_int_equal(N(nvmlGpmMigSampleGet)(gpu(0), 0, s), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(N(nvmlGpmSampleGet)(gpu(0), s), NVML_SUCCESS);
+    N(nvmlShutdown)();
+    start("a100-sxm4-80gb.ini", "10"); /* Ampere */
+    assert_int_equal(N(nvmlGpmQueryDeviceSupport)(gpu(0), &gs), NVML_SUCCESS);
+    assert_int_equal(gs.isSupportedDevice, 0);
+    assert_int_equal(N(nvmlGpmSampleGet)(gpu(0), s), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(N(nvmlGpmMigSampleGet)(gpu(0), 0, s), NVML_ERROR_NOT_SUPPORTED);
+    N(nvmlShutdown)();
+    start("dgx-a100-8x7.ini", "10"); /* Ampere, MIG on */
+    assert_int_equal(N(nvmlGpmSampleGet)(gpu(3), s), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(N(nvmlGpmMigSampleGet)(gpu(3), 7, s), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(N(nvmlGpmSampleFree)(s), NVML_SUCCESS);
+}
+
+static void test_gpm_metrics_get_errors(void **state)
+{
+    nvmlGpmSample_t a, b, c, g, blank, gone;
+    nvmlDevice_t d;
+    unsigned ids[4] = {NVML_GPM_METRIC_SM_UTIL, 98, NVML_GPM_METRIC_MAX_R570 - 1, 8};
+    (void)state;
+    start("h200-mig.ini", "100+10");
+    tick(); /* t = 100 */
+    d = gpu(0);
+    a = gpm_alloc();
+    b = gpm_alloc();
+    c = gpm_alloc();
+    g = gpm_alloc();
+    blank = gpm_alloc();
+    gone = gpm_alloc();
+    assert_int_equal(N(nvmlGpmMigSampleGet)(d, 1, a), NVML_SUCCESS);
+    assert_int_equal(N(nvmlGpmMigSampleGet)(d, 1, gone), NVML_SUCCESS);
+    tick(); /* t = 110 */
+    assert_int_equal(N(nvmlGpmMigSampleGet)(d, 1, b), NVML_SUCCESS);
+    assert_int_equal(N(nvmlGpmMigSampleGet)(d, 5, c), NVML_SUCCESS);
+    assert_int_equal(N(nvmlGpmSampleGet)(d, g), NVML_SUCCESS);
+    assert_int_equal(N(nvmlGpmMetricsGet)(NULL), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gpm_metrics(a, b, ids, 1), NVML_SUCCESS);
+    mg.version = 2;
+    assert_int_equal(N(nvmlGpmMetricsGet)(&mg), NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    /* 570: NVML_GPM_METRIC_MAX is 98 */
+    assert_int_equal(gpm_metrics(a, b, ids, 4), NVML_SUCCESS);
+    assert_int_equal(gpm_metrics_n(98), NVML_SUCCESS);
+    assert_int_equal(mg.metrics[97].nvmlReturn, NVML_ERROR_NOT_SUPPORTED); /* id 0 */
+    assert_int_equal(gpm_metrics_n(99), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gpm_metrics(a, c, ids, 1), NVML_ERROR_INVALID_ARGUMENT); /* GI 1 vs 5 */
+    assert_int_equal(gpm_metrics(a, g, ids, 1), NVML_ERROR_INVALID_ARGUMENT); /* GI vs GPU */
+    assert_int_equal(gpm_metrics(b, a, ids, 1), NVML_ERROR_INVALID_ARGUMENT); /* backwards */
+    assert_int_equal(gpm_metrics(a, blank, ids, 1), NVML_ERROR_INVALID_ARGUMENT); /* not taken */
+    assert_int_equal(gpm_metrics(NULL, b, ids, 1), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(N(nvmlGpmSampleFree)(gone), NVML_SUCCESS);
+    assert_int_equal(gpm_metrics(gone, b, ids, 1), NVML_ERROR_INVALID_ARGUMENT); /* freed */
+    assert_int_equal(gpm_metrics(a, a, ids, 1), NVML_SUCCESS); /* t1 == t2 is fine */
+    /* per metric: an id past the driver's max is invalid; one not modelled, 3 */
+    assert_int_equal(gpm_metrics(a, b, ids, 4), NVML_SUCCESS);
+    assert_int_equal(mg.metrics[0].nvmlReturn, NVML_SUCCESS);
+    assert_int_equal(mg.metrics[1].nvmlReturn, NVML_ERROR_INVALID_ARGUMENT);
+    assert_null(mg.metrics[1].metricInfo.shortName);
+    assert_int_equal(mg.metrics[2].nvmlReturn, NVML_ERROR_NOT_SUPPORTED); /* 97 */
+    assert_int_equal(mg.metrics[3].nvmlReturn, NVML_ERROR_NOT_SUPPORTED); /* DMMA */
+    /* samples from an earlier session do not compare with this one's clock */
+    N(nvmlShutdown)();
+    start("h200-mig.ini", "100+10");
+    assert_int_equal(gpm_metrics(a, b, ids, 1), NVML_ERROR_INVALID_ARGUMENT);
+    N(nvmlShutdown)();
+    /* 595: NVML_GPM_METRIC_MAX is 333 */
+    start("h200-mig-595.ini", "10");
+    assert_int_equal(N(nvmlGpmMigSampleGet)(gpu(0), 1, a), NVML_SUCCESS);
+    assert_int_equal(gpm_metrics(a, a, ids, 4), NVML_SUCCESS);
+    assert_int_equal(gpm_metrics_n(NVML_GPM_METRIC_MAX_R595), NVML_SUCCESS);
+    assert_int_equal(mg.metrics[1].nvmlReturn, NVML_ERROR_NOT_SUPPORTED); /* 98 is valid now */
+    assert_int_equal(gpm_metrics_n(NVML_GPM_METRIC_MAX_R595 + 1), NVML_ERROR_INVALID_ARGUMENT);
+    ids[1] = 333;
+    assert_int_equal(gpm_rc(a, a, ids[1]), NVML_ERROR_INVALID_ARGUMENT);
+    for (nvmlGpmSample_t *p = (nvmlGpmSample_t[]){a, b, c, g, blank}, *e = p + 5; p < e; p++)
+        assert_int_equal(N(nvmlGpmSampleFree)(*p), NVML_SUCCESS);
+}
+
+/* h200-mig at t = 37.5: GI values are the scenario's functions there, the
+ * parent is the slice-weighted mean over 7 slices, and nothing past
+ * numMetrics is written. */
+static void test_gpm_values_at_fixed_time(void **state)
+{
+    static const unsigned ids[] = {NVML_GPM_METRIC_GRAPHICS_UTIL, NVML_GPM_METRIC_SM_UTIL,
+                                   NVML_GPM_METRIC_DRAM_BW_UTIL};
+    const double t = 37.5;
+    nvmlGpmSample_t a, b;
+    nvmlDevice_t d;
+    unsigned char sentinel[sizeof(nvmlGpmMetric_t) * 4];
+    double gr1, gr5, gr13;
+    (void)state;
+    start("h200-mig.ini", "37.5");
+    d = gpu(0);
+    a = gpm_alloc();
+    b = gpm_alloc();
+    assert_int_equal(N(nvmlGpmMigSampleGet)(d, 1, a), NVML_SUCCESS);
+    assert_int_equal(N(nvmlGpmMigSampleGet)(d, 1, b), NVML_SUCCESS);
+    memset(&mg, 0, sizeof(mg));
+    mg.version = NVML_GPM_METRICS_GET_VERSION;
+    mg.numMetrics = 3;
+    mg.sample1 = a;
+    mg.sample2 = b;
+    for (int i = 0; i < 3; i++)
+        mg.metrics[i].metricId = ids[i];
+    memset(&mg.metrics[3], 0xA5, sizeof(sentinel));
+    memset(sentinel, 0xA5, sizeof(sentinel));
+    assert_int_equal(N(nvmlGpmMetricsGet)(&mg), NVML_SUCCESS);
+    assert_memory_equal(&mg.metrics[3], sentinel, sizeof(sentinel));
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(mg.metrics[i].nvmlReturn, NVML_SUCCESS);
+    /* slot 0, GI 1: wave(85, 6, 50) at 37.5 is its trough */
+    assert_near(mg.metrics[0].value, 79.0);
+    assert_near(mg.metrics[1].value, 70.0);
+    assert_near(mg.metrics[2].value, 55.0); /* wave(55, 5, 50, 12.5): a zero crossing */
+    assert_string_equal(mg.metrics[0].metricInfo.shortName, "GRAPHICS_UTIL");
+    assert_string_equal(mg.metrics[0].metricInfo.unit, "%");
+    assert_non_null(mg.metrics[0].metricInfo.longName);
+    gr1 = mg.metrics[0].value;
+    assert_int_equal(N(nvmlGpmMigSampleGet)(d, 5, a), NVML_SUCCESS);
+    gr5 = gpm_value(a, a, NVML_GPM_METRIC_GRAPHICS_UTIL);
+    assert_near(gr5, wave(40, 20, 70, 20, t));
+    assert_near(gpm_value(a, a, NVML_GPM_METRIC_SM_OCCUPANCY), wave(22, 9, 70, 20, t));
+    assert_int_equal(N(nvmlGpmMigSampleGet)(d, 13, a), NVML_SUCCESS);
+    gr13 = gpm_value(a, a, NVML_GPM_METRIC_GRAPHICS_UTIL);
+    assert_near(gr13, wave(10, 5, 35, 7, t));
+    assert_int_equal(N(nvmlGpmMigSampleGet)(d, 14, a), NVML_SUCCESS); /* idle, no keys */
+    assert_near(gpm_value(a, a, NVML_GPM_METRIC_GRAPHICS_UTIL), 0.0);
+    assert_near(gpm_value(a, a, NVML_GPM_METRIC_DRAM_BW_UTIL), 0.0);
+    /* PCIe and NVLink are GPU-level: not on a GI sample */
+    assert_int_equal(gpm_rc(a, a, NVML_GPM_METRIC_PCIE_TX_PER_SEC), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(gpm_rc(a, a, NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC),
+                     NVML_ERROR_NOT_SUPPORTED);
+    /* the parent: 3g + 2g + 1g + idle 1g over 7 slices */
+    assert_int_equal(N(nvmlGpmSampleGet)(d, a), NVML_SUCCESS);
+    assert_near(gpm_value(a, a, NVML_GPM_METRIC_GRAPHICS_UTIL),
+                (3 * gr1 + 2 * gr5 + gr13 + 0) / 7);
+    assert_near(gpm_value(a, a, NVML_GPM_METRIC_PCIE_TX_PER_SEC), 146.5);
+    assert_string_equal(mg.metrics[0].metricInfo.unit, "MiB/s");
+    assert_near(gpm_value(a, a, NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC), 0.0);
+    assert_int_equal(N(nvmlGpmSampleFree)(a), NVML_SUCCESS);
+    assert_int_equal(N(nvmlGpmSampleFree)(b), NVML_SUCCESS);
+}
+
+/* Over [t1, t2] a metric is the mean of its function, whatever the
+ * sampling pattern: the step clock gives 100 and 110. */
+static void test_gpm_average_over_interval(void **state)
+{
+    nvmlGpmSample_t a, b, p1, p2;
+    nvmlDevice_t d;
+    double v;
+    (void)state;
+    start("h200-mig.ini", "100+10");
+    tick(); /* t = 100 */
+    d = gpu(0);
+    a = gpm_alloc();
+    b = gpm_alloc();
+    p1 = gpm_alloc();
+    p2 = gpm_alloc();
+    assert_int_equal(N(nvmlGpmMigSampleGet)(d, 1, a), NVML_SUCCESS);
+    assert_int_equal(N(nvmlGpmSampleGet)(d, p1), NVML_SUCCESS);
+    tick(); /* t = 110 */
+    assert_int_equal(N(nvmlGpmMigSampleGet)(d, 1, b), NVML_SUCCESS);
+    assert_int_equal(N(nvmlGpmSampleGet)(d, p2), NVML_SUCCESS);
+    v = gpm_value(a, b, NVML_GPM_METRIC_GRAPHICS_UTIL);
+    assert_near(v, wave_mean(85, 6, 50, 0, 100, 110));
+    assert_true(fabs(v - 88.30) < 0.01);
+    assert_near(gpm_value(a, b, NVML_GPM_METRIC_DRAM_BW_UTIL),
+                wave_mean(55, 5, 50, 12.5, 100, 110));
+    assert_near(gpm_value(p1, p2, NVML_GPM_METRIC_PCIE_RX_PER_SEC),
+                wave_mean(585.9, 195.3, 25, 0, 100, 110));
+    assert_near(gpm_value(p1, p2, NVML_GPM_METRIC_SM_UTIL),
+                (3 * wave_mean(76, 6, 50, 0, 100, 110) + 2 * wave_mean(34, 16, 70, 20, 100, 110) +
+                 wave_mean(8, 4, 35, 7, 100, 110)) /
+                    7);
+    for (nvmlGpmSample_t *p = (nvmlGpmSample_t[]){a, b, p1, p2}, *e = p + 4; p < e; p++)
+        assert_int_equal(N(nvmlGpmSampleFree)(*p), NVML_SUCCESS);
+}
+
+/* 595 on h200-mig-595: GI 1 is split into a 1-slice CI (slot 0) and a
+ * 2-slice CI (slot 1); MIG handles sample their compute instance. */
+static void test_gpm_compute_instances(void **state)
+{
+    const double t = 12;
+    nvmlGpmSample_t ci0, ci1, gi1, gpu_s;
+    nvmlDevice_t d;
+    char name[96];
+    double r0, r1, r2, r4, dram_gi;
+    (void)state;
+    start("h200-mig-595.ini", "12");
+    d = gpu(0);
+    assert_int_equal(N(nvmlDeviceGetName)(mig(d, 0), name, sizeof(name)), NVML_SUCCESS);
+    assert_string_equal(name, "NVIDIA H200 MIG 1c.3g.71gb");
+    ci0 = gpm_alloc();
+    ci1 = gpm_alloc();
+    gi1 = gpm_alloc();
+    gpu_s = gpm_alloc();
+    assert_int_equal(N(nvmlGpmSampleGet)(mig(d, 0), ci0), NVML_SUCCESS);
+    assert_int_equal(N(nvmlGpmSampleGet)(mig(d, 1), ci1), NVML_SUCCESS);
+    assert_int_equal(N(nvmlGpmMigSampleGet)(d, 1, gi1), NVML_SUCCESS);
+    assert_int_equal(N(nvmlGpmSampleGet)(d, gpu_s), NVML_SUCCESS);
+    r0 = wave(60, 10, 40, 0, t);
+    r1 = wave(88, 6, 40, 10, t);
+    r2 = wave(40, 15, 60, 15, t);
+    r4 = wave(10, 5, 30, 5, t);
+    assert_near(gpm_value(ci0, ci0, NVML_GPM_METRIC_GRAPHICS_UTIL), r0);
+    assert_near(gpm_value(ci1, ci1, NVML_GPM_METRIC_GRAPHICS_UTIL), r1);
+    assert_near(gpm_value(gi1, gi1, NVML_GPM_METRIC_GRAPHICS_UTIL), (r0 + 2 * r1) / 3);
+    assert_true(fabs((r0 + 2 * r1) / 3 - 80.60) < 0.01);
+    assert_near(gpm_value(gpu_s, gpu_s, NVML_GPM_METRIC_GRAPHICS_UTIL),
+                (r0 + 2 * r1 + 2 * r2 + r4) / 7);
+    /* DRAM belongs to the GI: both CIs report the GI's */
+    dram_gi = (wave(30, 6, 40, 0, t) + 2 * wave(52, 6, 40, 10, t)) / 3;
+    assert_near(gpm_value(gi1, gi1, NVML_GPM_METRIC_DRAM_BW_UTIL), dram_gi);
+    assert_near(gpm_value(ci0, ci0, NVML_GPM_METRIC_DRAM_BW_UTIL), dram_gi);
+    assert_near(gpm_value(ci1, ci1, NVML_GPM_METRIC_DRAM_BW_UTIL), dram_gi);
+    assert_near(gpm_value(ci0, ci0, NVML_GPM_METRIC_SM_UTIL), wave(54, 9, 40, 0, t));
+    assert_int_equal(gpm_rc(ci0, ci0, NVML_GPM_METRIC_PCIE_TX_PER_SEC), NVML_ERROR_NOT_SUPPORTED);
+    assert_near(gpm_value(gpu_s, gpu_s, NVML_GPM_METRIC_PCIE_TX_PER_SEC),
+                wave(179.7, 59.6, 25, 0, t));
+    /* a CI, its GI and its sibling are different entities */
+    assert_int_equal(gpm_metrics(ci0, gi1, (unsigned[]){1}, 1), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(gpm_metrics(ci0, ci1, (unsigned[]){1}, 1), NVML_ERROR_INVALID_ARGUMENT);
+    for (nvmlGpmSample_t *p = (nvmlGpmSample_t[]){ci0, ci1, gi1, gpu_s}, *e = p + 4; p < e; p++)
+        assert_int_equal(N(nvmlGpmSampleFree)(*p), NVML_SUCCESS);
+}
+
+/* h100-sxm: MIG off; IMMA is NaN, FP64 fails per metric, NVLink and PCIe
+ * are the GPU's. The call succeeds whatever its metrics say. */
+static void test_gpm_nan_and_metric_errors(void **state)
+{
+    static const unsigned ids[] = {NVML_GPM_METRIC_GRAPHICS_UTIL,
+                                   NVML_GPM_METRIC_IMMA_TENSOR_UTIL,
+                                   NVML_GPM_METRIC_FP64_UTIL,
+                                   8,
+                                   NVML_GPM_METRIC_PCIE_TX_PER_SEC,
+                                   NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC,
+                                   NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC,
+                                   98,
+                                   0};
+    nvmlGpmSample_t a;
+    nvmlMemory_v2_t m2 = {.version = nvmlMemory_v2};
+    (void)state;
+    start("h100-sxm.ini", "10");
+    a = gpm_alloc();
+    assert_int_equal(N(nvmlGpmSampleGet)(gpu(0), a), NVML_SUCCESS);
+    assert_int_equal(gpm_metrics(a, a, ids, 9), NVML_SUCCESS);
+    assert_int_equal(mg.metrics[0].nvmlReturn, NVML_SUCCESS);
+    assert_near(mg.metrics[0].value, 96.0); /* wave(92, 4, 40) at 10 */
+    assert_int_equal(mg.metrics[1].nvmlReturn, NVML_SUCCESS);
+    assert_true(isnan(mg.metrics[1].value));
+    assert_int_equal(mg.metrics[2].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(mg.metrics[3].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(mg.metrics[4].nvmlReturn, NVML_SUCCESS);
+    assert_near(mg.metrics[4].value, wave(2197.3, 585.9, 30, 0, 10));
+    assert_near(mg.metrics[5].value, 118000.0);
+    assert_near(mg.metrics[6].value, wave(120000, 30000, 30, 0, 10));
+    assert_int_equal(mg.metrics[7].nvmlReturn, NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(mg.metrics[8].nvmlReturn, NVML_ERROR_NOT_SUPPORTED);
+    /* no gpm_corrupts_session here: memory still reads after a sample */
+    assert_int_equal(N(nvmlDeviceGetMemoryInfo_v2)(gpu(0), &m2), NVML_SUCCESS);
+    assert_int_equal(m2.used, (61440 + 6000 + 750) * MIB); /* eval's wave at 10: +1500 sin(pi/6) */
+    assert_int_equal(N(nvmlGpmSampleFree)(a), NVML_SUCCESS);
+    N(nvmlShutdown)(); /* expect_invalid needs the 0 -> 1 init that loads */
+    expect_invalid("[system]\ndriver_version = 570.211.01\n[gpu.0]\nname = NVIDIA H100 80GB HBM3\n"
+                   "memory_total_mib = 81559\ngpm_sm_util = wave(90, 20, 10)\n",
+                   "gpm_sm_util: values must stay within 0..100");
+    expect_invalid("[system]\ndriver_version = 570.211.01\n[gpu.0]\nname = NVIDIA H100 80GB HBM3\n"
+                   "memory_total_mib = 81559\nutil_gpu = nan\n",
+                   "util_gpu: bad value 'nan'");
+    expect_invalid("[system]\ndriver_version = 570.211.01\n[gpu.0]\nname = NVIDIA H200\n"
+                   "memory_total_mib = 143771\nmig_mode = on\n[gpu.0.mig.0]\nprofile = 1g.18gb\n"
+                   "gi = 13\ngpm_pcie_tx_mibps = 5\n",
+                   ":10: [gpu.0.mig.0] gpm_pcie_tx_mibps: a GPU-wide rate; give it in [gpu.0]");
+    expect_invalid("[system]\ndriver_version = 570.211.01\n[gpu.0]\nname = NVIDIA H200\n"
+                   "memory_total_mib = 143771\nmig_mode = on\n[gpu.0.mig.0-1]\nprofile = 3g.71gb\n"
+                   "gi = 1\nci = 0+\nci_slices = 2\n",
+                   "the compute instances of GI 1 use 4 slices at t=-inf, the GI has 3");
+}
+
+/* gpm_corrupts_session, in a child process: memory reads work until the
+ * first successful GPM sample, then fail with IN_USE for the rest of the
+ * process, across shutdown, init and another scenario. */
+static int corrupts_child(void)
+{
+    nvmlDevice_t d, m;
+    nvmlGpmSample_t s;
+    nvmlMemory_v2_t m2 = {.version = nvmlMemory_v2};
+    nvmlMemory_t m1;
+    set_scenario("h100-pcie-mig-535-gpm-corrupts.ini", "10");
+    CHILD_CHECK(N(nvmlInit_v2)() == NVML_SUCCESS);
+    CHILD_CHECK(N(nvmlDeviceGetHandleByIndex_v2)(0, &d) == NVML_SUCCESS);
+    CHILD_CHECK(N(nvmlDeviceGetMigDeviceHandleByIndex)(d, 0, &m) == NVML_SUCCESS);
+    CHILD_CHECK(N(nvmlDeviceGetMemoryInfo_v2)(m, &m2) == NVML_SUCCESS);
+    CHILD_CHECK(m2.used == 31200 * MIB);
+    CHILD_CHECK(N(nvmlDeviceGetMemoryInfo)(m, &m1) == NVML_SUCCESS);
+    CHILD_CHECK(N(nvmlGpmSampleAlloc)(&s) == NVML_SUCCESS);
+    CHILD_CHECK(N(nvmlGpmMigSampleGet)(d, 7, s) == NVML_ERROR_NOT_FOUND); /* a failure: no harm */
+    CHILD_CHECK(N(nvmlDeviceGetMemoryInfo_v2)(m, &m2) == NVML_SUCCESS);
+    CHILD_CHECK(N(nvmlGpmMigSampleGet)(d, 2, s) == NVML_SUCCESS);
+    CHILD_CHECK(N(nvmlDeviceGetMemoryInfo_v2)(m, &m2) == NVML_ERROR_IN_USE);
+    CHILD_CHECK(N(nvmlDeviceGetMemoryInfo)(m, &m1) == NVML_ERROR_IN_USE);
+    CHILD_CHECK(N(nvmlDeviceGetMemoryInfo)(d, &m1) == NVML_ERROR_IN_USE);
+    CHILD_CHECK(N(nvmlDeviceGetMemoryInfo_v2)(d, NULL) == NVML_ERROR_IN_USE);
+    CHILD_CHECK(N(nvmlDeviceGetName)(m, (char[96]){0}, 96) == NVML_SUCCESS); /* others work */
+    CHILD_CHECK(N(nvmlGpmSampleFree)(s) == NVML_SUCCESS);
+    CHILD_CHECK(N(nvmlShutdown)() == NVML_SUCCESS);
+    set_scenario("h100-pcie-mig-535.ini", "10");
+    CHILD_CHECK(N(nvmlInit_v2)() == NVML_SUCCESS);
+    CHILD_CHECK(N(nvmlDeviceGetHandleByIndex_v2)(0, &d) == NVML_SUCCESS);
+    CHILD_CHECK(N(nvmlDeviceGetMigDeviceHandleByIndex)(d, 0, &m) == NVML_SUCCESS);
+    CHILD_CHECK(N(nvmlDeviceGetMemoryInfo_v2)(m, &m2) == NVML_ERROR_IN_USE);
+    CHILD_CHECK(N(nvmlShutdown)() == NVML_SUCCESS);
+    return 0;
+}
+
+static void test_gpm_corrupts_session(void **state)
+{
+    nvmlGpmSample_t s;
+    nvmlMemory_v2_t m2 = {.version = nvmlMemory_v2};
+    (void)state;
+    run_in_child(corrupts_child);
+    /* this process never sampled under the switch: its memory reads work */
+    start("h100-pcie-mig-535-gpm-corrupts.ini", "10");
+    assert_int_equal(N(nvmlDeviceGetMemoryInfo_v2)(mig(gpu(0), 0), &m2), NVML_SUCCESS);
+    N(nvmlShutdown)();
+    /* without the switch, sampling leaves memory alone */
+    start("h100-pcie-mig-535.ini", "10");
+    s = gpm_alloc();
+    assert_int_equal(N(nvmlGpmMigSampleGet)(gpu(0), 2, s), NVML_SUCCESS);
+    assert_int_equal(N(nvmlDeviceGetMemoryInfo_v2)(mig(gpu(0), 0), &m2), NVML_SUCCESS);
+    assert_int_equal(N(nvmlGpmSampleFree)(s), NVML_SUCCESS);
+}
+
+/* Reads a scenario without comments, blank lines and the given key. */
+static void read_scenario_body(const char *file, const char *skip_key, char *out, size_t len)
+{
+    char path[1024], line[256];
+    FILE *f;
+    size_t n = 0;
+    snprintf(path, sizeof(path), "%s/sim/scenarios/%s", env("MIGMON_SRC"), file);
+    assert_non_null(f = fopen(path, "r"));
+    while (fgets(line, sizeof(line), f)) {
+        if (line[0] == ';' || line[0] == '#' || line[0] == '\n' ||
+            !strncmp(line, skip_key, strlen(skip_key)))
+            continue;
+        assert_true(n + strlen(line) < len);
+        memcpy(out + n, line, strlen(line) + 1);
+        n += strlen(line);
+    }
+    fclose(f);
+}
+
+/* The corrupts scenario is the 535 machine plus the switch: keep them in step. */
+static void test_gpm_corrupts_scenario_matches(void **state)
+{
+    static char a[16384], b[16384];
+    (void)state;
+    read_scenario_body("h100-pcie-mig-535.ini", "gpm_corrupts_session", a, sizeof(a));
+    read_scenario_body("h100-pcie-mig-535-gpm-corrupts.ini", "gpm_corrupts_session", b,
+                       sizeof(b));
+    assert_string_equal(a, b);
+}
+
 /* ---- driver versions: the full library and the symbol-accurate variants ---- */
 
 static unsigned long long ver(const char *s)
@@ -966,6 +1660,18 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_time_step_clock_and_energy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mig_reconfiguration, setup, teardown),
         cmocka_unit_test_setup_teardown(test_faults, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fault_delay, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fault_hang, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gpm_symbols_by_driver, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gpm_alloc_free, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gpm_sample_get_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gpm_metrics_get_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gpm_values_at_fixed_time, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gpm_average_over_interval, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gpm_compute_instances, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gpm_nan_and_metric_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gpm_corrupts_session, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_gpm_corrupts_scenario_matches, setup, teardown),
         cmocka_unit_test_setup_teardown(test_variant_exports_match_table, setup, teardown),
         cmocka_unit_test_setup_teardown(test_variant_behaviour, setup, teardown),
     };
