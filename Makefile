@@ -68,7 +68,7 @@ TEST_LDFLAGS_test_history := -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=real
 TEST_ENV := MIGMON_BIN=$(CURDIR)/$(BIN) MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) \
 	MIGMON_SIM_DIR=$(CURDIR)/$(SIM_DIR) MIGMON_SRC=$(CURDIR)
 
-unit: $(UNIT_BIN) $(SIM_ALL)
+unit: $(BIN) $(UNIT_BIN) $(SIM_ALL)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $(TEST_ENV) $$t; done
 
 e2e: $(BIN) $(SIM_ALL)
@@ -123,8 +123,12 @@ $(BUILD)/bench_draw: bench/bench_draw.c $(BUILD)/libmigmon.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) \
 		-Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc $(LIBS)
 .PHONY: bench
-bench: $(BUILD)/bench_tick $(BUILD)/bench_draw $(SIM_ALL)
+bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(SIM_ALL)
 	@for s in a100-sxm4-80gb h100-pcie-mig-535 dgx-a100-8x7; do \
 		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_tick sim/scenarios/$$s.ini 2000; done
+	@echo "== with the GPM helper (sampling every 100 ms)"
+	@for s in h100-pcie-mig-535 h200-mig; do \
+		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) MIGMON_BENCH_GPM_EXE=$(CURDIR)/$(BIN) \
+			$(BUILD)/bench_tick sim/scenarios/$$s.ini 20000; done
 	@for s in a100-sxm4-80gb dgx-a100-8x7; do \
 		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_draw sim/scenarios/$$s.ini 1000; done

@@ -3,8 +3,13 @@
  *
  *   build/bench_tick SCENARIO [TICKS]
  *
+ *   MIGMON_BENCH_GPM_EXE=build/mig-gpu-mon build/bench_tick SCENARIO [TICKS]
+ *
  * Prints the median and 90th-percentile wall time per tick, the CPU time per
- * tick (getrusage), and heap calls per steady-state tick. The simulator's own
+ * tick (getrusage), and heap calls per steady-state tick. With
+ * MIGMON_BENCH_GPM_EXE the GPM helper runs (sampling every 100 ms): the
+ * monitor's per-tick figures then include reading its pipe, and the
+ * helper's own CPU time is reported per sampling round and per second. The simulator's own
  * cost is included (it stands in for the driver), so the figure is an upper
  * bound of our share; compare runs as ratios, not absolutes.
  */
@@ -12,6 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/gpm.h"
+#include "backend/nvml_internal.h"
 
 #include "clock.h"
 #include "collect.h"
@@ -26,6 +36,21 @@ void *__wrap_realloc(void *p, size_t n);
 void *__wrap_malloc(size_t n) { heap_calls++; return __real_malloc(n); }
 void *__wrap_calloc(size_t a, size_t b) { heap_calls++; return __real_calloc(a, b); }
 void *__wrap_realloc(void *p, size_t n) { heap_calls++; return __real_realloc(p, n); }
+
+/* CPU time of a process, seconds: /proc/PID/schedstat's first field (ns),
+ * finer than the 10 ms clock ticks of /proc/PID/stat. */
+static double proc_cpu_s(int pid)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    unsigned long long ns = 0;
+    int n = fscanf(f, "%llu", &ns);
+    fclose(f);
+    return n == 1 ? (double)ns / 1e9 : -1;
+}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -58,7 +83,8 @@ int main(int argc, char **argv)
     setenv("MIGMON_SIM_SCENARIO", argv[1], 1);
     setenv("MIGMON_SIM_TIME", "100+1", 1);
     struct collector c;
-    struct collect_opts o = {.nvml_path = lib};
+    const char *gpm_exe = getenv("MIGMON_BENCH_GPM_EXE");
+    struct collect_opts o = {.nvml_path = lib, .gpm_exe = gpm_exe, .interval_ms = 100};
     char err[2048];
     if (collect_open(&c, &o, err, sizeof(err)) != 0 || !c.be_state) {
         fprintf(stderr, "bench_tick: %s\n", err[0] ? err : c.gpu_error);
@@ -66,8 +92,13 @@ int main(int argc, char **argv)
     }
     struct snapshot s;
     memset(&s, 0, sizeof(s));
+    if (gpm_exe)
+        collect_settle(&c, 3000);
     for (int i = 0; i < 5; i++)
         collect_tick(&c, &s);
+    const struct nvml_state *st = c.be_state;
+    int hpid = gpm_exe ? gpm_client_helper_pid(st->gpm) : -1;
+    uint64_t w0 = clock_mono_ns();
     uint64_t *ns = calloc((size_t)ticks, sizeof(*ns));
     long heap0 = heap_calls;
     double cpu0 = cpu_s();
@@ -78,6 +109,17 @@ int main(int argc, char **argv)
     }
     double cpu = cpu_s() - cpu0;
     long heap = heap_calls - heap0;
+    (void)w0;
+    /* The helper's cost: 5 s of real-time ticks at its 100 ms interval. */
+    double h0 = hpid > 0 ? proc_cpu_s(hpid) : -1;
+    uint64_t hw0 = clock_mono_ns();
+    for (int i = 0; hpid > 0 && i < 50; i++) {
+        struct timespec ts = {0, 100 * 1000000L};
+        nanosleep(&ts, NULL);
+        collect_tick(&c, &s);
+    }
+    double wall = (double)(clock_mono_ns() - hw0) / 1e9;
+    double h1 = hpid > 0 ? proc_cpu_s(hpid) : -1;
     qsort(ns, (size_t)ticks, sizeof(*ns), cmp_u64);
     printf("scenario %s: %zu devices, %d ticks\n", argv[1], s.ndevices, ticks);
     printf("  wall per tick: median %.1f us, p90 %.1f us\n", (double)ns[ticks / 2] / 1e3,
@@ -85,6 +127,17 @@ int main(int argc, char **argv)
     printf("  cpu per tick:  %.1f us (at 1 s interval: %.4f %% of one core)\n",
            cpu / ticks * 1e6, cpu / ticks * 100.0);
     printf("  heap calls per steady-state tick: %.3f\n", (double)heap / ticks);
+    if (gpm_exe) {
+        size_t ngpm = 0;
+        for (size_t i = 0; i < s.ndevices; i++)
+            ngpm += s.devices[i].m[M_SM_UTIL].src == MSRC_GPM;
+        printf("  GPM: %zu devices with GPM values\n", ngpm);
+        if (h0 >= 0 && h1 >= 0 && wall > 0)
+            printf("  GPM helper (pid %d): %.1f ms CPU over %.2f s = %.3f %% of one core at a "
+                   "100 ms interval, %.0f us per round\n",
+                   hpid, (h1 - h0) * 1e3, wall, (h1 - h0) / wall * 100.0,
+                   (h1 - h0) / (wall / 0.1) * 1e6);
+    }
     free(ns);
     snapshot_free(&s);
     collect_close(&c);

@@ -375,10 +375,6 @@ static void on_record(struct gpm_client *g, const unsigned char *p, uint8_t type
         e->rx_ns = now;
         memcpy(e->v, r.v, sizeof(e->v));
         memcpy(e->rc, r.rc, sizeof(e->rc));
-        if (r.gpu < g->ngpus) {
-            g->gpus[r.gpu].why_stall = NULL;
-            g->gpus[r.gpu].fails = 0;
-        }
         break;
     }
     case GPM_REC_PROGRESS: {
@@ -394,10 +390,17 @@ static void on_record(struct gpm_client *g, const unsigned char *p, uint8_t type
         g->cur_gpu = 0xffff;
         g->cur_call = GPM_CALL_NONE;
         if (r.have_values) {
+            /* A whole round with values: the helper is healthy again. A
+             * helper that hangs part-way through every round never gets
+             * here, so its failures add up. */
             g->have_values = true;
             g->consecutive = 0;
             g->global_fails = 0;
             g->why_global = NULL;
+            for (size_t i = 0; i < g->ngpus; i++) {
+                g->gpus[i].fails = 0;
+                g->gpus[i].why_stall = NULL;
+            }
         }
         break;
     }

@@ -64,10 +64,15 @@ void tui_draw_gpu_charts(WINDOW *win, const struct tui_view *v)
     const struct metric none = metric_none(NULL);
     const struct metric *m = d ? d->m : NULL;
 
-    snprintf(t1, sizeof(t1), "GPU Util %s", tui_fmt_pct(a, sizeof(a), m ? &m[M_GPU_UTIL] : &none, 0));
+    /* GPM's quantities are named as such: graphics activity, and DRAM
+     * bandwidth rather than the memory controller's busy time. */
+    bool gpm_gpu = m && m[M_GPU_UTIL].src == MSRC_GPM, gpm_mem = m && m[M_MEM_UTIL].src == MSRC_GPM;
+    snprintf(t1, sizeof(t1), "GPU Util %s%s", tui_fmt_pct(a, sizeof(a), m ? &m[M_GPU_UTIL] : &none, 0),
+             gpm_gpu ? " gpm" : "");
     chart(win, v, v->lay.gpu_util, t1, hd ? &hd->s[HS_GPU_UTIL] : NULL, 100, R_GPU,
           d ? NULL : "no device");
-    snprintf(t1, sizeof(t1), "Mem Ctrl %s", tui_fmt_pct(a, sizeof(a), m ? &m[M_MEM_UTIL] : &none, 0));
+    snprintf(t1, sizeof(t1), "%s %s%s", gpm_mem ? "DRAM BW" : "Mem Ctrl",
+             tui_fmt_pct(a, sizeof(a), m ? &m[M_MEM_UTIL] : &none, 0), gpm_mem ? " gpm" : "");
     chart(win, v, v->lay.mem_ctl, t1, hd ? &hd->s[HS_MEM_UTIL] : NULL, 100, R_MEMCTL, NULL);
 
     struct metric vp = d ? tui_vram_pct(d) : none;

@@ -360,7 +360,11 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     L.v.snap = L.shown;
     L.v.hist = &L.hist;
 
-    /* First sample right away; the CPU figures become real on the second. */
+    /* First sample right away; the CPU figures become real on the second.
+     * Screen tests first wait (bounded) for the GPM helper's first values,
+     * so their screens do not depend on its timing. */
+    if (test_mode)
+        collect_settle(L.col, 3000);
     unsigned long first = test_mode ? test_ticks : 1;
     for (unsigned long i = 0; i < first && !quit_requested; i++)
         loop_tick(&L);

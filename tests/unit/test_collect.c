@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "sim_env.h"
 
+#include "backend/gpm.h"
 #include "collect.h"
 #include "debuglog.h"
 
@@ -42,6 +44,53 @@ static void open_sim(struct collector *c)
     char err[2048];
     assert_int_equal(collect_open(c, &o, err, sizeof(err)), 0);
     assert_non_null(c->be_state);
+}
+
+/*
+ * A driver that corrupts the NVML session of the process that makes GPM
+ * calls (h100-pcie-mig-535-gpm-corrupts.ini: after its first GPM sample a
+ * process's memory reads return IN_USE forever). With the helper running
+ * (--gpm on keeps it sampling), the monitor's own VRAM readings stay exact
+ * for 1000 ticks while GPM values keep arriving.
+ */
+static void test_gpm_isolation_keeps_vram(void **state)
+{
+    (void)state;
+    const char *bin = getenv("MIGMON_BIN");
+    assert_non_null(bin);
+    use_scenario("h100-pcie-mig-535-gpm-corrupts.ini", "100");
+    struct collector c;
+    struct collect_opts o = {.nvml_path = getenv("MIGMON_SIM_LIB"),
+                             .gpm_exe = bin,
+                             .gpm_mode = GPM_ON,
+                             .interval_ms = 100};
+    char err[2048];
+    assert_int_equal(collect_open(&c, &o, err, sizeof(err)), 0);
+    collect_settle(&c, 5000);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s);
+    assert_int_equal(s.ndevices, 4);
+    double used[4];
+    for (size_t i = 1; i < 4; i++) {
+        assert_int_equal(s.devices[i].m[M_MEM_USED].src, MSRC_DIRECT);
+        used[i] = s.devices[i].m[M_MEM_USED].value;
+    }
+    unsigned gpm_ticks = 0;
+    for (int t = 0; t < 1000; t++) {
+        struct timespec ts = {0, 1000000L}; /* 1 ms: about ten helper rounds in all */
+        nanosleep(&ts, NULL);
+        collect_tick(&c, &s);
+        assert_int_equal(s.ndevices, 4);
+        for (size_t i = 1; i < 4; i++) {
+            assert_int_equal(s.devices[i].m[M_MEM_USED].src, MSRC_DIRECT);
+            assert_true(s.devices[i].m[M_MEM_USED].value == used[i]);
+        }
+        gpm_ticks += s.devices[1].m[M_GPU_UTIL].src == MSRC_GPM;
+    }
+    assert_int_equal(gpm_ticks, 1000);
+    snapshot_free(&s);
+    collect_close(&c);
 }
 
 static size_t count_kind(const struct snapshot *s, enum device_kind k)
@@ -245,6 +294,7 @@ int main(void)
         cmocka_unit_test(test_reconfiguration_across_ticks),
         cmocka_unit_test(test_no_gpu_scenario),
         cmocka_unit_test(test_bad_explicit_path),
+        cmocka_unit_test(test_gpm_isolation_keeps_vram),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
