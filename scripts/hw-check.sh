@@ -68,5 +68,39 @@ while IFS=, read -r guuid pid used; do
 done < <(nvidia-smi --query-compute-apps=gpu_uuid,pid,used_memory --format=csv,noheader,nounits 2>/dev/null)
 ours=$(jq '[.devices[] | .processes[]? | select(.type | test("C|M"))] | length' <<<"$json")
 row all compute_apps "$ours" "$napps" "$([ "$ours" -ge "$napps" ] && echo PASS || echo FAIL)"
+# GPM (Hopper and later): graphics activity (metric 1), SM activity (2) and
+# DRAM bandwidth (10) against nvidia-smi dmon --gpm-metrics, per GPU and, with
+# MIG on, per GPU instance. Both sides average over their own window, so a
+# busy GPU needs a steady load for a fair comparison (±15 points).
+# nvidia-smi's dmon layout: a '#' header naming the columns, then one row per
+# entity; rows with a GI column give per-GPU-instance values.
+if dmon=$(nvidia-smi dmon --gpm-metrics 1,2,10 --gpm-options dm -c 3 2>/dev/null) ||
+    dmon=$(nvidia-smi dmon --gpm-metrics 1,2,10 -c 3 2>/dev/null); then
+    gjson=$("$bin" --once --format json) || gjson=$json
+    header=$(grep -m1 '^# *gpu' <<<"$dmon" | sed 's/^# *//')
+    read -r -a cols <<<"$header"
+    # the last three columns are the requested metrics; gi/ci columns if any
+    gi_col=-1
+    for c in "${!cols[@]}"; do [ "${cols[$c]}" = gi ] && gi_col=$c; done
+    while read -r -a f; do
+        [ "${#f[@]}" -ge 4 ] || continue
+        n=${#f[@]}
+        gpu=${f[0]} gract=${f[$((n - 3))]} smact=${f[$((n - 2))]} dram=${f[$((n - 1))]}
+        if [ "$gi_col" -ge 0 ] && [[ "${f[$gi_col]}" =~ ^[0-9]+$ ]]; then
+            sel=".devices[] | select(.kind==\"mig\" and .index==$gpu and .gpu_instance_id==${f[$gi_col]})"
+            who="$gpu/gi${f[$gi_col]}"
+        else
+            sel=".devices[] | select(.kind==\"gpu\" and .index==$gpu)"
+            who=$gpu
+        fi
+        for m in "gpm.graphics gpu_util_pct $gract" "gpm.sm sm_util_pct $smact" "gpm.dram mem_util_pct $dram"; do
+            read -r label key theirs <<<"$m"
+            v=$(jq -r "[$sel][0].metrics.$key | if . == null or .source != \"gpm\" then \"null\" else .value end" <<<"$gjson")
+            row "$who" "$label" "$v" "$theirs" "$(near "$v" "$theirs" 15 0)"
+        done
+    done < <(grep -v '^#' <<<"$dmon")
+else
+    row all gpm "-" "nvidia-smi dmon --gpm-metrics unavailable" SKIP
+fi
 echo "hw-check: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
