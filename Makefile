@@ -20,7 +20,7 @@ endif
 CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Isrc -DMIGMON_VERSION=\"$(VERSION)\" \
 	-DMIGMON_LIBDIR=\"$(PREFIX)/lib/mig-gpu-mon\" $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
-LIBS := -lncursesw -ldl -lm
+LIBS := -lncursesw -ldl -lm -pthread
 
 SRC := $(sort $(wildcard src/*.c src/backend/*.c src/system/*.c src/export/*.c src/tui/*.c))
 LIB_SRC := $(filter-out src/main.c,$(SRC))

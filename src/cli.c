@@ -21,6 +21,9 @@ void cli_usage(FILE *f)
           "\n"
           "Options:\n"
           "  -f, --format FMT       output of --once: table (default) or json\n"
+          "      --timeout SECONDS  --once: wait at most this long for the driver (default\n"
+          "                         10); a device still stuck is printed as N/A naming the\n"
+          "                         call, and the exit status is 3\n"
           "  -i, --interval MS      sampling interval in milliseconds (default 1000, min 100)\n"
           "      --top N            processes listed per device (default 16, 0 = all)\n"
           "      --no-color         no colours in the interactive UI (also: NO_COLOR set)\n"
@@ -40,7 +43,8 @@ void cli_usage(FILE *f)
           "(null in JSON), never as 0.\n"
           "\n"
           "Exit status: 0 success (also when no GPU or driver is present: the output says\n"
-          "why); 1 runtime error; 2 bad usage or --nvml-path not found.\n",
+          "why); 1 runtime error; 2 bad usage or --nvml-path not found; 3 partial snapshot\n"
+          "(--once: a device's driver calls did not finish within --timeout).\n",
           f);
 }
 
@@ -60,7 +64,7 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
 {
     enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE, OPT_TOP, OPT_DEMO,
-           OPT_NO_COLOR, OPT_GPM };
+           OPT_NO_COLOR, OPT_GPM, OPT_TIMEOUT };
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -74,10 +78,12 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
         {"demo", optional_argument, NULL, OPT_DEMO},
         {"no-color", no_argument, NULL, OPT_NO_COLOR},
         {"gpm", required_argument, NULL, OPT_GPM},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {NULL, 0, NULL, 0},
     };
     memset(c, 0, sizeof(*c));
     c->interval_ms = CLI_INTERVAL_DEFAULT_MS;
+    c->timeout_ms = CLI_TIMEOUT_DEFAULT_MS;
     c->top = CLI_TOP_DEFAULT;
     optind = 1;
     opterr = 0;
@@ -145,6 +151,21 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
             c->demo_scenario = optarg;
             break;
         case OPT_NO_COLOR: c->no_color = true; break;
+        case OPT_TIMEOUT: {
+            char *end = NULL;
+            errno = 0;
+            double t = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(t > 0) || t > CLI_TIMEOUT_MAX_S) {
+                snprintf(err, errlen, "--timeout %s: expected seconds, more than 0 and at most %.0f",
+                         optarg, CLI_TIMEOUT_MAX_S);
+                return -1;
+            }
+            c->timeout_ms = (unsigned)(t * 1000.0 + 0.5);
+            if (c->timeout_ms == 0)
+                c->timeout_ms = 1;
+            c->timeout_given = true;
+            break;
+        }
         case OPT_GPM:
             if (strcmp(optarg, "auto") == 0)
                 c->gpm = CLI_GPM_AUTO;
@@ -174,6 +195,10 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
     }
     if (c->demo && c->nvml_path) {
         snprintf(err, errlen, "--demo and --nvml-path exclude each other");
+        return -1;
+    }
+    if (c->timeout_given && !c->once) {
+        snprintf(err, errlen, "--timeout needs --once");
         return -1;
     }
     if (c->format_given && !c->once) {

@@ -24,7 +24,12 @@ struct cli {
     const char *demo_scenario; /* --demo=SCENARIO; NULL: the default */
     bool no_color;          /* --no-color (NO_COLOR is read by the UI) */
     int gpm;                /* --gpm: CLI_GPM_* (the values of enum gpm_mode) */
+    unsigned timeout_ms;    /* --timeout: --once waits at most this for the driver */
+    bool timeout_given;
 };
+
+#define CLI_TIMEOUT_DEFAULT_MS 10000u
+#define CLI_TIMEOUT_MAX_S 3600.0
 
 enum { CLI_GPM_AUTO = 0, CLI_GPM_ON = 1, CLI_GPM_OFF = 2 };
 

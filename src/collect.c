@@ -11,6 +11,7 @@ int collect_open(struct collector *c, const struct collect_opts *o, char *err, s
     memset(c, 0, sizeof(*c));
     c->t0_ns = clock_mono_ns();
     c->top = o->top;
+    c->budget_ns = (o->budget_ms ? o->budget_ms : COLLECT_BUDGET_MS) * 1000000ull;
     if (procinfo_open(&c->pinfo, o->proc_root) != 0)
         c->pinfo = NULL;
     if (host_open(&c->host, o->proc_root, c->host_error, sizeof(c->host_error)) != 0)
@@ -204,6 +205,12 @@ static void procs_post(struct collector *c, struct snapshot *s)
     c->plists_cap = tcap;
 }
 
+void collect_interrupt(struct collector *c)
+{
+    if (c->be && c->be_state && c->be->interrupt)
+        c->be->interrupt(c->be_state);
+}
+
 void collect_settle(struct collector *c, unsigned timeout_ms)
 {
     if (c->be && c->be_state && c->be->settle)
@@ -212,6 +219,11 @@ void collect_settle(struct collector *c, unsigned timeout_ms)
 
 int collect_tick(struct collector *c, struct snapshot *s)
 {
+    return collect_tick_until(c, s, clock_mono_ns() + c->budget_ns);
+}
+
+int collect_tick_until(struct collector *c, struct snapshot *s, uint64_t deadline_ns)
+{
     s->elapsed_ns = clock_mono_ns() - c->t0_ns;
     s->wall_ns = clock_wall_ns();
 
@@ -219,6 +231,7 @@ int collect_tick(struct collector *c, struct snapshot *s)
         s->host_ok = true;
         s->host_error[0] = '\0';
         host_sample(c->host, &s->host);
+        snapshot_own_cores(s);
     } else {
         s->host_ok = false;
         snprintf(s->host_error, sizeof(s->host_error), "%s", c->host_error);
@@ -230,7 +243,7 @@ int collect_tick(struct collector *c, struct snapshot *s)
         snprintf(s->gpu_error, sizeof(s->gpu_error), "%s", c->gpu_error);
         return 0;
     }
-    if (c->be->sample(c->be_state, s) != 0) {
+    if (c->be->sample(c->be_state, s, deadline_ns) != 0) {
         s->gpu_ok = false;
         snprintf(s->gpu_error, sizeof(s->gpu_error), "%s",
                  backend_last_error(c->be, c->be_state));

@@ -26,7 +26,12 @@ struct collect_opts {
     int gpm_mode;          /* enum gpm_mode: auto, on, off */
     unsigned interval_ms;  /* the tick period (the GPM helper samples at it) */
     const char *gpm_exe;   /* the GPM helper binary (this one); NULL: no GPM */
+    unsigned budget_ms;    /* collect_tick's wait for the driver; 0: COLLECT_BUDGET_MS */
 };
+
+/* How long collect_tick waits for a slow or stuck driver before it returns
+ * what it has (the stuck devices carried, then none). */
+#define COLLECT_BUDGET_MS 10000u
 
 /* Ticks a failed process list is replaced by the previous one (only its
  * processes that still exist with the same start time) before it is dropped. */
@@ -46,6 +51,7 @@ struct collector {
     struct host *host;       /* owned; NULL when /proc could not be opened */
     char host_error[256];
     uint64_t t0_ns;          /* the reference instant */
+    uint64_t budget_ns;      /* collect_tick's deadline, from the start of the tick */
     unsigned top;            /* processes kept per device; 0 = all */
     struct procinfo *pinfo;  /* owned; NULL: no /proc facts for processes */
     /* Process post-processing, all grow-only (a steady tick allocates
@@ -62,10 +68,17 @@ struct collector {
 
 /* Returns 0, or COLLECT_ERR_BAD_NVML_PATH with a message in err. */
 int collect_open(struct collector *c, const struct collect_opts *o, char *err, size_t errlen);
+/* Any thread: make a collect_tick that waits for the driver return now
+ * (the program is stopping). */
+void collect_interrupt(struct collector *c);
 /* Wait at most timeout_ms for sources that need two samples (GPM), so a
  * one-shot snapshot has their values. */
 void collect_settle(struct collector *c, unsigned timeout_ms);
-/* Fill s for this tick. Always leaves s consistent; returns 0. */
+/* Fill s for this tick, returning by deadline_ns (CLOCK_MONOTONIC) whatever
+ * the driver does (s->partial tells). Always leaves s consistent; returns 0.
+ * Owner: one thread at a time (the sampling engine, or --once). */
+int collect_tick_until(struct collector *c, struct snapshot *s, uint64_t deadline_ns);
+/* The same with the deadline the collector's budget gives. */
 int collect_tick(struct collector *c, struct snapshot *s);
 void collect_close(struct collector *c);
 

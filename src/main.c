@@ -62,8 +62,12 @@ static void sleep_ms(long ms)
         ;
 }
 
+/* Exit status of a snapshot in which some device did not answer in time. */
+#define EXIT_PARTIAL 3
+
 static int run_once(struct collector *col, const struct cli *c)
 {
+    uint64_t deadline = clock_mono_ns() + (uint64_t)c->timeout_ms * 1000000ull;
     struct snapshot s;
     memset(&s, 0, sizeof(s));
     /* CPU % is a delta: prime the host counters, wait briefly, then sample,
@@ -75,18 +79,24 @@ static int run_once(struct collector *col, const struct cli *c)
         sleep_ms(200);
     }
     /* GPM values need two samples in the helper: usually there by now. */
-    collect_settle(col, ONCE_GPM_WAIT_MS);
-    collect_tick(col, &s);
+    uint64_t now = clock_mono_ns();
+    unsigned left = now < deadline ? (unsigned)((deadline - now) / 1000000ull) : 0;
+    collect_settle(col, left < ONCE_GPM_WAIT_MS ? left : ONCE_GPM_WAIT_MS);
+    collect_tick_until(col, &s, deadline);
     if (c->format == FMT_JSON)
         json_write_snapshot(stdout, &s, false);
     else
         table_write_snapshot(stdout, &s);
+    bool partial = s.partial;
     snapshot_free(&s);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "mig-gpu-mon: writing the snapshot failed: %s\n", strerror(errno));
         return 1;
     }
-    return 0;
+    if (partial)
+        fprintf(stderr, "mig-gpu-mon: partial snapshot: the driver did not answer within %.1f s "
+                        "(see the stalled devices)\n", c->timeout_ms / 1000.0);
+    return partial ? EXIT_PARTIAL : 0;
 }
 
 /* --demo: the bundled simulator. Looked for next to the binary (a source
@@ -163,12 +173,17 @@ int main(int argc, char **argv)
     if (c.debug && open_debug(&c) != 0)
         return 2;
 
+    /* --once keeps the default dispositions: Ctrl-C or SIGTERM end it at
+     * once, even while a driver call hangs (the GPM helper dies with it).
+     * The interactive monitor installs its own handlers. */
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    if (!c.once) {
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+    }
     signal(SIGPIPE, SIG_IGN);
 
     char demo_lib[4096], demo_label[160];

@@ -1,5 +1,7 @@
 #include "snapshot.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +79,53 @@ int snapshot_reserve(struct snapshot *s, size_t n)
     return 0;
 }
 
+void snapshot_own_cores(struct snapshot *s)
+{
+    size_t n = s->host.ncores;
+    if (n > s->core_cap) {
+        struct host_core *c = realloc(s->core_buf, n * sizeof(*c));
+        if (!c) {
+            s->host.ncores = 0;
+            s->host.cores = s->core_buf;
+            return;
+        }
+        s->core_buf = c;
+        s->core_cap = n;
+    }
+    if (n && s->host.cores != s->core_buf)
+        memcpy(s->core_buf, s->host.cores, n * sizeof(*s->core_buf));
+    s->host.cores = s->core_buf;
+}
+
+void snapshot_notes_reset(struct snapshot *s)
+{
+    s->notes_len = 0;
+}
+
+const char *snapshot_note(struct snapshot *s, const char *fmt, ...)
+{
+    /* Allocated once; never grown while in use (growing would move the
+     * notes that earlier metrics point at). */
+    enum { NOTES_CAP = 16384 };
+    if (!s->notes) {
+        s->notes = malloc(NOTES_CAP);
+        if (!s->notes)
+            return "(reason not stored: out of memory)";
+        s->notes_cap = NOTES_CAP;
+        s->notes_len = 0;
+    }
+    size_t room = s->notes_cap - s->notes_len;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(s->notes + s->notes_len, room, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= room)
+        return "(reason not stored: too many this tick)";
+    const char *r = s->notes + s->notes_len;
+    s->notes_len += (size_t)n + 1;
+    return r;
+}
+
 int snapshot_reserve_procs(struct snapshot *s, size_t n)
 {
     if (n <= s->proc_cap)
@@ -100,6 +149,14 @@ void snapshot_free(struct snapshot *s)
     free(s->procs);
     s->procs = NULL;
     s->proc_cap = s->nprocs = 0;
+    free(s->core_buf);
+    s->core_buf = NULL;
+    s->core_cap = 0;
+    s->host.cores = NULL;
+    s->host.ncores = 0;
+    free(s->notes);
+    s->notes = NULL;
+    s->notes_len = s->notes_cap = 0;
 }
 
 const char *proc_type_name(unsigned type)

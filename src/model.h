@@ -141,6 +141,12 @@ struct device {
     size_t proc_first;
     size_t nprocs;
     struct metric process_count;
+    /* Sampling of this device is stuck: "stalled 12 s in
+     * nvmlDeviceGetPowerUsage" (in the snapshot's notes), else NULL. */
+    const char *stall;
+    /* The GPU answers NVML_ERROR_GPU_IS_LOST (fell off the bus): identity
+     * from before, every metric none. */
+    bool lost;
 };
 
 /* Process type bits (NVML's lists: compute, graphics, MPS compute). */

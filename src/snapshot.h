@@ -26,11 +26,30 @@ struct snapshot {
     struct gpu_process *procs; /* owned; grown by snapshot_reserve_procs() */
     bool host_ok;           /* false: host_error says why */
     char host_error[256];
-    struct host_sample host; /* its core array is borrowed from the collector */
+    struct host_sample host; /* host.cores points at core_buf */
+    struct host_core *core_buf; /* owned copy of the host's cores */
+    size_t core_cap;
+    /* Some device's sampling did not finish in time: its values are
+     * carried or none, and say so. */
+    bool partial;
+    /* Reasons composed at sampling time ("stalled 12 s in
+     * nvmlDeviceGetPowerUsage"); metric.why and device.stall may point here.
+     * Owned, emptied at the start of every tick, never moved while the
+     * snapshot is filled, so the pointers stay valid as the snapshot is
+     * handed from the sampling thread to a front end. */
+    char *notes;
+    size_t notes_len, notes_cap;
 };
 
 int snapshot_reserve(struct snapshot *s, size_t n);
 int snapshot_reserve_procs(struct snapshot *s, size_t n);
+/* Copy the host's borrowed core array into the snapshot's own buffer. */
+void snapshot_own_cores(struct snapshot *s);
+/* A formatted reason stored in the snapshot; a static fallback when the
+ * pool is full. */
+const char *snapshot_note(struct snapshot *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void snapshot_notes_reset(struct snapshot *s);
 void snapshot_free(struct snapshot *s);
 
 #endif

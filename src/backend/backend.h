@@ -9,6 +9,7 @@
 #define MIGMON_BACKEND_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "snapshot.h"
 
@@ -31,9 +32,14 @@ struct backend_ops {
     const char *name;
     /* Mandatory. On failure *state is NULL and err holds one message. */
     int (*open)(void **state, const struct backend_opts *o, char *err, size_t errlen);
-    /* Mandatory. Fills s->devices, driver/NVML versions. 0 or negative. */
-    int (*sample)(void *state, struct snapshot *s);
-    /* Mandatory. Accepts NULL. */
+    /* Mandatory. Fills s->devices, driver/NVML versions. Returns by
+     * deadline_ns (CLOCK_MONOTONIC) whatever the driver does: a device whose
+     * sampling has not finished by then is reported from its last sample
+     * (carried, then none, naming the call it is stuck in) and s->partial
+     * is set. 0, or negative with last_error (e.g. no driver yet). */
+    int (*sample)(void *state, struct snapshot *s, uint64_t deadline_ns);
+    /* Mandatory. Accepts NULL. Bounded in time: a thread stuck in the
+     * driver is abandoned (and its memory with it), never waited for. */
     void (*close)(void *state);
     /* Optional (NULL: ""). Message of the last failure; borrowed. */
     const char *(*last_error)(void *state);
@@ -41,6 +47,9 @@ struct backend_ops {
      * sources that need two samples (GPM) have a first value; for one-shot
      * snapshots. */
     void (*settle)(void *state, unsigned timeout_ms);
+    /* Optional. From any thread: a sample waiting for the driver returns at
+     * once (partial), now and from now on; used when the program stops. */
+    void (*interrupt)(void *state);
 };
 
 extern const struct backend_ops nvml_backend_ops;

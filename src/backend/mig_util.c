@@ -33,23 +33,12 @@ static struct metric scaled(const struct metric *parent, int slices, int total)
 void mig_util_resolve(const struct mig_util_in *in, struct metric *gpu, struct metric *mem,
                       struct metric *sm)
 {
-    bool hopper = hopper_or_later(in->arch);
-    /* On Hopper and later GPM is the route; its reason says why it failed. */
-    const char *why_gpu = hopper ? (in->gpm_gpu.why ? in->gpm_gpu.why : WHY_HOPPER) : WHY_AMPERE;
-    const char *why_mem = hopper ? (in->gpm_mem.why ? in->gpm_mem.why : WHY_HOPPER) : WHY_AMPERE;
-    const char *why_sm = hopper ? (in->gpm_sm.why ? in->gpm_sm.why : WHY_HOPPER) : WHY_AMPERE;
-    *gpu = metric_none(why_gpu);
-    *mem = metric_none(why_mem);
-    *sm = metric_none(why_sm);
+    const char *why = hopper_or_later(in->arch) ? WHY_HOPPER : WHY_AMPERE;
+    *gpu = *mem = *sm = metric_none(why);
 
     if (in->direct_rc == NVML_SUCCESS) {
         *gpu = metric_direct(in->direct.gpu);
         *mem = metric_direct(in->direct.memory);
-    } else if (metric_ok(&in->gpm_gpu) || metric_ok(&in->gpm_mem)) {
-        if (metric_ok(&in->gpm_gpu))
-            *gpu = in->gpm_gpu;
-        if (metric_ok(&in->gpm_mem))
-            *mem = in->gpm_mem;
     } else if (in->proc_rc == NVML_SUCCESS) {
         *gpu = (struct metric){.value = in->proc_sm, .src = MSRC_PROCESS, .why = WHY_PROCESS};
         *mem = (struct metric){.value = in->proc_mem, .src = MSRC_PROCESS, .why = WHY_PROCESS};
@@ -61,10 +50,28 @@ void mig_util_resolve(const struct mig_util_in *in, struct metric *gpu, struct m
             *mem = scaled(&in->parent_mem_util, in->slices, in->slices_total);
     }
 
-    if (metric_ok(&in->gpm_sm))
-        *sm = in->gpm_sm;
-    else if (in->proc_rc == NVML_SUCCESS)
+    if (in->proc_rc == NVML_SUCCESS)
         *sm = (struct metric){.value = in->proc_sm, .src = MSRC_PROCESS, .why = WHY_PROCESS};
+}
+
+static void gpm_over(bool hopper, struct metric g, struct metric *m)
+{
+    if (m->src == MSRC_DIRECT)
+        return;
+    if (metric_ok(&g))
+        *m = g;
+    else if (!metric_ok(m) && hopper && g.why)
+        m->why = g.why;
+}
+
+void mig_util_apply_gpm(const char *arch, struct metric gpm_gpu, struct metric gpm_mem,
+                        struct metric gpm_sm, struct metric *gpu, struct metric *mem,
+                        struct metric *sm)
+{
+    bool hopper = hopper_or_later(arch);
+    gpm_over(hopper, gpm_gpu, gpu);
+    gpm_over(hopper, gpm_mem, mem);
+    gpm_over(hopper, gpm_sm, sm);
 }
 
 void mig_profile_name(char *out, size_t len, int gi_slices, int ci_slices,

@@ -27,15 +27,20 @@ struct mig_util_in {
     struct metric parent_mem_util;
     nvmlReturn_t direct_rc;
     nvmlUtilization_t direct;
-    /* GPM's GRAPHICS_UTIL, DRAM_BW_UTIL and SM_UTIL for this instance
-     * (source gpm), or none with GPM's reason. */
-    struct metric gpm_gpu, gpm_mem, gpm_sm;
     nvmlReturn_t proc_rc;
     double proc_sm, proc_mem;
 };
 
 void mig_util_resolve(const struct mig_util_in *in, struct metric *gpu, struct metric *mem,
                       struct metric *sm);
+
+/* Tier 2 after the fact: GPM's GRAPHICS_UTIL, DRAM_BW_UTIL and SM_UTIL
+ * (source gpm, or none with GPM's reason) replace what mig_util_resolve
+ * gave unless that is a direct reading; with no GPM value, an absent
+ * value on Hopper or later takes GPM's reason. */
+void mig_util_apply_gpm(const char *arch, struct metric gpm_gpu, struct metric gpm_mem,
+                        struct metric gpm_sm, struct metric *gpu, struct metric *mem,
+                        struct metric *sm);
 
 /* "3g.40gb", or "1c.3g.40gb" when the compute instance is smaller than its
  * GPU instance; memory rounded up to whole GiB. Used only when the NVML

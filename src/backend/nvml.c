@@ -421,24 +421,6 @@ static void read_gpu_dynamic(struct nvml_state *st, struct dev_cache *c, nvmlDev
         }
     }
 
-    /* GPM (from the helper's records): whole-GPU activity. SM utilisation
-     * from GPM replaces the per-process upper bound; a MIG-enabled GPU, for
-     * which NVML has no utilisation, gets GPM's graphics and DRAM figures. */
-    struct gpm_view gv;
-    gpm_client_gpu(st->gpm, c->uuid, &gv);
-    apply_gpm_extras(&gv, d, true);
-    struct metric gsm = gpm_metric(&gv, GPM_SM);
-    if (metric_ok(&gsm))
-        d->m[M_SM_UTIL] = gsm;
-    if (d->mig_enabled && !metric_ok(&d->m[M_GPU_UTIL])) {
-        /* Without a GPM value the parent keeps NVML's reason; its MIG
-         * devices carry GPM's. */
-        struct metric gg = gpm_metric(&gv, GPM_GRAPHICS), gm = gpm_metric(&gv, GPM_DRAM);
-        if (metric_ok(&gg))
-            d->m[M_GPU_UTIL] = gg;
-        if (metric_ok(&gm))
-            d->m[M_MEM_UTIL] = gm;
-    }
 }
 
 /* ------------------------------------------------------------ MIG devices */
@@ -517,98 +499,12 @@ static void fill_mig(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
     } else if (memo_known(c, MC_PROC_UTIL)) {
         in.proc_rc = NVML_ERROR_NOT_SUPPORTED;
     }
-    /* GPM: this compute instance's values where the driver samples MIG
-     * handles (595+), else its GPU instance's. The estimate tier and the
-     * reasons are decided in mig_util.c. */
-    struct gpm_view gv;
-    gpm_client_mig(st->gpm, parent->uuid, c->gi_id, c->uuid, &gv);
-    in.gpm_gpu = gpm_metric(&gv, GPM_GRAPHICS);
-    in.gpm_mem = gpm_metric(&gv, GPM_DRAM);
-    in.gpm_sm = gpm_metric(&gv, GPM_SM);
+    /* The estimate tier and the reasons are decided in mig_util.c; GPM's
+     * values are applied after the merge (nvml_gpm_apply). */
     mig_util_resolve(&in, &d->m[M_GPU_UTIL], &d->m[M_MEM_UTIL], &d->m[M_SM_UTIL]);
-    apply_gpm_extras(&gv, d, false);
 }
 
 /* ------------------------------------------------------------ the backend */
-
-static int nvml_open(void **out, const struct backend_opts *o, char *err, size_t errlen)
-{
-    *out = NULL;
-    struct nvml_state *st = calloc(1, sizeof(*st));
-    if (!st) {
-        snprintf(err, errlen, "out of memory");
-        return BACKEND_ERR_NOMEM;
-    }
-    bool missing = false;
-    if (nvml_lib_open(&st->lib, o ? o->nvml_path : NULL, &missing, err, errlen) != 0) {
-        int code = (o && o->nvml_path) ? BACKEND_ERR_BAD_PATH : BACKEND_ERR_NO_LIBRARY;
-        free(st);
-        return code;
-    }
-    snprintf(st->label, sizeof(st->label), "-");
-    /* NVML_INIT_FLAG_NO_GPUS: a driver with zero GPUs is a valid state to
-     * report ("no GPU"), not an init failure. */
-    nvmlReturn_t rc =
-        st->lib.f.init_with_flags
-            ? CALL(st, "nvmlInitWithFlags", st->lib.f.init_with_flags(NVML_INIT_FLAG_NO_GPUS))
-            : CALL(st, "nvmlInit_v2", st->lib.f.init());
-    if (rc != NVML_SUCCESS) {
-        const char *hint = "";
-        if (rc == NVML_ERROR_DRIVER_NOT_LOADED)
-            hint = " (the NVIDIA kernel driver is not loaded)";
-        else if (rc == NVML_ERROR_NO_PERMISSION)
-            hint = " (no permission to open /dev/nvidia*)";
-        else if (rc == NVML_ERROR_LIB_RM_VERSION_MISMATCH)
-            hint = " (library and kernel driver versions differ; reboot or reload the driver)";
-        snprintf(err, errlen, "nvmlInit failed with %s%s, library %s", nvml_rc_reason(rc), hint,
-                 st->lib.path);
-        nvml_lib_close(&st->lib);
-        free(st);
-        return BACKEND_ERR_INIT;
-    }
-    st->inited = true;
-    if (o) {
-        struct gpm_client_opts go = {
-            .exe = o->gpm_exe,
-            .lib_path = st->lib.real_path,
-            .interval_ms = o->interval_ms,
-            .mode = (enum gpm_mode)o->gpm_mode,
-        };
-        st->gpm = gpm_client_open(&go);
-    }
-    *out = st;
-    return BACKEND_OK;
-}
-
-static void nvml_settle(void *p, unsigned timeout_ms)
-{
-    struct nvml_state *st = p;
-    gpm_client_settle(st->gpm, timeout_ms);
-}
-
-static void nvml_close(void *p)
-{
-    struct nvml_state *st = p;
-    if (!st)
-        return;
-    gpm_client_close(st->gpm);
-    st->gpm = NULL;
-    if (st->inited)
-        (void)CALL(st, "nvmlShutdown", st->lib.f.shutdown());
-    nvml_lib_close(&st->lib);
-    free(st->cache);
-    free(st->pu_buf);
-    free(st->pui_buf);
-    free(st->pus);
-    nvml_procs_free(st);
-    free(st);
-}
-
-static const char *nvml_last_error(void *p)
-{
-    struct nvml_state *st = p;
-    return st->err;
-}
 
 static struct device *next_device(struct nvml_state *st, struct snapshot *s)
 {
@@ -677,98 +573,140 @@ static void sample_migs(struct nvml_state *st, struct snapshot *s, nvmlDevice_t 
     snprintf(st->label, sizeof(st->label), "%s", parent_label);
 }
 
-static int nvml_sample(void *p, struct snapshot *s)
+void nvml_state_init(struct nvml_state *st, const struct nvml_lib *lib)
 {
-    struct nvml_state *st = p;
-    const struct nvml_fns *f = &st->lib.f;
-    s->ndevices = 0;
-    s->nprocs = 0;
-    st->err[0] = '\0';
-    gpm_client_poll(st->gpm); /* non-blocking: what the helper sent since */
+    memset(st, 0, sizeof(*st));
+    st->lib = *lib; /* a copy of the entry points; the root owns the handle */
+    st->inited = true;
     snprintf(st->label, sizeof(st->label), "-");
-    if (f->driver_version && !s->driver_version[0] &&
-        CALL(st, "nvmlSystemGetDriverVersion",
-             f->driver_version(s->driver_version, sizeof(s->driver_version))) != 0)
-        s->driver_version[0] = '\0';
-    if (f->nvml_version && !s->nvml_version[0] &&
-        CALL(st, "nvmlSystemGetNVMLVersion",
-             f->nvml_version(s->nvml_version, sizeof(s->nvml_version))) != 0)
-        s->nvml_version[0] = '\0';
-
-    unsigned int count = 0;
-    if (CALL(st, "nvmlDeviceGetCount_v2", f->device_count(&count)) != NVML_SUCCESS) {
-        snprintf(st->err, sizeof(st->err), "nvmlDeviceGetCount failed: %s",
-                 nvml_rc_reason(st->rc));
-        return -1;
-    }
-    for (unsigned int i = 0; i < count; i++) {
-        snprintf(st->label, sizeof(st->label), "GPU%u", i);
-        struct device *d = next_device(st, s);
-        if (!d)
-            return -1;
-        d->kind = DEV_GPU;
-        d->index = (int)i;
-        nvmlDevice_t h = NULL;
-        /* _v2 counts GPUs we may not open: show them, say why. */
-        if (CALL(st, "nvmlDeviceGetHandleByIndex_v2", f->handle_by_index(i, &h)) != 0) {
-            const char *why = nvml_rc_reason(st->rc);
-            for (int k = 0; k < M_COUNT; k++)
-                d->m[k] = metric_none(why);
-            d->process_count = metric_none(why);
-            continue;
-        }
-        if (f->uuid && CALL(st, "nvmlDeviceGetUUID", f->uuid(h, d->uuid, sizeof(d->uuid))) != 0) {
-            const char *why = nvml_rc_reason(st->rc);
-            for (int k = 0; k < M_COUNT; k++)
-                d->m[k] = metric_none(why);
-            d->process_count = metric_none(why);
-            continue;
-        }
-        d->uuid[sizeof(d->uuid) - 1] = '\0';
-        struct dev_cache *c = cache_get(st, d->uuid);
-        if (!c)
-            return -1;
-        c->seen = true;
-        if (!c->have_static)
-            read_gpu_static(st, c, h);
-
-        unsigned int cur = 0, pend = 0;
-        int mig = 0;
-        if (f->mig_mode && CALL(st, "nvmlDeviceGetMigMode", f->mig_mode(h, &cur, &pend)) == 0)
-            mig = cur == NVML_DEVICE_MIG_ENABLE;
-        if (mig != c->mig_mode) {
-            /* MIG mode changed: what was unsupported may now work and v.v. */
-            c->memo = 0;
-            c->slices_total = mig ? read_slices_total(st, h) : -1;
-            c->mig_mode = mig;
-        }
-        d->mig_enabled = mig;
-        snprintf(d->name, sizeof(d->name), "%s", c->name);
-        snprintf(d->pci_bus_id, sizeof(d->pci_bus_id), "%s", c->pci);
-        snprintf(d->arch, sizeof(d->arch), "%s", c->arch);
-        d->cc_major = c->cc_major;
-        d->cc_minor = c->cc_minor;
-        d->slices_total = c->slices_total;
-        st->pus_dev = NULL; /* set by this device's process_util, if it runs */
-        read_gpu_dynamic(st, c, h, d);
-        size_t pos = (size_t)(d - s->devices);
-        if (mig) {
-            st->npending = 0;
-            sample_migs(st, s, h, pos);
-            nvml_procs_mig_done(st, h, s, pos);
-        } else {
-            nvml_procs_gpu(st, c, h, s, pos);
-        }
-    }
-    cache_prune(st);
-    return 0;
 }
 
-const struct backend_ops nvml_backend_ops = {
-    .name = "nvml",
-    .open = nvml_open,
-    .sample = nvml_sample,
-    .close = nvml_close,
-    .last_error = nvml_last_error,
-    .settle = nvml_settle,
-};
+void nvml_state_free(struct nvml_state *st)
+{
+    free(st->cache);
+    free(st->pu_buf);
+    free(st->pui_buf);
+    free(st->pus);
+    nvml_procs_free(st);
+    st->cache = NULL;
+    st->pu_buf = NULL;
+    st->pui_buf = NULL;
+    st->pus = NULL;
+    st->ncache = st->capcache = st->pu_cap = st->pui_cap = st->npus = st->pus_cap = 0;
+}
+
+void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvmlReturn_t hrc,
+                     const char *uuid, struct snapshot *part)
+{
+    const struct nvml_fns *f = &st->lib.f;
+    part->ndevices = 0;
+    part->nprocs = 0;
+    st->err[0] = '\0';
+    snprintf(st->label, sizeof(st->label), "GPU%u", i);
+    struct device *d = next_device(st, part);
+    if (!d)
+        return;
+    d->kind = DEV_GPU;
+    d->index = (int)i;
+    /* _v2 counts GPUs we may not open: show them, say why. The UUID comes
+     * with the enumeration; read it here only when that failed. */
+    st->rc = NVML_SUCCESS;
+    if (uuid && uuid[0])
+        snprintf(d->uuid, sizeof(d->uuid), "%s", uuid);
+    if (hrc != NVML_SUCCESS ||
+        (!d->uuid[0] && f->uuid &&
+         CALL(st, "nvmlDeviceGetUUID", f->uuid(h, d->uuid, sizeof(d->uuid))) != 0)) {
+        const char *why = nvml_rc_reason(hrc != NVML_SUCCESS ? hrc : st->rc);
+        d->uuid[0] = '\0';
+        for (int k = 0; k < M_COUNT; k++)
+            d->m[k] = metric_none(why);
+        d->process_count = metric_none(why);
+        st->lost = hrc == NVML_ERROR_GPU_IS_LOST || st->rc == NVML_ERROR_GPU_IS_LOST;
+        d->lost = st->lost;
+        cache_prune(st);
+        return;
+    }
+    d->uuid[sizeof(d->uuid) - 1] = '\0';
+    struct dev_cache *c = cache_get(st, d->uuid);
+    if (!c)
+        return;
+    c->seen = true;
+    if (!c->have_static)
+        read_gpu_static(st, c, h);
+
+    unsigned int cur = 0, pend = 0;
+    int mig = 0;
+    if (f->mig_mode && CALL(st, "nvmlDeviceGetMigMode", f->mig_mode(h, &cur, &pend)) == 0)
+        mig = cur == NVML_DEVICE_MIG_ENABLE;
+    if (mig != c->mig_mode) {
+        /* MIG mode changed: what was unsupported may now work and v.v. */
+        c->memo = 0;
+        c->slices_total = mig ? read_slices_total(st, h) : -1;
+        c->mig_mode = mig;
+    }
+    d->mig_enabled = mig;
+    snprintf(d->name, sizeof(d->name), "%s", c->name);
+    snprintf(d->pci_bus_id, sizeof(d->pci_bus_id), "%s", c->pci);
+    snprintf(d->arch, sizeof(d->arch), "%s", c->arch);
+    d->cc_major = c->cc_major;
+    d->cc_minor = c->cc_minor;
+    d->slices_total = c->slices_total;
+    st->pus_dev = NULL; /* set by this device's process_util, if it runs */
+    read_gpu_dynamic(st, c, h, d);
+    if (mig) {
+        st->npending = 0;
+        sample_migs(st, part, h, 0);
+        nvml_procs_mig_done(st, h, part, 0);
+    } else {
+        nvml_procs_gpu(st, c, h, part, 0);
+    }
+    /* Calls on a GPU that fell off the bus answer GPU_IS_LOST; it keeps
+     * its identity (cached) and is marked lost. */
+    st->lost = part->devices[0].m[M_TEMP].why == nvml_rc_reason(NVML_ERROR_GPU_IS_LOST) &&
+               part->devices[0].m[M_MEM_USED].why == nvml_rc_reason(NVML_ERROR_GPU_IS_LOST);
+    for (size_t k = 0; k < part->ndevices; k++)
+        part->devices[k].lost = st->lost;
+    cache_prune(st);
+}
+
+void nvml_gpm_apply(const struct gpm_client *g, struct snapshot *s)
+{
+    for (size_t i = 0; i < s->ndevices; i++) {
+        struct device *d = &s->devices[i];
+        if (!d->uuid[0])
+            continue;
+        struct gpm_view gv;
+        if (d->kind == DEV_GPU) {
+            /* Whole-GPU activity. SM utilisation from GPM replaces the
+             * per-process upper bound; a MIG-enabled GPU, for which NVML has
+             * no utilisation, gets GPM's graphics and DRAM figures (without
+             * a GPM value it keeps NVML's reason; its MIG devices carry
+             * GPM's). */
+            gpm_client_gpu(g, d->uuid, &gv);
+            apply_gpm_extras(&gv, d, true);
+            struct metric gsm = gpm_metric(&gv, GPM_SM);
+            if (metric_ok(&gsm))
+                d->m[M_SM_UTIL] = gsm;
+            if (d->mig_enabled && !metric_ok(&d->m[M_GPU_UTIL])) {
+                struct metric gg = gpm_metric(&gv, GPM_GRAPHICS), gm = gpm_metric(&gv, GPM_DRAM);
+                if (metric_ok(&gg))
+                    d->m[M_GPU_UTIL] = gg;
+                if (metric_ok(&gm))
+                    d->m[M_MEM_UTIL] = gm;
+            }
+        } else {
+            /* The compute instance's own values where the driver samples MIG
+             * handles (595+), else its GPU instance's; GPU-wide GPM values
+             * (NVLink) were copied from the parent. */
+            gpm_client_mig(g, d->parent_uuid, d->gi_id, d->uuid, &gv);
+            mig_util_apply_gpm(d->arch, gpm_metric(&gv, GPM_GRAPHICS), gpm_metric(&gv, GPM_DRAM),
+                               gpm_metric(&gv, GPM_SM), &d->m[M_GPU_UTIL], &d->m[M_MEM_UTIL],
+                               &d->m[M_SM_UTIL]);
+            apply_gpm_extras(&gv, d, false);
+            if (d->parent_pos >= 0 && (size_t)d->parent_pos < s->ndevices) {
+                d->m[M_NVLINK_TX] = s->devices[d->parent_pos].m[M_NVLINK_TX];
+                d->m[M_NVLINK_RX] = s->devices[d->parent_pos].m[M_NVLINK_RX];
+            }
+        }
+    }
+}

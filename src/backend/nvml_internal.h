@@ -6,6 +6,7 @@
 #ifndef MIGMON_NVML_INTERNAL_H
 #define MIGMON_NVML_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -71,9 +72,20 @@ struct nvml_pu {
 
 struct gpm_client;
 
+/*
+ * The sampling context of one thread: a copy of the library's entry points
+ * (the root in nvml_workers.c owns the library), the per-device caches and
+ * the scratch buffers. Each GPU worker has its own, so workers share nothing
+ * but the library. Owner: that worker thread, except cur_sym, which the
+ * engine reads (atomically) to name a stalled call.
+ */
 struct nvml_state {
     struct nvml_lib lib;
-    struct gpm_client *gpm; /* owned; the GPM helper's client, NULL when off */
+    /* The NVML call in progress (its symbol name, a static string) or NULL:
+     * one relaxed pointer store per call, read by the tick that finds this
+     * worker late. */
+    _Atomic(const char *) cur_sym;
+    bool lost;    /* the last sample found the GPU lost (GPU_IS_LOST) */
     bool inited;
     bool mem_v2_broken; /* library rejects our nvmlMemory_v2 version: use v1 */
     char err[2048];
@@ -107,7 +119,9 @@ struct nvml_state {
  * and latency. The comma operator sequences: start clock, call, log.
  */
 #define CALL(st, sym, expr)                                                                  \
-    ((st)->t0 = debuglog_enabled() ? debuglog_now_ns() : 0, (st)->rc = (expr),               \
+    (atomic_store_explicit(&(st)->cur_sym, (sym), memory_order_relaxed),                     \
+     (st)->t0 = debuglog_enabled() ? debuglog_now_ns() : 0, (st)->rc = (expr),               \
+     atomic_store_explicit(&(st)->cur_sym, NULL, memory_order_relaxed),                      \
      nvml_log_call((st), (sym)), (st)->rc)
 
 void nvml_log_call(struct nvml_state *st, const char *sym);
@@ -134,6 +148,20 @@ static inline struct metric memo_none(const struct dev_cache *c, enum memo_call 
 }
 
 #define NVML_NO_SYMBOL "not exported by this NVML library"
+
+/* ---- nvml.c: one GPU per call ---- */
+
+/* A fresh context over the root's library (copied); free with
+ * nvml_state_free. */
+void nvml_state_init(struct nvml_state *st, const struct nvml_lib *lib);
+void nvml_state_free(struct nvml_state *st);
+/* Sample GPU i (handle h, or hrc: why its handle could not be had) and its
+ * MIG devices into part (devices[0] is the GPU, parent_pos relative to
+ * part), with their process lists. */
+void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvmlReturn_t hrc,
+                     const char *uuid, struct snapshot *part);
+/* GPM's values (from the helper's records) into a merged snapshot. */
+void nvml_gpm_apply(const struct gpm_client *g, struct snapshot *s);
 
 /* ---- nvml_procs.c ---- */
 

@@ -128,6 +128,10 @@ static void write_device(struct jsonw *w, const struct snapshot *s, const struct
         jsonw_key(w, "mig_enabled");
         jsonw_bool(w, d->mig_enabled);
     }
+    jsonw_key(w, "lost");
+    jsonw_bool(w, d->lost);
+    jsonw_key(w, "stall");
+    jsonw_str(w, d->stall);
     int_or_null(w, "gpu_instance_id", d->gi_id);
     int_or_null(w, "compute_instance_id", d->ci_id);
     str_or_null(w, "profile", d->profile);
@@ -183,6 +187,8 @@ void json_write_snapshot(FILE *f, const struct snapshot *s, bool pretty)
         str_or_null(&w, "host_error", s->host_error);
     jsonw_key(&w, "gpu_error");
     jsonw_str(&w, s->gpu_ok ? NULL : s->gpu_error);
+    jsonw_key(&w, "partial");
+    jsonw_bool(&w, s->partial);
     jsonw_key(&w, "devices");
     jsonw_arr_open(&w);
     for (size_t i = 0; i < s->ndevices; i++)

@@ -355,6 +355,9 @@ static void draw_devices(WINDOW *win, struct tui_view *v)
         snprintf(buf, sizeof(buf), "%s %s", sel ? v->theme.g.sel : " ", label);
         int y = in.y + row;
         int x = tui_text(win, &v->theme, in, y, in.x, sel ? R_SELECTED : R_NORMAL, buf);
+        /* a lost or stalled GPU says so in the alarm colour */
+        if (d->lost || d->stall)
+            x = tui_text(win, &v->theme, in, y, x, R_ALARM, d->lost ? " LOST" : " STALLED");
         /* the figures right-aligned when they fit, else after the label */
         char fig[96];
         const char *tag = src_tag(&d->m[M_GPU_UTIL]);
@@ -609,6 +612,12 @@ static void draw_detail(WINDOW *win, const struct tui_view *v)
     struct piece thp[] = {{R_NORMAL, "Throttle: "}, {trole, buf}, {R_NORMAL, "  Processes: "},
                           {na_or(&d->process_count, R_NORMAL), a}};
     detail_line(win, v, &cur, true, thp, 4);
+    if (d->stall || d->lost) {
+        snprintf(buf, sizeof(buf), "%s", d->stall ? d->stall : "GPU lost: NVML_ERROR_GPU_IS_LOST "
+                                                               "(fell off the bus?)");
+        struct piece st[] = {{R_ALARM, buf}};
+        detail_line(win, v, &cur, false, st, 1);
+    }
     /* why GPU utilisation is absent: the question MIG users ask first */
     if (!metric_ok(&m[M_GPU_UTIL]) && m[M_GPU_UTIL].why) {
         snprintf(buf, sizeof(buf), "GPU util N/A: %s", m[M_GPU_UTIL].why);

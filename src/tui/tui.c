@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "engine.h"
 #include "history.h"
 #include "system/procinfo.h"
 #include "tui/panels.h"
@@ -97,6 +98,7 @@ static void write_frames(const char *path, unsigned long ticks, unsigned long fr
 
 struct loop {
     struct collector *col;
+    struct engine *eng; /* samples in its own thread; we take its snapshots */
     struct history hist;
     struct snapshot snaps[2];
     struct snapshot *shown;  /* what the screen shows */
@@ -107,12 +109,14 @@ struct loop {
     const char *frames_file;
 };
 
-static void loop_tick(struct loop *L)
+/* Take the engine's newest snapshot, if there is one; false when none. */
+static bool loop_tick(struct loop *L)
 {
     struct snapshot *dst = L->shown;
-    if (L->v.paused) /* keep the frozen snapshot; sample into the other one */
+    if (L->v.paused) /* keep the frozen snapshot; take into the other one */
         dst = L->shown == &L->snaps[0] ? &L->snaps[1] : &L->snaps[0];
-    collect_tick(L->col, dst);
+    if (!engine_acquire(L->eng, dst))
+        return false;
     history_push(&L->hist, dst); /* -ENOMEM: that device simply has no chart */
     L->latest = dst;
     L->ticks++;
@@ -124,6 +128,7 @@ static void loop_tick(struct loop *L)
         L->v.hist_age = 0;
         tui_view_follow(&L->v);
     }
+    return true;
 }
 
 static void loop_pause(struct loop *L, bool pause)
@@ -360,58 +365,71 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     L.v.snap = L.shown;
     L.v.hist = &L.hist;
 
-    /* First sample right away; the CPU figures become real on the second.
-     * Screen tests first wait (bounded) for the GPM helper's first values,
-     * so their screens do not depend on its timing. */
+    /* The engine samples in its own thread on a drift-corrected grid; this
+     * loop only waits for keys, signals and the engine's "new snapshot"
+     * byte, so it never waits for the driver. Screen tests (manual mode)
+     * first wait (bounded) for the GPM helper's first values, so their
+     * screens do not depend on its timing, then take test_ticks samples
+     * and one more per SIGUSR1, each shown. */
     if (test_mode)
         collect_settle(L.col, 3000);
-    unsigned long first = test_mode ? test_ticks : 1;
-    for (unsigned long i = 0; i < first && !quit_requested; i++)
-        loop_tick(&L);
+    struct engine_opts eo = {.interval_ms = o->interval_ms, .manual = test_mode};
+    if (engine_start(&L.eng, L.col, &eo) != 0) {
+        endwin();
+        delscreen(scr);
+        restore_default_signals();
+        history_free(&L.hist);
+        fprintf(stderr, "mig-gpu-mon: cannot start the sampling thread\n");
+        return 1;
+    }
+    if (test_mode)
+        engine_request_tick(L.eng, (unsigned)test_ticks);
+    unsigned long want = test_mode ? test_ticks : 1;
+    /* The first frame once the first sample is there (or at once when none
+     * comes quickly: the screen says what is missing). */
+    for (int i = 0; i < 200 && L.ticks < want && !quit_requested; i++) {
+        struct pollfd pfd = {.fd = engine_fd(L.eng), .events = POLLIN};
+        poll(&pfd, 1, 10);
+        while (loop_tick(&L))
+            ;
+        if (!test_mode && i >= 20)
+            break; /* 200 ms: show the screen, the sample follows */
+    }
     draw(&L);
 
-    /* Ticks on a fixed grid start + k*interval (drift-corrected); a grid
-     * point missed while busy is skipped, not caught up. */
-    uint64_t interval = (uint64_t)o->interval_ms * 1000000ull;
-    uint64_t start = clock_mono_ns();
-    uint64_t next = start + interval;
     while (!quit_requested) {
-        int wait = -1;
-        if (!test_mode) {
-            uint64_t now = clock_mono_ns();
-            wait = now >= next ? 0 : (int)((next - now + 999999) / 1000000);
-        }
-        struct pollfd pfd = {.fd = STDIN_FILENO, .events = POLLIN};
-        int pr = poll(&pfd, 1, wait);
+        struct pollfd pfd[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
+                                {.fd = engine_fd(L.eng), .events = POLLIN}};
+        int pr = poll(pfd, 2, -1);
         if (quit_requested)
             break;
-        if (pr > 0 && (pfd.revents & (POLLHUP | POLLERR | POLLNVAL)))
+        if (pr > 0 && (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
             break; /* the terminal went away */
+        if (test_mode && tick_requested) {
+            tick_requested = 0;
+            engine_request_tick(L.eng, 1);
+        }
         /* keys, and KEY_RESIZE after SIGWINCH interrupted poll() */
-        bool redraw = pr != 0, keep = true;
+        bool redraw = pr > 0 && (pfd[0].revents & POLLIN), keep = true;
+        if (pr < 0) /* EINTR: SIGWINCH, or SIGUSR1 in test mode */
+            redraw = true;
         int key;
         while (keep && (key = getch()) != ERR)
             keep = handle_key(&L, key);
         if (!keep)
             break;
-        bool tick;
-        if (test_mode) {
-            tick = tick_requested;
-            tick_requested = 0;
-        } else {
-            uint64_t now = clock_mono_ns();
-            tick = now >= next;
-            if (tick)
-                next = start + ((now - start) / interval + 1) * interval;
-        }
-        if (tick) {
-            loop_tick(&L);
+        /* in test mode every snapshot is drawn; otherwise the newest */
+        while (loop_tick(&L)) {
             redraw = true;
+            if (test_mode)
+                break;
         }
         if (redraw && !quit_requested)
             draw(&L);
     }
 
+    /* Stop sampling first (bounded), then give the terminal back. */
+    engine_stop(L.eng);
     endwin();
     delscreen(scr);
     restore_default_signals();

@@ -184,8 +184,8 @@ tui_start lost 120 40 4 MIGMON_SIM_SCENARIO="$SCN/faults.ini" MIGMON_SIM_TIME=27
     "${SIMARGS[@]}" --proc-root "$(tui_proc lost two-core)"
 tui_keys lost End
 scr=$(tui_capture lost)
-contains "lost GPU labelled with NVML's answer" "$scr" "▶ GPU 1: (NVML_ERROR_GPU_IS_LOST)"
-contains "lost GPU: no UUID, shown N/A" "$scr" "UUID: N/A  Arch:N/A  CC:N/A"
+contains "lost GPU keeps its name, marked LOST" "$scr" "▶ GPU 1: NVIDIA A100-SXM4-80GB LOST"
+contains "lost GPU keeps its UUID" "$scr" "UUID: GPU-66666666-7777-4888-9999-aaaaaaaaaaaa"
 contains "the other GPU still has figures" "$scr" "GPU 0: NVIDIA A100-SXM4-80GB             GPU:"
 kill -HUP "$(tui_pid lost)"
 for ((i = 0; i < 100; i++)); do [ -s "$TMP/lost.exit" ] && break; sleep 0.05; done

@@ -19,7 +19,6 @@ static struct mig_util_in base(const char *arch)
     in.parent_mem_util = metric_none("NVML_ERROR_NOT_SUPPORTED");
     in.direct_rc = NVML_ERROR_NOT_SUPPORTED;
     in.proc_rc = NVML_ERROR_INVALID_ARGUMENT;
-    in.gpm_gpu = in.gpm_mem = in.gpm_sm = metric_none(NULL);
     return in;
 }
 
@@ -69,19 +68,49 @@ static void test_gpm_before_process(void **state)
 {
     (void)state;
     struct mig_util_in in = base("Hopper");
-    in.gpm_gpu = (struct metric){.value = 55.5, .src = MSRC_GPM};
-    in.gpm_sm = (struct metric){.value = 40.25, .src = MSRC_GPM};
-    in.gpm_mem = (struct metric){.value = 12, .src = MSRC_GPM};
     in.proc_rc = NVML_SUCCESS;
     in.proc_sm = 99;
     struct metric g, m, s;
     mig_util_resolve(&in, &g, &m, &s);
+    assert_int_equal(g.src, MSRC_PROCESS);
+    mig_util_apply_gpm("Hopper", (struct metric){.value = 55.5, .src = MSRC_GPM},
+                       (struct metric){.value = 12, .src = MSRC_GPM},
+                       (struct metric){.value = 40.25, .src = MSRC_GPM}, &g, &m, &s);
     assert_int_equal(g.src, MSRC_GPM);
     assert_true(g.value == 55.5);
     assert_int_equal(m.src, MSRC_GPM);
     assert_true(m.value == 12);
     assert_int_equal(s.src, MSRC_GPM);
     assert_true(s.value == 40.25);
+}
+
+/* GPM without a value: a Hopper MIG device says why GPM failed; a direct
+ * reading is never replaced; a failed GPM metric leaves the others. */
+static void test_gpm_reason_and_partial(void **state)
+{
+    (void)state;
+    struct mig_util_in in = base("Hopper");
+    struct metric g, m, s;
+    mig_util_resolve(&in, &g, &m, &s);
+    mig_util_apply_gpm("Hopper", metric_none("GPM off (--gpm off)"),
+                       (struct metric){.value = 30, .src = MSRC_GPM},
+                       metric_none("GPM returned NaN"), &g, &m, &s);
+    assert_int_equal(g.src, MSRC_NONE);
+    assert_string_equal(g.why, "GPM off (--gpm off)");
+    assert_int_equal(m.src, MSRC_GPM);
+    assert_true(m.value == 30);
+    assert_string_equal(s.why, "GPM returned NaN");
+    /* Ampere keeps its own reason */
+    in = base("Ampere");
+    mig_util_resolve(&in, &g, &m, &s);
+    mig_util_apply_gpm("Ampere", metric_none("needs Hopper or later (GPM) or DCGM profiling"),
+                       metric_none(NULL), metric_none(NULL), &g, &m, &s);
+    assert_non_null(strstr(g.why, "NVML has no per-MIG utilisation before Hopper"));
+    g = metric_direct(42);
+    mig_util_apply_gpm("Hopper", (struct metric){.value = 1, .src = MSRC_GPM}, metric_none(NULL),
+                       metric_none(NULL), &g, &m, &s);
+    assert_int_equal(g.src, MSRC_DIRECT);
+    assert_true(g.value == 42);
 }
 
 static void test_process_fallback(void **state)
@@ -197,6 +226,7 @@ int main(void)
         cmocka_unit_test(test_ampere_reason_names_dcgm),
         cmocka_unit_test(test_direct_wins),
         cmocka_unit_test(test_gpm_before_process),
+        cmocka_unit_test(test_gpm_reason_and_partial),
         cmocka_unit_test(test_process_fallback),
         cmocka_unit_test(test_estimate_from_direct_parent),
         cmocka_unit_test(test_estimate_clamped_to_100),

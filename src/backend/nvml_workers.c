@@ -1,0 +1,818 @@
+/*
+ * nvml_workers.c — the NVML backend's threads: a system worker that loads
+ * the library, initialises NVML (retrying with backoff while the driver is
+ * absent) and enumerates GPUs, and one worker per physical GPU that samples
+ * that GPU and its MIG devices. The caller's tick (the sampling engine, or
+ * --once) never makes an NVML call itself: it hands each idle worker a tick,
+ * waits until its deadline, and merges what came back. A worker stuck in
+ * the driver is simply not given new ticks; its devices are reported from
+ * its last sample (carried for a few ticks, then none) with the call it is
+ * stuck in, and the other GPUs keep updating.
+ *
+ * Locking: root->mu guards every field marked "mu" below and the workers'
+ * hand-over fields; each worker's nvml_state and private part belong to
+ * that worker thread alone; everything else (last parts, GPM client,
+ * merging) belongs to the thread calling sample/close (one at a time).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend/backend.h"
+#include "backend/gpm.h"
+#include "backend/nvml_internal.h"
+#include "backend/nvml_load.h"
+#include "clock.h"
+#include "collect.h"
+#include "debuglog.h"
+
+#define BACKOFF_MIN_NS (1000ull * 1000000ull)
+#define BACKOFF_MAX_NS (30000ull * 1000000ull)
+/* How long close waits for threads before abandoning one stuck in the driver. */
+#define CLOSE_WAIT_NS (300ull * 1000000ull)
+
+enum sys_state {
+    SYS_LOADING, /* first attempt in progress */
+    SYS_WAITING, /* no library or no driver: next try at next_try_ns */
+    SYS_READY,
+};
+
+struct worker {
+    unsigned index;
+    pthread_t thr;
+    bool started;
+    pthread_cond_t cv;        /* a new request or stop */
+    struct nvml_state st;     /* the worker thread's own */
+    struct snapshot part;     /* the worker thread's own: the part being filled */
+    /* mu */
+    nvmlDevice_t h;
+    nvmlReturn_t hrc;
+    uint64_t req, done;       /* tick numbers requested / finished */
+    bool stop;
+    struct snapshot result;   /* a finished part waiting to be taken */
+    bool have_result;
+    bool lost;                /* the finished part found the GPU lost */
+    _Atomic uint64_t tick_start_ns;
+    /* the sampling thread's */
+    struct snapshot last;     /* the last finished part */
+    bool have_last;
+    bool sent;                /* given a tick by the current sample */
+    unsigned late;            /* ticks in a row without a finished part */
+    char uuid[MIGMON_UUID_LEN]; /* mu: from the enumeration ("" unknown) */
+};
+
+struct enum_gpu {
+    nvmlDevice_t h;
+    nvmlReturn_t rc;
+    char uuid[MIGMON_UUID_LEN];
+};
+
+struct nvml_root {
+    pthread_mutex_t mu;
+    pthread_cond_t done_cv; /* a worker finished a tick, or the system worker changed state */
+    pthread_cond_t sys_cv;  /* a request or stop for the system worker */
+    struct backend_opts o;
+    char nvml_path[4096];   /* --nvml-path, copied; "" to search */
+    char gpm_exe[4096];
+    struct nvml_lib lib;    /* loaded by the system worker; read-only once READY */
+    pthread_t sys_thr;
+    bool sys_started;
+    /* mu */
+    enum sys_state sys;
+    char sys_msg[2048];
+    uint64_t next_try_ns;
+    uint64_t sys_req, sys_done;
+    bool want_enum;
+    bool stop;
+    bool inited;
+    unsigned count;         /* GPUs in the last enumeration */
+    struct enum_gpu *gpus;
+    size_t gpus_cap;
+    bool have_enum;
+    /* the system worker's own */
+    struct enum_gpu *sys_gpus;
+    size_t sys_cap;
+    char count_err[256];    /* the last GetCount failed: why ("" when fine) */
+    char driver_version[80], nvml_version[80];
+    _Atomic(const char *) sys_sym; /* the system worker's call in progress */
+    _Atomic uint64_t sys_op_ns;
+    /* the sampling thread's */
+    struct worker **workers;
+    size_t nworkers;
+    struct gpm_client *gpm;
+    bool gpm_tried;
+    uint64_t ticks, last_enum_tick;
+    unsigned enum_every; /* ticks between re-enumerations */
+    char err[2048];
+    _Atomic bool interrupted; /* any thread: stop waiting for the driver */
+};
+
+static uint64_t mono(void) { return clock_mono_ns(); }
+
+static struct timespec abs_ts(uint64_t mono_ns)
+{
+    return (struct timespec){.tv_sec = (time_t)(mono_ns / 1000000000ull),
+                             .tv_nsec = (long)(mono_ns % 1000000000ull)};
+}
+
+static void cond_init(pthread_cond_t *c)
+{
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(c, &a);
+    pthread_condattr_destroy(&a);
+}
+
+/* Wait on cv until deadline; false when the deadline passed. */
+static bool wait_until(pthread_cond_t *cv, pthread_mutex_t *mu, uint64_t deadline)
+{
+    struct timespec ts = abs_ts(deadline);
+    return pthread_cond_timedwait(cv, mu, &ts) != ETIMEDOUT;
+}
+
+/* The threads never take the signals the front end handles. */
+static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(t, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
+static void snapshot_swap(struct snapshot *a, struct snapshot *b)
+{
+    struct snapshot t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* ------------------------------------------------------------ system worker */
+
+static void sys_set(struct nvml_root *r, enum sys_state st, const char *msg)
+{
+    pthread_mutex_lock(&r->mu);
+    r->sys = st;
+    if (msg)
+        snprintf(r->sys_msg, sizeof(r->sys_msg), "%s", msg);
+    pthread_cond_broadcast(&r->done_cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* Sleep until the next try (or stop); false on stop. */
+static bool sys_backoff(struct nvml_root *r, uint64_t *backoff)
+{
+    pthread_mutex_lock(&r->mu);
+    r->next_try_ns = mono() + *backoff;
+    bool go = true;
+    while (!r->stop && mono() < r->next_try_ns)
+        wait_until(&r->sys_cv, &r->mu, r->next_try_ns);
+    go = !r->stop;
+    pthread_mutex_unlock(&r->mu);
+    *backoff = *backoff * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : *backoff * 2;
+    return go;
+}
+
+static nvmlReturn_t sys_call_init(struct nvml_root *r)
+{
+    const struct nvml_fns *f = &r->lib.f;
+    /* NVML_INIT_FLAG_NO_GPUS: a driver with zero GPUs is a valid state to
+     * report ("no GPU"), not an init failure. */
+    const char *sym = f->init_with_flags ? "nvmlInitWithFlags" : "nvmlInit_v2";
+    atomic_store(&r->sys_op_ns, mono());
+    atomic_store(&r->sys_sym, sym);
+    nvmlReturn_t rc = f->init_with_flags ? f->init_with_flags(NVML_INIT_FLAG_NO_GPUS) : f->init();
+    atomic_store(&r->sys_sym, NULL);
+    debuglog_printf("%s dev=- rc=%d %s", sym, rc, nvml_rc_name(rc));
+    return rc;
+}
+
+static bool driver_gone(nvmlReturn_t rc)
+{
+    return rc == NVML_ERROR_DRIVER_NOT_LOADED || rc == NVML_ERROR_UNINITIALIZED ||
+           rc == NVML_ERROR_LIB_RM_VERSION_MISMATCH;
+}
+
+/* One tick of the system worker: the GPU count (every tick: one cheap
+ * call, and the simulator's step clock), handles and UUIDs when asked. */
+static nvmlReturn_t sys_tick(struct nvml_root *r, bool enumerate)
+{
+    const struct nvml_fns *f = &r->lib.f;
+    unsigned count = 0;
+    atomic_store(&r->sys_op_ns, mono());
+    atomic_store(&r->sys_sym, "nvmlDeviceGetCount_v2");
+    nvmlReturn_t rc = f->device_count(&count);
+    atomic_store(&r->sys_sym, NULL);
+    debuglog_printf("nvmlDeviceGetCount_v2 dev=- rc=%d %s", rc, nvml_rc_name(rc));
+    if (rc != NVML_SUCCESS) {
+        pthread_mutex_lock(&r->mu);
+        snprintf(r->count_err, sizeof(r->count_err), "nvmlDeviceGetCount failed: %s",
+                 nvml_rc_reason(rc));
+        pthread_mutex_unlock(&r->mu);
+        return rc;
+    }
+    if (count > 4096)
+        count = 4096; /* no machine has more; a driver that says so is wrong */
+    pthread_mutex_lock(&r->mu);
+    r->count_err[0] = '\0';
+    bool changed = count != r->count;
+    pthread_mutex_unlock(&r->mu);
+    if (!enumerate && !changed)
+        return NVML_SUCCESS;
+    /* Into the system worker's own grow-only buffer, then copied under the
+     * lock: a steady tick allocates nothing. */
+    if (count > r->sys_cap) {
+        struct enum_gpu *n = realloc(r->sys_gpus, count * sizeof(*n));
+        if (!n)
+            return NVML_ERROR_MEMORY;
+        r->sys_gpus = n;
+        r->sys_cap = count;
+    }
+    struct enum_gpu *g = r->sys_gpus;
+    memset(g, 0, count * sizeof(*g));
+    for (unsigned i = 0; i < count; i++) {
+        atomic_store(&r->sys_op_ns, mono());
+        atomic_store(&r->sys_sym, "nvmlDeviceGetHandleByIndex_v2");
+        g[i].rc = f->handle_by_index(i, &g[i].h);
+        if (g[i].rc == NVML_SUCCESS && f->uuid) {
+            atomic_store(&r->sys_sym, "nvmlDeviceGetUUID");
+            if (f->uuid(g[i].h, g[i].uuid, sizeof(g[i].uuid)) != NVML_SUCCESS)
+                g[i].uuid[0] = '\0';
+            g[i].uuid[sizeof(g[i].uuid) - 1] = '\0';
+        }
+        atomic_store(&r->sys_sym, NULL);
+    }
+    pthread_mutex_lock(&r->mu);
+    if (count > r->gpus_cap) {
+        struct enum_gpu *n = realloc(r->gpus, count * sizeof(*n));
+        if (!n) {
+            pthread_mutex_unlock(&r->mu);
+            return NVML_ERROR_MEMORY;
+        }
+        r->gpus = n;
+        r->gpus_cap = count;
+    }
+    if (count)
+        memcpy(r->gpus, g, count * sizeof(*g));
+    r->count = count;
+    r->have_enum = true;
+    pthread_mutex_unlock(&r->mu);
+    return NVML_SUCCESS;
+}
+
+static void *sys_main(void *arg)
+{
+    struct nvml_root *r = arg;
+    uint64_t backoff = BACKOFF_MIN_NS;
+    for (;;) {
+        pthread_mutex_lock(&r->mu);
+        bool stop = r->stop;
+        pthread_mutex_unlock(&r->mu);
+        if (stop)
+            break;
+        if (!r->lib.dl) {
+            char err[2048];
+            bool missing = false;
+            if (nvml_lib_open(&r->lib, r->nvml_path[0] ? r->nvml_path : NULL, &missing, err,
+                              sizeof(err)) != 0) {
+                sys_set(r, SYS_WAITING, err);
+                if (!sys_backoff(r, &backoff))
+                    break;
+                continue;
+            }
+        }
+        nvmlReturn_t rc = sys_call_init(r);
+        if (rc != NVML_SUCCESS) {
+            const char *hint = "";
+            if (rc == NVML_ERROR_DRIVER_NOT_LOADED)
+                hint = " (the NVIDIA kernel driver is not loaded)";
+            else if (rc == NVML_ERROR_NO_PERMISSION)
+                hint = " (no permission to open /dev/nvidia*)";
+            else if (rc == NVML_ERROR_LIB_RM_VERSION_MISMATCH)
+                hint = " (library and kernel driver versions differ; reboot or reload the driver)";
+            char msg[2048];
+            snprintf(msg, sizeof(msg), "nvmlInit failed with %s%s, library %.1500s",
+                     nvml_rc_reason(rc), hint, r->lib.path);
+            sys_set(r, SYS_WAITING, msg);
+            if (!sys_backoff(r, &backoff))
+                break;
+            continue;
+        }
+        const struct nvml_fns *f = &r->lib.f;
+        char dv[80] = "", nv[80] = "";
+        if (f->driver_version && f->driver_version(dv, sizeof(dv)) != NVML_SUCCESS)
+            dv[0] = '\0';
+        if (f->nvml_version && f->nvml_version(nv, sizeof(nv)) != NVML_SUCCESS)
+            nv[0] = '\0';
+        dv[sizeof(dv) - 1] = nv[sizeof(nv) - 1] = '\0';
+        pthread_mutex_lock(&r->mu);
+        memcpy(r->driver_version, dv, sizeof(dv));
+        memcpy(r->nvml_version, nv, sizeof(nv));
+        r->inited = true;
+        r->want_enum = true;
+        pthread_mutex_unlock(&r->mu);
+        sys_set(r, SYS_READY, "");
+        backoff = BACKOFF_MIN_NS;
+        /* Serve ticks until stop or the driver goes away. */
+        bool gone = false;
+        for (;;) {
+            pthread_mutex_lock(&r->mu);
+            while (!r->stop && r->sys_req == r->sys_done)
+                pthread_cond_wait(&r->sys_cv, &r->mu);
+            if (r->stop) {
+                pthread_mutex_unlock(&r->mu);
+                break;
+            }
+            uint64_t seq = r->sys_req;
+            bool en = r->want_enum;
+            r->want_enum = false;
+            pthread_mutex_unlock(&r->mu);
+            rc = sys_tick(r, en);
+            pthread_mutex_lock(&r->mu);
+            r->sys_done = seq;
+            pthread_cond_broadcast(&r->done_cv);
+            pthread_mutex_unlock(&r->mu);
+            if (driver_gone(rc)) {
+                gone = true;
+                break;
+            }
+        }
+        atomic_store(&r->sys_sym, "nvmlShutdown");
+        f->shutdown();
+        atomic_store(&r->sys_sym, NULL);
+        pthread_mutex_lock(&r->mu);
+        r->inited = false;
+        r->count = 0;
+        pthread_mutex_unlock(&r->mu);
+        if (!gone)
+            break;
+        /* The driver went away (reloaded): start over, after a pause. */
+        sys_set(r, SYS_WAITING, "the NVIDIA driver went away (reloaded?)");
+        if (!sys_backoff(r, &backoff))
+            break;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------ GPU workers */
+
+struct worker_arg {
+    struct nvml_root *r;
+    struct worker *w;
+};
+
+static void *worker_run(void *arg)
+{
+    struct worker_arg a = *(struct worker_arg *)arg;
+    free(arg);
+    struct nvml_root *r = a.r;
+    struct worker *w = a.w;
+    for (;;) {
+        pthread_mutex_lock(&r->mu);
+        while (!w->stop && w->req == w->done)
+            pthread_cond_wait(&w->cv, &r->mu);
+        if (w->stop) {
+            pthread_mutex_unlock(&r->mu);
+            break;
+        }
+        uint64_t seq = w->req;
+        nvmlDevice_t h = w->h;
+        nvmlReturn_t hrc = w->hrc;
+        char uuid[MIGMON_UUID_LEN];
+        memcpy(uuid, w->uuid, sizeof(uuid));
+        pthread_mutex_unlock(&r->mu);
+        atomic_store(&w->tick_start_ns, mono());
+        snapshot_notes_reset(&w->part);
+        nvml_sample_gpu(&w->st, w->index, h, hrc, uuid, &w->part);
+        pthread_mutex_lock(&r->mu);
+        snapshot_swap(&w->part, &w->result);
+        w->have_result = true;
+        w->lost = w->st.lost;
+        w->done = seq;
+        pthread_cond_broadcast(&r->done_cv);
+        pthread_mutex_unlock(&r->mu);
+    }
+    return NULL;
+}
+
+static struct worker *worker_new(struct nvml_root *r, unsigned index)
+{
+    struct worker *w = calloc(1, sizeof(*w));
+    struct worker_arg *a = malloc(sizeof(*a));
+    if (!w || !a) {
+        free(w);
+        free(a);
+        return NULL;
+    }
+    w->index = index;
+    cond_init(&w->cv);
+    nvml_state_init(&w->st, &r->lib);
+    a->r = r;
+    a->w = w;
+    if (start_thread(&w->thr, worker_run, a) != 0) {
+        free(a);
+        nvml_state_free(&w->st);
+        pthread_cond_destroy(&w->cv);
+        free(w);
+        return NULL;
+    }
+    w->started = true;
+    return w;
+}
+
+static void worker_free(struct worker *w)
+{
+    nvml_state_free(&w->st);
+    snapshot_free(&w->part);
+    snapshot_free(&w->result);
+    snapshot_free(&w->last);
+    pthread_cond_destroy(&w->cv);
+    free(w);
+}
+
+/* ------------------------------------------------------------ merge */
+
+static int append_part(struct snapshot *s, const struct snapshot *p)
+{
+    if (snapshot_reserve(s, s->ndevices + p->ndevices) != 0 ||
+        snapshot_reserve_procs(s, s->nprocs + p->nprocs) != 0)
+        return -1;
+    size_t base = s->ndevices, pbase = s->nprocs;
+    memcpy(s->devices + base, p->devices, p->ndevices * sizeof(*p->devices));
+    memcpy(s->procs + pbase, p->procs, p->nprocs * sizeof(*p->procs));
+    for (size_t i = 0; i < p->ndevices; i++) {
+        struct device *d = &s->devices[base + i];
+        if (d->parent_pos >= 0)
+            d->parent_pos += (int)base;
+        d->proc_first += pbase;
+        d->stall = NULL;
+        /* reasons in the part's notes: copy them into ours */
+        for (int k = 0; k < M_COUNT; k++) {
+            const char *w = d->m[k].why;
+            if (w && p->notes && w >= p->notes && w < p->notes + p->notes_cap)
+                d->m[k].why = snapshot_note(s, "%s", w);
+        }
+    }
+    s->ndevices += p->ndevices;
+    s->nprocs += p->nprocs;
+    return 0;
+}
+
+/* A worker that has not finished: its last part, aged (carried for
+ * COLLECT_CARRY_TICKS ticks, then none), or a placeholder. */
+static void append_stalled(struct nvml_root *r, struct worker *w, struct snapshot *s,
+                           uint64_t now)
+{
+    const char *sym = atomic_load_explicit(&w->st.cur_sym, memory_order_relaxed);
+    uint64_t t0 = atomic_load(&w->tick_start_ns);
+    double secs = t0 && now > t0 ? (double)(now - t0) / 1e9 : 0;
+    const char *note = snapshot_note(s, "stalled %.0f s in %s", secs,
+                                     sym ? sym : "an NVML call");
+    size_t first = s->ndevices;
+    if (w->have_last) {
+        if (append_part(s, &w->last) != 0)
+            return;
+    } else {
+        if (snapshot_reserve(s, s->ndevices + 1) != 0)
+            return;
+        struct device *d = &s->devices[s->ndevices++];
+        memset(d, 0, sizeof(*d));
+        d->kind = DEV_GPU;
+        d->index = (int)w->index;
+        d->mig_index = d->parent_pos = d->gi_id = d->ci_id = -1;
+        d->cc_major = d->cc_minor = -1;
+        d->slices = d->slices_total = -1;
+        snprintf(d->uuid, sizeof(d->uuid), "%s", w->uuid);
+        for (int k = 0; k < M_COUNT; k++)
+            d->m[k] = metric_none(note);
+        d->process_count = metric_none(note);
+        d->proc_first = s->nprocs;
+    }
+    bool carry = w->late <= COLLECT_CARRY_TICKS;
+    uint64_t interval = (uint64_t)(r->o.interval_ms ? r->o.interval_ms : 1000) * 1000000ull;
+    bool say = t0 && now - t0 > 2 * interval;
+    for (size_t i = first; i < s->ndevices; i++) {
+        struct device *d = &s->devices[i];
+        for (int k = 0; k < M_COUNT; k++) {
+            struct metric *m = &d->m[k];
+            if (metric_ok(m) && carry)
+                m->src = MSRC_CARRIED;
+            else
+                *m = metric_none(note);
+        }
+        /* the collector carries the process list itself (bounded) */
+        d->process_count = metric_none(note);
+        d->nprocs = 0;
+        d->stall = say || !carry ? note : NULL;
+    }
+    s->partial = true;
+}
+
+/* ------------------------------------------------------------ the backend */
+
+static int root_open(void **out, const struct backend_opts *o, char *err, size_t errlen)
+{
+    *out = NULL;
+    struct nvml_root *r = calloc(1, sizeof(*r));
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return BACKEND_ERR_NOMEM;
+    }
+    if (o) {
+        r->o = *o;
+        snprintf(r->nvml_path, sizeof(r->nvml_path), "%s", o->nvml_path ? o->nvml_path : "");
+        snprintf(r->gpm_exe, sizeof(r->gpm_exe), "%s", o->gpm_exe ? o->gpm_exe : "");
+    }
+    /* An explicitly named library must exist and load now (exit 2
+     * otherwise); the search, and init, may be retried while the driver is
+     * missing. */
+    if (r->nvml_path[0]) {
+        bool missing = false;
+        if (nvml_lib_open(&r->lib, r->nvml_path, &missing, err, errlen) != 0) {
+            free(r);
+            return BACKEND_ERR_BAD_PATH;
+        }
+    }
+    unsigned iv = r->o.interval_ms ? r->o.interval_ms : 1000;
+    r->enum_every = (5000 + iv - 1) / iv;
+    pthread_mutex_init(&r->mu, NULL);
+    cond_init(&r->done_cv);
+    cond_init(&r->sys_cv);
+    r->sys = SYS_LOADING;
+    if (start_thread(&r->sys_thr, sys_main, r) != 0) {
+        snprintf(err, errlen, "cannot start a thread: %s", strerror(errno));
+        nvml_lib_close(&r->lib);
+        free(r);
+        return BACKEND_ERR_NOMEM;
+    }
+    r->sys_started = true;
+    *out = r;
+    return BACKEND_OK;
+}
+
+static const char *root_last_error(void *p)
+{
+    struct nvml_root *r = p;
+    return r->err;
+}
+
+static void root_settle(void *p, unsigned timeout_ms)
+{
+    struct nvml_root *r = p;
+    uint64_t deadline = mono() + (uint64_t)timeout_ms * 1000000ull;
+    /* GPM starts with the first READY tick; wait for that first. */
+    pthread_mutex_lock(&r->mu);
+    while (r->sys == SYS_LOADING && mono() < deadline)
+        wait_until(&r->done_cv, &r->mu, deadline);
+    bool ready = r->sys == SYS_READY;
+    pthread_mutex_unlock(&r->mu);
+    if (ready && !r->gpm_tried) {
+        r->gpm_tried = true;
+        struct gpm_client_opts go = {
+            .exe = r->gpm_exe[0] ? r->gpm_exe : NULL,
+            .lib_path = r->lib.real_path,
+            .interval_ms = r->o.interval_ms,
+            .mode = (enum gpm_mode)r->o.gpm_mode,
+        };
+        r->gpm = gpm_client_open(&go);
+    }
+    uint64_t now = mono();
+    if (r->gpm && now < deadline)
+        gpm_client_settle(r->gpm, (unsigned)((deadline - now) / 1000000ull));
+}
+
+static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
+{
+    struct nvml_root *r = p;
+    s->ndevices = 0;
+    s->nprocs = 0;
+    s->partial = false;
+    r->err[0] = '\0';
+    r->ticks++;
+    gpm_client_poll(r->gpm); /* non-blocking: what the helper sent since */
+
+    pthread_mutex_lock(&r->mu);
+    while (r->sys == SYS_LOADING && mono() < deadline && !atomic_load(&r->interrupted))
+        wait_until(&r->done_cv, &r->mu, deadline);
+    if (r->sys != SYS_READY) {
+        uint64_t now = mono();
+        const char *sym = atomic_load(&r->sys_sym);
+        if (r->sys == SYS_LOADING)
+            snprintf(r->err, sizeof(r->err), "starting NVML: stalled %.0f s in %s",
+                     (double)(now - atomic_load(&r->sys_op_ns)) / 1e9, sym ? sym : "dlopen");
+        else if (r->next_try_ns > now)
+            snprintf(r->err, sizeof(r->err), "waiting for the NVIDIA driver (next try in %.0f s): %.1900s",
+                     (double)(r->next_try_ns - now) / 1e9 + 0.5, r->sys_msg);
+        else
+            snprintf(r->err, sizeof(r->err), "waiting for the NVIDIA driver: %.1900s", r->sys_msg);
+        bool loading = r->sys == SYS_LOADING;
+        pthread_mutex_unlock(&r->mu);
+        s->partial = loading;
+        return -1;
+    }
+    /* The system tick: GPU count, and the enumeration at a slow cadence or
+     * when a worker found its GPU lost. */
+    bool want = r->ticks - r->last_enum_tick >= r->enum_every;
+    for (size_t i = 0; i < r->nworkers && !want; i++)
+        want = r->workers[i] && r->workers[i]->lost;
+    if (want) {
+        r->want_enum = true;
+        r->last_enum_tick = r->ticks;
+    }
+    bool sys_idle = r->sys_req == r->sys_done;
+    if (sys_idle) {
+        r->sys_req++;
+        pthread_cond_signal(&r->sys_cv);
+    }
+    while (r->sys_req != r->sys_done && r->sys == SYS_READY && mono() < deadline &&
+           !atomic_load(&r->interrupted))
+        wait_until(&r->done_cv, &r->mu, deadline);
+    bool sys_late = r->sys_req != r->sys_done;
+    if (r->sys != SYS_READY) { /* the driver went away during the tick */
+        snprintf(r->err, sizeof(r->err), "waiting for the NVIDIA driver: %.1900s", r->sys_msg);
+        pthread_mutex_unlock(&r->mu);
+        return -1;
+    }
+    if (r->count_err[0] && !r->have_enum) {
+        snprintf(r->err, sizeof(r->err), "%s", r->count_err);
+        pthread_mutex_unlock(&r->mu);
+        return -1;
+    }
+    memcpy(s->driver_version, r->driver_version, sizeof(s->driver_version));
+    memcpy(s->nvml_version, r->nvml_version, sizeof(s->nvml_version));
+    unsigned count = r->have_enum ? r->count : 0;
+    /* Workers for new GPUs; handles and UUIDs from the enumeration. */
+    if (count > r->nworkers) {
+        struct worker **n = realloc(r->workers, count * sizeof(*n));
+        if (n) {
+            memset(n + r->nworkers, 0, (count - r->nworkers) * sizeof(*n));
+            r->workers = n;
+            r->nworkers = count;
+        }
+    }
+    size_t nw = count < r->nworkers ? count : r->nworkers;
+    for (size_t i = 0; i < nw; i++) {
+        if (!r->workers[i]) {
+            pthread_mutex_unlock(&r->mu);
+            struct worker *w = worker_new(r, (unsigned)i);
+            pthread_mutex_lock(&r->mu);
+            r->workers[i] = w;
+        }
+    }
+    /* Hand a tick to every idle worker; one still busy with an earlier
+     * tick (stuck in the driver) is not waited for. */
+    for (size_t i = 0; i < nw; i++) {
+        struct worker *w = r->workers[i];
+        if (!w)
+            continue;
+        w->sent = w->req == w->done;
+        if (!w->sent)
+            continue;
+        w->h = r->gpus[i].h;
+        w->hrc = r->gpus[i].rc;
+        snprintf(w->uuid, sizeof(w->uuid), "%s", r->gpus[i].uuid);
+        w->req++;
+        pthread_cond_signal(&w->cv);
+    }
+    for (;;) {
+        bool all = true;
+        for (size_t i = 0; i < nw && all; i++) {
+            const struct worker *w = r->workers[i];
+            all = !w || !w->sent || w->req == w->done;
+        }
+        if (all || atomic_load(&r->interrupted) || !wait_until(&r->done_cv, &r->mu, deadline))
+            break;
+    }
+    for (size_t i = 0; i < nw; i++) {
+        struct worker *w = r->workers[i];
+        if (!w)
+            continue;
+        if (w->have_result) {
+            snapshot_swap(&w->result, &w->last);
+            w->have_result = false;
+            w->have_last = true;
+        }
+        w->late = w->req == w->done ? 0 : w->late + 1;
+    }
+    const char *sys_sym = atomic_load(&r->sys_sym);
+    uint64_t sys_t0 = atomic_load(&r->sys_op_ns);
+    pthread_mutex_unlock(&r->mu);
+
+    uint64_t now = mono();
+    snapshot_notes_reset(s);
+    for (size_t i = 0; i < nw; i++) {
+        struct worker *w = r->workers[i];
+        if (!w)
+            continue;
+        if (w->late == 0 && w->have_last)
+            append_part(s, &w->last);
+        else
+            append_stalled(r, w, s, now);
+    }
+    if (sys_late) {
+        s->partial = true;
+        debuglog_printf("system tick late: stalled %.1f s in %s",
+                        (double)(now - sys_t0) / 1e9, sys_sym ? sys_sym : "?");
+    }
+    if (!r->gpm_tried) {
+        r->gpm_tried = true;
+        struct gpm_client_opts go = {
+            .exe = r->gpm_exe[0] ? r->gpm_exe : NULL,
+            .lib_path = r->lib.real_path,
+            .interval_ms = r->o.interval_ms,
+            .mode = (enum gpm_mode)r->o.gpm_mode,
+        };
+        r->gpm = gpm_client_open(&go);
+    }
+    nvml_gpm_apply(r->gpm, s);
+    return 0;
+}
+
+static void root_interrupt(void *p)
+{
+    struct nvml_root *r = p;
+    atomic_store(&r->interrupted, true);
+    pthread_mutex_lock(&r->mu);
+    pthread_cond_broadcast(&r->done_cv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* Join a thread, but abandon it (false) if it does not end by deadline. */
+static bool join_by(pthread_t t, uint64_t deadline)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t now = mono();
+    uint64_t left = deadline > now ? deadline - now : 0;
+    ts.tv_sec += (time_t)(left / 1000000000ull);
+    ts.tv_nsec += (long)(left % 1000000000ull);
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    if (pthread_timedjoin_np(t, NULL, &ts) == 0)
+        return true;
+    pthread_detach(t);
+    return false;
+}
+
+static void root_close(void *p)
+{
+    struct nvml_root *r = p;
+    if (!r)
+        return;
+    gpm_client_close(r->gpm);
+    r->gpm = NULL;
+    pthread_mutex_lock(&r->mu);
+    r->stop = true;
+    for (size_t i = 0; i < r->nworkers; i++) {
+        if (r->workers[i]) {
+            r->workers[i]->stop = true;
+            pthread_cond_signal(&r->workers[i]->cv);
+        }
+    }
+    pthread_cond_broadcast(&r->sys_cv);
+    pthread_mutex_unlock(&r->mu);
+    uint64_t deadline = mono() + CLOSE_WAIT_NS;
+    bool all = true;
+    for (size_t i = 0; i < r->nworkers; i++) {
+        struct worker *w = r->workers[i];
+        if (!w)
+            continue;
+        if (join_by(w->thr, deadline))
+            worker_free(w);
+        else
+            all = false; /* stuck in the driver: its memory stays with it */
+    }
+    /* The system worker shuts NVML down on its way out (bounded). */
+    bool sys_joined = !r->sys_started || join_by(r->sys_thr, mono() + CLOSE_WAIT_NS);
+    free(r->workers);
+    if (!all || !sys_joined) {
+        debuglog_printf("close: a thread is stuck in the driver; not unloading the library");
+        return; /* the root stays allocated for the threads that may still wake */
+    }
+    nvml_lib_close(&r->lib);
+    free(r->gpus);
+    free(r->sys_gpus);
+    pthread_cond_destroy(&r->done_cv);
+    pthread_cond_destroy(&r->sys_cv);
+    pthread_mutex_destroy(&r->mu);
+    free(r);
+}
+
+const struct backend_ops nvml_backend_ops = {
+    .name = "nvml",
+    .open = root_open,
+    .sample = root_sample,
+    .close = root_close,
+    .last_error = root_last_error,
+    .settle = root_settle,
+    .interrupt = root_interrupt,
+};

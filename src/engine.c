@@ -1,0 +1,189 @@
+/*
+ * engine.c — the sampling thread and its hand-off (engine.h).
+ *
+ * Locking: mu guards ready, fresh, pending, stop and signalled. back is the
+ * engine thread's own; the collector is the engine thread's own while it
+ * runs. The wake pipe carries at most one byte at a time.
+ */
+#include "engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+
+struct engine {
+    struct collector *col;
+    struct engine_opts o;
+    pthread_t thr;
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* stop, a tick request, or the front end took a snapshot */
+    int fds[2];        /* wake pipe: [0] for the front end's poll */
+    struct snapshot back; /* the engine thread's */
+    /* mu */
+    struct snapshot ready;
+    bool fresh;        /* ready holds a snapshot the front end has not taken */
+    bool signalled;    /* a byte is in the pipe */
+    unsigned pending;  /* manual mode: ticks requested */
+    bool stop;
+};
+
+static void snap_swap(struct snapshot *a, struct snapshot *b)
+{
+    struct snapshot t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static void publish(struct engine *e)
+{
+    pthread_mutex_lock(&e->mu);
+    snap_swap(&e->back, &e->ready);
+    e->fresh = true;
+    if (!e->signalled) {
+        char b = 1;
+        if (write(e->fds[1], &b, 1) == 1)
+            e->signalled = true;
+    }
+    pthread_mutex_unlock(&e->mu);
+}
+
+/* How long a tick waits for the driver: most of an interval, so a late
+ * device is reported in the same tick and the next tick starts on time. */
+static uint64_t budget_ns(const struct engine *e)
+{
+    return (uint64_t)e->o.interval_ms * 750000ull;
+}
+
+static void *run(void *arg)
+{
+    struct engine *e = arg;
+    uint64_t interval = (uint64_t)e->o.interval_ms * 1000000ull;
+    uint64_t start = clock_mono_ns();
+    for (uint64_t k = 0;; k++) {
+        pthread_mutex_lock(&e->mu);
+        if (e->o.manual) {
+            /* one tick per request, and only after the last one was taken */
+            while (!e->stop && (e->pending == 0 || e->fresh))
+                pthread_cond_wait(&e->cv, &e->mu);
+            if (!e->stop)
+                e->pending--;
+        } else if (k > 0) {
+            uint64_t now = clock_mono_ns();
+            uint64_t next = start + k * interval;
+            if (next <= now) { /* a slow tick: skip the missed grid points */
+                k = (now - start) / interval + 1;
+                next = start + k * interval;
+            }
+            struct timespec ts = {.tv_sec = (time_t)(next / 1000000000ull),
+                                  .tv_nsec = (long)(next % 1000000000ull)};
+            while (!e->stop && clock_mono_ns() < next)
+                if (pthread_cond_timedwait(&e->cv, &e->mu, &ts) == ETIMEDOUT)
+                    break;
+        }
+        bool stop = e->stop;
+        pthread_mutex_unlock(&e->mu);
+        if (stop)
+            break;
+        collect_tick_until(e->col, &e->back, clock_mono_ns() + budget_ns(e));
+        publish(e);
+    }
+    return NULL;
+}
+
+int engine_start(struct engine **out, struct collector *col, const struct engine_opts *o)
+{
+    *out = NULL;
+    struct engine *e = calloc(1, sizeof(*e));
+    if (!e)
+        return -ENOMEM;
+    e->col = col;
+    e->o = *o;
+    if (e->o.interval_ms == 0)
+        e->o.interval_ms = 1000;
+    if (pipe2(e->fds, O_CLOEXEC | O_NONBLOCK) != 0) {
+        int err = -errno;
+        free(e);
+        return err;
+    }
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(&e->cv, &a);
+    pthread_condattr_destroy(&a);
+    /* The signals the front end handles are never delivered to us. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(&e->thr, NULL, run, e);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        close(e->fds[0]);
+        close(e->fds[1]);
+        pthread_cond_destroy(&e->cv);
+        pthread_mutex_destroy(&e->mu);
+        free(e);
+        return -rc;
+    }
+    *out = e;
+    return 0;
+}
+
+int engine_fd(const struct engine *e)
+{
+    return e->fds[0];
+}
+
+bool engine_acquire(struct engine *e, struct snapshot *s)
+{
+    bool got = false;
+    pthread_mutex_lock(&e->mu);
+    if (e->fresh) {
+        snap_swap(s, &e->ready);
+        e->fresh = false;
+        got = true;
+        pthread_cond_signal(&e->cv);
+    }
+    if (e->signalled) {
+        char b[8];
+        while (read(e->fds[0], b, sizeof(b)) > 0)
+            ;
+        e->signalled = false;
+    }
+    pthread_mutex_unlock(&e->mu);
+    return got;
+}
+
+void engine_request_tick(struct engine *e, unsigned n)
+{
+    pthread_mutex_lock(&e->mu);
+    e->pending += n;
+    pthread_cond_signal(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+}
+
+void engine_stop(struct engine *e)
+{
+    if (!e)
+        return;
+    pthread_mutex_lock(&e->mu);
+    e->stop = true;
+    pthread_cond_signal(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+    collect_interrupt(e->col); /* a tick waiting for a stuck driver returns now */
+    pthread_join(e->thr, NULL);
+    close(e->fds[0]);
+    close(e->fds[1]);
+    snapshot_free(&e->back);
+    snapshot_free(&e->ready);
+    pthread_cond_destroy(&e->cv);
+    pthread_mutex_destroy(&e->mu);
+    free(e);
+}

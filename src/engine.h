@@ -1,0 +1,46 @@
+/*
+ * engine.h — the sampling engine: a thread that ticks the collector on a
+ * drift-corrected grid and publishes each complete snapshot, so a front end
+ * never waits for the driver.
+ *
+ * Hand-off is by swapping whole snapshots (triple buffering): the engine
+ * fills its own, then swaps it with the "ready" slot under a mutex; a front
+ * end swaps its own snapshot with "ready" when there is a newer one. No
+ * snapshot is ever shared: each is owned by exactly one side at a time, so
+ * the pointers inside (devices, processes, cores, reasons in the notes)
+ * stay valid for whoever holds it.
+ */
+#ifndef MIGMON_ENGINE_H
+#define MIGMON_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "collect.h"
+
+struct engine;
+
+struct engine_opts {
+    unsigned interval_ms;
+    /* Tests: no timer; one tick per engine_request_tick(), and the engine
+     * waits until the front end has taken each snapshot before the next,
+     * so none is skipped. */
+    bool manual;
+};
+
+/* Starts the thread. The collector is the engine's from now until
+ * engine_stop returns (no other thread may use it). */
+int engine_start(struct engine **out, struct collector *col, const struct engine_opts *o);
+/* Readable when a new snapshot is waiting (for poll). */
+int engine_fd(const struct engine *e);
+/* If a newer snapshot than the caller's last is ready, swap it into *s
+ * (the caller's previous one goes back to the engine for reuse) and return
+ * true. Never blocks on the driver. */
+bool engine_acquire(struct engine *e, struct snapshot *s);
+/* Manual mode: take one more sample now. */
+void engine_request_tick(struct engine *e, unsigned n);
+/* Stops the thread (bounded: the engine never blocks in the driver itself)
+ * and frees the engine's snapshots; the collector is the caller's again. */
+void engine_stop(struct engine *e);
+
+#endif
