@@ -64,12 +64,14 @@ struct worker {
     bool sent;                /* given a tick by the current sample */
     unsigned late;            /* ticks in a row without a finished part */
     char uuid[MIGMON_UUID_LEN]; /* mu: from the enumeration ("" unknown) */
+    char name[MIGMON_NAME_LEN];
 };
 
 struct enum_gpu {
     nvmlDevice_t h;
     nvmlReturn_t rc;
     char uuid[MIGMON_UUID_LEN];
+    char name[MIGMON_NAME_LEN]; /* so a GPU stuck from its first sample is still named */
 };
 
 struct nvml_root {
@@ -246,6 +248,10 @@ static nvmlReturn_t sys_tick(struct nvml_root *r, bool enumerate)
             if (f->uuid(g[i].h, g[i].uuid, sizeof(g[i].uuid)) != NVML_SUCCESS)
                 g[i].uuid[0] = '\0';
             g[i].uuid[sizeof(g[i].uuid) - 1] = '\0';
+            atomic_store(&r->sys_sym, "nvmlDeviceGetName");
+            if (f->name && f->name(g[i].h, g[i].name, sizeof(g[i].name)) != NVML_SUCCESS)
+                g[i].name[0] = '\0';
+            g[i].name[sizeof(g[i].name) - 1] = '\0';
         }
         atomic_store(&r->sys_sym, NULL);
     }
@@ -490,6 +496,7 @@ static void append_stalled(struct nvml_root *r, struct worker *w, struct snapsho
         d->cc_major = d->cc_minor = -1;
         d->slices = d->slices_total = -1;
         snprintf(d->uuid, sizeof(d->uuid), "%s", w->uuid);
+        snprintf(d->name, sizeof(d->name), "%s", w->name);
         for (int k = 0; k < M_COUNT; k++)
             d->m[k] = metric_none(note);
         d->process_count = metric_none(note);
@@ -678,6 +685,7 @@ static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
         w->h = r->gpus[i].h;
         w->hrc = r->gpus[i].rc;
         snprintf(w->uuid, sizeof(w->uuid), "%s", r->gpus[i].uuid);
+        snprintf(w->name, sizeof(w->name), "%s", r->gpus[i].name);
         w->req++;
         pthread_cond_signal(&w->cv);
     }

@@ -71,6 +71,10 @@ static void write_device_row(FILE *f, const struct device *d)
     }
     fprintf(f, "%-6s %-32.32s %5s %5s %5s %24s %5s %11s\n", id, name, util, mem, sm, vram, temp,
             pw);
+    if (d->stall)
+        fprintf(f, "%-6s   %s\n", "", d->stall);
+    else if (d->lost && d->kind == DEV_GPU)
+        fprintf(f, "%-6s   GPU lost: NVML_ERROR_GPU_IS_LOST\n", "");
 }
 
 static void write_host(FILE *f, const struct snapshot *s)
