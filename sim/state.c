@@ -32,6 +32,9 @@ static unsigned refcount;
 static bool ever_initialized;
 static unsigned long long session; /* counts the 0 -> 1 inits */
 static bool sym_ok[SYM_COUNT];
+/* Calls per exported function in this process, for the tests that pin the
+ * monitor's call economy (migmon_sim_call_count). */
+static unsigned long call_counts[SYM_COUNT];
 
 /* Clock: real (monotonic since init) or fixed T0 advancing STEP per
  * nvmlDeviceGetCount_v2 call after the first (MIGMON_SIM_TIME=T0[+STEP]). */
@@ -320,6 +323,7 @@ nvmlReturn_t sim_enter(struct sim_call *c, int sym)
     memset(c, 0, sizeof(*c));
     c->sym = sym;
     c->d.gpu = c->d.slot = -1;
+    call_counts[sym]++;
     if (!scenario)
         return NVML_ERROR_UNINITIALIZED;
     if (!sym_ok[sym])
@@ -433,4 +437,29 @@ bool sim_driver_at_least(unsigned a, unsigned b, unsigned c)
 bool *sim_grow_flag(int gpu, int slot, int kind)
 {
     return &grow[gpu][slot + 1][kind];
+}
+
+/* Not an NVML function: how many calls this process made to the function
+ * named (NULL: all of them) since the last reset. Exported by every
+ * library build for the tests. */
+unsigned long migmon_sim_call_count(const char *name);
+void migmon_sim_call_reset(void);
+
+unsigned long migmon_sim_call_count(const char *name)
+{
+    unsigned long n = 0;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < SYM_COUNT; i++) {
+        if (!name || strcmp(name, syms[i].name) == 0)
+            n += call_counts[i];
+    }
+    pthread_mutex_unlock(&lock);
+    return n;
+}
+
+void migmon_sim_call_reset(void)
+{
+    pthread_mutex_lock(&lock);
+    memset(call_counts, 0, sizeof(call_counts));
+    pthread_mutex_unlock(&lock);
 }

@@ -87,6 +87,18 @@ static const char *arch_name(unsigned int a)
 
 /* ---------------------------------------------------------------- helpers */
 
+/* A field value as an unsigned 64-bit count; false for a type we cannot
+ * take as one. */
+static bool field_ull(const nvmlFieldValue_t *v, unsigned long long *out)
+{
+    switch (v->valueType) {
+    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: *out = v->value.ullVal; return true;
+    case NVML_VALUE_TYPE_UNSIGNED_LONG: *out = v->value.ulVal; return true;
+    case NVML_VALUE_TYPE_UNSIGNED_INT: *out = v->value.uiVal; return true;
+    default: return false;
+    }
+}
+
 
 static struct metric read_uint(struct nvml_state *st, const char *sym, nvml_fn_dev_uint fn,
                                nvmlDevice_t h, double scale)
@@ -117,6 +129,10 @@ static void read_memory(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t
 {
     const struct nvml_fns *f = &st->lib.f;
     nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
+    if (d->mig_enabled && st->tick < c->mem_denied_until) {
+        rc = NVML_ERROR_NO_PERMISSION; /* asked recently; privilege rarely changes */
+        goto fail;
+    }
     if (f->memory_v2 && !st->mem_v2_broken && !memo_known(c, MC_MEM_V2)) {
         nvmlMemory_v2_t m2;
         memset(&m2, 0, sizeof(m2));
@@ -144,6 +160,8 @@ static void read_memory(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t
         }
     }
 fail:
+    if (rc == NVML_ERROR_NO_PERMISSION && d->mig_enabled && st->tick >= c->mem_denied_until)
+        c->mem_denied_until = st->tick + st->slow_every;
     if (rc == NVML_ERROR_NO_PERMISSION && d->mig_enabled)
         d->m[M_MEM_USED] = metric_none("aggregate memory of a MIG-enabled GPU needs privilege "
                                        "(NVML_ERROR_NO_PERMISSION); see the MIG devices");
@@ -295,14 +313,47 @@ static void read_gpu_dynamic(struct nvml_state *st, struct dev_cache *c, nvmlDev
     d->m[M_TEMP_SHUTDOWN] = c->temp_shutdown;
 
     d->m[M_POWER] = read_uint(st, "nvmlDeviceGetPowerUsage", f->power_usage, h, 1e-3);
-    d->m[M_POWER_LIMIT] =
-        read_uint(st, "nvmlDeviceGetEnforcedPowerLimit", f->power_limit_enforced, h, 1e-3);
-    if (!metric_ok(&d->m[M_POWER_LIMIT]))
-        d->m[M_POWER_LIMIT] =
-            read_uint(st, "nvmlDeviceGetPowerManagementLimit", f->power_limit_mgmt, h, 1e-3);
+    /* Settings that change only by an administrator's action (power limit,
+     * ECC mode) are re-read at the slow cadence, not every tick. */
+    bool settings = !c->settings_tick || st->tick - c->settings_tick >= st->slow_every;
+    if (settings) {
+        c->settings_tick = st->tick ? st->tick : 1;
+        c->power_limit =
+            read_uint(st, "nvmlDeviceGetEnforcedPowerLimit", f->power_limit_enforced, h, 1e-3);
+        if (!metric_ok(&c->power_limit))
+            c->power_limit =
+                read_uint(st, "nvmlDeviceGetPowerManagementLimit", f->power_limit_mgmt, h, 1e-3);
+    }
+    d->m[M_POWER_LIMIT] = c->power_limit;
 
     unsigned long long ull = 0;
-    if (!f->energy)
+    /* Energy and the volatile ECC counts in one nvmlDeviceGetFieldValues
+     * call (fields 83, 3 and 4: the same counters as the individual calls);
+     * an entry the driver does not answer falls back to its own call. */
+    nvmlFieldValue_t fv[3];
+    int nfv = 0;
+    bool ecc_on = !memo_known(c, MC_ECC) && metric_ok(&c->ecc_mode) && c->ecc_mode.value == 1;
+    if (f->field_values && !memo_known(c, MC_FIELDS)) {
+        memset(fv, 0, sizeof(fv));
+        fv[nfv++].fieldId = NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION;
+        if (ecc_on) {
+            fv[nfv++].fieldId = NVML_FI_DEV_ECC_SBE_VOL_TOTAL;
+            fv[nfv++].fieldId = NVML_FI_DEV_ECC_DBE_VOL_TOTAL;
+        }
+        nvmlReturn_t frc = CALL(st, "nvmlDeviceGetFieldValues", f->field_values(h, nfv, fv));
+        if (frc != NVML_SUCCESS) {
+            memo_note(c, MC_FIELDS, frc);
+            for (int k = 0; k < nfv; k++)
+                fv[k].nvmlReturn = frc;
+        }
+    }
+    for (int k = nfv; k < 3; k++)
+        fv[k].nvmlReturn = NVML_ERROR_FUNCTION_NOT_FOUND;
+    if (nfv > 0 && fv[0].nvmlReturn == NVML_SUCCESS && field_ull(&fv[0], &ull))
+        d->m[M_ENERGY] = metric_direct((double)ull / 1000.0); /* mJ -> J */
+    else if (nfv > 0 && fv[0].nvmlReturn == NVML_ERROR_NOT_SUPPORTED)
+        d->m[M_ENERGY] = metric_none(nvml_rc_reason(NVML_ERROR_NOT_SUPPORTED));
+    else if (!f->energy)
         d->m[M_ENERGY] = metric_none(NO_SYMBOL);
     else if (memo_known(c, MC_ENERGY))
         d->m[M_ENERGY] = memo_none(c, MC_ENERGY);
@@ -327,8 +378,13 @@ static void read_gpu_dynamic(struct nvml_state *st, struct dev_cache *c, nvmlDev
     else
         d->m[M_PSTATE] = metric_direct(ps);
 
-    d->m[M_PCIE_GEN] = read_uint(st, "nvmlDeviceGetCurrPcieLinkGeneration", f->pcie_gen, h, 1);
-    d->m[M_PCIE_WIDTH] = read_uint(st, "nvmlDeviceGetCurrPcieLinkWidth", f->pcie_width, h, 1);
+    /* The link retrains rarely (power states): read at the slow cadence. */
+    if (settings) {
+        c->pcie_gen = read_uint(st, "nvmlDeviceGetCurrPcieLinkGeneration", f->pcie_gen, h, 1);
+        c->pcie_width = read_uint(st, "nvmlDeviceGetCurrPcieLinkWidth", f->pcie_width, h, 1);
+    }
+    d->m[M_PCIE_GEN] = c->pcie_gen;
+    d->m[M_PCIE_WIDTH] = c->pcie_width;
     if (!f->pcie_throughput) {
         d->m[M_PCIE_TX] = d->m[M_PCIE_RX] = metric_none(NO_SYMBOL);
     } else if (memo_known(c, MC_PCIE_TP)) {
@@ -375,24 +431,33 @@ static void read_gpu_dynamic(struct nvml_state *st, struct dev_cache *c, nvmlDev
         d->m[M_ECC_MODE] = d->m[M_ECC_CORR] = d->m[M_ECC_UNCORR] = memo_none(c, MC_ECC);
     } else if (f->ecc_mode) {
         nvmlEnableState_t cur = 0, pend = 0;
-        if (CALL(st, "nvmlDeviceGetEccMode", f->ecc_mode(h, &cur, &pend)) != NVML_SUCCESS) {
-            memo_note(c, MC_ECC, st->rc);
-            d->m[M_ECC_MODE] = d->m[M_ECC_CORR] = d->m[M_ECC_UNCORR] =
-                metric_none(nvml_rc_reason(st->rc));
+        if (settings) {
+            if (CALL(st, "nvmlDeviceGetEccMode", f->ecc_mode(h, &cur, &pend)) != NVML_SUCCESS) {
+                memo_note(c, MC_ECC, st->rc);
+                c->ecc_mode = metric_none(nvml_rc_reason(st->rc));
+            } else {
+                c->ecc_mode = metric_direct(cur == NVML_FEATURE_ENABLED ? 1 : 0);
+            }
+        }
+        if (!metric_ok(&c->ecc_mode)) {
+            d->m[M_ECC_MODE] = d->m[M_ECC_CORR] = d->m[M_ECC_UNCORR] = c->ecc_mode;
         } else {
-            d->m[M_ECC_MODE] = metric_direct(cur == NVML_FEATURE_ENABLED ? 1 : 0);
-            if (cur != NVML_FEATURE_ENABLED) {
+            d->m[M_ECC_MODE] = c->ecc_mode;
+            if (c->ecc_mode.value == 0) {
                 d->m[M_ECC_CORR] = d->m[M_ECC_UNCORR] = metric_none("ECC is disabled");
             } else if (f->ecc_count) {
                 static const nvmlMemoryErrorType_t et[2] = {NVML_MEMORY_ERROR_TYPE_CORRECTED,
                                                             NVML_MEMORY_ERROR_TYPE_UNCORRECTED};
                 static const enum metric_id eid[2] = {M_ECC_CORR, M_ECC_UNCORR};
                 for (int k = 0; k < 2; k++) {
-                    d->m[eid[k]] =
-                        CALL(st, "nvmlDeviceGetTotalEccErrors",
-                             f->ecc_count(h, et[k], NVML_VOLATILE_ECC, &ull)) == NVML_SUCCESS
-                            ? metric_direct((double)ull)
-                            : metric_none(nvml_rc_reason(st->rc));
+                    if (fv[1 + k].nvmlReturn == NVML_SUCCESS && field_ull(&fv[1 + k], &ull))
+                        d->m[eid[k]] = metric_direct((double)ull);
+                    else
+                        d->m[eid[k]] =
+                            CALL(st, "nvmlDeviceGetTotalEccErrors",
+                                 f->ecc_count(h, et[k], NVML_VOLATILE_ECC, &ull)) == NVML_SUCCESS
+                                ? metric_direct((double)ull)
+                                : metric_none(nvml_rc_reason(st->rc));
                 }
             }
         }
@@ -486,15 +551,18 @@ static void fill_mig(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
     } else if (f->utilization) {
         in.direct_rc = NVML_ERROR_NOT_SUPPORTED;
     }
-    /* Tier 2: per-process samples on the MIG handle (535: fetch gives 2). */
-    if (in.direct_rc != NVML_SUCCESS && f->process_util && !memo_known(c, MC_PROC_UTIL)) {
+    /* Tier 2: per-process samples on the MIG handle (535: fetch gives 2).
+     * NVIDIA documents them as unsupported on MIG; any other failure (no
+     * sample yet) is asked again only at the slow cadence. */
+    if (in.direct_rc != NVML_SUCCESS && f->process_util && !memo_known(c, MC_PROC_UTIL) &&
+        st->tick >= c->proc_util_quiet_until) {
         in.proc_rc = nvml_process_util(st, c, h, true, &in.proc_sm, &in.proc_mem);
         if (in.proc_rc == NVML_ERROR_INVALID_ARGUMENT) {
             /* MIG handles reject the data call outright on 535; it will not change. */
             c->memo |= 1u << MC_PROC_UTIL;
             c->memo_why[MC_PROC_UTIL] = nvml_rc_reason(in.proc_rc);
-        } else {
-            memo_note(c, MC_PROC_UTIL, in.proc_rc);
+        } else if (!memo_note(c, MC_PROC_UTIL, in.proc_rc) && in.proc_rc != NVML_SUCCESS) {
+            c->proc_util_quiet_until = st->tick + st->slow_every;
         }
     } else if (memo_known(c, MC_PROC_UTIL)) {
         in.proc_rc = NVML_ERROR_NOT_SUPPORTED;
@@ -523,39 +591,77 @@ static struct device *next_device(struct nvml_state *st, struct snapshot *s)
     return d;
 }
 
-static void sample_migs(struct nvml_state *st, struct snapshot *s, nvmlDevice_t parent_h,
-                        size_t parent_pos)
+/* Walk the MIG slots of a MIG-enabled GPU: handle and UUID of every
+ * occupied slot (empty slots answer NOT_FOUND). */
+static void walk_migs(struct nvml_state *st, nvmlDevice_t parent_h)
 {
     const struct nvml_fns *f = &st->lib.f;
+    st->nslots = 0;
+    st->slots_valid = true;
+    st->slots_tick = st->tick;
     unsigned int max = 0;
     if (!f->max_mig_count || !f->mig_handle_by_index ||
         CALL(st, "nvmlDeviceGetMaxMigDeviceCount", f->max_mig_count(parent_h, &max)) != 0)
         return;
+    if (max > 64)
+        max = 64; /* seven on every GPU so far; more is a driver error */
+    if (max > st->slots_cap) {
+        struct mig_slot *n = realloc(st->slots, max * sizeof(*n));
+        if (!n)
+            return;
+        st->slots = n;
+        st->slots_cap = max;
+    }
+    for (unsigned int slot = 0; slot < max; slot++) {
+        struct mig_slot *m = &st->slots[st->nslots];
+        m->slot = slot;
+        m->h = NULL;
+        m->uuid[0] = '\0';
+        if (CALL(st, "nvmlDeviceGetMigDeviceHandleByIndex",
+                 f->mig_handle_by_index(parent_h, slot, &m->h)) != NVML_SUCCESS)
+            continue; /* NOT_FOUND: empty slot */
+        if (f->uuid && CALL(st, "nvmlDeviceGetUUID", f->uuid(m->h, m->uuid, sizeof(m->uuid))) != 0)
+            continue; /* no identity: cannot be cached or followed */
+        m->uuid[sizeof(m->uuid) - 1] = '\0';
+        st->nslots++;
+    }
+}
+
+/* A MIG handle's answer that means the device behind it is gone. */
+static bool mig_gone(const struct device *d)
+{
+    const char *w = d->m[M_MEM_USED].why;
+    return !metric_ok(&d->m[M_MEM_USED]) &&
+           (w == nvml_rc_reason(NVML_ERROR_INVALID_ARGUMENT) ||
+            w == nvml_rc_reason(NVML_ERROR_NOT_FOUND) ||
+            w == nvml_rc_reason(NVML_ERROR_GPU_IS_LOST));
+}
+
+/* The MIG devices of a MIG-enabled GPU, from the cached slots; false when
+ * a cached handle turned out to be stale (the caller re-walks and retries). */
+static bool sample_migs(struct nvml_state *st, struct snapshot *s, nvmlDevice_t parent_h,
+                        size_t parent_pos)
+{
     char parent_label[16];
     snprintf(parent_label, sizeof(parent_label), "%.15s", st->label);
-    for (unsigned int slot = 0; slot < max; slot++) {
-        nvmlDevice_t mh = NULL;
-        snprintf(st->label, sizeof(st->label), "%.15s/MIG%u", parent_label, slot);
-        if (CALL(st, "nvmlDeviceGetMigDeviceHandleByIndex",
-                 f->mig_handle_by_index(parent_h, slot, &mh)) != NVML_SUCCESS)
-            continue; /* NOT_FOUND: empty slot */
-        char uuid[MIGMON_UUID_LEN] = "";
-        if (f->uuid && CALL(st, "nvmlDeviceGetUUID", f->uuid(mh, uuid, sizeof(uuid))) != 0)
-            continue;
-        uuid[sizeof(uuid) - 1] = '\0';
-        struct dev_cache *c = cache_get(st, uuid);
+    nvml_procs_mig_begin(st, parent_h);
+    bool fresh = true;
+    for (size_t k = 0; k < st->nslots; k++) {
+        const struct mig_slot *m = &st->slots[k];
+        snprintf(st->label, sizeof(st->label), "%.15s/MIG%u", parent_label, m->slot);
+        struct dev_cache *c = cache_get(st, m->uuid);
         struct device *d = next_device(st, s);
         if (!c || !d)
-            return;
+            break;
         const struct device *parent = &s->devices[parent_pos];
         c->seen = true;
         if (!c->have_static)
-            read_mig_static(st, c, mh);
+            read_mig_static(st, c, m->h);
         d->kind = DEV_MIG;
         d->index = parent->index;
-        d->mig_index = (int)slot;
+        d->mig_index = (int)m->slot;
         d->parent_pos = (int)parent_pos;
-        snprintf(d->uuid, sizeof(d->uuid), "%s", uuid);
+        snprintf(d->uuid, sizeof(d->uuid), "%s", m->uuid);
         snprintf(d->parent_uuid, sizeof(d->parent_uuid), "%s", parent->uuid);
         snprintf(d->name, sizeof(d->name), "%s", c->name);
         snprintf(d->pci_bus_id, sizeof(d->pci_bus_id), "%s", parent->pci_bus_id);
@@ -567,10 +673,15 @@ static void sample_migs(struct nvml_state *st, struct snapshot *s, nvmlDevice_t 
         d->ci_id = c->ci_id;
         d->slices = c->slices;
         d->slices_total = parent->slices_total;
-        fill_mig(st, c, mh, parent, d);
-        nvml_procs_mig(st, mh, s, (size_t)(d - s->devices));
+        fill_mig(st, c, m->h, parent, d);
+        if (mig_gone(d)) {
+            fresh = false;
+            break;
+        }
+        nvml_procs_mig(st, c, m->h, s, (size_t)(d - s->devices));
     }
     snprintf(st->label, sizeof(st->label), "%s", parent_label);
+    return fresh;
 }
 
 void nvml_state_init(struct nvml_state *st, const struct nvml_lib *lib)
@@ -602,6 +713,9 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
     part->ndevices = 0;
     part->nprocs = 0;
     st->err[0] = '\0';
+    st->tick++;
+    if (!st->slow_every)
+        st->slow_every = 5;
     snprintf(st->label, sizeof(st->label), "GPU%u", i);
     struct device *d = next_device(st, part);
     if (!d)
@@ -634,13 +748,26 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
     if (!c->have_static)
         read_gpu_static(st, c, h);
 
+    /* MIG mode: at the slow cadence, and at once when a MIG handle turned
+     * out stale (a mode change destroys every instance). A transient error
+     * keeps the last known mode. */
     unsigned int cur = 0, pend = 0;
-    int mig = 0;
-    if (f->mig_mode && CALL(st, "nvmlDeviceGetMigMode", f->mig_mode(h, &cur, &pend)) == 0)
-        mig = cur == NVML_DEVICE_MIG_ENABLE;
+    int mig = c->mig_mode < 0 ? 0 : c->mig_mode;
+    if (c->mig_mode < 0 || !st->slots_valid || st->tick - c->mig_mode_tick >= st->slow_every) {
+        c->mig_mode_tick = st->tick;
+        if (f->mig_mode && CALL(st, "nvmlDeviceGetMigMode", f->mig_mode(h, &cur, &pend)) == 0)
+            mig = cur == NVML_DEVICE_MIG_ENABLE;
+        else if (!f->mig_mode || st->rc == NVML_ERROR_NOT_SUPPORTED || c->mig_mode < 0)
+            mig = 0;
+    }
     if (mig != c->mig_mode) {
-        /* MIG mode changed: what was unsupported may now work and v.v. */
+        /* MIG mode changed: what was unsupported may now work and v.v.;
+         * the slots and the way processes are read start over. */
         c->memo = 0;
+        c->settings_tick = 0;
+        c->mem_denied_until = 0;
+        st->slots_valid = false;
+        st->proc_mode = PM_UNKNOWN;
         c->slices_total = mig ? read_slices_total(st, h) : -1;
         c->mig_mode = mig;
     }
@@ -654,8 +781,18 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
     st->pus_dev = NULL; /* set by this device's process_util, if it runs */
     read_gpu_dynamic(st, c, h, d);
     if (mig) {
+        if (!st->slots_valid || st->tick - st->slots_tick >= st->slow_every)
+            walk_migs(st, h);
+        size_t nprocs0 = part->nprocs;
         st->npending = 0;
-        sample_migs(st, part, h, 0);
+        if (!sample_migs(st, part, h, 0)) {
+            /* a MIG device was destroyed: walk again and redo the instances */
+            part->ndevices = 1;
+            part->nprocs = nprocs0;
+            st->npending = 0;
+            walk_migs(st, h);
+            sample_migs(st, part, h, 0);
+        }
         nvml_procs_mig_done(st, h, part, 0);
     } else {
         nvml_procs_gpu(st, c, h, part, 0);

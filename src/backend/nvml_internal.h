@@ -28,6 +28,7 @@ enum memo_call {
     MC_ENERGY,
     MC_PCIE_TP,
     MC_THROTTLE,
+    MC_FIELDS, /* nvmlDeviceGetFieldValues */
     MC_COUNT
 };
 
@@ -46,6 +47,19 @@ struct dev_cache {
     struct metric temp_slowdown, temp_shutdown;
     uint32_t memo;                 /* bit per enum memo_call */
     const char *memo_why[MC_COUNT];
+    /* Answers that may change, remembered until a tick (slow cadence):
+     * NO_PERMISSION on a MIG-enabled parent's memory, per-process
+     * utilisation on a MIG handle, and the settings below. */
+    unsigned long mem_denied_until;
+    unsigned long proc_util_quiet_until;
+    unsigned long settings_tick;   /* power limit and ECC mode read at this tick */
+    struct metric power_limit, ecc_mode, pcie_gen, pcie_width;
+    unsigned long mig_mode_tick;
+    /* A MIG device's graphics/MPS lists: busy last time, or read again at
+     * opt_lists_next. */
+    bool opt_lists_busy;
+    unsigned long opt_lists_next;
+    unsigned opt_type_mask;
     unsigned long long proc_util_last_seen;
 };
 
@@ -79,6 +93,20 @@ struct gpm_client;
  * but the library. Owner: that worker thread, except cur_sym, which the
  * engine reads (atomically) to name a stalled call.
  */
+/* A MIG slot that held a device at the last walk. */
+struct mig_slot {
+    unsigned int slot;
+    nvmlDevice_t h;
+    char uuid[MIGMON_UUID_LEN];
+};
+
+/* How one MIG-enabled GPU's process lists are read. */
+enum proc_mode {
+    PM_UNKNOWN = 0,
+    PM_PARENT,  /* the parent's aggregate list, split by GI/CI (needs privilege) */
+    PM_PER_MIG, /* each MIG handle's own list */
+};
+
 struct nvml_state {
     struct nvml_lib lib;
     /* The NVML call in progress (its symbol name, a static string) or NULL:
@@ -87,6 +115,21 @@ struct nvml_state {
     _Atomic(const char *) cur_sym;
     bool lost;    /* the last sample found the GPU lost (GPU_IS_LOST) */
     bool inited;
+    /* Call economy (per GPU worker). Ticks counted by this context; the
+     * slow cadence in ticks (about 5 s); the MIG slots from the last walk,
+     * re-walked at the slow cadence, at once when a MIG handle answers
+     * NOT_FOUND / INVALID_ARGUMENT / GPU_IS_LOST or the MIG mode changes. */
+    unsigned long tick;
+    unsigned int slow_every;
+    struct mig_slot *slots;
+    size_t nslots, slots_cap;
+    bool slots_valid;
+    unsigned long slots_tick;
+    unsigned int mig_max;
+    enum proc_mode proc_mode;
+    unsigned long proc_mode_tick;
+    bool parent_read; /* st->parent holds this tick's parent list */
+    nvmlReturn_t parent_rc;
     bool mem_v2_broken; /* library rejects our nvmlMemory_v2 version: use v1 */
     char err[2048];
     struct dev_cache *cache;
@@ -188,11 +231,18 @@ nvmlReturn_t nvml_procs_read_kind(struct nvml_state *st, nvmlDevice_t h, nvml_fn
  * Succeeds when the compute list could be read (the others are optional:
  * graphics is not supported on MIG, MPS needs Volta). */
 nvmlReturn_t nvml_procs_read(struct nvml_state *st, nvmlDevice_t h);
+/* The same; optional false reads only the compute list. */
+nvmlReturn_t nvml_procs_read_lists(struct nvml_state *st, nvmlDevice_t h, bool optional);
 /* A GPU with MIG off: its list into s->procs for device pos. */
 void nvml_procs_gpu(struct nvml_state *st, const struct dev_cache *c, nvmlDevice_t h,
                     struct snapshot *s, size_t pos);
-/* A MIG device: its own list, or queued for the parent fallback. */
-void nvml_procs_mig(struct nvml_state *st, nvmlDevice_t mh, struct snapshot *s, size_t pos);
+/* Before a MIG-enabled GPU's instances: decide how its lists are read
+ * this tick (the parent's aggregate when privileged, remembered per GPU and
+ * re-checked at the slow cadence; else each instance's own). */
+void nvml_procs_mig_begin(struct nvml_state *st, nvmlDevice_t parent_h);
+/* A MIG device: its own list, or queued for the parent's. */
+void nvml_procs_mig(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t mh,
+                    struct snapshot *s, size_t pos);
 /* After a MIG-enabled GPU's instances: the parent fallback for the queued
  * ones, unattributed processes on the parent, the parent's count. */
 void nvml_procs_mig_done(struct nvml_state *st, nvmlDevice_t parent_h, struct snapshot *s,

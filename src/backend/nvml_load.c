@@ -100,6 +100,7 @@ static const struct sym_row rows[] = {
     {F(compute_instance_id), false, {"nvmlDeviceGetComputeInstanceId"}},
     {F(attributes), false, {"nvmlDeviceGetAttributes_v2", "nvmlDeviceGetAttributes"}},
     {F(gi_profile_info), false, {"nvmlDeviceGetGpuInstanceProfileInfo"}},
+    {F(field_values), false, {"nvmlDeviceGetFieldValues"}},
     {F(gpm_query_support), false, {"nvmlGpmQueryDeviceSupport"}},
     {F(gpm_sample_alloc), false, {"nvmlGpmSampleAlloc"}},
     {F(gpm_sample_free), false, {"nvmlGpmSampleFree"}},

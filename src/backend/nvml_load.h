@@ -52,6 +52,7 @@ struct nvml_fns {
     nvml_fn_dev_ecc_count ecc_count;
     nvml_fn_dev_uint fan_speed;
     nvml_fn_dev_samples samples;
+    nvml_fn_dev_fields field_values;
     nvml_fn_dev_proc_util process_util;
     nvml_fn_dev_procs_util_info processes_util_info;
     nvml_fn_dev_procs procs_compute;   /* _v3, _v2, v1: stride in nvml_lib */

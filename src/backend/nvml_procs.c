@@ -112,13 +112,18 @@ nvmlReturn_t nvml_procs_read_kind(struct nvml_state *st, nvmlDevice_t h, nvml_fn
 
 nvmlReturn_t nvml_procs_read(struct nvml_state *st, nvmlDevice_t h)
 {
+    return nvml_procs_read_lists(st, h, true);
+}
+
+nvmlReturn_t nvml_procs_read_lists(struct nvml_state *st, nvmlDevice_t h, bool optional)
+{
     const struct nvml_fns *f = &st->lib.f;
     const size_t *stride = st->lib.proc_stride;
     st->list.n = 0;
     nvmlReturn_t rc =
         nvml_procs_read_kind(st, h, f->procs_compute, stride[NVML_PROCS_COMPUTE], PROC_COMPUTE,
                              "nvmlDeviceGetComputeRunningProcesses");
-    if (rc != NVML_SUCCESS)
+    if (rc != NVML_SUCCESS || !optional)
         return rc;
     /* Optional: graphics is not supported on MIG devices, MPS needs Volta;
      * their failure leaves the compute list standing. */
@@ -354,12 +359,70 @@ void nvml_procs_gpu(struct nvml_state *st, const struct dev_cache *c, nvmlDevice
     d->process_count = metric_direct((double)st->list.n);
 }
 
-void nvml_procs_mig(struct nvml_state *st, nvmlDevice_t mh, struct snapshot *s, size_t pos)
+void nvml_procs_mig_begin(struct nvml_state *st, nvmlDevice_t parent_h)
+{
+    st->parent_read = false;
+    /* One list per GPU where the privileged aggregate works: cheaper than
+     * three calls on every instance. Re-checked at the slow cadence, since
+     * privilege and the driver's answer may change. */
+    bool recheck = st->proc_mode == PM_UNKNOWN ||
+                   (st->proc_mode == PM_PER_MIG && st->tick - st->proc_mode_tick >= 12 * st->slow_every);
+    if (st->proc_mode != PM_PARENT && !recheck)
+        return;
+    st->parent_rc = nvml_procs_read(st, parent_h);
+    if (st->parent_rc == NVML_SUCCESS) {
+        struct nvml_proc_list tmp = st->parent;
+        st->parent = st->list;
+        st->list = tmp;
+        st->parent_read = true;
+        st->proc_mode = PM_PARENT;
+    } else {
+        st->proc_mode = PM_PER_MIG;
+    }
+    st->proc_mode_tick = st->tick;
+}
+
+static void queue_pending(struct nvml_state *st, size_t pos, nvmlReturn_t rc)
+{
+    if (st->npending == st->pending_cap) {
+        size_t cap = st->pending_cap ? st->pending_cap * 2 : 8;
+        size_t *n = realloc(st->pending, cap * sizeof(*n));
+        if (!n)
+            return;
+        st->pending = n;
+        st->pending_cap = cap;
+    }
+    st->pending[st->npending++] = pos;
+    st->pending_rc = rc;
+}
+
+void nvml_procs_mig(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t mh,
+                    struct snapshot *s, size_t pos)
 {
     s->devices[pos].proc_first = s->nprocs;
     s->devices[pos].nprocs = 0;
-    nvmlReturn_t rc = nvml_procs_read(st, mh);
     struct device *d = &s->devices[pos];
+    if (st->parent_read) {
+        /* the parent's list, read once for the GPU, places this device's */
+        d->process_count = metric_none("not read");
+        queue_pending(st, pos, NVML_SUCCESS);
+        return;
+    }
+    /* The graphics and MPS lists of an instance: every tick while they list
+     * something, else at the slow cadence (graphics contexts are rare on
+     * MIG; an MPS server shows in the compute list at once). */
+    bool optional = c->opt_lists_busy || st->tick >= c->opt_lists_next;
+    nvmlReturn_t rc = nvml_procs_read_lists(st, mh, optional);
+    if (rc == NVML_SUCCESS && optional) {
+        bool busy = false;
+        for (size_t i = 0; i < st->list.n; i++)
+            busy = busy || (st->list.e[i].type & (PROC_GRAPHICS | PROC_MPS));
+        c->opt_lists_busy = busy;
+        c->opt_lists_next = st->tick + st->slow_every;
+        c->opt_type_mask = 0;
+        for (size_t i = 0; i < st->list.n; i++)
+            c->opt_type_mask |= st->list.e[i].type & (PROC_GRAPHICS | PROC_MPS);
+    }
     if (rc == NVML_SUCCESS) {
         for (size_t i = 0; i < st->list.n; i++) {
             struct gpu_process *p = emit(s, &st->list.e[i]);
@@ -378,16 +441,7 @@ void nvml_procs_mig(struct nvml_state *st, nvmlDevice_t mh, struct snapshot *s, 
     }
     /* Provisional: the parent's list may still place this device's processes. */
     d->process_count = metric_none(nvml_rc_reason(rc));
-    if (st->npending == st->pending_cap) {
-        size_t cap = st->pending_cap ? st->pending_cap * 2 : 8;
-        size_t *n = realloc(st->pending, cap * sizeof(*n));
-        if (!n)
-            return;
-        st->pending = n;
-        st->pending_cap = cap;
-    }
-    st->pending[st->npending++] = pos;
-    st->pending_rc = rc;
+    queue_pending(st, pos, rc);
 }
 
 static bool is_pending(const struct nvml_state *st, size_t pos)
@@ -482,9 +536,14 @@ void nvml_procs_mig_done(struct nvml_state *st, nvmlDevice_t parent_h, struct sn
     s->devices[parent_pos].proc_first = s->nprocs;
     s->devices[parent_pos].nprocs = 0;
     nvmlReturn_t prc = NVML_SUCCESS;
-    /* The parent's aggregate needs privilege (NO_PERMISSION otherwise): ask
-     * only when a MIG device could not answer for itself. */
-    if (st->npending > 0) {
+    /* The parent's aggregate needs privilege (NO_PERMISSION otherwise): read
+     * already (nvml_procs_mig_begin), or asked only when a MIG device could
+     * not answer for itself (and not again this tick if it just failed). */
+    if (st->parent_read) {
+        prc = NVML_SUCCESS;
+    } else if (st->npending > 0 && st->proc_mode == PM_PER_MIG) {
+        prc = st->parent_rc; /* failed at the last check: not asked every tick */
+    } else if (st->npending > 0) {
         prc = nvml_procs_read(st, parent_h);
         if (prc == NVML_SUCCESS) {
             struct nvml_proc_list tmp = st->parent;
@@ -563,6 +622,9 @@ void nvml_procs_free(struct nvml_state *st)
     free(st->list.e);
     free(st->parent.e);
     free(st->pending);
+    free(st->slots);
+    st->slots = NULL;
+    st->nslots = st->slots_cap = 0;
     st->raw = NULL;
     st->list.e = st->parent.e = NULL;
     st->pending = NULL;
