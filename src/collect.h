@@ -16,6 +16,7 @@
 
 #include "backend/backend.h"
 #include "snapshot.h"
+#include "procpost.h"
 #include "system/procinfo.h"
 
 struct collect_opts {
@@ -33,16 +34,9 @@ struct collect_opts {
  * what it has (the stuck devices carried, then none). */
 #define COLLECT_BUDGET_MS 10000u
 
-/* Ticks a failed process list is replaced by the previous one (only its
- * processes that still exist with the same start time) before it is dropped. */
-#define COLLECT_CARRY_TICKS 3
-
-/* One device's shown processes, kept for the next tick's carry-forward. */
-struct collect_plist {
-    char uuid[MIGMON_UUID_LEN];
-    size_t first, n;   /* range in collector.prev */
-    unsigned carried;  /* consecutive ticks this list has been carried */
-};
+/* Ticks a failed read is carried (process lists, stalled devices) before
+ * it is dropped. */
+#define COLLECT_CARRY_TICKS PROCPOST_CARRY_TICKS
 
 struct collector {
     const struct backend_ops *be;
@@ -54,14 +48,7 @@ struct collector {
     uint64_t budget_ns;      /* collect_tick's deadline, from the start of the tick */
     unsigned top;            /* processes kept per device; 0 = all */
     struct procinfo *pinfo;  /* owned; NULL: no /proc facts for processes */
-    /* Process post-processing, all grow-only (a steady tick allocates
-     * nothing): this tick's shown lists, the previous tick's, sort scratch. */
-    struct gpu_process *pbuf, *prev;
-    size_t pbuf_cap, nprev, prev_cap;
-    struct collect_plist *plists, *prev_plists;
-    size_t plists_cap, nprev_plists, prev_plists_cap;
-    uint32_t *order;
-    size_t order_cap;
+    struct procpost pp;      /* sort, --top, carry-forward, /proc facts */
 };
 
 #define COLLECT_ERR_BAD_NVML_PATH (-2)

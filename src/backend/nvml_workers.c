@@ -420,6 +420,7 @@ static struct worker *worker_new(struct nvml_root *r, unsigned index)
     w->index = index;
     cond_init(&w->cv);
     nvml_state_init(&w->st, &r->lib);
+    w->st.slow_every = r->enum_every;
     a->r = r;
     a->w = w;
     if (start_thread(&w->thr, worker_run, a) != 0) {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* /proc/self/ns/pid of the init PID namespace: the kernel's fixed
@@ -15,8 +16,15 @@
 #define NSPID_MAX 8
 #define UID_CACHE 32
 
+/* Open /proc/PID/stat descriptors kept for a pread per tick: at most this
+ * many (and at most a quarter of RLIMIT_NOFILE); beyond, a process's stat is
+ * opened and closed each tick. A kept descriptor also pins the identity: a
+ * read after the process exited fails (ESRCH), even if the PID was reused. */
+#define STAT_FD_MAX 1024
+
 struct pentry {
     uint32_t pid;
+    int stat_fd;        /* /proc/PID/stat of this process, or -1 */
     uint64_t start_time;
     bool used;          /* filled or checked this tick */
     int64_t local_pid;
@@ -44,6 +52,11 @@ struct procinfo {
     uint64_t now_ns, tick;
     struct pentry *e;
     size_t n, cap;
+    /* PID -> index into e + 1 (0 empty), open addressing; rebuilt when e
+     * is compacted or grows. */
+    uint32_t *idx;
+    size_t idx_cap;          /* a power of two, >= 2 * cap */
+    size_t nfds, fd_budget;
     struct uid_name uids[UID_CACHE];
     size_t nuids, uid_next;
     char buf[8192];          /* one /proc file at a time */
@@ -330,6 +343,11 @@ int procinfo_open(struct procinfo **out, const char *proc_root)
     else
         pi->mode = PROCINFO_NS_OWN;
     pi->self_level = self_n > 1 ? self_n - 1 : 0;
+    struct rlimit rl;
+    pi->fd_budget = STAT_FD_MAX;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        rl.rlim_cur / 4 < pi->fd_budget)
+        pi->fd_budget = (size_t)(rl.rlim_cur / 4);
     *out = pi;
     return 0;
 }
@@ -338,8 +356,72 @@ void procinfo_close(struct procinfo *pi)
 {
     if (!pi)
         return;
+    for (size_t i = 0; i < pi->n; i++) {
+        if (pi->e[i].stat_fd >= 0)
+            close(pi->e[i].stat_fd);
+    }
     free(pi->e);
+    free(pi->idx);
     free(pi);
+}
+
+static size_t idx_hash(uint32_t pid, size_t cap)
+{
+    return (size_t)(pid * 2654435761u) & (cap - 1);
+}
+
+static void idx_put(struct procinfo *pi, size_t i)
+{
+    size_t h = idx_hash(pi->e[i].pid, pi->idx_cap);
+    while (pi->idx[h])
+        h = (h + 1) & (pi->idx_cap - 1);
+    pi->idx[h] = (uint32_t)i + 1;
+}
+
+/* Rebuild the index for e[0..n), growing it with the cache. -1 when it
+ * cannot grow (lookups then fall back to a scan). */
+static int idx_rebuild(struct procinfo *pi)
+{
+    size_t want = 64;
+    while (want < 2 * pi->cap)
+        want *= 2;
+    if (want != pi->idx_cap) {
+        uint32_t *n = realloc(pi->idx, want * sizeof(*n));
+        if (!n)
+            return -1;
+        pi->idx = n;
+        pi->idx_cap = want;
+    }
+    memset(pi->idx, 0, pi->idx_cap * sizeof(*pi->idx));
+    for (size_t i = 0; i < pi->n; i++)
+        idx_put(pi, i);
+    return 0;
+}
+
+static struct pentry *find_pid(struct procinfo *pi, uint32_t pid)
+{
+    if (pi->idx_cap) {
+        for (size_t h = idx_hash(pid, pi->idx_cap); pi->idx[h]; h = (h + 1) & (pi->idx_cap - 1)) {
+            struct pentry *e = &pi->e[pi->idx[h] - 1];
+            if (e->pid == pid)
+                return e;
+        }
+        return NULL;
+    }
+    for (size_t i = 0; i < pi->n; i++) {
+        if (pi->e[i].pid == pid)
+            return &pi->e[i];
+    }
+    return NULL;
+}
+
+static void drop_fd(struct procinfo *pi, struct pentry *e)
+{
+    if (e->stat_fd >= 0) {
+        close(e->stat_fd);
+        e->stat_fd = -1;
+        pi->nfds--;
+    }
 }
 
 enum procinfo_ns procinfo_ns_mode(const struct procinfo *pi)
@@ -357,14 +439,22 @@ void procinfo_end(struct procinfo *pi)
 {
     size_t w = 0;
     for (size_t r = 0; r < pi->n; r++) {
-        if (!pi->e[r].used)
+        if (!pi->e[r].used) {
+            drop_fd(pi, &pi->e[r]);
             continue;
+        }
         pi->e[r].used = false;
         if (w != r)
             pi->e[w] = pi->e[r];
         w++;
     }
+    bool moved = w != pi->n;
     pi->n = w;
+    if (moved && idx_rebuild(pi) != 0) {
+        free(pi->idx);
+        pi->idx = NULL;
+        pi->idx_cap = 0;
+    }
 }
 
 static void user_name(struct procinfo *pi, long uid, char *out, size_t len)
@@ -396,16 +486,12 @@ static void user_name(struct procinfo *pi, long uid, char *out, size_t len)
  * (the PID was reused) is replaced. NULL when the cache cannot grow. */
 static struct pentry *entry_get(struct procinfo *pi, uint32_t pid, uint64_t start_time)
 {
-    struct pentry *e = NULL;
-    for (size_t i = 0; i < pi->n; i++) {
-        if (pi->e[i].pid == pid) {
-            if (pi->e[i].start_time == start_time)
-                return &pi->e[i];
-            e = &pi->e[i]; /* PID reused: forget the old process */
-            break;
-        }
-    }
-    if (!e) {
+    struct pentry *e = find_pid(pi, pid);
+    if (e && e->start_time == start_time)
+        return e;
+    if (e) {
+        drop_fd(pi, e); /* PID reused: forget the old process */
+    } else {
         if (pi->n == pi->cap) {
             size_t cap = pi->cap ? pi->cap * 2 : 32;
             struct pentry *ne = realloc(pi->e, cap * sizeof(*ne));
@@ -415,9 +501,18 @@ static struct pentry *entry_get(struct procinfo *pi, uint32_t pid, uint64_t star
             pi->cap = cap;
         }
         e = &pi->e[pi->n++];
+        e->pid = pid;
+        if (pi->idx_cap >= 2 * pi->cap)
+            idx_put(pi, (size_t)(e - pi->e));
+        else if (idx_rebuild(pi) != 0) {
+            free(pi->idx);
+            pi->idx = NULL;
+            pi->idx_cap = 0;
+        }
     }
     memset(e, 0, sizeof(*e));
     e->pid = pid;
+    e->stat_fd = -1;
     e->start_time = start_time;
     e->local_pid = -1;
 
@@ -464,6 +559,32 @@ static bool read_stat(struct procinfo *pi, uint32_t pid, struct procinfo_stat *s
     return read_pidfile(pi, pid, "stat") > 0 && procinfo_parse_stat(pi->buf, st) == 0;
 }
 
+/* This tick's stat of a known process: one pread of its kept descriptor.
+ * NULL-safe; false when it exited (or is not the process cached). */
+static bool pread_stat(struct procinfo *pi, struct pentry *e, struct procinfo_stat *st)
+{
+    if (!e || e->stat_fd < 0)
+        return false;
+    ssize_t n = pread(e->stat_fd, pi->buf, sizeof(pi->buf) - 1, 0);
+    if (n <= 0) {
+        drop_fd(pi, e);
+        return false;
+    }
+    pi->buf[n] = '\0';
+    return procinfo_parse_stat(pi->buf, st) == 0 && st->start_time == e->start_time;
+}
+
+/* Keep the descriptor of a process seen for the first time, within budget. */
+static void keep_fd(struct procinfo *pi, struct pentry *e)
+{
+    if (e->stat_fd >= 0 || pi->nfds >= pi->fd_budget)
+        return;
+    snprintf(pi->path, sizeof(pi->path), "%s/%u/stat", pi->root, e->pid);
+    e->stat_fd = open(pi->path, O_RDONLY | O_CLOEXEC);
+    if (e->stat_fd >= 0)
+        pi->nfds++;
+}
+
 void procinfo_fill(struct procinfo *pi, struct gpu_process *p)
 {
     p->local_pid = -1;
@@ -474,14 +595,19 @@ void procinfo_fill(struct procinfo *pi, struct gpu_process *p)
         return;
     }
     struct procinfo_stat st;
-    if (!read_stat(pi, p->pid, &st)) {
-        p->cpu_pct = p->rss_bytes = metric_none("no readable /proc entry (exited, or hidden by hidepid)");
-        return;
-    }
-    struct pentry *e = entry_get(pi, p->pid, st.start_time);
-    if (!e) {
-        p->cpu_pct = p->rss_bytes = metric_none("out of memory");
-        return;
+    struct pentry *e = find_pid(pi, p->pid);
+    if (!pread_stat(pi, e, &st)) {
+        if (!read_stat(pi, p->pid, &st)) {
+            p->cpu_pct = p->rss_bytes =
+                metric_none("no readable /proc entry (exited, or hidden by hidepid)");
+            return;
+        }
+        e = entry_get(pi, p->pid, st.start_time);
+        if (!e) {
+            p->cpu_pct = p->rss_bytes = metric_none("out of memory");
+            return;
+        }
+        keep_fd(pi, e);
     }
     e->used = true;
     if (e->cpu_tick != pi->tick) {
@@ -514,11 +640,14 @@ bool procinfo_alive(struct procinfo *pi, uint32_t pid, uint64_t start_time)
     if (pi->mode == PROCINFO_NS_OWN || start_time == 0)
         return false;
     struct procinfo_stat st;
+    struct pentry *e = find_pid(pi, pid);
+    if (e && e->start_time == start_time && pread_stat(pi, e, &st)) {
+        e->used = true;
+        return true;
+    }
     if (!read_stat(pi, pid, &st) || st.start_time != start_time)
         return false;
-    for (size_t i = 0; i < pi->n; i++) {
-        if (pi->e[i].pid == pid && pi->e[i].start_time == start_time)
-            pi->e[i].used = true;
-    }
+    if (e && e->start_time == start_time)
+        e->used = true;
     return true;
 }
