@@ -14,10 +14,10 @@
 #include "profiles.h"
 #include "valfn.h"
 
-#define SIM_MAX_GPUS 16
+#define SIM_MAX_GPUS 1024     /* the scaling benchmark goes to 1,000 */
 #define SIM_MAX_MIG_SLOTS 8   /* GetMigDeviceHandleByIndex indices 0..7 */
-#define SIM_MAX_MIGS 192      /* MIG device definitions over the whole timeline */
-#define SIM_MAX_PROCS 128
+#define SIM_MAX_MIGS 8192     /* MIG device definitions over the whole timeline */
+#define SIM_MAX_PROCS 16384
 #define SIM_MAX_FAULTS 32
 #define SIM_NAME_LEN 96
 

@@ -698,6 +698,9 @@ void nvml_state_free(struct nvml_state *st)
     free(st->pu_buf);
     free(st->pui_buf);
     free(st->pus);
+    free(st->pus_ix);
+    st->pus_ix = NULL;
+    st->pus_ixcap = 0;
     nvml_procs_free(st);
     st->cache = NULL;
     st->pu_buf = NULL;

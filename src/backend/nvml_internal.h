@@ -75,6 +75,10 @@ struct nvml_proc {
 struct nvml_proc_list {
     struct nvml_proc *e;
     size_t n, cap;
+    /* (pid, GI, CI) -> position + 1, open addressing, so merging a list of
+     * n entries is O(n), not O(n^2); grow-only */
+    uint32_t *ix;
+    size_t ixcap;
 };
 
 /* The newest per-process utilisation sample of one device, per PID. */
@@ -142,6 +146,8 @@ struct nvml_state {
      * says which (NULL: none this tick). */
     struct nvml_pu *pus;
     size_t npus, pus_cap;
+    uint32_t *pus_ix; /* pid -> position + 1 in pus */
+    size_t pus_ixcap;
     const struct dev_cache *pus_dev;
     /* Process-list scratch, all grow-only so a steady tick allocates nothing. */
     unsigned char *raw;   /* one NVML answer, raw_cap entries of the widest stride */
@@ -231,6 +237,8 @@ nvmlReturn_t nvml_procs_read_kind(struct nvml_state *st, nvmlDevice_t h, nvml_fn
  * Succeeds when the compute list could be read (the others are optional:
  * graphics is not supported on MIG, MPS needs Volta). */
 nvmlReturn_t nvml_procs_read(struct nvml_state *st, nvmlDevice_t h);
+/* Empty a list (and its index). */
+void nvml_proc_list_clear(struct nvml_proc_list *l);
 /* The same; optional false reads only the compute list. */
 nvmlReturn_t nvml_procs_read_lists(struct nvml_state *st, nvmlDevice_t h, bool optional);
 /* A GPU with MIG off: its list into s->procs for device pos. */

@@ -30,10 +30,55 @@ static const char *const MIG_UTIL_WHY =
 static const char *const NO_SAMPLE_WHY = "no utilisation sample for this process since the "
                                          "previous tick";
 
+/* ---- open-addressing indexes (position + 1 per slot, 0 empty) ---- */
+
+static size_t ix_slot(uint64_t key, size_t cap)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+static uint64_t proc_key(const struct nvml_proc *p)
+{
+    return (uint64_t)p->pid ^ ((uint64_t)p->gi << 32) ^ ((uint64_t)p->ci * 0x100000001b3ull);
+}
+
+/* Room for n entries at most half full; rebuilt from e[0..n). */
+static int list_ix_fit(struct nvml_proc_list *l, size_t n)
+{
+    if (l->ixcap >= 2 * n && l->ixcap)
+        return 0;
+    size_t cap = 64;
+    while (cap < 2 * n)
+        cap *= 2;
+    uint32_t *ix = realloc(l->ix, cap * sizeof(*ix));
+    if (!ix)
+        return -1;
+    l->ix = ix;
+    l->ixcap = cap;
+    memset(ix, 0, cap * sizeof(*ix));
+    for (size_t i = 0; i < l->n; i++) {
+        size_t h = ix_slot(proc_key(&l->e[i]), cap);
+        while (ix[h])
+            h = (h + 1) & (cap - 1);
+        ix[h] = (uint32_t)i + 1;
+    }
+    return 0;
+}
+
+void nvml_proc_list_clear(struct nvml_proc_list *l)
+{
+    l->n = 0;
+    if (l->ix)
+        memset(l->ix, 0, l->ixcap * sizeof(*l->ix));
+}
+
 static int list_add(struct nvml_proc_list *l, const struct nvml_proc *p)
 {
-    for (size_t i = 0; i < l->n; i++) {
-        struct nvml_proc *e = &l->e[i];
+    if (list_ix_fit(l, l->n + 1) != 0)
+        return -1;
+    size_t h = ix_slot(proc_key(p), l->ixcap);
+    for (; l->ix[h]; h = (h + 1) & (l->ixcap - 1)) {
+        struct nvml_proc *e = &l->e[l->ix[h] - 1];
         if (e->pid != p->pid || e->gi != p->gi || e->ci != p->ci)
             continue;
         /* The same process in two lists (compute + graphics): one entry.
@@ -52,7 +97,8 @@ static int list_add(struct nvml_proc_list *l, const struct nvml_proc *p)
         l->e = n;
         l->cap = cap;
     }
-    l->e[l->n++] = *p;
+    l->e[l->n] = *p;
+    l->ix[h] = (uint32_t)++l->n;
     return 0;
 }
 
@@ -119,7 +165,7 @@ nvmlReturn_t nvml_procs_read_lists(struct nvml_state *st, nvmlDevice_t h, bool o
 {
     const struct nvml_fns *f = &st->lib.f;
     const size_t *stride = st->lib.proc_stride;
-    st->list.n = 0;
+    nvml_proc_list_clear(&st->list);
     nvmlReturn_t rc =
         nvml_procs_read_kind(st, h, f->procs_compute, stride[NVML_PROCS_COMPUTE], PROC_COMPUTE,
                              "nvmlDeviceGetComputeRunningProcesses");
@@ -138,6 +184,35 @@ nvmlReturn_t nvml_procs_read_lists(struct nvml_state *st, nvmlDevice_t h, bool o
 
 /* ---------------------------------------------- per-process utilisation */
 
+static int pus_ix_fit(struct nvml_state *st, size_t n)
+{
+    if (st->pus_ixcap >= 2 * n && st->pus_ixcap)
+        return 0;
+    size_t cap = 64;
+    while (cap < 2 * n)
+        cap *= 2;
+    uint32_t *ix = realloc(st->pus_ix, cap * sizeof(*ix));
+    if (!ix)
+        return -1;
+    st->pus_ix = ix;
+    st->pus_ixcap = cap;
+    memset(ix, 0, cap * sizeof(*ix));
+    for (size_t i = 0; i < st->npus; i++) {
+        size_t h = ix_slot(st->pus[i].pid, cap);
+        while (ix[h])
+            h = (h + 1) & (cap - 1);
+        ix[h] = (uint32_t)i + 1;
+    }
+    return 0;
+}
+
+static void pus_clear(struct nvml_state *st)
+{
+    st->npus = 0;
+    if (st->pus_ix)
+        memset(st->pus_ix, 0, st->pus_ixcap * sizeof(*st->pus_ix));
+}
+
 /* Keep the newest sample of each PID in st->pus (NVML's buffer may hold
  * several per process). Samples above 100 % or not newer than lastSeen are
  * discarded (nvtop #110). Returns -1 when the table cannot grow. */
@@ -146,8 +221,11 @@ static int pus_note(struct nvml_state *st, unsigned long long last_seen, unsigne
 {
     if (ts <= last_seen || sm > 100 || mem > 100 || enc > 100 || dec > 100)
         return 0;
-    for (size_t i = 0; i < st->npus; i++) {
-        struct nvml_pu *u = &st->pus[i];
+    if (pus_ix_fit(st, st->npus + 1) != 0)
+        return -1;
+    size_t h = ix_slot(pid, st->pus_ixcap);
+    for (; st->pus_ix[h]; h = (h + 1) & (st->pus_ixcap - 1)) {
+        struct nvml_pu *u = &st->pus[st->pus_ix[h] - 1];
         if (u->pid == pid) {
             if (ts > u->ts)
                 *u = (struct nvml_pu){pid, sm, mem, enc, dec, ts};
@@ -162,7 +240,8 @@ static int pus_note(struct nvml_state *st, unsigned long long last_seen, unsigne
         st->pus = n;
         st->pus_cap = cap;
     }
-    st->pus[st->npus++] = (struct nvml_pu){pid, sm, mem, enc, dec, ts};
+    st->pus[st->npus] = (struct nvml_pu){pid, sm, mem, enc, dec, ts};
+    st->pus_ix[h] = (uint32_t)++st->npus;
     return 0;
 }
 
@@ -250,7 +329,7 @@ nvmlReturn_t nvml_process_util(struct nvml_state *st, struct dev_cache *c, nvmlD
      * and must not become a 0 (driver 535 answers INVALID_ARGUMENT as soon as
      * there is data to fetch). */
     const nvmlReturn_t empty = mig ? NVML_ERROR_NOT_FOUND : NVML_SUCCESS;
-    st->npus = 0;
+    pus_clear(st);
     st->pus_dev = NULL;
     nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
     /* The newer call is documented "MIG not supported" on either handle. */
@@ -268,7 +347,7 @@ nvmlReturn_t nvml_process_util(struct nvml_state *st, struct dev_cache *c, nvmlD
     }
     if (rc == NVML_ERROR_NOT_FOUND) {
         *sm = *mem = 0;
-        st->npus = 0;
+        pus_clear(st);
         if (empty == NVML_SUCCESS)
             st->pus_dev = c;
         return empty;
@@ -294,9 +373,12 @@ nvmlReturn_t nvml_process_util(struct nvml_state *st, struct dev_cache *c, nvmlD
 
 static const struct nvml_pu *pu_find(const struct nvml_state *st, uint32_t pid)
 {
-    for (size_t i = 0; i < st->npus; i++) {
-        if (st->pus[i].pid == pid)
-            return &st->pus[i];
+    if (!st->pus_ixcap)
+        return NULL;
+    for (size_t h = ix_slot(pid, st->pus_ixcap); st->pus_ix[h];
+         h = (h + 1) & (st->pus_ixcap - 1)) {
+        if (st->pus[st->pus_ix[h] - 1].pid == pid)
+            return &st->pus[st->pus_ix[h] - 1];
     }
     return NULL;
 }
@@ -622,6 +704,10 @@ void nvml_procs_free(struct nvml_state *st)
     free(st->list.e);
     free(st->parent.e);
     free(st->pending);
+    free(st->list.ix);
+    free(st->parent.ix);
+    st->list.ix = st->parent.ix = NULL;
+    st->list.ixcap = st->parent.ixcap = 0;
     free(st->slots);
     st->slots = NULL;
     st->nslots = st->slots_cap = 0;

@@ -22,9 +22,14 @@
  * read after the process exited fails (ESRCH), even if the PID was reused. */
 #define STAT_FD_MAX 1024
 
+/* A PID with no /proc entry here (another PID namespace, hidepid, exited)
+ * is looked up again only after this many ticks. */
+#define ABSENT_RETRY_TICKS 5
+
 struct pentry {
     uint32_t pid;
     int stat_fd;        /* /proc/PID/stat of this process, or -1 */
+    uint64_t absent_until; /* tick: no /proc entry for this PID before it */
     uint64_t start_time;
     bool used;          /* filled or checked this tick */
     int64_t local_pid;
@@ -484,11 +489,11 @@ static void user_name(struct procinfo *pi, long uid, char *out, size_t len)
 /* The cache entry for (pid, start_time); a new one is filled from status,
  * cmdline and cgroup. A stale entry with the same PID but another start time
  * (the PID was reused) is replaced. NULL when the cache cannot grow. */
-static struct pentry *entry_get(struct procinfo *pi, uint32_t pid, uint64_t start_time)
+/* A cleared cache entry for pid (reusing the PID's old one); NULL when the
+ * cache cannot grow. */
+static struct pentry *entry_slot(struct procinfo *pi, uint32_t pid, uint64_t start_time)
 {
     struct pentry *e = find_pid(pi, pid);
-    if (e && e->start_time == start_time)
-        return e;
     if (e) {
         drop_fd(pi, e); /* PID reused: forget the old process */
     } else {
@@ -515,6 +520,17 @@ static struct pentry *entry_get(struct procinfo *pi, uint32_t pid, uint64_t star
     e->stat_fd = -1;
     e->start_time = start_time;
     e->local_pid = -1;
+    return e;
+}
+
+static struct pentry *entry_get(struct procinfo *pi, uint32_t pid, uint64_t start_time)
+{
+    struct pentry *e = find_pid(pi, pid);
+    if (e && e->start_time == start_time && !e->absent_until)
+        return e;
+    e = entry_slot(pi, pid, start_time);
+    if (!e)
+        return NULL;
 
     long uid = -1;
     int64_t ns[NSPID_MAX] = {0};
@@ -596,10 +612,22 @@ void procinfo_fill(struct procinfo *pi, struct gpu_process *p)
     }
     struct procinfo_stat st;
     struct pentry *e = find_pid(pi, p->pid);
+    static const char *const ABSENT = "no readable /proc entry (exited, or hidden by hidepid)";
+    if (e && e->absent_until > pi->tick) {
+        e->used = true;
+        p->cpu_pct = p->rss_bytes = metric_none(ABSENT);
+        return;
+    }
     if (!pread_stat(pi, e, &st)) {
         if (!read_stat(pi, p->pid, &st)) {
-            p->cpu_pct = p->rss_bytes =
-                metric_none("no readable /proc entry (exited, or hidden by hidepid)");
+            /* remember the miss for a few ticks: an open() per tick per
+             * invisible process is most of the cost of a long list */
+            e = entry_slot(pi, p->pid, 0);
+            if (e) {
+                e->used = true;
+                e->absent_until = pi->tick + ABSENT_RETRY_TICKS;
+            }
+            p->cpu_pct = p->rss_bytes = metric_none(ABSENT);
             return;
         }
         e = entry_get(pi, p->pid, st.start_time);
