@@ -46,12 +46,15 @@ static void publish(struct engine *e)
     pthread_mutex_lock(&e->mu);
     snap_swap(&e->back, &e->ready);
     e->fresh = true;
-    if (!e->signalled) {
-        char b = 1;
-        if (write(e->fds[1], &b, 1) == 1)
-            e->signalled = true;
-    }
+    bool wake = !e->signalled;
+    e->signalled = true;
     pthread_mutex_unlock(&e->mu);
+    /* outside the lock, so the woken front end does not wait for it */
+    if (wake) {
+        char b = 1;
+        ssize_t n = write(e->fds[1], &b, 1);
+        (void)n; /* the pipe cannot be full: at most one byte is in it */
+    }
 }
 
 /* How long a tick waits for the driver: most of an interval, so a late
@@ -149,15 +152,17 @@ bool engine_acquire(struct engine *e, struct snapshot *s)
         snap_swap(s, &e->ready);
         e->fresh = false;
         got = true;
-        pthread_cond_signal(&e->cv);
+        if (e->o.manual) /* only a manual engine waits for this */
+            pthread_cond_signal(&e->cv);
     }
-    if (e->signalled) {
-        char b[8];
-        while (read(e->fds[0], b, sizeof(b)) > 0)
-            ;
-        e->signalled = false;
-    }
+    e->signalled = false;
     pthread_mutex_unlock(&e->mu);
+    /* Drain the wake-up byte. publish writes it after unlocking, so it may
+     * arrive just after this read: the next poll then wakes once for
+     * nothing, and that call drains it. */
+    char b[8];
+    ssize_t n = read(e->fds[0], b, sizeof(b));
+    (void)n;
     return got;
 }
 
