@@ -317,8 +317,19 @@ static void draw_no_gpu(WINDOW *win, const struct tui_view *v)
         return;
     const char *err = s && !s->gpu_ok ? s->gpu_error : "NVML reports no GPU on this host.";
     int y = in.y;
-    draw_wrapped(win, v, in, &y, R_WARN,
-                 "No GPU data. Point --nvml-path at libnvidia-ml.so.1, or try --demo.");
+    /* Advice that fits the state: a library that is there but whose driver
+     * is not (yet) ready is retried by itself; only a missing library needs
+     * the user. */
+    const char *hint = "No GPU data. Point --nvml-path at libnvidia-ml.so.1, or try --demo.";
+    if (strncmp(err, "starting NVML", 13) == 0)
+        hint = "Starting NVML (the driver is slow to answer):";
+    else if (strstr(err, "nvmlInit failed") || strstr(err, "driver went away"))
+        hint = "The NVIDIA driver is not ready; the monitor retries by itself:";
+    else if (v->demo_label)
+        hint = "The simulator could not start this scenario:";
+    else if (s && s->gpu_ok)
+        hint = "No GPU.";
+    draw_wrapped(win, v, in, &y, R_WARN, hint);
     draw_wrapped(win, v, in, &y, R_FREE, err);
 }
 
