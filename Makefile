@@ -1,7 +1,8 @@
 # mig-gpu-mon — build, test, install.
 #   make                 the monitor ./mig-gpu-mon and the simulator sim/libnvidia-ml.so.1
-#   make check           -Werror build, unit tests, end-to-end tests, then the unit
-#                        and end-to-end tests again under ASan+UBSan
+#   make check           -Werror build, unit tests, end-to-end tests, valgrind, then
+#                        the unit and end-to-end tests again under ASan+UBSan
+#                        (san-check) and under ThreadSanitizer (tsan-check)
 #   make install PREFIX=/usr/local DESTDIR=
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -16,6 +17,23 @@ SANFLAGS :=
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 OPT := -O1 -g
+endif
+# SAN=thread: ThreadSanitizer alone (it cannot be combined with ASan).
+# Its options are also compiled into every program of the build
+# (__tsan_default_options, $(BUILD)/tsan_defaults.o), because some test runs
+# start with an empty environment (the TUI tests: env -i) and the GPM helper's
+# stderr is /dev/null: reports go to files under $(BUILD)/tsan-logs, which
+# tsan-check prints and fails on. TSAN_OPTIONS, when set, still wins.
+# atexit_sleep_ms=0: TSan otherwise sleeps 1 s at exit while another thread
+# is alive, and the monitor by design leaves a thread stuck in the driver
+# behind (nvml_workers.c: root_close), which the tests' exit-time limits see.
+# $(call TSAN_OPTS,BUILD-DIR)
+TSAN_OPTS = halt_on_error=1:second_deadlock_stack=1:exitcode=66:atexit_sleep_ms=0:log_path=$(CURDIR)/$(1)/tsan-logs/report
+TSAN_OBJ :=
+ifeq ($(SAN),thread)
+SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
+OPT := -O1 -g
+TSAN_OBJ := $(BUILD)/tsan_defaults.o
 endif
 CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Isrc -DMIGMON_VERSION=\"$(VERSION)\" \
 	-DMIGMON_LIBDIR=\"$(PREFIX)/lib/mig-gpu-mon\" $(CFLAGS)
@@ -35,7 +53,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SIM_DIR := $(BUILD)/sim
 include sim/sim.mk
 
-.PHONY: all check unit e2e san-check valgrind-check install uninstall clean format
+.PHONY: all check unit e2e san-check tsan-check valgrind-check install uninstall clean format
 all: $(BIN) $(SIM_LIB)
 ifeq ($(BUILD),build)
 all: mig-gpu-mon sim/libnvidia-ml.so.1
@@ -53,16 +71,35 @@ $(BUILD)/libmigmon.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
 
-$(BIN): $(MAIN_OBJ) $(BUILD)/libmigmon.a
+$(BIN): $(MAIN_OBJ) $(BUILD)/libmigmon.a $(TSAN_OBJ)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmigmon.a
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmigmon.a $(TSAN_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) $(TEST_LDFLAGS_$*) -lcmocka $(LIBS)
+	$(CC) $(CFLAGS_ALL) $(TEST_CFLAGS_$*) -Itests/unit -o $@ $< $(BUILD)/libmigmon.a $(TSAN_OBJ) \
+		$(LDFLAGS_ALL) $(TEST_LDFLAGS_$*) -lcmocka $(LIBS)
+
+# SAN=thread: the options above as the programs' defaults (generated here, so
+# the sources stay free of sanitizer code; rebuilt when the options change).
+$(BUILD)/tsan_defaults.c: FORCE
+	@mkdir -p $(dir $@) $(BUILD)/tsan-logs
+	@printf '%s\n' 'const char *__tsan_default_options(void);' \
+		'const char *__tsan_default_options(void) { return "$(call TSAN_OPTS,$(BUILD))"; }' > $@.tmp
+	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+$(BUILD)/tsan_defaults.o: $(BUILD)/tsan_defaults.c
+	$(CC) $(CFLAGS_ALL) -fno-sanitize=thread -c $< -o $@
+.PHONY: FORCE
 
 # The allocation test counts the library's heap calls through --wrap.
 TEST_LDFLAGS_test_collect := -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc
 TEST_LDFLAGS_test_history := -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc
+# Under ThreadSanitizer (SAN=thread):
+# - --wrap itself is fine (libtsan is a shared library that interposes malloc
+#   by symbol; __real_malloc reaches it), and the counts stay exact.
+# - test_host replaces malloc itself, which TSan's runtime calls before
+#   main: the test does not replace it under any sanitizer
+#   (__SANITIZE_THREAD__), and only its allocation-count assertion is
+#   skipped, with a message.
 
 # Environment every test gets: where the built binary and simulator are.
 TEST_ENV := MIGMON_BIN=$(CURDIR)/$(BIN) MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) \
@@ -77,13 +114,29 @@ e2e: $(BIN) $(SIM_ALL)
 san-check:
 	$(MAKE) BUILD=build-san SAN=1 unit e2e
 
+# The unit and end-to-end tests under ThreadSanitizer (the sampling thread,
+# the NVML workers, the GPM helper). A report stops the process at once
+# (halt_on_error) with status 66, which fails the test that ran it; every
+# report is also written to build-tsan/tsan-logs/report.PID (see SAN=thread
+# above), printed here, and fails the target even when the process that made
+# it was one whose status no test looks at (the GPM helper). What changes
+# for test_host and test_collect under TSan: see TEST_LDFLAGS above.
+tsan-check:
+	@rm -rf build-tsan/tsan-logs && mkdir -p build-tsan/tsan-logs
+	@TSAN_OPTIONS=$(call TSAN_OPTS,build-tsan) $(MAKE) BUILD=build-tsan SAN=thread unit e2e; \
+	rc=$$?; for f in build-tsan/tsan-logs/report.*; do [ -e "$$f" ] || continue; \
+		echo "== ThreadSanitizer report $$f"; cat "$$f"; rc=1; done; \
+	[ $$rc -eq 0 ] || echo "tsan-check: FAILED" >&2; exit $$rc
+
 # A short soak of the real binary under valgrind: every scenario, no error,
 # no leak (the simulator's own allocations included).
 VALGRIND := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
 valgrind-check: $(BIN) $(SIM_ALL)
 	@set -e; for s in sim/scenarios/*.ini; do echo "== valgrind $$s"; \
-		MIGMON_SIM_SCENARIO=$$s MIGMON_SIM_TIME=100 $(VALGRIND) $(BIN) --once --format json \
-			--nvml-path $(SIM_LIB) >/dev/null; done; \
+		rc=0; MIGMON_SIM_SCENARIO=$$s MIGMON_SIM_TIME=100 $(VALGRIND) $(BIN) --once --format json \
+			--timeout 3 --nvml-path $(SIM_LIB) >/dev/null || rc=$$?; \
+		case "$$s:$$rc" in *:0|*/hang-*:3) ;; *) echo "valgrind-check: $$s exit $$rc"; exit 1;; esac; \
+		done; \
 		echo "== valgrind without a driver"; $(VALGRIND) $(BIN) --once >/dev/null; \
 		echo "== valgrind of the interactive monitor"; $(TEST_ENV) tests/e2e/tui_valgrind.sh
 
@@ -92,6 +145,7 @@ check: all
 	$(MAKE) e2e
 	$(MAKE) valgrind-check
 	$(MAKE) san-check
+	$(MAKE) tsan-check
 	@echo "make check: all suites passed"
 
 install: all
@@ -107,7 +161,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon
 
 clean:
-	rm -rf build build-san mig-gpu-mon sim/libnvidia-ml.so.1
+	rm -rf build build-san build-tsan mig-gpu-mon sim/libnvidia-ml.so.1
 
 format:
 	clang-format -i $(SRC) $(wildcard src/*/*.h src/*.h sim/*.c sim/*.h tests/unit/*.c)
@@ -122,8 +176,13 @@ $(BUILD)/bench_tick: bench/bench_tick.c $(BUILD)/libmigmon.a
 $(BUILD)/bench_draw: bench/bench_draw.c $(BUILD)/libmigmon.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) \
 		-Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc $(LIBS)
+$(BUILD)/bench_engine: bench/bench_engine.c $(BUILD)/libmigmon.a
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) $(LIBS)
+$(BUILD)/bench_scale: bench/bench_scale.c $(BUILD)/libmigmon.a
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) $(LIBS)
 .PHONY: bench
-bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(SIM_ALL)
+bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(BUILD)/bench_engine $(BUILD)/bench_scale \
+		$(SIM_ALL)
 	@for s in a100-sxm4-80gb h100-pcie-mig-535 dgx-a100-8x7; do \
 		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_tick sim/scenarios/$$s.ini 2000; done
 	@echo "== with the GPM helper (sampling every 100 ms)"
@@ -132,3 +191,8 @@ bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(SIM_ALL)
 			$(BUILD)/bench_tick sim/scenarios/$$s.ini 20000; done
 	@for s in a100-sxm4-80gb dgx-a100-8x7; do \
 		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_draw sim/scenarios/$$s.ini 1000; done
+	@echo "== hand-off from the sampling thread to a front end"
+	@for s in a100-sxm4-80gb dgx-a100-8x7; do \
+		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_engine sim/scenarios/$$s.ini 1000; done
+	@echo "== devices x processes"
+	@MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_scale $(CURDIR)/$(BIN) 10

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the build and test dependencies, then run every test suite
-# (make check: -Werror build, unit tests, end-to-end tests, then both again
-# under ASan+UBSan).
+# (make check: -Werror build, unit tests, end-to-end tests, valgrind, then
+# the unit and end-to-end tests again under ASan+UBSan and under
+# ThreadSanitizer).
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/deps.sh

@@ -26,9 +26,9 @@ void *__real_realloc(void *p, size_t n);
 void *__wrap_malloc(size_t n);
 void *__wrap_calloc(size_t a, size_t b);
 void *__wrap_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n) { heap_calls++; return __real_malloc(n); }
-void *__wrap_calloc(size_t a, size_t b) { heap_calls++; return __real_calloc(a, b); }
-void *__wrap_realloc(void *p, size_t n) { heap_calls++; return __real_realloc(p, n); }
+void *__wrap_malloc(size_t n) { __atomic_fetch_add(&heap_calls, 1, __ATOMIC_RELAXED); return __real_malloc(n); }
+void *__wrap_calloc(size_t a, size_t b) { __atomic_fetch_add(&heap_calls, 1, __ATOMIC_RELAXED); return __real_calloc(a, b); }
+void *__wrap_realloc(void *p, size_t n) { __atomic_fetch_add(&heap_calls, 1, __ATOMIC_RELAXED); return __real_realloc(p, n); }
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -7,16 +7,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+/* Written from every NVML worker thread: fd, size and rotation are under
+ * mu; fd is also atomic so debuglog_enabled() may read it without the lock
+ * (a stale answer only logs or skips one line around open/close). */
 static struct {
-    int fd;
+    _Atomic int fd;
     char path[PATH_MAX];
     uint64_t max_bytes;
     uint64_t size;
-} dlog = {.fd = -1};
+    pthread_mutex_t mu;
+} dlog = {.fd = -1, .mu = PTHREAD_MUTEX_INITIALIZER};
 
 uint64_t debuglog_now_ns(void)
 {
@@ -100,20 +106,26 @@ int debuglog_open(const char *path, uint64_t max_bytes, char *err, size_t errlen
         snprintf(err, errlen, "--debug: log path too long");
         return -1;
     }
+    pthread_mutex_lock(&dlog.mu);
     int fd = open_file(path, err, errlen);
-    if (fd < 0)
+    if (fd < 0) {
+        pthread_mutex_unlock(&dlog.mu);
         return -1;
-    dlog.fd = fd;
+    }
     strcpy(dlog.path, path);
     dlog.max_bytes = max_bytes ? max_bytes : DEBUGLOG_DEFAULT_MAX_BYTES;
+    dlog.fd = fd;
+    pthread_mutex_unlock(&dlog.mu);
     return 0;
 }
 
 void debuglog_close(void)
 {
+    pthread_mutex_lock(&dlog.mu);
     if (dlog.fd >= 0)
         close(dlog.fd);
     dlog.fd = -1;
+    pthread_mutex_unlock(&dlog.mu);
 }
 
 bool debuglog_enabled(void)
@@ -162,11 +174,13 @@ void debuglog_printf(const char *fmt, ...)
     if ((size_t)n > sizeof(line) - 2)
         n = (int)sizeof(line) - 2;
     line[n++] = '\n';
-    if (dlog.size + (uint64_t)n > dlog.max_bytes)
+    pthread_mutex_lock(&dlog.mu);
+    if (dlog.fd >= 0 && dlog.size + (uint64_t)n > dlog.max_bytes)
         rotate();
-    if (dlog.fd < 0)
-        return;
-    ssize_t w = write(dlog.fd, line, (size_t)n);
-    if (w > 0)
-        dlog.size += (uint64_t)w;
+    if (dlog.fd >= 0) {
+        ssize_t w = write(dlog.fd, line, (size_t)n);
+        if (w > 0)
+            dlog.size += (uint64_t)w;
+    }
+    pthread_mutex_unlock(&dlog.mu);
 }

@@ -78,9 +78,11 @@ static int run_once(struct collector *col, const struct cli *c)
         host_sample(col->host, &prime.host);
         sleep_ms(200);
     }
-    /* GPM values need two samples in the helper: usually there by now. */
+    /* GPM values need two samples in the helper: usually there by now. The
+     * wait for them takes at most half of what --timeout leaves, so the
+     * driver's own sample always has time. */
     uint64_t now = clock_mono_ns();
-    unsigned left = now < deadline ? (unsigned)((deadline - now) / 1000000ull) : 0;
+    unsigned left = now < deadline ? (unsigned)((deadline - now) / 2000000ull) : 0;
     collect_settle(col, left < ONCE_GPM_WAIT_MS ? left : ONCE_GPM_WAIT_MS);
     collect_tick_until(col, &s, deadline);
     if (c->format == FMT_JSON)

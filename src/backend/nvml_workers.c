@@ -238,7 +238,8 @@ static nvmlReturn_t sys_tick(struct nvml_root *r, bool enumerate)
         r->sys_cap = count;
     }
     struct enum_gpu *g = r->sys_gpus;
-    memset(g, 0, count * sizeof(*g));
+    if (count)
+        memset(g, 0, count * sizeof(*g));
     for (unsigned i = 0; i < count; i++) {
         atomic_store(&r->sys_op_ns, mono());
         atomic_store(&r->sys_sym, "nvmlDeviceGetHandleByIndex_v2");
@@ -452,8 +453,10 @@ static int append_part(struct snapshot *s, const struct snapshot *p)
         snapshot_reserve_procs(s, s->nprocs + p->nprocs) != 0)
         return -1;
     size_t base = s->ndevices, pbase = s->nprocs;
-    memcpy(s->devices + base, p->devices, p->ndevices * sizeof(*p->devices));
-    memcpy(s->procs + pbase, p->procs, p->nprocs * sizeof(*p->procs));
+    if (p->ndevices)
+        memcpy(s->devices + base, p->devices, p->ndevices * sizeof(*p->devices));
+    if (p->nprocs)
+        memcpy(s->procs + pbase, p->procs, p->nprocs * sizeof(*p->procs));
     for (size_t i = 0; i < p->ndevices; i++) {
         struct device *d = &s->devices[base + i];
         if (d->parent_pos >= 0)

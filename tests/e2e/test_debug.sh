@@ -18,3 +18,11 @@ contains "symlinked log message" "$err" "symbolic link"
 # Default path under XDG_STATE_HOME.
 XDG_STATE_HOME="$TMP/state" mon a100-sxm4-80gb.ini --once --debug >/dev/null
 [ -s "$TMP/state/mig-gpu-mon/debug.log" ] && ok || bad "default debug log not written"
+# Eight GPU workers log at once: every line whole (timestamp, call, rc) and
+# each GPU's calls present, also across a rotation (a small cap would need a
+# long run; the lines themselves are the check).
+mon dgx-a100-8x7.ini --once --format json --debug="$TMP/dgx-debug.log" >/dev/null
+eq "8 GPUs: every GPU's calls logged" \
+    "$(grep -o 'nvmlDeviceGetTemperature dev=GPU[0-9]* ' "$TMP/dgx-debug.log" | sort -u | wc -l)" 8
+eq "8 GPUs: no torn or interleaved line" \
+    "$(grep -cvE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z ' "$TMP/dgx-debug.log")" 0

@@ -31,9 +31,11 @@ void *__real_realloc(void *p, size_t n);
 void *__wrap_malloc(size_t n);
 void *__wrap_calloc(size_t a, size_t b);
 void *__wrap_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n) { heap_calls++; return __real_malloc(n); }
-void *__wrap_calloc(size_t a, size_t b) { heap_calls++; return __real_calloc(a, b); }
-void *__wrap_realloc(void *p, size_t n) { heap_calls++; return __real_realloc(p, n); }
+/* The GPU worker threads allocate too: a relaxed atomic count. */
+#define COUNT() __atomic_fetch_add(&heap_calls, 1, __ATOMIC_RELAXED)
+void *__wrap_malloc(size_t n) { COUNT(); return __real_malloc(n); }
+void *__wrap_calloc(size_t a, size_t b) { COUNT(); return __real_calloc(a, b); }
+void *__wrap_realloc(void *p, size_t n) { COUNT(); return __real_realloc(p, n); }
 
 
 static void open_sim(struct collector *c)

@@ -23,8 +23,8 @@
  * owns malloc itself, and valgrind redirects it too: counting_works() probes
  * whether the counter sees calls, and the steady-state check is skipped where
  * it does not. */
-#if defined(__SANITIZE_ADDRESS__)
-#define REPLACE_MALLOC 0
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define REPLACE_MALLOC 0 /* the sanitizer's runtime owns malloc (TSan calls it before main) */
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define REPLACE_MALLOC 0
