@@ -15,7 +15,8 @@ CSTD := -std=c11 -D_GNU_SOURCE
 OPT ?= -O2 -g
 SANFLAGS :=
 ifeq ($(SAN),1)
-SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SANFLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
 OPT := -O1 -g
 endif
 # SAN=thread: ThreadSanitizer alone (it cannot be combined with ASan).

@@ -6,6 +6,7 @@
 
 #include "clock.h"
 #include "procpost.h"
+#include "text.h"
 
 int collect_open(struct collector *c, const struct collect_opts *o, char *err, size_t errlen)
 {
@@ -68,6 +69,7 @@ int collect_tick_until(struct collector *c, struct snapshot *s, uint64_t deadlin
         s->host_error[0] = '\0';
         host_sample(c->host, &s->host);
         snapshot_own_cores(s);
+        text_clean(s->host.hostname, sizeof(s->host.hostname));
     } else {
         s->host_ok = false;
         snprintf(s->host_error, sizeof(s->host_error), "%s", c->host_error);
@@ -83,6 +85,7 @@ int collect_tick_until(struct collector *c, struct snapshot *s, uint64_t deadlin
         s->gpu_ok = false;
         snprintf(s->gpu_error, sizeof(s->gpu_error), "%s",
                  backend_last_error(c->be, c->be_state));
+        text_clean_lines(s->gpu_error, sizeof(s->gpu_error)); /* paths from the environment */
         return 0;
     }
     s->gpu_ok = true;

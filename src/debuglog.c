@@ -81,10 +81,19 @@ int debuglog_default_path(char *out, size_t outlen, char *err, size_t errlen)
 
 static int open_file(const char *path, char *err, size_t errlen)
 {
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+    /* O_NONBLOCK: a FIFO at the path must not block the start (it is
+     * refused below); O_NOFOLLOW: nor may a link redirect the writes. Then,
+     * as ssh does for its files: a regular file owned by us that nobody
+     * else may write to (appending to another user's file in /tmp, as root,
+     * would be writing where they choose). */
+    int fd = open(path,
+                  O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+                  0600);
     if (fd < 0) {
         if (errno == ELOOP)
             snprintf(err, errlen, "--debug: %s is a symbolic link; refusing to follow it", path);
+        else if (errno == ENXIO)
+            snprintf(err, errlen, "--debug: %s is not a regular file", path);
         else
             snprintf(err, errlen, "--debug: cannot open %s: %s", path, strerror(errno));
         return -1;
@@ -95,6 +104,23 @@ static int open_file(const char *path, char *err, size_t errlen)
         close(fd);
         return -1;
     }
+    if (st.st_uid != geteuid()) {
+        snprintf(err, errlen, "--debug: %s belongs to another user (uid %u); refusing to write "
+                              "to it", path, (unsigned)st.st_uid);
+        close(fd);
+        return -1;
+    }
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        snprintf(err, errlen, "--debug: %s is writable by group or others (mode %03o); "
+                              "refusing to write to it (chmod go-w it)", path,
+                 (unsigned)(st.st_mode & 0777));
+        close(fd);
+        return -1;
+    }
+    /* back to blocking writes: each line goes out whole */
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     dlog.size = (uint64_t)st.st_size;
     return fd;
 }

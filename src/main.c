@@ -15,6 +15,7 @@
 #include "backend/gpm.h"
 #include "collect.h"
 #include "debuglog.h"
+#include "text.h"
 #include "export/json.h"
 #include "export/table.h"
 #include "tui/tui.h"
@@ -211,6 +212,7 @@ int main(int argc, char **argv)
                               .gpm_exe = self_exe};
     char cerr[2048];
     if (collect_open(&col, &co, cerr, sizeof(cerr)) != 0) {
+        text_clean_lines(cerr, sizeof(cerr)); /* it names a path the user gave */
         fprintf(stderr, "mig-gpu-mon: %s\n", cerr);
         debuglog_close();
         return 2;

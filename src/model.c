@@ -18,44 +18,77 @@ const char *metric_source_name(enum metric_source s)
     return "none";
 }
 
+#define PIB 1125899906842624.0 /* 2^50 bytes: no device has a pebibyte */
+
 static const struct metric_info infos[M_COUNT] = {
-    [M_GPU_UTIL] = {"gpu_util_pct", "%", false},
-    [M_MEM_UTIL] = {"mem_util_pct", "%", false},
-    [M_SM_UTIL] = {"sm_util_pct", "%", false},
-    [M_MEM_USED] = {"memory_used_bytes", "B", false},
-    [M_MEM_TOTAL] = {"memory_total_bytes", "B", false},
-    [M_TEMP] = {"temperature_c", "C", true},
-    [M_POWER] = {"power_w", "W", true},
-    [M_POWER_LIMIT] = {"power_limit_w", "W", true},
-    [M_ENERGY] = {"energy_j", "J", true},
-    [M_CLK_GFX] = {"clock_graphics_mhz", "MHz", true},
-    [M_CLK_SM] = {"clock_sm_mhz", "MHz", true},
-    [M_CLK_MEM] = {"clock_mem_mhz", "MHz", true},
-    [M_PSTATE] = {"pstate", "", true},
-    [M_PCIE_GEN] = {"pcie_gen", "", true},
-    [M_PCIE_WIDTH] = {"pcie_width", "", true},
-    [M_PCIE_TX] = {"pcie_tx_bytes_per_s", "B/s", true},
-    [M_PCIE_RX] = {"pcie_rx_bytes_per_s", "B/s", true},
-    [M_ENC_UTIL] = {"enc_util_pct", "%", true},
-    [M_DEC_UTIL] = {"dec_util_pct", "%", true},
-    [M_ECC_MODE] = {"ecc_enabled", "", true},
-    [M_ECC_CORR] = {"ecc_corrected", "", true},
-    [M_ECC_UNCORR] = {"ecc_uncorrected", "", true},
-    [M_TEMP_SLOWDOWN] = {"temp_slowdown_c", "C", true},
-    [M_TEMP_SHUTDOWN] = {"temp_shutdown_c", "C", true},
-    [M_FAN] = {"fan_pct", "%", true},
-    [M_SM_OCCUPANCY] = {"sm_occupancy_pct", "%", false},
-    [M_TENSOR_UTIL] = {"tensor_util_pct", "%", false},
-    [M_DFMA_TENSOR_UTIL] = {"dfma_tensor_util_pct", "%", false},
-    [M_HMMA_TENSOR_UTIL] = {"hmma_tensor_util_pct", "%", false},
-    [M_IMMA_TENSOR_UTIL] = {"imma_tensor_util_pct", "%", false},
-    [M_FP64_UTIL] = {"fp64_util_pct", "%", false},
-    [M_FP32_UTIL] = {"fp32_util_pct", "%", false},
-    [M_FP16_UTIL] = {"fp16_util_pct", "%", false},
-    [M_INT_UTIL] = {"integer_util_pct", "%", false},
-    [M_NVLINK_TX] = {"nvlink_tx_bytes_per_s", "B/s", true},
-    [M_NVLINK_RX] = {"nvlink_rx_bytes_per_s", "B/s", true},
+    [M_GPU_UTIL] = {"gpu_util_pct", "%", false, 0, 100},
+    [M_MEM_UTIL] = {"mem_util_pct", "%", false, 0, 100},
+    [M_SM_UTIL] = {"sm_util_pct", "%", false, 0, 100},
+    [M_MEM_USED] = {"memory_used_bytes", "B", false, 0, PIB},
+    [M_MEM_TOTAL] = {"memory_total_bytes", "B", false, 0, PIB},
+    [M_TEMP] = {"temperature_c", "C", true, -40, 200},
+    [M_POWER] = {"power_w", "W", true, 0, 10000},
+    [M_POWER_LIMIT] = {"power_limit_w", "W", true, 0, 10000},
+    [M_ENERGY] = {"energy_j", "J", true, 0, 1e15},
+    [M_CLK_GFX] = {"clock_graphics_mhz", "MHz", true, 0, 20000},
+    [M_CLK_SM] = {"clock_sm_mhz", "MHz", true, 0, 20000},
+    [M_CLK_MEM] = {"clock_mem_mhz", "MHz", true, 0, 20000},
+    [M_PSTATE] = {"pstate", "", true, 0, 15},
+    [M_PCIE_GEN] = {"pcie_gen", "", true, 1, 8},
+    [M_PCIE_WIDTH] = {"pcie_width", "", true, 1, 64},
+    [M_PCIE_TX] = {"pcie_tx_bytes_per_s", "B/s", true, 0, 1e12},
+    [M_PCIE_RX] = {"pcie_rx_bytes_per_s", "B/s", true, 0, 1e12},
+    [M_ENC_UTIL] = {"enc_util_pct", "%", true, 0, 100},
+    [M_DEC_UTIL] = {"dec_util_pct", "%", true, 0, 100},
+    [M_ECC_MODE] = {"ecc_enabled", "", true, 0, 1},
+    [M_ECC_CORR] = {"ecc_corrected", "", true, 0, 1e15},
+    [M_ECC_UNCORR] = {"ecc_uncorrected", "", true, 0, 1e15},
+    [M_TEMP_SLOWDOWN] = {"temp_slowdown_c", "C", true, -40, 200},
+    [M_TEMP_SHUTDOWN] = {"temp_shutdown_c", "C", true, -40, 200},
+    [M_FAN] = {"fan_pct", "%", true, 0, 200},
+    [M_SM_OCCUPANCY] = {"sm_occupancy_pct", "%", false, 0, 100},
+    [M_TENSOR_UTIL] = {"tensor_util_pct", "%", false, 0, 100},
+    [M_DFMA_TENSOR_UTIL] = {"dfma_tensor_util_pct", "%", false, 0, 100},
+    [M_HMMA_TENSOR_UTIL] = {"hmma_tensor_util_pct", "%", false, 0, 100},
+    [M_IMMA_TENSOR_UTIL] = {"imma_tensor_util_pct", "%", false, 0, 100},
+    [M_FP64_UTIL] = {"fp64_util_pct", "%", false, 0, 100},
+    [M_FP32_UTIL] = {"fp32_util_pct", "%", false, 0, 100},
+    [M_FP16_UTIL] = {"fp16_util_pct", "%", false, 0, 100},
+    [M_INT_UTIL] = {"integer_util_pct", "%", false, 0, 100},
+    [M_NVLINK_TX] = {"nvlink_tx_bytes_per_s", "B/s", true, 0, 1e13},
+    [M_NVLINK_RX] = {"nvlink_rx_bytes_per_s", "B/s", true, 0, 1e13},
 };
+
+/* Two readings that cannot both be true: used above total. */
+static void check_memory(struct snapshot *s, struct device *d)
+{
+    struct metric *u = &d->m[M_MEM_USED], *t = &d->m[M_MEM_TOTAL];
+    if (metric_ok(u) && metric_ok(t) && u->value > t->value) {
+        const char *why = snapshot_note(s, "driver returned used %.15g > total %.15g bytes",
+                                        u->value, t->value);
+        *u = metric_none(why);
+        *t = metric_none(why);
+    }
+}
+
+void snapshot_check_ranges(struct snapshot *s)
+{
+    for (size_t i = 0; i < s->ndevices; i++) {
+        struct device *d = &s->devices[i];
+        for (int k = 0; k < M_COUNT; k++) {
+            struct metric *m = &d->m[k];
+            const struct metric_info *mi = &infos[k];
+            if (metric_ok(m) && !(m->value >= mi->min && m->value <= mi->max))
+                *m = metric_none(snapshot_note(s, "driver returned %.15g", m->value));
+        }
+        check_memory(s, d);
+        for (size_t j = 0; j < d->nprocs && d->proc_first + j < s->nprocs; j++) {
+            struct gpu_process *p = &s->procs[d->proc_first + j];
+            if (metric_ok(&p->mem_bytes) && !(p->mem_bytes.value >= 0 && p->mem_bytes.value <= PIB))
+                p->mem_bytes = metric_none("driver returned an impossible memory size");
+        }
+    }
+}
 
 const struct metric_info *metric_info(enum metric_id id)
 {

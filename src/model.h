@@ -105,9 +105,18 @@ struct metric_info {
     /* True for values that belong to the whole physical GPU: on a MIG device
      * they are read from the parent and labelled as the parent's. */
     bool gpu_wide;
+    /* The plausible range; a reading outside it is none ("driver returned
+     * X"), never shown (docs/json.md lists them). */
+    double min, max;
 };
 
 const struct metric_info *metric_info(enum metric_id id);
+
+struct snapshot;
+/* Every metric of every device of s checked against its range, and memory
+ * used against total; offenders become none with the value in the reason
+ * (stored in s's notes). Process memory likewise. */
+void snapshot_check_ranges(struct snapshot *s);
 
 enum device_kind { DEV_GPU = 0, DEV_MIG = 1 };
 

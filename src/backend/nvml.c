@@ -18,6 +18,7 @@
 #include "backend/nvml_internal.h"
 #include "backend/nvml_load.h"
 #include "debuglog.h"
+#include "text.h"
 
 void nvml_log_call(struct nvml_state *st, const char *sym)
 {
@@ -201,25 +202,47 @@ static void apply_gpm_extras(const struct gpm_view *gv, struct device *d, bool g
 
 /* ------------------------------------------------------------ GPU metrics */
 
+/* A failed read of a static fact worth asking again: anything but "this
+ * device or library will never answer". */
+static bool transient(nvmlReturn_t rc)
+{
+    return rc != NVML_SUCCESS && rc != NVML_ERROR_NOT_SUPPORTED &&
+           rc != NVML_ERROR_FUNCTION_NOT_FOUND;
+}
+
+/* Static facts: read once, but a read that failed for a passing reason is
+ * retried with backoff (the slow cadence, doubling to 12 times it), so one
+ * UNKNOWN at start does not leave a name or threshold N/A for the run. */
 static void read_gpu_static(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h)
 {
     const struct nvml_fns *f = &st->lib.f;
-    if (f->name && CALL(st, "nvmlDeviceGetName", f->name(h, c->name, sizeof(c->name))) != 0)
-        c->name[0] = '\0';
-    c->name[sizeof(c->name) - 1] = '\0';
+    bool again = false;
+    char name[MIGMON_NAME_LEN];
+    if (f->name && CALL(st, "nvmlDeviceGetName", f->name(h, name, sizeof(name))) == 0) {
+        text_clean(name, sizeof(name)); /* bounded, terminated, no controls */
+        snprintf(c->name, sizeof(c->name), "%s", name);
+    } else {
+        again |= f->name && transient(st->rc);
+    }
     nvmlPciInfo_t pci;
     if (f->pci_info && CALL(st, "nvmlDeviceGetPciInfo", f->pci_info(h, &pci)) == NVML_SUCCESS) {
-        pci.busId[sizeof(pci.busId) - 1] = '\0';
+        text_clean(pci.busId, sizeof(pci.busId));
         snprintf(c->pci, sizeof(c->pci), "%s", pci.busId);
+    } else {
+        again |= f->pci_info && transient(st->rc);
     }
     unsigned int a = 0;
     if (f->arch && CALL(st, "nvmlDeviceGetArchitecture", f->arch(h, &a)) == NVML_SUCCESS)
         snprintf(c->arch, sizeof(c->arch), "%s", arch_name(a));
+    else
+        again |= f->arch && transient(st->rc);
     int ma = 0, mi = 0;
     if (f->cuda_cc &&
         CALL(st, "nvmlDeviceGetCudaComputeCapability", f->cuda_cc(h, &ma, &mi)) == 0) {
         c->cc_major = ma;
         c->cc_minor = mi;
+    } else {
+        again |= f->cuda_cc && transient(st->rc);
     }
     unsigned int t = 0;
     c->temp_slowdown = metric_none(NO_SYMBOL);
@@ -235,8 +258,19 @@ static void read_gpu_static(struct nvml_state *st, struct dev_cache *c, nvmlDevi
                  f->temp_threshold(h, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, &t)) == NVML_SUCCESS
                 ? metric_direct(t)
                 : metric_none(nvml_rc_reason(st->rc));
+        again |= (!metric_ok(&c->temp_slowdown) || !metric_ok(&c->temp_shutdown)) &&
+                 transient(st->rc);
     }
     c->have_static = true;
+    if (again) {
+        unsigned long gap = c->static_gap ? c->static_gap * 2 : st->slow_every;
+        if (gap > 12ul * st->slow_every)
+            gap = 12ul * st->slow_every;
+        c->static_gap = gap;
+        c->static_retry = st->tick + gap;
+    } else {
+        c->static_retry = 0;
+    }
 }
 
 /* The GPU's slice total from its GPU-instance profiles (the largest
@@ -293,10 +327,23 @@ static void read_gpu_dynamic(struct nvml_state *st, struct dev_cache *c, nvmlDev
     if (!d->mig_enabled && f->process_util && !memo_known(c, MC_PROC_UTIL)) {
         double sm, mem;
         nvmlReturn_t rc = nvml_process_util(st, c, h, false, &sm, &mem);
-        if (rc == NVML_SUCCESS)
+        /* The driver samples processes at its own cadence (up to 1 s): a
+         * tick without a new sample is not an idle GPU. The last sum is
+         * carried for about 2 s (at least 3 ticks), then none; never 0. */
+        unsigned long carry = st->slow_every * 2 / 5 > 3 ? st->slow_every * 2 / 5 : 3;
+        if (rc == NVML_SUCCESS) {
             d->m[M_SM_UTIL] = (struct metric){.value = sm, .src = MSRC_PROCESS};
-        else if (!memo_note(c, MC_PROC_UTIL, rc))
+            c->sm_last = d->m[M_SM_UTIL];
+            c->sm_last_tick = st->tick;
+        } else if (rc == NVML_ERROR_NOT_FOUND && metric_ok(&c->sm_last) &&
+                   st->tick - c->sm_last_tick <= carry) {
+            d->m[M_SM_UTIL] = c->sm_last;
+            d->m[M_SM_UTIL].src = MSRC_CARRIED;
+        } else if (rc == NVML_ERROR_NOT_FOUND) {
+            d->m[M_SM_UTIL] = metric_none("no new per-process sample from the driver");
+        } else if (!memo_note(c, MC_PROC_UTIL, rc)) {
             d->m[M_SM_UTIL] = metric_none(nvml_rc_reason(rc));
+        }
     }
     if (memo_known(c, MC_PROC_UTIL))
         d->m[M_SM_UTIL] = memo_none(c, MC_PROC_UTIL);
@@ -495,7 +542,7 @@ static void read_mig_static(struct nvml_state *st, struct dev_cache *c, nvmlDevi
     const struct nvml_fns *f = &st->lib.f;
     if (f->name && CALL(st, "nvmlDeviceGetName", f->name(h, c->name, sizeof(c->name))) != 0)
         c->name[0] = '\0';
-    c->name[sizeof(c->name) - 1] = '\0';
+    text_clean(c->name, sizeof(c->name));
     unsigned int id = 0;
     if (f->gpu_instance_id && CALL(st, "nvmlDeviceGetGpuInstanceId", f->gpu_instance_id(h, &id)) == 0)
         c->gi_id = (int)id;
@@ -622,7 +669,7 @@ static void walk_migs(struct nvml_state *st, nvmlDevice_t parent_h)
             continue; /* NOT_FOUND: empty slot */
         if (f->uuid && CALL(st, "nvmlDeviceGetUUID", f->uuid(m->h, m->uuid, sizeof(m->uuid))) != 0)
             continue; /* no identity: cannot be cached or followed */
-        m->uuid[sizeof(m->uuid) - 1] = '\0';
+        text_clean(m->uuid, sizeof(m->uuid));
         st->nslots++;
     }
 }
@@ -743,12 +790,12 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
         cache_prune(st);
         return;
     }
-    d->uuid[sizeof(d->uuid) - 1] = '\0';
+    text_clean(d->uuid, sizeof(d->uuid));
     struct dev_cache *c = cache_get(st, d->uuid);
     if (!c)
         return;
     c->seen = true;
-    if (!c->have_static)
+    if (!c->have_static || (c->static_retry && st->tick >= c->static_retry))
         read_gpu_static(st, c, h);
 
     /* MIG mode: at the slow cadence, and at once when a MIG handle turned

@@ -55,6 +55,11 @@ struct dev_cache {
     unsigned long settings_tick;   /* power limit and ECC mode read at this tick */
     struct metric power_limit, ecc_mode, pcie_gen, pcie_width;
     unsigned long mig_mode_tick;
+    /* static facts that failed for a passing reason: read again at this
+     * tick, the gap doubling */
+    unsigned long static_retry, static_gap;
+    struct metric sm_last; /* the last SM sum from per-process samples */
+    unsigned long sm_last_tick;
     /* A MIG device's graphics/MPS lists: busy last time, or read again at
      * opt_lists_next. */
     bool opt_lists_busy;

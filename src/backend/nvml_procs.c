@@ -24,6 +24,10 @@
 #define INVALID_ID 0xFFFFFFFFu
 /* INSUFFICIENT_SIZE answers tolerated in a row before giving up. */
 #define MAX_ATTEMPTS 4
+/* The most entries one list may take (2 MiB at the widest stride): a driver
+ * that keeps asking for more is answered with its own INSUFFICIENT_SIZE,
+ * never with unbounded memory. Far above any real GPU's process count. */
+#define MAX_PROC_ENTRIES 65536u
 
 static const char *const MIG_UTIL_WHY =
     "NVML does not report per-process utilisation on MIG devices";
@@ -131,12 +135,27 @@ nvmlReturn_t nvml_procs_read_kind(struct nvml_state *st, nvmlDevice_t h, nvml_fn
             size_t want = (size_t)count + count / 4 + 4;
             if (want <= st->raw_cap)
                 want = st->raw_cap * 2; /* "too small" yet the count fits: grow anyway */
+            if (want > MAX_PROC_ENTRIES) {
+                if (st->raw_cap >= MAX_PROC_ENTRIES)
+                    break;
+                want = MAX_PROC_ENTRIES;
+            }
             if (raw_reserve(st, want) != 0)
                 return NVML_ERROR_MEMORY;
             continue;
         }
         if (rc != NVML_SUCCESS)
             return rc;
+        /* Give back a buffer a storm of INSUFFICIENT_SIZE grew, once the
+         * lists are short again. */
+        if (st->raw_cap > 4096 && (size_t)count * 8 < st->raw_cap) {
+            size_t keep = (size_t)count * 2 > 1024 ? (size_t)count * 2 : 1024;
+            unsigned char *b = realloc(st->raw, keep * MAX_STRIDE);
+            if (b) {
+                st->raw = b;
+                st->raw_cap = keep;
+            }
+        }
         for (unsigned int i = 0; i < count && i < st->raw_cap; i++) {
             const unsigned char *e = st->raw + (size_t)i * stride;
             struct nvml_proc p = {.gi = INVALID_ID, .ci = INVALID_ID, .type = type};
@@ -147,6 +166,10 @@ nvmlReturn_t nvml_procs_read_kind(struct nvml_state *st, nvmlDevice_t h, nvml_fn
                 memcpy(&p.gi, e + offsetof(nvmlProcessInfo_v2_t, gpuInstanceId), sizeof(p.gi));
                 memcpy(&p.ci, e + offsetof(nvmlProcessInfo_v2_t, computeInstanceId),
                        sizeof(p.ci));
+            }
+            if (p.pid == 0) { /* not a process: never shown as one (nor as us) */
+                debuglog_printf("%s dev=%s: PID 0 in the list, dropped", sym, st->label);
+                continue;
             }
             if (list_add(&st->list, &p) != 0)
                 return NVML_ERROR_MEMORY;
@@ -328,7 +351,6 @@ nvmlReturn_t nvml_process_util(struct nvml_state *st, struct dev_cache *c, nvmlD
      * MIG-enabled GPUs, so on a MIG handle an empty answer proves nothing
      * and must not become a 0 (driver 535 answers INVALID_ARGUMENT as soon as
      * there is data to fetch). */
-    const nvmlReturn_t empty = mig ? NVML_ERROR_NOT_FOUND : NVML_SUCCESS;
     pus_clear(st);
     st->pus_dev = NULL;
     nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
@@ -346,11 +368,12 @@ nvmlReturn_t nvml_process_util(struct nvml_state *st, struct dev_cache *c, nvmlD
         rc = util_samples(st, c, h);
     }
     if (rc == NVML_ERROR_NOT_FOUND) {
+        /* no sample newer than lastSeen: not a measured 0 (the caller
+         * carries the last value for a while) */
         *sm = *mem = 0;
         pus_clear(st);
-        if (empty == NVML_SUCCESS)
-            st->pus_dev = c;
-        return empty;
+        st->pus_dev = c;
+        return NVML_ERROR_NOT_FOUND;
     }
     if (rc != NVML_SUCCESS)
         return rc;

@@ -30,6 +30,7 @@
 #include "clock.h"
 #include "collect.h"
 #include "debuglog.h"
+#include "text.h"
 
 #define BACKOFF_MIN_NS (1000ull * 1000000ull)
 #define BACKOFF_MAX_NS (30000ull * 1000000ull)
@@ -248,11 +249,11 @@ static nvmlReturn_t sys_tick(struct nvml_root *r, bool enumerate)
             atomic_store(&r->sys_sym, "nvmlDeviceGetUUID");
             if (f->uuid(g[i].h, g[i].uuid, sizeof(g[i].uuid)) != NVML_SUCCESS)
                 g[i].uuid[0] = '\0';
-            g[i].uuid[sizeof(g[i].uuid) - 1] = '\0';
+            text_clean(g[i].uuid, sizeof(g[i].uuid));
             atomic_store(&r->sys_sym, "nvmlDeviceGetName");
             if (f->name && f->name(g[i].h, g[i].name, sizeof(g[i].name)) != NVML_SUCCESS)
                 g[i].name[0] = '\0';
-            g[i].name[sizeof(g[i].name) - 1] = '\0';
+            text_clean(g[i].name, sizeof(g[i].name));
         }
         atomic_store(&r->sys_sym, NULL);
     }
@@ -318,7 +319,9 @@ static void *sys_main(void *arg)
             dv[0] = '\0';
         if (f->nvml_version && f->nvml_version(nv, sizeof(nv)) != NVML_SUCCESS)
             nv[0] = '\0';
-        dv[sizeof(dv) - 1] = nv[sizeof(nv) - 1] = '\0';
+        /* a driver may fill the whole buffer without a NUL */
+        text_clean(dv, sizeof(dv));
+        text_clean(nv, sizeof(nv));
         pthread_mutex_lock(&r->mu);
         memcpy(r->driver_version, dv, sizeof(dv));
         memcpy(r->nvml_version, nv, sizeof(nv));
@@ -398,6 +401,7 @@ static void *worker_run(void *arg)
         atomic_store(&w->tick_start_ns, mono());
         snapshot_notes_reset(&w->part);
         nvml_sample_gpu(&w->st, w->index, h, hrc, uuid, &w->part);
+        snapshot_check_ranges(&w->part); /* absurd driver values never leave the worker */
         pthread_mutex_lock(&r->mu);
         snapshot_swap(&w->part, &w->result);
         w->have_result = true;

@@ -1,5 +1,7 @@
 #include "export/jsonw.h"
 
+#include "text.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -59,11 +61,22 @@ void jsonw_obj_close(struct jsonw *w) { close_(w, '}'); }
 void jsonw_arr_open(struct jsonw *w) { open_(w, '['); }
 void jsonw_arr_close(struct jsonw *w) { close_(w, ']'); }
 
+/* Always valid JSON and valid UTF-8: invalid sequences become U+FFFD,
+ * controls (C0, DEL, C1, bidi) are written as \\u escapes. */
 static void put_escaped(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t len = text_utf8_decode(p + i, n - i, &cp);
+        if (len == 0) {
+            fputs("\xef\xbf\xbd", f);
+            i++;
+            continue;
+        }
+        switch (cp) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
         case '\n': fputs("\\n", f); break;
@@ -72,11 +85,12 @@ static void put_escaped(FILE *f, const char *s)
         case '\b': fputs("\\b", f); break;
         case '\f': fputs("\\f", f); break;
         default:
-            if (*p < 0x20 || *p == 0x7f)
-                fprintf(f, "\\u%04x", *p);
+            if (text_is_control(cp))
+                fprintf(f, "\\u%04x", (unsigned)cp);
             else
-                fputc(*p, f);
+                fwrite(p + i, 1, len, f);
         }
+        i += len;
     }
     fputc('"', f);
 }

@@ -1,5 +1,7 @@
 #include "system/procinfo.h"
 
+#include "text.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -117,12 +119,7 @@ static void read_ns(struct procinfo *pi, uint32_t pid, char *out, size_t len)
 
 void procinfo_sanitize(char *s)
 {
-    for (unsigned char *p = (unsigned char *)s; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f)
-            *p = '?';
-        else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) /* C1 control in UTF-8 */
-            p[0] = p[1] = '?';
-    }
+    text_clean(s, strlen(s) + 1); /* C0, DEL, C1, bidi controls, invalid UTF-8 */
 }
 
 int procinfo_parse_stat(const char *buf, struct procinfo_stat *out)

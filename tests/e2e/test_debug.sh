@@ -26,3 +26,24 @@ eq "8 GPUs: every GPU's calls logged" \
     "$(grep -o 'nvmlDeviceGetTemperature dev=GPU[0-9]* ' "$TMP/dgx-debug.log" | sort -u | wc -l)" 8
 eq "8 GPUs: no torn or interleaved line" \
     "$(grep -cvE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z ' "$TMP/dgx-debug.log")" 0
+# A FIFO at the log path must not block the start; a file others may write
+# to, or another user's file, is refused (as ssh does for its files).
+mkfifo "$TMP/fifo.log"
+t0=$(date +%s%N)
+err=$(timeout 5 "$MIGMON_BIN" --once --gpm off --debug="$TMP/fifo.log" 2>&1 >/dev/null); rc=$?
+t1=$(date +%s%N)
+eq "FIFO log: exit 2 (not a hang)" "$rc" 2
+contains "FIFO log: message" "$err" "is not a regular file"
+[ $(((t1 - t0) / 1000000)) -lt 2000 ] && ok || bad "FIFO log took $(((t1 - t0) / 1000000)) ms"
+: >"$TMP/open.log"
+chmod 0666 "$TMP/open.log"
+err=$("$MIGMON_BIN" --once --gpm off --debug="$TMP/open.log" 2>&1 >/dev/null); rc=$?
+eq "world-writable log: exit 2" "$rc" 2
+contains "world-writable log: message" "$err" "writable by group or others (mode 666)"
+eq "world-writable log: nothing appended" "$(stat -c %s "$TMP/open.log")" 0
+if [ "$(id -u)" = 0 ] && chown 65534 "$TMP/open.log" 2>/dev/null; then
+    chmod 0600 "$TMP/open.log"
+    err=$("$MIGMON_BIN" --once --gpm off --debug="$TMP/open.log" 2>&1 >/dev/null); rc=$?
+    eq "another user's log: exit 2" "$rc" 2
+    contains "another user's log: message" "$err" "belongs to another user (uid 65534)"
+fi

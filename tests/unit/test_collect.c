@@ -95,6 +95,50 @@ static void test_gpm_isolation_keeps_vram(void **state)
     collect_close(&c);
 }
 
+/*
+ * Polled faster than the driver samples processes (the simulator keeps one
+ * per-process sample per second; ticks 0.1 s apart), most ticks bring no
+ * new sample. That is not an idle GPU: SM utilisation is a real sum, the
+ * last one carried (bounded), or none; never a fake 0 (the scenario's
+ * processes always run at 3 % and more).
+ */
+static void test_no_fake_zero_between_samples(void **state)
+{
+    (void)state;
+    use_scenario("a100-sxm4-80gb.ini", "100+0.1");
+    struct collector c;
+    open_sim(&c);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    int real = 0, carried = 0, none = 0;
+    for (int t = 0; t < 40; t++) {
+        collect_tick(&c, &s);
+        const struct metric *m = &s.devices[0].m[M_SM_UTIL];
+        if (m->src == MSRC_PROCESS) {
+            assert_true(m->value >= 3);
+            real++;
+        } else if (m->src == MSRC_CARRIED) {
+            assert_true(m->value >= 3);
+            carried++;
+        } else {
+            assert_int_equal(m->src, MSRC_NONE);
+            assert_string_equal(m->why, "no new per-process sample from the driver");
+            none++;
+        }
+        /* per-process SM% likewise: a value only with a new sample */
+        for (size_t i = 0; i < s.devices[0].nprocs; i++) {
+            const struct gpu_process *p = &s.procs[s.devices[0].proc_first + i];
+            if (metric_ok(&p->sm_util))
+                assert_true(p->sm_util.value >= 3);
+        }
+    }
+    assert_true(real >= 3);
+    assert_true(carried >= 3);
+    assert_true(none >= 3);
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
 static size_t count_kind(const struct snapshot *s, enum device_kind k)
 {
     size_t n = 0;
@@ -308,6 +352,7 @@ int main(void)
         cmocka_unit_test(test_no_gpu_scenario),
         cmocka_unit_test(test_bad_explicit_path),
         cmocka_unit_test(test_gpm_isolation_keeps_vram),
+        cmocka_unit_test(test_no_fake_zero_between_samples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
