@@ -16,6 +16,10 @@
  *                        NOT_SUPPORTED.
  * Memory reads fail with IN_USE in a process whose NVML session a GPM sample
  * has corrupted (gpm_corrupts_session, api_gpm.c).
+ *
+ * In a hostile scenario the readings are clamped only to what their C type
+ * holds (model_hi / model_lo), and a GPU's raw memory keys replace the
+ * modelled bytes exactly.
  */
 #include <math.h>
 #include <string.h>
@@ -63,8 +67,8 @@ static nvmlReturn_t utilization(struct sim_call *c, nvmlUtilization_t *u)
     if (c->d.mig_on || !valfn_supported(&c->d.g->util_gpu) ||
         !valfn_supported(&c->d.g->util_mem))
         return NVML_ERROR_NOT_SUPPORTED;
-    u->gpu = model_uint(&c->d.g->util_gpu, c->t, 0, 100);
-    u->memory = model_uint(&c->d.g->util_mem, c->t, 0, 100);
+    u->gpu = model_uint(&c->d.g->util_gpu, c->t, 0, model_hi(100));
+    u->memory = model_uint(&c->d.g->util_mem, c->t, 0, model_hi(100));
     return NVML_SUCCESS;
 }
 
@@ -81,7 +85,7 @@ static nvmlReturn_t codec(struct sim_call *c, const struct valfn *f, unsigned *u
         return NVML_ERROR_INVALID_ARGUMENT;
     if (c->d.mig_on || !valfn_supported(f))
         return NVML_ERROR_NOT_SUPPORTED;
-    *util = model_uint(f, c->t, 0, 100);
+    *util = model_uint(f, c->t, 0, model_hi(100));
     *period = CODEC_PERIOD_US;
     return NVML_SUCCESS;
 }
@@ -109,6 +113,26 @@ static nvmlReturn_t read_memory(struct sim_call *c, struct model_mem *mm)
     return NVML_SUCCESS;
 }
 
+/*
+ * A hostile GPU's raw memory keys, on its own handle (MIG off, or the
+ * privileged parent's aggregate): total and used exactly as given, and free
+ * as given or else total - reserved - used, modulo 2^64, as a driver that
+ * subtracts without checking would report it. reserved is 0 for v1.
+ */
+static void raw_memory(const struct sim_call *c, unsigned long long reserved,
+                       unsigned long long *total, unsigned long long *used,
+                       unsigned long long *free_)
+{
+    const struct sim_gpu *g = c->d.g;
+    if (c->d.m || !(g->mem_total_raw_set || g->mem_used_raw_set || g->mem_free_raw_set))
+        return;
+    if (g->mem_total_raw_set)
+        *total = g->mem_total_raw;
+    if (g->mem_used_raw_set)
+        *used = g->mem_used_raw;
+    *free_ = g->mem_free_raw_set ? g->mem_free_raw : *total - reserved - *used;
+}
+
 /* v1: used = reserved + allocated (hdr), free = total - used. */
 static nvmlReturn_t memory_v1(struct sim_call *c, nvmlMemory_t *mem)
 {
@@ -123,6 +147,7 @@ static nvmlReturn_t memory_v1(struct sim_call *c, nvmlMemory_t *mem)
     mem->total = mm.total;
     mem->used = mm.reserved + mm.used;
     mem->free = mm.total - mem->used;
+    raw_memory(c, 0, &mem->total, &mem->used, &mem->free);
     return NVML_SUCCESS;
 }
 
@@ -145,6 +170,7 @@ static nvmlReturn_t memory_v2(struct sim_call *c, nvmlMemory_v2_t *mem)
     mem->reserved = mm.reserved;
     mem->used = mm.used;
     mem->free = mm.total - mm.reserved - mm.used;
+    raw_memory(c, mm.reserved, &mem->total, &mem->used, &mem->free);
     return NVML_SUCCESS;
 }
 
@@ -161,7 +187,7 @@ static nvmlReturn_t temperature(struct sim_call *c, int sensor, unsigned *temp)
         return NVML_ERROR_INVALID_ARGUMENT;
     if (c->d.m || sensor != NVML_TEMPERATURE_GPU)
         return MIG_TEMP_RC; /* INVALID_ARGUMENT either way */
-    return read_fn(&c->d.g->temp_c, c->t, 0, 200, temp);
+    return read_fn(&c->d.g->temp_c, c->t, 0, model_hi(200), temp);
 }
 
 static nvmlReturn_t temperature_v(struct sim_call *c, nvmlTemperature_t *t)
@@ -251,7 +277,7 @@ static nvmlReturn_t clock(struct sim_call *c, int type, unsigned *mhz, bool max)
         return NVML_ERROR_INVALID_ARGUMENT;
     if (max)
         return out_u(mhz, c->d.g->max_clock[type]);
-    return read_fn(&c->d.g->clock[type], c->t, 0, c->d.g->max_clock[type], mhz);
+    return read_fn(&c->d.g->clock[type], c->t, 0, model_hi(c->d.g->max_clock[type]), mhz);
 }
 
 SIM_DEVICE_FN(nvmlDeviceGetClockInfo,
@@ -268,8 +294,9 @@ static nvmlReturn_t pstate(struct sim_call *c, nvmlPstates_t *p)
     if (c->d.m)
         return MIG_OTHER_RC;
     /* a board without P-state reporting says UNKNOWN (32) */
-    *p = valfn_supported(&c->d.g->pstate) ? (nvmlPstates_t)model_uint(&c->d.g->pstate, c->t, 0, 15)
-                                           : NVML_PSTATE_UNKNOWN;
+    *p = valfn_supported(&c->d.g->pstate)
+             ? (nvmlPstates_t)model_uint(&c->d.g->pstate, c->t, 0, model_hi(15))
+             : NVML_PSTATE_UNKNOWN;
     return NVML_SUCCESS;
 }
 
@@ -281,7 +308,7 @@ static nvmlReturn_t event_reasons(struct sim_call *c, unsigned long long *mask)
     nvmlReturn_t r;
     if (c->d.m)
         return MIG_OTHER_RC;
-    if ((r = read_fn(&c->d.g->event_reasons, c->t, 0, 0x1FF, &v)) != NVML_SUCCESS)
+    if ((r = read_fn(&c->d.g->event_reasons, c->t, 0, model_hi(0x1FF), &v)) != NVML_SUCCESS)
         return mask ? r : NVML_ERROR_INVALID_ARGUMENT;
     return out_ull(mask, v);
 }
@@ -303,9 +330,9 @@ static nvmlReturn_t pcie_throughput(struct sim_call *c, int counter, unsigned *k
     if (c->d.m)
         return MIG_PCIE_TP_RC;
     if (counter == NVML_PCIE_UTIL_TX_BYTES)
-        return read_fn(&c->d.g->pcie_tx_kbps, c->t, 0, 4e9, kbps);
+        return read_fn(&c->d.g->pcie_tx_kbps, c->t, 0, model_hi(4e9), kbps);
     if (counter == NVML_PCIE_UTIL_RX_BYTES)
-        return read_fn(&c->d.g->pcie_rx_kbps, c->t, 0, 4e9, kbps);
+        return read_fn(&c->d.g->pcie_rx_kbps, c->t, 0, model_hi(4e9), kbps);
     return NVML_ERROR_INVALID_ARGUMENT;
 }
 
@@ -314,10 +341,12 @@ SIM_DEVICE_FN(nvmlDeviceGetPcieThroughput,
               pcie_throughput(&c, counter, value))
 SIM_DEVICE_FN(nvmlDeviceGetCurrPcieLinkGeneration, (nvmlDevice_t device, unsigned int *currLinkGen),
               c.d.m ? MIG_OTHER_RC
-                    : read_fn(&c.d.g->pcie_gen, c.t, 1, c.d.g->pcie_max_gen, currLinkGen))
+                    : read_fn(&c.d.g->pcie_gen, c.t, model_lo(1), model_hi(c.d.g->pcie_max_gen),
+                              currLinkGen))
 SIM_DEVICE_FN(nvmlDeviceGetCurrPcieLinkWidth, (nvmlDevice_t device, unsigned int *currLinkWidth),
               c.d.m ? MIG_OTHER_RC
-                    : read_fn(&c.d.g->pcie_width, c.t, 1, c.d.g->pcie_max_width, currLinkWidth))
+                    : read_fn(&c.d.g->pcie_width, c.t, model_lo(1), model_hi(c.d.g->pcie_max_width),
+                              currLinkWidth))
 SIM_DEVICE_FN(nvmlDeviceGetMaxPcieLinkGeneration, (nvmlDevice_t device, unsigned int *maxLinkGen),
               c.d.m ? MIG_OTHER_RC : out_u(maxLinkGen, c.d.g->pcie_max_gen))
 SIM_DEVICE_FN(nvmlDeviceGetMaxPcieLinkWidth, (nvmlDevice_t device, unsigned int *maxLinkWidth),
@@ -343,7 +372,7 @@ static nvmlReturn_t ecc_errors(struct sim_call *c, int type, int counter, unsign
         return NVML_ERROR_INVALID_ARGUMENT;
     if (c->d.m || c->d.g->ecc_mode != SIM_ECC_ON || !valfn_supported(&c->d.g->ecc[type][counter]))
         return NVML_ERROR_NOT_SUPPORTED;
-    *n = (unsigned long long)llround(fmax(0, valfn_eval(&c->d.g->ecc[type][counter], c->t)));
+    *n = model_sat_u64(valfn_eval(&c->d.g->ecc[type][counter], c->t));
     return NVML_SUCCESS;
 }
 
@@ -357,4 +386,4 @@ SIM_DEVICE_FN(nvmlDeviceGetTotalEccErrors,
 
 /* Passively cooled boards (the A100/H100/H200 modules) have no fan: 3. */
 SIM_DEVICE_FN(nvmlDeviceGetFanSpeed, (nvmlDevice_t device, unsigned int *speed),
-              c.d.m ? MIG_OTHER_RC : read_fn(&c.d.g->fan_pct, c.t, 0, 200, speed))
+              c.d.m ? MIG_OTHER_RC : read_fn(&c.d.g->fan_pct, c.t, 0, model_hi(200), speed))

@@ -17,6 +17,11 @@
  * With process_grow set, a process appears right after every size query
  * (NULL buffer), so a caller that allocates exactly the reported count sees
  * INSUFFICIENT_SIZE once more; it leaves after the caller has read it.
+ *
+ * A hostile GPU with procs_insufficient_storm answers every list call, on
+ * any of its handles, with INSUFFICIENT_SIZE and *count = *count x 2 + 1000
+ * (saturating at UINT_MAX), whatever the buffer: a driver that makes a
+ * caller who trusts the count grow its buffer without bound. It never blocks.
  */
 #include <string.h>
 
@@ -95,6 +100,11 @@ static nvmlReturn_t running(struct sim_call *c, unsigned kinds, int flag_kind, u
         return NVML_ERROR_INVALID_ARGUMENT;
     if (c->d.mig_on && !c->d.m && !sim_scn->sys.privileged)
         return NVML_ERROR_NO_PERMISSION;
+    if (c->d.g->procs_storm) {
+        unsigned long long want = (unsigned long long)*count * 2 + 1000;
+        *count = want > 0xFFFFFFFFull ? 0xFFFFFFFFu : (unsigned)want;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
     n = model_procs(&c->d, c->t, kinds, p);
     grown = sim_grow_flag(c->d.gpu, c->d.slot, flag_kind);
     if (grow_enabled(c) && flag_kind == K_COMPUTE) {

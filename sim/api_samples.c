@@ -49,13 +49,13 @@ static nvmlReturn_t sampler_for(const struct sim_call *c, int type, struct sampl
     *util = (type >= NVML_GPU_UTILIZATION_SAMPLES && type <= NVML_DEC_UTILIZATION_SAMPLES) ||
             type == NVML_JPG_UTILIZATION_SAMPLES || type == NVML_OFA_UTILIZATION_SAMPLES;
     s->scale = 1;
-    s->hi = 100;
+    s->hi = model_hi(100);
     s->period = *util ? UTIL_PERIOD_US : FAST_PERIOD_US;
     switch (type) {
     case NVML_TOTAL_POWER_SAMPLES: /* milliwatts, like GetPowerUsage: not utilisation */
         s->f = &g->power_w;
         s->scale = 1000;
-        s->hi = 4e9;
+        s->hi = MODEL_U32_MAX;
         return NVML_SUCCESS;
     case NVML_GPU_UTILIZATION_SAMPLES:
         s->f = &g->util_gpu;
@@ -71,11 +71,11 @@ static nvmlReturn_t sampler_for(const struct sim_call *c, int type, struct sampl
         return NVML_SUCCESS;
     case NVML_PROCESSOR_CLK_SAMPLES:
         s->f = &g->clock[NVML_CLOCK_GRAPHICS];
-        s->hi = g->max_clock[NVML_CLOCK_GRAPHICS];
+        s->hi = model_hi(g->max_clock[NVML_CLOCK_GRAPHICS]);
         return NVML_SUCCESS;
     case NVML_MEMORY_CLK_SAMPLES:
         s->f = &g->clock[NVML_CLOCK_MEM];
-        s->hi = g->max_clock[NVML_CLOCK_MEM];
+        s->hi = model_hi(g->max_clock[NVML_CLOCK_MEM]);
         return NVML_SUCCESS;
     case NVML_MODULE_POWER_SAMPLES: /* Grace Hopper modules only */
         return NVML_ERROR_NOT_SUPPORTED;
@@ -330,7 +330,7 @@ static nvmlReturn_t field(struct sim_call *c, nvmlFieldValue_t *v)
     case NVML_FI_DEV_MEMORY_TEMP:
         if (!valfn_supported(&g->mem_temp_c))
             return NVML_ERROR_NOT_SUPPORTED;
-        return put_u(v, model_uint(&g->mem_temp_c, c->t, 0, 200));
+        return put_u(v, model_uint(&g->mem_temp_c, c->t, 0, model_hi(200)));
     case NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION:
         if (g->arch < 5 || g->energy_j.kind == VF_NONE ||
             (g->energy_j.kind == VF_UNSET && !valfn_supported(&g->power_w)))
@@ -343,7 +343,7 @@ static nvmlReturn_t field(struct sim_call *c, nvmlFieldValue_t *v)
     case NVML_FI_DEV_POWER_INSTANT:
         if (!valfn_supported(&g->power_w))
             return NVML_ERROR_NOT_SUPPORTED;
-        return put_u(v, (unsigned)llround(model_power_w(g, c->t) * 1000.0));
+        return put_u(v, model_sat_u32(model_power_w(g, c->t) * 1000.0));
     case NVML_FI_DEV_POWER_MIN_LIMIT:
         return put_u(v, g->power_min_mw);
     case NVML_FI_DEV_POWER_MAX_LIMIT:
@@ -365,8 +365,7 @@ static nvmlReturn_t field(struct sim_call *c, nvmlFieldValue_t *v)
     }
     if (g->ecc_mode != SIM_ECC_ON || !valfn_supported(&g->ecc[ecc_type][ecc_counter]))
         return NVML_ERROR_NOT_SUPPORTED;
-    return put_ull(v, (unsigned long long)llround(
-                          fmax(0, valfn_eval(&g->ecc[ecc_type][ecc_counter], c->t))));
+    return put_ull(v, model_sat_u64(valfn_eval(&g->ecc[ecc_type][ecc_counter], c->t)));
 }
 
 /* Returns SUCCESS if any entry was filled; otherwise the first entry's code

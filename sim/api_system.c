@@ -33,15 +33,21 @@ const char *nvmlErrorString(nvmlReturn_t result)
     return sim_error_string(result);
 }
 
+/* A hostile scenario's raw strings replace the versions byte for byte
+ * (model_copy_raw: no NUL when they fill the buffer). */
 nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length)
 {
     char buf[64];
-    sim_peek_nvml_version(buf, sizeof(buf));
-    return model_copy_string(version, length, buf);
+    struct sim_raw raw;
+    sim_peek_nvml_version(buf, sizeof(buf), &raw);
+    return raw.set ? model_copy_raw(version, length, &raw)
+                   : model_copy_string(version, length, buf);
 }
 
 SIM_SYSTEM_FN(nvmlSystemGetDriverVersion, (char *version, unsigned int length),
-              model_copy_string(version, length, sim_scn->sys.driver))
+              sim_scn->sys.driver_raw.set
+                  ? model_copy_raw(version, length, &sim_scn->sys.driver_raw)
+                  : model_copy_string(version, length, sim_scn->sys.driver))
 
 static nvmlReturn_t cuda_version(int *v, bool v2)
 {
@@ -128,7 +134,9 @@ static nvmlReturn_t handle_by_uuid(struct sim_call *c, const char *uuid, nvmlDev
         return NVML_ERROR_INVALID_ARGUMENT;
     for (int i = 0; i < sim_scn->n_gpus; i++) {
         const struct sim_gpu *g = &sim_scn->gpus[i];
-        if (!strcmp(g->uuid, uuid)) {
+        if (!strcmp(g->uuid, uuid) ||
+            (g->uuid_raw.set && g->uuid_raw.len == strlen(uuid) &&
+             !memcmp(g->uuid_raw.bytes, uuid, g->uuid_raw.len))) {
             nvmlReturn_t r = g->accessible ? sim_fault(c, i, -1) : NVML_ERROR_NO_PERMISSION;
             if (r == NVML_SUCCESS)
                 *device = sim_gpu_handle(i);
@@ -193,6 +201,8 @@ static nvmlReturn_t device_name(struct sim_call *c, char *name, unsigned len)
 {
     char buf[SIM_NAME_LEN + 40];
     const struct sim_mig *m = c->d.m;
+    if (!m && c->d.g->name_raw.set)
+        return model_copy_raw(name, len, &c->d.g->name_raw);
     if (!m)
         return model_copy_string(name, len, c->d.g->name);
     if (m->ci_slices < m->profile->slices)
@@ -205,7 +215,9 @@ static nvmlReturn_t device_name(struct sim_call *c, char *name, unsigned len)
 SIM_DEVICE_FN(nvmlDeviceGetName, (nvmlDevice_t device, char *name, unsigned int length),
               device_name(&c, name, length))
 SIM_DEVICE_FN(nvmlDeviceGetUUID, (nvmlDevice_t device, char *uuid, unsigned int length),
-              model_copy_string(uuid, length, c.d.m ? c.d.m->uuid : c.d.g->uuid))
+              c.d.m                  ? model_copy_string(uuid, length, c.d.m->uuid)
+              : c.d.g->uuid_raw.set ? model_copy_raw(uuid, length, &c.d.g->uuid_raw)
+                                     : model_copy_string(uuid, length, c.d.g->uuid))
 
 /* A MIG handle reports its parent's PCI location: MIG devices share it. */
 static nvmlReturn_t pci_info(struct sim_call *c, nvmlPciInfo_t *pci)

@@ -27,6 +27,37 @@ nvmlReturn_t model_copy_string(char *buf, unsigned len, const char *s)
     return NVML_SUCCESS;
 }
 
+nvmlReturn_t model_copy_raw(char *buf, unsigned len, const struct sim_raw *r)
+{
+    if (!buf)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (r->len >= len) {
+        memcpy(buf, r->bytes, len); /* the whole buffer, no NUL */
+        return NVML_SUCCESS;
+    }
+    memcpy(buf, r->bytes, r->len);
+    buf[r->len] = '\0';
+    return NVML_SUCCESS;
+}
+
+unsigned model_sat_u32(double x)
+{
+    if (!(x > 0))
+        return 0;
+    if (x >= MODEL_U32_MAX)
+        return 0xFFFFFFFFu;
+    return (unsigned)llround(x);
+}
+
+unsigned long long model_sat_u64(double x)
+{
+    if (!(x > 0))
+        return 0;
+    if (x >= 18446744073709551616.0) /* 2^64 */
+        return 0xFFFFFFFFFFFFFFFFull;
+    return (unsigned long long)round(x); /* llround stops at 2^63 */
+}
+
 static bool proc_live(const struct sim_proc *p, double t)
 {
     return p->start <= t && t < p->end;
@@ -34,11 +65,11 @@ static bool proc_live(const struct sim_proc *p, double t)
 
 static unsigned long long proc_used(const struct sim_proc *p, double t)
 {
-    double v;
+    if (p->used_raw_set)
+        return p->used_raw;
     if (!valfn_supported(&p->used_mib))
         return NVML_VALUE_NOT_AVAILABLE_ULL;
-    v = valfn_eval(&p->used_mib, t);
-    return v <= 0 ? 0 : (unsigned long long)llround(v * (double)MIB);
+    return model_sat_u64(valfn_eval(&p->used_mib, t) * (double)MIB);
 }
 
 /* Sum of the known process memory on gpu/slot (slot -1: MIG off). */
@@ -52,7 +83,7 @@ static unsigned long long procs_used_sum(int gpu, int slot, double t)
             continue;
         u = proc_used(p, t);
         if (u != NVML_VALUE_NOT_AVAILABLE_ULL)
-            sum += u;
+            sum = u > ~sum ? ~0ULL : sum + u; /* saturates: a hostile process's bytes */
     }
     return sum;
 }
@@ -64,8 +95,7 @@ static unsigned long long mem_used(const struct valfn *f, int gpu, int slot, dou
     if (f->kind == VF_UNSET) {
         used = procs_used_sum(gpu, slot, t);
     } else {
-        double v = valfn_eval(f, t);
-        used = v <= 0 ? 0 : (unsigned long long)llround(v * (double)MIB);
+        used = model_sat_u64(valfn_eval(f, t) * (double)MIB);
     }
     return used > usable ? usable : used;
 }
@@ -113,7 +143,7 @@ unsigned model_power_usage_mw(const struct sim_gpu *g, double t)
         w = valfn_integral(&g->power_w, t) - valfn_integral(&g->power_w, t - 1.0);
     else
         w = model_power_w(g, t);
-    return w <= 0 ? 0 : (unsigned)llround(w * 1000.0);
+    return model_sat_u32(w * 1000.0); /* a hostile power saturates at 0xFFFFFFFF mW */
 }
 
 unsigned long long model_energy_mj(const struct sim_gpu *g, double t)
@@ -125,7 +155,7 @@ unsigned long long model_energy_mj(const struct sim_gpu *g, double t)
         j = valfn_eval(&g->energy_j, t);
     else
         j = g->energy_base_j + valfn_integral(&g->power_w, t);
-    return j <= 0 ? 0 : (unsigned long long)llround(j * 1000.0);
+    return model_sat_u64(j * 1000.0);
 }
 
 int model_procs(const struct sim_dev *d, double t, unsigned kind, struct model_proc *out)

@@ -42,6 +42,24 @@
 unsigned model_uint(const struct valfn *f, double t, double lo, double hi);
 /* Copies s into buf: 2 if buf is NULL, 7 if it does not fit (with the NUL). */
 nvmlReturn_t model_copy_string(char *buf, unsigned len, const char *s);
+/* A hostile raw string: min(r->len, len) bytes of it, then a NUL only if
+ * there is room; SUCCESS whatever the length (2 if buf is NULL). */
+nvmlReturn_t model_copy_raw(char *buf, unsigned len, const struct sim_raw *r);
+
+/* The bounds a reading is clamped to: the plausible ones, or in a hostile
+ * scenario whatever an unsigned int holds. */
+#define MODEL_U32_MAX 4294967295.0
+static inline double model_hi(double hi)
+{
+    return sim_scn->sys.hostile ? MODEL_U32_MAX : hi;
+}
+static inline double model_lo(double lo)
+{
+    return sim_scn->sys.hostile ? 0 : lo;
+}
+/* x rounded and saturated to 0..UINT_MAX / 0..ULLONG_MAX (no overflow). */
+unsigned model_sat_u32(double x);
+unsigned long long model_sat_u64(double x);
 
 struct model_mem {
     unsigned long long total, reserved, used; /* bytes; used excludes reserved */

@@ -29,7 +29,20 @@ struct ctx {
     bool failed;
     int err_line;
     char err[320];
+    /* The first key (or value) that only a hostile scenario may use: checked
+     * once the whole file is read, so [system] may come anywhere. */
+    int hostile_line;
+    char hostile_what[160];
 };
+
+/* Notes that this line needs [system] hostile = true (see scenario_load). */
+static void needs_hostile(struct ctx *c, const char *section, const char *what)
+{
+    if (!c->hostile_line) {
+        c->hostile_line = c->line;
+        snprintf(c->hostile_what, sizeof(c->hostile_what), "[%s] %s", section, what);
+    }
+}
 
 static int fail(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(struct ctx *c, const char *fmt, ...)
@@ -102,6 +115,87 @@ static int parse_bool(const char *v, bool *out)
         }
     }
     return -1;
+}
+
+static int hexval(char ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'f')
+        return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+/*
+ * A raw string (struct sim_raw): the text with C-style escapes decoded.
+ * \xNN takes exactly two hex digits; \e is ESC (0x1b), \a BEL, \b BS,
+ * \t, \n, \r, and \\ a backslash. Any other byte stands for itself (inih
+ * has trimmed the ends and cut a " ;" comment: write \x20 or \x3b for them).
+ */
+static int parse_raw(const char *v, struct sim_raw *out, char *err, size_t errlen)
+{
+    unsigned n = 0;
+    while (*v) {
+        int ch = (unsigned char)*v++;
+        if (ch == '\\') {
+            int e = (unsigned char)*v++, hi, lo;
+            switch (e) {
+            case 'x':
+                if ((hi = hexval(v[0])) < 0 || (lo = hexval(v[1])) < 0) {
+                    snprintf(err, errlen, "\\x needs two hex digits");
+                    return -1;
+                }
+                ch = hi * 16 + lo;
+                v += 2;
+                break;
+            case 'e':
+                ch = 0x1b;
+                break;
+            case 'a':
+                ch = '\a';
+                break;
+            case 'b':
+                ch = '\b';
+                break;
+            case 't':
+                ch = '\t';
+                break;
+            case 'n':
+                ch = '\n';
+                break;
+            case 'r':
+                ch = '\r';
+                break;
+            case '\\':
+                ch = '\\';
+                break;
+            default:
+                snprintf(err, errlen, "unknown escape (known: \\xNN \\e \\a \\b \\t \\n \\r \\\\)");
+                return -1;
+            }
+        }
+        if (n == sizeof(out->bytes)) {
+            snprintf(err, errlen, "longer than %zu bytes", sizeof(out->bytes));
+            return -1;
+        }
+        out->bytes[n++] = (char)ch;
+    }
+    out->set = true;
+    out->len = n;
+    return 0;
+}
+
+/* A raw key's value: its bytes, or a load error naming the line. */
+static int raw_key(struct ctx *c, const char *section, const char *name, const char *value,
+                   struct sim_raw *out)
+{
+    char rerr[120];
+    needs_hostile(c, section, name);
+    if (parse_raw(value, out, rerr, sizeof(rerr)) != 0)
+        return fail(c, "[%s] %s: %s", section, name, rerr);
+    return 1;
 }
 
 /* on / off / unsupported, for MIG and ECC modes. */
@@ -291,7 +385,6 @@ static const struct key mig_keys[] = {
 
 #define P(n, t, f) {n, t, offsetof(struct sim_proc, f), sizeof(((struct sim_proc *)0)->f)}
 static const struct key proc_keys[] = {
-    P("pid", K_UINT, pid),
     P("used_mib", K_VALFN, used_mib),
     P("sm_util", K_VALFN, sm_util),
     P("mem_util", K_VALFN, mem_util),
@@ -500,10 +593,15 @@ static int system_key(struct ctx *c, const char *name, const char *value)
         y->cuda_version = (int)v;
         return 1;
     }
+    if (!strcmp(name, "driver_version_raw"))
+        return raw_key(c, "system", name, value, &y->driver_raw);
+    if (!strcmp(name, "nvml_version_raw"))
+        return raw_key(c, "system", name, value, &y->nvml_raw);
     if (!strcmp(name, "libcuda") || !strcmp(name, "privileged") ||
-        !strcmp(name, "gpm_corrupts_session")) {
+        !strcmp(name, "gpm_corrupts_session") || !strcmp(name, "hostile")) {
         bool *b = name[0] == 'l'   ? &y->libcuda
                   : name[0] == 'p' ? &y->privileged
+                  : name[0] == 'h' ? &y->hostile
                                    : &y->gpm_corrupts_session;
         if (parse_bool(value, b) != 0)
             return fail(c, "[system] %s: expected true or false, got '%s'", name, value);
@@ -540,6 +638,30 @@ static int gpu_key(struct ctx *c, const char *section, int lo, int hi, const cha
         } else if (k >= 0) {
             if (!gpm_value(c, section, &g->gpm[k], name, value))
                 return 0;
+        } else if (!strcmp(name, "name_raw") || !strcmp(name, "uuid_raw")) {
+            if (name[0] == 'u' && lo != hi)
+                return fail(c, "[%s] uuid_raw: give it per GPU, not for a range", section);
+            if (!raw_key(c, section, name, value, name[0] == 'n' ? &g->name_raw : &g->uuid_raw))
+                return 0;
+        } else if (!strcmp(name, "memory_total_raw_bytes") ||
+                   !strcmp(name, "memory_used_raw_bytes") ||
+                   !strcmp(name, "memory_free_raw_bytes")) {
+            char w = name[7]; /* t, u or f */
+            unsigned long long *v = w == 't' ? &g->mem_total_raw
+                                    : w == 'u' ? &g->mem_used_raw
+                                               : &g->mem_free_raw;
+            needs_hostile(c, section, name);
+            if (parse_ull(value, v) != 0)
+                return fail(c, "[%s] %s: expected bytes (0 to 18446744073709551615), got '%s'",
+                            section, name, value);
+            *(w == 't' ? &g->mem_total_raw_set
+              : w == 'u' ? &g->mem_used_raw_set
+                         : &g->mem_free_raw_set) = true;
+        } else if (!strcmp(name, "procs_insufficient_storm")) {
+            needs_hostile(c, section, name);
+            if (parse_bool(value, &g->procs_storm) != 0)
+                return fail(c, "[%s] %s: expected true or false, got '%s'", section, name,
+                            value);
         } else if (!strcmp(name, "mig_profiles")) {
             g->profiles = profiles_find_set(value);
             if (!g->profiles)
@@ -621,6 +743,22 @@ static int proc_key(struct ctx *c, const char *section, struct sim_proc *p, cons
                                                                           : SIM_MAX_MIG_SLOTS))
             return fail(c, "[%s] %s: bad index '%s'", section, name, value);
         *(name[0] == 'g' ? &p->gpu : &p->slot) = (int)v;
+        return 1;
+    }
+    if (!strcmp(name, "pid")) {
+        if (parse_uint(value, &p->pid) != 0)
+            return fail(c, "[%s] pid: bad value '%s'", section, value);
+        p->pid_given = true;
+        if (p->pid == 0)
+            needs_hostile(c, section, "pid = 0");
+        return 1;
+    }
+    if (!strcmp(name, "used_raw_bytes")) {
+        needs_hostile(c, section, name);
+        if (parse_ull(value, &p->used_raw) != 0)
+            return fail(c, "[%s] %s: expected bytes (0 to 18446744073709551615), got '%s'",
+                        section, name, value);
+        p->used_raw_set = true;
         return 1;
     }
     if (!strcmp(name, "type")) {
@@ -760,6 +898,11 @@ struct sim_scenario *scenario_load(const char *path, const char *driver_override
     }
     if (rc != 0 || c.failed) {
         snprintf(err, errlen, "%s:%d: %s", path, c.err_line, c.err);
+        goto fail;
+    }
+    if (c.hostile_line && !c.s->sys.hostile) {
+        snprintf(err, errlen, "%s:%d: %s: only in a hostile scenario ([system] hostile = true)",
+                 path, c.hostile_line, c.hostile_what);
         goto fail;
     }
     if (scenario_finish(c.s, driver_override, c.err, sizeof(c.err)) != 0) {

@@ -20,6 +20,7 @@
 #define SIM_MAX_PROCS 16384
 #define SIM_MAX_FAULTS 32
 #define SIM_NAME_LEN 96
+#define SIM_RAW_LEN 200 /* a raw string's bytes: more than an INI line can give */
 
 /* Driver versions compare as (major, minor, patch); "535.129.03" = 535,129,3. */
 typedef unsigned long long sim_version_t;
@@ -59,6 +60,19 @@ enum sim_gpm_rate {
 };
 extern const char *const sim_gpm_keys[SIM_GPM_N];
 
+/*
+ * A hostile scenario's raw string ([system] hostile = true): the exact bytes
+ * a call writes instead of the modelled text, after decoding the escapes
+ * \xNN, \e, \a, \b, \t, \n, \r and \\. It may hold any byte, NUL
+ * included. A caller's buffer of `length` bytes gets min(len, length) of
+ * them, and a NUL only if there is room left (model_copy_raw).
+ */
+struct sim_raw {
+    bool set;
+    unsigned len;
+    char bytes[SIM_RAW_LEN];
+};
+
 struct sim_system {
     char driver[32];
     sim_version_t drv;
@@ -67,6 +81,12 @@ struct sim_system {
     bool libcuda;     /* false: nvmlSystemGetCudaDriverVersion_v2 -> LIBRARY_NOT_FOUND */
     bool privileged;  /* root / CAP_SYS_ADMIN: aggregate MIG memory and processes */
     bool gpm_corrupts_session; /* after a GPM sample, this process's memory reads fail (19) */
+    /* A driver that returns garbage: the gauges' plausibility checks are
+     * off, readings are clamped only to what their C type holds, and the
+     * raw keys below (and pid 0) are allowed. */
+    bool hostile;
+    struct sim_raw driver_raw; /* nvmlSystemGetDriverVersion writes these bytes */
+    struct sim_raw nvml_raw;   /* nvmlSystemGetNVMLVersion writes these bytes */
 };
 
 struct sim_gpu {
@@ -107,6 +127,12 @@ struct sim_gpu {
     bool process_grow; /* the list gains a process between size and data query */
     unsigned grow_pid;
     double grow_used_mib;
+
+    /* hostile only */
+    struct sim_raw name_raw, uuid_raw; /* GetName / GetUUID of the GPU's own handle */
+    bool mem_total_raw_set, mem_used_raw_set, mem_free_raw_set;
+    unsigned long long mem_total_raw, mem_used_raw, mem_free_raw; /* bytes, exactly */
+    bool procs_storm; /* every running-process call: INSUFFICIENT_SIZE, count x 2 + 1000 */
 };
 
 struct sim_mig {
@@ -129,9 +155,12 @@ struct sim_mig {
 struct sim_proc {
     char name[32];
     unsigned pid;
+    bool pid_given; /* pid 0 is a value (hostile only), not a missing pid */
     int gpu, slot; /* slot -1: on the GPU itself (MIG off) */
     unsigned types; /* SIM_PROC_* */
     struct valfn used_mib; /* none = NVML_VALUE_NOT_AVAILABLE */
+    bool used_raw_set;     /* hostile only: usedGpuMemory is used_raw, exactly */
+    unsigned long long used_raw;
     struct valfn sm_util, mem_util, enc_util, dec_util;
     double start, end;
 };

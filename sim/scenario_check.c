@@ -6,6 +6,12 @@
  * (energy, ECC) never decrease, MIG devices fit the GPU's slices and never
  * share a slot at the same time. Checking the value functions' ranges once
  * here means the API code can report values without clamping surprises.
+ *
+ * A hostile scenario ([system] hostile = true) models a driver that returns
+ * garbage: the gauges' ranges are not checked (the API clamps them only to
+ * what their C type holds), nor are a process's memory or the compute
+ * capability, and pid 0 is allowed. Everything structural still is: the
+ * counters, the power limits' order, the reserved memory, the MIG layout.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -135,6 +141,13 @@ static int finish_gpm(struct valfn *rates, int n, char *err, size_t errlen, cons
     return 0;
 }
 
+/* A gauge's range: checked unless the scenario is hostile. */
+static int check_gauge(const struct sim_scenario *s, char *err, size_t errlen, const char *sec,
+                       const char *key, const struct valfn *f, double lo, double hi)
+{
+    return s->sys.hostile ? 0 : check_range(err, errlen, sec, key, f, lo, hi);
+}
+
 static int finish_gpu(struct sim_scenario *s, int i, char *err, size_t errlen)
 {
     struct sim_gpu *g = &s->gpus[i];
@@ -174,6 +187,10 @@ static int finish_gpu(struct sim_scenario *s, int i, char *err, size_t errlen)
         g->cc_major = g->arch >= 10 ? 10 : g->arch == 9 ? 9 : g->arch >= 7 ? 8 : 7;
         g->cc_minor = g->arch == 8 ? 9 : g->arch == 6 ? 5 : 0;
     }
+    if (!s->sys.hostile && (g->cc_major < 1 || g->cc_major > 99 || g->cc_minor < 0 ||
+                            g->cc_minor > 9))
+        return errf(err, errlen, "[%s] compute_capability: expected major 1-99 and minor 0-9",
+                    sec);
     if (!g->minor_number)
         g->minor_number = (unsigned)i;
     if (!g->mem_reserved_mib)
@@ -232,7 +249,7 @@ static int finish_gpu(struct sim_scenario *s, int i, char *err, size_t errlen)
         if (!g->max_clock[k])
             g->max_clock[k] = dmax[k];
         def_const(&g->clock[k], g->max_clock[k]);
-        if (check_range(err, errlen, sec, clk_key[k], &g->clock[k], 0, g->max_clock[k]))
+        if (check_gauge(s, err, errlen, sec, clk_key[k], &g->clock[k], 0, g->max_clock[k]))
             return -1;
     }
     def_const(&g->pstate, 0);
@@ -260,21 +277,21 @@ static int finish_gpu(struct sim_scenario *s, int i, char *err, size_t errlen)
         g->grow_used_mib = 256;
 
     double usable = (double)(g->mem_total_mib - g->mem_reserved_mib);
-    if (check_range(err, errlen, sec, "util_gpu", &g->util_gpu, 0, 100) ||
-        check_range(err, errlen, sec, "util_memory", &g->util_mem, 0, 100) ||
-        check_range(err, errlen, sec, "encoder_util", &g->enc_util, 0, 100) ||
-        check_range(err, errlen, sec, "decoder_util", &g->dec_util, 0, 100) ||
-        check_range(err, errlen, sec, "temperature_c", &g->temp_c, -40, g->temp_shutdown) ||
-        check_range(err, errlen, sec, "memory_temperature_c", &g->mem_temp_c, -40, 130) ||
-        check_range(err, errlen, sec, "power_w", &g->power_w, 0, g->power_max_mw / 1000.0) ||
+    if (check_gauge(s, err, errlen, sec, "util_gpu", &g->util_gpu, 0, 100) ||
+        check_gauge(s, err, errlen, sec, "util_memory", &g->util_mem, 0, 100) ||
+        check_gauge(s, err, errlen, sec, "encoder_util", &g->enc_util, 0, 100) ||
+        check_gauge(s, err, errlen, sec, "decoder_util", &g->dec_util, 0, 100) ||
+        check_gauge(s, err, errlen, sec, "temperature_c", &g->temp_c, -40, g->temp_shutdown) ||
+        check_gauge(s, err, errlen, sec, "memory_temperature_c", &g->mem_temp_c, -40, 130) ||
+        check_gauge(s, err, errlen, sec, "power_w", &g->power_w, 0, g->power_max_mw / 1000.0) ||
         check_range(err, errlen, sec, "memory_used_mib", &g->mem_used_mib, 0, usable) ||
-        check_range(err, errlen, sec, "pstate", &g->pstate, 0, 15) ||
-        check_range(err, errlen, sec, "clocks_event_reasons", &g->event_reasons, 0, 0x1FF) ||
-        check_range(err, errlen, sec, "pcie_tx_kbps", &g->pcie_tx_kbps, 0, 64.0e6) ||
-        check_range(err, errlen, sec, "pcie_rx_kbps", &g->pcie_rx_kbps, 0, 64.0e6) ||
-        check_range(err, errlen, sec, "pcie_gen", &g->pcie_gen, 1, g->pcie_max_gen) ||
-        check_range(err, errlen, sec, "pcie_width", &g->pcie_width, 1, g->pcie_max_width) ||
-        check_range(err, errlen, sec, "fan_pct", &g->fan_pct, 0, 200) ||
+        check_gauge(s, err, errlen, sec, "pstate", &g->pstate, 0, 15) ||
+        check_gauge(s, err, errlen, sec, "clocks_event_reasons", &g->event_reasons, 0, 0x1FF) ||
+        check_gauge(s, err, errlen, sec, "pcie_tx_kbps", &g->pcie_tx_kbps, 0, 64.0e6) ||
+        check_gauge(s, err, errlen, sec, "pcie_rx_kbps", &g->pcie_rx_kbps, 0, 64.0e6) ||
+        check_gauge(s, err, errlen, sec, "pcie_gen", &g->pcie_gen, 1, g->pcie_max_gen) ||
+        check_gauge(s, err, errlen, sec, "pcie_width", &g->pcie_width, 1, g->pcie_max_width) ||
+        check_gauge(s, err, errlen, sec, "fan_pct", &g->fan_pct, 0, 200) ||
         check_counter(err, errlen, sec, "energy_j", &g->energy_j) ||
         check_counter(err, errlen, sec, "ecc_corrected_volatile", &g->ecc[0][0]) ||
         check_counter(err, errlen, sec, "ecc_corrected_aggregate", &g->ecc[0][1]) ||
@@ -397,7 +414,7 @@ static int finish_proc(struct sim_scenario *s, struct sim_proc *p, char *err, si
     char sec[48];
     const struct sim_gpu *g;
     snprintf(sec, sizeof(sec), "process.%s", p->name);
-    if (!p->pid)
+    if (!p->pid_given)
         return errf(err, errlen, "[%s] pid is required", sec);
     if (p->gpu >= s->n_gpus)
         return errf(err, errlen, "[%s] gpu %d does not exist", sec, p->gpu);
@@ -422,7 +439,8 @@ static int finish_proc(struct sim_scenario *s, struct sim_proc *p, char *err, si
     def_const(&p->mem_util, 0);
     def_const(&p->enc_util, 0);
     def_const(&p->dec_util, 0);
-    if (check_range(err, errlen, sec, "used_mib", &p->used_mib, 0, (double)g->mem_total_mib) ||
+    if ((!s->sys.hostile &&
+         check_range(err, errlen, sec, "used_mib", &p->used_mib, 0, (double)g->mem_total_mib)) ||
         check_range(err, errlen, sec, "sm_util", &p->sm_util, 0, 100) ||
         check_range(err, errlen, sec, "mem_util", &p->mem_util, 0, 100) ||
         check_range(err, errlen, sec, "enc_util", &p->enc_util, 0, 100) ||

@@ -295,17 +295,20 @@ nvmlReturn_t sim_shutdown(void)
     return r;
 }
 
-void sim_peek_nvml_version(char *buf, size_t len)
+void sim_peek_nvml_version(char *buf, size_t len, struct sim_raw *raw)
 {
     char err[600];
     const char *path = getenv("MIGMON_SIM_SCENARIO");
     struct sim_scenario *s;
 
     pthread_mutex_lock(&lock);
+    raw->set = false;
     if (scenario) {
         snprintf(buf, len, "%s", scenario->sys.nvml_version);
+        *raw = scenario->sys.nvml_raw;
     } else if (path && *path && (s = scenario_load(path, sim_variant_driver, err, sizeof(err)))) {
         snprintf(buf, len, "%s", s->sys.nvml_version);
+        *raw = s->sys.nvml_raw;
         scenario_free(s);
     } else if (sim_variant_driver[0]) {
         sim_version_t v = 0;

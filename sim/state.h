@@ -66,8 +66,9 @@ nvmlReturn_t sim_leave(nvmlReturn_t r);
 /* sym: the init function called (its faults may delay or hang it). */
 nvmlReturn_t sim_init(unsigned flags, bool v1, int sym);
 nvmlReturn_t sim_shutdown(void);
-/* The NVML version string without init (nvmlSystemGetNVMLVersion needs none). */
-void sim_peek_nvml_version(char *buf, size_t len);
+/* The NVML version string without init (nvmlSystemGetNVMLVersion needs none),
+ * and the hostile scenario's raw replacement (raw->set false if none). */
+void sim_peek_nvml_version(char *buf, size_t len, struct sim_raw *raw);
 
 nvmlDevice_t sim_gpu_handle(int gpu);
 nvmlDevice_t sim_mig_handle(int gpu, int slot);

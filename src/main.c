@@ -222,7 +222,8 @@ int main(int argc, char **argv)
         rc = run_once(&col, &c);
     } else {
         struct tui_opts to = {.interval_ms = c.interval_ms, .no_color = c.no_color,
-                              .demo_label = c.demo ? demo_label : NULL};
+                              .demo_label = c.demo ? demo_label : NULL,
+                              .proc_root = c.proc_root};
         rc = tui_run(&col, &to);
     }
     collect_close(&col);

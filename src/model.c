@@ -1,5 +1,6 @@
 #include "snapshot.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,7 +80,9 @@ void snapshot_check_ranges(struct snapshot *s)
             struct metric *m = &d->m[k];
             const struct metric_info *mi = &infos[k];
             if (metric_ok(m) && !(m->value >= mi->min && m->value <= mi->max))
-                *m = metric_none(snapshot_note(s, "driver returned %.15g", m->value));
+                *m = metric_none(fabs(m->value) < 1e20 && m->value == floor(m->value)
+                                     ? snapshot_note(s, "driver returned %.0f", m->value)
+                                     : snapshot_note(s, "driver returned %.15g", m->value));
         }
         check_memory(s, d);
         for (size_t j = 0; j < d->nprocs && d->proc_first + j < s->nprocs; j++) {

@@ -154,8 +154,9 @@ struct device {
      * nvmlDeviceGetPowerUsage" (in the snapshot's notes), else NULL. */
     const char *stall;
     /* The GPU answers NVML_ERROR_GPU_IS_LOST (fell off the bus): identity
-     * from before, every metric none. */
+     * from before, every metric none; lost_for_s: since when (seconds). */
     bool lost;
+    double lost_for_s;
 };
 
 /* Process type bits (NVML's lists: compute, graphics, MPS compute). */

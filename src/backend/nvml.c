@@ -17,6 +17,7 @@
 #include "backend/mig_util.h"
 #include "backend/nvml_internal.h"
 #include "backend/nvml_load.h"
+#include "clock.h"
 #include "debuglog.h"
 #include "text.h"
 
@@ -756,6 +757,20 @@ void nvml_state_free(struct nvml_state *st)
     st->ncache = st->capcache = st->pu_cap = st->pui_cap = st->npus = st->pus_cap = 0;
 }
 
+/* Every device of the part marked lost (or not), with how long ago. */
+static void mark_lost(struct nvml_state *st, struct snapshot *part)
+{
+    uint64_t now = clock_mono_ns();
+    if (st->lost && !st->lost_since_ns)
+        st->lost_since_ns = now;
+    else if (!st->lost)
+        st->lost_since_ns = 0;
+    for (size_t k = 0; k < part->ndevices; k++) {
+        part->devices[k].lost = st->lost;
+        part->devices[k].lost_for_s = st->lost ? (double)(now - st->lost_since_ns) / 1e9 : 0;
+    }
+}
+
 void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvmlReturn_t hrc,
                      const char *uuid, struct snapshot *part)
 {
@@ -786,7 +801,7 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
             d->m[k] = metric_none(why);
         d->process_count = metric_none(why);
         st->lost = hrc == NVML_ERROR_GPU_IS_LOST || st->rc == NVML_ERROR_GPU_IS_LOST;
-        d->lost = st->lost;
+        mark_lost(st, part);
         cache_prune(st);
         return;
     }
@@ -851,8 +866,7 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
      * its identity (cached) and is marked lost. */
     st->lost = part->devices[0].m[M_TEMP].why == nvml_rc_reason(NVML_ERROR_GPU_IS_LOST) &&
                part->devices[0].m[M_MEM_USED].why == nvml_rc_reason(NVML_ERROR_GPU_IS_LOST);
-    for (size_t k = 0; k < part->ndevices; k++)
-        part->devices[k].lost = st->lost;
+    mark_lost(st, part);
     cache_prune(st);
 }
 

@@ -123,6 +123,7 @@ struct nvml_state {
      * worker late. */
     _Atomic(const char *) cur_sym;
     bool lost;    /* the last sample found the GPU lost (GPU_IS_LOST) */
+    uint64_t lost_since_ns; /* CLOCK_MONOTONIC when it was first found lost */
     bool inited;
     /* Call economy (per GPU worker). Ticks counted by this context; the
      * slow cadence in ticks (about 5 s); the MIG slots from the last walk,

@@ -130,6 +130,11 @@ static void write_device(struct jsonw *w, const struct snapshot *s, const struct
     }
     jsonw_key(w, "lost");
     jsonw_bool(w, d->lost);
+    jsonw_key(w, "lost_for_s");
+    if (d->lost)
+        jsonw_double(w, d->lost_for_s);
+    else
+        jsonw_null(w);
     jsonw_key(w, "stall");
     jsonw_str(w, d->stall);
     int_or_null(w, "gpu_instance_id", d->gi_id);

@@ -9,10 +9,14 @@
  * lines holding the parent GPU's values end in a dim "[GPU n]".
  */
 #include "tui/panels.h"
+#include "text.h"
 
 #include <math.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "clock.h"
@@ -367,8 +371,14 @@ static void draw_devices(WINDOW *win, struct tui_view *v)
         int y = in.y + row;
         int x = tui_text(win, &v->theme, in, y, in.x, sel ? R_SELECTED : R_NORMAL, buf);
         /* a lost or stalled GPU says so in the alarm colour */
-        if (d->lost || d->stall)
-            x = tui_text(win, &v->theme, in, y, x, R_ALARM, d->lost ? " LOST" : " STALLED");
+        if (d->lost || d->stall) {
+            char tag[48];
+            if (d->lost)
+                snprintf(tag, sizeof(tag), " LOST %.0fs ago", d->lost_for_s);
+            else
+                snprintf(tag, sizeof(tag), " STALLED");
+            x = tui_text(win, &v->theme, in, y, x, R_ALARM, tag);
+        }
         /* the figures right-aligned when they fit, else after the label */
         char fig[96];
         const char *tag = src_tag(&d->m[M_GPU_UTIL]);
@@ -624,8 +634,11 @@ static void draw_detail(WINDOW *win, const struct tui_view *v)
                           {na_or(&d->process_count, R_NORMAL), a}};
     detail_line(win, v, &cur, true, thp, 4);
     if (d->stall || d->lost) {
-        snprintf(buf, sizeof(buf), "%s", d->stall ? d->stall : "GPU lost: NVML_ERROR_GPU_IS_LOST "
-                                                               "(fell off the bus?)");
+        if (d->stall)
+            snprintf(buf, sizeof(buf), "%s", d->stall);
+        else
+            snprintf(buf, sizeof(buf), "GPU lost %.0f s ago: NVML_ERROR_GPU_IS_LOST (fell off the "
+                                       "bus?)", d->lost_for_s);
         struct piece st[] = {{R_ALARM, buf}};
         detail_line(win, v, &cur, false, st, 1);
     }
@@ -752,10 +765,59 @@ const struct gpu_process *tui_view_selected_proc(const struct tui_view *v)
     return &v->snap->procs[d->proc_first + v->rows[v->proc_sel]];
 }
 
+/* The most of a command line the popup reads: /proc shows at most the
+ * argument area, bounded by ARG_MAX (2 MiB by default); we keep 256 KiB. */
+#define CMDLINE_MAX (256u * 1024u)
+
+void tui_view_free_cmdline(struct tui_view *v)
+{
+    free(v->full_cmd);
+    v->full_cmd = NULL;
+    v->full_cmd_len = 0;
+    v->cmd_scroll = 0;
+}
+
+void tui_view_load_cmdline(struct tui_view *v, const char *proc_root)
+{
+    tui_view_free_cmdline(v);
+    const struct gpu_process *p = tui_view_selected_proc(v);
+    if (!p)
+        return;
+    char path[4200];
+    char *buf = malloc(CMDLINE_MAX + 1);
+    if (!buf)
+        return;
+    size_t got = 0;
+    if (p->local_pid > 0) {
+        snprintf(path, sizeof(path), "%s/%lld/cmdline", proc_root ? proc_root : "/proc",
+                 (long long)p->local_pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        while (fd >= 0 && got < CMDLINE_MAX) {
+            ssize_t r = read(fd, buf + got, CMDLINE_MAX - got);
+            if (r <= 0)
+                break;
+            got += (size_t)r;
+        }
+        if (fd >= 0)
+            close(fd);
+    }
+    while (got > 0 && buf[got - 1] == '\0')
+        got--;
+    for (size_t i = 0; i < got; i++)
+        if (buf[i] == '\0')
+            buf[i] = ' ';
+    buf[got] = '\0';
+    if (got == 0 || strncmp(buf, p->command, strlen(p->command)) != 0)
+        snprintf(buf, CMDLINE_MAX + 1, "%s", p->command); /* exited, or another process now */
+    text_clean(buf, strlen(buf) + 1);
+    v->full_cmd = buf;
+    v->full_cmd_len = strlen(buf);
+}
+
 static void draw_proc_modal(WINDOW *win, const struct tui_view *v)
 {
     const struct gpu_process *p = tui_view_selected_proc(v);
-    char l0[128], l1[128], l2[PROC_CMD_LEN + 16], l3[160];
+    char l0[128], l1[128], l3[160];
     if (!p)
         return;
     if (v->modal == MODAL_KILL_CONFIRM) {
@@ -769,10 +831,43 @@ static void draw_proc_modal(WINDOW *win, const struct tui_view *v)
              (long long)p->local_pid, proc_type_name(p->type), p->user[0] ? p->user : "?");
     snprintf(l1, sizeof(l1), "GI %d  CI %d%s%s", p->gi_id, p->ci_id,
              p->unattributed ? "  unattributed" : "", p->carried ? "  carried" : "");
-    snprintf(l2, sizeof(l2), "%s", p->command[0] ? p->command : "(command line not visible)");
     snprintf(l3, sizeof(l3), "container: %s", p->container[0] ? p->container : "-");
-    const char *lines[] = {l0, l1, l3, l2};
-    draw_modal(win, v, v->lay.h, v->lay.w, "Process (any key closes)", lines, 4);
+    /* The whole command line, wrapped to the popup and scrollable. */
+    const char *cmd = v->full_cmd && v->full_cmd[0] ? v->full_cmd
+                      : p->command[0]               ? p->command
+                                                    : "(command line not visible)";
+    int w = v->lay.w - 6;
+    if (w < 10)
+        w = 10;
+    enum { MAXL = 64 };
+    static char wrapped[MAXL][512];
+    const char *lines[MAXL + 4];
+    size_t n = 0;
+    lines[n++] = l0;
+    lines[n++] = l1;
+    lines[n++] = l3;
+    size_t len = strlen(cmd), total = (len + (size_t)w - 1) / (size_t)w;
+    int room = v->lay.h - 2 - 2 - 4;
+    if (room < 1)
+        room = 1;
+    size_t first = (size_t)(v->cmd_scroll > 0 ? v->cmd_scroll : 0);
+    if (total > (size_t)room && first > total - (size_t)room)
+        first = total - (size_t)room;
+    if (total <= (size_t)room)
+        first = 0;
+    for (size_t k = first; k < total && n < MAXL + 3 && (int)(n - 3) < room; k++) {
+        size_t off = k * (size_t)w, take = len - off < (size_t)w ? len - off : (size_t)w;
+        snprintf(wrapped[n - 3], sizeof(wrapped[0]), "%.*s", (int)take, cmd + off);
+        lines[n] = wrapped[n - 3];
+        n++;
+    }
+    char title[96];
+    if (total > (size_t)room)
+        snprintf(title, sizeof(title), "Process: command line %zu-%zu of %zu lines (Up/Down)",
+                 first + 1, first + (n - 3), total);
+    else
+        snprintf(title, sizeof(title), "Process (any key closes)");
+    draw_modal(win, v, v->lay.h, v->lay.w, title, lines, n);
 }
 
 /* ---- the whole screen ---- */

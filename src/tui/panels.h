@@ -48,12 +48,24 @@ struct tui_view {
     enum proc_sort psort;
     uint32_t proc_sel_pid; /* the PID the process cursor is on */
     char status[256];     /* one-line message in the footer; "" none */
+    /* The process popup: the whole command line, read from /proc when the
+     * popup opens (a snapshot keeps only its first PROC_CMD_LEN bytes);
+     * owned by the view, freed by tui_view_free_cmdline. */
+    char *full_cmd;
+    size_t full_cmd_len;
+    int cmd_scroll; /* first wrapped line shown */
 
     struct tui_layout lay;
     /* filled by the draw: process rows of the selected device, sorted */
     size_t nrows;
     size_t rows[TUI_PROC_ROWS_MAX];
 };
+
+/* Read the selected process's whole command line into v->full_cmd (up to
+ * the kernel's limit for what /proc shows, cleaned of controls); falls back
+ * to the snapshot's shortened copy. */
+void tui_view_load_cmdline(struct tui_view *v, const char *proc_root);
+void tui_view_free_cmdline(struct tui_view *v);
 
 /* Re-find the selected device by UUID in v->snap (selection follows the
  * device across re-enumeration; a vanished device leaves the cursor at the

@@ -97,6 +97,7 @@ static void write_frames(const char *path, unsigned long ticks, unsigned long fr
 }
 
 struct loop {
+    const char *proc_root; /* --proc-root (tests), or NULL for /proc */
     struct collector *col;
     struct engine *eng; /* samples in its own thread; we take its snapshots */
     struct history hist;
@@ -215,8 +216,19 @@ static bool handle_key(struct loop *L, int key)
             snprintf(v->status, sizeof(v->status), "kill cancelled");
         return true;
     }
+    if (v->modal == MODAL_PROC_DETAIL) { /* the command line scrolls; other keys close */
+        int page = v->lay.h > 12 ? v->lay.h - 8 : 4;
+        switch (key) {
+        case KEY_DOWN: v->cmd_scroll++; return true;
+        case KEY_UP: v->cmd_scroll = v->cmd_scroll > 0 ? v->cmd_scroll - 1 : 0; return true;
+        case KEY_NPAGE: v->cmd_scroll += page; return true;
+        case KEY_PPAGE: v->cmd_scroll = v->cmd_scroll > page ? v->cmd_scroll - page : 0; return true;
+        default: break;
+        }
+    }
     if (v->modal != MODAL_NONE) { /* any key closes an overlay */
         v->modal = MODAL_NONE;
+        tui_view_free_cmdline(v);
         return key != 3; /* Ctrl-C still quits */
     }
     switch (key) {
@@ -262,8 +274,10 @@ static bool handle_key(struct loop *L, int key)
         case '\n':
         case '\r':
         case KEY_ENTER:
-            if (tui_view_selected_proc(v))
+            if (tui_view_selected_proc(v)) {
                 v->modal = MODAL_PROC_DETAIL;
+                tui_view_load_cmdline(v, L->proc_root);
+            }
             return true;
         case 'k':
             if (tui_view_selected_proc(v))
@@ -327,6 +341,7 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     static struct loop L; /* large (frozen cores); one per process */
     memset(&L, 0, sizeof(L));
     L.col = col;
+    L.proc_root = o->proc_root;
     if (history_init(&L.hist, 0) != 0) {
         fprintf(stderr, "mig-gpu-mon: out of memory for the history\n");
         return 1;
@@ -430,6 +445,7 @@ int tui_run(struct collector *col, const struct tui_opts *o)
 
     /* Stop sampling first (bounded), then give the terminal back. */
     engine_stop(L.eng);
+    tui_view_free_cmdline(&L.v);
     endwin();
     delscreen(scr);
     restore_default_signals();

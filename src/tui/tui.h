@@ -20,6 +20,7 @@ struct tui_opts {
     unsigned interval_ms;
     bool no_color;          /* --no-color */
     const char *demo_label; /* shown in the header, or NULL */
+    const char *proc_root;  /* where /proc is (tests), NULL for /proc */
 };
 
 /* Run until quit. Returns the process exit status: 0 after q / Ctrl-C /

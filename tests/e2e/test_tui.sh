@@ -178,13 +178,34 @@ else
     kill "$victim"
 fi
 
+# --- Enter shows the whole command line, however long (a snapshot keeps
+# 512 bytes): wrapped in the popup, scrolled with Up/Down ---
+long_arg=$(printf 'x%.0s' $(seq 1 3000))
+bash -c 'sleep 302; :' long-job "$long_arg-END" &
+longp=$!
+for ((i = 0; i < 100; i++)); do grep -q END "/proc/$longp/cmdline" 2>/dev/null && break; sleep 0.02; done
+sed -n '1,/^\[process/p' "$SCN/a100-sxm4-80gb.ini" | sed '$d' >"$TMP/long.ini"
+printf '[process.long]\npid = %s\ngpu = 0\nused_mib = 5000\n' "$longp" >>"$TMP/long.ini"
+tui_start long 100 30 2 MIGMON_SIM_SCENARIO="$TMP/long.ini" -- "${SIMARGS[@]}"
+tui_keys long p Enter
+scr=$(tui_capture long)
+contains "long command: the popup says it scrolls" "$scr" "Process: command line 1-"
+case "$scr" in *END*) bad "the end of a 3000-character command is already on the first page" ;; *) ok ;; esac
+for ((i = 0; i < 40; i++)); do tui_keys long Down; done
+contains "long command: scrolled to its end" "$(tui_capture long)" "-END"
+tui_keys long x
+case "$(tui_capture long)" in *"command line"*) bad "popup still open after a key" ;; *) ok ;; esac
+tui_quit long q >/dev/null
+kill "$longp" 2>/dev/null
+wait "$longp" 2>/dev/null
+
 # --- a GPU lost while watched (faults.ini: GPU 1 from t = 30): the other GPU
 # keeps its figures, the lost one says why; SIGHUP restores the terminal ---
 tui_start lost 120 40 4 MIGMON_SIM_SCENARIO="$SCN/faults.ini" MIGMON_SIM_TIME=27+1 -- \
     "${SIMARGS[@]}" --proc-root "$(tui_proc lost two-core)"
 tui_keys lost End
 scr=$(tui_capture lost)
-contains "lost GPU keeps its name, marked LOST" "$scr" "▶ GPU 1: NVIDIA A100-SXM4-80GB LOST"
+contains "lost GPU keeps its name, marked LOST with its age" "$scr" "▶ GPU 1: NVIDIA A100-SXM4-80GB LOST "
 contains "lost GPU keeps its UUID" "$scr" "UUID: GPU-66666666-7777-4888-9999-aaaaaaaaaaaa"
 contains "the other GPU still has figures" "$scr" "GPU 0: NVIDIA A100-SXM4-80GB             GPU:"
 kill -HUP "$(tui_pid lost)"

@@ -1535,6 +1535,255 @@ static void test_gpm_corrupts_scenario_matches(void **state)
     assert_string_equal(a, b);
 }
 
+/* ---- a hostile driver (hostile.ini, [system] hostile = true) ---- */
+
+/* The bytes hostile.ini's raw strings decode to. */
+static const char hostile_driver[] = "550.144.03\x1b[2J\x1b]0;pwned\a"
+                                     "0123456789012345678901234567890123456789"
+                                     "012345678901234567890123456789012345";
+static const char hostile_name[] = "NVIDIA \x1b[2J\x1b]0;title\a" "A100\x9b" "31m "
+                                   "\xe2\x80\xae" "LANIMRET\xff\xfe-80GB";
+
+static void test_hostile_strings(void **state)
+{
+    char buf[256];
+    (void)state;
+    assert_int_equal(sizeof(hostile_driver) - 1, 100);
+    assert_int_equal(sizeof(hostile_name) - 1, 48);
+    start("hostile.ini", "100");
+    /* 80 bytes (NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE): filled, no NUL */
+    memset(buf, 0xAA, sizeof(buf));
+    assert_int_equal(N(nvmlSystemGetDriverVersion)(buf, 80), NVML_SUCCESS);
+    assert_memory_equal(buf, hostile_driver, 80);
+    assert_null(memchr(buf, '\0', 80));
+    assert_int_equal((unsigned char)buf[80], 0xAA); /* not one byte past the length */
+    /* a buffer longer than the text: all 100 bytes, then a NUL */
+    memset(buf, 0xAA, sizeof(buf));
+    assert_int_equal(N(nvmlSystemGetDriverVersion)(buf, 128), NVML_SUCCESS);
+    assert_memory_equal(buf, hostile_driver, 101);
+    assert_int_equal(N(nvmlSystemGetDriverVersion)(NULL, 80), NVML_ERROR_INVALID_ARGUMENT);
+    /* the name's bytes exactly: ESC sequences, OSC, C1, U+202E, invalid UTF-8 */
+    memset(buf, 0xAA, sizeof(buf));
+    assert_int_equal(N(nvmlDeviceGetName)(gpu(0), buf, 96), NVML_SUCCESS);
+    assert_memory_equal(buf, hostile_name, 49);
+    assert_int_equal((unsigned char)buf[49], 0xAA);
+    /* a short buffer: SUCCESS, exactly length bytes, no NUL */
+    memset(buf, 0xAA, sizeof(buf));
+    assert_int_equal(N(nvmlDeviceGetName)(gpu(0), buf, 10), NVML_SUCCESS);
+    assert_memory_equal(buf, "NVIDIA \x1b[2", 10);
+    assert_int_equal((unsigned char)buf[10], 0xAA);
+    /* GPU 1 and the NVML version are not raw */
+    assert_int_equal(N(nvmlDeviceGetName)(gpu(1), buf, 96), NVML_SUCCESS);
+    assert_string_equal(buf, "NVIDIA A100-SXM4-80GB");
+    assert_int_equal(N(nvmlSystemGetNVMLVersion)(buf, 80), NVML_SUCCESS);
+    assert_string_equal(buf, "12.550.144.03");
+    assert_int_equal(N(nvmlDeviceGetUUID)(gpu(0), buf, 96), NVML_SUCCESS);
+    assert_string_equal(buf, "GPU-0c0c0c0c-1111-4222-8333-444444444444");
+}
+
+static void test_hostile_values(void **state)
+{
+    nvmlDevice_t d;
+    nvmlUtilization_t u;
+    nvmlMemory_t m1;
+    nvmlMemory_v2_t m2 = {.version = nvmlMemory_v2};
+    nvmlProcessInfo_v2_t p[8];
+    nvmlProcessInfo_v1_t p1[8];
+    nvmlSample_t smp[4];
+    nvmlValueType_t vt;
+    unsigned v, n;
+    (void)state;
+    start("hostile.ini", "100");
+    d = gpu(0);
+    assert_int_equal(N(nvmlDeviceGetUtilizationRates)(d, &u), NVML_SUCCESS);
+    assert_int_equal(u.gpu, 4294967295u);
+    assert_int_equal(u.memory, 4294967295u);
+    assert_int_equal(N(nvmlDeviceGetTemperature)(d, NVML_TEMPERATURE_GPU, &v), NVML_SUCCESS);
+    assert_int_equal(v, 4294967295u);
+    assert_int_equal(N(nvmlDeviceGetCurrPcieLinkGeneration)(d, &v), NVML_SUCCESS);
+    assert_int_equal(v, 4294967295u);
+    assert_int_equal(N(nvmlDeviceGetMaxPcieLinkGeneration)(d, &v), NVML_SUCCESS);
+    assert_int_equal(v, 4); /* the maximum is still the A100's */
+    assert_int_equal(N(nvmlDeviceGetFanSpeed)(d, &v), NVML_SUCCESS);
+    assert_int_equal(v, 4294967295u);
+    n = 4;
+    assert_int_equal(N(nvmlDeviceGetSamples)(d, NVML_GPU_UTILIZATION_SAMPLES, 0, &vt, &n, smp),
+                     NVML_SUCCESS);
+    assert_int_equal(n, 4);
+    assert_int_equal(smp[3].sampleValue.uiVal, 4294967295u);
+    /* memory: used 2^64-1 above an 80 GiB total; free is what wraps */
+    assert_int_equal(N(nvmlDeviceGetMemoryInfo)(d, &m1), NVML_SUCCESS);
+    assert_true(m1.total == 85899345920ULL);
+    assert_true(m1.used == 18446744073709551615ULL);
+    assert_true(m1.used > m1.total);
+    assert_true(m1.free == 85899345921ULL); /* total - used, modulo 2^64 */
+    assert_int_equal(N(nvmlDeviceGetMemoryInfo_v2)(d, &m2), NVML_SUCCESS);
+    assert_true(m2.total == 85899345920ULL);
+    assert_true(m2.reserved == 640 * MIB); /* total / 128 */
+    assert_true(m2.used == 18446744073709551615ULL);
+    assert_true(m2.free == 85899345920ULL - 640 * MIB + 1);
+    /* PID 0 is listed; 4242's memory is 2^64-2, a value, not NOT_AVAILABLE */
+    n = 8;
+    assert_int_equal(N(nvmlDeviceGetComputeRunningProcesses_v3)(d, &n, p), NVML_SUCCESS);
+    assert_int_equal(n, 2);
+    assert_int_equal(p[0].pid, 0);
+    assert_true(p[0].usedGpuMemory == 1024 * MIB);
+    assert_int_equal(p[1].pid, 4242);
+    assert_true(p[1].usedGpuMemory == 18446744073709551614ULL);
+    n = 8;
+    assert_int_equal(N(nvmlDeviceGetComputeRunningProcesses)(d, &n, p1), NVML_SUCCESS);
+    assert_int_equal(n, 2);
+    assert_int_equal(p1[0].pid, 0);
+    assert_true(p1[1].usedGpuMemory == 18446744073709551614ULL);
+    n = 0;
+    assert_int_equal(N(nvmlDeviceGetComputeRunningProcesses_v2)(d, &n, NULL),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(n, 2);
+}
+
+/* GPU 1: INSUFFICIENT_SIZE forever, asking for the caller's count x 2 + 1000. */
+static void test_hostile_process_storm(void **state)
+{
+    nvmlProcessInfo_v2_t p[8];
+    nvmlProcessUtilizationSample_t s[8];
+    nvmlDevice_t d;
+    unsigned n = 0;
+    (void)state;
+    start("hostile.ini", "100");
+    d = gpu(1);
+    assert_int_equal(N(nvmlDeviceGetComputeRunningProcesses_v3)(d, &n, NULL),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(n, 1000);
+    assert_int_equal(N(nvmlDeviceGetComputeRunningProcesses_v3)(d, &n, p),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(n, 3000);
+    assert_int_equal(N(nvmlDeviceGetComputeRunningProcesses_v3)(d, &n, p),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(n, 7000);
+    n = 8; /* a buffer big enough for its one process makes no difference */
+    assert_int_equal(N(nvmlDeviceGetComputeRunningProcesses_v2)(d, &n, p),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(n, 1016);
+    n = 5;
+    assert_int_equal(N(nvmlDeviceGetGraphicsRunningProcesses)(d, &n, (void *)p),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(n, 1010);
+    n = 0;
+    assert_int_equal(N(nvmlDeviceGetMPSComputeRunningProcesses_v3)(d, &n, NULL),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(n, 1000);
+    n = 3000000000u; /* saturates instead of wrapping */
+    assert_int_equal(N(nvmlDeviceGetGraphicsRunningProcesses_v2)(d, &n, p),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(n, 4294967295u);
+    assert_int_equal(N(nvmlDeviceGetComputeRunningProcesses_v3)(d, NULL, p),
+                     NVML_ERROR_INVALID_ARGUMENT);
+    /* the process is there: its utilisation samples list it */
+    n = 8;
+    assert_int_equal(N(nvmlDeviceGetProcessUtilization)(d, s, &n, 0), NVML_SUCCESS);
+    assert_int_equal(n, 1);
+    assert_int_equal(s[0].pid, 4343);
+    /* GPU 0 is not in the storm */
+    n = 8;
+    assert_int_equal(N(nvmlDeviceGetGraphicsRunningProcesses_v2)(gpu(0), &n, p), NVML_SUCCESS);
+    assert_int_equal(n, 0);
+}
+
+#define HOSTILE_GPU "[gpu.0]\nname = NVIDIA A100-SXM4-80GB\nmemory_total_mib = 81920\n"
+
+/* The other raw keys, saturating power, absurd clocks and compute capability. */
+static void test_hostile_more_keys(void **state)
+{
+    char buf[96];
+    unsigned v;
+    int major, minor;
+    unsigned long long e;
+    nvmlMemory_t m1;
+    nvmlDevice_t d;
+    (void)state;
+    start(write_tmp("[system]\ndriver_version = 550.144.03\nhostile = true\n"
+                    "nvml_version_raw = \\x00\\xff\\\\\n" HOSTILE_GPU
+                    "uuid_raw = GPU-\\e[5mX\n"
+                    "power_w = 1e12\nclock_graphics_mhz = 4294967295\nclock_sm_mhz = 4294967295\n"
+                    "clock_mem_mhz = 4294967295\nclock_video_mhz = 4294967295\n"
+                    "compute_capability = 377123080.-864614603\n"
+                    "memory_used_raw_bytes = 100\nmemory_free_raw_bytes = 7\n"),
+          "100");
+    d = gpu(0);
+    memset(buf, 0xAA, sizeof(buf));
+    assert_int_equal(N(nvmlSystemGetNVMLVersion)(buf, 80), NVML_SUCCESS);
+    assert_memory_equal(buf, "\0\xff\\\0", 4);
+    memset(buf, 0xAA, sizeof(buf));
+    assert_int_equal(N(nvmlDeviceGetUUID)(d, buf, 96), NVML_SUCCESS);
+    assert_string_equal(buf, "GPU-\x1b[5mX");
+    assert_int_equal(N(nvmlDeviceGetHandleByUUID)("GPU-\x1b[5mX", &d), NVML_SUCCESS);
+    assert_ptr_equal(d, gpu(0));
+    assert_int_equal(N(nvmlDeviceGetPowerUsage)(d, &v), NVML_SUCCESS);
+    assert_int_equal(v, 0xFFFFFFFFu);
+    assert_int_equal(N(nvmlDeviceGetTotalEnergyConsumption)(d, &e), NVML_SUCCESS);
+    assert_true(e == 100000000000000000ULL); /* 1e12 W x 100 s, in mJ */
+    for (int k = NVML_CLOCK_GRAPHICS; k <= NVML_CLOCK_VIDEO; k++) {
+        assert_int_equal(N(nvmlDeviceGetClockInfo)(d, (nvmlClockType_t)k, &v), NVML_SUCCESS);
+        assert_int_equal(v, 4294967295u);
+    }
+    assert_int_equal(N(nvmlDeviceGetCudaComputeCapability)(d, &major, &minor), NVML_SUCCESS);
+    assert_int_equal(major, 377123080);
+    assert_int_equal(minor, -864614603);
+    /* only used and free are raw: total is the modelled one */
+    assert_int_equal(N(nvmlDeviceGetMemoryInfo)(d, &m1), NVML_SUCCESS);
+    assert_true(m1.total == 81920 * MIB);
+    assert_true(m1.used == 100);
+    assert_true(m1.free == 7);
+}
+
+/* Every hostile key, and pid 0, is a load error naming its line unless the
+ * scenario says hostile = true; absurd values stay errors without it. */
+static void test_hostile_needs_opt_in(void **state)
+{
+    (void)state;
+    expect_invalid("[system]\ndriver_version = 550.144.03\ndriver_version_raw = x\n" HOSTILE_GPU,
+                   ":3: [system] driver_version_raw: only in a hostile scenario "
+                   "([system] hostile = true)");
+    expect_invalid("[system]\ndriver_version = 550.144.03\n" HOSTILE_GPU "name_raw = X\n",
+                   ":6: [gpu.0] name_raw: only in a hostile scenario");
+    expect_invalid("[system]\ndriver_version = 550.144.03\nhostile = false\n" HOSTILE_GPU
+                   "memory_used_raw_bytes = 18446744073709551615\n",
+                   ":7: [gpu.0] memory_used_raw_bytes: only in a hostile scenario");
+    expect_invalid("[system]\ndriver_version = 550.144.03\n" HOSTILE_GPU
+                   "procs_insufficient_storm = true\n",
+                   ":6: [gpu.0] procs_insufficient_storm: only in a hostile scenario");
+    expect_invalid(HOSTILE_GPU "uuid_raw = X\n[system]\ndriver_version = 550.144.03\n",
+                   ":4: [gpu.0] uuid_raw: only in a hostile scenario");
+    expect_invalid("[system]\ndriver_version = 550.144.03\nnvml_version_raw = x\n" HOSTILE_GPU,
+                   ":3: [system] nvml_version_raw: only in a hostile scenario");
+    expect_invalid("[system]\ndriver_version = 550.144.03\n" HOSTILE_GPU
+                   "[process.p]\npid = 0\n",
+                   ":7: [process.p] pid = 0: only in a hostile scenario");
+    expect_invalid("[system]\ndriver_version = 550.144.03\n" HOSTILE_GPU
+                   "[process.p]\npid = 5\nused_raw_bytes = 1\n",
+                   ":8: [process.p] used_raw_bytes: only in a hostile scenario");
+    expect_invalid("[system]\ndriver_version = 550.144.03\n" HOSTILE_GPU "util_gpu = 4294967295\n",
+                   "[gpu.0] util_gpu: values must stay within 0..100");
+    expect_invalid("[system]\ndriver_version = 550.144.03\n" HOSTILE_GPU
+                   "compute_capability = 377123080.-864614603\n",
+                   "[gpu.0] compute_capability: expected major 1-99 and minor 0-9");
+    expect_invalid("[system]\ndriver_version = 550.144.03\n" HOSTILE_GPU "[process.p]\ngpu = 0\n",
+                   "[process.p] pid is required");
+    /* and what even a hostile scenario cannot say */
+    expect_invalid("[system]\ndriver_version = 550.144.03\nhostile = true\n" HOSTILE_GPU
+                   "name_raw = a\\qb\n",
+                   ":7: [gpu.0] name_raw: unknown escape");
+    expect_invalid("[system]\ndriver_version = 550.144.03\nhostile = true\n" HOSTILE_GPU
+                   "name_raw = a\\x4\n",
+                   ":7: [gpu.0] name_raw: \\x needs two hex digits");
+    expect_invalid("[system]\ndriver_version = 550.144.03\nhostile = true\n" HOSTILE_GPU
+                   "memory_used_raw_bytes = 18446744073709551616\n",
+                   ":7: [gpu.0] memory_used_raw_bytes: expected bytes");
+    expect_invalid("[system]\ndriver_version = 550.144.03\nhostile = true\n" HOSTILE_GPU
+                   "ecc_corrected_volatile = steps(0:5, 10:1)\n",
+                   "ecc_corrected_volatile: a counter must never decrease");
+}
+
 /* ---- driver versions: the full library and the symbol-accurate variants ---- */
 
 static unsigned long long ver(const char *s)
@@ -1674,6 +1923,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gpm_nan_and_metric_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gpm_corrupts_session, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gpm_corrupts_scenario_matches, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_strings, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_process_storm, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_more_keys, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_needs_opt_in, setup, teardown),
         cmocka_unit_test_setup_teardown(test_variant_exports_match_table, setup, teardown),
         cmocka_unit_test_setup_teardown(test_variant_behaviour, setup, teardown),
     };
