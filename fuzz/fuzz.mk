@@ -21,7 +21,7 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Isrc -Ifuzz 
 FUZZ_TARGETS := procstat meminfo procinfo
 FUZZ_SRC_procstat := src/system/cpu.c
 FUZZ_SRC_meminfo := src/system/meminfo.c
-FUZZ_SRC_procinfo := src/system/procinfo.c
+FUZZ_SRC_procinfo := src/system/procinfo.c src/text.c
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
 .PHONY: fuzz fuzz-build fuzz-merge fuzz-clean

@@ -607,31 +607,33 @@ static void view_from(const struct gpm_client *g, const struct cgpu *c, const st
     }
 }
 
-void gpm_client_gpu(const struct gpm_client *g, const char *gpu_uuid, struct gpm_view *out)
+/* Start a lookup: false (with out->why set) when the GPU has no GPM. */
+static bool view_begin(const struct gpm_client *g, const char *gpu_uuid, struct gpm_view *out,
+                       const struct cgpu **c)
 {
     memset(out, 0, sizeof(*out));
+    *c = NULL;
     if (!g) {
         out->why = WHY_OFF;
-        return;
+        return false;
     }
-    const struct cgpu *c = gpu_by_uuid(g, gpu_uuid);
-    out->why = gpu_reason(g, c);
-    if (out->why)
-        return;
-    view_from(g, c, find(g, GPM_SCOPE_GPU, gpu_uuid, -1, ""), out);
+    *c = gpu_by_uuid(g, gpu_uuid);
+    out->why = gpu_reason(g, *c);
+    return out->why == NULL;
+}
+
+void gpm_client_gpu(const struct gpm_client *g, const char *gpu_uuid, struct gpm_view *out)
+{
+    const struct cgpu *c;
+    if (view_begin(g, gpu_uuid, out, &c))
+        view_from(g, c, find(g, GPM_SCOPE_GPU, gpu_uuid, -1, ""), out);
 }
 
 void gpm_client_mig(const struct gpm_client *g, const char *gpu_uuid, int gi_id,
                     const char *mig_uuid, struct gpm_view *out)
 {
-    memset(out, 0, sizeof(*out));
-    if (!g) {
-        out->why = WHY_OFF;
-        return;
-    }
-    const struct cgpu *c = gpu_by_uuid(g, gpu_uuid);
-    out->why = gpu_reason(g, c);
-    if (out->why)
+    const struct cgpu *c;
+    if (!view_begin(g, gpu_uuid, out, &c))
         return;
     const struct centity *e = find(g, GPM_SCOPE_CI, gpu_uuid, gi_id, mig_uuid);
     if (!e)

@@ -46,27 +46,38 @@ static uint64_t proc_key(const struct nvml_proc *p)
     return (uint64_t)p->pid ^ ((uint64_t)p->gi << 32) ^ ((uint64_t)p->ci * 0x100000001b3ull);
 }
 
-/* Room for n entries at most half full; rebuilt from e[0..n). */
+/* Room for n entries, at most half full. 1: reallocated and cleared (the
+ * caller re-inserts its entries); 0: it fits; -1: out of memory. */
+static int ix_reserve(uint32_t **ix, size_t *cap, size_t n)
+{
+    if (*cap >= 2 * n && *cap)
+        return 0;
+    size_t c = 64;
+    while (c < 2 * n)
+        c *= 2;
+    uint32_t *x = realloc(*ix, c * sizeof(*x));
+    if (!x)
+        return -1;
+    memset(x, 0, c * sizeof(*x));
+    *ix = x;
+    *cap = c;
+    return 1;
+}
+
+static void ix_insert(uint32_t *ix, size_t cap, uint64_t key, size_t pos)
+{
+    size_t h = ix_slot(key, cap);
+    while (ix[h])
+        h = (h + 1) & (cap - 1);
+    ix[h] = (uint32_t)pos + 1;
+}
+
 static int list_ix_fit(struct nvml_proc_list *l, size_t n)
 {
-    if (l->ixcap >= 2 * n && l->ixcap)
-        return 0;
-    size_t cap = 64;
-    while (cap < 2 * n)
-        cap *= 2;
-    uint32_t *ix = realloc(l->ix, cap * sizeof(*ix));
-    if (!ix)
-        return -1;
-    l->ix = ix;
-    l->ixcap = cap;
-    memset(ix, 0, cap * sizeof(*ix));
-    for (size_t i = 0; i < l->n; i++) {
-        size_t h = ix_slot(proc_key(&l->e[i]), cap);
-        while (ix[h])
-            h = (h + 1) & (cap - 1);
-        ix[h] = (uint32_t)i + 1;
-    }
-    return 0;
+    int r = ix_reserve(&l->ix, &l->ixcap, n);
+    for (size_t i = 0; r == 1 && i < l->n; i++)
+        ix_insert(l->ix, l->ixcap, proc_key(&l->e[i]), i);
+    return r < 0 ? -1 : 0;
 }
 
 void nvml_proc_list_clear(struct nvml_proc_list *l)
@@ -209,24 +220,10 @@ nvmlReturn_t nvml_procs_read_lists(struct nvml_state *st, nvmlDevice_t h, bool o
 
 static int pus_ix_fit(struct nvml_state *st, size_t n)
 {
-    if (st->pus_ixcap >= 2 * n && st->pus_ixcap)
-        return 0;
-    size_t cap = 64;
-    while (cap < 2 * n)
-        cap *= 2;
-    uint32_t *ix = realloc(st->pus_ix, cap * sizeof(*ix));
-    if (!ix)
-        return -1;
-    st->pus_ix = ix;
-    st->pus_ixcap = cap;
-    memset(ix, 0, cap * sizeof(*ix));
-    for (size_t i = 0; i < st->npus; i++) {
-        size_t h = ix_slot(st->pus[i].pid, cap);
-        while (ix[h])
-            h = (h + 1) & (cap - 1);
-        ix[h] = (uint32_t)i + 1;
-    }
-    return 0;
+    int r = ix_reserve(&st->pus_ix, &st->pus_ixcap, n);
+    for (size_t i = 0; r == 1 && i < st->npus; i++)
+        ix_insert(st->pus_ix, st->pus_ixcap, st->pus[i].pid, i);
+    return r < 0 ? -1 : 0;
 }
 
 static void pus_clear(struct nvml_state *st)
