@@ -57,6 +57,7 @@ static void test_used_above_total(void **state)
     assert_string_equal(d->m[M_MEM_USED].why,
                         "driver returned used 96636764160 > total 85899345920 bytes");
     /* 2^64-1 bytes is above a pebibyte */
+    snapshot_free(&s);
     d = one_device(&s);
     d->m[M_MEM_USED] = metric_direct(18446744073709551615.0);
     snapshot_check_ranges(&s);
