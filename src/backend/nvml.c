@@ -21,15 +21,6 @@
 #include "debuglog.h"
 #include "text.h"
 
-void nvml_log_call(struct nvml_state *st, const char *sym)
-{
-    if (!debuglog_enabled())
-        return;
-    double us = (double)(debuglog_now_ns() - st->t0) / 1000.0;
-    debuglog_printf("%s dev=%s rc=%d %s %.1fus", sym, st->label, st->rc, nvml_rc_name(st->rc),
-                    us);
-}
-
 static const char *const NO_SYMBOL = NVML_NO_SYMBOL;
 
 static struct dev_cache *cache_get(struct nvml_state *st, const char *uuid)

@@ -179,7 +179,16 @@ struct nvml_state {
      atomic_store_explicit(&(st)->cur_sym, NULL, memory_order_relaxed),                      \
      nvml_log_call((st), (sym)), (st)->rc)
 
-void nvml_log_call(struct nvml_state *st, const char *sym);
+/* The CALL macro's log line (only with --debug). Inline, so the files that
+ * make NVML calls depend on this header alone, not on each other. */
+static inline void nvml_log_call(struct nvml_state *st, const char *sym)
+{
+    if (!debuglog_enabled())
+        return;
+    double us = (double)(debuglog_now_ns() - st->t0) / 1000.0;
+    debuglog_printf("%s dev=%s rc=%d %s %.1fus", sym, st->label, st->rc, nvml_rc_name(st->rc),
+                    us);
+}
 
 static inline bool memo_known(const struct dev_cache *c, enum memo_call k)
 {

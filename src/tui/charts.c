@@ -8,7 +8,8 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "tui/panels_int.h"
+#include "tui/charts.h"
+#include "tui/fmt.h"
 
 
 /* A history series seen as of hist_age ticks ago: the frozen view of a

@@ -20,7 +20,8 @@
 #include <time.h>
 
 #include "clock.h"
-#include "tui/panels_int.h"
+#include "tui/charts.h"
+#include "tui/fmt.h"
 #include "tui/widgets.h"
 
 /* ---- formatting ---- */
@@ -34,51 +35,14 @@ static const char *src_tag(const struct metric *m)
     }
 }
 
-/* "45%", "~45%", "45%*" or "N/A" */
-const char *tui_fmt_pct(char *out, size_t len, const struct metric *m, int decimals)
-{
-    if (!metric_ok(m))
-        snprintf(out, len, "N/A");
-    else
-        snprintf(out, len, "%s%.*f%%%s", m->src == MSRC_ESTIMATE ? "~" : "", decimals, m->value,
-                 m->src == MSRC_CARRIED ? "*" : "");
-    return out;
-}
-
-const char *tui_fmt_num(char *out, size_t len, const struct metric *m, double scale,
-                           int decimals)
-{
-    if (!metric_ok(m))
-        snprintf(out, len, "N/A");
-    else
-        snprintf(out, len, "%s%.*f%s", m->src == MSRC_ESTIMATE ? "~" : "", decimals,
-                 m->value * scale, m->src == MSRC_CARRIED ? "*" : "");
-    return out;
-}
-
 /* ---- small drawing helpers ---- */
-
-void tui_line(WINDOW *win, const struct tui_view *v, struct rect r, int y,
-                 const struct piece *p, size_t n)
-{
-    int x = r.x;
-    for (size_t i = 0; i < n && x < r.x + r.w; i++)
-        if (p[i].s && *p[i].s)
-            x = tui_text(win, &v->theme, r, y, x, p[i].role, p[i].s);
-}
 
 static enum tui_role na_or(const struct metric *m, enum tui_role role)
 {
     return metric_ok(m) ? role : R_FREE;
 }
 
-const struct device *tui_view_selected(const struct tui_view *v)
-{
-    const struct snapshot *s = v->snap;
-    if (!s || s->ndevices == 0 || v->sel >= s->ndevices)
-        return NULL;
-    return &s->devices[v->sel];
-}
+
 
 /* ---- selection ---- */
 
@@ -267,17 +231,6 @@ static void device_label(char *out, size_t len, const struct device *d)
     else
         snprintf(out, len, "GPU %d: %s%s%s", d->index, d->name[0] ? "" : "(",
                  d->name[0] ? d->name : unnamed(d), d->name[0] ? "" : ")");
-}
-
-struct metric tui_vram_pct(const struct device *d)
-{
-    const struct metric *u = &d->m[M_MEM_USED], *t = &d->m[M_MEM_TOTAL];
-    if (!metric_ok(u) || !metric_ok(t) || t->value <= 0)
-        return metric_none("VRAM not read");
-    struct metric m = metric_direct(100.0 * u->value / t->value);
-    if (u->src == MSRC_CARRIED || t->src == MSRC_CARRIED)
-        m.src = MSRC_CARRIED;
-    return m;
 }
 
 /* Word-wrap text (lines split at '\n') into r from row *y on. */

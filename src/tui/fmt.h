@@ -1,9 +1,9 @@
 /*
- * panels_int.h — helpers shared by the panel drawing files (panels.c,
- * charts.c); not part of the TUI's interface.
+ * fmt.h — formatting and drawing helpers shared by the TUI's panel files
+ * (panels.c, charts.c); not part of the TUI's interface.
  */
-#ifndef MIGMON_TUI_PANELS_INT_H
-#define MIGMON_TUI_PANELS_INT_H
+#ifndef MIGMON_TUI_FMT_H
+#define MIGMON_TUI_FMT_H
 
 #include "tui/panels.h"
 #include "tui/widgets.h"
@@ -28,8 +28,5 @@ const char *tui_fmt_num(char *out, size_t len, const struct metric *m, double sc
 struct metric tui_vram_pct(const struct device *d);
 /* the selected device, or NULL */
 const struct device *tui_view_selected(const struct tui_view *v);
-/* the GPU charts (bottom left) and the host charts (bottom right) */
-void tui_draw_gpu_charts(WINDOW *win, const struct tui_view *v);
-void tui_draw_host_charts(WINDOW *win, const struct tui_view *v);
 
 #endif
