@@ -129,6 +129,9 @@ struct device {
     int mig_index;  /* slot under the parent, -1 for a GPU */
     int parent_pos; /* position of the parent in snapshot.devices, -1 for a GPU */
     char uuid[MIGMON_UUID_LEN];
+    /* Why uuid is "" (a static reason string such as "NVML_ERROR_UNKNOWN"),
+     * else NULL. A MIG device whose UUID cannot be read is still listed. */
+    const char *uuid_why;
     char parent_uuid[MIGMON_UUID_LEN]; /* "" for a GPU */
     char name[MIGMON_NAME_LEN];
     char pci_bus_id[32];

@@ -656,12 +656,22 @@ static void walk_migs(struct nvml_state *st, nvmlDevice_t parent_h)
         m->slot = slot;
         m->h = NULL;
         m->uuid[0] = '\0';
+        m->uuid_why = NULL;
         if (CALL(st, "nvmlDeviceGetMigDeviceHandleByIndex",
                  f->mig_handle_by_index(parent_h, slot, &m->h)) != NVML_SUCCESS)
             continue; /* NOT_FOUND: empty slot */
-        if (f->uuid && CALL(st, "nvmlDeviceGetUUID", f->uuid(m->h, m->uuid, sizeof(m->uuid))) != 0)
-            continue; /* no identity: cannot be cached or followed */
-        text_clean(m->uuid, sizeof(m->uuid));
+        /* A device whose UUID cannot be read is still listed, with the
+         * reason; the next walk (slow cadence) tries again. */
+        if (!f->uuid)
+            m->uuid_why = nvml_rc_reason(NVML_ERROR_FUNCTION_NOT_FOUND);
+        else if (CALL(st, "nvmlDeviceGetUUID", f->uuid(m->h, m->uuid, sizeof(m->uuid))) != 0)
+            m->uuid_why = nvml_rc_reason(st->rc);
+        else
+            text_clean(m->uuid, sizeof(m->uuid));
+        if (m->uuid_why)
+            m->uuid[0] = '\0';
+        else if (!m->uuid[0])
+            m->uuid_why = "driver returned an empty UUID";
         st->nslots++;
     }
 }
@@ -688,7 +698,15 @@ static bool sample_migs(struct nvml_state *st, struct snapshot *s, nvmlDevice_t 
     for (size_t k = 0; k < st->nslots; k++) {
         const struct mig_slot *m = &st->slots[k];
         snprintf(st->label, sizeof(st->label), "%.15s/MIG%u", parent_label, m->slot);
-        struct dev_cache *c = cache_get(st, m->uuid);
+        /* Static facts are cached by UUID; without one, by parent and slot
+         * (a key no UUID can take: UUIDs start with "GPU-" or "MIG-"). */
+        char key[MIGMON_UUID_LEN];
+        if (m->uuid[0])
+            snprintf(key, sizeof(key), "%s", m->uuid);
+        else
+            snprintf(key, sizeof(key), "?%u@%.*s", m->slot, (int)sizeof(key) - 16,
+                     s->devices[parent_pos].uuid);
+        struct dev_cache *c = cache_get(st, key);
         struct device *d = next_device(st, s);
         if (!c || !d)
             break;
@@ -701,6 +719,7 @@ static bool sample_migs(struct nvml_state *st, struct snapshot *s, nvmlDevice_t 
         d->mig_index = (int)m->slot;
         d->parent_pos = (int)parent_pos;
         snprintf(d->uuid, sizeof(d->uuid), "%s", m->uuid);
+        d->uuid_why = m->uuid_why;
         snprintf(d->parent_uuid, sizeof(d->parent_uuid), "%s", parent->uuid);
         snprintf(d->name, sizeof(d->name), "%s", c->name);
         snprintf(d->pci_bus_id, sizeof(d->pci_bus_id), "%s", parent->pci_bus_id);
@@ -788,6 +807,7 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
          CALL(st, "nvmlDeviceGetUUID", f->uuid(h, d->uuid, sizeof(d->uuid))) != 0)) {
         const char *why = nvml_rc_reason(hrc != NVML_SUCCESS ? hrc : st->rc);
         d->uuid[0] = '\0';
+        d->uuid_why = why;
         for (int k = 0; k < M_COUNT; k++)
             d->m[k] = metric_none(why);
         d->process_count = metric_none(why);
@@ -865,7 +885,9 @@ void nvml_gpm_apply(const struct gpm_client *g, struct snapshot *s)
 {
     for (size_t i = 0; i < s->ndevices; i++) {
         struct device *d = &s->devices[i];
-        if (!d->uuid[0])
+        /* A MIG device without a readable UUID can still take its GPU
+         * instance's values (found by parent and GI id). */
+        if (!d->uuid[0] && (d->kind == DEV_GPU || d->gi_id < 0 || !d->parent_uuid[0]))
             continue;
         struct gpm_view gv;
         if (d->kind == DEV_GPU) {

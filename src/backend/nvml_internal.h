@@ -106,7 +106,8 @@ struct gpm_client;
 struct mig_slot {
     unsigned int slot;
     nvmlDevice_t h;
-    char uuid[MIGMON_UUID_LEN];
+    char uuid[MIGMON_UUID_LEN]; /* "" when it could not be read: uuid_why */
+    const char *uuid_why;
 };
 
 /* How one MIG-enabled GPU's process lists are read. */

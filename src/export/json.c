@@ -112,6 +112,8 @@ static void write_device(struct jsonw *w, const struct snapshot *s, const struct
     jsonw_int(w, d->index);
     int_or_null(w, "mig_index", d->mig_index);
     str_or_null(w, "uuid", d->uuid);
+    jsonw_key(w, "uuid_error");
+    jsonw_str(w, d->uuid[0] ? NULL : d->uuid_why);
     str_or_null(w, "parent_uuid", d->parent_uuid);
     str_or_null(w, "name", d->name);
     str_or_null(w, "pci_bus_id", d->pci_bus_id);

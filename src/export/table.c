@@ -75,6 +75,8 @@ static void write_device_row(FILE *f, const struct device *d)
         fprintf(f, "%-6s   %s\n", "", d->stall);
     else if (d->lost && d->kind == DEV_GPU)
         fprintf(f, "%-6s   GPU lost: NVML_ERROR_GPU_IS_LOST\n", "");
+    if (!d->uuid[0] && d->uuid_why)
+        fprintf(f, "%-6s   UUID N/A: %s\n", "", d->uuid_why);
 }
 
 static void write_host(FILE *f, const struct snapshot *s)

@@ -477,7 +477,10 @@ static void draw_detail(WINDOW *win, const struct tui_view *v)
         snprintf(a, sizeof(a), "%d.%d", d->cc_major, d->cc_minor);
     else
         snprintf(a, sizeof(a), "N/A");
-    struct piece uuid[] = {{R_NORMAL, "UUID: "}, {d->uuid[0] ? R_NORMAL : R_FREE, d->uuid[0] ? d->uuid : "N/A"},
+    char un[80];
+    snprintf(un, sizeof(un), "N/A%s%.60s%s", d->uuid_why ? " (" : "", d->uuid_why ? d->uuid_why : "",
+             d->uuid_why ? ")" : "");
+    struct piece uuid[] = {{R_NORMAL, "UUID: "}, {d->uuid[0] ? R_NORMAL : R_FREE, d->uuid[0] ? d->uuid : un},
                            {R_NORMAL, "  Arch:"}, {d->arch[0] ? R_NORMAL : R_FREE, d->arch[0] ? d->arch : "N/A"},
                            {R_NORMAL, "  CC:"}, {d->cc_major >= 0 ? R_NORMAL : R_FREE, a}};
     detail_line(win, v, &cur, false, uuid, 6);

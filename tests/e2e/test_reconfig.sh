@@ -15,3 +15,14 @@ jeq "lost GPU listed with reason" "$out" '.devices[1].metrics.temperature_c | [.
 out=$(mon inaccessible-gpu.ini --once --format json); rc=$?
 eq "inaccessible GPU exit 0" "$rc" 0
 jeq "inaccessible GPU listed, NO_PERMISSION" "$out" '[.devices[] | select(.metrics.temperature_c.reason == "NVML_ERROR_NO_PERMISSION")] | length >= 1' 'true'
+
+# A MIG device whose UUID cannot be read (mig-no-uuid.ini: slot 1 until t = 10)
+# is listed with what is known and the reason, in JSON and in the table.
+out=$(SIM_TIME=0 mon mig-no-uuid.ini --once --format json)
+jeq "MIG without UUID listed" "$out" \
+    '[.devices[] | select(.kind=="mig") | [.mig_index, .uuid, .uuid_error, .profile, .gpu_instance_id, .metrics.memory_used_bytes.value]]' \
+    '[[0,"MIG-428ad7f8-b2e3-218c-dfaf-0e927f51bed8",null,"3g.40gb",2,20971520000],[1,null,"NVML_ERROR_UNKNOWN","2g.20gb",3,5242880000]]'
+contains "table says why the UUID is N/A" "$(SIM_TIME=0 mon mig-no-uuid.ini --once --format table)" \
+    "UUID N/A: NVML_ERROR_UNKNOWN"
+jeq "MIG UUID once readable" "$(SIM_TIME=12 mon mig-no-uuid.ini --once --format json)" \
+    '[.devices[] | select(.mig_index==1) | [.uuid, .uuid_error]]' '[["MIG-7c1d2e3f-4a5b-5c6d-8e9f-0a1b2c3d4e5f",null]]'

@@ -316,6 +316,54 @@ static void test_reconfiguration_across_ticks(void **state)
     collect_close(&c);
 }
 
+/* A MIG device whose UUID cannot be read (mig-no-uuid.ini: slot 1's
+ * GetUUID fails for t < 10) is listed with what is known and the reason,
+ * and gets its UUID from the next walk of the slots once the call works.
+ * A transient GetMigMode error (20 <= t < 30) is not "MIG off". */
+static void test_mig_without_uuid_listed(void **state)
+{
+    (void)state;
+    use_scenario("mig-no-uuid.ini", "0+1");
+    struct collector c;
+    open_sim(&c);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s);
+    assert_int_equal(count_kind(&s, DEV_MIG), 2);
+    const struct device *d = &s.devices[2];
+    assert_int_equal(d->mig_index, 1);
+    assert_string_equal(d->uuid, "");
+    assert_non_null(d->uuid_why);
+    assert_string_equal(d->uuid_why, "NVML_ERROR_UNKNOWN");
+    assert_string_equal(d->profile, "2g.20gb");
+    assert_int_equal(d->gi_id, 3);
+    assert_int_equal(d->m[M_MEM_USED].src, MSRC_DIRECT);
+    assert_true(d->m[M_MEM_USED].value == 5000.0 * 1024 * 1024);
+    assert_string_equal(s.devices[0].uuid, "GPU-0b7e4c2d-61a9-4e3f-b5d8-2f7a9c1e6d40");
+    assert_null(s.devices[0].uuid_why);
+    /* t = 10: the call works; the slots are walked again within one slow
+     * period (5 ticks) */
+    int seen_at = -1;
+    for (int t = 1; t <= 16 && seen_at < 0; t++) {
+        collect_tick(&c, &s);
+        assert_int_equal(count_kind(&s, DEV_MIG), 2);
+        if (s.devices[2].uuid[0])
+            seen_at = t;
+    }
+    assert_true(seen_at >= 10 && seen_at <= 15);
+    assert_string_equal(s.devices[2].uuid, "MIG-7c1d2e3f-4a5b-5c6d-8e9f-0a1b2c3d4e5f");
+    assert_null(s.devices[2].uuid_why);
+    assert_string_equal(s.devices[2].profile, "2g.20gb");
+    /* 20 <= t < 30: GetMigMode answers UNKNOWN; the last known mode holds */
+    while (seen_at++ < 30) {
+        collect_tick(&c, &s);
+        assert_true(s.devices[0].mig_enabled);
+        assert_int_equal(count_kind(&s, DEV_MIG), 2);
+    }
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
 static void test_no_gpu_scenario(void **state)
 {
     (void)state;
@@ -351,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_reconfiguration_across_ticks),
         cmocka_unit_test(test_no_gpu_scenario),
         cmocka_unit_test(test_bad_explicit_path),
+        cmocka_unit_test(test_mig_without_uuid_listed),
         cmocka_unit_test(test_gpm_isolation_keeps_vram),
         cmocka_unit_test(test_no_fake_zero_between_samples),
     };
