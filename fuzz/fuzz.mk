@@ -1,10 +1,12 @@
-# fuzz/fuzz.mk — libFuzzer targets for the /proc parsers. Included by the
+# fuzz/fuzz.mk — libFuzzer targets for the /proc parsers and the NVML
+# boundary (fuzz_nvml: a fake driver whose every answer comes from the input). Included by the
 # top-level Makefile; not part of `make check` (the corpus is replayed there by
 # tests/unit/test_fuzz_corpus.c instead).
 #
-#   make fuzz                 build both targets, run each for FUZZ_TIME seconds
+#   make fuzz                 build the targets, run each for FUZZ_TIME seconds
 #   make fuzz FUZZ_TIME=600   longer
-#   make fuzz-build           only build $(FUZZ_BUILD)/fuzz_{procstat,meminfo,procinfo}
+#   make fuzz-build           only build $(FUZZ_BUILD)/fuzz_{procstat,meminfo,procinfo,nvml}
+#   make fuzz FUZZ_TARGETS=nvml FUZZ_TIME=3600   one target, one hour
 #   make fuzz-clean
 #
 # New inputs go to $(FUZZ_BUILD)/corpus-<target>, crashes to $(FUZZ_BUILD)/;
@@ -17,11 +19,15 @@ FUZZ_CC ?= clang
 FUZZ_BUILD ?= build/fuzz
 FUZZ_TIME ?= 120
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Isrc -Ifuzz \
-	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_TARGETS := procstat meminfo procinfo
+	-DMIGMON_VERSION=\"fuzz\" -DMIGMON_LIBDIR=\"/nonexistent\" \
+	-fsanitize=fuzzer,address,undefined,float-cast-overflow -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+FUZZ_TARGETS ?= procstat meminfo procinfo nvml
 FUZZ_SRC_procstat := src/system/cpu.c
 FUZZ_SRC_meminfo := src/system/meminfo.c
 FUZZ_SRC_procinfo := src/system/procinfo.c src/text.c
+FUZZ_SRC_nvml := $(wildcard src/backend/*.c src/export/*.c src/system/*.c) src/model.c \
+	src/text.c src/clock.c src/debuglog.c src/procpost.c
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
 .PHONY: fuzz fuzz-build fuzz-merge fuzz-clean
@@ -33,6 +39,11 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_check.h src/system/cpu.c src/syste
 		src/model.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRC_$*) -lm
+
+# The NVML target builds most of the backend: it depends on every source.
+$(FUZZ_BUILD)/fuzz_nvml: fuzz/fuzz_nvml.c fuzz/fuzz_nvml_drv.h $(FUZZ_SRC_nvml) $(wildcard src/*.h src/*/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRC_nvml) -lm -ldl -pthread
 
 fuzz: $(FUZZ_BINS)
 	@set -e; for t in $(FUZZ_TARGETS); do \

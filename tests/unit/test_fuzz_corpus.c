@@ -1,6 +1,7 @@
 /* test_fuzz_corpus.c — replay fuzz/corpus/<target>/ through the /proc parsers
- * with the fuzzers' own invariants (fuzz/fuzz_check.h), so every input the
- * fuzzers kept, crashers included, stays a regression test in `make check`. */
+ * and the NVML backend with the fuzzers' own invariants (fuzz/fuzz_check.h,
+ * fuzz/fuzz_nvml_drv.h), so every input the fuzzers kept, crashers
+ * included, stays a regression test in `make check`. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "../../fuzz/fuzz_check.h"
+#include "../../fuzz/fuzz_nvml_drv.h"
 
 typedef const char *(*check_fn)(const uint8_t *data, size_t size);
 
@@ -72,6 +74,12 @@ static void test_procinfo_corpus(void **state)
     replay("procinfo", fuzz_check_procinfo);
 }
 
+static void test_nvml_corpus(void **state)
+{
+    (void)state;
+    replay("nvml", fuzz_check_nvml);
+}
+
 /* The escape sequences a user can put in a process name never reach the
  * terminal: the regression the procinfo corpus starts from. */
 static void test_sanitize_escape(void **state)
@@ -96,6 +104,7 @@ int main(void)
         cmocka_unit_test(test_procstat_corpus),
         cmocka_unit_test(test_meminfo_corpus),
         cmocka_unit_test(test_procinfo_corpus),
+        cmocka_unit_test(test_nvml_corpus),
         cmocka_unit_test(test_sanitize_escape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
