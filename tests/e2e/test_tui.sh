@@ -213,6 +213,16 @@ for ((i = 0; i < 100; i++)); do [ -s "$TMP/lost.exit" ] && break; sleep 0.05; do
 eq "SIGHUP exit status" "$(cat "$TMP/lost.exit")" "0"
 eq "alternate screen left after SIGHUP" "$(tmx display -p -t lost '#{alternate_on}')" "0"
 
+# --- a MIG device whose UUID cannot be read (mig-no-uuid.ini, t < 10): listed,
+# and its detail says why the UUID is N/A ---
+tui_start nouuid 120 40 4 MIGMON_SIM_SCENARIO="$SCN/mig-no-uuid.ini" MIGMON_SIM_TIME=0+1 -- \
+    "${SIMARGS[@]}" --proc-root "$(tui_proc nouuid two-core)"
+tui_keys nouuid End
+scr=$(tui_capture nouuid)
+contains "MIG without UUID: reason in the detail" "$scr" "UUID: N/A (NVML_ERROR_UNKNOWN)"
+contains "MIG without UUID: its profile" "$scr" "2g.20gb"
+tui_quit nouuid q >/dev/null
+
 # --- an 8-colour terminal: basic colours only ---
 tui_start c8 80 24 2 MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" TERM=screen -- "${SIMARGS[@]}" \
     --proc-root "$(tui_proc c8 two-core)"
