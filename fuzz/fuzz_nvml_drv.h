@@ -312,10 +312,17 @@ static const char *fuzz_check_nvml(const uint8_t *data, size_t size)
         for (size_t i = 0; i < part.ndevices && !why; i++)
             for (int k = 0; k < M_COUNT; k++) {
                 const struct metric *m = &part.devices[i].m[k];
-                if (m->src != MSRC_NONE && !isfinite(m->value))
-                    why = "a metric with a value that is not finite";
-                if (m->src == MSRC_NONE && !m->why)
-                    why = "a metric that is none without a reason";
+                static char msg[160];
+                if ((m->src != MSRC_NONE && !isfinite(m->value)) ||
+                    (m->src == MSRC_NONE && !m->why)) {
+                    snprintf(msg, sizeof(msg), "%s of %s %zu: %s",
+                             metric_info((enum metric_id)k)->name,
+                             part.devices[i].kind == DEV_MIG ? "MIG device" : "GPU", i,
+                             m->src != MSRC_NONE ? "a value that is not finite"
+                                                 : "none without a reason");
+                    why = msg;
+                    break;
+                }
             }
         if (!why)
             why = fz_write_check(&part, 1);

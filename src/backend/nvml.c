@@ -23,10 +23,10 @@
 
 static const char *const NO_SYMBOL = NVML_NO_SYMBOL;
 
-static struct dev_cache *cache_get(struct nvml_state *st, const char *uuid)
+static struct dev_cache *cache_get(struct nvml_state *st, const char *uuid, bool mig)
 {
     for (size_t i = 0; i < st->ncache; i++) {
-        if (strcmp(st->cache[i].uuid, uuid) == 0)
+        if (st->cache[i].mig == mig && strcmp(st->cache[i].uuid, uuid) == 0)
             return &st->cache[i];
     }
     if (st->ncache == st->capcache) {
@@ -40,6 +40,7 @@ static struct dev_cache *cache_get(struct nvml_state *st, const char *uuid)
     struct dev_cache *c = &st->cache[st->ncache++];
     memset(c, 0, sizeof(*c));
     snprintf(c->uuid, sizeof(c->uuid), "%s", uuid);
+    c->mig = mig;
     c->mig_mode = -1;
     c->cc_major = c->cc_minor = -1;
     c->slices_total = c->gi_id = c->ci_id = c->slices = c->ci_slices = -1;
@@ -632,7 +633,7 @@ static struct device *next_device(struct nvml_state *st, struct snapshot *s)
 
 /* Walk the MIG slots of a MIG-enabled GPU: handle and UUID of every
  * occupied slot (empty slots answer NOT_FOUND). */
-static void walk_migs(struct nvml_state *st, nvmlDevice_t parent_h)
+static void walk_migs(struct nvml_state *st, nvmlDevice_t parent_h, const char *parent_uuid)
 {
     const struct nvml_fns *f = &st->lib.f;
     st->nslots = 0;
@@ -672,6 +673,14 @@ static void walk_migs(struct nvml_state *st, nvmlDevice_t parent_h)
             m->uuid[0] = '\0';
         else if (!m->uuid[0])
             m->uuid_why = "driver returned an empty UUID";
+        /* A UUID is an identity: one given twice (or the parent's) is not. */
+        for (size_t k = 0; !m->uuid_why && k < st->nslots; k++)
+            if (strcmp(st->slots[k].uuid, m->uuid) == 0)
+                m->uuid_why = "driver returned the same UUID for two MIG devices";
+        if (!m->uuid_why && strcmp(m->uuid, parent_uuid) == 0)
+            m->uuid_why = "driver returned the GPU's UUID for a MIG device";
+        if (m->uuid_why)
+            m->uuid[0] = '\0';
         st->nslots++;
     }
 }
@@ -706,7 +715,7 @@ static bool sample_migs(struct nvml_state *st, struct snapshot *s, nvmlDevice_t 
         else
             snprintf(key, sizeof(key), "?%u@%.*s", m->slot, (int)sizeof(key) - 16,
                      s->devices[parent_pos].uuid);
-        struct dev_cache *c = cache_get(st, key);
+        struct dev_cache *c = cache_get(st, key, true);
         struct device *d = next_device(st, s);
         if (!c || !d)
             break;
@@ -817,7 +826,7 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
         return;
     }
     text_clean(d->uuid, sizeof(d->uuid));
-    struct dev_cache *c = cache_get(st, d->uuid);
+    struct dev_cache *c = cache_get(st, d->uuid, false);
     if (!c)
         return;
     c->seen = true;
@@ -858,7 +867,7 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
     read_gpu_dynamic(st, c, h, d);
     if (mig) {
         if (!st->slots_valid || st->tick - st->slots_tick >= st->slow_every)
-            walk_migs(st, h);
+            walk_migs(st, h, part->devices[0].uuid);
         size_t nprocs0 = part->nprocs;
         st->npending = 0;
         if (!sample_migs(st, part, h, 0)) {
@@ -866,7 +875,7 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
             part->ndevices = 1;
             part->nprocs = nprocs0;
             st->npending = 0;
-            walk_migs(st, h);
+            walk_migs(st, h, part->devices[0].uuid);
             sample_migs(st, part, h, 0);
         }
         nvml_procs_mig_done(st, h, part, 0);

@@ -34,6 +34,8 @@ enum memo_call {
 
 struct dev_cache {
     char uuid[MIGMON_UUID_LEN];
+    bool mig;         /* a MIG device's entry: a GPU never shares it, even
+                       * when a driver returns the same UUID for both */
     bool seen;        /* present in the current enumeration */
     bool have_static; /* static facts read */
     int mig_mode;     /* last MIG mode seen (GPU), -1 unknown */
