@@ -31,6 +31,7 @@ struct engine {
     bool fresh;        /* ready holds a snapshot the front end has not taken */
     bool signalled;    /* a byte is in the pipe */
     unsigned pending;  /* manual mode: ticks requested */
+    bool regrid;       /* o.interval_ms changed: restart the grid */
     bool stop;
 };
 
@@ -57,20 +58,21 @@ static void publish(struct engine *e)
     }
 }
 
-/* How long a tick waits for the driver: most of an interval, so a late
- * device is reported in the same tick and the next tick starts on time. */
-static uint64_t budget_ns(const struct engine *e)
-{
-    return (uint64_t)e->o.interval_ms * 750000ull;
-}
-
 static void *run(void *arg)
 {
     struct engine *e = arg;
+    pthread_mutex_lock(&e->mu);
     uint64_t interval = (uint64_t)e->o.interval_ms * 1000000ull;
+    pthread_mutex_unlock(&e->mu);
     uint64_t start = clock_mono_ns();
     for (uint64_t k = 0;; k++) {
         pthread_mutex_lock(&e->mu);
+        if (e->regrid) { /* a new interval: the next tick one interval from now */
+            e->regrid = false;
+            interval = (uint64_t)e->o.interval_ms * 1000000ull;
+            start = clock_mono_ns();
+            k = 1;
+        }
         if (e->o.manual) {
             /* one tick per request, and only after the last one was taken */
             while (!e->stop && (e->pending == 0 || e->fresh))
@@ -86,15 +88,23 @@ static void *run(void *arg)
             }
             struct timespec ts = {.tv_sec = (time_t)(next / 1000000000ull),
                                   .tv_nsec = (long)(next % 1000000000ull)};
-            while (!e->stop && clock_mono_ns() < next)
+            while (!e->stop && !e->regrid && clock_mono_ns() < next)
                 if (pthread_cond_timedwait(&e->cv, &e->mu, &ts) == ETIMEDOUT)
                     break;
+            if (e->regrid && !e->stop) { /* wait on the new grid instead */
+                pthread_mutex_unlock(&e->mu);
+                k--;
+                continue;
+            }
         }
         bool stop = e->stop;
         pthread_mutex_unlock(&e->mu);
         if (stop)
             break;
-        collect_tick_until(e->col, &e->back, clock_mono_ns() + budget_ns(e));
+        /* How long a tick waits for the driver: most of an interval, so a
+         * late device is reported in the same tick and the next tick
+         * starts on time. */
+        collect_tick_until(e->col, &e->back, clock_mono_ns() + interval / 4 * 3);
         publish(e);
     }
     return NULL;
@@ -164,6 +174,17 @@ bool engine_acquire(struct engine *e, struct snapshot *s)
     ssize_t n = read(e->fds[0], b, sizeof(b));
     (void)n;
     return got;
+}
+
+void engine_set_interval(struct engine *e, unsigned interval_ms)
+{
+    if (interval_ms < 100)
+        interval_ms = 100;
+    pthread_mutex_lock(&e->mu);
+    e->o.interval_ms = interval_ms;
+    e->regrid = true;
+    pthread_cond_signal(&e->cv);
+    pthread_mutex_unlock(&e->mu);
 }
 
 void engine_request_tick(struct engine *e, unsigned n)

@@ -37,6 +37,9 @@ int engine_fd(const struct engine *e);
  * (the caller's previous one goes back to the engine for reuse) and return
  * true. Never blocks on the driver. */
 bool engine_acquire(struct engine *e, struct snapshot *s);
+/* A new sampling interval (ms, at least 100): the next tick comes one new
+ * interval after the last one. */
+void engine_set_interval(struct engine *e, unsigned interval_ms);
 /* Manual mode: take one more sample now. */
 void engine_request_tick(struct engine *e, unsigned n);
 /* Stops the thread (bounded: the engine never blocks in the driver itself)

@@ -180,7 +180,8 @@ static struct hist_device *add_dev(struct history *h, const char *uuid)
 
 static const enum metric_id dev_metric[HS_DEV_COUNT] = {
     [HS_GPU_UTIL] = M_GPU_UTIL,   [HS_MEM_UTIL] = M_MEM_UTIL, [HS_VRAM_USED] = M_MEM_USED,
-    [HS_PCIE_TX] = M_PCIE_TX,     [HS_PCIE_RX] = M_PCIE_RX,
+    [HS_PCIE_TX] = M_PCIE_TX,     [HS_PCIE_RX] = M_PCIE_RX,   [HS_TEMP] = M_TEMP,
+    [HS_POWER] = M_POWER,         [HS_CLK_SM] = M_CLK_SM,     [HS_CLK_MEM] = M_CLK_MEM,
 };
 
 static void push_device(struct hist_device *hd, const struct device *d)

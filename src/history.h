@@ -59,6 +59,10 @@ enum hist_dev_series {
     HS_VRAM_USED, /* M_MEM_USED, bytes */
     HS_PCIE_TX,   /* M_PCIE_TX, B/s */
     HS_PCIE_RX,   /* M_PCIE_RX, B/s */
+    HS_TEMP,      /* M_TEMP, °C */
+    HS_POWER,     /* M_POWER, W */
+    HS_CLK_SM,    /* M_CLK_SM, MHz */
+    HS_CLK_MEM,   /* M_CLK_MEM, MHz */
     HS_DEV_COUNT
 };
 

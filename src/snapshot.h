@@ -16,6 +16,7 @@ struct snapshot {
     int64_t wall_ns;     /* CLOCK_REALTIME at the sample */
     char driver_version[80];
     char nvml_version[80];
+    int cuda_driver_version; /* nvmlSystemGetCudaDriverVersion_v2: 12040 = 12.4; 0 unknown */
     bool gpu_ok;         /* false: gpu_error says why there are no devices */
     char gpu_error[2048];
     size_t ndevices;

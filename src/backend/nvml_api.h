@@ -401,6 +401,7 @@ _Static_assert(sizeof(nvmlGpmMetricsGet_t) == 13344, "nvmlGpmMetricsGet_t (595+ 
 typedef nvmlReturn_t (*nvml_fn_void)(void);
 typedef nvmlReturn_t (*nvml_fn_init_flags)(unsigned int);
 typedef const char *(*nvml_fn_error_string)(nvmlReturn_t);
+typedef nvmlReturn_t (*nvml_fn_int_out)(int *);
 typedef nvmlReturn_t (*nvml_fn_str)(char *, unsigned int);
 typedef nvmlReturn_t (*nvml_fn_int_out)(int *);
 typedef nvmlReturn_t (*nvml_fn_uint_out)(unsigned int *);

@@ -50,6 +50,7 @@ static const struct sym_row rows[] = {
     {F(error_string), false, {"nvmlErrorString"}},
     {F(driver_version), false, {"nvmlSystemGetDriverVersion"}},
     {F(nvml_version), false, {"nvmlSystemGetNVMLVersion"}},
+    {F(cuda_version), false, {"nvmlSystemGetCudaDriverVersion_v2"}},
     {F(device_count), true, {"nvmlDeviceGetCount_v2", "nvmlDeviceGetCount"}},
     {F(handle_by_index), true, {"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex"}},
     {F(name), false, {"nvmlDeviceGetName"}},

@@ -24,6 +24,7 @@ struct nvml_fns {
     nvml_fn_error_string error_string;
     nvml_fn_str driver_version;
     nvml_fn_str nvml_version;
+    nvml_fn_int_out cuda_version; /* _v2 only: v1 makes a version up without libcuda */
     nvml_fn_uint_out device_count;     /* nvmlDeviceGetCount_v2, nvmlDeviceGetCount */
     nvml_fn_handle_by_index handle_by_index;
     nvml_fn_dev_str name;

@@ -102,6 +102,7 @@ struct nvml_root {
     size_t sys_cap;
     char count_err[256];    /* the last GetCount failed: why ("" when fine) */
     char driver_version[80], nvml_version[80];
+    int cuda_version; /* 12040 = 12.4; 0 unknown */
     _Atomic(const char *) sys_sym; /* the system worker's call in progress */
     _Atomic uint64_t sys_op_ns;
     /* the sampling thread's */
@@ -319,12 +320,16 @@ static void *sys_main(void *arg)
             dv[0] = '\0';
         if (f->nvml_version && f->nvml_version(nv, sizeof(nv)) != NVML_SUCCESS)
             nv[0] = '\0';
+        int cv = 0;
+        if (!f->cuda_version || f->cuda_version(&cv) != NVML_SUCCESS || cv < 1000 || cv > 99990)
+            cv = 0; /* no libcuda, or a number that is no CUDA version */
         /* a driver may fill the whole buffer without a NUL */
         text_clean(dv, sizeof(dv));
         text_clean(nv, sizeof(nv));
         pthread_mutex_lock(&r->mu);
         memcpy(r->driver_version, dv, sizeof(dv));
         memcpy(r->nvml_version, nv, sizeof(nv));
+        r->cuda_version = cv;
         r->inited = true;
         r->want_enum = true;
         pthread_mutex_unlock(&r->mu);
@@ -662,6 +667,7 @@ static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
     }
     memcpy(s->driver_version, r->driver_version, sizeof(s->driver_version));
     memcpy(s->nvml_version, r->nvml_version, sizeof(s->nvml_version));
+    s->cuda_driver_version = r->cuda_version;
     unsigned count = r->have_enum ? r->count : 0;
     /* Workers for new GPUs; handles and UUIDs from the enumeration. */
     if (count > r->nworkers) {

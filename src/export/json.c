@@ -185,6 +185,11 @@ void json_write_snapshot(FILE *f, const struct snapshot *s, bool pretty)
     jsonw_str(&w, ts);
     str_or_null(&w, "driver_version", s->driver_version);
     str_or_null(&w, "nvml_version", s->nvml_version);
+    char cuda[32] = "";
+    if (s->cuda_driver_version > 0)
+        snprintf(cuda, sizeof(cuda), "%d.%d", s->cuda_driver_version / 1000,
+                 s->cuda_driver_version % 1000 / 10);
+    str_or_null(&w, "cuda_driver_version", cuda);
     jsonw_key(&w, "host");
     if (s->host_ok)
         json_write_host(&w, &s->host);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "units.h"
 
 const char *table_fmt_metric(char *out, size_t len, const struct metric *m, double scale,
                              int decimals, const char *unit)
@@ -101,15 +102,13 @@ static void write_host(FILE *f, const struct snapshot *s)
             l15);
 }
 
-/* A decimal rate: "950 MB/s", "12.5 GB/s". */
+/* A decimal rate: "950 MB/s", "12.5 GB/s" (units.h, as in the monitor). */
 static void fmt_rate(char *out, size_t len, const struct metric *m)
 {
     if (!metric_ok(m))
         snprintf(out, len, "N/A");
-    else if (m->value >= 1e9)
-        snprintf(out, len, "%.1f GB/s", m->value / 1e9);
     else
-        snprintf(out, len, "%.0f MB/s", m->value / 1e6);
+        units_rate(out, len, m->value);
 }
 
 /* GPM's per-device activity (Hopper and later), for devices that have any. */
@@ -196,8 +195,12 @@ void table_write_snapshot(FILE *f, const struct snapshot *s)
 {
     char ts[40];
     clock_rfc3339(s->wall_ns, ts, sizeof(ts));
-    fprintf(f, "mig-gpu-mon %s  %s  driver %s  NVML %s\n", MIGMON_VERSION, ts,
-            s->driver_version[0] ? s->driver_version : "N/A",
+    char cuda[32] = "N/A";
+    if (s->cuda_driver_version > 0)
+        snprintf(cuda, sizeof(cuda), "%d.%d", s->cuda_driver_version / 1000,
+                 s->cuda_driver_version % 1000 / 10);
+    fprintf(f, "mig-gpu-mon %s  %s  driver %s  CUDA %s  NVML %s\n", MIGMON_VERSION, ts,
+            s->driver_version[0] ? s->driver_version : "N/A", cuda,
             s->nvml_version[0] ? s->nvml_version : "N/A");
     write_host(f, s);
     if (!s->gpu_ok) {
