@@ -7,6 +7,11 @@
 #include "tui/fmt.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "units.h"
 
 /* "45%", "~45%", "45%*" or "N/A" */
 const char *tui_fmt_pct(char *out, size_t len, const struct metric *m, int decimals)
@@ -58,3 +63,149 @@ struct metric tui_vram_pct(const struct device *d)
     return m;
 }
 
+
+const char *tui_src_tag(const struct metric *m)
+{
+    switch (m->src) {
+    case MSRC_GPM: return " gpm";
+    case MSRC_PROCESS: return " proc";
+    default: return "";
+    }
+}
+
+enum tui_role tui_na_or(const struct metric *m, enum tui_role role)
+{
+    return metric_ok(m) ? role : R_FREE;
+}
+
+int tui_text_width(const char *s)
+{
+    mbstate_t st;
+    memset(&st, 0, sizeof(st));
+    size_t len = strlen(s);
+    int w = 0;
+    while (len > 0) {
+        wchar_t wc;
+        size_t n = mbrtowc(&wc, s, len, &st);
+        if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+            memset(&st, 0, sizeof(st));
+            n = 1;
+            w++;
+        } else {
+            int cw = wcwidth(wc);
+            w += cw < 0 ? 1 : cw;
+        }
+        s += n;
+        len -= n;
+    }
+    return w;
+}
+
+void tui_device_name(char *out, size_t len, const struct device *d, bool short_name)
+{
+    if (!d->name[0]) {
+        const char *why = "name not readable";
+        for (int i = 0; i < M_COUNT; i++)
+            if (!metric_ok(&d->m[i]) && d->m[i].why) {
+                why = d->m[i].why;
+                break;
+            }
+        snprintf(out, len, "(%s)", why);
+        return;
+    }
+    const char *n = d->name;
+    if (short_name && strncmp(n, "NVIDIA ", 7) == 0 && n[7])
+        n += 7;
+    snprintf(out, len, "%s", n);
+}
+
+static const char *marked(char *out, size_t len, const struct metric *m, const char *body)
+{
+    snprintf(out, len, "%s%s%s", m->src == MSRC_ESTIMATE ? "~" : "", body,
+             m->src == MSRC_CARRIED ? "*" : "");
+    return out;
+}
+
+const char *tui_fmt_bytes(char *out, size_t len, const struct metric *m)
+{
+    char b[32];
+    if (!metric_ok(m)) {
+        snprintf(out, len, "N/A");
+        return out;
+    }
+    return marked(out, len, m, units_bytes(b, sizeof(b), m->value));
+}
+
+const char *tui_fmt_rate(char *out, size_t len, const struct metric *m)
+{
+    char b[32];
+    if (!metric_ok(m)) {
+        snprintf(out, len, "N/A");
+        return out;
+    }
+    return marked(out, len, m, units_rate(b, sizeof(b), m->value));
+}
+
+int tui_gauge(WINDOW *win, const struct tui_view *v, struct rect r, int y, int x, int cells,
+              const struct metric *pct, enum tui_role role)
+{
+    if (cells <= 0)
+        return x;
+    const struct tui_glyphs *g = &v->theme.g;
+    int on = 0;
+    if (metric_ok(pct)) {
+        double f = pct->value / 100.0 * cells;
+        on = f <= 0 ? 0 : f >= cells ? cells : (int)(f + 0.5);
+        if (on == 0 && pct->value > 0)
+            on = 1; /* busy at all: one cell, never an empty gauge */
+    }
+    enum tui_role onr = pct->src == MSRC_CARRIED || pct->src == MSRC_ESTIMATE ? R_FREE : role;
+    char buf[12 * 4 + 1];
+    size_t bl = strlen(g->bar_on_s), ol = strlen(g->bar_off_s), n = 0;
+    for (int i = 0; i < on && n + bl < sizeof(buf); i++, n += bl)
+        memcpy(buf + n, g->bar_on_s, bl);
+    buf[n] = '\0';
+    x = tui_text(win, &v->theme, r, y, x, onr, buf);
+    n = 0;
+    for (int i = on; i < cells && n + ol < sizeof(buf); i++, n += ol)
+        memcpy(buf + n, g->bar_off_s, ol);
+    buf[n] = '\0';
+    return tui_text(win, &v->theme, r, y, x, R_FREE, buf);
+}
+
+int tui_dev_figures_width(int gauge_cells)
+{
+    return gauge_cells < 0 ? 1 + DEV_VAL_W : 2 * gauge_cells + DEV_FIG_FIXED;
+}
+
+/* a value right-aligned in w columns; returns the column after */
+static int value_at(WINDOW *win, const struct tui_view *v, struct rect r, int y, int x, int w,
+                    enum tui_role role, const char *s)
+{
+    int sw = tui_text_width(s), off = sw < w ? w - sw : 0;
+    tui_text(win, &v->theme, r, y, x + off, role, s);
+    return x + off + sw;
+}
+
+void tui_dev_figures(WINDOW *win, const struct tui_view *v, struct rect r, const struct device *d,
+                     int cells)
+{
+    char util[32], vram[32];
+    const struct metric *u = &d->m[M_GPU_UTIL];
+    struct metric vp = tui_vram_pct(d);
+    tui_fmt_pct(util, sizeof(util), u, 0);
+    tui_fmt_pct(vram, sizeof(vram), &vp, 0);
+    int x = r.x + 1, y = r.y;
+    if (cells < 0) { /* utilisation only */
+        value_at(win, v, r, y, x, DEV_VAL_W, tui_na_or(u, R_NORMAL), util);
+        return;
+    }
+    x = tui_gauge(win, v, r, y, x, cells, u, R_GPU);
+    x = value_at(win, v, r, y, x + (cells ? 1 : 0), DEV_VAL_W, tui_na_or(u, R_NORMAL), util);
+    tui_text(win, &v->theme, r, y, x, R_FREE, tui_src_tag(u));
+    x += DEV_TAG_W + 1;
+    x = tui_gauge(win, v, r, y, x, cells, &vp,
+                  metric_ok(&vp) ? tui_role_vram(vp.value) : R_FREE);
+    value_at(win, v, r, y, x + (cells ? 1 : 0), DEV_VAL_W,
+             metric_ok(&vp) ? tui_role_vram(vp.value) : R_FREE, vram);
+}

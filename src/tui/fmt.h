@@ -28,5 +28,33 @@ const char *tui_fmt_num(char *out, size_t len, const struct metric *m, double sc
 struct metric tui_vram_pct(const struct device *d);
 /* the selected device, or NULL */
 const struct device *tui_view_selected(const struct tui_view *v);
+/* " gpm", " proc" or "" after a value from GPM / per-process samples */
+const char *tui_src_tag(const struct metric *m);
+/* role, or the dim N/A role when m is none */
+enum tui_role tui_na_or(const struct metric *m, enum tui_role role);
+/* Display columns of UTF-8 text. */
+int tui_text_width(const char *s);
+/* A device's name; short drops the "NVIDIA " every product name starts
+ * with. Without a name: what NVML said instead, in parentheses. */
+void tui_device_name(char *out, size_t len, const struct device *d, bool short_name);
+/* Sizes, rates and energy of a metric with its markers ("~", "*"), "N/A". */
+const char *tui_fmt_bytes(char *out, size_t len, const struct metric *m);
+const char *tui_fmt_rate(char *out, size_t len, const struct metric *m);
+/* A gauge of `cells` cells at (y, x) inside r for a percentage: filled
+ * cells in role, the rest dim; dim throughout when pct is none, and the
+ * filled part dim for a carried or estimated value. Returns x after it. */
+int tui_gauge(WINDOW *win, const struct tui_view *v, struct rect r, int y, int x, int cells,
+              const struct metric *pct, enum tui_role role);
+
+/* Device rows' figures: " [util gauge] 45% gpm  [VRAM gauge] 77%";
+ * gauge_cells 0: the values alone; < 0: utilisation alone. */
+#define DEV_VAL_W 5
+#define DEV_TAG_W 5
+#define DEV_FIG_FIXED 19
+int tui_dev_figures_width(int gauge_cells);
+void tui_dev_figures(WINDOW *win, const struct tui_view *v, struct rect r, const struct device *d,
+                     int gauge_cells);
+/* The device list (devices.c). */
+void tui_draw_devices(WINDOW *win, struct tui_view *v);
 
 #endif

@@ -2,18 +2,17 @@
 
 #include <string.h>
 
-/* Minimum heights, borders included. */
-enum { BOX_MIN = 3, TOP_MIN_FULL = 9, TOP_MIN_NODETAIL = 6, BOTTOM_MIN = 10 };
+/* Boxes: one row of content costs three rows with the borders. */
+enum { BORDER = 2, BOX_MIN = 3, CHART_MIN = 3, HOST_CHARTS_MIN = 10, BARS = 2 };
 
 static struct rect rect_make(int y, int x, int h, int w)
 {
     return (struct rect){.y = y, .x = x, .h = h > 0 ? h : 0, .w = w > 0 ? w : 0};
 }
 
-/* share of total in percent, rounded */
-static int pct_of(int total, int pct)
+static int imin(int a, int b)
 {
-    return (total * pct + 50) / 100;
+    return a < b ? a : b;
 }
 
 static int imax(int a, int b)
@@ -21,61 +20,122 @@ static int imax(int a, int b)
     return a > b ? a : b;
 }
 
-/* Split the GPU panel (right half of the top) into devices / detail /
- * processes, keeping each box at least BOX_MIN rows. */
-static void split_gpu_panel(struct tui_layout *l, struct rect g, int ndevices)
+int tui_cpu_rows_needed(size_t ncores, int id_width, int w)
 {
-    if (l->detail) {
-        int want = ndevices + 2, lo = pct_of(g.h, 20), hi = pct_of(g.h, 30);
-        int dev = imax(BOX_MIN, want < lo ? lo : want > hi ? hi : want);
-        int procs = imax(BOX_MIN, pct_of(g.h, 30));
-        int det = g.h - dev - procs;
-        /* detail keeps its minimum: taken from the device list, then from
-         * the processes, never below their own minimum (top >= 9 = 3 x 3) */
-        int give = BOX_MIN - det;
-        if (give > 0 && dev > BOX_MIN) {
-            int t = dev - BOX_MIN < give ? dev - BOX_MIN : give;
-            dev -= t;
-            give -= t;
-        }
-        if (give > 0)
-            procs -= give;
-        det = g.h - dev - procs;
-        l->devices = rect_make(g.y, g.x, dev, g.w);
-        l->detail_r = rect_make(g.y + dev, g.x, det, g.w);
-        l->procs = rect_make(g.y + dev + det, g.x, procs, g.w);
-    } else {
-        int dev = imax(BOX_MIN, g.h / 2);
-        l->devices = rect_make(g.y, g.x, dev, g.w);
-        l->procs = rect_make(g.y + dev, g.x, g.h - dev, g.w);
-    }
+    if (ncores == 0)
+        return 1;
+    /* keep in step with tui_cpu_cores (widgets.c) */
+    int cellmin = imax(id_width, 1) + 1 + 1 + 4 + 5;
+    int cols = (w + 2) / (cellmin + 2);
+    if (cols < 1)
+        cols = 1;
+    size_t rows = (ncores + (size_t)cols - 1) / (size_t)cols;
+    return rows > 100000 ? 100000 : (int)rows;
 }
 
-static void split_charts(struct tui_layout *l, struct rect b)
+/* Left column: the CPU panel as tall as its cores need, the charts below. */
+static void left_column(struct tui_layout *l, struct rect c, const struct tui_layout_want *want)
 {
-    int lw = b.w / 2, rw = b.w - lw;
-    /* left: GPU charts */
-    int n = l->pcie ? 4 : 3;
-    int y = b.y, left = b.h;
-    struct rect *slot[4] = {&l->gpu_util, &l->mem_ctl, &l->vram, &l->pcie_r};
+    int need = tui_cpu_rows_needed(want->ncores, want->cpu_id_width, c.w - BORDER) + BORDER;
+    int cap = imax(BOX_MIN, c.h * 3 / 5);
+    int cpu = imin(need, cap);
+    int rest = c.h - cpu;
+    int n = imin(imax(want->ncharts, 0), TUI_CHARTS_MAX);
+    n = imin(n, rest / CHART_MIN);
+    if (n <= 0) { /* no room for a chart: the cores take the column */
+        n = 0;
+        cpu = c.h;
+        rest = 0;
+    }
+    l->cpu = rect_make(c.y, c.x, cpu, c.w);
+    l->ncharts = n;
+    int y = c.y + cpu;
     for (int i = 0; i < n; i++) {
-        int hh = left / (n - i); /* even split, the remainder to the last ones */
-        *slot[i] = rect_make(y, b.x, hh, lw);
+        int hh = rest / (n - i); /* even split, the remainder to the last ones */
+        l->chart[i] = rect_make(y, c.x, hh, c.w);
         y += hh;
-        left -= hh;
+        rest -= hh;
     }
-    /* right: CPU total 40 %, RAM/SWP bars (2), legend (2), RAM chart (rest, min 3) */
-    int x = b.x + lw;
-    int cpu = imax(BOX_MIN, pct_of(b.h, 40));
-    if (b.h - cpu - 4 < BOX_MIN)
-        cpu = imax(BOX_MIN, b.h - 4 - BOX_MIN);
-    l->cpu_total = rect_make(b.y, x, cpu, rw);
-    l->mem_bars = rect_make(b.y + cpu, x, 2, rw);
-    l->legend = rect_make(b.y + cpu + 2, x, 2, rw);
-    l->ram = rect_make(b.y + cpu + 4, x, b.h - cpu - 4, rw);
 }
 
-void tui_layout_compute(struct tui_layout *l, int h, int w, bool pcie, int ndevices)
+/* Right column: devices, detail, processes, then the host's bars and charts. */
+static void right_column(struct tui_layout *l, struct rect c, const struct tui_layout_want *want)
+{
+    int bars = c.h >= BOX_MIN * 3 + BARS ? BARS : 0;
+    int avail = c.h - bars;
+    int dev_want = imax(want->dev_rows, 1) + BORDER;
+    int key = imax(want->detail_key, 1) + BORDER;
+    int full = imax(want->detail_full, want->detail_key) + BORDER;
+    int proc_min = 1 + TUI_PROC_ROWS_MIN + BORDER;
+    int proc_want = imax(1 + want->proc_rows + BORDER, proc_min);
+
+    int dev = BOX_MIN, det = key, procs = proc_min;
+    /* not even the minimums: the detail panel gives way, then the processes */
+    if (dev + det + procs > avail)
+        det = imax(avail - dev - procs, 0);
+    if (det > 0 && det < BOX_MIN)
+        det = 0;
+    if (dev + det + procs > avail)
+        procs = imax(avail - dev, BOX_MIN);
+    if (dev + det + procs > avail) { /* only the device list */
+        procs = 0;
+        dev = avail;
+    }
+    int extra = avail - dev - det - procs;
+    int give;
+    if (extra > 0) { /* the device rows, up to half of the column */
+        give = imin(extra, imax(imin(dev_want, avail / 2) - dev, 0));
+        dev += give;
+        extra -= give;
+    }
+    if (det > 0 && extra > 0) { /* the whole detail panel */
+        give = imin(extra, full - det);
+        det += give;
+        extra -= give;
+    }
+    if (extra > 0) { /* every device row */
+        give = imin(extra, dev_want - dev);
+        dev += give;
+        extra -= give;
+    }
+    if (extra > 0 && procs > 0) { /* every process row */
+        give = imin(extra, proc_want - procs);
+        procs += give;
+        extra -= give;
+    }
+    l->host_charts = extra >= HOST_CHARTS_MIN;
+    int host = l->host_charts ? extra : 0;
+    if (!l->host_charts) { /* what is left lengthens the list below */
+        if (procs > 0)
+            procs += extra;
+        else
+            dev += extra;
+    }
+    l->detail = det > 0;
+    int y = c.y;
+    l->devices = rect_make(y, c.x, dev, c.w);
+    y += dev;
+    l->detail_r = rect_make(y, c.x, det, c.w);
+    y += det;
+    l->procs = rect_make(y, c.x, procs, c.w);
+    y += procs;
+    if (l->host_charts) {
+        /* CPU total 40 %, the legend 2 rows, the RAM chart the rest */
+        int legend = 2;
+        int cpu = imax(BOX_MIN, (host - legend) * 2 / 5);
+        l->cpu_total = rect_make(y, c.x, cpu, c.w);
+        y += cpu;
+        l->mem_bars = rect_make(y, c.x, bars, c.w);
+        y += bars;
+        l->legend = rect_make(y, c.x, legend, c.w);
+        y += legend;
+        l->ram = rect_make(y, c.x, host - cpu - legend, c.w);
+    } else {
+        l->mem_bars = rect_make(y, c.x, bars, c.w);
+    }
+}
+
+void tui_layout_compute(struct tui_layout *l, int h, int w, const struct tui_layout_want *want)
 {
     memset(l, 0, sizeof(*l));
     l->h = h;
@@ -87,18 +147,7 @@ void tui_layout_compute(struct tui_layout *l, int h, int w, bool pcie, int ndevi
     l->header = rect_make(0, 0, 1, w);
     l->footer = rect_make(h - 1, 0, 1, w);
     int main_y = 1, main_h = h - 2;
-
-    int top_h = pct_of(main_h, 45);
-    int bottom_h = main_h - top_h;
-    l->charts = top_h >= TOP_MIN_FULL && bottom_h >= BOTTOM_MIN;
-    if (!l->charts)
-        top_h = main_h;
-    l->detail = top_h >= TOP_MIN_FULL;
-    l->pcie = pcie && l->charts;
-
-    int lw = w / 2, rw = w - lw;
-    l->cpu = rect_make(main_y, 0, top_h, lw);
-    split_gpu_panel(l, rect_make(main_y, lw, top_h, rw), ndevices);
-    if (l->charts)
-        split_charts(l, rect_make(main_y + top_h, 0, bottom_h, w));
+    int lw = w >= 160 ? w / 2 : w * 2 / 5;
+    left_column(l, rect_make(main_y, 0, main_h, lw), want);
+    right_column(l, rect_make(main_y, lw, main_h, w - lw), want);
 }

@@ -1,40 +1,71 @@
 /*
- * layout.h — where each panel goes for a terminal size.
+ * layout.h — where each panel goes for a terminal size and for what there
+ * is to show.
  *
- * Pure arithmetic (no curses calls), so the degradation rules are unit
- * tested: the seed README's proportions ("레이아웃 계층 구조": top 45 % /
- * bottom 55 %, CPU | GPU halves, devices 20 % / detail 50 % / processes 30 %,
- * GPU charts 25 % each or 33 % without PCIe, CPU total 40 %) with minimum
- * sizes; when the height runs out the charts go first, then the detail
- * panel; below TUI_MIN_W x TUI_MIN_H only a "terminal too small" message.
- * Header and footer are one line each (the seed's boxed 3-line versions
- * cost six rows of an 80x24 terminal).
+ * Pure arithmetic (no curses calls), so the sizing rules are unit tested.
+ * The seed README's arrangement is kept: CPU cores top left, the GPU panel
+ * (devices, detail, processes) top right, the selected device's charts
+ * bottom left, the host's charts bottom right. The sizes come from the
+ * content instead of fixed shares (docs/tui.md, "Sizing rules"):
+ *
+ *  - the two columns are laid out independently; the left one is 2/5 of
+ *    the width below 160 columns (the GPU side needs the room), half above;
+ *  - left: the CPU panel is as tall as its cores need (capped at 3/5 of
+ *    the height; the rest says "+N more"), the charts share what is left,
+ *    each at least 3 rows, as many as fit;
+ *  - right: every panel first gets its minimum (devices 1 row, the detail
+ *    panel's key lines, a process header and 3 rows, the RAM and swap
+ *    bars), then the rest goes to the whole detail panel, to the device
+ *    rows, to the process rows, and when at least 10 rows remain, to the
+ *    host charts (CPU total, legend, RAM); what is still left lengthens the
+ *    process list. When even the minimums do not fit, the detail panel
+ *    shrinks to one line, then goes.
+ *
+ * Header and footer are one line each. Below TUI_MIN_W x TUI_MIN_H only a
+ * "terminal too small" message is drawn.
  */
 #ifndef MIGMON_TUI_LAYOUT_H
 #define MIGMON_TUI_LAYOUT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "tui/widgets.h"
 
 #define TUI_MIN_W 40
 #define TUI_MIN_H 12
+#define TUI_CHARTS_MAX 4
+/* Process rows the right column keeps below the header at the least. */
+#define TUI_PROC_ROWS_MIN 3
+
+/* What there is to show, in rows of content (borders excluded). */
+struct tui_layout_want {
+    size_t ncores;    /* host CPU cores */
+    int cpu_id_width; /* digits of the largest core id (1 when unknown) */
+    int dev_rows;     /* device rows with every instance expanded */
+    int detail_key;   /* the detail panel's key lines (util, VRAM, temp+power, why) */
+    int detail_full;  /* every line of the detail panel at the right column's width */
+    int proc_rows;    /* process rows of the selected device */
+    int ncharts;      /* GPU charts wanted (3 or 4) */
+};
 
 struct tui_layout {
     int h, w;
     bool too_small;
-    bool charts; /* bottom half shown */
-    bool detail; /* detail panel shown */
-    bool pcie;   /* PCIe chart shown */
+    bool detail;    /* detail panel shown */
+    bool host_charts; /* CPU total, legend and RAM chart shown */
+    int ncharts;    /* GPU charts shown, 0..TUI_CHARTS_MAX */
     struct rect header, footer;
     struct rect cpu, devices, detail_r, procs;
-    struct rect gpu_util, mem_ctl, vram, pcie_r;
+    struct rect chart[TUI_CHARTS_MAX];
     struct rect cpu_total, mem_bars, legend, ram;
 };
 
-/* pcie: the selected device has PCIe throughput data; ndevices: rows the
- * device list would like (it gets between 20 % and 30 % of the GPU panel —
- * the seed's fixed 20 % leaves one row for a 4-device MIG GPU at 40 lines). */
-void tui_layout_compute(struct tui_layout *l, int h, int w, bool pcie, int ndevices);
+void tui_layout_compute(struct tui_layout *l, int h, int w, const struct tui_layout_want *want);
+
+/* Rows the CPU core grid needs for ncores cores in an inner width w (the
+ * arithmetic of tui_cpu_cores: cells of id, a bar of at least 5 and the
+ * percentage, 2 columns apart). */
+int tui_cpu_rows_needed(size_t ncores, int id_width, int w);
 
 #endif

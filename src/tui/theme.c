@@ -53,6 +53,13 @@ void tui_glyphs_init(struct tui_glyphs *g, bool utf8)
         g->cross = "\xe2\x9c\x95";    /* ✕ */
         g->ellipsis = "\xe2\x80\xa6"; /* … */
         g->sel = "\xe2\x96\xb6";      /* ▶ */
+        g->fold_open = "\xe2\x96\xbe";   /* ▾ */
+        g->fold_closed = "\xe2\x96\xb8"; /* ▸ */
+        g->tree_mid = "\xe2\x94\x9c";    /* ├ */
+        g->tree_last = "\xe2\x94\x94";   /* └ */
+        g->bar_on_s = "\xe2\x96\xae";    /* ▮ */
+        g->bar_off_s = "\xe2\x96\xaf";   /* ▯ */
+        g->shade_s = "\xe2\x96\x92";     /* ▒ */
     } else {
         /* Nine levels, densest last, for terminals that cannot show blocks. */
         static const char ascii_spark[9] = {' ', '.', ',', ':', '-', '=', '+', '*', '#'};
@@ -70,6 +77,13 @@ void tui_glyphs_init(struct tui_glyphs *g, bool utf8)
         g->cross = "x";
         g->ellipsis = "~";
         g->sel = ">";
+        g->fold_open = "-";
+        g->fold_closed = "+";
+        g->tree_mid = "|";
+        g->tree_last = "`";
+        g->bar_on_s = "#";
+        g->bar_off_s = ".";
+        g->shade_s = ":";
     }
 }
 

@@ -54,6 +54,9 @@ struct tui_glyphs {
     const char *cross;    /* "✕" or "x": shutdown temperature */
     const char *ellipsis; /* "…" or "~" */
     const char *sel;      /* "▶" or ">": selected device marker */
+    const char *fold_open, *fold_closed; /* "▾" "▸" / "-" "+": a GPU's instances shown or folded */
+    const char *bar_on_s, *bar_off_s, *shade_s; /* bar_on, bar_off, shade as UTF-8 */
+    const char *tree_mid, *tree_last;    /* "├" "└" / "|" "`": an instance under its GPU */
 };
 
 struct tui_theme {

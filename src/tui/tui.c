@@ -19,6 +19,8 @@
 #include "engine.h"
 #include "history.h"
 #include "system/procinfo.h"
+#include "debuglog.h"
+#include "tui/overlays.h"
 #include "tui/panels.h"
 
 static volatile sig_atomic_t quit_requested;
@@ -163,42 +165,66 @@ static void draw(struct loop *L)
         write_frames(L->frames_file, L->ticks, L->frames);
 }
 
-static void kill_selected(struct tui_view *v)
+/* Send sig to the process under the cursor, after checking again that it
+ * is the process listed. */
+static void signal_selected(struct loop *L, int sig, const char *name)
 {
+    struct tui_view *v = &L->v;
     const struct gpu_process *p = tui_view_selected_proc(v);
     if (!p)
         return;
-    /* kill() with 0 or a negative number signals a process group or every
-     * process we may signal: only a real, positive PID is acceptable */
-    if (p->local_pid <= 0 || p->local_pid > INT32_MAX) {
-        snprintf(v->status, sizeof(v->status),
-                 "PID %u is not visible from this PID namespace; not signalled", (unsigned)p->pid);
+    if (!tui_proc_signalable(p, L->proc_root, v->status, sizeof(v->status)))
         return;
-    }
-    /* The list may be a second old: make sure the PID still is the process
-     * shown (same start time), not a newcomer that reused the number. */
-    char path[64], buf[1024];
-    snprintf(path, sizeof(path), "/proc/%lld/stat", (long long)p->local_pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    struct procinfo_stat st;
-    if (n > 0)
-        buf[n] = '\0';
-    if (n <= 0 || procinfo_parse_stat(buf, &st) != 0 ||
-        (p->start_time && st.start_time != p->start_time)) {
-        snprintf(v->status, sizeof(v->status),
-                 "PID %lld has exited or is another process now; not signalled",
-                 (long long)p->local_pid);
-        return;
-    }
-    if (kill((pid_t)p->local_pid, SIGTERM) != 0)
-        snprintf(v->status, sizeof(v->status), "kill %lld: %s", (long long)p->local_pid,
+    if (kill((pid_t)p->local_pid, sig) != 0)
+        snprintf(v->status, sizeof(v->status), "kill -%s %lld: %s", name, (long long)p->local_pid,
                  strerror(errno));
     else
-        snprintf(v->status, sizeof(v->status), "SIGTERM sent to PID %lld",
+        snprintf(v->status, sizeof(v->status), "SIG%s sent to PID %lld", name,
                  (long long)p->local_pid);
+}
+
+/* The filter line (key /): printable characters add, Backspace removes,
+ * Enter keeps the filter, Esc clears it. */
+static void filter_key(struct tui_view *v, int key)
+{
+    size_t n = strlen(v->filter);
+    if (key == 27) {
+        v->filter[0] = '\0';
+        v->filter_edit = false;
+    } else if (key == '\n' || key == '\r' || key == KEY_ENTER) {
+        v->filter_edit = false;
+    } else if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+        if (n > 0)
+            v->filter[n - 1] = '\0';
+    } else if (key >= 0x20 && key < 0x7f && n + 1 < sizeof(v->filter)) {
+        v->filter[n] = (char)key;
+        v->filter[n + 1] = '\0';
+    }
+    v->proc_sel = 0;
+    v->proc_sel_pid = 0;
+}
+
+/* + and -: the next interval up or down the steps 100 ms, 250 ms, 500 ms,
+ * 1 s, 2 s, 5 s, 10 s, 30 s, 60 s. */
+static void change_interval(struct loop *L, int dir)
+{
+    static const unsigned steps[] = {100, 250, 500, 1000, 2000, 5000, 10000, 30000, 60000};
+    size_t n = sizeof(steps) / sizeof(steps[0]), i = 0;
+    unsigned cur = L->v.interval_ms;
+    if (dir > 0) {
+        while (i < n && steps[i] <= cur)
+            i++;
+        if (i == n)
+            i = n - 1;
+    } else {
+        i = n;
+        while (i > 0 && steps[i - 1] >= cur)
+            i--;
+        i = i > 0 ? i - 1 : 0;
+    }
+    L->v.interval_ms = steps[i];
+    engine_set_interval(L->eng, steps[i]);
+    snprintf(L->v.status, sizeof(L->v.status), "sampling every %u ms", steps[i]);
 }
 
 /* Returns false when the key asks to quit. */
@@ -210,13 +236,17 @@ static bool handle_key(struct loop *L, int key)
         return true;
     if (v->modal == MODAL_KILL_CONFIRM) {
         v->modal = MODAL_NONE;
-        if (key == 'y' || key == 'Y')
-            kill_selected(v);
+        if (key == 't' || key == 'T' || key == '\n' || key == '\r' || key == KEY_ENTER)
+            signal_selected(L, SIGTERM, "TERM");
+        else if (key == 'i' || key == 'I')
+            signal_selected(L, SIGINT, "INT");
+        else if (key == '9')
+            signal_selected(L, SIGKILL, "KILL");
         else
-            snprintf(v->status, sizeof(v->status), "kill cancelled");
-        return true;
+            snprintf(v->status, sizeof(v->status), "no signal sent");
+        return key != 3;
     }
-    if (v->modal == MODAL_PROC_DETAIL) { /* the command line scrolls; other keys close */
+    if (v->modal == MODAL_PROC_DETAIL || v->modal == MODAL_REASONS) { /* these scroll */
         int page = v->lay.h > 12 ? v->lay.h - 8 : 4;
         switch (key) {
         case KEY_DOWN: v->cmd_scroll++; return true;
@@ -226,10 +256,16 @@ static bool handle_key(struct loop *L, int key)
         default: break;
         }
     }
-    if (v->modal != MODAL_NONE) { /* any key closes an overlay */
+    if (v->modal != MODAL_NONE) { /* any other key closes an overlay */
         v->modal = MODAL_NONE;
         tui_view_free_cmdline(v);
         return key != 3; /* Ctrl-C still quits */
+    }
+    if (v->filter_edit) {
+        if (key == 3)
+            return false;
+        filter_key(v, key);
+        return true;
     }
     switch (key) {
     case 'q':
@@ -239,6 +275,10 @@ static bool handle_key(struct loop *L, int key)
     case '?':
     case 'h':
         v->modal = MODAL_HELP;
+        return true;
+    case 'i':
+        v->modal = MODAL_REASONS;
+        v->cmd_scroll = 0;
         return true;
     case ' ':
         loop_pause(L, !v->paused);
@@ -252,8 +292,23 @@ static bool handle_key(struct loop *L, int key)
     case 'g':
         v->gpm_page = !v->gpm_page;
         return true;
+    case 'c':
+        v->charts = (enum tui_charts)((v->charts + 1) % CHARTS_COUNT);
+        return true;
+    case '/':
+        v->filter_edit = true;
+        return true;
+    case '+':
+    case '=':
+        change_interval(L, 1);
+        return true;
+    case '-':
+    case '_':
+        change_interval(L, -1);
+        return true;
     case 27: /* Esc */
         v->proc_focus = false;
+        v->filter[0] = '\0';
         return true;
     }
     if (v->proc_focus) {
@@ -279,11 +334,18 @@ static bool handle_key(struct loop *L, int key)
                 tui_view_load_cmdline(v, L->proc_root);
             }
             return true;
-        case 'k':
-            if (tui_view_selected_proc(v))
+        case 'k': {
+            const struct gpu_process *p = tui_view_selected_proc(v);
+            /* no prompt for a process that cannot be signalled */
+            if (p && tui_proc_signalable(p, L->proc_root, v->status, sizeof(v->status)))
                 v->modal = MODAL_KILL_CONFIRM;
             return true;
         }
+        }
+    }
+    if (key >= '0' && key <= '9') {
+        tui_view_jump_digit(v, key - '0', clock_mono_ns());
+        return true;
     }
     switch (key) {
     case '\t':
@@ -296,11 +358,22 @@ static bool handle_key(struct loop *L, int key)
     case KEY_LEFT:
         tui_view_select(v, -1);
         break;
+    case KEY_NPAGE:
+        tui_view_page(v, 1);
+        break;
+    case KEY_PPAGE:
+        tui_view_page(v, -1);
+        break;
     case KEY_HOME:
-        tui_view_select_abs(v, 0);
+        tui_view_select_home(v);
         break;
     case KEY_END:
-        tui_view_select_abs(v, (size_t)-1);
+        tui_view_select_end(v);
+        break;
+    case '\n':
+    case '\r':
+    case KEY_ENTER:
+        tui_view_toggle_fold(v);
         break;
     case KEY_MOUSE: {
         MEVENT ev;
@@ -376,6 +449,7 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     tui_theme_init(&L.v.theme, want_color, utf8);
     L.v.interval_ms = o->interval_ms;
     L.v.demo_label = o->demo_label;
+    L.v.debug_path = debuglog_enabled() ? debuglog_path() : NULL;
     L.shown = L.latest = &L.snaps[0];
     L.v.snap = L.shown;
     L.v.hist = &L.hist;
@@ -445,7 +519,7 @@ int tui_run(struct collector *col, const struct tui_opts *o)
 
     /* Stop sampling first (bounded), then give the terminal back. */
     engine_stop(L.eng);
-    tui_view_free_cmdline(&L.v);
+    tui_view_free(&L.v);
     endwin();
     delscreen(scr);
     restore_default_signals();

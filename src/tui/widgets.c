@@ -222,10 +222,41 @@ int tui_text(WINDOW *win, const struct tui_theme *t, struct rect r, int y, int x
         return x;
     struct saved_attr sa = attr_begin(win);
     /* Text starting left of r is drawn from x: put_wcs drops the cells left
-     * of the rectangle. */
-    int end = draw_text(win, &ctx, y, x, room_right(r, x), role, s);
+     * of the rectangle. Text that does not fit ends in an ellipsis. */
+    int room = room_right(r, x), end;
+    if (s && room > 1 && text_width(s, room) > room) {
+        int ew = text_width(t->g.ellipsis, 8);
+        end = draw_text(win, &ctx, y, x, room - ew, role, s);
+        end = draw_text(win, &ctx, y, end, ew, role, t->g.ellipsis);
+    } else {
+        end = draw_text(win, &ctx, y, x, room, role, s);
+    }
     attr_end(win, sa);
     return end;
+}
+
+void tui_frame_begin(WINDOW *win)
+{
+    werase(win);
+}
+
+void tui_frame_end(WINDOW *win)
+{
+    (void)win;
+}
+
+void tui_fill(WINDOW *win, const struct tui_theme *t, struct rect r, enum tui_role role)
+{
+    struct theme_ctx ctx = {t, clip_rect(win, r)};
+    if (ctx.clip.w == 0)
+        return;
+    struct saved_attr sa = attr_begin(win);
+    attr_t a = role_attr(t, role);
+    short p = role_pair(t, role);
+    for (int y = ctx.clip.y; y < ctx.clip.y + ctx.clip.h; y++)
+        for (int x = ctx.clip.x; x < ctx.clip.x + ctx.clip.w; x++)
+            put_cell(win, &ctx.clip, y, x, L' ', a, p);
+    attr_end(win, sa);
 }
 
 struct rect tui_box(WINDOW *win, const struct tui_theme *t, struct rect r, const char *title,

@@ -19,6 +19,14 @@ struct rect {
     int y, x, h, w;
 };
 
+/* A frame: tui_frame_begin clears the window before a frame is drawn,
+ * tui_frame_end finishes it (before wnoutrefresh/doupdate). */
+void tui_frame_begin(WINDOW *win);
+void tui_frame_end(WINDOW *win);
+
+/* Fill r with blanks in the role's colours. */
+void tui_fill(WINDOW *win, const struct tui_theme *t, struct rect r, enum tui_role role);
+
 /* Clear r and draw a border around it with " title " in the top edge at
  * column 1 (cut with the ellipsis glyph when too long). Returns the inner
  * rectangle (h and w may be <= 0 when r is too small). */
@@ -26,7 +34,8 @@ struct rect tui_box(WINDOW *win, const struct tui_theme *t, struct rect r, const
                     enum tui_role title_role);
 
 /* Text at window coordinates (y, x), drawn only where it falls inside r and
- * cut at r's right edge (a wide character that does not fit is left out);
+ * cut at r's right edge, where the last column shows the ellipsis glyph
+ * (a wide character that does not fit is left out);
  * returns the window column after the last character (x when y is outside r
  * or x is right of it). UTF-8 input; undecodable bytes show as '?'. */
 int tui_text(WINDOW *win, const struct tui_theme *t, struct rect r, int y, int x,

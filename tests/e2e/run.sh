@@ -11,6 +11,10 @@ trap 'rm -rf "$TMP"' EXIT
 export TMP
 for t in "$here"/test_*.sh; do
     CURRENT=$(basename "$t" .sh)
+    # E2E_ONLY="test_tui test_hang": only these files
+    if [ -n "${E2E_ONLY:-}" ]; then
+        case " $E2E_ONLY " in *" $CURRENT "*) ;; *) continue ;; esac
+    fi
     before=$FAIL
     . "$t"
     [ "$FAIL" -eq "$before" ] && echo "ok   $CURRENT" || echo "FAIL $CURRENT"

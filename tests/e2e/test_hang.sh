@@ -66,11 +66,11 @@ hang_ctrl() {
     tmx send-keys -t "$1" "$2"
     hang_exit "$1"
 }
-row_of() { # row_of SCREEN N: GPU N's row of the device list
-    printf '%s\n' "$1" | grep -o "GPU $2: NVIDIA A100-SXM4-80GB[^│]*"
+row_of() { # row_of SCREEN N: GPU N's row of the device list (name, gauges, figures)
+    printf '%s\n' "$1" | grep -o "GPU $2 A100-SXM4-80GB[^│]*"
 }
-util_of() { # util_of ROW: the GPU:NN% figure (with a trailing * when carried)
-    printf '%s\n' "$1" | grep -oE 'GPU:([0-9]+%\*?|N/A)' | head -1 | cut -d: -f2
+util_of() { # util_of ROW: the utilisation figure, NN% (with a trailing * when carried) or N/A
+    printf '%s\n' "$1" | sed 's/^GPU [0-9]* A100-SXM4-80GB//' | grep -oE '([0-9]+%\*?|N/A)' | head -1
 }
 
 # === 1. --once --timeout =====================================================
@@ -157,7 +157,7 @@ for how in q TERM HUP; do
     scr=$(tui_capture "$n")
     eq "hang-power ($how): GPU 1 STALLED, the call named" "$stall_seen" 1
     [ $stall_seen = 1 ] || printf '%s\n' "$scr" | head -20 >&2
-    contains "hang-power ($how): GPU 1 values are N/A" "$(row_of "$scr" 1)" "GPU:N/A"
+    eq "hang-power ($how): GPU 1 values are N/A" "$(util_of "$(row_of "$scr" 1)")" "N/A"
     if [ "$how" = q ]; then
         eq "hang-power: GPU 0's util keeps changing" "$util_changed" 1
         contains "hang-power: GPU 1 selected" "$(printf '%s\n' "$scr" | tail -1)" "[2/2]"
@@ -256,14 +256,14 @@ if tui_start hot 120 40 1 MIGMON_SIM_SCENARIO="$late" -- "${SIMARGS[@]}" --proc-
     seen=0
     for ((i = 0; i < 50; i++)); do
         tui_tick hot
-        case "$(tui_capture hot)" in *"GPU 0: NVIDIA A100-SXM4-80GB"*) seen=1 && break ;; esac
+        case "$(tui_capture hot)" in *"GPU 0 A100-SXM4-80GB"*) seen=1 && break ;; esac
         sleep 0.2
     done
     eq "hot-plug: the GPU appears by itself" "$seen" 1
     within "hot-plug: ... within 10 s" "$(ms_since "$t0")" 10000
     tui_tick hot
     scr=$(tui_capture hot)
-    contains "hot-plug: the GPU has figures" "$(row_of "$scr" 0)" "GPU:"
+    contains "hot-plug: the GPU has figures" "$(util_of "$(row_of "$scr" 0)")" "%"
     case "$scr" in *"waiting for the NVIDIA driver"*) bad "hot-plug: still says waiting" ;; *) ok ;; esac
     eq "hot-plug: q exit status" "$(tui_quit hot q)" 0
     eq "hot-plug: alternate screen left" "$(tmx display -p -t hot '#{alternate_on}')" 0
@@ -289,7 +289,7 @@ if tui_start late 120 40 1 MIGMON_SIM_SCENARIO="$SCN/hang-power-late.ini" MIGMON
         N/A) [ $first_na = 0 ] && first_na=$i
             case "$scr" in *"stalled "[0-9]*" s in nvmlDeviceGetPowerUsage"*) na_reason=1 ;; esac ;;
         *'*') [ $first_carried = 0 ] && first_carried=$i && carried_val=$u
-            carried_detail=$(printf '%s\n' "$scr" | grep -o 'GPU: [0-9]*%\*' | head -1) ;;
+            carried_detail=$(printf '%s\n' "$scr" | grep -o 'GPU [0-9]*%\*' | head -1) ;;
         *%) [ $first_fresh = 0 ] && first_fresh=$i
             last_fresh=$u ;;
         esac

@@ -14,15 +14,19 @@ P=$(tui_proc a100 two-core)
 tui_start a100 80 24 4 MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" -- "${SIMARGS[@]}" --proc-root "$P"
 tui_cpu_step a100
 tui_screen "a100 at 80x24" a100 a100-80x24
-# sparkline direction (seed v0.3.5): 5 samples in a 38-column chart fill
+# chart_row SCREEN TITLE: the lowest inner row of the chart whose top border
+# starts with "┌ TITLE" (the left column's charts)
+chart_row() {
+    printf '%s\n' "$1" | awk -v t="┌ $2" 'index($0, t) == 1 { on = 1; next }
+        on && index($0, "└") == 1 { print prev; exit } on { prev = $0 }'
+}
+# sparkline direction (seed v0.3.5): 5 samples in a 30-column chart fill
 # the rightmost columns; the leftmost stay blank
-spark_row() { # first inner row of the GPU Util chart, its 38 inner columns
-    local l
-    l=$(tui_capture "$1" | sed -n '/┌ GPU Util/{n;p}')
-    usub "$l" 1 38
+spark_row() { # lowest inner row of the GPU Util chart, its 30 inner columns
+    usub "$(chart_row "$(tui_capture "$1")" "GPU Util")" 1 30
 }
 row=$(spark_row a100)
-last=$(usub "$row" 37 1)
+last=$(usub "$row" 29 1)
 first=$(usub "$row" 0 1)
 case "$(printf '%s' "$last" | od -An -tx1 | tr -d ' ')" in
 e29681 | e29682 | e29683 | e29684 | e29685 | e29686 | e29687 | e29688) ok ;; # U+2581..U+2588
@@ -47,7 +51,7 @@ case "$(tui_capture a100 | tail -1)" in *PAUSED*) bad "still paused" ;; *) ok ;;
 n=$(tui_frames a100)
 tmx resize-window -t a100 -x 39 -y 11
 tui_wait a100 $((n + 1))
-contains "too small message" "$(tui_capture a100)" "terminal too small: 39x11 (needs 40x12)"
+contains "too small message" "$(tui_capture a100)" "terminal too small: 39x11, needs 40x12"
 n=$(tui_frames a100)
 tmx resize-window -t a100 -x 40 -y 12
 tui_wait a100 $((n + 1))
@@ -80,18 +84,17 @@ contains "mouse click selects the third device" "$(tui_capture h100 | tail -1)" 
 tui_keys h100 Home Down p
 contains "process focus: footer keys" "$(tui_capture h100 | tail -1)" "Enter Command"
 tui_keys h100 s
-contains "s cycles the sort key" "$(tui_capture h100)" "Top Processes (by SM%)"
+contains "s cycles the sort key" "$(tui_capture h100)" "Processes (by SM%)"
 tui_keys h100 Enter
 contains "Enter shows the process" "$(tui_capture h100)" "Process (any key closes)"
 tui_keys h100 x k
-contains "k asks first" "$(tui_capture h100)" "Send SIGTERM to PID 4101"
-tui_keys h100 n
-contains "n cancels" "$(tui_capture h100 | tail -1)" "kill cancelled"
-tui_keys h100 k y
-contains "a PID not visible here is not signalled" "$(tui_capture h100 | tail -1)" \
-    "PID 4101 is not visible from this PID namespace; not signalled"
+# visibility is checked before asking: no prompt for a PID we cannot see
+scr=$(tui_capture h100)
+contains "a PID not visible here is not offered a signal" "$(printf '%s\n' "$scr" | tail -1)" \
+    "PID 4101 is not visible from this PID namespace; cannot signal it"
+case "$scr" in *"Send a signal"*) bad "signal prompt for an invisible PID" ;; *) ok ;; esac
 tui_keys h100 Escape s s s
-contains "Esc leaves the process list" "$(tui_capture h100 | tail -1)" "Tab/"
+contains "Esc leaves the process list" "$(tui_capture h100 | tail -1)" "Enter Fold"
 # SIGTERM restores the terminal and exits 0
 kill -TERM "$(tui_pid h100)"
 for ((i = 0; i < 100; i++)); do [ -s "$TMP/h100.exit" ] && break; sleep 0.05; done
@@ -116,7 +119,7 @@ P=$(tui_proc reconf two-core)
 tui_start reconf 100 30 1 MIGMON_SIM_SCENARIO="$SCN/mig-reconfig.ini" MIGMON_SIM_TIME=58+1 -- \
     "${SIMARGS[@]}" --proc-root "$P"
 tui_keys reconf End
-contains "2g.20gb selected before" "$(tui_capture reconf)" "▶   MIG 1 2g.20gb"
+contains "2g.20gb selected before" "$(tui_capture reconf | grep '▶')" "MIG 1 2g.20gb"
 tui_tick reconf
 tui_tick reconf
 tui_tick reconf
@@ -128,13 +131,14 @@ tui_quit reconf q >/dev/null
 # stays at the last total read (81920 MB), so the columns keep their height ---
 P=$(tui_proc vg two-core)
 tui_start vg 100 30 12 MIGMON_SIM_SCENARIO="$SCN/vram-glitch.ini" -- "${SIMARGS[@]}" --proc-root "$P"
-vram_row() { # $1: capture flag; the lower inner row of the VRAM chart
-    local n
+vram_row() { # $1: capture flag; the lowest inner row of the VRAM chart
+    local n h
     n=$(tui_capture vg | grep -n '┌ VRAM' | cut -d: -f1)
-    tui_capture vg ${1:-} | sed -n "$((n + 2))p"
+    h=$(tui_capture vg | tail -n +"$((n + 1))" | grep -n '^└' | head -1 | cut -d: -f1)
+    tui_capture vg ${1:-} | sed -n "$((n + h - 1))p"
 }
 row=$(vram_row)
-tail12=$(usub "$row" 37 12)
+tail12=$(usub "$row" 27 12)
 eq "VRAM chart: 4 read, 3 carried, 3 gaps, 2 read" "$tail12" "███████   ██"
 contains "VRAM chart: carried columns are dim" "$(vram_row -e)" $'\e[2m'
 tui_screen "VRAM glitch at 100x30" vg vram-glitch-100x30
@@ -154,8 +158,14 @@ if [ "$lp" = "$victim" ]; then
     tui_start kill 120 40 2 MIGMON_SIM_SCENARIO="$TMP/victim.ini" -- "${SIMARGS[@]}"
     tui_keys kill p
     contains "the victim is listed with its command line" "$(tui_capture kill)" "sleep 300"
-    tui_keys kill k y
-    contains "k y sends SIGTERM" "$(tui_capture kill | tail -1)" "SIGTERM sent to PID $victim"
+    tui_keys kill k
+    scr=$(tui_capture kill)
+    contains "k offers TERM, INT and KILL" "$scr" "SIGTERM (ask it to end)"
+    contains "k offers KILL" "$scr" "9           SIGKILL"
+    tui_keys kill n
+    contains "another key sends nothing" "$(tui_capture kill | tail -1)" "no signal sent"
+    tui_keys kill k t
+    contains "k t sends SIGTERM" "$(tui_capture kill | tail -1)" "SIGTERM sent to PID $victim"
     wait "$victim" 2>/dev/null
     eq "the process died of SIGTERM" "$?" "143"
     # the listed process exits between the question and the answer: its PID
@@ -169,8 +179,8 @@ if [ "$lp" = "$victim" ]; then
     tui_keys kill2 p k
     kill "$gone"
     wait "$gone" 2>/dev/null
-    tui_keys kill2 y
-    contains "a process gone before y is not signalled" "$(tui_capture kill2 | tail -1)" \
+    tui_keys kill2 t
+    contains "a process gone before t is not signalled" "$(tui_capture kill2 | tail -1)" \
         "PID $gone has exited or is another process now; not signalled"
     tui_quit kill2 q >/dev/null
 else
@@ -205,9 +215,12 @@ tui_start lost 120 40 4 MIGMON_SIM_SCENARIO="$SCN/faults.ini" MIGMON_SIM_TIME=27
     "${SIMARGS[@]}" --proc-root "$(tui_proc lost two-core)"
 tui_keys lost End
 scr=$(tui_capture lost)
-contains "lost GPU keeps its name, marked LOST with its age" "$scr" "▶ GPU 1: NVIDIA A100-SXM4-80GB LOST "
-contains "lost GPU keeps its UUID" "$scr" "UUID: GPU-66666666-7777-4888-9999-aaaaaaaaaaaa"
-contains "the other GPU still has figures" "$scr" "GPU 0: NVIDIA A100-SXM4-80GB             GPU:"
+contains "lost GPU keeps its name, marked LOST with its age" "$scr" "▶   GPU 1 A100-SXM4-80GB LOST "
+contains "lost GPU keeps its UUID" "$scr" "UUID GPU-66666666-7777-4888-9999-aaaaaaaaaaaa"
+contains "the other GPU still has figures" "$(printf '%s\n' "$scr" | grep 'GPU 0 A100-SXM4-80GB')" "%"
+# the lost GPU's row is drawn in the alarm colour (bold red), not as a selection
+contains "lost GPU row in the alarm colour" "$(tui_capture lost -e | grep 'GPU 1 A100')" $'\e[1m\e[31m'
+contains "lost GPU: the detail says since when" "$scr" "GPU lost "
 kill -HUP "$(tui_pid lost)"
 for ((i = 0; i < 100; i++)); do [ -s "$TMP/lost.exit" ] && break; sleep 0.05; done
 eq "SIGHUP exit status" "$(cat "$TMP/lost.exit")" "0"
@@ -219,7 +232,7 @@ tui_start nouuid 120 40 4 MIGMON_SIM_SCENARIO="$SCN/mig-no-uuid.ini" MIGMON_SIM_
     "${SIMARGS[@]}" --proc-root "$(tui_proc nouuid two-core)"
 tui_keys nouuid End
 scr=$(tui_capture nouuid)
-contains "MIG without UUID: reason in the detail" "$scr" "UUID: N/A (NVML_ERROR_UNKNOWN)"
+contains "MIG without UUID: reason in the detail" "$scr" "UUID N/A (NVML_ERROR_UNKNOWN)"
 contains "MIG without UUID: its profile" "$scr" "2g.20gb"
 tui_quit nouuid q >/dev/null
 

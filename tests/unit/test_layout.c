@@ -1,4 +1,5 @@
-/* Unit tests for src/tui/layout.c: proportions and degradation. */
+/* Unit tests for src/tui/layout.c: sizes from content, the order in which
+ * space is given, and degradation on small terminals. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,9 +24,9 @@ static bool overlap(struct rect a, struct rect b)
 /* Every shown rectangle lies on the screen and none overlaps another. */
 static void check_tiling(const struct tui_layout *l)
 {
-    struct rect all[] = {l->header, l->footer, l->cpu, l->devices, l->detail_r, l->procs,
-                         l->gpu_util, l->mem_ctl, l->vram, l->pcie_r, l->cpu_total,
-                         l->mem_bars, l->legend, l->ram};
+    struct rect all[] = {l->header,   l->footer,    l->cpu,      l->devices, l->detail_r,
+                         l->procs,    l->chart[0],  l->chart[1], l->chart[2], l->chart[3],
+                         l->cpu_total, l->mem_bars, l->legend,   l->ram};
     size_t n = sizeof(all) / sizeof(all[0]);
     for (size_t i = 0; i < n; i++) {
         assert_true(inside(all[i], l->h, l->w));
@@ -34,93 +35,125 @@ static void check_tiling(const struct tui_layout *l)
     }
 }
 
-static void test_80x24_full(void **state)
+/* One H200 with 4 MIG instances, 2 cores, 3 processes. */
+static const struct tui_layout_want h200 = {
+    .ncores = 2, .cpu_id_width = 1, .dev_rows = 5, .detail_key = 3, .detail_full = 10,
+    .proc_rows = 3, .ncharts = 4};
+
+static void test_80x24_shows_every_device_key_detail_and_3_processes(void **state)
 {
     (void)state;
     struct tui_layout l;
-    tui_layout_compute(&l, 24, 80, true, 4);
+    tui_layout_compute(&l, 24, 80, &h200);
     assert_false(l.too_small);
-    assert_true(l.charts);
+    /* the GPU side gets 3/5 of 80 columns below 160 */
+    assert_int_equal(l.cpu.w, 32);
+    assert_int_equal(l.devices.x, 32);
+    assert_int_equal(l.devices.w, 48);
+    /* two cores take one row: the CPU panel is 3 rows, not half the screen */
+    assert_int_equal(l.cpu.h, 3);
+    assert_int_equal(l.ncharts, 4);
+    /* every device row, the key detail lines, 3 process rows and a header */
+    assert_int_equal(l.devices.h, 5 + 2);
     assert_true(l.detail);
-    assert_true(l.pcie);
-    /* header and footer are one line; top 45 % of the 22 main rows */
-    assert_int_equal(l.header.h, 1);
-    assert_int_equal(l.footer.y, 23);
-    assert_int_equal(l.cpu.h, 10);
-    assert_int_equal(l.cpu.w, 40);
-    assert_int_equal(l.devices.x, 40);
-    assert_int_equal(l.devices.h + l.detail_r.h + l.procs.h, 10);
-    /* four GPU charts share the 12 bottom rows */
-    assert_int_equal(l.gpu_util.h, 3);
-    assert_int_equal(l.pcie_r.y + l.pcie_r.h, 23);
-    /* CPU total 40 % of 12 = 5, bars 2, legend 2, RAM chart the rest (3) */
-    assert_int_equal(l.cpu_total.h, 5);
+    assert_true(l.detail_r.h >= 3 + 2);
+    assert_true(l.procs.h >= 1 + 3 + 2);
+    /* RAM and swap bars under them; no room for the host charts */
     assert_int_equal(l.mem_bars.h, 2);
+    assert_false(l.host_charts);
+    assert_int_equal(l.mem_bars.y + l.mem_bars.h, 23);
+    check_tiling(&l);
+}
+
+static void test_120x40_shows_the_whole_detail_panel(void **state)
+{
+    (void)state;
+    struct tui_layout l;
+    tui_layout_compute(&l, 40, 120, &h200);
+    assert_int_equal(l.devices.h, 7);
+    assert_int_equal(l.detail_r.h, 10 + 2);
+    assert_true(l.procs.h >= 1 + 3 + 2);
+    check_tiling(&l);
+}
+
+static void test_200x60_dgx_gets_30_device_rows_and_host_charts(void **state)
+{
+    (void)state;
+    struct tui_layout_want dgx = h200;
+    dgx.ncores = 2;
+    dgx.dev_rows = 64;
+    dgx.detail_key = 4;
+    dgx.detail_full = 8;
+    dgx.proc_rows = 1;
+    struct tui_layout l;
+    tui_layout_compute(&l, 60, 200, &dgx);
+    assert_int_equal(l.devices.w, 100); /* halves from 160 columns */
+    assert_true(l.devices.h - 2 >= 30);
+    assert_int_equal(l.detail_r.h, 8 + 2);
+    check_tiling(&l);
+    /* a single GPU leaves room for the host charts */
+    struct tui_layout_want one = h200;
+    one.dev_rows = 1;
+    tui_layout_compute(&l, 60, 200, &one);
+    assert_int_equal(l.devices.h, 3);
+    assert_true(l.host_charts);
+    assert_true(l.cpu_total.h >= 3);
+    assert_true(l.ram.h >= 3);
     assert_int_equal(l.legend.h, 2);
-    assert_int_equal(l.ram.h, 3);
     check_tiling(&l);
 }
 
-static void test_without_pcie_three_charts(void **state)
+static void test_cpu_panel_follows_the_cores(void **state)
 {
     (void)state;
+    /* 30 columns inside: cells of 1+1+1+4+5 = 12, 2 apart: 2 columns */
+    assert_int_equal(tui_cpu_rows_needed(2, 1, 30), 1);
+    assert_int_equal(tui_cpu_rows_needed(8, 1, 30), 4);
+    /* three-digit ids need wider cells */
+    assert_int_equal(tui_cpu_rows_needed(256, 3, 98), 43);
+    assert_int_equal(tui_cpu_rows_needed(0, 1, 30), 1);
+    struct tui_layout_want many = h200;
+    many.ncores = 256;
+    many.cpu_id_width = 3;
     struct tui_layout l;
-    tui_layout_compute(&l, 60, 200, false, 4);
-    assert_false(l.pcie);
-    assert_int_equal(l.pcie_r.h, 0);
-    int bottom = l.gpu_util.h + l.mem_ctl.h + l.vram.h;
-    assert_int_equal(bottom, 58 - l.cpu.h);
-    assert_int_equal(l.gpu_util.h, bottom / 3);
+    tui_layout_compute(&l, 60, 200, &many);
+    /* capped at 3/5 of the 58 main rows; the charts keep the rest */
+    assert_int_equal(l.cpu.h, 34);
+    assert_int_equal(l.ncharts, 4);
+    assert_int_equal(l.chart[3].y + l.chart[3].h, 59);
     check_tiling(&l);
 }
 
-static void test_device_list_grows_then_caps(void **state)
+static void test_three_charts_without_pcie(void **state)
 {
     (void)state;
+    struct tui_layout_want w = h200;
+    w.ncharts = 3;
     struct tui_layout l;
-    /* top = 45 % of 58 = 26; devices between 20 % (5) and 30 % (8) of it */
-    tui_layout_compute(&l, 60, 200, true, 1);
-    assert_int_equal(l.devices.h, 5);
-    tui_layout_compute(&l, 60, 200, true, 5);
-    assert_int_equal(l.devices.h, 7); /* 5 rows + border */
-    tui_layout_compute(&l, 60, 200, true, 56);
-    assert_int_equal(l.devices.h, 8);
-    assert_int_equal(l.detail_r.h, 10); /* 8 detail lines, two to a row when wide */
+    tui_layout_compute(&l, 60, 200, &w);
+    assert_int_equal(l.ncharts, 3);
+    assert_int_equal(l.chart[3].h, 0);
+    int sum = l.chart[0].h + l.chart[1].h + l.chart[2].h;
+    assert_int_equal(sum, 58 - l.cpu.h);
     check_tiling(&l);
 }
 
-static void test_degrades_charts_first(void **state)
+static void test_small_terminal_drops_detail_then_charts(void **state)
 {
     (void)state;
     struct tui_layout l;
-    /* 21 rows: the bottom half would have 10 rows, still shown */
-    tui_layout_compute(&l, 21, 80, true, 4);
-    assert_true(l.charts);
-    /* 20 rows: the bottom half would have 10 rows of 18: top 8 < 9 → no charts */
-    tui_layout_compute(&l, 20, 80, true, 4);
-    assert_false(l.charts);
-    assert_false(l.pcie);
-    assert_true(l.detail);
-    assert_int_equal(l.cpu.h, 18); /* the top takes the whole main area */
-    check_tiling(&l);
-}
-
-static void test_minimum_and_too_small(void **state)
-{
-    (void)state;
-    struct tui_layout l;
-    tui_layout_compute(&l, TUI_MIN_H, TUI_MIN_W, true, 4);
+    tui_layout_compute(&l, TUI_MIN_H, TUI_MIN_W, &h200);
     assert_false(l.too_small);
-    assert_false(l.charts);
-    assert_true(l.detail); /* 10 rows for the top: devices 3, detail ≥ 3, processes 3 */
-    assert_true(l.detail_r.h >= 3);
+    /* 10 main rows: devices 3 and processes 6 leave no detail panel */
+    assert_false(l.detail);
+    assert_true(l.devices.h >= 3);
     assert_true(l.procs.h >= 3);
     check_tiling(&l);
-    tui_layout_compute(&l, TUI_MIN_H - 1, 200, true, 4);
+    tui_layout_compute(&l, TUI_MIN_H - 1, 200, &h200);
     assert_true(l.too_small);
-    tui_layout_compute(&l, 60, TUI_MIN_W - 1, true, 4);
+    tui_layout_compute(&l, 60, TUI_MIN_W - 1, &h200);
     assert_true(l.too_small);
-    tui_layout_compute(&l, 0, 0, true, 0);
+    tui_layout_compute(&l, 0, 0, &h200);
     assert_true(l.too_small);
 }
 
@@ -129,26 +162,38 @@ static void test_every_size_tiles(void **state)
     (void)state;
     struct tui_layout l;
     for (int h = TUI_MIN_H; h <= 80; h++)
-        for (int w = TUI_MIN_W; w <= 260; w += 7) {
-            tui_layout_compute(&l, h, w, (h + w) % 2 == 0, h % 9);
-            assert_false(l.too_small);
-            check_tiling(&l);
-            /* the top half always has its three boxes or two without detail */
-            assert_true(l.devices.h >= 3);
-            assert_true(l.procs.h >= 3);
-            if (l.detail)
-                assert_true(l.detail_r.h >= 3);
-        }
+        for (int w = TUI_MIN_W; w <= 260; w += 7)
+            for (int k = 0; k < 3; k++) {
+                struct tui_layout_want want = {.ncores = (size_t)(k * 60 + 1),
+                                               .cpu_id_width = k + 1,
+                                               .dev_rows = h % 9 + k * 30,
+                                               .detail_key = 3 + k,
+                                               .detail_full = 6 + 2 * k,
+                                               .proc_rows = k * 7,
+                                               .ncharts = 3 + (h + w) % 2};
+                tui_layout_compute(&l, h, w, &want);
+                assert_false(l.too_small);
+                check_tiling(&l);
+                assert_true(l.devices.h >= 3);
+                if (l.detail)
+                    assert_true(l.detail_r.h >= 3);
+                /* the right column is filled to the footer */
+                struct rect last = l.host_charts ? l.ram : l.mem_bars.h ? l.mem_bars : l.procs;
+                if (last.h == 0)
+                    last = l.devices;
+                assert_int_equal(last.y + last.h, h - 1);
+            }
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_80x24_full),
-        cmocka_unit_test(test_without_pcie_three_charts),
-        cmocka_unit_test(test_device_list_grows_then_caps),
-        cmocka_unit_test(test_degrades_charts_first),
-        cmocka_unit_test(test_minimum_and_too_small),
+        cmocka_unit_test(test_80x24_shows_every_device_key_detail_and_3_processes),
+        cmocka_unit_test(test_120x40_shows_the_whole_detail_panel),
+        cmocka_unit_test(test_200x60_dgx_gets_30_device_rows_and_host_charts),
+        cmocka_unit_test(test_cpu_panel_follows_the_cores),
+        cmocka_unit_test(test_three_charts_without_pcie),
+        cmocka_unit_test(test_small_terminal_drops_detail_then_charts),
         cmocka_unit_test(test_every_size_tiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

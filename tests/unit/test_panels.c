@@ -12,7 +12,7 @@
 
 #include "tui/panels.h"
 
-static struct device devs[8];
+static struct device devs[16];
 static struct gpu_process procs[8];
 
 static void make_snapshot(struct snapshot *s, const char *const *uuids, size_t n)
@@ -78,6 +78,7 @@ static void test_select_clamps(void **state)
     tui_view_select(&v, 1);
     tui_view_follow(&v);
     assert_int_equal(v.sel, 0);
+    tui_view_free(&v);
 }
 
 static void test_device_at(void **state)
@@ -90,6 +91,7 @@ static void test_device_at(void **state)
     make_snapshot(&s, u, 6);
     v.snap = &s;
     v.lay.devices = (struct rect){.y = 1, .x = 40, .h = 5, .w = 40}; /* 3 inner rows */
+    tui_view_build_rows(&v, 0);
     v.dev_scroll = 2;
     assert_int_equal(tui_view_device_at(&v, 1, 50), -1); /* top border */
     assert_int_equal(tui_view_device_at(&v, 2, 50), 2);  /* first inner row: scrolled */
@@ -99,6 +101,7 @@ static void test_device_at(void **state)
     assert_int_equal(tui_view_device_at(&v, 3, 10), -1); /* another panel */
     v.dev_scroll = 4;
     assert_int_equal(tui_view_device_at(&v, 4, 50), -1); /* past the last device */
+    tui_view_free(&v);
 }
 
 static struct gpu_process proc(uint32_t pid, double mem, double sm, double cpu)
@@ -170,7 +173,161 @@ static void test_sort_processes(void **state)
     tui_view_select(&v, 1);
     tui_view_sort_procs(&v);
     assert_int_equal(v.nrows, 1);
-    assert_int_equal(procs[devs[1].proc_first + v.rows[0]].pid, 555);
+    assert_int_equal(procs[v.rows[0]].pid, 555);
+    tui_view_free(&v);
+}
+
+/* GPU 0 (MIG on, 3 instances), GPU 1 (MIG on, 3 instances), GPU 2. */
+static void make_tree(struct snapshot *s)
+{
+    const char *const u[] = {"GPU-0", "MIG-0a", "MIG-0b", "MIG-0c", "GPU-1", "MIG-1a",
+                             "MIG-1b", "MIG-1c", "GPU-2"};
+    make_snapshot(s, u, 9);
+    int gpu = -1, pos = -1;
+    for (int i = 0; i < 9; i++) {
+        if (u[i][0] == 'G') {
+            gpu++;
+            pos = i;
+            devs[i].kind = DEV_GPU;
+            devs[i].index = gpu;
+            devs[i].mig_index = -1;
+            devs[i].parent_pos = -1;
+            devs[i].mig_enabled = gpu < 2;
+        } else {
+            devs[i].kind = DEV_MIG;
+            devs[i].index = gpu;
+            devs[i].mig_index = i - pos - 1;
+            devs[i].parent_pos = pos;
+        }
+    }
+}
+
+static void assert_rows(const struct tui_view *v, const size_t *want, size_t n)
+{
+    assert_int_equal(v->ndrow, n);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(v->drow[i], want[i]);
+}
+
+static void test_device_list_folds_to_fit(void **state)
+{
+    (void)state;
+    struct snapshot s;
+    static struct tui_view v;
+    memset(&v, 0, sizeof(v));
+    make_tree(&s);
+    v.snap = &s;
+    tui_view_follow(&v);
+    /* room for everything: all unfolded */
+    tui_view_build_rows(&v, 0);
+    assert_int_equal(v.ndrow, 9);
+    tui_view_build_rows(&v, 9);
+    assert_int_equal(v.ndrow, 9);
+    /* 7 rows: the selected device's GPU stays open, GPU 1 (3 more) does not fit */
+    tui_view_build_rows(&v, 7);
+    const size_t sel0[] = {0, 1, 2, 3, 4, 8};
+    assert_rows(&v, sel0, 6);
+    /* selecting GPU 1 opens it instead */
+    tui_view_select_abs(&v, 4);
+    tui_view_build_rows(&v, 7);
+    const size_t sel1[] = {0, 4, 5, 6, 7, 8};
+    assert_rows(&v, sel1, 6);
+    /* Enter on an instance folds its GPU and selects the GPU */
+    v.dev_room = 7;
+    tui_view_select_abs(&v, 6);
+    tui_view_toggle_fold(&v);
+    assert_int_equal(v.sel, 4);
+    assert_int_equal(v.fold[1], FOLD_CLOSED);
+    tui_view_build_rows(&v, 7);
+    const size_t folded[] = {0, 1, 2, 3, 4, 8}; /* GPU 0 now fits */
+    assert_rows(&v, folded, 6);
+    /* Down from the folded GPU 1 goes to GPU 2, not into its instances */
+    tui_view_select(&v, 1);
+    assert_int_equal(v.sel, 8);
+    /* unfold again */
+    tui_view_select_abs(&v, 4);
+    tui_view_toggle_fold(&v);
+    assert_int_equal(v.fold[1], FOLD_OPEN);
+    tui_view_build_rows(&v, 0);
+    assert_int_equal(v.ndrow, 9);
+    /* Home, End, a page */
+    tui_view_select_end(&v);
+    assert_int_equal(v.sel, 8);
+    tui_view_select_home(&v);
+    assert_int_equal(v.sel, 0);
+    v.dev_room = 4;
+    tui_view_page(&v, 1); /* 3 rows down */
+    assert_int_equal(v.sel, 3);
+    tui_view_page(&v, -1);
+    assert_int_equal(v.sel, 0);
+    tui_view_free(&v);
+}
+
+static void test_digits_jump_to_a_gpu(void **state)
+{
+    (void)state;
+    struct snapshot s;
+    static struct tui_view v;
+    memset(&v, 0, sizeof(v));
+    make_tree(&s);
+    v.snap = &s;
+    tui_view_follow(&v);
+    tui_view_jump_digit(&v, 2, 1000000000ull);
+    assert_int_equal(v.sel, 8);
+    /* a second digit within a second: GPU 21 does not exist, so GPU 1 */
+    tui_view_jump_digit(&v, 1, 1500000000ull);
+    assert_int_equal(v.sel, 4);
+    /* later: a fresh number */
+    tui_view_jump_digit(&v, 0, 9000000000ull);
+    assert_int_equal(v.sel, 0);
+    tui_view_jump_digit(&v, 7, 9100000000ull);
+    assert_int_equal(v.sel, 0); /* no GPU 7 (nor 07): the selection stays */
+    assert_string_equal(v.status, "no GPU 7");
+    tui_view_free(&v);
+}
+
+static void test_mig_parent_lists_its_instances_processes(void **state)
+{
+    (void)state;
+    struct snapshot s;
+    static struct tui_view v;
+    memset(&v, 0, sizeof(v));
+    make_tree(&s);
+    /* GPU 0 keeps one unattributed process; two in MIG-0a, one in MIG-0c,
+     * one in GPU 1's first instance */
+    procs[0] = proc(10, 1e9, -1, -1);
+    procs[0].unattributed = true;
+    procs[1] = proc(11, 5e9, -1, -1);
+    procs[2] = proc(12, 2e9, -1, -1);
+    procs[3] = proc(13, 3e9, -1, -1);
+    procs[4] = proc(14, 9e9, -1, -1);
+    snprintf(procs[1].command, sizeof(procs[1].command), "python train.py");
+    snprintf(procs[3].user, sizeof(procs[3].user), "trainer");
+    s.procs = procs;
+    s.nprocs = 5;
+    devs[0].proc_first = 0, devs[0].nprocs = 1;
+    devs[1].proc_first = 1, devs[1].nprocs = 2;
+    devs[3].proc_first = 3, devs[3].nprocs = 1;
+    devs[5].proc_first = 4, devs[5].nprocs = 1;
+    v.snap = &s;
+    tui_view_follow(&v);
+    tui_view_sort_procs(&v);
+    const uint32_t want[] = {11, 13, 12, 10}; /* by VRAM, GPU 1's process not among them */
+    assert_int_equal(v.nrows, 4);
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(procs[v.rows[i]].pid, want[i]);
+    /* an instance lists its own */
+    tui_view_select_abs(&v, 1);
+    tui_view_sort_procs(&v);
+    assert_int_equal(v.nrows, 2);
+    /* the filter matches command or user, case-insensitively */
+    tui_view_select_abs(&v, 0);
+    snprintf(v.filter, sizeof(v.filter), "TRAIN");
+    tui_view_sort_procs(&v);
+    assert_int_equal(v.nrows, 2);
+    assert_int_equal(procs[v.rows[0]].pid, 11);
+    assert_int_equal(procs[v.rows[1]].pid, 13);
+    tui_view_free(&v);
 }
 
 int main(void)
@@ -180,6 +337,9 @@ int main(void)
         cmocka_unit_test(test_select_clamps),
         cmocka_unit_test(test_device_at),
         cmocka_unit_test(test_sort_processes),
+        cmocka_unit_test(test_device_list_folds_to_fit),
+        cmocka_unit_test(test_digits_jump_to_a_gpu),
+        cmocka_unit_test(test_mig_parent_lists_its_instances_processes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

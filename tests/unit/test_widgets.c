@@ -769,15 +769,18 @@ static void test_text(void **state)
     assert_int_equal(end, 16);
     assert_row(3, 10, L"Temp°C");
     assert_cell(3, 14, L'°', &th, R_HEADER);
-    /* cut at the right edge */
+    /* cut at the right edge, where an ellipsis says so */
     end = tui_text(stdscr, &th, r, 4, 12, R_NORMAL, "abcdefghij");
     assert_int_equal(end, 18);
-    assert_row(4, 12, L"abcdef");
+    assert_row(4, 12, L"abcde\u2026");
     /* a wide character that would straddle the edge is left out */
     end = tui_text(stdscr, &th, r, 3, 16, R_NORMAL, "a漢");
-    assert_int_equal(end, 17);
+    assert_int_equal(end, 18);
     assert_int_equal(cell_at(3, 16).wc, L'a');
-    assert_int_equal(cell_at(3, 17).wc, SENTINEL);
+    assert_int_equal(cell_at(3, 17).wc, L'\u2026');
+    /* text that fits exactly is not cut */
+    end = tui_text(stdscr, &th, r, 4, 12, R_NORMAL, "uvwxyz");
+    assert_row(4, 12, L"uvwxyz");
     /* a bad byte is one '?' */
     end = tui_text(stdscr, &th, r, 4, 10, R_NORMAL, "x\xffy");
     assert_int_equal(end, 13);

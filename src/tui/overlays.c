@@ -1,0 +1,328 @@
+/*
+ * overlays.c — help, the process popup (whole command line, wrapped and
+ * scrollable), the signal prompt and the reasons popup (key i).
+ */
+#include "tui/overlays.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "system/procinfo.h"
+#include "text.h"
+#include "tui/fmt.h"
+
+static void draw_modal(WINDOW *win, const struct tui_view *v, const char *title,
+                       const char *const *lines, size_t n)
+{
+    int h = v->lay.h, w = v->lay.w;
+    int bw = tui_text_width(title) + 4;
+    for (size_t i = 0; i < n; i++) {
+        int l = tui_text_width(lines[i]) + 4;
+        if (l > bw)
+            bw = l;
+    }
+    if (bw > w - 2)
+        bw = w - 2;
+    int bh = (int)n + 2;
+    if (bh > h - 2)
+        bh = h - 2;
+    struct rect r = {(h - bh) / 2, (w - bw) / 2, bh, bw};
+    struct rect in = tui_box(win, &v->theme, r, title, R_HEADER);
+    for (int i = 0; i < in.h && (size_t)i < n; i++)
+        tui_text(win, &v->theme, in, in.y + i, in.x + 1, R_NORMAL, lines[i]);
+}
+
+static void draw_help(WINDOW *win, const struct tui_view *v)
+{
+    static const char *const lines[] = {
+        "Up/Down, Tab        previous / next device",
+        "PgUp/PgDn Home/End  a page / the first / the last device",
+        "0-9                 GPU n (two digits quickly: GPU 12)",
+        "Enter               fold / unfold a GPU's MIG instances",
+        "mouse click         select a device",
+        "g                   GPM page of the detail panel",
+        "i                   why each N/A value is missing",
+        "c                   charts: activity / temperature, power, clocks",
+        "+ / -               sampling interval up / down (min 100 ms)",
+        "s                   cycle the process sort key",
+        "/                   filter processes by command or user",
+        "p                   focus the process list",
+        "  Up/Down Enter     move / show the whole command line",
+        "  k                 send a signal (TERM, INT or KILL)",
+        "  Esc               back to the devices",
+        "space               pause the display (sampling and history go on)",
+        "q, Ctrl-C           quit",
+        "",
+        "N/A  could not be read     ~  estimate     *  carried (last value)",
+        "gpm/proc  from GPM / per-process samples   [GPU n]  the parent GPU's value",
+    };
+    draw_modal(win, v, "Help (any key closes)", lines, sizeof(lines) / sizeof(lines[0]));
+}
+/* The most of a command line the popup reads: /proc shows at most the
+ * argument area, bounded by ARG_MAX (2 MiB by default); we keep 256 KiB. */
+#define CMDLINE_MAX (256u * 1024u)
+
+void tui_view_free_cmdline(struct tui_view *v)
+{
+    free(v->full_cmd);
+    v->full_cmd = NULL;
+    v->full_cmd_len = 0;
+    v->cmd_scroll = 0;
+}
+
+void tui_view_load_cmdline(struct tui_view *v, const char *proc_root)
+{
+    tui_view_free_cmdline(v);
+    const struct gpu_process *p = tui_view_selected_proc(v);
+    if (!p)
+        return;
+    char path[4200];
+    char *buf = malloc(CMDLINE_MAX + 1);
+    if (!buf)
+        return;
+    size_t got = 0;
+    if (p->local_pid > 0) {
+        snprintf(path, sizeof(path), "%s/%lld/cmdline", proc_root ? proc_root : "/proc",
+                 (long long)p->local_pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        while (fd >= 0 && got < CMDLINE_MAX) {
+            ssize_t r = read(fd, buf + got, CMDLINE_MAX - got);
+            if (r <= 0)
+                break;
+            got += (size_t)r;
+        }
+        if (fd >= 0)
+            close(fd);
+    }
+    while (got > 0 && buf[got - 1] == '\0')
+        got--;
+    for (size_t i = 0; i < got; i++)
+        if (buf[i] == '\0')
+            buf[i] = ' ';
+    buf[got] = '\0';
+    if (got == 0 || strncmp(buf, p->command, strlen(p->command)) != 0)
+        snprintf(buf, CMDLINE_MAX + 1, "%s", p->command); /* exited, or another process now */
+    text_clean(buf, strlen(buf) + 1);
+    v->full_cmd = buf;
+    v->full_cmd_len = strlen(buf);
+}
+
+
+bool tui_proc_signalable(const struct gpu_process *p, const char *proc_root, char *why,
+                         size_t len)
+{
+    /* kill() with 0 or a negative number signals a process group or every
+     * process we may signal: only a real, positive PID is acceptable */
+    if (p->local_pid <= 0 || p->local_pid > INT32_MAX) {
+        snprintf(why, len, "PID %u is not visible from this PID namespace; cannot signal it",
+                 (unsigned)p->pid);
+        return false;
+    }
+    /* The list may be a second old: make sure the PID still is the process
+     * shown (same start time), not a newcomer that reused the number. */
+    char path[4200], buf[1024];
+    snprintf(path, sizeof(path), "%s/%lld/stat", proc_root ? proc_root : "/proc",
+             (long long)p->local_pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    struct procinfo_stat st;
+    if (n > 0)
+        buf[n] = '\0';
+    if (n <= 0 || procinfo_parse_stat(buf, &st) != 0 ||
+        (p->start_time && st.start_time != p->start_time)) {
+        snprintf(why, len, "PID %lld has exited or is another process now; not signalled",
+                 (long long)p->local_pid);
+        return false;
+    }
+    return true;
+}
+
+static void draw_proc_modal(WINDOW *win, const struct tui_view *v)
+{
+    const struct gpu_process *p = tui_view_selected_proc(v);
+    char l0[160], l1[128], l3[160];
+    if (!p)
+        return;
+    if (v->modal == MODAL_KILL_CONFIRM) {
+        snprintf(l0, sizeof(l0), "Signal PID %lld (%s):", (long long)p->local_pid,
+                 p->name[0] ? p->name : "?");
+        const char *lines[] = {l0, "", "t or Enter  SIGTERM (ask it to end)",
+                               "i           SIGINT (like Ctrl-C)",
+                               "9           SIGKILL (cannot be caught)",
+                               "any other   cancel"};
+        draw_modal(win, v, "Send a signal", lines, sizeof(lines) / sizeof(lines[0]));
+        return;
+    }
+    char local[64];
+    if (p->local_pid > 0)
+        snprintf(local, sizeof(local), "%lld", (long long)p->local_pid);
+    else
+        snprintf(local, sizeof(local), "not visible from this PID namespace");
+    snprintf(l0, sizeof(l0), "PID %u  local PID %s  type %s  user %s", (unsigned)p->pid, local,
+             proc_type_name(p->type), p->user[0] ? p->user : "N/A");
+    if (p->gi_id >= 0 || p->ci_id >= 0)
+        snprintf(l1, sizeof(l1), "GPU instance %d  compute instance %d%s%s", p->gi_id, p->ci_id,
+                 p->unattributed ? "  (not attributed)" : "", p->carried ? "  carried" : "");
+    else
+        snprintf(l1, sizeof(l1), "%s%s", p->unattributed ? "not attributed to an instance  " : "",
+                 p->carried ? "carried from an earlier list" : "");
+    snprintf(l3, sizeof(l3), "container: %s", p->container[0] ? p->container : "-");
+    /* The whole command line, wrapped to the popup and scrollable. */
+    const char *cmd = v->full_cmd && v->full_cmd[0] ? v->full_cmd
+                      : p->command[0]               ? p->command
+                                                    : "(command line not visible)";
+    int w = v->lay.w - 6;
+    if (w < 10)
+        w = 10;
+    enum { MAXL = 64 };
+    static char wrapped[MAXL][512];
+    const char *lines[MAXL + 4];
+    size_t n = 0;
+    lines[n++] = l0;
+    if (l1[0])
+        lines[n++] = l1;
+    lines[n++] = l3;
+    size_t head = n;
+    size_t len = strlen(cmd), total = (len + (size_t)w - 1) / (size_t)w;
+    int room = v->lay.h - 2 - 2 - (int)head - 1;
+    if (room < 1)
+        room = 1;
+    size_t first = (size_t)(v->cmd_scroll > 0 ? v->cmd_scroll : 0);
+    if (total > (size_t)room && first > total - (size_t)room)
+        first = total - (size_t)room;
+    if (total <= (size_t)room)
+        first = 0;
+    for (size_t k = first; k < total && n < MAXL + head && (int)(n - head) < room; k++) {
+        size_t off = k * (size_t)w, take = len - off < (size_t)w ? len - off : (size_t)w;
+        snprintf(wrapped[n - head], sizeof(wrapped[0]), "%.*s", (int)take, cmd + off);
+        lines[n] = wrapped[n - head];
+        n++;
+    }
+    char title[96];
+    if (total > (size_t)room)
+        snprintf(title, sizeof(title), "Process: command line %zu-%zu of %zu lines (Up/Down)",
+                 first + 1, first + (n - head), total);
+    else
+        snprintf(title, sizeof(title), "Process (any key closes)");
+    draw_modal(win, v, title, lines, n);
+}
+
+/* Text wrapped at spaces into lines of clip.w columns from row y on; only
+ * the rows inside clip are drawn. Returns the row after the last. */
+static int wrap_clipped(WINDOW *win, const struct tui_view *v, struct rect clip, int y,
+                        const char *s)
+{
+    char buf[1024];
+    const char *p = s;
+    if (!*p)
+        return y + 1;
+    while (*p) {
+        size_t take = strlen(p);
+        if (take > (size_t)clip.w) {
+            take = (size_t)clip.w;
+            size_t sp = take;
+            while (sp > 0 && p[sp] != ' ')
+                sp--;
+            if (sp > 0)
+                take = sp;
+        }
+        if (take >= sizeof(buf))
+            take = sizeof(buf) - 1;
+        memcpy(buf, p, take);
+        buf[take] = '\0';
+        if (y >= clip.y && y < clip.y + clip.h)
+            tui_text(win, &v->theme, clip, y, clip.x, R_NORMAL, buf);
+        y++;
+        p += take;
+        while (*p == ' ')
+            p++;
+    }
+    return y;
+}
+
+/* Every value of the selected device that is N/A, with its whole reason,
+ * wrapped; scrolls with Up/Down. */
+static void draw_reasons(WINDOW *win, struct tui_view *v)
+{
+    const struct device *d = tui_view_selected(v);
+    if (!d)
+        return;
+    static char text[16384];
+    size_t off = 0;
+    int count = 0;
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        if (off < sizeof(text))                                                                    \
+            off += (size_t)snprintf(text + off, sizeof(text) - off, __VA_ARGS__);                  \
+    } while (0)
+    if (d->stall) {
+        ADD("%s\n", d->stall);
+        count++;
+    }
+    if (!d->uuid[0]) {
+        ADD("UUID: %s\n", d->uuid_why ? d->uuid_why : "not readable");
+        count++;
+    }
+    for (int i = 0; i < M_COUNT; i++) {
+        const struct metric *m = &d->m[i];
+        if (metric_ok(m))
+            continue;
+        ADD("%s: %s\n", metric_info((enum metric_id)i)->name, m->why ? m->why : "no reason given");
+        count++;
+    }
+    if (!metric_ok(&d->process_count)) {
+        ADD("processes: %s\n", d->process_count.why ? d->process_count.why : "no reason given");
+        count++;
+    }
+    if (!d->throttle_valid) {
+        ADD("throttle reasons: not readable\n");
+        count++;
+    }
+#undef ADD
+    if (count == 0)
+        snprintf(text, sizeof(text), "Every value of this device was read.");
+    int bw = v->lay.w - 4, bh = v->lay.h - 4;
+    if (bw < 20 || bh < 3)
+        return;
+    char title[192];
+    char name[MIGMON_NAME_LEN + 8];
+    if (d->kind == DEV_MIG)
+        snprintf(name, sizeof(name), "GPU %d MIG %d", d->index, d->mig_index);
+    else
+        snprintf(name, sizeof(name), "GPU %d", d->index);
+    snprintf(title, sizeof(title), "Why N/A: %s, %d value%s (Up/Down, any key closes)", name,
+             count, count == 1 ? "" : "s");
+    struct rect r = {2, 2, bh, bw};
+    struct rect in = tui_box(win, &v->theme, r, title, R_HEADER);
+    struct rect clip = {in.y, in.x + 1, in.h, in.w - 2};
+    int y0 = in.y - v->cmd_scroll, y = y0;
+    char line[1024];
+    const char *p = text;
+    while (*p) {
+        size_t len = strcspn(p, "\n");
+        snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) - 1 ? len : sizeof(line) - 1), p);
+        y = wrap_clipped(win, v, clip, y, line);
+        p += len;
+        if (*p == '\n')
+            p++;
+    }
+    int total = y - y0, most = total > in.h ? total - in.h : 0;
+    if (v->cmd_scroll > most) /* scrolled past the end: stop there next time */
+        v->cmd_scroll = most;
+}
+
+void tui_draw_overlay(WINDOW *win, struct tui_view *v)
+{
+    switch (v->modal) {
+    case MODAL_HELP: draw_help(win, v); break;
+    case MODAL_PROC_DETAIL:
+    case MODAL_KILL_CONFIRM: draw_proc_modal(win, v); break;
+    case MODAL_REASONS: draw_reasons(win, v); break;
+    default: break;
+    }
+}

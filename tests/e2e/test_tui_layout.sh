@@ -1,0 +1,124 @@
+# shellcheck shell=bash
+# The monitor's layout at 80x24, 120x40 and 200x60 on one GPU, one GPU with
+# MIG instances and the 64-device DGX (stored screens), and the keys that
+# move through and fold the device list, filter processes, switch charts,
+# explain N/A values and change the interval.
+if ! command -v tmux >/dev/null; then
+    bad "tmux is required for the screen tests (scripts/deps.sh installs it)"
+    return 0
+fi
+. "$MIGMON_SRC/tests/e2e/tui_lib.sh"
+SCN="$MIGMON_SRC/sim/scenarios"
+SIMARGS=(--nvml-path "$MIGMON_SIM_LIB")
+
+# every size, every scenario: a stored screen each
+for sc in a100-sxm4-80gb h200-mig dgx-a100-8x7; do
+    for size in 80x24 120x40 200x60; do
+        [ "$sc-$size" = dgx-a100-8x7-200x60 ] && continue # test_tui.sh has it
+        lay="lay-${sc%%-*}-$size" # a session of its own each
+        P=$(tui_proc "$lay" two-core)
+        tui_start "$lay" "${size%x*}" "${size#*x}" 3 MIGMON_SIM_SCENARIO="$SCN/$sc.ini" -- \
+            "${SIMARGS[@]}" --proc-root "$P"
+        tui_cpu_step "$lay"
+        tui_screen "$sc at $size" "$lay" "layout-$sc-$size"
+        scr=$(tui_capture "$lay")
+        case "$sc-$size" in
+        h200-mig-80x24)
+            # every device row, with gauges; the key figures; 3 processes
+            for r in "GPU 0 H200" "MIG 0 3g.71gb" "MIG 1 2g.35gb" "MIG 2 1g.18gb" "MIG 4 1g.18gb"; do
+                contains "80x24: device row '$r'" "$scr" "$r"
+            done
+            contains "80x24: gauges" "$(printf '%s\n' "$scr" | grep 'MIG 0 3g.71gb')" "▮"
+            contains "80x24: VRAM figure" "$scr" "VRAM 64.2 GiB / 140 GiB"
+            contains "80x24: temperature and power" "$scr" "Power 499 W / 700 W"
+            eq "80x24: three process rows with GI/CI" \
+                "$(printf '%s\n' "$scr" | grep -cE '│ +7[01][0-9]{2} C +[0-9]+/[0-9]+ ')" 3
+            ;;
+        h200-mig-120x40)
+            # the whole detail panel; the MIG parent's processes of every instance
+            for l in "Name NVIDIA H200" "UUID GPU-" "Clk " "Energy " "PCIe Gen5" "ECC on" "Throttle none"; do
+                contains "120x40: detail line '$l'" "$scr" "$l"
+            done
+            contains "120x40: GI/CI column" "$scr" "GI/CI"
+            contains "120x40: energy in kWh" "$scr" "kWh"
+            ;;
+        a100-sxm4-80gb-200x60)
+            contains "200x60: PCIe scaled to the window's largest value" "$scr" "PCIe TX 209 MB/s RX 792 MB/s  scale 973 MB/s, 4.0 s"
+            contains "200x60: chart title with its maximum" "$scr" "GPU Util 40%  max 42% in 4.0 s"
+            contains "200x60: host charts" "$scr" "┌ CPU Total"
+            ;;
+        dgx-a100-8x7-80x24)
+            contains "dgx 80x24: folded GPUs counted" "$scr" "rows ▼"
+            ;;
+        esac
+        tui_quit "$lay" q >/dev/null
+    done
+done
+
+# --- keys on the DGX at 200x60 ---
+P=$(tui_proc keys two-core)
+tui_start keys 200 60 2 MIGMON_SIM_SCENARIO="$SCN/dgx-a100-8x7.ini" -- "${SIMARGS[@]}" --proc-root "$P"
+scr=$(tui_capture keys)
+eq "dgx 200x60: all 8 GPUs on screen" "$(printf '%s\n' "$scr" | grep -cE '[▾▸] GPU [0-7] A100')" 8
+dev_rows=$(printf '%s\n' "$scr" | grep -cE '│[▶ ] +([▾▸] GPU|[├└] MIG)')
+[ "$dev_rows" -ge 30 ] && ok || bad "dgx 200x60: $dev_rows device rows, expected 30 or more"
+contains "dgx 200x60: a folded GPU says how many instances it hides" "$scr" "▸ GPU 7 A100-SXM4-80GB +7 MIG"
+# digits jump to a GPU; two quick digits; Enter folds and unfolds
+tui_keys keys 3
+contains "3 jumps to GPU 3" "$(tui_capture keys | tail -1)" "[25/64]"
+contains "GPU 3 is unfolded when selected" "$(tui_capture keys)" "▶ ▾ GPU 3 A100"
+tui_keys keys Enter
+contains "Enter folds the selected GPU" "$(tui_capture keys)" "▶ ▸ GPU 3 A100-SXM4-80GB +7 MIG"
+tui_keys keys Down
+contains "Down from a folded GPU goes to the next GPU" "$(tui_capture keys | tail -1)" "[33/64]"
+tui_keys keys Up Enter
+contains "Enter unfolds it again" "$(tui_capture keys)" "▶ ▾ GPU 3 A100"
+# PgDn / PgUp move a page of the list
+tui_keys keys Home PageDown
+pos=$(tui_capture keys | tail -1 | grep -oE '\[[0-9]+/64\]' | tr -d '[' | cut -d/ -f1)
+[ "${pos:-0}" -ge 20 ] && ok || bad "PgDn moved to device ${pos:-?}, expected a page (20 or more) down"
+tui_keys keys PageUp
+contains "PgUp goes back to the top" "$(tui_capture keys | tail -1)" "[1/64]"
+# End: the last instance names its GPU when the GPU's row is off screen
+tui_keys keys End
+contains "End: the last instance" "$(tui_capture keys | tail -1)" "[64/64]"
+# c: temperature, power and clocks; again: back
+tui_keys keys c
+scr=$(tui_capture keys)
+contains "c shows the temperature chart" "$scr" "┌ Temp "
+contains "c shows the clocks" "$scr" "┌ SM clock"
+tui_keys keys c
+contains "c again: activity charts" "$(tui_capture keys)" "┌ GPU Util"
+# i: every N/A of the selected device with its whole reason
+tui_keys keys Home i
+scr=$(tui_capture keys)
+contains "i opens the reasons" "$scr" "Why N/A: GPU 0"
+contains "i: the whole reason of GPU util" "$scr" "gpu_util_pct: NVML does not report utilisation while MIG mode is enabled"
+tui_keys keys x
+case "$(tui_capture keys)" in *"Why N/A:"*) bad "reasons popup still open after a key" ;; *) ok ;; esac
+# + and -: the interval, shown in the footer
+contains "the footer shows the interval" "$(tui_capture keys | tail -1)" " 1s [1/64]"
+tui_keys keys +
+contains "+ lengthens the interval" "$(tui_capture keys | tail -1)" " 2s [1/64]"
+tui_keys keys - - -
+contains "- shortens it" "$(tui_capture keys | tail -1)" " 250ms [1/64]"
+tui_keys keys - -
+contains "never below 100 ms" "$(tui_capture keys | tail -1)" " 100ms [1/64]"
+tui_quit keys q >/dev/null
+
+# --- / filters processes (h200-mig: three processes, PIDs 7001, 7040, 7102) ---
+P=$(tui_proc filt two-core)
+tui_start filt 120 40 2 MIGMON_SIM_SCENARIO="$SCN/h200-mig.ini" -- "${SIMARGS[@]}" --proc-root "$P"
+eq "MIG parent lists its instances' processes" "$(tui_capture filt | grep -cE '│ +7[01][0-9]{2} ')" 3
+tui_keys filt / 9 9 9
+contains "/ edits the filter in the footer" "$(tui_capture filt | tail -1)" "Filter processes: 999_"
+tui_keys filt Enter
+scr=$(tui_capture filt)
+contains "the filter is in the title" "$scr" "Processes (by VRAM) /999: 0"
+contains "no match says so" "$scr" "No process matches the filter"
+tui_keys filt Escape
+eq "Esc clears the filter" "$(tui_capture filt | grep -cE '│ +7[01][0-9]{2} ')" 3
+# s sorts without focusing the list first
+tui_keys filt s
+contains "s from the device list" "$(tui_capture filt)" "Processes (by SM%)"
+tui_quit filt q >/dev/null
