@@ -153,8 +153,7 @@ static void draw_header(WINDOW *win, const struct tui_view *v)
 {
     struct rect r = v->lay.header;
     const struct tui_theme *t = &v->theme;
-    wattr_set(win, t->attr[R_HEADER], t->pair[R_HEADER], NULL);
-    mvwhline(win, r.y, r.x, ' ', r.w);
+    tui_fill(win, t, (struct rect){r.y, r.x, 1, r.w}, R_HEADER);
     char left[384], clk[40];
     const struct snapshot *s = v->snap;
     snprintf(left, sizeof(left), " mig-gpu-mon  %s%s%s", s && s->host.hostname[0] ? s->host.hostname : "",
@@ -828,9 +827,8 @@ static void draw_proc_modal(WINDOW *win, const struct tui_view *v)
 
 /* ---- the whole screen ---- */
 
-void tui_draw(WINDOW *win, struct tui_view *v)
+static void draw_screen(WINDOW *win, struct tui_view *v)
 {
-    werase(win);
     const struct device *d = tui_view_selected(v);
     int h, w;
     getmaxyx(win, h, w);
@@ -863,4 +861,11 @@ void tui_draw(WINDOW *win, struct tui_view *v)
         draw_help(win, v);
     else if (v->modal == MODAL_PROC_DETAIL || v->modal == MODAL_KILL_CONFIRM)
         draw_proc_modal(win, v);
+}
+
+void tui_draw(WINDOW *win, struct tui_view *v)
+{
+    tui_frame_begin(win);
+    draw_screen(win, v);
+    tui_frame_end(win);
 }
