@@ -85,8 +85,8 @@ static int cell_width(wchar_t wc)
     static struct {
         wchar_t wc;
         signed char w;
-    } cache[64];
-    unsigned k = (unsigned)wc & 63u;
+    } cache[256]; /* by the low byte: lines, blocks and bars do not collide */
+    unsigned k = (unsigned)wc & 255u;
     if (cache[k].wc != wc || cache[k].w == 0) {
         int w = wcwidth(wc);
         cache[k].wc = wc;
