@@ -966,6 +966,52 @@ static void test_frame_same_as_direct(void **state)
     delwin(framed);
 }
 
+/* Random overlapping text (one- and two-column characters, combining ones)
+ * and boxes over a few rows, frame after frame: framed and direct agree. */
+static void test_frame_random_overlaps(void **state)
+{
+    (void)state;
+    static const char *const bits[] = {"a", "Z", " ", "漢", "字", "e\xcc\x81", "°", "─", "名\xcc\x88"};
+    const size_t nbits = sizeof(bits) / sizeof(bits[0]);
+    WINDOW *direct = newwin(LINES_N, COLS_N, 0, 0);
+    WINDOW *framed = newwin(LINES_N, COLS_N, 0, 0);
+    assert_non_null(direct);
+    assert_non_null(framed);
+    unsigned long rnd = 12345;
+#define RND(n) ((rnd = rnd * 6364136223846793005ul + 1442695040888963407ul) >> 33) % (n)
+    struct rect all = {0, 0, LINES_N, COLS_N};
+    for (int frame = 0; frame < 60; frame++) {
+        unsigned long seed = rnd;
+        for (int pass = 0; pass < 2; pass++) {
+            WINDOW *w = pass ? framed : direct;
+            rnd = seed;
+            if (pass)
+                tui_frame_begin(w);
+            else
+                werase(w);
+            for (int op = 0; op < 40; op++) {
+                int y = 40 + (int)RND(4), x = (int)RND(40);
+                if (RND(8) == 0) {
+                    tui_box(w, &th, (struct rect){y, x, 2 + (int)RND(3), 2 + (int)RND(10)}, "T",
+                            R_TITLE);
+                    continue;
+                }
+                char buf[64] = "";
+                for (int k = (int)RND(6); k >= 0; k--)
+                    strcat(buf, bits[RND(nbits)]);
+                tui_text(w, &th, all, y, x, RND(2) ? R_NORMAL : R_WARN, buf);
+            }
+            if (pass)
+                tui_frame_end(w);
+        }
+        assert_windows_same(direct, framed);
+    }
+#undef RND
+    tui_frame_free();
+    delwin(direct);
+    delwin(framed);
+}
+
 /* What reaches curses: the same frame again, nothing; one value changed,
  * the cells of that value. */
 static void test_frame_diff(void **state)
@@ -1083,6 +1129,7 @@ int main(void)
         cmocka_unit_test(test_box),
         cmocka_unit_test(test_tiny_rects),
         cmocka_unit_test(test_frame_same_as_direct),
+        cmocka_unit_test(test_frame_random_overlaps),
         cmocka_unit_test(test_frame_diff),
         cmocka_unit_test(test_frame_new_size),
     };
