@@ -756,9 +756,8 @@ static void draw_procs(WINDOW *win, struct tui_view *v)
 
 /* ---- the whole screen ---- */
 
-void tui_draw(WINDOW *win, struct tui_view *v)
+static void draw_screen(WINDOW *win, struct tui_view *v)
 {
-    tui_frame_begin(win);
     const struct device *d = tui_view_selected(v);
     int h, w;
     getmaxyx(win, h, w);
@@ -798,7 +797,6 @@ void tui_draw(WINDOW *win, struct tui_view *v)
         struct rect all = {0, 0, h, w};
         int y = h / 2 - 1;
         tui_draw_wrapped(win, v, all, &y, R_WARN, msg);
-        tui_frame_end(win);
         return;
     }
     draw_header(win, v);
@@ -815,5 +813,11 @@ void tui_draw(WINDOW *win, struct tui_view *v)
     tui_draw_host_charts(win, v);
     draw_footer(win, v);
     tui_draw_overlay(win, v);
+}
+
+void tui_draw(WINDOW *win, struct tui_view *v)
+{
+    tui_frame_begin(win);
+    draw_screen(win, v);
     tui_frame_end(win);
 }

@@ -22,6 +22,7 @@
 #include "debuglog.h"
 #include "tui/overlays.h"
 #include "tui/panels.h"
+#include "tui/widgets.h"
 
 static volatile sig_atomic_t quit_requested;
 static volatile sig_atomic_t tick_requested; /* test mode: SIGUSR1 */
@@ -521,6 +522,7 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     engine_stop(L.eng);
     tui_view_free(&L.v);
     endwin();
+    tui_frame_free();
     delscreen(scr);
     restore_default_signals();
     history_free(&L.hist);

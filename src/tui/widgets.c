@@ -1,39 +1,373 @@
 /*
- * widgets.c — boxes, text, sparklines, CPU core bars, memory bar, RAM chart.
+ * widgets.c — boxes, text, sparklines, CPU core bars, memory bar, RAM chart,
+ * and the frame they draw into.
  *
- * Every cell goes through put_cell(), which drops anything outside the
- * widget's rectangle (already clipped to the window), so no widget can write
- * outside its rectangle whatever its arithmetic. Cells are written with their
- * own attributes and pair; the window's current attributes are set to normal
- * while a widget draws (curses merges them into every cell) and restored
- * afterwards.
+ * Every cell goes through put_cell() (or one of its fast forms), which drops
+ * anything outside the widget's rectangle (already clipped to the window), so
+ * no widget can write outside its rectangle whatever its arithmetic. Cells
+ * carry their own attributes and pair.
+ *
+ * While a frame is open on a window (tui_frame_begin .. tui_frame_end) the
+ * cells go into the frame's back buffer, and tui_frame_end hands curses only
+ * the cells that differ from what the previous frame left in the window:
+ * ncurses' per-cell work (wadd_wch, setcchar, wcwidth) and doupdate's then
+ * scale with what changed, not with the screen. Outside a frame they are
+ * written to the window at once; the window's current attributes are set to
+ * normal meanwhile (curses merges them into every cell) and restored
+ * afterwards. Both ways leave the same cells in the window.
  */
 #include "tui/widgets.h"
 
+#include <langinfo.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* The window's attributes, saved while a widget draws. */
+/* ---- the frame ---------------------------------------------------------- */
+
+#define COMB_MAX (CCHARW_MAX - 1) /* combining characters a cell holds */
+
+/*
+ * One cell as a widget wrote it: the character before curses renders it
+ * (a blank with no attributes and pair 0 is the window's background). ext
+ * follows ncurses' own cells: 0 a one-column character, 1 the left half of
+ * a two-column one, 2 its right half (holding the same character), so the
+ * frame can apply ncurses' rules where a wide character is partly
+ * overwritten and end up with the cells ncurses would have. No padding:
+ * rows are compared with memcmp.
+ */
+struct gcell {
+    attr_t attr; /* without the colour bits */
+    wchar_t wc;
+    short pair;
+    unsigned char ext;
+    unsigned char ncomb; /* combining characters, in the frame's comb[] */
+};
+_Static_assert(sizeof(struct gcell) == sizeof(attr_t) + sizeof(wchar_t) + sizeof(short) + 2,
+               "struct gcell must have no padding: rows are compared with memcmp");
+
+#define BLANK_CELL ((struct gcell){0, L' ', 0, 0, 0})
+
+/* One frame's cells (rows x cols) and what only some cells have. */
+struct gframe {
+    struct gcell *cell;
+    wchar_t (*comb)[COMB_MAX];  /* per cell; read only where ncomb > 0 */
+    unsigned char *row_special; /* rows with a wide or combining character */
+};
+
+/*
+ * The frame buffer: what the open frame draws (cur) and what the previous
+ * frame left in the window (prev). One per process, owned by the UI thread
+ * (the only thread that draws; the sampling threads never reach here), so
+ * it needs no lock. Allocated on the first frame and when the window's
+ * size changes, never per frame; tui_frame_free releases it.
+ */
+static struct {
+    WINDOW *open_win;  /* the window of the open frame; NULL when none is open */
+    WINDOW *shown_win; /* the window prev describes; NULL when it describes none */
+    int rows, cols;
+    struct gframe cur, prev;
+    void *mem;
+    int last_y, last_xe; /* the last cell written: row, column after it */
+} G;
+
+/* Display width of a spacing character as curses will place it: 2 or 1
+ * (widgets only put printable characters). Non-ASCII glyphs repeat a lot
+ * (bars, blocks, lines): a small cache spares wcwidth() for them; the
+ * locale is set once, before the first frame. */
+static int cell_width(wchar_t wc)
+{
+    if (wc >= 0x20 && wc < 0x7f)
+        return 1;
+    static struct {
+        wchar_t wc;
+        signed char w;
+    } cache[256]; /* by the low byte: lines, blocks and bars do not collide */
+    unsigned k = (unsigned)wc & 255u;
+    if (cache[k].wc != wc || cache[k].w == 0) {
+        int w = wcwidth(wc);
+        cache[k].wc = wc;
+        cache[k].w = (signed char)(w == 2 ? 2 : 1);
+    }
+    return cache[k].w;
+}
+
+static void frame_release(void)
+{
+    free(G.mem);
+    memset(&G, 0, sizeof(G));
+}
+
+void tui_frame_free(void)
+{
+    frame_release();
+}
+
+void tui_frame_invalidate(void)
+{
+    G.shown_win = NULL;
+}
+
+/* Cells of rows x cols for cur and prev in one block; false when out of
+ * memory (the frame is then drawn straight into the window). */
+static bool frame_alloc(int rows, int cols)
+{
+    frame_release();
+    size_t n = (size_t)rows * (size_t)cols;
+    size_t cells = n * sizeof(struct gcell), comb = n * sizeof(wchar_t[COMB_MAX]);
+    size_t total = 2 * (comb + cells) + 2 * (size_t)rows;
+    char *m = calloc(1, total); /* combining arrays stay untouched pages */
+    if (!m)
+        return false;
+    G.mem = m;
+    G.cur.comb = (wchar_t(*)[COMB_MAX])m;
+    G.prev.comb = (wchar_t(*)[COMB_MAX])(m + comb);
+    G.cur.cell = (struct gcell *)(m + 2 * comb);
+    G.prev.cell = (struct gcell *)(m + 2 * comb + cells);
+    G.cur.row_special = (unsigned char *)(m + 2 * (comb + cells));
+    G.prev.row_special = G.cur.row_special + rows;
+    G.rows = rows;
+    G.cols = cols;
+    return true;
+}
+
+/* n copies of c from dst: one cell, then copies of what is there, doubling
+ * (a plain loop of 12-byte stores is several times slower). */
+static void cells_fill(struct gcell *dst, size_t n, struct gcell c)
+{
+    if (n == 0)
+        return;
+    dst[0] = c;
+    for (size_t done = 1; done < n;) {
+        size_t k = done < n - done ? done : n - done;
+        memcpy(dst + done, dst, k * sizeof(*dst));
+        done += k;
+    }
+}
+
+/* Every cell of f blank: what werase() leaves. */
+static void frame_blank(struct gframe *f)
+{
+    cells_fill(f->cell, (size_t)G.rows * (size_t)G.cols, BLANK_CELL);
+    memset(f->row_special, 0, (size_t)G.rows);
+}
+
+void tui_frame_begin(WINDOW *win)
+{
+    G.open_win = NULL;
+    int rows = getmaxy(win), cols = getmaxx(win);
+    if (!win || rows <= 0 || cols <= 0)
+        return;
+    if (rows != G.rows || cols != G.cols || !G.mem) {
+        if (!frame_alloc(rows, cols)) {
+            werase(win); /* drawn straight into the window, as a frame starts */
+            return;
+        }
+    }
+    if (G.shown_win != win) {
+        /* a new window or size, or the window was drawn otherwise: start
+         * from a blank window, as the frame does */
+        werase(win);
+        frame_blank(&G.prev);
+        G.shown_win = win;
+    }
+    frame_blank(&G.cur);
+    G.last_y = G.last_xe = 0;
+    G.open_win = win;
+}
+
+/* The frame's cells of win, or NULL when no frame is open on it. */
+static struct gframe *frame_of(WINDOW *win)
+{
+    return G.open_win && G.open_win == win ? &G.cur : NULL;
+}
+
+/*
+ * Write a character into the open frame at (y, x), as wadd_wch would into
+ * the window: a one-column character replaces the cell alone (a wide
+ * character it half covers keeps its other half); a two-column one first
+ * blanks the right halves it would orphan, like ncurses' wadd_wch_literal.
+ * The caller has checked that (y, x) .. (y, x + w - 1) is in the window.
+ */
+static void frame_put(struct gframe *f, int y, int x, int w, struct gcell c, const wchar_t *comb)
+{
+    struct gcell *row = f->cell + (size_t)y * G.cols;
+    size_t at = (size_t)y * G.cols + (size_t)x;
+    if (c.ncomb > 0) {
+        memcpy(f->comb[at], comb, c.ncomb * sizeof(wchar_t));
+        f->row_special[y] = 1;
+    }
+    G.last_y = y;
+    G.last_xe = x + w;
+    if (w == 1) {
+        c.ext = 0;
+        row[x] = c;
+        return;
+    }
+    f->row_special[y] = 1;
+    for (int i = 0; i < 2; i++) {
+        if (row[x + i].ext == 1)
+            break;
+        if (row[x + i].ext == 2) {
+            for (int j = i; x + j < G.cols; j++)
+                if (row[x + j].ext != 2) {
+                    for (int k = 0; k < j; k++)
+                        row[x + k] = BLANK_CELL;
+                    break;
+                }
+            break;
+        }
+    }
+    c.ext = 1;
+    row[x] = c;
+    c.ext = 2;
+    row[x + 1] = c;
+    if (c.ncomb > 0)
+        memcpy(f->comb[at + 1], comb, c.ncomb * sizeof(wchar_t));
+}
+
+/* A cell of f as curses' cchar_t; false when setcchar refuses it. */
+static bool to_cchar(const struct gframe *f, size_t at, cchar_t *cc)
+{
+    const struct gcell *c = &f->cell[at];
+    wchar_t wcs[CCHARW_MAX + 1];
+    wcs[0] = c->wc;
+    for (int i = 0; i < c->ncomb; i++)
+        wcs[1 + i] = f->comb[at][i];
+    wcs[1 + c->ncomb] = L'\0';
+    return setcchar(cc, wcs, c->attr, c->pair, NULL) == OK;
+}
+
+static unsigned long hand_cell(WINDOW *win, const struct gframe *f, int y, int x)
+{
+    cchar_t cc;
+    if (!to_cchar(f, (size_t)y * G.cols + (size_t)x, &cc))
+        return 0;
+    mvwadd_wch(win, y, x, &cc); /* ERR at the bottom-right cell, after writing it */
+    return 1;
+}
+
+/* Same cells (and combining characters) in row y of the two frames. */
+static bool row_same(int y)
+{
+    size_t at = (size_t)y * G.cols;
+    if (memcmp(G.cur.cell + at, G.prev.cell + at, (size_t)G.cols * sizeof(struct gcell)) != 0)
+        return false;
+    if (!G.cur.row_special[y] && !G.prev.row_special[y])
+        return true;
+    for (int x = 0; x < G.cols; x++) {
+        int n = G.cur.cell[at + x].ncomb;
+        if (n > 0 && memcmp(G.cur.comb[at + x], G.prev.comb[at + x], n * sizeof(wchar_t)) != 0)
+            return false;
+    }
+    return true;
+}
+
+/*
+ * Row y of the window as the frame has it, where wide characters are (or
+ * were) involved. Every write reaches only its own cell and those right of
+ * it, so the row is cleared and then written left to right, each cell final
+ * once written. A right half of a wide character is made by writing its
+ * character at the cell before; right halves whose left half was
+ * overwritten can follow each other, so a run of them is made right to left
+ * (a wide character written just left of another's left half leaves that
+ * one alone), and then the cell before the run gets its own character.
+ */
+static unsigned long hand_row_replay(WINDOW *win, int y)
+{
+    const struct gcell *row = G.cur.cell + (size_t)y * G.cols;
+    size_t at = (size_t)y * G.cols;
+    unsigned long n = 0;
+    wmove(win, y, 0);
+    wclrtoeol(win);
+    int x = 0;
+    while (x < G.cols && row[x].ext == 2)
+        x++; /* a right half at the left edge cannot be made (nor drawn) */
+    while (x < G.cols) {
+        int k = 0;
+        while (x + 1 + k < G.cols && row[x + 1 + k].ext == 2)
+            k++;
+        for (int i = k - 1; i >= 0; i--) {
+            cchar_t cc;
+            if (to_cchar(&G.cur, at + (size_t)(x + 1 + i), &cc)) {
+                mvwadd_wch(win, y, x + i, &cc);
+                n++;
+            }
+        }
+        if (k == 0 || row[x].ext == 0)
+            n += hand_cell(win, &G.cur, y, x);
+        x += k + 1;
+    }
+    return n;
+}
+
+/* Where curses leaves the cursor after writing the frame's last cell. */
+static void frame_cursor(WINDOW *win)
+{
+    int y = G.last_y, x = G.last_xe;
+    if (x >= G.cols) {
+        if (y + 1 < G.rows) {
+            y++;
+            x = 0;
+        } else {
+            x = G.cols - 1;
+        }
+    }
+    wmove(win, y, x);
+}
+
+unsigned long tui_frame_end(WINDOW *win)
+{
+    struct gframe *f = frame_of(win);
+    G.open_win = NULL;
+    if (!f)
+        return 0;
+    attr_t a = 0;
+    short p = 0;
+    wattr_get(win, &a, &p, NULL);
+    wattr_set(win, A_NORMAL, 0, NULL);
+    unsigned long n = 0;
+    for (int y = 0; y < G.rows; y++) {
+        if (row_same(y))
+            continue;
+        if (G.cur.row_special[y] || G.prev.row_special[y]) {
+            n += hand_row_replay(win, y);
+            continue;
+        }
+        /* only one-column characters, in both frames: each cell is its own */
+        const struct gcell *c = G.cur.cell + (size_t)y * G.cols;
+        const struct gcell *o = G.prev.cell + (size_t)y * G.cols;
+        for (int x = 0; x < G.cols; x++)
+            if (memcmp(&c[x], &o[x], sizeof(c[x])) != 0)
+                n += hand_cell(win, &G.cur, y, x);
+    }
+    frame_cursor(win);
+    wattr_set(win, a, p, NULL);
+    struct gframe t = G.cur;
+    G.cur = G.prev;
+    G.prev = t;
+    return n;
+}
+
+/* ---- cells -------------------------------------------------------------- */
+
+/* The window's attributes, saved while a widget draws straight into it. */
 struct saved_attr {
     attr_t a;
     short pair;
 };
 
-static struct saved_attr attr_begin(WINDOW *win)
-{
-    struct saved_attr s = {0, 0};
-    wattr_get(win, &s.a, &s.pair, NULL);
-    wattr_set(win, A_NORMAL, 0, NULL);
-    return s;
-}
-
-static void attr_end(WINDOW *win, struct saved_attr s)
-{
-    wattr_set(win, s.a, s.pair, NULL);
-}
+/* What every widget needs while drawing. */
+struct theme_ctx {
+    const struct tui_theme *t;
+    struct rect clip;
+    WINDOW *win;
+    struct gframe *f; /* the open frame on win, or NULL: write to win */
+    struct saved_attr sa;
+};
 
 /* r intersected with the window; h or w 0 when nothing of it is visible. */
 static struct rect clip_rect(WINDOW *win, struct rect r)
@@ -56,6 +390,27 @@ static struct rect clip_rect(WINDOW *win, struct rect r)
     return (struct rect){(int)y0, (int)x0, (int)(y1 - y0), (int)(x1 - x0)};
 }
 
+static struct theme_ctx ctx_make(WINDOW *win, const struct tui_theme *t, struct rect r)
+{
+    struct theme_ctx ctx = {t, clip_rect(win, r), win, frame_of(win), {0, 0}};
+    return ctx;
+}
+
+/* Start drawing: outside a frame the window's attributes are set aside. */
+static void ctx_begin(struct theme_ctx *ctx)
+{
+    if (ctx->f)
+        return;
+    wattr_get(ctx->win, &ctx->sa.a, &ctx->sa.pair, NULL);
+    wattr_set(ctx->win, A_NORMAL, 0, NULL);
+}
+
+static void ctx_end(struct theme_ctx *ctx)
+{
+    if (!ctx->f)
+        wattr_set(ctx->win, ctx->sa.a, ctx->sa.pair, NULL);
+}
+
 static bool in_clip(const struct rect *c, int y, int x, int width)
 {
     return y >= c->y && y < c->y + c->h && x >= c->x && x + width <= c->x + c->w;
@@ -75,41 +430,88 @@ static short role_pair(const struct tui_theme *t, enum tui_role role)
     return t->pair[role];
 }
 
-/* One spacing character (plus up to 4 combining ones) at window (y, x). */
-static void put_wcs(WINDOW *win, const struct rect *clip, int y, int x, const wchar_t *wcs,
-                    int width, attr_t attr, short pair)
+static struct gcell cell_of(wchar_t wc, attr_t attr, short pair)
 {
-    if (!in_clip(clip, y, x, width < 1 ? 1 : width))
+    return (struct gcell){attr, wc, pair, 0, 0};
+}
+
+static struct gcell role_cell(const struct tui_theme *t, wchar_t wc, enum tui_role role)
+{
+    return cell_of(wc, role_attr(t, role), role_pair(t, role));
+}
+
+/*
+ * One spacing character c (plus c.ncomb combining ones) at window (y, x),
+ * when all its columns fall in the clip. Its width is the character's own
+ * (what curses gives it), so not even a wide glyph can reach outside.
+ */
+static void put_full(const struct theme_ctx *ctx, int y, int x, struct gcell c,
+                     const wchar_t *comb)
+{
+    int w = cell_width(c.wc);
+    if (!in_clip(&ctx->clip, y, x, w))
         return;
+    if (ctx->f) {
+        frame_put(ctx->f, y, x, w, c, comb);
+        return;
+    }
+    wchar_t wcs[CCHARW_MAX + 1];
+    wcs[0] = c.wc;
+    for (int i = 0; i < c.ncomb; i++)
+        wcs[1 + i] = comb[i];
+    wcs[1 + c.ncomb] = L'\0';
     cchar_t cc;
-    if (setcchar(&cc, wcs, attr, pair, NULL) == OK)
-        mvwadd_wch(win, y, x, &cc); /* ERR at the bottom-right cell, after writing it */
+    if (setcchar(&cc, wcs, c.attr, c.pair, NULL) == OK)
+        mvwadd_wch(ctx->win, y, x, &cc); /* ERR at the bottom-right cell, after writing it */
 }
 
-static void put_cell(WINDOW *win, const struct rect *clip, int y, int x, wchar_t wc, attr_t attr,
-                     short pair)
+static void put_cell(const struct theme_ctx *ctx, int y, int x, struct gcell c)
 {
-    wchar_t wcs[2] = {wc, L'\0'};
-    put_wcs(win, clip, y, x, wcs, 1, attr, pair);
+    put_full(ctx, y, x, c, NULL);
 }
 
-/* What every widget needs while drawing. */
-struct theme_ctx {
-    const struct tui_theme *t;
-    struct rect clip;
-};
-
-static void put_role(WINDOW *win, const struct theme_ctx *ctx, int y, int x, wchar_t wc,
-                     enum tui_role role)
+/* n copies of the one-column cell c from (y, x) rightwards, clipped. */
+static void put_run(const struct theme_ctx *ctx, int y, int x, long n, struct gcell c)
 {
-    put_cell(win, &ctx->clip, y, x, wc, role_attr(ctx->t, role), role_pair(ctx->t, role));
+    if (!ctx->f || cell_width(c.wc) != 1 || y < ctx->clip.y || y >= ctx->clip.y + ctx->clip.h) {
+        for (long i = 0; i < n; i++)
+            put_cell(ctx, y, (int)(x + i), c);
+        return;
+    }
+    long x0 = x, x1 = (long)x + n;
+    if (x0 < ctx->clip.x)
+        x0 = ctx->clip.x;
+    if (x1 > (long)ctx->clip.x + ctx->clip.w)
+        x1 = (long)ctx->clip.x + ctx->clip.w;
+    if (x1 <= x0)
+        return;
+    cells_fill(ctx->f->cell + (size_t)y * G.cols + x0, (size_t)(x1 - x0), c);
+    G.last_y = y;
+    G.last_xe = (int)x1;
 }
 
-static void clear_clip(WINDOW *win, const struct theme_ctx *ctx)
+static void put_role(const struct theme_ctx *ctx, int y, int x, wchar_t wc, enum tui_role role)
+{
+    put_cell(ctx, y, x, role_cell(ctx->t, wc, role));
+}
+
+static void clear_clip(const struct theme_ctx *ctx)
 {
     for (int y = ctx->clip.y; y < ctx->clip.y + ctx->clip.h; y++)
-        for (int x = ctx->clip.x; x < ctx->clip.x + ctx->clip.w; x++)
-            put_cell(win, &ctx->clip, y, x, L' ', A_NORMAL, 0);
+        put_run(ctx, y, ctx->clip.x, ctx->clip.w, BLANK_CELL);
+}
+
+/* True when printable ASCII bytes are those characters, one column each,
+ * in the locale's multibyte encoding (UTF-8, or ASCII itself) and need no
+ * decoding. The locale is set once, before anything is drawn. */
+static bool ascii_direct(void)
+{
+    static int known = -1;
+    if (known < 0) {
+        const char *cs = nl_langinfo(CODESET);
+        known = cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "ANSI_X3.4-1968") == 0);
+    }
+    return known;
 }
 
 /*
@@ -119,6 +521,12 @@ static void clear_clip(WINDOW *win, const struct theme_ctx *ctx)
  */
 static size_t next_char(const char *s, size_t len, mbstate_t *st, wchar_t *wc, int *width)
 {
+    unsigned char b = (unsigned char)s[0];
+    if (b >= 0x20 && b < 0x7f && ascii_direct()) {
+        *wc = b;
+        *width = 1;
+        return 1;
+    }
     size_t n = mbrtowc(wc, s, len, st);
     if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
         memset(st, 0, sizeof(*st));
@@ -158,51 +566,46 @@ static int text_width(const char *s, int limit)
  * Combining characters join the preceding cell. Returns the column after
  * the last character (x + columns used).
  */
-static int draw_text(WINDOW *win, const struct theme_ctx *ctx, int y, int x, int maxw,
-                     enum tui_role role, const char *s)
+static int draw_text(const struct theme_ctx *ctx, int y, int x, int maxw, enum tui_role role,
+                     const char *s)
 {
     if (!s)
         return x;
-    attr_t a = role_attr(ctx->t, role);
-    short p = role_pair(ctx->t, role);
+    struct gcell cell = role_cell(ctx->t, L' ', role);
     mbstate_t st;
     memset(&st, 0, sizeof(st));
     size_t len = strlen(s);
     int col = x, used = 0;
-    wchar_t cell[CCHARW_MAX + 1];
-    int ncell = 0, cellw = 0, cellx = x;
+    wchar_t comb[COMB_MAX];
+    bool pending = false;
+    int cellx = x;
 
     while (len > 0) {
         wchar_t wc;
         int cw;
         size_t n = next_char(s, len, &st, &wc, &cw);
+        s += n;
+        len -= n;
         if (cw == 0) {
             /* combining: attach to the pending cell, if there is room */
-            if (ncell > 0 && ncell < CCHARW_MAX)
-                cell[ncell++] = wc;
-            s += n;
-            len -= n;
+            if (pending && cell.ncomb < COMB_MAX)
+                comb[cell.ncomb++] = wc;
             continue;
         }
-        if (used + cw > maxw)
+        if (used + cw > maxw) {
             break;
-        if (ncell > 0) {
-            cell[ncell] = L'\0';
-            put_wcs(win, &ctx->clip, y, cellx, cell, cellw, a, p);
         }
-        cell[0] = wc;
-        ncell = 1;
-        cellw = cw;
+        if (pending)
+            put_full(ctx, y, cellx, cell, comb);
+        cell.wc = wc;
+        cell.ncomb = 0;
+        pending = true;
         cellx = col;
         col += cw;
         used += cw;
-        s += n;
-        len -= n;
     }
-    if (ncell > 0) {
-        cell[ncell] = L'\0';
-        put_wcs(win, &ctx->clip, y, cellx, cell, cellw, a, p);
-    }
+    if (pending)
+        put_full(ctx, y, cellx, cell, comb);
     return col;
 }
 
@@ -217,92 +620,82 @@ static int room_right(struct rect r, int x)
 int tui_text(WINDOW *win, const struct tui_theme *t, struct rect r, int y, int x,
              enum tui_role role, const char *s)
 {
-    struct theme_ctx ctx = {t, clip_rect(win, r)};
+    struct theme_ctx ctx = ctx_make(win, t, r);
     if (y < r.y || y >= r.y + r.h || x >= r.x + r.w || ctx.clip.w == 0)
         return x;
-    struct saved_attr sa = attr_begin(win);
-    /* Text starting left of r is drawn from x: put_wcs drops the cells left
-     * of the rectangle. Text that does not fit ends in an ellipsis. */
+    ctx_begin(&ctx);
+    /* Text starting left of r is drawn from x: put_full drops the cells
+     * left of the rectangle. Text that does not fit ends in an ellipsis. */
     int room = room_right(r, x), end;
     if (s && room > 1 && text_width(s, room) > room) {
         int ew = text_width(t->g.ellipsis, 8);
-        end = draw_text(win, &ctx, y, x, room - ew, role, s);
-        end = draw_text(win, &ctx, y, end, ew, role, t->g.ellipsis);
+        end = draw_text(&ctx, y, x, room - ew, role, s);
+        end = draw_text(&ctx, y, end, ew, role, t->g.ellipsis);
     } else {
-        end = draw_text(win, &ctx, y, x, room, role, s);
+        end = draw_text(&ctx, y, x, room, role, s);
     }
-    attr_end(win, sa);
+    ctx_end(&ctx);
     return end;
-}
-
-void tui_frame_begin(WINDOW *win)
-{
-    werase(win);
-}
-
-void tui_frame_end(WINDOW *win)
-{
-    (void)win;
 }
 
 void tui_fill(WINDOW *win, const struct tui_theme *t, struct rect r, enum tui_role role)
 {
-    struct theme_ctx ctx = {t, clip_rect(win, r)};
+    struct theme_ctx ctx = ctx_make(win, t, r);
     if (ctx.clip.w == 0)
         return;
-    struct saved_attr sa = attr_begin(win);
-    attr_t a = role_attr(t, role);
-    short p = role_pair(t, role);
+    ctx_begin(&ctx);
+    struct gcell c = role_cell(t, L' ', role);
     for (int y = ctx.clip.y; y < ctx.clip.y + ctx.clip.h; y++)
-        for (int x = ctx.clip.x; x < ctx.clip.x + ctx.clip.w; x++)
-            put_cell(win, &ctx.clip, y, x, L' ', a, p);
-    attr_end(win, sa);
+        put_run(&ctx, y, ctx.clip.x, ctx.clip.w, c);
+    ctx_end(&ctx);
 }
 
 struct rect tui_box(WINDOW *win, const struct tui_theme *t, struct rect r, const char *title,
                     enum tui_role title_role)
 {
     struct rect inner = {r.y + 1, r.x + 1, r.h - 2, r.w - 2};
-    struct theme_ctx ctx = {t, clip_rect(win, r)};
+    struct theme_ctx ctx = ctx_make(win, t, r);
     if (ctx.clip.w == 0)
         return inner;
-    struct saved_attr sa = attr_begin(win);
-    clear_clip(win, &ctx);
+    ctx_begin(&ctx);
     if (r.h >= 2 && r.w >= 2) {
         const struct tui_glyphs *g = &t->g;
         int y0 = r.y, y1 = r.y + r.h - 1, x0 = r.x, x1 = r.x + r.w - 1;
-        for (int x = x0 + 1; x < x1; x++) {
-            put_role(win, &ctx, y0, x, g->hline, R_NORMAL);
-            put_role(win, &ctx, y1, x, g->hline, R_NORMAL);
-        }
+        struct gcell h = role_cell(t, g->hline, R_NORMAL), v = role_cell(t, g->vline, R_NORMAL);
+        /* the border, with the inside cleared; row by row, left to right */
+        put_role(&ctx, y0, x0, g->ul, R_NORMAL);
+        put_run(&ctx, y0, x0 + 1, (long)r.w - 2, h);
+        put_role(&ctx, y0, x1, g->ur, R_NORMAL);
         for (int y = y0 + 1; y < y1; y++) {
-            put_role(win, &ctx, y, x0, g->vline, R_NORMAL);
-            put_role(win, &ctx, y, x1, g->vline, R_NORMAL);
+            put_cell(&ctx, y, x0, v);
+            put_run(&ctx, y, x0 + 1, (long)r.w - 2, BLANK_CELL);
+            put_cell(&ctx, y, x1, v);
         }
-        put_role(win, &ctx, y0, x0, g->ul, R_NORMAL);
-        put_role(win, &ctx, y0, x1, g->ur, R_NORMAL);
-        put_role(win, &ctx, y1, x0, g->ll, R_NORMAL);
-        put_role(win, &ctx, y1, x1, g->lr, R_NORMAL);
+        put_role(&ctx, y1, x0, g->ll, R_NORMAL);
+        put_run(&ctx, y1, x0 + 1, (long)r.w - 2, h);
+        put_role(&ctx, y1, x1, g->lr, R_NORMAL);
 
         /* " title " between the corners; cut as " tit… " when too long. */
         int avail = r.w - 2;
         if (title && title[0] && avail >= 3) {
             int tw = text_width(title, avail);
             int x = x0 + 1;
-            x = draw_text(win, &ctx, y0, x, 1, title_role, " ");
+            x = draw_text(&ctx, y0, x, 1, title_role, " ");
             if (tw + 2 <= avail) {
-                x = draw_text(win, &ctx, y0, x, tw, title_role, title);
+                x = draw_text(&ctx, y0, x, tw, title_role, title);
             } else {
                 int ew = text_width(g->ellipsis, 8);
                 int keep = avail - 2 - ew;
                 if (keep > 0)
-                    x = draw_text(win, &ctx, y0, x, keep, title_role, title);
-                x = draw_text(win, &ctx, y0, x, ew, title_role, g->ellipsis);
+                    x = draw_text(&ctx, y0, x, keep, title_role, title);
+                x = draw_text(&ctx, y0, x, ew, title_role, g->ellipsis);
             }
-            draw_text(win, &ctx, y0, x, 1, title_role, " ");
+            draw_text(&ctx, y0, x, 1, title_role, " ");
         }
+    } else {
+        clear_clip(&ctx);
     }
-    attr_end(win, sa);
+    ctx_end(&ctx);
     return inner;
 }
 
@@ -344,12 +737,18 @@ static int row_eighths(int level, int row)
 void tui_sparkline(WINDOW *win, const struct tui_theme *t, struct rect r,
                    const struct hist_series *s, double scale_max, enum tui_role role)
 {
-    struct theme_ctx ctx = {t, clip_rect(win, r)};
+    struct theme_ctx ctx = ctx_make(win, t, r);
     if (!(scale_max > 0) || ctx.clip.w == 0)
         return;
-    struct saved_attr sa = attr_begin(win);
+    ctx_begin(&ctx);
     attr_t a = role_attr(t, role);
     short p = role_pair(t, role);
+    /* the cells of each level, plain and dim; [0] blank */
+    struct gcell lv[2][9];
+    for (int e = 0; e <= 8; e++) {
+        lv[0][e] = e == 0 ? BLANK_CELL : cell_of(t->g.spark[e], a, p);
+        lv[1][e] = e == 0 ? BLANK_CELL : cell_of(t->g.spark[e], a | A_DIM, p);
+    }
     int bottom = r.y + r.h - 1;
     /* Newest at the right edge (seed v0.3.5: the ring's oldest point was
      * drawn there). Only visible columns are walked. */
@@ -357,18 +756,11 @@ void tui_sparkline(WINDOW *win, const struct tui_theme *t, struct rect r,
         size_t age = (size_t)((long long)r.x + r.w - 1 - x);
         struct hist_point pt = point_at(s, age);
         int level = pt.src == MSRC_NONE ? 0 : tui_spark_level(pt.v, scale_max, r.h);
-        attr_t pa = a;
-        if (pt.src == MSRC_CARRIED || pt.src == MSRC_ESTIMATE)
-            pa |= A_DIM;
-        for (int y = ctx.clip.y; y < ctx.clip.y + ctx.clip.h; y++) {
-            int e = row_eighths(level, bottom - y);
-            if (e == 0)
-                put_cell(win, &ctx.clip, y, x, L' ', A_NORMAL, 0);
-            else
-                put_cell(win, &ctx.clip, y, x, t->g.spark[e], pa, p);
-        }
+        const struct gcell *cells = lv[pt.src == MSRC_CARRIED || pt.src == MSRC_ESTIMATE];
+        for (int y = ctx.clip.y; y < ctx.clip.y + ctx.clip.h; y++)
+            put_cell(&ctx, y, x, cells[row_eighths(level, bottom - y)]);
     }
-    attr_end(win, sa);
+    ctx_end(&ctx);
 }
 
 /* ---- CPU cores ---------------------------------------------------------- */
@@ -437,13 +829,13 @@ static int digits(int v)
 size_t tui_cpu_cores(WINDOW *win, const struct tui_theme *t, struct rect r,
                      const struct host_core *cores, size_t ncores)
 {
-    struct theme_ctx ctx = {t, clip_rect(win, r)};
+    struct theme_ctx ctx = ctx_make(win, t, r);
     if (ctx.clip.w == 0)
         return 0;
-    struct saved_attr sa = attr_begin(win);
-    clear_clip(win, &ctx);
+    ctx_begin(&ctx);
+    clear_clip(&ctx);
     if (!cores || ncores == 0) {
-        attr_end(win, sa);
+        ctx_end(&ctx);
         return 0;
     }
 
@@ -494,7 +886,7 @@ size_t tui_cpu_cores(WINDOW *win, const struct tui_theme *t, struct rect r,
         int x = (int)xl, y = r.y + (int)row;
         int cut = room_right(r, x);
         snprintf(buf, sizeof(buf), "%*d ", idw, c->id);
-        x = draw_text(win, &ctx, y, x, cut, R_NORMAL, buf);
+        x = draw_text(&ctx, y, x, cut, R_NORMAL, buf);
         bool has = core_has(c);
         double pct = has ? c->pct.value : 0;
         enum tui_role role = has ? tui_role_load(pct) : R_FREE;
@@ -503,9 +895,9 @@ size_t tui_cpu_cores(WINDOW *win, const struct tui_theme *t, struct rect r,
             on = 0;
         if (on > barw)
             on = (long)barw;
-        for (long b = 0; b < barw; b++, x++)
-            put_role(win, &ctx, y, x, b < on ? t->g.bar_on : t->g.bar_off,
-                     b < on ? role : R_FREE);
+        put_run(&ctx, y, x, on, role_cell(t, t->g.bar_on, role));
+        put_run(&ctx, y, (int)(x + on), barw - on, role_cell(t, t->g.bar_off, R_FREE));
+        x += (int)barw;
         if (has) {
             long ip = lround(pct);
             if (ip < 0)
@@ -516,18 +908,17 @@ size_t tui_cpu_cores(WINDOW *win, const struct tui_theme *t, struct rect r,
         } else {
             snprintf(buf, sizeof(buf), "  N/A");
         }
-        draw_text(win, &ctx, y, x, room_right(r, x), role, buf);
+        draw_text(&ctx, y, x, room_right(r, x), role, buf);
     }
     if (more) {
         long long col = (long long)show / r.h, row = (long long)show % r.h;
         long long xl = r.x + col * pitch;
         if (xl < (long long)r.x + r.w) {
             snprintf(buf, sizeof(buf), "+%zu more", ncores - show);
-            draw_text(win, &ctx, r.y + (int)row, (int)xl, room_right(r, (int)xl), R_FREE,
-                      buf);
+            draw_text(&ctx, r.y + (int)row, (int)xl, room_right(r, (int)xl), R_FREE, buf);
         }
     }
-    attr_end(win, sa);
+    ctx_end(&ctx);
     return show;
 }
 
@@ -548,23 +939,23 @@ static long cells_of(double part, double total, long n)
 void tui_mem_bar(WINDOW *win, const struct tui_theme *t, struct rect r, const char *label,
                  struct metric used, struct metric cached, struct metric total, bool swap)
 {
-    struct theme_ctx ctx = {t, clip_rect(win, r)};
+    struct theme_ctx ctx = ctx_make(win, t, r);
     if (ctx.clip.w == 0)
         return;
-    struct saved_attr sa = attr_begin(win);
-    clear_clip(win, &ctx);
+    ctx_begin(&ctx);
+    clear_clip(&ctx);
     int x = r.x;
     if (label && label[0]) {
-        x = draw_text(win, &ctx, r.y, x, room_right(r, x), R_NORMAL, label);
-        x = draw_text(win, &ctx, r.y, x, room_right(r, x), R_NORMAL, " ");
+        x = draw_text(&ctx, r.y, x, room_right(r, x), R_NORMAL, label);
+        x = draw_text(&ctx, r.y, x, room_right(r, x), R_NORMAL, " ");
     }
     /* Swap has no cached part: callers may pass none for it. */
     if (swap && !metric_ok(&cached))
         cached = metric_direct(0);
     if (!metric_ok(&used) || !metric_ok(&cached) || !metric_ok(&total) ||
         !(total.value > 0) || isnan(used.value) || isnan(cached.value)) {
-        draw_text(win, &ctx, r.y, x, room_right(r, x), R_FREE, "N/A");
-        attr_end(win, sa);
+        draw_text(&ctx, r.y, x, room_right(r, x), R_FREE, "N/A");
+        ctx_end(&ctx);
         return;
     }
     long n = room_right(r, x);
@@ -578,15 +969,10 @@ void tui_mem_bar(WINDOW *win, const struct tui_theme *t, struct rect r, const ch
     enum tui_role urole = swap ? tui_role_swap(pct) : tui_role_load(pct);
     /* Without colour cached must differ from used by glyph. */
     wchar_t cached_glyph = t->color ? t->g.bar_on : t->g.shade;
-    for (long i = 0; i < n; i++, x++) {
-        if (i < u)
-            put_role(win, &ctx, r.y, x, t->g.bar_on, urole);
-        else if (i < uc)
-            put_role(win, &ctx, r.y, x, cached_glyph, R_CACHED);
-        else
-            put_role(win, &ctx, r.y, x, t->g.bar_off, R_FREE);
-    }
-    attr_end(win, sa);
+    put_run(&ctx, r.y, x, u, role_cell(t, t->g.bar_on, urole));
+    put_run(&ctx, r.y, (int)(x + u), uc - u, role_cell(t, cached_glyph, R_CACHED));
+    put_run(&ctx, r.y, (int)(x + uc), n - uc, role_cell(t, t->g.bar_off, R_FREE));
+    ctx_end(&ctx);
 }
 
 static enum tui_role on_cached(enum tui_role used_role)
@@ -615,10 +1001,23 @@ void tui_ram_chart(WINDOW *win, const struct tui_theme *t, struct rect r,
                    const struct hist_series *used, const struct hist_series *cached,
                    double total)
 {
-    struct theme_ctx ctx = {t, clip_rect(win, r)};
+    struct theme_ctx ctx = ctx_make(win, t, r);
     if (!(total > 0) || ctx.clip.w == 0)
         return;
-    struct saved_attr sa = attr_begin(win);
+    ctx_begin(&ctx);
+    /* the cells of each level: cached alone, and used in each load role
+     * (alone and over cached) */
+    static const enum tui_role used_roles[] = {R_NORMAL, R_GOOD, R_WARN, R_ALARM};
+    enum { NUR = sizeof(used_roles) / sizeof(used_roles[0]) };
+    struct gcell ccell[9], ucell[NUR][2][9];
+    for (int e = 0; e <= 8; e++) {
+        ccell[e] = role_cell(t, t->g.spark[e], R_CACHED);
+        for (int k = 0; k < NUR; k++) {
+            ucell[k][0][e] = role_cell(t, t->g.spark[e], used_roles[k]);
+            ucell[k][1][e] = role_cell(t, t->g.spark[e], on_cached(used_roles[k]));
+        }
+    }
+    struct gcell shade = role_cell(t, t->g.shade, R_CACHED);
     int bottom = r.y + r.h - 1;
     for (int x = ctx.clip.x; x < ctx.clip.x + ctx.clip.w; x++) {
         size_t age = (size_t)((long long)r.x + r.w - 1 - x);
@@ -635,23 +1034,34 @@ void tui_ram_chart(WINDOW *win, const struct tui_theme *t, struct rect r,
                 cl = ul;
             urole = tui_role_load(uv / total * 100.0);
         }
+        int k = 0;
+        while (k < NUR - 1 && used_roles[k] != urole)
+            k++;
+        /* a role without cells here (tui_role_load gives none) is drawn as is */
+        struct gcell uother[2][9];
+        const struct gcell(*uc)[9] = ucell[k];
+        if (used_roles[k] != urole) {
+            for (int e = 0; e <= 8; e++) {
+                uother[0][e] = role_cell(t, t->g.spark[e], urole);
+                uother[1][e] = role_cell(t, t->g.spark[e], on_cached(urole));
+            }
+            uc = uother;
+        }
         for (int y = ctx.clip.y; y < ctx.clip.y + ctx.clip.h; y++) {
             int row = bottom - y;
             int ue = row_eighths(ul, row);
             int ce = row_eighths(cl, row);
-            if (ue == 8) {
-                put_role(win, &ctx, y, x, t->g.spark[8], urole);
-            } else if (ue > 0) {
-                enum tui_role role = cl > ul ? on_cached(urole) : urole;
-                put_role(win, &ctx, y, x, t->g.spark[ue], role);
-            } else if (ce > 0 && t->color) {
-                put_role(win, &ctx, y, x, t->g.spark[ce], R_CACHED);
-            } else if (ce >= 4) {
-                put_role(win, &ctx, y, x, t->g.shade, R_CACHED);
-            } else {
-                put_cell(win, &ctx.clip, y, x, L' ', A_NORMAL, 0);
-            }
+            if (ue == 8)
+                put_cell(&ctx, y, x, uc[0][8]);
+            else if (ue > 0)
+                put_cell(&ctx, y, x, uc[cl > ul][ue]);
+            else if (ce > 0 && t->color)
+                put_cell(&ctx, y, x, ccell[ce]);
+            else if (ce >= 4)
+                put_cell(&ctx, y, x, shade);
+            else
+                put_cell(&ctx, y, x, BLANK_CELL);
         }
     }
-    attr_end(win, sa);
+    ctx_end(&ctx);
 }

@@ -5,6 +5,13 @@
  * touches nothing outside the rectangle; a rectangle too small for the widget
  * draws what fits (or nothing) and never writes outside. Widgets read only
  * their arguments (snapshot values, history rings) and allocate nothing.
+ *
+ * A screen is drawn as a frame: tui_frame_begin, the widgets, tui_frame_end.
+ * The widgets then draw into the frame's own cells, and tui_frame_end hands
+ * curses only the cells that differ from the previous frame, so the cost of
+ * curses follows what changed. Outside a frame, widgets write to the window
+ * directly. Either way the window ends up with the same cells. Frames are
+ * drawn by one thread (the UI thread).
  */
 #ifndef MIGMON_TUI_WIDGETS_H
 #define MIGMON_TUI_WIDGETS_H
@@ -19,12 +26,30 @@ struct rect {
     int y, x, h, w;
 };
 
-/* A frame: tui_frame_begin clears the window before a frame is drawn,
- * tui_frame_end finishes it (before wnoutrefresh/doupdate). */
+/*
+ * Start a frame on win: the frame starts blank (as after werase), widgets
+ * drawing into win fill it, and nothing reaches the window before
+ * tui_frame_end. Between frames the window's cells belong to the frame: a
+ * caller that draws into win otherwise, or erases it, calls
+ * tui_frame_invalidate first. A new window or a new size (a resized
+ * terminal) is noticed here and the whole window rewritten. Allocates only
+ * on the first frame and when the size changes; when that fails the frame
+ * is drawn straight into the window.
+ */
 void tui_frame_begin(WINDOW *win);
-void tui_frame_end(WINDOW *win);
 
-/* Fill r with blanks in the role's colours. */
+/* End the frame on win: write the cells that changed since the previous
+ * frame into the window (the caller refreshes). Returns the number of cells
+ * handed to curses; 0 when no frame was open on win. */
+unsigned long tui_frame_end(WINDOW *win);
+
+/* Forget what the window holds: the next frame rewrites every cell. */
+void tui_frame_invalidate(void);
+
+/* Release the frame's memory (at exit, or before the window is deleted). */
+void tui_frame_free(void);
+
+/* Blank cells of role (its colours: a coloured bar) over r. */
 void tui_fill(WINDOW *win, const struct tui_theme *t, struct rect r, enum tui_role role);
 
 /* Clear r and draw a border around it with " title " in the top edge at

@@ -57,6 +57,7 @@ static int screen_up(void **state)
 static int screen_down(void **state)
 {
     (void)state;
+    tui_frame_free();
     endwin();
     delscreen(scr);
     fclose(fout);
@@ -870,6 +871,237 @@ static void test_tiny_rects(void **state)
     hist_series_free(&s);
 }
 
+/* ---- frames ---- */
+
+/*
+ * A screen of every widget, wide and combining characters included, with
+ * overlaps that cut wide characters in half (left half, right half, a wide
+ * character over half of another), as a modal over a process name does.
+ * step varies the values.
+ */
+static void draw_scene(WINDOW *w, int step, const struct hist_series *s)
+{
+    struct rect all = {0, 0, LINES_N, COLS_N};
+    char buf[64];
+    tui_fill(w, &th, (struct rect){0, 0, 1, COLS_N}, R_HEADER);
+    snprintf(buf, sizeof(buf), " host %d  12:00:%02d ", step, step % 60);
+    tui_text(w, &th, all, 0, 1, R_HEADER, buf);
+    struct rect in = tui_box(w, &th, (struct rect){1, 0, 12, 60}, "GPU Util 漢字", R_TITLE);
+    tui_sparkline(w, &th, in, s, 100, R_GPU);
+    in = tui_box(w, &th, (struct rect){1, 60, 12, 60}, "RAM", R_TITLE);
+    tui_ram_chart(w, &th, in, s, s, 150);
+    tui_mem_bar(w, &th, (struct rect){13, 1, 1, 50}, "RAM", metric_direct(30 + step),
+                metric_direct(20), metric_direct(100), false);
+    struct host_core c[6];
+    for (int i = 0; i < 6; i++)
+        c[i] = (struct host_core){i, metric_direct((i * 17 + step * 7) % 101)};
+    tui_cpu_cores(w, &th, (struct rect){14, 1, 3, 100}, c, 6);
+    /* process names: wide, combining (e + U+0301, two on one cell), a bad byte */
+    for (int i = 0; i < 6; i++) {
+        snprintf(buf, sizeof(buf), "%5d  名前%d e\xcc\x81x\xcc\x81\xcc\x88 \xff %s", 100 + i,
+                 i + step, step % 2 ? "漢" : "ab");
+        tui_text(w, &th, all, 20 + i, 2, i == step % 6 ? R_SELECTED : R_NORMAL, buf);
+    }
+    /* a modal whose edge cuts the wide characters of rows 20..25 */
+    if (step % 3 != 2)
+        tui_box(w, &th, (struct rect){19, 10 + step % 2, 5, 30}, "Process", R_TITLE);
+    /* a wide character written over the right half of another */
+    tui_text(w, &th, all, 30, 4, R_NORMAL, "漢漢漢");
+    tui_text(w, &th, all, 30, 5 + 2 * (step % 2), R_WARN, "字");
+    /* a one-column character over a left half, one over a right half */
+    tui_text(w, &th, all, 31, 4, R_NORMAL, "漢漢漢");
+    tui_text(w, &th, all, 31, 6 + (step % 3), R_ALARM, "x");
+    /* the last row and the bottom-right cell */
+    snprintf(buf, sizeof(buf), "footer %d", step);
+    tui_text(w, &th, all, LINES_N - 1, COLS_N - 9, R_NORMAL, buf);
+    tui_text(w, &th, all, LINES_N - 1, COLS_N - 1, R_NORMAL, step % 2 ? "Z" : "z");
+}
+
+/* Every cell of a and b the same, as curses holds them (character,
+ * combining characters, attributes, pair and wide-character halves). */
+static void assert_windows_same(WINDOW *a, WINDOW *b)
+{
+    for (int y = 0; y < LINES_N; y++)
+        for (int x = 0; x < COLS_N; x++) {
+            cchar_t ca, cb;
+            memset(&ca, 0, sizeof(ca));
+            memset(&cb, 0, sizeof(cb));
+            mvwin_wch(a, y, x, &ca);
+            mvwin_wch(b, y, x, &cb);
+            if (memcmp(&ca, &cb, sizeof(ca)) != 0)
+                fail_msg("cell (%d, %d): U+%04X attr %#lx in the window drawn directly, U+%04X "
+                         "attr %#lx in the framed one",
+                         y, x, (unsigned)ca.chars[0], (unsigned long)ca.attr,
+                         (unsigned)cb.chars[0], (unsigned long)cb.attr);
+        }
+}
+
+static struct hist_series scene_series(int step)
+{
+    double v[200];
+    for (int i = 0; i < 200; i++)
+        v[i] = fmod((i + step) * 13.7, 110.0);
+    v[50] = NAN;
+    return series_of(v, 200);
+}
+
+/* A framed window ends up with the cells of one drawn directly, frame after
+ * frame, however the frames differ. */
+static void test_frame_same_as_direct(void **state)
+{
+    (void)state;
+    WINDOW *direct = newwin(LINES_N, COLS_N, 0, 0);
+    WINDOW *framed = newwin(LINES_N, COLS_N, 0, 0);
+    assert_non_null(direct);
+    assert_non_null(framed);
+    for (int step = 0; step < 8; step++) {
+        struct hist_series s = scene_series(step);
+        werase(direct);
+        draw_scene(direct, step, &s);
+        tui_frame_begin(framed);
+        draw_scene(framed, step, &s);
+        assert_true(tui_frame_end(framed) > 0);
+        assert_windows_same(direct, framed);
+        hist_series_free(&s);
+    }
+    tui_frame_free();
+    delwin(direct);
+    delwin(framed);
+}
+
+/* Random overlapping text (one- and two-column characters, combining ones)
+ * and boxes over a few rows, frame after frame: framed and direct agree. */
+static void test_frame_random_overlaps(void **state)
+{
+    (void)state;
+    static const char *const bits[] = {"a", "Z", " ", "漢", "字", "e\xcc\x81", "°", "─", "名\xcc\x88"};
+    const size_t nbits = sizeof(bits) / sizeof(bits[0]);
+    WINDOW *direct = newwin(LINES_N, COLS_N, 0, 0);
+    WINDOW *framed = newwin(LINES_N, COLS_N, 0, 0);
+    assert_non_null(direct);
+    assert_non_null(framed);
+    unsigned long rnd = 12345;
+#define RND(n) ((rnd = rnd * 6364136223846793005ul + 1442695040888963407ul) >> 33) % (n)
+    struct rect all = {0, 0, LINES_N, COLS_N};
+    for (int frame = 0; frame < 60; frame++) {
+        unsigned long seed = rnd;
+        for (int pass = 0; pass < 2; pass++) {
+            WINDOW *w = pass ? framed : direct;
+            rnd = seed;
+            if (pass)
+                tui_frame_begin(w);
+            else
+                werase(w);
+            for (int op = 0; op < 40; op++) {
+                int y = 40 + (int)RND(4), x = (int)RND(40);
+                if (RND(8) == 0) {
+                    tui_box(w, &th, (struct rect){y, x, 2 + (int)RND(3), 2 + (int)RND(10)}, "T",
+                            R_TITLE);
+                    continue;
+                }
+                char buf[64] = "";
+                for (int k = (int)RND(6); k >= 0; k--)
+                    strcat(buf, bits[RND(nbits)]);
+                tui_text(w, &th, all, y, x, RND(2) ? R_NORMAL : R_WARN, buf);
+            }
+            if (pass)
+                tui_frame_end(w);
+        }
+        assert_windows_same(direct, framed);
+    }
+#undef RND
+    tui_frame_free();
+    delwin(direct);
+    delwin(framed);
+}
+
+/* What reaches curses: the same frame again, nothing; one value changed,
+ * the cells of that value. */
+static void test_frame_diff(void **state)
+{
+    (void)state;
+    WINDOW *w = newwin(LINES_N, COLS_N, 0, 0);
+    assert_non_null(w);
+    struct rect r = {2, 2, 5, 30};
+    tui_frame_begin(w);
+    struct rect in = tui_box(w, &th, r, "GPU 0", R_TITLE);
+    tui_text(w, &th, in, in.y, in.x, R_NORMAL, "util 42%");
+    /* first frame: every cell that is not blank (the box: 2x30 + 2x3 cells,
+     * " GPU 0 " over the border changes no count; the text 7, its space
+     * being a plain blank) */
+    assert_int_equal(tui_frame_end(w), 2 * 30 + 2 * 3 + 7);
+
+    for (int i = 0; i < 3; i++) {
+        tui_frame_begin(w);
+        in = tui_box(w, &th, r, "GPU 0", R_TITLE);
+        tui_text(w, &th, in, in.y, in.x, R_NORMAL, "util 42%");
+        assert_int_equal(tui_frame_end(w), 0);
+    }
+    tui_frame_begin(w);
+    in = tui_box(w, &th, r, "GPU 0", R_TITLE);
+    tui_text(w, &th, in, in.y, in.x, R_NORMAL, "util 43%");
+    assert_int_equal(tui_frame_end(w), 1);
+    assert_int_equal(row_in(w, 3, 3, 8)[6], L'3');
+    /* one colour changed */
+    tui_frame_begin(w);
+    in = tui_box(w, &th, r, "GPU 0", R_TITLE);
+    tui_text(w, &th, in, in.y, in.x, R_NORMAL, "util ");
+    tui_text(w, &th, in, in.y, in.x + 5, R_WARN, "43");
+    tui_text(w, &th, in, in.y, in.x + 7, R_NORMAL, "%");
+    assert_int_equal(tui_frame_end(w), 2);
+    assert_int_equal(cell_in(w, 3, 8).pair, th.pair[R_WARN]);
+    /* the text gone: its cells blank again */
+    tui_frame_begin(w);
+    tui_box(w, &th, r, "GPU 0", R_TITLE);
+    assert_int_equal(tui_frame_end(w), 7);
+    assert_int_equal(cell_in(w, 3, 3).wc, L' ');
+
+    /* the window drawn otherwise: invalidated, the next frame rewrites it */
+    wattr_set(w, A_NORMAL, 0, NULL);
+    mvwaddstr(w, 40, 40, "stray");
+    tui_frame_invalidate();
+    tui_frame_begin(w);
+    tui_box(w, &th, r, "GPU 0", R_TITLE);
+    assert_int_equal(tui_frame_end(w), 2 * 30 + 2 * 3);
+    assert_int_equal(cell_in(w, 40, 40).wc, L' ');
+
+    /* no frame open: nothing handed over */
+    assert_int_equal(tui_frame_end(w), 0);
+    tui_frame_free();
+    delwin(w);
+}
+
+/* Another window, or the same one at another size (a resized terminal):
+ * the whole window is rewritten from blank. */
+static void test_frame_new_size(void **state)
+{
+    (void)state;
+    WINDOW *a = newwin(20, 50, 0, 0);
+    WINDOW *b = newwin(10, 30, 0, 0);
+    assert_non_null(a);
+    assert_non_null(b);
+    struct rect r = {0, 0, 4, 10};
+    tui_frame_begin(a);
+    tui_box(a, &th, r, NULL, R_TITLE);
+    assert_int_equal(tui_frame_end(a), 2 * 10 + 2 * 2);
+    tui_frame_begin(b);
+    tui_box(b, &th, r, NULL, R_TITLE);
+    assert_int_equal(tui_frame_end(b), 2 * 10 + 2 * 2);
+    /* a frame never closed is abandoned by the next begin */
+    tui_frame_begin(b);
+    tui_box(b, &th, r, NULL, R_TITLE);
+    tui_frame_begin(b);
+    tui_box(b, &th, r, NULL, R_TITLE);
+    assert_int_equal(tui_frame_end(b), 0);
+    wresize(b, 12, 40);
+    tui_frame_begin(b);
+    tui_box(b, &th, r, NULL, R_TITLE);
+    assert_int_equal(tui_frame_end(b), 2 * 10 + 2 * 2);
+    tui_frame_free();
+    delwin(a);
+    delwin(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -899,6 +1131,10 @@ int main(void)
         cmocka_unit_test(test_text),
         cmocka_unit_test(test_box),
         cmocka_unit_test(test_tiny_rects),
+        cmocka_unit_test(test_frame_same_as_direct),
+        cmocka_unit_test(test_frame_random_overlaps),
+        cmocka_unit_test(test_frame_diff),
+        cmocka_unit_test(test_frame_new_size),
     };
     return cmocka_run_group_tests(tests, screen_up, screen_down);
 }

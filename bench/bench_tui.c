@@ -1,0 +1,193 @@
+/*
+ * bench_tui — what the interactive monitor costs a machine, whole process.
+ *
+ *   build/bench_tui BINARY [SECONDS] [SCENARIO...]
+ *
+ * Runs BINARY --demo=SCENARIO -i 100 in a pseudo-terminal (TERM
+ * xterm-256color, C.UTF-8) of 200x60, 120x40 and 80x24, reads everything it
+ * writes to the terminal as a terminal would, lets it warm up for 2 s, then
+ * measures SECONDS (default 10): the process's CPU time (every thread, from
+ * its CPU-time clock) per tick, and the bytes written to the terminal per
+ * tick, a tick being one 100 ms interval of wall time (the monitor draws one
+ * frame per sample). Then it sends 'q' and reaps the monitor. Each figure is
+ * the median of 3 runs. Default scenarios: a100-sxm4-80gb and dgx-a100-8x7.
+ *
+ * The simulator stands in for the driver and runs inside the monitor, so
+ * its cost is included; the GPM helper, where a scenario starts one, is a
+ * separate process and is not.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RUNS 3
+#define WARMUP_MS 2000
+#define INTERVAL_MS 100
+
+struct result {
+    double cpu_us_per_tick;
+    double bytes_per_tick;
+};
+
+static uint64_t now_ns(clockid_t c)
+{
+    struct timespec ts;
+    if (clock_gettime(c, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Read whatever the monitor wrote until deadline (CLOCK_MONOTONIC ns);
+ * returns the bytes read, or -1 when the terminal closed. */
+static long long drain_until(int fd, uint64_t deadline)
+{
+    static char buf[1 << 16];
+    long long total = 0;
+    for (;;) {
+        uint64_t t = now_ns(CLOCK_MONOTONIC);
+        if (t >= deadline)
+            return total;
+        int ms = (int)((deadline - t + 999999) / 1000000);
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int pr = poll(&pfd, 1, ms);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr < 0)
+            return -1;
+        if (pr == 0)
+            continue;
+        ssize_t n = read(fd, buf, sizeof(buf));
+        if (n > 0)
+            total += n;
+        else if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        else
+            return -1; /* EIO: the slave side closed */
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int run_once(const char *bin, const char *scenario, int cols, int rows, int seconds,
+                    struct result *out)
+{
+    struct winsize ws = {.ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols};
+    int master;
+    pid_t pid = forkpty(&master, NULL, NULL, &ws);
+    if (pid < 0) {
+        perror("bench_tui: forkpty");
+        return -1;
+    }
+    if (pid == 0) {
+        char demo[512];
+        snprintf(demo, sizeof(demo), "--demo=%s", scenario);
+        setenv("TERM", "xterm-256color", 1);
+        setenv("LC_ALL", "C.UTF-8", 1);
+        unsetenv("NO_COLOR");
+        execl(bin, bin, demo, "-i", "100", (char *)NULL);
+        perror("bench_tui: exec");
+        _exit(127);
+    }
+    int rc = -1;
+    clockid_t cpu;
+    if (clock_getcpuclockid(pid, &cpu) != 0) {
+        fprintf(stderr, "bench_tui: no CPU-time clock for the monitor\n");
+        goto out;
+    }
+    uint64_t t = now_ns(CLOCK_MONOTONIC);
+    if (drain_until(master, t + (uint64_t)WARMUP_MS * 1000000u) < 0) {
+        fprintf(stderr, "bench_tui: the monitor exited during warm-up (%s)\n", scenario);
+        goto out;
+    }
+    uint64_t c0 = now_ns(cpu), w0 = now_ns(CLOCK_MONOTONIC);
+    long long bytes = drain_until(master, w0 + (uint64_t)seconds * 1000000000u);
+    uint64_t c1 = now_ns(cpu), w1 = now_ns(CLOCK_MONOTONIC);
+    if (bytes < 0 || c1 < c0) {
+        fprintf(stderr, "bench_tui: the monitor exited while measured (%s)\n", scenario);
+        goto out;
+    }
+    double ticks = (double)(w1 - w0) / 1e6 / INTERVAL_MS;
+    out->cpu_us_per_tick = (double)(c1 - c0) / 1e3 / ticks;
+    out->bytes_per_tick = (double)bytes / ticks;
+    rc = 0;
+out:
+    if (write(master, "q", 1) != 1)
+        kill(pid, SIGTERM);
+    /* keep draining so the monitor never blocks on a full terminal */
+    for (int i = 0; i < 30; i++) {
+        if (waitpid(pid, NULL, WNOHANG) == pid) {
+            close(master);
+            return rc;
+        }
+        drain_until(master, now_ns(CLOCK_MONOTONIC) + 100000000u);
+        if (i == 20)
+            kill(pid, SIGTERM);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    close(master);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: bench_tui BINARY [SECONDS] [SCENARIO...]\n");
+        return 2;
+    }
+    const char *bin = argv[1];
+    int seconds = argc > 2 ? atoi(argv[2]) : 10;
+    if (seconds < 1)
+        seconds = 1;
+    static const char *const dflt[] = {"a100-sxm4-80gb", "dgx-a100-8x7"};
+    const char *const *scen = argc > 3 ? (const char *const *)&argv[3] : dflt;
+    int nscen = argc > 3 ? argc - 3 : 2;
+    static const int sizes[][2] = {{200, 60}, {120, 40}, {80, 24}};
+    signal(SIGPIPE, SIG_IGN);
+
+    printf("bench_tui: %s --demo=SCENARIO -i 100 in a pty, %d s measured after %d s, "
+           "median of %d runs\n",
+           bin, seconds, WARMUP_MS / 1000, RUNS);
+    int failed = 0;
+    for (int s = 0; s < nscen; s++) {
+        for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+            double cpu[RUNS], bytes[RUNS];
+            int ok = 0;
+            for (int r = 0; r < RUNS; r++) {
+                struct result res;
+                if (run_once(bin, scen[s], sizes[z][0], sizes[z][1], seconds, &res) != 0)
+                    continue;
+                cpu[ok] = res.cpu_us_per_tick;
+                bytes[ok] = res.bytes_per_tick;
+                ok++;
+            }
+            if (ok == 0) {
+                printf("  %-16s %3dx%-3d failed\n", scen[s], sizes[z][0], sizes[z][1]);
+                failed = 1;
+                continue;
+            }
+            qsort(cpu, (size_t)ok, sizeof(cpu[0]), cmp_double);
+            qsort(bytes, (size_t)ok, sizeof(bytes[0]), cmp_double);
+            printf("  %-16s %3dx%-3d CPU per tick: median %7.1f us (%.1f..%.1f); "
+                   "to the terminal: %7.0f bytes/tick\n",
+                   scen[s], sizes[z][0], sizes[z][1], cpu[ok / 2], cpu[0], cpu[ok - 1],
+                   bytes[ok / 2]);
+            fflush(stdout);
+        }
+    }
+    return failed;
+}
