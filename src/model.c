@@ -72,6 +72,20 @@ static void check_memory(struct snapshot *s, struct device *d)
     }
 }
 
+/* "driver returned X" for a reading outside its range. Integers are
+ * exact in a double only up to 2^53: a larger one (2^64-1, the all-ones
+ * pattern, reads as 2^64) is given as the approximation it is. */
+static const char *out_of_range(struct snapshot *s, double v)
+{
+    if (fabs(v) < 9007199254740992.0 && v == floor(v))
+        return snapshot_note(s, "driver returned %.0f", v);
+    if (fabs(v) >= 18446744073709549568.0 && fabs(v) <= 18446744073709551616.0)
+        return snapshot_note(s, "driver returned about 2^64 (%.6g; all ones: not available?)", v);
+    if (isfinite(v) && v == floor(v))
+        return snapshot_note(s, "driver returned about %.6g", v);
+    return snapshot_note(s, "driver returned %.15g", v);
+}
+
 void snapshot_check_ranges(struct snapshot *s)
 {
     for (size_t i = 0; i < s->ndevices; i++) {
@@ -80,9 +94,7 @@ void snapshot_check_ranges(struct snapshot *s)
             struct metric *m = &d->m[k];
             const struct metric_info *mi = &infos[k];
             if (metric_ok(m) && !(m->value >= mi->min && m->value <= mi->max))
-                *m = metric_none(fabs(m->value) < 1e20 && m->value == floor(m->value)
-                                     ? snapshot_note(s, "driver returned %.0f", m->value)
-                                     : snapshot_note(s, "driver returned %.15g", m->value));
+                *m = metric_none(out_of_range(s, m->value));
         }
         check_memory(s, d);
         for (size_t j = 0; j < d->nprocs && d->proc_first + j < s->nprocs; j++) {

@@ -33,7 +33,13 @@ static void test_absurd_values_become_none(void **state)
     d->m[M_POWER] = metric_direct(4294967.295);
     d->m[M_FAN] = metric_direct(150); /* an intended speed above 100 is legal */
     d->m[M_CLK_SM] = metric_direct(1980);
+    d->m[M_MEM_USED] = metric_direct((double)UINT64_MAX); /* all ones */
+    d->m[M_ENERGY] = metric_direct(1e300);
     snapshot_check_ranges(&s);
+    /* 2^64-1 cannot be held by a double: not printed as a wrong exact number */
+    assert_string_equal(d->m[M_MEM_USED].why,
+                        "driver returned about 2^64 (1.84467e+19; all ones: not available?)");
+    assert_string_equal(d->m[M_ENERGY].why, "driver returned about 1e+300");
     assert_int_equal(d->m[M_GPU_UTIL].src, MSRC_NONE);
     assert_string_equal(d->m[M_GPU_UTIL].why, "driver returned 4294967295");
     assert_int_equal(d->m[M_TEMP].src, MSRC_NONE);
