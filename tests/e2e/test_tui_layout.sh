@@ -122,3 +122,11 @@ eq "Esc clears the filter" "$(tui_capture filt | grep -cE '│ +7[01][0-9]{2} ')
 tui_keys filt s
 contains "s from the device list" "$(tui_capture filt)" "Processes (by SM%)"
 tui_quit filt q >/dev/null
+
+# --- the header: versions, and where --debug writes ---
+tui_start dbg 160 40 2 MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" -- "${SIMARGS[@]}" \
+    --proc-root "$(tui_proc dbg two-core)" --debug="$TMP/tui-debug.log"
+hdr=$(tui_capture dbg | head -1)
+contains "header: driver, CUDA and NVML versions" "$hdr" "driver 550.144.03  CUDA 12.4  NVML 12.550.144.03"
+contains "header: the debug log's path" "$hdr" "DEBUG → $TMP/tui-debug.log"
+tui_quit dbg q >/dev/null
