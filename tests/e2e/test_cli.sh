@@ -22,3 +22,45 @@ contains "unloadable --nvml-path says why" "$err" "cannot load it"
 err=$("$MIGMON_BIN" 2>&1 >"$TMP/out"); rc=$?
 eq "non-tty live view exits 2" "$rc" 2
 contains "non-tty live view suggests --once" "$err" "use --once"
+
+# --demo finds the simulator and its scenarios from the binary's own path.
+src=$(cd "$MIGMON_SRC" && pwd -P)
+names=$(cd "$MIGMON_SRC/sim/scenarios" && ls -- *.ini | sed 's/\.ini$//' | LC_ALL=C sort | paste -sd, - | sed 's/,/, /g')
+err=$("$MIGMON_BIN" --demo=nonexistent --once 2>&1 >/dev/null); rc=$?
+eq "unknown --demo scenario exits 2" "$rc" 2
+eq "unknown --demo scenario names the directory and the scenarios" "$err" \
+    "mig-gpu-mon: --demo=nonexistent: no such scenario in $src/sim/scenarios (available: $names)"
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=a100-sxm4-80gb.ini --once --format json); rc=$?
+eq "--demo=NAME.ini exits 0" "$rc" 0
+jeq "--demo=NAME.ini runs that scenario" "$out" '.devices[0].name' '"NVIDIA A100-SXM4-80GB"'
+cp "$MIGMON_SRC/sim/scenarios/h100-sxm.ini" "$TMP/mine.ini"
+out=$(cd "$TMP" && MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=./mine.ini --once --format json)
+jeq "--demo=PATH runs that file" "$out" '.devices[0].name' '"NVIDIA H100 80GB HBM3"'
+err=$(cd "$TMP" && "$MIGMON_BIN" --demo=mine.ini --once 2>&1 >/dev/null)
+contains "a name that is a file here says how to run it" "$err" \
+    "; for the file mine.ini in this directory, write --demo=./mine.ini"
+
+# A bad scenario file is reported as one, with the simulator's message.
+printf 'garbage\n' >"$TMP/garbage.ini"
+err=$("$MIGMON_BIN" --demo="$TMP/garbage.ini" --once 2>&1 >/dev/null); rc=$?
+eq "garbage scenario exits 2" "$rc" 2
+eq "garbage scenario message" "$err" \
+    "mig-gpu-mon: --demo: invalid scenario file: $TMP/garbage.ini:1: syntax error (expected [section] or key = value)"
+printf '[system]\ndriver_version = 550.144.03\n[gpu.0]\nname = X\nmemory_total_mb = 1\n' >"$TMP/badkey.ini"
+err=$("$MIGMON_BIN" --demo="$TMP/badkey.ini" 2>&1 >/dev/null); rc=$?
+eq "bad key exits 2" "$rc" 2
+eq "bad key message" "$err" \
+    "mig-gpu-mon: --demo: invalid scenario file: $TMP/badkey.ini:5: [gpu.0] unknown key 'memory_total_mb'"
+
+# An installed copy (make install PREFIX=...), moved elsewhere afterwards.
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -o all -C "$MIGMON_SRC" install \
+    PREFIX="$TMP/prefix" DESTDIR= BIN="$MIGMON_BIN" SIM_LIB="$MIGMON_SIM_LIB" >/dev/null
+mv "$TMP/prefix" "$TMP/moved"
+err=$(cd / && "$TMP/moved/bin/mig-gpu-mon" --demo=nonexistent 2>&1 >/dev/null); rc=$?
+eq "installed: unknown scenario exits 2" "$rc" 2
+eq "installed: unknown scenario names the installed directory" "$err" \
+    "mig-gpu-mon: --demo=nonexistent: no such scenario in $(cd "$TMP" && pwd -P)/moved/lib/mig-gpu-mon/sim/scenarios (available: $names)"
+out=$(cd / && MIGMON_SIM_TIME=100 "$TMP/moved/bin/mig-gpu-mon" --demo=a100-sxm4-80gb --once --format json); rc=$?
+eq "installed: --demo --once exits 0" "$rc" 0
+jeq "installed: --demo --once runs the scenario" "$out" '.devices[0].name' '"NVIDIA A100-SXM4-80GB"'
+rm -rf "$TMP/moved"
