@@ -64,3 +64,19 @@ out=$(cd / && MIGMON_SIM_TIME=100 "$TMP/moved/bin/mig-gpu-mon" --demo=a100-sxm4-
 eq "installed: --demo --once exits 0" "$rc" 0
 jeq "installed: --demo --once runs the scenario" "$out" '.devices[0].name' '"NVIDIA A100-SXM4-80GB"'
 rm -rf "$TMP/moved"
+
+# --demo NAME and --debug FILE: the value as the next argument.
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo a100-sxm4-80gb --once --format json); rc=$?
+eq "--demo NAME exits 0" "$rc" 0
+jeq "--demo NAME runs that scenario" "$out" '.devices[0].name' '"NVIDIA A100-SXM4-80GB"'
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo --once --format json); rc=$?
+eq "--demo before an option exits 0" "$rc" 0
+jeq "--demo before an option runs the default scenario" "$out" '.driver_version' '"570.211.01"'
+err=$("$MIGMON_BIN" --demo no-such-thing --once 2>&1 >/dev/null); rc=$?
+eq "--demo UNKNOWN exits 2" "$rc" 2
+contains "--demo UNKNOWN lists the scenarios" "$err" "--demo=no-such-thing: no such scenario in "
+MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo a100-sxm4-80gb --debug "$TMP/space.log" --once >/dev/null; rc=$?
+eq "--debug FILE exits 0" "$rc" 0
+contains "--debug FILE logs there" "$(cat "$TMP/space.log" 2>&1)" "nvmlInit"
+out=$("$MIGMON_BIN" --help)
+contains "--help explains the value as the next argument" "$out" "--demo h200-mig, --debug /tmp/nvml.log"
