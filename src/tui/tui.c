@@ -355,14 +355,28 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     if (tcgetattr(STDIN_FILENO, &saved_termios) == 0)
         have_termios = true;
     SCREEN *scr = newterm(NULL, stdout, stdin);
-    if (!scr) {
+    /* A terminal without cursor addressing (TERM=dumb, say) is known to
+     * terminfo, but curses can draw no more than its first line there. */
+    const char *cup = NULL;
+    if (scr) {
+        set_term(scr);
+        cup = tigetstr("cup");
+    }
+    if (!scr || !cup || cup == (const char *)-1) {
         const char *term = getenv("TERM");
-        fprintf(stderr, "mig-gpu-mon: cannot use terminal type '%s'; set TERM (e.g. xterm-256color) "
-                        "or use --once\n", term ? term : "(unset)");
+        /* Nothing was drawn and no mode set: no endwin(), which would
+         * write to the terminal; the modes as found, to be sure. */
+        if (scr) {
+            delscreen(scr);
+            if (have_termios)
+                tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
+        }
+        fprintf(stderr, "mig-gpu-mon: cannot use terminal type '%s'%s; set TERM (e.g. "
+                        "xterm-256color) or use --once\n", term ? term : "(unset)",
+                scr ? " (it cannot move the cursor)" : "");
         history_free(&L.hist);
         return 2;
     }
-    set_term(scr);
     install_signals(test_mode);
     cbreak(); /* Ctrl-C stays a signal */
     noecho();

@@ -80,3 +80,20 @@ eq "--debug FILE exits 0" "$rc" 0
 contains "--debug FILE logs there" "$(cat "$TMP/space.log" 2>&1)" "nvmlInit"
 out=$("$MIGMON_BIN" --help)
 contains "--help explains the value as the next argument" "$out" "--demo h200-mig, --debug /tmp/nvml.log"
+
+# A terminal without cursor addressing (TERM=dumb) is refused like an
+# unknown one: one line, exit 2, nothing written to it, its modes as found.
+if command -v script >/dev/null; then
+    out=$(TERM=dumb script -qec "stty -g >'$TMP/stty.1'; timeout --foreground 10 '$MIGMON_BIN' --demo; echo \"rc=\$?\"; \
+stty -g >'$TMP/stty.2'" /dev/null </dev/null | tr -d '\r')
+    eq "TERM=dumb: one message, exit 2, nothing drawn" "$out" \
+        "mig-gpu-mon: cannot use terminal type 'dumb' (it cannot move the cursor); set TERM (e.g. xterm-256color) or use --once
+rc=2"
+    eq "TERM=dumb: terminal modes unchanged" "$(cat "$TMP/stty.2" 2>&1)" "$(cat "$TMP/stty.1" 2>&1)"
+    out=$(TERM=no-such-terminal script -qec "timeout --foreground 10 '$MIGMON_BIN' --demo; echo \"rc=\$?\"" /dev/null </dev/null | tr -d '\r')
+    eq "unknown TERM: one message, exit 2" "$out" \
+        "mig-gpu-mon: cannot use terminal type 'no-such-terminal'; set TERM (e.g. xterm-256color) or use --once
+rc=2"
+else
+    echo "     (skipped the TERM=dumb check: no script(1))"
+fi
