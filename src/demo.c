@@ -144,8 +144,10 @@ int demo_check_scenario(const char *lib, const char *path, char *err, size_t err
 {
     void *dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
     if (!dl) {
-        debuglog_printf("demo: dlopen %s -> %s", lib, dlerror());
-        return 0;
+        const char *why = dlerror();
+        debuglog_printf("demo: dlopen %s -> %s", lib, why);
+        snprintf(err, errlen, "--demo: cannot load the bundled simulator: %s", why);
+        return -1;
     }
     int (*check)(const char *, char *, size_t);
     void *p = dlsym(dl, "migmon_sim_check_scenario");

@@ -38,11 +38,11 @@ int demo_scenario_path(const char *exe, const char *arg, char *path, size_t len,
                        size_t errlen);
 
 /*
- * Whether the simulator library lib accepts the scenario file path, asked
- * through the simulator's own parser (migmon_sim_check_scenario), so that a
- * bad file is reported as such, with its line, rather than as an NVML init
- * failure. Returns 0 (also when lib cannot be asked: the monitor's own load
- * then reports), or -1 with the simulator's message in err.
+ * Whether the simulator library lib loads and accepts the scenario file
+ * path, asked through the simulator's own parser (migmon_sim_check_scenario),
+ * so that a bad file is reported as such, with its line, rather than as an
+ * NVML init failure. Returns 0 (also when the library has no such function),
+ * or -1 with one line in err: the loader's or the simulator's message.
  */
 int demo_check_scenario(const char *lib, const char *path, char *err, size_t errlen);
 

@@ -97,3 +97,21 @@ rc=2"
 else
     echo "     (skipped the TERM=dumb check: no script(1))"
 fi
+
+# Demo mode's messages speak of the simulator, not of options not given.
+mkdir -p "$TMP/junk/bin" "$TMP/junk/lib/mig-gpu-mon/sim/scenarios"
+cp "$MIGMON_BIN" "$TMP/junk/bin/mig-gpu-mon"
+cp "$MIGMON_SRC/sim/scenarios/h200-mig.ini" "$TMP/junk/lib/mig-gpu-mon/sim/scenarios/"
+echo junk >"$TMP/junk/lib/mig-gpu-mon/sim/libnvidia-ml.so.1"
+err=$("$TMP/junk/bin/mig-gpu-mon" --demo --once 2>&1 >/dev/null); rc=$?
+eq "unloadable simulator exits 2" "$rc" 2
+contains "unloadable simulator is named as such" "$err" "mig-gpu-mon: --demo: cannot load the bundled simulator: "
+case "$err" in *--nvml-path*) bad "unloadable simulator: message names --nvml-path: $err" ;; *) ok ;; esac
+rm -rf "$TMP/junk"
+# A simulated machine without GPUs: said plainly, no advice to try --demo.
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=no-gpu --once 2>&1); rc=$?
+eq "--demo=no-gpu exits 0" "$rc" 0
+contains "--demo=no-gpu says there is no GPU" "$out" "gpu: no NVIDIA GPU found by the driver"
+case "$out" in *--demo* | *--nvml-path*) bad "--demo=no-gpu gives advice: $out" ;; *) ok ;; esac
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=no-gpu --once --format json)
+jeq "--demo=no-gpu JSON: no devices, no error" "$out" '[.devices, .gpu_error]' '[[],null]'

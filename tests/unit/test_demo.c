@@ -172,9 +172,12 @@ static void test_check_scenario(void **state)
              path);
     assert_string_equal(err, want);
 
-    /* a library that cannot be asked leaves the verdict to the monitor's load */
+    /* a simulator that does not load is reported as that, not as --nvml-path */
     assert_int_equal(demo_check_scenario("/nonexistent/libnvidia-ml.so.1", path, err, sizeof(err)),
-                     0);
+                     -1);
+    assert_string_equal(err, "--demo: cannot load the bundled simulator: /nonexistent/"
+                             "libnvidia-ml.so.1: cannot open shared object file: No such file or "
+                             "directory");
 }
 
 int main(void)
