@@ -36,8 +36,7 @@ SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
 OPT := -O1 -g
 TSAN_OBJ := $(BUILD)/tsan_defaults.o
 endif
-CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Isrc -DMIGMON_VERSION=\"$(VERSION)\" \
-	-DMIGMON_LIBDIR=\"$(PREFIX)/lib/mig-gpu-mon\" $(CFLAGS)
+CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Isrc -DMIGMON_VERSION=\"$(VERSION)\" $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 LIBS := -lncursesw -ldl -lm -pthread
 

@@ -19,7 +19,7 @@ FUZZ_CC ?= clang
 FUZZ_BUILD ?= build/fuzz
 FUZZ_TIME ?= 120
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Isrc -Ifuzz \
-	-DMIGMON_VERSION=\"fuzz\" -DMIGMON_LIBDIR=\"/nonexistent\" \
+	-DMIGMON_VERSION=\"fuzz\" \
 	-fsanitize=fuzzer,address,undefined,float-cast-overflow -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 FUZZ_TARGETS ?= procstat meminfo procinfo nvml

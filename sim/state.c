@@ -117,14 +117,20 @@ static bool version_in(sim_version_t drv, const char *first, const char *from, c
     return true;
 }
 
-static int prepare_faults(const struct sim_scenario *s, char *err, size_t errlen)
+/* Which exported symbols each fault's function pattern matches, into out
+ * (NULL: only check that every pattern matches one). */
+static int match_faults(const struct sim_scenario *s, struct fault_state *out, char *err,
+                        size_t errlen)
 {
-    memset(faults, 0, sizeof(faults));
+    if (out)
+        memset(out, 0, sizeof(*out) * SIM_MAX_FAULTS);
     for (int i = 0; i < s->n_faults; i++) {
         bool any = false;
         for (int k = 0; k < SYM_COUNT; k++) {
-            faults[i].syms[k] = fnmatch(s->faults[i].function, syms[k].name, 0) == 0;
-            any |= faults[i].syms[k];
+            bool m = fnmatch(s->faults[i].function, syms[k].name, 0) == 0;
+            if (out)
+                out[i].syms[k] = m;
+            any |= m;
         }
         if (!any) {
             snprintf(err, errlen, "%s: [fault.%s] function '%s' matches no exported symbol",
@@ -235,7 +241,7 @@ nvmlReturn_t sim_init(unsigned flags, bool v1, int sym)
     s = scenario_load(path, sim_variant_driver, err, sizeof(err));
     if (!s)
         goto not_loaded;
-    if (parse_time_env(err, sizeof(err)) != 0 || prepare_faults(s, err, sizeof(err)) != 0) {
+    if (parse_time_env(err, sizeof(err)) != 0 || match_faults(s, faults, err, sizeof(err)) != 0) {
         scenario_free(s);
         goto not_loaded;
     }
@@ -465,4 +471,22 @@ void migmon_sim_call_reset(void)
     pthread_mutex_lock(&lock);
     memset(call_counts, 0, sizeof(call_counts));
     pthread_mutex_unlock(&lock);
+}
+
+/* Not an NVML function: whether the scenario file at path would load, with
+ * the same checks as the nvmlInit that reads it (MIGMON_SIM_TIME aside).
+ * Returns 0, or -1 with the message nvmlInit would give (MIGMON_SIM_VERBOSE)
+ * in err: "FILE:LINE: what" or "FILE: [section] what". Changes no state:
+ * the monitor's --demo calls it before it starts, to report a bad file as
+ * such instead of as a driver that is not loaded. */
+int migmon_sim_check_scenario(const char *path, char *err, size_t errlen);
+
+int migmon_sim_check_scenario(const char *path, char *err, size_t errlen)
+{
+    struct sim_scenario *s = scenario_load(path, sim_variant_driver, err, errlen);
+    if (!s)
+        return -1;
+    int rc = match_faults(s, NULL, err, errlen);
+    scenario_free(s);
+    return rc;
 }

@@ -33,5 +33,5 @@ BEGIN {
     }
 }
 END {
-    if (mode == "map") print "    migmon_sim_call_count;\n    migmon_sim_call_reset;\n  local:\n    *;\n};"
+    if (mode == "map") print "    migmon_sim_call_count;\n    migmon_sim_call_reset;\n    migmon_sim_check_scenario;\n  local:\n    *;\n};"
 }

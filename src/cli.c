@@ -16,8 +16,8 @@ void cli_usage(FILE *f)
           "                         ? lists the keys)\n"
           "  --once                 print one snapshot and exit\n"
           "      --demo[=SCENARIO]  run on the bundled NVML simulator (default scenario\n"
-          "                         h200-mig; SCENARIO is a name such as dgx-a100-8x7 or a\n"
-          "                         path to an .ini file)\n"
+          "                         h200-mig; SCENARIO is a name such as dgx-a100-8x7, with\n"
+          "                         or without .ini, or a file path containing a '/')\n"
           "\n"
           "Options:\n"
           "  -f, --format FMT       output of --once: table (default) or json\n"
@@ -37,14 +37,18 @@ void cli_usage(FILE *f)
           "  -h, --help             show this help and exit\n"
           "  -V, --version          show the version and exit\n"
           "\n"
+          "--demo and --debug take their value after '=' or as the next argument when\n"
+          "that does not start with '-': --demo h200-mig, --debug /tmp/nvml.log.\n"
+          "\n"
           "Without --nvml-path the library is searched in LD_LIBRARY_PATH, then as\n"
           "libnvidia-ml.so.1 / libnvidia-ml.so, then in the usual distribution, container\n"
           "and WSL paths (man mig-gpu-mon). Values that cannot be read are shown as N/A\n"
           "(null in JSON), never as 0.\n"
           "\n"
           "Exit status: 0 success (also when no GPU or driver is present: the output says\n"
-          "why); 1 runtime error; 2 bad usage or --nvml-path not found; 3 partial snapshot\n"
-          "(--once: a device's driver calls did not finish within --timeout).\n",
+          "why); 1 runtime error; 2 bad usage, --nvml-path not found, an unknown or invalid\n"
+          "--demo scenario, or a terminal the interactive monitor cannot use; 3 partial\n"
+          "snapshot (--once: a device's driver calls did not finish within --timeout).\n",
           f);
 }
 
@@ -59,6 +63,22 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
         return -1;
     *out = v;
     return 0;
+}
+
+/*
+ * The value of an option with an optional argument: after '=' (getopt's
+ * optarg), or else the next word when it does not start with '-' (--demo
+ * h200-mig, --debug FILE), which is then consumed. The monitor takes no
+ * operands, so such a word can only be meant as this option's value. NULL:
+ * the option alone.
+ */
+static const char *optional_value(int argc, char **argv)
+{
+    if (optarg)
+        return optarg;
+    if (optind < argc && argv[optind][0] != '-')
+        return argv[optind++];
+    return NULL;
 }
 
 int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
@@ -127,11 +147,11 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
             break;
         case OPT_DEBUG:
             c->debug = true;
-            if (optarg && !*optarg) {
-                snprintf(err, errlen, "--debug=: expected a file path after '='");
+            c->debug_file = optional_value(argc, argv);
+            if (c->debug_file && !*c->debug_file) {
+                snprintf(err, errlen, "--debug: expected a file path, got an empty one");
                 return -1;
             }
-            c->debug_file = optarg;
             break;
         case OPT_PROC_ROOT: c->proc_root = optarg; break;
         case OPT_TOP:
@@ -143,12 +163,12 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
             c->top = (unsigned)v;
             break;
         case OPT_DEMO:
-            if (optarg && !*optarg) {
-                snprintf(err, errlen, "--demo=: expected a scenario name after '='");
+            c->demo = true;
+            c->demo_scenario = optional_value(argc, argv);
+            if (c->demo_scenario && !*c->demo_scenario) {
+                snprintf(err, errlen, "--demo: expected a scenario name, got an empty one");
                 return -1;
             }
-            c->demo = true;
-            c->demo_scenario = optarg;
             break;
         case OPT_NO_COLOR: c->no_color = true; break;
         case OPT_TIMEOUT: {

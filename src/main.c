@@ -15,14 +15,11 @@
 #include "backend/gpm.h"
 #include "collect.h"
 #include "debuglog.h"
+#include "demo.h"
 #include "text.h"
 #include "export/json.h"
 #include "export/table.h"
 #include "tui/tui.h"
-
-#ifndef MIGMON_LIBDIR
-#define MIGMON_LIBDIR "/usr/local/lib/mig-gpu-mon"
-#endif
 
 static volatile sig_atomic_t stop_requested;
 
@@ -102,56 +99,28 @@ static int run_once(struct collector *col, const struct cli *c)
     return partial ? EXIT_PARTIAL : 0;
 }
 
-/* --demo: the bundled simulator. Looked for next to the binary (a source
- * tree: ./mig-gpu-mon with sim/ beside it, or build/), then in the
- * installed library directory. */
-static bool find_file(char *out, size_t len, const char *rel)
+/* --demo: the bundled simulator and the scenario to run (demo.h). */
+static int setup_demo(const struct cli *c, const char *exe, char *lib, size_t liblen, char *label,
+                      size_t lablen)
 {
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = '\0';
-        const char *up[] = {"", "/..", "/../lib/mig-gpu-mon"};
-        for (size_t i = 0; i < sizeof(up) / sizeof(up[0]); i++) {
-            if (snprintf(out, len, "%s%s/%s", exe, up[i], rel) < (int)len &&
-                access(out, R_OK) == 0)
-                return true;
-        }
+    char scen[4096], err[4096];
+    if (demo_scenario_path(exe, c->demo_scenario, scen, sizeof(scen), err, sizeof(err)) != 0)
+        goto fail;
+    if (!demo_find(exe, DEMO_SIM_LIB, lib, liblen)) {
+        snprintf(err, sizeof(err), "--demo: the bundled simulator is not installed (looked for %.3000s)",
+                 lib);
+        goto fail;
     }
-    return snprintf(out, len, "%s/%s", MIGMON_LIBDIR, rel) < (int)len && access(out, R_OK) == 0;
-}
-
-static int setup_demo(const struct cli *c, char *lib, size_t liblen, char *label, size_t lablen)
-{
-    const char *name = c->demo_scenario ? c->demo_scenario : "h200-mig";
-    char scen[4096];
-    if (strchr(name, '/') || (strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".ini") == 0)) {
-        if (snprintf(scen, sizeof(scen), "%s", name) >= (int)sizeof(scen) ||
-            access(scen, R_OK) != 0) {
-            fprintf(stderr, "mig-gpu-mon: --demo=%s: cannot read that scenario file\n", name);
-            return -1;
-        }
-    } else {
-        char rel[512];
-        snprintf(rel, sizeof(rel), "sim/scenarios/%s.ini", name);
-        if (!find_file(scen, sizeof(scen), rel)) {
-            fprintf(stderr, "mig-gpu-mon: --demo=%s: no such scenario (see %s/sim/scenarios)\n",
-                    name, MIGMON_LIBDIR);
-            return -1;
-        }
-    }
-    if (!find_file(lib, liblen, "sim/libnvidia-ml.so.1")) {
-        fprintf(stderr, "mig-gpu-mon: --demo: the bundled simulator is not installed "
-                        "(looked beside the binary and in %s/sim)\n", MIGMON_LIBDIR);
-        return -1;
-    }
+    if (demo_check_scenario(lib, scen, err, sizeof(err)) != 0)
+        goto fail;
     setenv("MIGMON_SIM_SCENARIO", scen, 1);
     const char *base = strrchr(scen, '/');
     snprintf(label, lablen, "DEMO (simulated: %.100s)", base ? base + 1 : scen);
     return 0;
+fail:
+    text_clean_lines(err, sizeof(err)); /* it names a path the user gave */
+    fprintf(stderr, "mig-gpu-mon: %s\n", err);
+    return -1;
 }
 
 int main(int argc, char **argv)
@@ -189,9 +158,15 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
 
+    /* This binary: the GPM helper, and where --demo finds the simulator. */
+    static char self_exe[4096];
+    ssize_t n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
+    self_exe[n > 0 ? n : 0] = '\0';
+
     char demo_lib[4096], demo_label[160];
     if (c.demo) {
-        if (setup_demo(&c, demo_lib, sizeof(demo_lib), demo_label, sizeof(demo_label)) != 0) {
+        if (setup_demo(&c, self_exe, demo_lib, sizeof(demo_lib), demo_label,
+                       sizeof(demo_label)) != 0) {
             debuglog_close();
             return 2;
         }
@@ -201,9 +176,6 @@ int main(int argc, char **argv)
     struct collector col;
     /* The GPM helper is this binary; --once has it sample twice 110 ms
      * apart (NVIDIA asks for more than 100 ms). */
-    static char self_exe[4096];
-    ssize_t n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
-    self_exe[n > 0 ? n : 0] = '\0';
     struct collect_opts co = {.nvml_path = c.nvml_path,
                               .proc_root = c.proc_root,
                               .top = c.top,

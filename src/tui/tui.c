@@ -429,14 +429,28 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     if (tcgetattr(STDIN_FILENO, &saved_termios) == 0)
         have_termios = true;
     SCREEN *scr = newterm(NULL, stdout, stdin);
-    if (!scr) {
+    /* A terminal without cursor addressing (TERM=dumb, say) is known to
+     * terminfo, but curses can draw no more than its first line there. */
+    const char *cup = NULL;
+    if (scr) {
+        set_term(scr);
+        cup = tigetstr("cup");
+    }
+    if (!scr || !cup || cup == (const char *)-1) {
         const char *term = getenv("TERM");
-        fprintf(stderr, "mig-gpu-mon: cannot use terminal type '%s'; set TERM (e.g. xterm-256color) "
-                        "or use --once\n", term ? term : "(unset)");
+        /* Nothing was drawn and no mode set: no endwin(), which would
+         * write to the terminal; the modes as found, to be sure. */
+        if (scr) {
+            delscreen(scr);
+            if (have_termios)
+                tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
+        }
+        fprintf(stderr, "mig-gpu-mon: cannot use terminal type '%s'%s; set TERM (e.g. "
+                        "xterm-256color) or use --once\n", term ? term : "(unset)",
+                scr ? " (it cannot move the cursor)" : "");
         history_free(&L.hist);
         return 2;
     }
-    set_term(scr);
     install_signals(test_mode);
     cbreak(); /* Ctrl-C stays a signal */
     noecho();
@@ -500,12 +514,16 @@ int tui_run(struct collector *col, const struct tui_opts *o)
             engine_request_tick(L.eng, 1);
         }
         /* keys, and KEY_RESIZE after SIGWINCH interrupted poll() */
-        bool redraw = pr > 0 && (pfd[0].revents & POLLIN), keep = true;
-        if (pr < 0) /* EINTR: SIGWINCH, or SIGUSR1 in test mode */
-            redraw = true;
+        /* A frame for every key read (KEY_RESIZE included: after SIGWINCH
+         * interrupted poll() it is the next getch) and for every snapshot;
+         * not for a signal alone (SIGUSR1 in test mode asks for a tick,
+         * whose frame follows with its snapshot). */
+        bool redraw = false, keep = true;
         int key;
-        while (keep && (key = getch()) != ERR)
+        while (keep && (key = getch()) != ERR) {
             keep = handle_key(&L, key);
+            redraw = true;
+        }
         if (!keep)
             break;
         /* in test mode every snapshot is drawn; otherwise the newest */

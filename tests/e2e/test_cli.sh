@@ -22,3 +22,96 @@ contains "unloadable --nvml-path says why" "$err" "cannot load it"
 err=$("$MIGMON_BIN" 2>&1 >"$TMP/out"); rc=$?
 eq "non-tty live view exits 2" "$rc" 2
 contains "non-tty live view suggests --once" "$err" "use --once"
+
+# --demo finds the simulator and its scenarios from the binary's own path.
+src=$(cd "$MIGMON_SRC" && pwd -P)
+names=$(cd "$MIGMON_SRC/sim/scenarios" && ls -- *.ini | sed 's/\.ini$//' | LC_ALL=C sort | paste -sd, - | sed 's/,/, /g')
+err=$("$MIGMON_BIN" --demo=nonexistent --once 2>&1 >/dev/null); rc=$?
+eq "unknown --demo scenario exits 2" "$rc" 2
+eq "unknown --demo scenario names the directory and the scenarios" "$err" \
+    "mig-gpu-mon: --demo=nonexistent: no such scenario in $src/sim/scenarios (available: $names)"
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=a100-sxm4-80gb.ini --once --format json); rc=$?
+eq "--demo=NAME.ini exits 0" "$rc" 0
+jeq "--demo=NAME.ini runs that scenario" "$out" '.devices[0].name' '"NVIDIA A100-SXM4-80GB"'
+cp "$MIGMON_SRC/sim/scenarios/h100-sxm.ini" "$TMP/mine.ini"
+out=$(cd "$TMP" && MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=./mine.ini --once --format json)
+jeq "--demo=PATH runs that file" "$out" '.devices[0].name' '"NVIDIA H100 80GB HBM3"'
+err=$(cd "$TMP" && "$MIGMON_BIN" --demo=mine.ini --once 2>&1 >/dev/null)
+contains "a name that is a file here says how to run it" "$err" \
+    "; for the file mine.ini in this directory, write --demo=./mine.ini"
+
+# A bad scenario file is reported as one, with the simulator's message.
+printf 'garbage\n' >"$TMP/garbage.ini"
+err=$("$MIGMON_BIN" --demo="$TMP/garbage.ini" --once 2>&1 >/dev/null); rc=$?
+eq "garbage scenario exits 2" "$rc" 2
+eq "garbage scenario message" "$err" \
+    "mig-gpu-mon: --demo: invalid scenario file: $TMP/garbage.ini:1: syntax error (expected [section] or key = value)"
+printf '[system]\ndriver_version = 550.144.03\n[gpu.0]\nname = X\nmemory_total_mb = 1\n' >"$TMP/badkey.ini"
+err=$("$MIGMON_BIN" --demo="$TMP/badkey.ini" 2>&1 >/dev/null); rc=$?
+eq "bad key exits 2" "$rc" 2
+eq "bad key message" "$err" \
+    "mig-gpu-mon: --demo: invalid scenario file: $TMP/badkey.ini:5: [gpu.0] unknown key 'memory_total_mb'"
+
+# An installed copy (make install PREFIX=...), moved elsewhere afterwards.
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -o all -C "$MIGMON_SRC" install \
+    PREFIX="$TMP/prefix" DESTDIR= BIN="$MIGMON_BIN" SIM_LIB="$MIGMON_SIM_LIB" >/dev/null
+mv "$TMP/prefix" "$TMP/moved"
+err=$(cd / && "$TMP/moved/bin/mig-gpu-mon" --demo=nonexistent 2>&1 >/dev/null); rc=$?
+eq "installed: unknown scenario exits 2" "$rc" 2
+eq "installed: unknown scenario names the installed directory" "$err" \
+    "mig-gpu-mon: --demo=nonexistent: no such scenario in $(cd "$TMP" && pwd -P)/moved/lib/mig-gpu-mon/sim/scenarios (available: $names)"
+out=$(cd / && MIGMON_SIM_TIME=100 "$TMP/moved/bin/mig-gpu-mon" --demo=a100-sxm4-80gb --once --format json); rc=$?
+eq "installed: --demo --once exits 0" "$rc" 0
+jeq "installed: --demo --once runs the scenario" "$out" '.devices[0].name' '"NVIDIA A100-SXM4-80GB"'
+rm -rf "$TMP/moved"
+
+# --demo NAME and --debug FILE: the value as the next argument.
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo a100-sxm4-80gb --once --format json); rc=$?
+eq "--demo NAME exits 0" "$rc" 0
+jeq "--demo NAME runs that scenario" "$out" '.devices[0].name' '"NVIDIA A100-SXM4-80GB"'
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo --once --format json); rc=$?
+eq "--demo before an option exits 0" "$rc" 0
+jeq "--demo before an option runs the default scenario" "$out" '.driver_version' '"570.211.01"'
+err=$("$MIGMON_BIN" --demo no-such-thing --once 2>&1 >/dev/null); rc=$?
+eq "--demo UNKNOWN exits 2" "$rc" 2
+contains "--demo UNKNOWN lists the scenarios" "$err" "--demo=no-such-thing: no such scenario in "
+MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo a100-sxm4-80gb --debug "$TMP/space.log" --once >/dev/null; rc=$?
+eq "--debug FILE exits 0" "$rc" 0
+contains "--debug FILE logs there" "$(cat "$TMP/space.log" 2>&1)" "nvmlInit"
+out=$("$MIGMON_BIN" --help)
+contains "--help explains the value as the next argument" "$out" "--demo h200-mig, --debug /tmp/nvml.log"
+
+# A terminal without cursor addressing (TERM=dumb) is refused like an
+# unknown one: one line, exit 2, nothing written to it, its modes as found.
+if command -v script >/dev/null; then
+    out=$(TERM=dumb script -qec "stty -g >'$TMP/stty.1'; timeout --foreground 10 '$MIGMON_BIN' --demo; echo \"rc=\$?\"; \
+stty -g >'$TMP/stty.2'" /dev/null </dev/null | tr -d '\r')
+    eq "TERM=dumb: one message, exit 2, nothing drawn" "$out" \
+        "mig-gpu-mon: cannot use terminal type 'dumb' (it cannot move the cursor); set TERM (e.g. xterm-256color) or use --once
+rc=2"
+    eq "TERM=dumb: terminal modes unchanged" "$(cat "$TMP/stty.2" 2>&1)" "$(cat "$TMP/stty.1" 2>&1)"
+    out=$(TERM=no-such-terminal script -qec "timeout --foreground 10 '$MIGMON_BIN' --demo; echo \"rc=\$?\"" /dev/null </dev/null | tr -d '\r')
+    eq "unknown TERM: one message, exit 2" "$out" \
+        "mig-gpu-mon: cannot use terminal type 'no-such-terminal'; set TERM (e.g. xterm-256color) or use --once
+rc=2"
+else
+    echo "     (skipped the TERM=dumb check: no script(1))"
+fi
+
+# Demo mode's messages speak of the simulator, not of options not given.
+mkdir -p "$TMP/junk/bin" "$TMP/junk/lib/mig-gpu-mon/sim/scenarios"
+cp "$MIGMON_BIN" "$TMP/junk/bin/mig-gpu-mon"
+cp "$MIGMON_SRC/sim/scenarios/h200-mig.ini" "$TMP/junk/lib/mig-gpu-mon/sim/scenarios/"
+echo junk >"$TMP/junk/lib/mig-gpu-mon/sim/libnvidia-ml.so.1"
+err=$("$TMP/junk/bin/mig-gpu-mon" --demo --once 2>&1 >/dev/null); rc=$?
+eq "unloadable simulator exits 2" "$rc" 2
+contains "unloadable simulator is named as such" "$err" "mig-gpu-mon: --demo: cannot load the bundled simulator: "
+case "$err" in *--nvml-path*) bad "unloadable simulator: message names --nvml-path: $err" ;; *) ok ;; esac
+rm -rf "$TMP/junk"
+# A simulated machine without GPUs: said plainly, no advice to try --demo.
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=no-gpu --once 2>&1); rc=$?
+eq "--demo=no-gpu exits 0" "$rc" 0
+contains "--demo=no-gpu says there is no GPU" "$out" "gpu: no NVIDIA GPU found by the driver"
+case "$out" in *--demo* | *--nvml-path*) bad "--demo=no-gpu gives advice: $out" ;; *) ok ;; esac
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=no-gpu --once --format json)
+jeq "--demo=no-gpu JSON: no devices, no error" "$out" '[.devices, .gpu_error]' '[[],null]'

@@ -96,6 +96,49 @@ static void test_debug_optional_file(void **state)
     assert_string_equal(c.debug_file, "/tmp/x.log");
 }
 
+/* --demo and --debug take "=VALUE" or the next word, unless it is an option. */
+static void test_optional_value_as_next_word(void **state)
+{
+    (void)state;
+    struct cli c;
+    char err[256];
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--demo", "h200-mig"), 0);
+    assert_true(c.demo);
+    assert_string_equal(c.demo_scenario, "h200-mig");
+    assert_int_equal(parse(&c, err, sizeof(err), 5, "--demo", "./my.ini", "-i", "250"), 0);
+    assert_string_equal(c.demo_scenario, "./my.ini");
+    assert_int_equal(c.interval_ms, 250);
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--demo=h200-mig.ini", "--once"), 0);
+    assert_string_equal(c.demo_scenario, "h200-mig.ini");
+    assert_true(c.once);
+    /* alone, or before an option: the default scenario */
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--demo", "--once"), 0);
+    assert_true(c.demo);
+    assert_null(c.demo_scenario);
+    assert_true(c.once);
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--once", "--demo"), 0);
+    assert_null(c.demo_scenario);
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--demo", "-"), -1);
+    assert_string_equal(err, "-: unexpected argument (see --help)");
+    /* one value only */
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "--demo", "a100-sxm4-80gb", "stray"), -1);
+    assert_string_equal(err, "stray: unexpected argument (see --help)");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--demo", ""), -1);
+    assert_string_equal(err, "--demo: expected a scenario name, got an empty one");
+    assert_int_equal(parse(&c, err, sizeof(err), 2, "--demo="), -1);
+    assert_string_equal(err, "--demo: expected a scenario name, got an empty one");
+
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "--debug", "/tmp/x.log", "--once"), 0);
+    assert_true(c.debug);
+    assert_string_equal(c.debug_file, "/tmp/x.log");
+    assert_true(c.once);
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--debug", "--once"), 0);
+    assert_true(c.debug);
+    assert_null(c.debug_file);
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--debug", ""), -1);
+    assert_string_equal(err, "--debug: expected a file path, got an empty one");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -104,6 +147,7 @@ int main(void)
         cmocka_unit_test(test_interval_bounds),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_debug_optional_file),
+        cmocka_unit_test(test_optional_value_as_next_word),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -156,10 +156,13 @@ static void test_uninitialised_and_missing_scenario(void **state)
     assert_string_equal(N(nvmlErrorString)(NVML_ERROR_FUNCTION_NOT_FOUND), "Function Not Found");
 }
 
-/* A bad file fails init with 9, and says why on stderr only when asked. */
+/* A bad file fails init with 9, and says why on stderr only when asked;
+ * migmon_sim_check_scenario gives the same message without an init. */
 static void expect_invalid(const char *text, const char *needle)
 {
-    char *path = write_tmp(text), out[1024] = "";
+    int (*check)(const char *, char *, size_t) =
+        (int (*)(const char *, char *, size_t))sym_in(lib, "migmon_sim_check_scenario");
+    char *path = write_tmp(text), out[1024] = "", cerr[1024] = "", want[1100];
     char errpath[] = "/tmp/test_sim_err_XXXXXX";
     int fd = mkstemp(errpath), saved = dup(2);
     FILE *f;
@@ -175,7 +178,10 @@ static void expect_invalid(const char *text, const char *needle)
     assert_non_null(fgets(out, sizeof(out), f));
     fclose(f);
     unlink(errpath);
+    assert_int_equal(check(path, cerr, sizeof(cerr)), -1);
     unlink(path);
+    snprintf(want, sizeof(want), "nvml-sim: %s\n", cerr);
+    assert_string_equal(out, want);
     assert_true(strncmp(out, "nvml-sim: ", 10) == 0);
     assert_non_null(strstr(out, path));
     if (!strstr(out, needle))
@@ -198,6 +204,9 @@ static void test_invalid_scenarios(void **state)
                    "memory_total_mib = 81920\nmig_mode = on\n[gpu.0.mig.0]\nprofile = 9g.99gb\n"
                    "gi = 1\n",
                    "not a a100-80gb profile");
+    expect_invalid("[system]\ndriver_version = 550.144.03\n[fault.typo]\n"
+                   "function = nvmlDeviceGetTemprature\nreturn = UNKNOWN\n",
+                   ": [fault.typo] function 'nvmlDeviceGetTemprature' matches no exported symbol");
     set_scenario("a100-sxm4-80gb.ini", "abc");
     setenv("MIGMON_SIM_VERBOSE", "0", 1);
     assert_int_equal(N(nvmlInit_v2)(), NVML_ERROR_DRIVER_NOT_LOADED);
@@ -209,6 +218,8 @@ static void test_every_shipped_scenario_loads(void **state)
     DIR *d;
     struct dirent *e;
     int n = 0;
+    int (*check)(const char *, char *, size_t) =
+        (int (*)(const char *, char *, size_t))sym_in(lib, "migmon_sim_check_scenario");
     (void)state;
     snprintf(dir, sizeof(dir), "%s/sim/scenarios", env("MIGMON_SRC"));
     assert_non_null(d = opendir(dir));
@@ -223,6 +234,10 @@ static void test_every_shipped_scenario_loads(void **state)
         if (N(nvmlInitWithFlags)(NVML_INIT_FLAG_NO_GPUS) != NVML_SUCCESS)
             fail_msg("%s does not load", e->d_name);
         assert_int_equal(N(nvmlShutdown)(), NVML_SUCCESS);
+        char path[1100], err[600] = "";
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (check(path, err, sizeof(err)) != 0)
+            fail_msg("%s fails the check: %s", e->d_name, err);
         n++;
     }
     closedir(d);
