@@ -130,3 +130,5 @@ hdr=$(tui_capture dbg | head -1)
 contains "header: driver, CUDA and NVML versions" "$hdr" "driver 550.144.03  CUDA 12.4  NVML 12.550.144.03"
 contains "header: the debug log's path" "$hdr" "DEBUG → $TMP/tui-debug.log"
 tui_quit dbg q >/dev/null
+
+tui_kill_all
