@@ -108,8 +108,12 @@ TEST_ENV := MIGMON_BIN=$(CURDIR)/$(BIN) MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) \
 unit: $(BIN) $(UNIT_BIN) $(SIM_ALL)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $(TEST_ENV) $$t; done
 
-e2e: $(BIN) $(SIM_ALL)
-	@$(TEST_ENV) tests/e2e/run.sh
+# A job for the profile mode's tests (tests/profile_child.c).
+$(BUILD)/profile_child: tests/profile_child.c
+	$(CC) $(CFLAGS_ALL) -o $@ $<
+
+e2e: $(BIN) $(SIM_ALL) $(BUILD)/profile_child
+	@$(TEST_ENV) MIGMON_PROFILE_CHILD=$(CURDIR)/$(BUILD)/profile_child tests/e2e/run.sh
 
 san-check:
 	$(MAKE) BUILD=build-san SAN=1 unit e2e soak-short
@@ -220,3 +224,5 @@ bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(BUILD)/bench_engine $(BU
 	@MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_scale $(CURDIR)/$(BIN) 10
 	@echo "== the interactive monitor in a terminal, whole process"
 	@$(BUILD)/bench_tui $(CURDIR)/$(BIN) 10
+	@echo "== profile -- CMD: the profiler's own cost at 50 ms"
+	@bench/bench_profile.sh $(CURDIR)/$(BIN) $(CURDIR)/$(SIM_LIB) $(CURDIR)/sim/scenarios

@@ -166,8 +166,8 @@ static unsigned proc_samples(struct sim_call *c, unsigned long long last_seen,
         return 0;
     for (int i = 0; i < n; i++) {
         const struct sim_proc *p = procs[i].src;
-        if (p->start > ts_t)
-            continue; /* started after the last sampling instant */
+        if (!p || p->start > ts_t)
+            continue; /* a test's process: no samples; or started after the last sampling instant */
         out[m].pid = p->pid;
         out[m].ts = ts;
         out[m].sm = model_uint(&p->sm_util, ts_t, 0, 100);

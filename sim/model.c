@@ -4,6 +4,8 @@
 #include "model.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 unsigned model_uint(const struct valfn *f, double t, double lo, double hi)
@@ -72,10 +74,57 @@ static unsigned long long proc_used(const struct sim_proc *p, double t)
     return model_sat_u64(valfn_eval(&p->used_mib, t) * (double)MIB);
 }
 
+/*
+ * Processes a test names at run time: MIGMON_SIM_PROC_FILE is a file of
+ * lines "PID GPU MIB [SLOT]" (SLOT: the MIG slot, -1 or absent for the GPU
+ * itself), read again at every call, so a test program can register itself
+ * and its children (their real PIDs) as compute processes using MIB of GPU
+ * memory, and change that while it runs by appending lines: a PID's last
+ * line counts. Lines that do not parse are skipped. Test-only: without the
+ * variable nothing is read.
+ */
+#define CTL_MAX 64
+struct ctl_proc {
+    unsigned pid;
+    int gpu, slot;
+    double mib;
+};
+
+static int ctl_procs(struct ctl_proc *out)
+{
+    const char *path = getenv("MIGMON_SIM_PROC_FILE");
+    if (!path || !*path)
+        return 0;
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    char line[256];
+    int n = 0;
+    while (n < CTL_MAX && fgets(line, sizeof(line), f)) {
+        struct ctl_proc c = {0, 0, -1, 0};
+        int got = sscanf(line, "%u %d %lf %d", &c.pid, &c.gpu, &c.mib, &c.slot);
+        if (got < 3 || c.pid == 0 || !(c.mib >= 0))
+            continue;
+        int k = 0; /* a PID's later line replaces its earlier one */
+        while (k < n && out[k].pid != c.pid)
+            k++;
+        out[k] = c;
+        if (k == n)
+            n++;
+    }
+    fclose(f);
+    return n;
+}
+
 /* Sum of the known process memory on gpu/slot (slot -1: MIG off). */
 static unsigned long long procs_used_sum(int gpu, int slot, double t)
 {
     unsigned long long sum = 0;
+    struct ctl_proc ctl[CTL_MAX];
+    int nc = ctl_procs(ctl);
+    for (int i = 0; i < nc; i++)
+        if (ctl[i].gpu == gpu && ctl[i].slot == slot)
+            sum += model_sat_u64(ctl[i].mib * (double)MIB);
     for (int i = 0; i < sim_scn->n_procs; i++) {
         const struct sim_proc *p = &sim_scn->procs[i];
         unsigned long long u;
@@ -180,6 +229,30 @@ int model_procs(const struct sim_dev *d, double t, unsigned kind, struct model_p
         out[n].gi = m ? (unsigned)m->gi : NVML_INVALID_INSTANCE_ID;
         out[n].ci = m ? (unsigned)m->ci : NVML_INVALID_INSTANCE_ID;
         out[n].src = p;
+        n++;
+    }
+    struct ctl_proc ctl[CTL_MAX];
+    int nc = ctl_procs(ctl);
+    for (int i = 0; i < nc && n < MODEL_MAX_PROCS - 1; i++) {
+        const struct sim_mig *m = NULL;
+        if (ctl[i].gpu != d->gpu || (kind && !(kind & SIM_PROC_COMPUTE)))
+            continue;
+        if (d->slot >= 0) {
+            if (ctl[i].slot != d->slot)
+                continue;
+            m = d->m;
+        } else if (d->mig_on) {
+            m = ctl[i].slot >= 0 ? sim_mig_live(d->gpu, ctl[i].slot, t) : NULL;
+            if (!m)
+                continue;
+        } else if (ctl[i].slot >= 0) {
+            continue;
+        }
+        out[n].pid = ctl[i].pid;
+        out[n].used = model_sat_u64(ctl[i].mib * (double)MIB);
+        out[n].gi = m ? (unsigned)m->gi : NVML_INVALID_INSTANCE_ID;
+        out[n].ci = m ? (unsigned)m->ci : NVML_INVALID_INSTANCE_ID;
+        out[n].src = NULL;
         n++;
     }
     return n;

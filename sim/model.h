@@ -87,7 +87,7 @@ struct model_proc {
     const struct sim_proc *src; /* NULL for the injected "grow" process */
 };
 
-#define MODEL_MAX_PROCS (SIM_MAX_PROCS + 1)
+#define MODEL_MAX_PROCS (SIM_MAX_PROCS + 1 + 64) /* + the grow process, + a test's (model.c) */
 /*
  * The processes of one kind (SIM_PROC_*) on device d at time t. On a
  * MIG-enabled parent this is the aggregate of its MIG devices (the caller

@@ -15,6 +15,8 @@ void cli_usage(FILE *f)
           "  (none)                 the interactive monitor (needs a terminal; q quits,\n"
           "                         ? lists the keys)\n"
           "  --once                 print one snapshot and exit\n"
+          "  profile [OPTS] -- CMD  run CMD and report its peak GPU and CPU memory, energy\n"
+          "                         and activity (mig-gpu-mon profile --help)\n"
           "      --demo[=SCENARIO]  run on the bundled NVML simulator (default scenario\n"
           "                         h200-mig; SCENARIO is a name such as dgx-a100-8x7, with\n"
           "                         or without .ini, or a file path containing a '/')\n"

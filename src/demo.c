@@ -3,6 +3,8 @@
  */
 #include "demo.h"
 
+#include "text.h"
+
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -161,4 +163,27 @@ int demo_check_scenario(const char *lib, const char *path, char *err, size_t err
     debuglog_printf("demo: scenario %s -> %s", path, !check ? "not checked" : rc ? why : "valid");
     dlclose(dl);
     return rc;
+}
+
+int demo_setup(const char *exe, const char *arg, char *lib, size_t liblen, char *label,
+               size_t lablen)
+{
+    char scen[4096], err[4096];
+    if (demo_scenario_path(exe, arg, scen, sizeof(scen), err, sizeof(err)) != 0)
+        goto fail;
+    if (!demo_find(exe, DEMO_SIM_LIB, lib, liblen)) {
+        snprintf(err, sizeof(err), "--demo: the bundled simulator is not installed (looked for %.3000s)",
+                 lib);
+        goto fail;
+    }
+    if (demo_check_scenario(lib, scen, err, sizeof(err)) != 0)
+        goto fail;
+    setenv("MIGMON_SIM_SCENARIO", scen, 1);
+    const char *base = strrchr(scen, '/');
+    snprintf(label, lablen, "DEMO (simulated: %.100s)", base ? base + 1 : scen);
+    return 0;
+fail:
+    text_clean_lines(err, sizeof(err)); /* it names a path the user gave */
+    fprintf(stderr, "mig-gpu-mon: %s\n", err);
+    return -1;
 }

@@ -46,4 +46,13 @@ int demo_scenario_path(const char *exe, const char *arg, char *path, size_t len,
  */
 int demo_check_scenario(const char *lib, const char *path, char *err, size_t errlen);
 
+/*
+ * All of --demo: the scenario arg names (NULL: the default) checked, the
+ * simulator library into lib, MIGMON_SIM_SCENARIO set for it, and a label
+ * for the header ("DEMO (simulated: h200-mig.ini)"). Returns 0, or -1 after
+ * printing one line on stderr.
+ */
+int demo_setup(const char *exe, const char *arg, char *lib, size_t liblen, char *label,
+               size_t lablen);
+
 #endif

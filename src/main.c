@@ -16,6 +16,7 @@
 #include "collect.h"
 #include "debuglog.h"
 #include "demo.h"
+#include "profile.h"
 #include "text.h"
 #include "export/json.h"
 #include "export/table.h"
@@ -100,34 +101,18 @@ static int run_once(struct collector *col, const struct cli *c)
 }
 
 /* --demo: the bundled simulator and the scenario to run (demo.h). */
-static int setup_demo(const struct cli *c, const char *exe, char *lib, size_t liblen, char *label,
-                      size_t lablen)
-{
-    char scen[4096], err[4096];
-    if (demo_scenario_path(exe, c->demo_scenario, scen, sizeof(scen), err, sizeof(err)) != 0)
-        goto fail;
-    if (!demo_find(exe, DEMO_SIM_LIB, lib, liblen)) {
-        snprintf(err, sizeof(err), "--demo: the bundled simulator is not installed (looked for %.3000s)",
-                 lib);
-        goto fail;
-    }
-    if (demo_check_scenario(lib, scen, err, sizeof(err)) != 0)
-        goto fail;
-    setenv("MIGMON_SIM_SCENARIO", scen, 1);
-    const char *base = strrchr(scen, '/');
-    snprintf(label, lablen, "DEMO (simulated: %.100s)", base ? base + 1 : scen);
-    return 0;
-fail:
-    text_clean_lines(err, sizeof(err)); /* it names a path the user gave */
-    fprintf(stderr, "mig-gpu-mon: %s\n", err);
-    return -1;
-}
-
 int main(int argc, char **argv)
 {
     /* The GPM helper: this binary in a hidden mode (backend/gpm.h). */
     if (argc >= 2 && strcmp(argv[1], GPM_HELPER_ARG) == 0)
         return gpm_helper_main(argc, argv);
+    /* profile -- CMD: a mode with options of its own (profile.c) */
+    if (argc >= 2 && strcmp(argv[1], "profile") == 0) {
+        static char exe[4096];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+        exe[n > 0 ? n : 0] = '\0';
+        return profile_main(argc - 1, argv + 1, exe);
+    }
     struct cli c;
     char err[512];
     if (cli_parse(&c, argc, argv, err, sizeof(err)) != 0) {
@@ -165,7 +150,7 @@ int main(int argc, char **argv)
 
     char demo_lib[4096], demo_label[160];
     if (c.demo) {
-        if (setup_demo(&c, self_exe, demo_lib, sizeof(demo_lib), demo_label,
+        if (demo_setup(self_exe, c.demo_scenario, demo_lib, sizeof(demo_lib), demo_label,
                        sizeof(demo_label)) != 0) {
             debuglog_close();
             return 2;

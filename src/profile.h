@@ -1,0 +1,14 @@
+/*
+ * profile.h — `mig-gpu-mon profile [OPTIONS] -- CMD ARGS...`: run one job
+ * and report its peak GPU and CPU memory, energy and activity
+ * (docs/profile.md).
+ */
+#ifndef MIGMON_PROFILE_H
+#define MIGMON_PROFILE_H
+
+/* argv[0] is "profile". self_exe: this binary (the GPM helper, --demo).
+ * Returns the process exit status: the command's (128+N when it died of
+ * signal N), 127 when it cannot be run, 2 on bad usage. */
+int profile_main(int argc, char **argv, const char *self_exe);
+
+#endif

@@ -1,0 +1,98 @@
+# shellcheck shell=bash
+# profile -- CMD: a job (tests/profile_child.c) registers itself and a child
+# with the simulator as GPU processes (MIGMON_SIM_PROC_FILE), allocates CPU
+# memory and ends as told; the report's peaks, metric, exit status, signal
+# passing and fallbacks are checked against what the job did.
+CHILD=${MIGMON_PROFILE_CHILD:-}
+if [ ! -x "$CHILD" ]; then
+    bad "profile: MIGMON_PROFILE_CHILD (build/profile_child) is not built"
+    return 0
+fi
+SCN="$MIGMON_SRC/sim/scenarios"
+export MIGMON_SIM_PROC_FILE="$TMP/profile.ctl"
+prof() { # prof SCENARIO ARGS...: profile on the simulator
+    local sc=$1
+    shift
+    rm -f "$MIGMON_SIM_PROC_FILE"
+    MIGMON_SIM_SCENARIO="$SCN/$sc.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" "$@"
+}
+
+# 3 steps of 1000 MiB, then a child with 500 MiB beside them: peak 3500 MiB,
+# attributed by PID through the process tree; exit status 7 passed on
+prof a100-sxm4-80gb -f json -o "$TMP/p1.json" --timeline "$TMP/p1.jsonl" -- \
+    "$CHILD" 0 1000 3 500 64 150 7
+eq "profile: the command's exit status" "$?" 7
+r=$(cat "$TMP/p1.json")
+jeq "profile: metric" "$r" '.gpu_memory_metric' '"nvml_process_allocation"'
+jeq "profile: peak GPU memory = 3 x 1000 + 500 MiB (parent and child)" "$r" '.peak_gpu_memory_bytes' 3670016000
+jeq "profile: peak in MiB" "$r" '.peak_gpu_memory_mb' 3500
+jeq "profile: the device's own peak" "$r" '.devices[0].peak_gpu_memory_bytes' 3670016000
+jeq "profile: CPU peak holds the 64 MiB touched" "$r" '.peak_cpu_memory_bytes >= 64 * 1048576' true
+jeq "profile: ru_maxrss in bytes, at least 64 MiB" "$r" '.ru_maxrss_bytes >= 64 * 1048576' true
+jeq "profile: utilisation with its source" "$r" '.devices[0] | [.util_source, (.util_peak_pct > 0)]' '["direct",true]'
+jeq "profile: energy counted" "$r" '.devices[0].energy_joules > 0' true
+jeq "profile: exit status in the report" "$r" '.exit_status' 7
+n=$(jq -r .samples <<<"$r")
+eq "profile: one timeline line per sample" "$(wc -l <"$TMP/p1.jsonl")" "$n"
+eq "profile: every timeline line is a snapshot" "$(jq -c 'select(.schema != null) | .devices | length' "$TMP/p1.jsonl" | sort -u)" 1
+
+# text report with the seed's labels, on stderr
+out=$(prof a100-sxm4-80gb -- "$CHILD" 0 256 2 0 0 150 0 2>&1 >/dev/null)
+contains "profile: text 'Peak GPU Memory'" "$out" "Peak GPU Memory: 512 MiB"
+contains "profile: text 'Peak CPU Memory'" "$out" "Peak CPU Memory: "
+contains "profile: text 'GPU Memory Metric'" "$out" "GPU Memory Metric: nvml_process_allocation"
+
+# died of a signal: 128 + N
+prof a100-sxm4-80gb -- "$CHILD" 0 100 1 0 0 100 sig9 2>/dev/null
+eq "profile: killed by SIGKILL gives 137" "$?" 137
+
+# SIGTERM to the profiler reaches the command, whose status comes back
+rm -f "$MIGMON_SIM_PROC_FILE"
+MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" \
+    -o "$TMP/p2.txt" -- "$CHILD" 0 100 1 0 0 100 wait 2>"$TMP/p2.err" &
+pp=$!
+sleep 1
+kill -TERM "$pp"
+wait "$pp"
+eq "profile: SIGTERM passed on, the command's status returned" "$?" 143
+contains "profile: the command got SIGTERM" "$(cat "$TMP/p2.err")" "got SIGTERM"
+contains "profile: report written after the signal" "$(cat "$TMP/p2.txt")" "exit status 143"
+[ -z "$(ps -o pid= --ppid "$pp" 2>/dev/null)" ] && ok || bad "profile: a child left behind"
+
+# a command that cannot be run
+out=$(prof a100-sxm4-80gb -- /nonexistent/job 2>&1)
+eq "profile: unknown command exits 127" "$?" 127
+contains "profile: unknown command message" "$out" "cannot run '/nonexistent/job': No such file or directory"
+
+# no driver: GPU figures unavailable (null, not 0), CPU figures still there
+empty="$TMP/empty-lib"
+mkdir -p "$empty"
+LD_LIBRARY_PATH="$empty" "$MIGMON_BIN" profile -f json -o "$TMP/p3.json" -- "$CHILD" 0 100 1 0 32 100 0 \
+    2>"$TMP/p3.err"
+eq "profile: no driver, the command still runs" "$?" 0
+contains "profile: no driver, said once on stderr" "$(cat "$TMP/p3.err")" "a sample failed (later failures not shown): waiting for the NVIDIA driver"
+out=$(cat "$TMP/p3.json")
+jeq "profile: no driver, metric unavailable" "$out" '.gpu_memory_metric' '"unavailable"'
+jeq "profile: no driver, GPU peak null" "$out" '.peak_gpu_memory_bytes' null
+jeq "profile: no driver, CPU peak there" "$out" '.peak_cpu_memory_bytes >= 32 * 1048576' true
+
+# process lists refused: the device's used memory growth, labelled as such
+sed -n '1,/^\[process/p' "$SCN/a100-sxm4-80gb.ini" | sed '$d' >"$TMP/noprocs.ini"
+printf '[fault.noprocs]\ntarget = gpu.0\nfunction = nvmlDeviceGet*RunningProcesses*\nreturn = NO_PERMISSION\n' \
+    >>"$TMP/noprocs.ini"
+rm -f "$MIGMON_SIM_PROC_FILE"
+MIGMON_SIM_SCENARIO="$TMP/noprocs.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" -f json \
+    -o "$TMP/p4.json" -- "$CHILD" 0 2048 1 0 0 150 0 2>/dev/null
+out=$(cat "$TMP/p4.json")
+jeq "profile: without process lists, the fallback is named" "$out" '.gpu_memory_metric' '"device_memory_delta"'
+jeq "profile: fallback peak is the used-memory growth (2048 MiB)" "$out" '.peak_gpu_memory_mb' 2048
+contains "profile: fallback marked approximate in text" \
+    "$(MIGMON_SIM_SCENARIO="$TMP/noprocs.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" \
+        -- "$CHILD" 0 1024 1 0 0 150 0 2>&1 >/dev/null)" "(device-level, approximate)"
+
+# bad usage
+"$MIGMON_BIN" profile -i 5 -- true 2>/dev/null
+eq "profile: interval below 10 ms is refused" "$?" 2
+out=$("$MIGMON_BIN" profile 2>&1)
+contains "profile: no command" "$out" "no command given"
+unset MIGMON_SIM_PROC_FILE
