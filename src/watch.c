@@ -1,0 +1,347 @@
+/*
+ * watch.c — a process tree watched over time: its devices' figures and
+ * peaks (watch.h, docs/profile.md).
+ */
+#include "watch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "export/json.h"
+#include "text.h"
+
+/* ---- the command's process tree ---- */
+
+static void tree_add(struct watch *W, pid_t pid)
+{
+    for (size_t i = 0; i < W->ntree; i++)
+        if (W->tree[i] == pid)
+            return;
+    if (W->ntree < WATCH_TREE_MAX)
+        W->tree[W->ntree++] = pid;
+}
+
+static bool in_tree(const struct watch *W, int64_t pid)
+{
+    for (size_t i = 0; i < W->ntree; i++)
+        if (W->tree[i] == pid)
+            return true;
+    return false;
+}
+
+static const char *proc_dir(const struct watch *W)
+{
+    return W->proc_root ? W->proc_root : "/proc";
+}
+
+static ssize_t read_small(const char *path, char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, len - 1);
+    close(fd);
+    if (n >= 0)
+        buf[n] = '\0';
+    return n;
+}
+
+/* The children of every thread of pid, from /proc/PID/task/TID/children. */
+static bool add_children(struct watch *W, pid_t pid)
+{
+    char path[4608], buf[8192];
+    snprintf(path, sizeof(path), "%s/%d/task", proc_dir(W), (int)pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return true; /* gone: nothing to add */
+    struct dirent *e;
+    bool ok = true;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof(path), "%s/%d/task/%s/children", proc_dir(W), (int)pid, e->d_name);
+        ssize_t n = read_small(path, buf, sizeof(buf));
+        if (n < 0) {
+            ok = errno != ENOENT; /* ENOENT: the kernel has no children files */
+            continue;
+        }
+        for (char *s = buf, *end; *s; s = end) {
+            long c = strtol(s, &end, 10);
+            if (end == s)
+                break;
+            if (c > 0)
+                tree_add(W, (pid_t)c);
+        }
+    }
+    closedir(d);
+    return ok;
+}
+
+/* Without children files: every process whose parent is in the tree. */
+static void scan_proc(struct watch *W)
+{
+    DIR *d = opendir(proc_dir(W));
+    if (!d)
+        return;
+    struct dirent *e;
+    char path[4608], buf[1024];
+    for (bool grew = true; grew;) {
+        grew = false;
+        rewinddir(d);
+        while ((e = readdir(d))) {
+            if (e->d_name[0] < '1' || e->d_name[0] > '9')
+                continue;
+            snprintf(path, sizeof(path), "%s/%s/stat", proc_dir(W), e->d_name);
+            if (read_small(path, buf, sizeof(buf)) <= 0)
+                continue;
+            const char *rp = strrchr(buf, ')');
+            int ppid;
+            if (!rp || sscanf(rp + 1, " %*c %d", &ppid) != 1)
+                continue;
+            pid_t pid = (pid_t)atoi(e->d_name);
+            if (in_tree(W, ppid) && !in_tree(W, pid)) {
+                tree_add(W, pid);
+                grew = true;
+            }
+        }
+    }
+    closedir(d);
+}
+
+static void tree_refresh(struct watch *W)
+{
+    W->ntree = 0;
+    if (W->root <= 0)
+        return;
+    tree_add(W, W->root);
+    if (W->children_files) {
+        for (size_t i = 0; i < W->ntree; i++) /* the list grows as it is walked */
+            if (!add_children(W, W->tree[i])) {
+                W->children_files = false;
+                break;
+            }
+    }
+    if (!W->children_files)
+        scan_proc(W);
+}
+
+/* Resident memory of the tree, bytes. */
+static double tree_rss(const struct watch *W)
+{
+    static long page;
+    if (!page)
+        page = sysconf(_SC_PAGESIZE);
+    double sum = 0;
+    char path[4608], buf[256];
+    for (size_t i = 0; i < W->ntree; i++) {
+        snprintf(path, sizeof(path), "%s/%d/statm", proc_dir(W), (int)W->tree[i]);
+        unsigned long size, res;
+        if (read_small(path, buf, sizeof(buf)) > 0 && sscanf(buf, "%lu %lu", &size, &res) == 2)
+            sum += (double)res * (double)page;
+    }
+    return sum;
+}
+
+/* ---- devices ---- */
+
+/* CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES as UUIDs: the devices the
+ * command may use. Ordinals are CUDA's numbering, not NVML's: they are not
+ * mapped (every device is counted, and the report says so). */
+static bool visible(struct watch *W, const struct device *d)
+{
+    const char *names[] = {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"};
+    for (int k = 0; k < 2; k++) {
+        const char *v = getenv(names[k]);
+        if (!v || !*v || strcmp(v, "all") == 0)
+            continue;
+        bool uuids = strstr(v, "GPU-") || strstr(v, "MIG-");
+        if (!uuids) {
+            snprintf(W->visible_note, sizeof(W->visible_note),
+                     "%s=%s names CUDA ordinals, which are not NVML indices: every device counted",
+                     names[k], v);
+            continue;
+        }
+        if (!d->uuid[0])
+            return false;
+        if (strstr(v, d->uuid))
+            return true;
+        /* a listed MIG device makes its GPU's figures relevant, and a
+         * listed GPU its instances' */
+        if (d->kind == DEV_MIG && d->parent_uuid[0] && strstr(v, d->parent_uuid))
+            return true;
+        return false;
+    }
+    return true;
+}
+
+static struct watch_dev *dev_of(struct watch *W, const struct device *d)
+{
+    for (size_t i = 0; i < W->ndev; i++)
+        if (strcmp(W->dev[i].uuid, d->uuid) == 0)
+            return &W->dev[i];
+    if (W->ndev >= WATCH_DEV_MAX || !d->uuid[0])
+        return NULL;
+    struct watch_dev *x = &W->dev[W->ndev++];
+    memset(x, 0, sizeof(*x));
+    snprintf(x->uuid, sizeof(x->uuid), "%s", d->uuid);
+    snprintf(x->name, sizeof(x->name), "%s", d->name);
+    snprintf(x->profile, sizeof(x->profile), "%s", d->profile);
+    x->index = d->index;
+    x->mig_index = d->mig_index;
+    x->mig = d->kind == DEV_MIG;
+    x->visible = visible(W, d);
+    const struct metric *u = &d->m[M_MEM_USED];
+    x->used0_ok = metric_ok(u) && u->src != MSRC_CARRIED;
+    x->used0 = x->used0_ok ? u->value : 0;
+    return x;
+}
+
+static void note_error(struct watch *W, const char *what)
+{
+    W->failed++;
+    if (W->first_error[0])
+        return;
+    snprintf(W->first_error, sizeof(W->first_error), "%.500s", what);
+    text_clean_lines(W->first_error, sizeof(W->first_error));
+    if (!W->quiet)
+        fprintf(stderr, "mig-gpu-mon profile: a sample failed (later failures not shown): %s\n",
+                W->first_error);
+}
+
+/* One sample: the tree, its RSS, and every device's figures. */
+void watch_sample(struct watch *W)
+{
+    struct collector *col = &W->col;
+    struct snapshot *s = &W->s;
+    uint64_t budget = (uint64_t)W->interval_ms * 750000ull;
+    collect_tick_until(col, s, clock_mono_ns() + budget);
+    W->samples++;
+    tree_refresh(W);
+    double rss = tree_rss(W);
+    if (rss > W->peak_rss)
+        W->peak_rss = rss;
+    if (!s->gpu_ok && col->be_state)
+        note_error(W, s->gpu_error);
+    if (W->timeline) {
+        json_write_snapshot(W->timeline, s, false);
+        fflush(W->timeline);
+    }
+    double alloc_total = 0, delta_total = 0;
+    bool alloc_any = false, delta_any = false;
+    for (size_t i = 0; i < s->ndevices; i++) {
+        const struct device *d = &s->devices[i];
+        struct watch_dev *x = dev_of(W, d);
+        if (!x || !x->visible)
+            continue;
+        /* the tree's allocation, where the list could be read: a process
+         * not listed (yet) counts 0, not as a reason to fall back */
+        if (metric_ok(&d->process_count)) {
+            double a = 0;
+            for (size_t k = 0; k < d->nprocs && d->proc_first + k < s->nprocs; k++) {
+                const struct gpu_process *p = &s->procs[d->proc_first + k];
+                int64_t pid = p->local_pid > 0 ? p->local_pid : (int64_t)p->pid;
+                if (in_tree(W, pid) && metric_ok(&p->mem_bytes))
+                    a += p->mem_bytes.value;
+            }
+            x->alloc_seen = true;
+            if (a > x->peak_alloc)
+                x->peak_alloc = a;
+            alloc_total += a;
+            alloc_any = true;
+        }
+        const struct metric *u = &d->m[M_MEM_USED];
+        if (x->used0_ok && metric_ok(u)) {
+            double dl = u->value > x->used0 ? u->value - x->used0 : 0;
+            if (dl > x->peak_delta)
+                x->peak_delta = dl;
+            x->delta_ok = true;
+            /* a MIG parent's used memory includes its instances' */
+            if (!(d->kind == DEV_GPU && d->mig_enabled))
+                delta_total += dl;
+            delta_any = true;
+        }
+        const struct metric *g = &d->m[M_GPU_UTIL];
+        if (metric_ok(g)) {
+            if (g->value > x->util_peak || x->util_n == 0)
+                x->util_peak = g->value;
+            x->util_sum += g->value;
+            x->util_n++;
+            if (x->util_src == MSRC_NONE || g->src != MSRC_CARRIED)
+                x->util_src = g->src;
+        }
+        const struct metric *e = &d->m[M_ENERGY];
+        if (metric_ok(e) && e->src != MSRC_CARRIED) {
+            if (!x->energy0_ok) {
+                x->energy0 = e->value;
+                x->energy0_ok = true;
+            }
+            x->energy1 = e->value;
+        }
+        const struct metric *t = &d->m[M_TEMP];
+        if (metric_ok(t) && (!x->temp_ok || t->value > x->temp_peak)) {
+            x->temp_peak = t->value;
+            x->temp_ok = true;
+        }
+        if (d->throttle_valid)
+            x->throttle |= d->throttle_mask & ~(uint64_t)1; /* idle is no slowdown */
+    }
+    if (alloc_any) {
+        W->any_alloc = true;
+        if (alloc_total > W->peak_gpu)
+            W->peak_gpu = alloc_total;
+    }
+    if (delta_any) {
+        W->any_delta = true;
+        if (delta_total > W->peak_delta_total)
+            W->peak_delta_total = delta_total;
+    }
+}
+
+const char *watch_metric_name(const struct watch *W)
+{
+    return W->any_alloc ? "nvml_process_allocation" : W->any_delta ? "device_memory_delta"
+                                                                   : "unavailable";
+}
+
+double watch_peak_gpu(const struct watch *W)
+{
+    return W->any_alloc ? W->peak_gpu : W->peak_delta_total;
+}
+
+
+int watch_open(struct watch *w, const struct watch_opts *o, char *err, size_t errlen)
+{
+    memset(w, 0, sizeof(*w));
+    w->proc_root = o->proc_root;
+    w->interval_ms = o->interval_ms ? o->interval_ms : 50;
+    w->quiet = o->quiet;
+    w->timeline = o->timeline;
+    w->children_files = true; /* until a read says the kernel has none */
+    struct collect_opts co = {.nvml_path = o->nvml_path,
+                              .proc_root = o->proc_root,
+                              .top = 0,
+                              .interval_ms = w->interval_ms < 100 ? 100 : w->interval_ms,
+                              .gpm_exe = o->gpm_exe};
+    if (collect_open(&w->col, &co, err, errlen) != 0)
+        return -1;
+    collect_tick_until(&w->col, &w->s, clock_mono_ns() + (uint64_t)w->interval_ms * 750000ull);
+    for (size_t i = 0; i < w->s.ndevices; i++)
+        dev_of(w, &w->s.devices[i]);
+    return 0;
+}
+
+void watch_set_root(struct watch *w, pid_t root)
+{
+    w->root = root;
+}
+
+void watch_close(struct watch *w)
+{
+    collect_close(&w->col);
+    snapshot_free(&w->s);
+}
