@@ -36,7 +36,7 @@ SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
 OPT := -O1 -g
 TSAN_OBJ := $(BUILD)/tsan_defaults.o
 endif
-CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Isrc -DMIGMON_VERSION=\"$(VERSION)\" $(CFLAGS)
+CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Isrc -Iinclude -DMIGMON_VERSION=\"$(VERSION)\" $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 LIBS := -lncursesw -ldl -lm -pthread
 
@@ -55,6 +55,9 @@ include sim/sim.mk
 
 .PHONY: all check unit e2e san-check tsan-check valgrind-check install uninstall clean format
 all: $(BIN) $(SIM_LIB)
+ifeq ($(SAN),)
+all: lib
+endif
 ifeq ($(BUILD),build)
 all: mig-gpu-mon sim/libnvidia-ml.so.1
 mig-gpu-mon: $(BIN)
@@ -70,6 +73,32 @@ $(BUILD)/%.o: %.c
 $(BUILD)/libmigmon.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
+
+# The public C library (include/migmon.h, docs/library.md): the sampling
+# core without the UI, position-independent, every symbol hidden but the
+# migmon_ API (visibility and src/libmigmon.map); libmigmon.so.0 and a
+# static libmigmon.a made of one relocatable object with the internals
+# localised. Built in $(BUILD)/pub.
+PUB_SRC := src/libmigmon.c src/watch.c src/collect.c src/clock.c src/debuglog.c src/model.c \
+	src/procpost.c src/text.c src/units.c src/export/json.c src/export/json_host.c \
+	src/export/jsonw.c $(wildcard src/backend/*.c src/system/*.c)
+PUB_OBJ := $(PUB_SRC:%.c=$(BUILD)/pub/%.o)
+PUB_SO := $(BUILD)/pub/libmigmon.so.0
+PUB_A := $(BUILD)/pub/libmigmon.a
+$(BUILD)/pub/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
+$(PUB_SO): $(PUB_OBJ) src/libmigmon.map
+	$(CC) $(LDFLAGS_ALL) -shared -Wl,-soname,libmigmon.so.0 -Wl,--version-script=src/libmigmon.map \
+		-Wl,--no-undefined -o $@ $(PUB_OBJ) -ldl -lm -pthread
+	ln -sf libmigmon.so.0 $(BUILD)/pub/libmigmon.so
+$(PUB_A): $(PUB_OBJ)
+	$(LD) -r -o $(BUILD)/pub/migmon-all.o $(PUB_OBJ)
+	objcopy --localize-hidden $(BUILD)/pub/migmon-all.o
+	rm -f $@
+	$(AR) rcs $@ $(BUILD)/pub/migmon-all.o
+.PHONY: lib
+lib: $(PUB_SO) $(PUB_A)
 
 $(BIN): $(MAIN_OBJ) $(BUILD)/libmigmon.a $(TSAN_OBJ)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
@@ -113,7 +142,9 @@ $(BUILD)/profile_child: tests/profile_child.c
 	$(CC) $(CFLAGS_ALL) -o $@ $<
 
 e2e: $(BIN) $(SIM_ALL) $(BUILD)/profile_child
-	@$(TEST_ENV) MIGMON_PROFILE_CHILD=$(CURDIR)/$(BUILD)/profile_child tests/e2e/run.sh
+	@$(MAKE) --no-print-directory BUILD=build SAN= lib
+	@$(TEST_ENV) MIGMON_PROFILE_CHILD=$(CURDIR)/$(BUILD)/profile_child \
+		MIGMON_PUB_DIR=$(CURDIR)/build/pub tests/e2e/run.sh
 
 san-check:
 	$(MAKE) BUILD=build-san SAN=1 unit e2e soak-short
@@ -178,10 +209,20 @@ install: all
 	install -m 0644 man/mig-gpu-mon.1 $(DESTDIR)$(PREFIX)/share/man/man1/mig-gpu-mon.1
 	install -m 0755 $(SIM_LIB) $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon/sim/libnvidia-ml.so.1
 	install -m 0644 sim/scenarios/*.ini $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon/sim/scenarios/
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 0644 include/migmon.h $(DESTDIR)$(PREFIX)/include/migmon.h
+	install -m 0755 $(PUB_SO) $(DESTDIR)$(PREFIX)/lib/libmigmon.so.0
+	ln -sf libmigmon.so.0 $(DESTDIR)$(PREFIX)/lib/libmigmon.so
+	install -m 0644 $(PUB_A) $(DESTDIR)$(PREFIX)/lib/libmigmon.a
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' migmon.pc.in \
+		>$(DESTDIR)$(PREFIX)/lib/pkgconfig/migmon.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/mig-gpu-mon $(DESTDIR)$(PREFIX)/share/man/man1/mig-gpu-mon.1
 	rm -rf $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon
+	rm -f $(DESTDIR)$(PREFIX)/include/migmon.h $(DESTDIR)$(PREFIX)/lib/libmigmon.so.0 \
+		$(DESTDIR)$(PREFIX)/lib/libmigmon.so $(DESTDIR)$(PREFIX)/lib/libmigmon.a \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/migmon.pc
 
 clean:
 	rm -rf build build-san build-tsan mig-gpu-mon sim/libnvidia-ml.so.1

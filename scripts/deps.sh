@@ -42,11 +42,11 @@ install_packages() {
     case "$pm" in
     apt)
         want=(gcc make libc6-dev libinih-dev libncurses-dev)
-        [ "$1" = test ] && want+=(libcmocka-dev jq valgrind tmux)
+        [ "$1" = test ] && want+=(libcmocka-dev jq valgrind tmux python3 pkgconf)
         ;;
     dnf | yum)
         want=(gcc make glibc-devel inih-devel ncurses-devel)
-        [ "$1" = test ] && want+=(libcmocka-devel jq valgrind tmux)
+        [ "$1" = test ] && want+=(libcmocka-devel jq valgrind tmux python3 pkgconf)
         ;;
     *)
         echo "error: no apt-get, dnf or yum found; install a C compiler, make, inih, ncurses" \
