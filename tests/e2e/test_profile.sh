@@ -95,4 +95,15 @@ contains "profile: fallback marked approximate in text" \
 eq "profile: interval below 10 ms is refused" "$?" 2
 out=$("$MIGMON_BIN" profile 2>&1)
 contains "profile: no command" "$out" "no command given"
+
+# CUDA_VISIBLE_DEVICES naming a GPU by UUID: that GPU and its instances
+# only; an ordinal is CUDA's numbering, not NVML's: every device, and a note
+u3=$(MIGMON_SIM_SCENARIO="$SCN/dgx-a100-8x7.ini" "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --once -f json |
+    jq -r '[.devices[] | select(.kind == "gpu")][3].uuid')
+CUDA_VISIBLE_DEVICES="$u3" prof dgx-a100-8x7 -f json -o "$TMP/p5.json" -- true 2>/dev/null
+jeq "profile: CUDA_VISIBLE_DEVICES=UUID keeps that GPU and its 7 instances" "$(cat "$TMP/p5.json")" \
+    '[(.devices | length), (.devices | map(.index) | unique)]' '[8,[3]]'
+CUDA_VISIBLE_DEVICES=0 prof dgx-a100-8x7 -f json -o "$TMP/p6.json" -- true 2>/dev/null
+jeq "profile: an ordinal is not mapped to NVML" "$(cat "$TMP/p6.json")" \
+    '[(.devices | length), (.note | contains("CUDA ordinals"))]' '[64,true]'
 unset MIGMON_SIM_PROC_FILE
