@@ -5,6 +5,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -94,12 +97,35 @@ static void test_notes(void **state)
     snapshot_free(&s);
 }
 
+/* docs/metrics.md documents every metric: its JSON name appears in the
+ * table as `name` with its range and sources. */
+static void test_every_metric_documented(void **state)
+{
+    (void)state;
+    const char *src = getenv("MIGMON_SRC");
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/docs/metrics.md", src ? src : ".");
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char doc[65536];
+    size_t n = fread(doc, 1, sizeof(doc) - 1, f);
+    fclose(f);
+    doc[n] = '\0';
+    for (int i = 0; i < M_COUNT; i++) {
+        char key[96];
+        snprintf(key, sizeof(key), "| `%s` |", metric_info((enum metric_id)i)->name);
+        if (!strstr(doc, key))
+            fail_msg("docs/metrics.md has no row for %s", metric_info((enum metric_id)i)->name);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_absurd_values_become_none),
         cmocka_unit_test(test_used_above_total),
         cmocka_unit_test(test_notes),
+        cmocka_unit_test(test_every_metric_documented),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
