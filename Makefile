@@ -100,6 +100,18 @@ $(PUB_A): $(PUB_OBJ)
 .PHONY: lib
 lib: $(PUB_SO) $(PUB_A)
 
+# --version names the build's git revision: version.h is rewritten only when
+# the revision (with -dirty for local changes) differs, so only main.o
+# follows it. Outside a git checkout it says "unknown".
+GIT_REV := $(shell git -C $(CURDIR) describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+.PHONY: FORCE
+$(BUILD)/gen/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@printf '#define MIGMON_GIT_REV "%s"\n' '$(GIT_REV)' >$@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(MAIN_OBJ): $(BUILD)/gen/version.h
+$(MAIN_OBJ): CFLAGS_ALL += -I$(BUILD)/gen
+
 $(BIN): $(MAIN_OBJ) $(BUILD)/libmigmon.a $(TSAN_OBJ)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
 

@@ -21,6 +21,7 @@
 #include "export/json.h"
 #include "export/table.h"
 #include "tui/tui.h"
+#include "version.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -124,7 +125,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (c.version) {
-        printf("mig-gpu-mon %s\n", MIGMON_VERSION);
+        printf("mig-gpu-mon %s (git %s)\n", MIGMON_VERSION, MIGMON_GIT_REV);
         return 0;
     }
     if (c.debug && open_debug(&c) != 0)

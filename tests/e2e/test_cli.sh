@@ -1,6 +1,16 @@
 # shellcheck shell=bash
 # Flags, help, version and bad input: one clear line, the right exit status.
-out=$("$MIGMON_BIN" --version); eq "--version" "$out" "mig-gpu-mon 0.1.0"
+out=$("$MIGMON_BIN" --version)
+case "$out" in
+"mig-gpu-mon 0.1.0 (git unknown)") ok ;;
+"mig-gpu-mon 0.1.0 (git "*")")
+    rev=${out#*git }
+    rev=${rev%)}
+    rev=${rev%-dirty}
+    # the revision is a real commit of this checkout
+    git -C "$MIGMON_SRC" cat-file -e "$rev^{commit}" 2>/dev/null && ok || bad "--version: '$rev' is not a commit here" ;;
+*) bad "--version: '$out'" ;;
+esac
 out=$("$MIGMON_BIN" --help); contains "--help lists --once" "$out" "--once"
 contains "--help lists --nvml-path" "$out" "--nvml-path PATH"
 contains "--help lists --debug" "$out" "--debug[=FILE]"
