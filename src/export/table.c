@@ -65,10 +65,14 @@ static void write_device_row(FILE *f, const struct device *d)
         snprintf(pw, sizeof(pw), "^");
     } else {
         table_fmt_metric(temp, sizeof(temp), &d->m[M_TEMP], 1, 0, "C");
-        table_fmt_metric(pw, sizeof(pw), &d->m[M_POWER], 1, 0, "");
-        table_fmt_metric(pl, sizeof(pl), &d->m[M_POWER_LIMIT], 1, 0, "W");
-        size_t n = strlen(pw);
-        snprintf(pw + n, sizeof(pw) - n, "/%s", pl);
+        if (!metric_ok(&d->m[M_POWER]) && !metric_ok(&d->m[M_POWER_LIMIT])) {
+            snprintf(pw, sizeof(pw), "N/A"); /* not "N/A/N/A" */
+        } else {
+            table_fmt_metric(pw, sizeof(pw), &d->m[M_POWER], 1, 0, "");
+            table_fmt_metric(pl, sizeof(pl), &d->m[M_POWER_LIMIT], 1, 0, "W");
+            size_t n = strlen(pw);
+            snprintf(pw + n, sizeof(pw) - n, "/%s", pl);
+        }
     }
     fprintf(f, "%-6s %-32.32s %5s %5s %5s %24s %5s %11s\n", id, name, util, mem, sm, vram, temp,
             pw);
@@ -150,8 +154,10 @@ static void write_gpm(FILE *f, const struct snapshot *s)
 /* nvidia-smi pmon-like: one row per shown process, grouped by device. */
 static void write_processes(FILE *f, const struct snapshot *s)
 {
-    fprintf(f, "\n%-6s %8s %-5s %10s %4s %4s %6s %-10s %s\n", "ID", "PID", "TYPE", "GPU MEM",
-            "SM", "MEM", "CPU", "USER", "COMMAND");
+    /* SM% and MEM% are the process's shares of the SM and of memory
+     * bandwidth; VRAM is the memory it holds */
+    fprintf(f, "\n%-6s %8s %-5s %10s %4s %4s %6s %-10s %s\n", "ID", "PID", "TYPE", "VRAM",
+            "SM%", "BW%", "CPU%", "USER", "COMMAND");
     size_t rows = 0;
     for (size_t i = 0; i < s->ndevices; i++) {
         const struct device *d = &s->devices[i];
