@@ -38,7 +38,7 @@ TSAN_OBJ := $(BUILD)/tsan_defaults.o
 endif
 CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Isrc -Iinclude -DMIGMON_VERSION=\"$(VERSION)\" $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
-LIBS := -lncursesw -ldl -lm -pthread
+LIBS := -lncursesw -linih -ldl -lm -pthread
 
 SRC := $(sort $(wildcard src/*.c src/backend/*.c src/system/*.c src/export/*.c src/tui/*.c))
 LIB_SRC := $(filter-out src/main.c,$(SRC))
