@@ -113,9 +113,12 @@ static const char *max_bytes(char *out, size_t len, double v)
     return units_bytes(out, len, v);
 }
 
-static const char *max_celsius(char *out, size_t len, double v)
+/* The thermal charts' unit (the view's), for max_temp; UI thread only. */
+static bool fahrenheit;
+
+static const char *max_temp(char *out, size_t len, double v)
 {
-    snprintf(out, len, "%.0f C", v);
+    snprintf(out, len, "%.0f %s", fahrenheit ? v * 9.0 / 5.0 + 32.0 : v, fahrenheit ? "F" : "C");
     return out;
 }
 
@@ -246,10 +249,12 @@ static void thermal_charts(WINDOW *win, const struct tui_view *v, const struct d
         mmax = window_max(&ms, ms.len);
     }
     if (n > 0) {
-        snprintf(t1, sizeof(t1), "Temp %s C%s  scale %.0f C",
-                 tui_fmt_num(a, sizeof(a), m ? &m[M_TEMP] : &none, 1, 0), par, tmax);
+        fahrenheit = v->fahrenheit;
+        struct metric sc = metric_direct(tmax);
+        snprintf(t1, sizeof(t1), "Temp %s%s  scale %s", tui_fmt_temp(a, sizeof(a), v, m ? &m[M_TEMP] : &none),
+                 par, tui_fmt_temp(b, sizeof(b), v, &sc));
         chart(win, v, r[0], t1, hd ? &hd->s[HS_TEMP] : NULL, tmax, R_WARN, d ? NULL : "no device",
-              max_celsius);
+              max_temp);
     }
     if (n > 1) {
         snprintf(t1, sizeof(t1), "Power %s W / %s W%s", tui_fmt_num(a, sizeof(a), m ? &m[M_POWER] : &none, 1, 0),

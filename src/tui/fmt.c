@@ -209,3 +209,15 @@ void tui_dev_figures(WINDOW *win, const struct tui_view *v, struct rect r, const
     value_at(win, v, r, y, x + (cells ? 1 : 0), DEV_VAL_W,
              metric_ok(&vp) ? tui_role_vram(vp.value) : R_FREE, vram);
 }
+
+const char *tui_fmt_temp(char *out, size_t len, const struct tui_view *v, const struct metric *m)
+{
+    if (!metric_ok(m)) {
+        snprintf(out, len, "N/A");
+        return out;
+    }
+    double t = v->fahrenheit ? m->value * 9.0 / 5.0 + 32.0 : m->value;
+    snprintf(out, len, "%s%.0f%s%s%s", m->src == MSRC_ESTIMATE ? "~" : "", t, v->theme.g.deg,
+             v->fahrenheit ? "F" : "C", m->src == MSRC_CARRIED ? "*" : "");
+    return out;
+}

@@ -37,6 +37,8 @@ int tui_text_width(const char *s);
 /* A device's name; short drops the "NVIDIA " every product name starts
  * with. Without a name: what NVML said instead, in parentheses. */
 void tui_device_name(char *out, size_t len, const struct device *d, bool short_name);
+/* A temperature in the view's unit: "53°C", "127°F" (markers kept), "N/A". */
+const char *tui_fmt_temp(char *out, size_t len, const struct tui_view *v, const struct metric *m);
 /* Sizes, rates and energy of a metric with its markers ("~", "*"), "N/A". */
 const char *tui_fmt_bytes(char *out, size_t len, const struct metric *m);
 const char *tui_fmt_rate(char *out, size_t len, const struct metric *m);

@@ -159,7 +159,7 @@ static void draw_header(WINDOW *win, const struct tui_view *v)
     struct rect r = v->lay.header;
     const struct tui_theme *t = &v->theme;
     tui_fill(win, t, r, R_HEADER);
-    char left[512], ver[256] = "", clk[40];
+    char left[1024], ver[256] = "", clk[40];
     const struct snapshot *s = v->snap;
     if (s && s->driver_version[0]) {
         char cuda[32] = "";
@@ -472,6 +472,16 @@ static const char *first_reason(const struct device *d, const char **label, int 
     return why;
 }
 
+/* A threshold temperature in the view's unit, without the unit: "89". */
+static const char *temp_num(char *out, size_t len, const struct tui_view *v, const struct metric *m)
+{
+    if (!metric_ok(m))
+        snprintf(out, len, "N/A");
+    else
+        snprintf(out, len, "%.0f", v->fahrenheit ? m->value * 9.0 / 5.0 + 32.0 : m->value);
+    return out;
+}
+
 static void build_detail(struct dlines *L, const struct tui_view *v, const struct device *d)
 {
     const struct snapshot *s = v->snap;
@@ -515,12 +525,10 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
     bool t_ok = metric_ok(&m[M_TEMP]);
     dp(l, R_NORMAL, "Temp ");
     dp(l, t_ok ? tui_role_temp(m[M_TEMP].value) : R_FREE,
-       dl_str(L, "%s%s%s", tui_fmt_num(a, sizeof(a), &m[M_TEMP], 1, 0), t_ok ? g->deg : "",
-              t_ok ? "C" : ""));
+       dl_str(L, "%s", tui_fmt_temp(a, sizeof(a), v, &m[M_TEMP])));
     if (metric_ok(&m[M_TEMP_SLOWDOWN]) || metric_ok(&m[M_TEMP_SHUTDOWN]))
-        dp(l, R_FREE, dl_str(L, " (%s%s %s%s)", g->down,
-                             tui_fmt_num(a, sizeof(a), &m[M_TEMP_SLOWDOWN], 1, 0), g->cross,
-                             tui_fmt_num(b, sizeof(b), &m[M_TEMP_SHUTDOWN], 1, 0)));
+        dp(l, R_FREE, dl_str(L, " (%s%s %s%s)", g->down, temp_num(a, sizeof(a), v, &m[M_TEMP_SLOWDOWN]),
+                             g->cross, temp_num(b, sizeof(b), v, &m[M_TEMP_SHUTDOWN])));
     dp(l, R_NORMAL, "  Power ");
     dp(l, tui_na_or(&m[M_POWER], R_NORMAL), dl_str(L, "%s%s", tui_fmt_num(a, sizeof(a), &m[M_POWER], 1, 0),
                                                    metric_ok(&m[M_POWER]) ? " W" : ""));

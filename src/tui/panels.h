@@ -44,6 +44,7 @@ struct tui_view {
     unsigned interval_ms;
     const char *demo_label; /* "DEMO h200-mig" in the header, or NULL */
     const char *debug_path; /* --debug's file, shown in the header, or NULL */
+    bool fahrenheit;        /* temperatures shown in °F (stored and coloured in °C) */
 
     /* data, borrowed for one draw */
     const struct snapshot *snap;

@@ -198,26 +198,34 @@ void tui_theme_init(struct tui_theme *t, bool want_color, bool utf8)
     }
 }
 
+/* Set once at start (the configuration file), read by the UI thread. */
+static struct tui_thresholds th = {50, 80, 70, 90, 60, 80};
+
+void tui_set_thresholds(const struct tui_thresholds *t)
+{
+    th = *t;
+}
+
 /* NaN (a value that is present but not a number) shows as absent. */
 enum tui_role tui_role_load(double pct)
 {
     if (isnan(pct))
         return R_FREE;
-    return pct < 50 ? R_GOOD : pct < 80 ? R_WARN : R_ALARM;
+    return pct < th.load_warn ? R_GOOD : pct < th.load_alarm ? R_WARN : R_ALARM;
 }
 
 enum tui_role tui_role_vram(double pct)
 {
     if (isnan(pct))
         return R_FREE;
-    return pct < 70 ? R_GOOD : pct < 90 ? R_WARN : R_ALARM;
+    return pct < th.vram_warn ? R_GOOD : pct < th.vram_alarm ? R_WARN : R_ALARM;
 }
 
 enum tui_role tui_role_temp(double c)
 {
     if (isnan(c))
         return R_FREE;
-    return c < 60 ? R_GOOD : c < 80 ? R_WARN : R_ALARM;
+    return c < th.temp_warn ? R_GOOD : c < th.temp_alarm ? R_WARN : R_ALARM;
 }
 
 enum tui_role tui_role_swap(double pct)

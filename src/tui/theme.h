@@ -79,7 +79,16 @@ void tui_theme_init(struct tui_theme *t, bool want_color, bool utf8);
 /* Glyph sets without touching the terminal (also used by tests). */
 void tui_glyphs_init(struct tui_glyphs *g, bool utf8);
 
-/* Role for a percentage with the seed's thresholds:
+/* Warning and alarm thresholds of the roles below (the configuration
+ * file's [tui] keys); the seed's by default. Set before drawing. */
+struct tui_thresholds {
+    double load_warn, load_alarm; /* CPU and RAM used % */
+    double vram_warn, vram_alarm; /* VRAM used % */
+    double temp_warn, temp_alarm; /* °C */
+};
+void tui_set_thresholds(const struct tui_thresholds *t);
+
+/* Role for a percentage with the seed's thresholds (or the configured ones):
  * load (CPU, RAM used): <50 ok, <80 warn, else alarm;
  * VRAM %: <70 ok, <90 warn, else alarm; temperature °C: <60, <80;
  * swap %: <20 free (dark grey), <50 warn, else alarm. */

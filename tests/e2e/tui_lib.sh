@@ -143,4 +143,13 @@ usub() {
     if [ $# -ge 3 ]; then printf '%s' "${1:$2:$3}"; else printf '%s' "${1:$2}"; fi
 }
 
-tui_kill_all() { tmx kill-server 2>/dev/null || true; }
+# tui_kill_all: end the tmux server and wait until it is gone, so that the
+# next file's first session does not land on a server still shutting down.
+tui_kill_all() {
+    local i
+    tmx kill-server 2>/dev/null || true
+    for ((i = 0; i < 100; i++)); do
+        tmx list-sessions >/dev/null 2>&1 || return 0
+        sleep 0.02
+    done
+}
