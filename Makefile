@@ -49,6 +49,9 @@ BIN := $(BUILD)/mig-gpu-mon
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
+# The exporter (src/serve.c): HTTP server and gzip.
+LIBS += -lmicrohttpd -lz
+
 # The simulator: its sources and rules live in sim/sim.mk.
 SIM_DIR := $(BUILD)/sim
 include sim/sim.mk
@@ -256,12 +259,14 @@ $(BUILD)/bench_engine: bench/bench_engine.c $(BUILD)/libmigmon.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) $(LIBS)
 $(BUILD)/bench_scale: bench/bench_scale.c $(BUILD)/libmigmon.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) $(LIBS)
+$(BUILD)/bench_prom: bench/bench_prom.c $(BUILD)/libmigmon.a
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) $(LIBS)
 $(BUILD)/bench_tui: bench/bench_tui.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL) -lutil
 .PHONY: bench
 bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(BUILD)/bench_engine $(BUILD)/bench_scale \
-		$(BUILD)/bench_tui $(SIM_ALL)
+		$(BUILD)/bench_tui $(BUILD)/bench_prom $(SIM_ALL)
 	@for s in a100-sxm4-80gb h100-pcie-mig-535 dgx-a100-8x7; do \
 		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_tick sim/scenarios/$$s.ini 2000; done
 	@echo "== with the GPM helper (sampling every 100 ms)"
@@ -275,6 +280,9 @@ bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(BUILD)/bench_engine $(BU
 		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_engine sim/scenarios/$$s.ini 1000; done
 	@echo "== devices x processes"
 	@MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_scale $(CURDIR)/$(BIN) 10
+	@echo "== the /metrics page (export)"
+	@for s in a100-sxm4-80gb dgx-a100-8x7; do \
+		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_prom sim/scenarios/$$s.ini 2000; done
 	@echo "== the interactive monitor in a terminal, whole process"
 	@$(BUILD)/bench_tui $(CURDIR)/$(BIN) 10
 	@echo "== profile -- CMD: the profiler's own cost at 50 ms"

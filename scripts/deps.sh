@@ -42,15 +42,20 @@ install_packages() {
     case "$pm" in
     apt)
         want=(gcc make libc6-dev libinih-dev libncurses-dev)
+        want+=(libmicrohttpd-dev zlib1g-dev)
         [ "$1" = test ] && want+=(libcmocka-dev jq valgrind tmux python3 pkgconf)
+        [ "$1" = test ] && want+=(prometheus curl)
         ;;
     dnf | yum)
         want=(gcc make glibc-devel inih-devel ncurses-devel)
+        want+=(libmicrohttpd-devel zlib-devel)
         [ "$1" = test ] && want+=(libcmocka-devel jq valgrind tmux python3 pkgconf)
+        [ "$1" = test ] && want+=(golang-github-prometheus curl)
         ;;
     *)
-        echo "error: no apt-get, dnf or yum found; install a C compiler, make, inih, ncurses" \
-            "(and for tests cmocka, jq, valgrind and tmux) by hand, then run 'make'" >&2
+        echo "error: no apt-get, dnf or yum found; install a C compiler, make, inih, ncurses," \
+            "libmicrohttpd and zlib (and for tests cmocka, jq, valgrind, tmux, curl and" \
+            "Prometheus with promtool) by hand, then run 'make'" >&2
         exit 1
         ;;
     esac

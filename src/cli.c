@@ -17,12 +17,13 @@ void cli_usage(FILE *f)
           "  --once                 print one snapshot and exit\n"
           "  profile [OPTS] -- CMD  run CMD and report its peak GPU and CPU memory, energy\n"
           "                         and activity (mig-gpu-mon profile --help)\n"
+          "  export                 serve Prometheus metrics over HTTP (/metrics, /health)\n"
           "      --demo[=SCENARIO]  run on the bundled NVML simulator (default scenario\n"
           "                         h200-mig; SCENARIO is a name such as dgx-a100-8x7, with\n"
           "                         or without .ini, or a file path containing a '/')\n"
           "\n"
           "Options:\n"
-          "  -f, --format FMT       output of --once: table (default) or json\n"
+          "  -f, --format FMT       output of --once: table (default), json or prometheus\n"
           "      --timeout SECONDS  --once: wait at most this long for the driver (default\n"
           "                         10); a device still stuck is printed as N/A naming the\n"
           "                         call, and the exit status is 3\n"
@@ -36,6 +37,11 @@ void cli_usage(FILE *f)
           "      --debug[=FILE]     log every NVML call (device, return code, latency) to FILE\n"
           "                         (default $XDG_STATE_HOME/mig-gpu-mon/debug.log, capped at\n"
           "                         8 MiB with one rotation to FILE.1)\n"
+          "      --listen ADDR:PORT export: where to listen (default :9400, every address;\n"
+          "                         127.0.0.1:9400, [::1]:9400; port 0 picks a free one)\n"
+          "      --compat dcgm      export, --format prometheus: also the DCGM_FI_* series\n"
+          "                         dcgm-exporter writes\n"
+          "      --export-processes export, --format prometheus: per-process series (pid)\n"
           "  -h, --help             show this help and exit\n"
           "  -V, --version          show the version and exit\n"
           "\n"
@@ -86,7 +92,8 @@ static const char *optional_value(int argc, char **argv)
 int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
 {
     enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE, OPT_TOP, OPT_DEMO,
-           OPT_NO_COLOR, OPT_GPM, OPT_TIMEOUT };
+           OPT_NO_COLOR, OPT_GPM, OPT_TIMEOUT,
+           OPT_LISTEN = 300, OPT_COMPAT, OPT_EXPORT_PROCESSES };
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -101,6 +108,9 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
         {"no-color", no_argument, NULL, OPT_NO_COLOR},
         {"gpm", required_argument, NULL, OPT_GPM},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"listen", required_argument, NULL, OPT_LISTEN},
+        {"compat", required_argument, NULL, OPT_COMPAT},
+        {"export-processes", no_argument, NULL, OPT_EXPORT_PROCESSES},
         {NULL, 0, NULL, 0},
     };
     memset(c, 0, sizeof(*c));
@@ -119,10 +129,12 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
         case 'f':
             if (strcmp(optarg, "json") == 0)
                 c->format = FMT_JSON;
+            else if (strcmp(optarg, "prometheus") == 0)
+                c->format = FMT_PROM;
             else if (strcmp(optarg, "table") == 0)
                 c->format = FMT_TABLE;
             else {
-                snprintf(err, errlen, "--format %s: expected json or table", optarg);
+                snprintf(err, errlen, "--format %s: expected table, json or prometheus", optarg);
                 return -1;
             }
             c->format_given = true;
@@ -200,6 +212,21 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
                 return -1;
             }
             break;
+        case OPT_LISTEN:
+            if (!strchr(optarg, ':')) {
+                snprintf(err, errlen, "--listen %s: expected ADDR:PORT or :PORT", optarg);
+                return -1;
+            }
+            c->listen = optarg;
+            break;
+        case OPT_COMPAT:
+            if (strcmp(optarg, "dcgm") != 0) {
+                snprintf(err, errlen, "--compat %s: expected dcgm", optarg);
+                return -1;
+            }
+            c->compat_dcgm = true;
+            break;
+        case OPT_EXPORT_PROCESSES: c->export_processes = true; break;
         case ':':
             snprintf(err, errlen, "%s: missing argument", argv[optind - 1]);
             return -1;
@@ -210,6 +237,10 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
                 snprintf(err, errlen, "%s: unknown option (see --help)", argv[optind - 1]);
             return -1;
         }
+    }
+    if (optind < argc && strcmp(argv[optind], "export") == 0) {
+        c->exporter = true;
+        optind++;
     }
     if (optind < argc) {
         snprintf(err, errlen, "%s: unexpected argument (see --help)", argv[optind]);
@@ -225,6 +256,21 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
     }
     if (c->format_given && !c->once) {
         snprintf(err, errlen, "--format needs --once");
+        return -1;
+    }
+    if (c->exporter && c->once) {
+        snprintf(err, errlen, "export and --once exclude each other (--once --format prometheus "
+                              "prints the page once)");
+        return -1;
+    }
+    if (c->listen && !c->exporter) {
+        snprintf(err, errlen, "--listen needs export");
+        return -1;
+    }
+    if ((c->compat_dcgm || c->export_processes) && !c->exporter &&
+        !(c->once && c->format == FMT_PROM)) {
+        snprintf(err, errlen, "%s needs export or --once --format prometheus",
+                 c->compat_dcgm ? "--compat" : "--export-processes");
         return -1;
     }
     return 0;

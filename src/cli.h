@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum cli_format { FMT_TABLE = 0, FMT_JSON };
+enum cli_format { FMT_TABLE = 0, FMT_JSON, FMT_PROM };
 
 struct cli {
     bool help, version, once;
@@ -26,7 +26,14 @@ struct cli {
     int gpm;                /* --gpm: CLI_GPM_* (the values of enum gpm_mode) */
     unsigned timeout_ms;    /* --timeout: --once waits at most this for the driver */
     bool timeout_given;
+    /* The Prometheus exporter (`export`, docs/prometheus.md). */
+    bool exporter;
+    const char *listen;     /* --listen ADDR:PORT, borrowed; NULL: CLI_LISTEN_DEFAULT */
+    bool compat_dcgm;       /* --compat dcgm */
+    bool export_processes;  /* --export-processes */
 };
+
+#define CLI_LISTEN_DEFAULT ":9400"
 
 #define CLI_TIMEOUT_DEFAULT_MS 10000u
 #define CLI_TIMEOUT_MAX_S 3600.0

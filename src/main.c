@@ -19,7 +19,9 @@
 #include "profile.h"
 #include "text.h"
 #include "export/json.h"
+#include "export/prom.h"
 #include "export/table.h"
+#include "serve.h"
 #include "tui/tui.h"
 #include "version.h"
 
@@ -85,8 +87,11 @@ static int run_once(struct collector *col, const struct cli *c)
     unsigned left = now < deadline ? (unsigned)((deadline - now) / 2000000ull) : 0;
     collect_settle(col, left < ONCE_GPM_WAIT_MS ? left : ONCE_GPM_WAIT_MS);
     collect_tick_until(col, &s, deadline);
+    struct prom_opts po = {.dcgm = c->compat_dcgm, .processes = c->export_processes};
     if (c->format == FMT_JSON)
         json_write_snapshot(stdout, &s, false);
+    else if (c->format == FMT_PROM)
+        prom_write(stdout, &s, &po);
     else
         table_write_snapshot(stdout, &s);
     bool partial = s.partial;
@@ -178,6 +183,12 @@ int main(int argc, char **argv)
     int rc;
     if (c.once) {
         rc = run_once(&col, &c);
+    } else if (c.exporter) {
+        struct serve_opts so = {.listen = c.listen ? c.listen : CLI_LISTEN_DEFAULT,
+                                .interval_ms = c.interval_ms,
+                                .page = {.dcgm = c.compat_dcgm,
+                                         .processes = c.export_processes}};
+        rc = serve_run(&col, &so);
     } else {
         struct tui_opts to = {.interval_ms = c.interval_ms, .no_color = c.no_color,
                               .demo_label = c.demo ? demo_label : NULL,

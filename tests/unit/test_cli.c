@@ -71,7 +71,7 @@ static void test_bad_inputs(void **state)
     struct cli c;
     char err[256];
     assert_int_equal(parse(&c, err, sizeof(err), 4, "--once", "--format", "xml"), -1);
-    assert_string_equal(err, "--format xml: expected json or table");
+    assert_string_equal(err, "--format xml: expected table, json or prometheus");
     assert_int_equal(parse(&c, err, sizeof(err), 2, "--frobnicate"), -1);
     assert_string_equal(err, "--frobnicate: unknown option (see --help)");
     assert_int_equal(parse(&c, err, sizeof(err), 2, "-z"), -1);
@@ -139,6 +139,41 @@ static void test_optional_value_as_next_word(void **state)
     assert_string_equal(err, "--debug: expected a file path, got an empty one");
 }
 
+static void test_export(void **state)
+{
+    (void)state;
+    struct cli c;
+    char err[256];
+    assert_int_equal(parse(&c, err, sizeof(err), 2, "export"), 0);
+    assert_true(c.exporter);
+    assert_null(c.listen);
+    assert_int_equal(parse(&c, err, sizeof(err), 7, "export", "--listen", "127.0.0.1:9500",
+                           "--compat", "dcgm", "--export-processes"),
+                     0);
+    assert_true(c.exporter && c.compat_dcgm && c.export_processes);
+    assert_string_equal(c.listen, "127.0.0.1:9500");
+    /* options may come first (getopt moves the mode word to the end) */
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "-i", "500", "export"), 0);
+    assert_true(c.exporter);
+    assert_int_equal(c.interval_ms, 500);
+    assert_int_equal(parse(&c, err, sizeof(err), 5, "--once", "--format", "prometheus",
+                           "--compat=dcgm"),
+                     0);
+    assert_int_equal(c.format, FMT_PROM);
+    assert_true(c.compat_dcgm);
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "export", "--once"), -1);
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--listen", ":9400"), -1);
+    assert_string_equal(err, "--listen needs export");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--listen", "9400"), -1);
+    assert_string_equal(err, "--listen 9400: expected ADDR:PORT or :PORT");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "export", "--compat", "nvidia"), -1);
+    assert_string_equal(err, "--compat nvidia: expected dcgm");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--once", "--export-processes"), -1);
+    assert_string_equal(err, "--export-processes needs export or --once --format prometheus");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "export", "stray"), -1);
+    assert_string_equal(err, "stray: unexpected argument (see --help)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -146,6 +181,7 @@ int main(void)
         cmocka_unit_test(test_once_json_interval),
         cmocka_unit_test(test_interval_bounds),
         cmocka_unit_test(test_bad_inputs),
+        cmocka_unit_test(test_export),
         cmocka_unit_test(test_debug_optional_file),
         cmocka_unit_test(test_optional_value_as_next_word),
     };

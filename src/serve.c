@@ -1,0 +1,482 @@
+/*
+ * serve.c — the HTTP side of `mig-gpu-mon export` (serve.h).
+ *
+ * Threads and ownership:
+ * - The front end thread (serve_run's loop, or whoever calls
+ *   serve_publish) owns srv->buf and renders into it.
+ * - libmicrohttpd's one polling thread (epoll) runs on_request.
+ * - srv->mu guards srv->cur, srv->published_ns and the refs of every page.
+ *   A page is immutable once published; it is freed by whoever drops its
+ *   last reference: the publisher replacing it, or a finished response
+ *   (page_unref, MHD's free callback).
+ *
+ * Bounds: at most conn_limit connections (more are closed as they are
+ * accepted), each closed after timeout_s of silence (a client that holds a
+ * request half-sent), and at most conn_memory bytes of request per
+ * connection (a larger request line or headers get 431). Anything but GET
+ * or HEAD of /metrics or /health gets 404 (unknown path) or 405.
+ */
+#include "serve.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+#include <zlib.h>
+
+#include "clock.h"
+#include "engine.h"
+
+#define DEFAULT_CONN_LIMIT 512u
+#define DEFAULT_TIMEOUT_S 10u
+#define DEFAULT_CONN_MEMORY 16384u
+
+struct page {
+    unsigned refs; /* srv->mu */
+    char *text;
+    size_t len;
+    char *gz; /* NULL when compression failed: served uncompressed */
+    size_t gzlen;
+};
+
+struct server {
+    struct MHD_Daemon *d;
+    int port;
+    char where[160];         /* "http://127.0.0.1:9400" for the log line */
+    uint64_t stale_ns;       /* /health: a page older than this is KO */
+    struct prom_opts popts;
+    struct prom_buf buf;     /* the publisher's */
+    pthread_mutex_t mu;
+    struct page *cur;        /* mu */
+    uint64_t published_ns;   /* mu: CLOCK_MONOTONIC of the last publish */
+};
+
+static void page_free(struct page *p)
+{
+    if (!p)
+        return;
+    free(p->text);
+    free(p->gz);
+    free(p);
+}
+
+/* MHD's free callback of a /metrics response: drops its reference. */
+static void page_unref(void *cls)
+{
+    struct page *p = cls;
+    struct server *srv = *(struct server **)(p + 1);
+    pthread_mutex_lock(&srv->mu);
+    bool last = --p->refs == 0;
+    pthread_mutex_unlock(&srv->mu);
+    if (last)
+        page_free(p);
+}
+
+/* gzip of text (level 1: the page is repetitive, so level 1 gets most of
+ * the saving at a fraction of the CPU of the default). */
+static int gzip_page(struct page *p)
+{
+    z_stream z;
+    memset(&z, 0, sizeof(z));
+    if (deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return -1;
+    size_t cap = deflateBound(&z, (uLong)p->len) + 32;
+    p->gz = malloc(cap);
+    if (!p->gz) {
+        deflateEnd(&z);
+        return -1;
+    }
+    z.next_in = (Bytef *)p->text;
+    z.avail_in = (uInt)p->len;
+    z.next_out = (Bytef *)p->gz;
+    z.avail_out = (uInt)cap;
+    int rc = deflate(&z, Z_FINISH);
+    p->gzlen = z.total_out;
+    deflateEnd(&z);
+    if (rc != Z_STREAM_END) {
+        free(p->gz);
+        p->gz = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int serve_publish(struct server *srv, const struct snapshot *s)
+{
+    if (prom_render(&srv->buf, s, &srv->popts) != 0)
+        return -ENOMEM;
+    /* The page and, after it, the server it belongs to (for page_unref). */
+    struct page *p = calloc(1, sizeof(*p) + sizeof(struct server *));
+    if (!p)
+        return -ENOMEM;
+    *(struct server **)(p + 1) = srv;
+    p->text = malloc(srv->buf.len + 1);
+    if (!p->text) {
+        free(p);
+        return -ENOMEM;
+    }
+    memcpy(p->text, srv->buf.p, srv->buf.len + 1);
+    p->len = srv->buf.len;
+    gzip_page(p);
+    p->refs = 1; /* the server's */
+    pthread_mutex_lock(&srv->mu);
+    struct page *old = srv->cur;
+    srv->cur = p;
+    srv->published_ns = clock_mono_ns();
+    bool last = old && --old->refs == 0;
+    pthread_mutex_unlock(&srv->mu);
+    if (last)
+        page_free(old);
+    return 0;
+}
+
+/* Does an Accept-Encoding value accept gzip? "gzip", "x-gzip" or "*",
+ * unless with q=0. */
+static bool accepts_gzip(const char *ae)
+{
+    bool star = false;
+    while (ae && *ae) {
+        while (*ae == ' ' || *ae == '\t' || *ae == ',')
+            ae++;
+        const char *end = strchr(ae, ',');
+        size_t n = end ? (size_t)(end - ae) : strlen(ae);
+        const char *semi = memchr(ae, ';', n);
+        size_t nl = semi ? (size_t)(semi - ae) : n;
+        while (nl && (ae[nl - 1] == ' ' || ae[nl - 1] == '\t'))
+            nl--;
+        double q = 1;
+        if (semi) {
+            const char *qs = semi + 1;
+            while (*qs == ' ')
+                qs++;
+            if ((qs[0] == 'q' || qs[0] == 'Q') && qs[1] == '=')
+                q = strtod(qs + 2, NULL);
+        }
+        if ((nl == 4 && strncasecmp(ae, "gzip", 4) == 0) ||
+            (nl == 6 && strncasecmp(ae, "x-gzip", 6) == 0))
+            return q > 0;
+        if (nl == 1 && ae[0] == '*')
+            star = q > 0;
+        if (!end)
+            break;
+        ae = end + 1;
+    }
+    return star;
+}
+
+static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status, const char *body,
+                                  const char *allow)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+    if (!r)
+        return MHD_NO;
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+    if (allow)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    enum MHD_Result rc = MHD_queue_response(conn, status, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+static enum MHD_Result reply_metrics(struct server *srv, struct MHD_Connection *conn)
+{
+    pthread_mutex_lock(&srv->mu);
+    struct page *p = srv->cur;
+    if (p)
+        p->refs++;
+    pthread_mutex_unlock(&srv->mu);
+    if (!p)
+        return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "no sample yet\n", NULL);
+    bool gz = p->gz &&
+              accepts_gzip(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                       MHD_HTTP_HEADER_ACCEPT_ENCODING));
+    struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback_cls(
+        gz ? p->gzlen : p->len, gz ? p->gz : p->text, page_unref, p);
+    if (!r) {
+        page_unref(p);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, PROM_CONTENT_TYPE);
+    MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+    if (gz)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+    enum MHD_Result rc = MHD_queue_response(conn, MHD_HTTP_OK, r);
+    MHD_destroy_response(r); /* the page is released when the response is done */
+    return rc;
+}
+
+static enum MHD_Result reply_health(struct server *srv, struct MHD_Connection *conn)
+{
+    pthread_mutex_lock(&srv->mu);
+    bool have = srv->cur != NULL;
+    uint64_t at = srv->published_ns;
+    pthread_mutex_unlock(&srv->mu);
+    if (!have)
+        return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "KO: no sample yet\n", NULL);
+    if (clock_mono_ns() - at > srv->stale_ns)
+        return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+                          "KO: the sampling thread has published nothing lately\n", NULL);
+    return reply_text(conn, MHD_HTTP_OK, "OK\n", NULL);
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_data_size,
+                                  void **req_cls)
+{
+    (void)version;
+    (void)upload_data;
+    struct server *srv = cls;
+    bool metrics = strcmp(url, "/metrics") == 0, health = strcmp(url, "/health") == 0;
+    if (!metrics && !health)
+        return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found: try /metrics or /health\n",
+                          NULL);
+    /* Answered on the first call, before any body is read: a body (a
+     * POST's) is never buffered; the connection is closed after it. */
+    if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+        return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n",
+                          "GET, HEAD");
+    /* A GET is answered once the whole request is in (the second call),
+     * so the connection can be kept alive for the next scrape. */
+    static int seen;
+    if (*req_cls != &seen) {
+        *req_cls = &seen;
+        return MHD_YES;
+    }
+    if (*upload_data_size != 0) { /* a GET with a body: ignored */
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    return metrics ? reply_metrics(srv, conn) : reply_health(srv, conn);
+}
+
+/* A listening socket for "HOST:PORT" (HOST empty: every address, IPv6
+ * dual-stack when the host has IPv6, else IPv4). */
+static int listen_on(const char *spec, char *where, size_t wlen, int *port, char *err,
+                     size_t errlen)
+{
+    char host[256];
+    const char *colon = strrchr(spec, ':');
+    size_t hl = colon ? (size_t)(colon - spec) : 0;
+    if (!colon || hl >= sizeof(host)) {
+        snprintf(err, errlen, "--listen %s: expected ADDR:PORT or :PORT", spec);
+        return -1;
+    }
+    memcpy(host, spec, hl);
+    host[hl] = '\0';
+    if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
+        memmove(host, host + 1, hl - 2);
+        host[hl - 2] = '\0';
+    }
+    char *end;
+    errno = 0;
+    long pn = strtol(colon + 1, &end, 10);
+    if (!colon[1] || *end || errno || pn < 0 || pn > 65535) {
+        snprintf(err, errlen, "--listen %s: expected a port number from 0 to 65535", spec);
+        return -1;
+    }
+    char ps[8];
+    snprintf(ps, sizeof(ps), "%ld", pn);
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo *res = NULL;
+    int gr = getaddrinfo(host[0] ? host : NULL, ps, &hints, &res);
+    if (gr != 0) {
+        snprintf(err, errlen, "--listen %s: %s", spec, gai_strerror(gr));
+        return -1;
+    }
+    int fd = -1, saved = 0;
+    /* Every address: the IPv6 wildcard first (it also takes IPv4). */
+    for (int pass = 0; pass < 2 && fd < 0; pass++)
+        for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
+            if (!host[0] && (pass == 0) != (ai->ai_family == AF_INET6))
+                continue;
+            if (host[0] && pass == 1)
+                break;
+            fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+            if (fd < 0) {
+                saved = errno;
+                continue;
+            }
+            int one = 1, zero = 0;
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+            if (ai->ai_family == AF_INET6 && !host[0])
+                setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+            if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 128) != 0) {
+                saved = errno;
+                close(fd);
+                fd = -1;
+            }
+        }
+    freeaddrinfo(res);
+    if (fd < 0) {
+        snprintf(err, errlen, "--listen %s: %s", spec, strerror(saved ? saved : EINVAL));
+        return -1;
+    }
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof(ss);
+    char addr[INET6_ADDRSTRLEN] = "";
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
+        if (ss.ss_family == AF_INET6) {
+            struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+            *port = ntohs(a->sin6_port);
+            inet_ntop(AF_INET6, &a->sin6_addr, addr, sizeof(addr));
+        } else {
+            struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+            *port = ntohs(a->sin_port);
+            inet_ntop(AF_INET, &a->sin_addr, addr, sizeof(addr));
+        }
+    }
+    if (!host[0])
+        snprintf(where, wlen, "http://*:%d", *port);
+    else if (ss.ss_family == AF_INET6)
+        snprintf(where, wlen, "http://[%s]:%d", addr, *port);
+    else
+        snprintf(where, wlen, "http://%s:%d", addr, *port);
+    return fd;
+}
+
+int serve_start(struct server **out, const struct serve_opts *o, char *err, size_t errlen)
+{
+    *out = NULL;
+    struct server *srv = calloc(1, sizeof(*srv));
+    if (!srv) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    pthread_mutex_init(&srv->mu, NULL);
+    srv->popts = o->page;
+    uint64_t iv = (uint64_t)(o->interval_ms ? o->interval_ms : 1000) * 1000000ull;
+    srv->stale_ns = 5 * iv > 10000000000ull ? 5 * iv : 10000000000ull;
+    int fd = listen_on(o->listen ? o->listen : ":9400", srv->where, sizeof(srv->where),
+                       &srv->port, err, errlen);
+    if (fd < 0)
+        goto fail;
+    /* The HTTP thread gets none of the signals the front end handles. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    srv->d = MHD_start_daemon(
+        MHD_USE_EPOLL_INTERNAL_THREAD, 0, NULL, NULL, on_request, srv, MHD_OPTION_LISTEN_SOCKET,
+        fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)(o->conn_limit ? o->conn_limit
+                                                                   : DEFAULT_CONN_LIMIT),
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(o->timeout_s ? o->timeout_s : DEFAULT_TIMEOUT_S),
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        (size_t)(o->conn_memory ? o->conn_memory : DEFAULT_CONN_MEMORY), MHD_OPTION_END);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!srv->d) {
+        close(fd);
+        snprintf(err, errlen, "cannot start the HTTP server on %s", srv->where);
+        goto fail;
+    }
+    *out = srv;
+    return 0;
+fail:
+    pthread_mutex_destroy(&srv->mu);
+    free(srv);
+    return -1;
+}
+
+int serve_port(const struct server *srv)
+{
+    return srv->port;
+}
+
+void serve_stop(struct server *srv)
+{
+    if (!srv)
+        return;
+    /* After this no request runs and every response has been freed, so
+     * the server's reference is the last one. */
+    int fd = (int)MHD_quiesce_daemon(srv->d);
+    MHD_stop_daemon(srv->d);
+    if (fd >= 0)
+        close(fd);
+    page_free(srv->cur);
+    prom_buf_free(&srv->buf);
+    pthread_mutex_destroy(&srv->mu);
+    free(srv);
+}
+
+/* ---- the export mode ------------------------------------------------------ */
+
+static volatile sig_atomic_t quit_requested;
+static int quit_fd = -1;
+
+static void on_quit(int sig)
+{
+    (void)sig;
+    quit_requested = 1;
+    if (quit_fd >= 0) {
+        char b = 1;
+        ssize_t n = write(quit_fd, &b, 1);
+        (void)n;
+    }
+}
+
+int serve_run(struct collector *col, const struct serve_opts *o)
+{
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC | O_NONBLOCK) != 0) {
+        fprintf(stderr, "mig-gpu-mon: %s\n", strerror(errno));
+        return 1;
+    }
+    quit_fd = pfd[1];
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_quit;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+
+    int rc = 1;
+    char err[512];
+    struct server *srv = NULL;
+    struct engine *eng = NULL;
+    struct snapshot snap;
+    memset(&snap, 0, sizeof(snap));
+    if (serve_start(&srv, o, err, sizeof(err)) != 0) {
+        fprintf(stderr, "mig-gpu-mon: %s\n", err);
+        rc = 2;
+        goto out;
+    }
+    struct engine_opts eo = {.interval_ms = o->interval_ms};
+    if (engine_start(&eng, col, &eo) != 0) {
+        fprintf(stderr, "mig-gpu-mon: cannot start the sampling thread\n");
+        goto out;
+    }
+    fprintf(stderr, "mig-gpu-mon: serving %s/metrics and /health\n", srv->where);
+    while (!quit_requested) {
+        struct pollfd p[2] = {{.fd = engine_fd(eng), .events = POLLIN},
+                              {.fd = pfd[0], .events = POLLIN}};
+        if (poll(p, 2, -1) < 0 && errno != EINTR)
+            break;
+        if (quit_requested)
+            break;
+        if (engine_acquire(eng, &snap) && serve_publish(srv, &snap) != 0)
+            fprintf(stderr, "mig-gpu-mon: out of memory rendering the page; the previous one "
+                            "is served\n");
+    }
+    rc = 0;
+out:
+    serve_stop(srv);
+    engine_stop(eng);
+    snapshot_free(&snap);
+    quit_fd = -1;
+    close(pfd[0]);
+    close(pfd[1]);
+    return rc;
+}
