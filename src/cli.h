@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum cli_format { FMT_TABLE = 0, FMT_JSON };
+enum cli_format { FMT_TABLE = 0, FMT_JSON, FMT_JSONL, FMT_CSV, FMT_INFLUX };
 
 struct cli {
     bool help, version, once;
@@ -26,7 +26,17 @@ struct cli {
     int gpm;                /* --gpm: CLI_GPM_* (the values of enum gpm_mode) */
     unsigned timeout_ms;    /* --timeout: --once waits at most this for the driver */
     bool timeout_given;
+    /* record mode (the first argument is the word `record`) */
+    bool record;
+    const char *output;     /* -o FILE; "-": standard output (the default) */
+    bool append, force;     /* -o FILE exists: add to it, replace it */
+    double duration_s;      /* --duration: stop after this many seconds; 0: no limit */
+    unsigned long count;    /* -n: stop after this many snapshots; 0: no limit */
+    bool trigger_stdin;     /* --trigger stdin: one snapshot per line read on stdin */
 };
+
+#define CLI_DURATION_MAX_S 31536000.0
+#define CLI_COUNT_MAX 1000000000ul
 
 #define CLI_TIMEOUT_DEFAULT_MS 10000u
 #define CLI_TIMEOUT_MAX_S 3600.0
