@@ -179,6 +179,8 @@ int main(int argc, char **argv)
     /* A recording's file first: refusing to overwrite needs no driver. */
     int rec_fd = -1;
     bool rec_header = false;
+    if (c.record)
+        record_catch_signals();
     if (c.record && (rec_fd = record_open(&c, &rec_header, err, sizeof(err))) < 0) {
         text_clean_lines(err, sizeof(err)); /* it names a path the user gave */
         fprintf(stderr, "mig-gpu-mon: %s\n", err);

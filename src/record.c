@@ -23,6 +23,16 @@ static void on_stop(int sig)
     stop_signal = sig;
 }
 
+void record_catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
 int record_open(const struct cli *c, bool *header, char *err, size_t errlen)
 {
     *header = true;
@@ -116,13 +126,9 @@ static long read_requests(void)
 int record_run(struct collector *col, const struct cli *c, int fd, bool header)
 {
     /* The stop signals are blocked but in ppoll, so one that arrives
-     * between the check and the wait is not lost. */
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_stop;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+     * between the check and the wait is not lost; one that came while the
+     * collector opened has set the flag already. */
+    record_catch_signals();
     sigset_t stops, waitmask;
     sigemptyset(&stops);
     sigaddset(&stops, SIGINT);

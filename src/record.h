@@ -19,6 +19,10 @@
 #include "collect.h"
 #include "snapshot.h"
 
+/* SIGINT, SIGTERM and SIGHUP end the recording from now on (before the
+ * collector opens, so one that comes while the driver loads is not lost). */
+void record_catch_signals(void);
+
 /* Opens c->output ("-": standard output). An existing file is refused
  * unless c->append or c->force. Returns the descriptor, or -1 with one line
  * in err (the caller exits with status 2). *header: the output is empty, so
