@@ -43,6 +43,8 @@ install_packages() {
     apt)
         want=(gcc make libc6-dev libinih-dev libncurses-dev)
         [ "$1" = test ] && want+=(libcmocka-dev jq valgrind tmux)
+        # a real InfluxDB 1.x for the line-protocol test (tests/e2e/test_influxdb.sh)
+        [ "$1" = test ] && want+=(influxdb curl)
         ;;
     dnf | yum)
         want=(gcc make glibc-devel inih-devel ncurses-devel)

@@ -156,12 +156,7 @@ case "$lpa" in *fan_speed=*) bad "influx a100: fan_speed written for a board wit
 # hostile strings: the driver's, and a process whose name and command line
 # hold every character line protocol treats specially
 HP=$R/hproc
-cp -r "$MIGMON_SRC/tests/fixtures/proc/gpu-host" "$HP"
-mkdir -p "$HP/4242"
-sed 's/^4101 (python3)/4242 (ev il,x=1 "q"\\)/' "$MIGMON_SRC/tests/fixtures/proc/gpu-host/4101/stat" >"$HP/4242/stat"
-sed 's/4101/4242/' "$MIGMON_SRC/tests/fixtures/proc/gpu-host/4101/status" >"$HP/4242/status"
-printf 'run\0"quoted, a=b"\0back\\slash\0' >"$HP/4242/cmdline"
-: >"$HP/4242/cgroup"
+hostile_proc_root "$HP"
 hl=$(mon hostile.ini --once --format influx --gpm off --proc-root "$HP"); rc=$?
 eq "influx hostile: exit 0" "$rc" 0
 g0=$(grep '^nvidia_smi,.*index=0 ' <<<"$hl")
