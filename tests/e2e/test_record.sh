@@ -18,6 +18,16 @@ rec_bg() {
     exec env MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/$scen" MIGMON_SIM_TIME=100 \
         "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" "$@"
 }
+# wait_lines FILE N: until FILE has N lines (at most 20 s; slower under
+# the sanitizers)
+wait_lines() {
+    local t
+    for ((t = 0; t < 200; t++)); do
+        [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
 R=$TMP/record
 mkdir -p "$R"
 
@@ -63,10 +73,9 @@ eq "csv: a real 0 stays 0 (MIG 1g.18gb holds no memory)" "$(col memory_used_byte
 # --- a killed recorder leaves whole lines only ------------------------------
 rec_bg dgx-a100-8x7.ini -o "$R/k.jsonl" -i 100 --gpm off &
 pid=$!
-sleep 1.5
+wait_lines "$R/k.jsonl" 3 || bad "SIGKILL: fewer than 3 lines after 20 s"
+sleep 0.25 # a moment later: between two snapshots or inside the write of one
 { kill -KILL "$pid" && wait "$pid"; } 2>/dev/null
-lines=$(wc -l <"$R/k.jsonl")
-[ "$lines" -ge 3 ] && ok || bad "SIGKILL: only $lines lines in 1.5 s"
 [ -z "$(tail -c 1 "$R/k.jsonl")" ] && ok || bad "SIGKILL: the file ends inside a line"
 eq "SIGKILL: every line parses" "$(jq -c '.devices | length' "$R/k.jsonl" 2>&1 | sort -u)" 64
 
@@ -95,8 +104,8 @@ rec h200-mig.ini -o "$R/d.jsonl" --duration 1 -i 200 --gpm off; rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
 eq "duration: exit 0" "$rc" 0
 n=$(wc -l <"$R/d.jsonl")
-[ "$n" -ge 4 ] && [ "$n" -le 6 ] && ok || bad "duration: 1 s at 200 ms wrote $n snapshots"
-[ "$ms" -lt 3000 ] && ok || bad "duration: 1 s took $ms ms"
+[ "$n" -ge 3 ] && [ "$n" -le 6 ] && ok || bad "duration: 1 s at 200 ms wrote $n snapshots"
+[ "$ms" -lt 6000 ] && ok || bad "duration: 1 s took $ms ms"
 
 # --- signals and a closed pipe end it cleanly -------------------------------
 first=$(timeout 10 "$BASH" -c 'MIGMON_SIM_SCENARIO="$1/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIME=100 \
@@ -111,7 +120,7 @@ for sig in TERM INT; do
     rec_bg h200-mig.ini -o "$R/sig-$sig.jsonl" -i 100 --gpm off &
     pid=$!
     set +m
-    sleep 0.6
+    wait_lines "$R/sig-$sig.jsonl" 2 || bad "SIG$sig: no 2 lines after 20 s"
     kill -"$sig" "$pid"
     wait "$pid"; rc=$?
     eq "SIG$sig: exit 0" "$rc" 0
@@ -189,5 +198,5 @@ exec {REC[1]}>&-
 wait "$rpid"; rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
 eq "stdin: EOF ends it with status 0" "$rc" 0
-[ "$ms" -lt 2000 ] && ok || bad "stdin: took $ms ms to end after EOF"
+[ "$ms" -lt 3000 ] && ok || bad "stdin: took $ms ms to end after EOF"
 eq "stdin: nothing on stderr" "$(cat "$R/stdin.err")" ""
