@@ -45,6 +45,8 @@ install_packages() {
         want+=(libmicrohttpd-dev zlib1g-dev)
         [ "$1" = test ] && want+=(libcmocka-dev jq valgrind tmux python3 pkgconf)
         [ "$1" = test ] && want+=(prometheus curl)
+        # a real InfluxDB 1.x for the line-protocol test (tests/e2e/test_influxdb.sh)
+        [ "$1" = test ] && want+=(influxdb)
         ;;
     dnf | yum)
         want=(gcc make glibc-devel inih-devel ncurses-devel)

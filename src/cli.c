@@ -8,6 +8,7 @@
 void cli_usage(FILE *f)
 {
     fputs("Usage: mig-gpu-mon [OPTIONS]\n"
+          "       mig-gpu-mon record [-o FILE] [--format jsonl|csv|influx] [OPTIONS]\n"
           "Monitor NVIDIA GPUs, every MIG instance, the processes using them, and the\n"
           "host's CPUs and memory.\n"
           "\n"
@@ -21,9 +22,12 @@ void cli_usage(FILE *f)
           "      --demo[=SCENARIO]  run on the bundled NVML simulator (default scenario\n"
           "                         h200-mig; SCENARIO is a name such as dgx-a100-8x7, with\n"
           "                         or without .ini, or a file path containing a '/')\n"
+          "  record                 write a snapshot every interval until stopped (first\n"
+          "                         argument; see Recording below)\n"
           "\n"
           "Options:\n"
-          "  -f, --format FMT       output of --once: table (default), json or prometheus\n"
+          "  -f, --format FMT       output of --once: table (default), json, prometheus, csv or\n"
+          "                         influx; of record: jsonl (default), csv or influx\n"
           "      --timeout SECONDS  --once: wait at most this long for the driver (default\n"
           "                         10); a device still stuck is printed as N/A naming the\n"
           "                         call, and the exit status is 3\n"
@@ -44,6 +48,21 @@ void cli_usage(FILE *f)
           "      --export-processes export, --format prometheus: per-process series (pid)\n"
           "  -h, --help             show this help and exit\n"
           "  -V, --version          show the version and exit\n"
+          "\n"
+          "Recording (mig-gpu-mon record):\n"
+          "  -o, --output FILE      where to write (default '-': standard output); an\n"
+          "                         existing FILE is refused unless one of:\n"
+          "      --append           add to an existing FILE\n"
+          "      --force            replace an existing FILE\n"
+          "  -f, --format FMT       jsonl (default: the --once JSON object, one a line),\n"
+          "                         csv (one row per device), influx (line protocol)\n"
+          "      --duration SECONDS stop after this long\n"
+          "  -n, --count N          stop after N snapshots\n"
+          "      --trigger WHEN     interval (default): one snapshot per interval; stdin:\n"
+          "                         one per line read on standard input (Telegraf execd\n"
+          "                         signal = \"STDIN\"), ending when standard input closes\n"
+          "  Each snapshot is written whole and flushed; SIGINT, SIGTERM, SIGHUP and a\n"
+          "  closed pipe end the recording with status 0.\n"
           "\n"
           "--demo and --debug take their value after '=' or as the next argument when\n"
           "that does not start with '-': --demo h200-mig, --debug /tmp/nvml.log.\n"
@@ -89,11 +108,39 @@ static const char *optional_value(int argc, char **argv)
     return NULL;
 }
 
+/* The combinations the record mode accepts. */
+static int check_record(struct cli *c, char *err, size_t errlen)
+{
+    if (c->once) {
+        snprintf(err, errlen, "record and --once exclude each other");
+        return -1;
+    }
+    if (!c->format_given || c->format == FMT_JSON)
+        c->format = FMT_JSONL;
+    if (c->format == FMT_TABLE || c->format == FMT_PROM) {
+        snprintf(err, errlen, "record --format %s: expected jsonl, csv or influx",
+                 c->format == FMT_TABLE ? "table" : "prometheus");
+        return -1;
+    }
+    if (c->append && c->force) {
+        snprintf(err, errlen, "--append and --force exclude each other");
+        return -1;
+    }
+    if (!c->output)
+        c->output = "-";
+    if ((c->append || c->force) && strcmp(c->output, "-") == 0) {
+        snprintf(err, errlen, "--append and --force need -o FILE");
+        return -1;
+    }
+    return 0;
+}
+
 int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
 {
     enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE, OPT_TOP, OPT_DEMO,
            OPT_NO_COLOR, OPT_GPM, OPT_TIMEOUT,
            OPT_LISTEN = 300, OPT_COMPAT, OPT_EXPORT_PROCESSES };
+    enum { OPT_APPEND = 512, OPT_FORCE, OPT_DURATION, OPT_TRIGGER };
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -111,16 +158,28 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
         {"listen", required_argument, NULL, OPT_LISTEN},
         {"compat", required_argument, NULL, OPT_COMPAT},
         {"export-processes", no_argument, NULL, OPT_EXPORT_PROCESSES},
+        {"output", required_argument, NULL, 'o'},
+        {"append", no_argument, NULL, OPT_APPEND},
+        {"force", no_argument, NULL, OPT_FORCE},
+        {"duration", required_argument, NULL, OPT_DURATION},
+        {"count", required_argument, NULL, 'n'},
+        {"trigger", required_argument, NULL, OPT_TRIGGER},
         {NULL, 0, NULL, 0},
     };
     memset(c, 0, sizeof(*c));
     c->interval_ms = CLI_INTERVAL_DEFAULT_MS;
     c->timeout_ms = CLI_TIMEOUT_DEFAULT_MS;
     c->top = CLI_TOP_DEFAULT;
+    /* The mode word: the rest is parsed as if "record" were the program. */
+    if (argc >= 2 && strcmp(argv[1], "record") == 0) {
+        c->record = true;
+        argc--;
+        argv++;
+    }
     optind = 1;
     opterr = 0;
     int opt;
-    while ((opt = getopt_long(argc, argv, ":hVf:i:", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":hVf:i:o:n:", longopts, NULL)) != -1) {
         unsigned long v;
         switch (opt) {
         case 'h': c->help = true; break;
@@ -133,8 +192,16 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
                 c->format = FMT_PROM;
             else if (strcmp(optarg, "table") == 0)
                 c->format = FMT_TABLE;
+            else if (strcmp(optarg, "jsonl") == 0)
+                c->format = FMT_JSONL;
+            else if (strcmp(optarg, "csv") == 0)
+                c->format = FMT_CSV;
+            else if (strcmp(optarg, "influx") == 0)
+                c->format = FMT_INFLUX;
             else {
-                snprintf(err, errlen, "--format %s: expected table, json or prometheus", optarg);
+                snprintf(err, errlen,
+                         "--format %s: expected table, json, prometheus, jsonl, csv or influx",
+                         optarg);
                 return -1;
             }
             c->format_given = true;
@@ -227,6 +294,45 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
             c->compat_dcgm = true;
             break;
         case OPT_EXPORT_PROCESSES: c->export_processes = true; break;
+        case 'o':
+            if (!*optarg) {
+                snprintf(err, errlen, "--output: expected a file path or '-'");
+                return -1;
+            }
+            c->output = optarg;
+            break;
+        case OPT_APPEND: c->append = true; break;
+        case OPT_FORCE: c->force = true; break;
+        case OPT_DURATION: {
+            char *end = NULL;
+            errno = 0;
+            double t = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(t > 0) || t > CLI_DURATION_MAX_S) {
+                snprintf(err, errlen, "--duration %s: expected seconds, more than 0 and at most %.0f",
+                         optarg, CLI_DURATION_MAX_S);
+                return -1;
+            }
+            c->duration_s = t;
+            break;
+        }
+        case 'n':
+            if (parse_uint(optarg, CLI_COUNT_MAX, &v) != 0 || v == 0) {
+                snprintf(err, errlen, "--count %s: expected a number of snapshots from 1 to %lu",
+                         optarg, CLI_COUNT_MAX);
+                return -1;
+            }
+            c->count = v;
+            break;
+        case OPT_TRIGGER:
+            if (strcmp(optarg, "stdin") == 0)
+                c->trigger_stdin = true;
+            else if (strcmp(optarg, "interval") == 0)
+                c->trigger_stdin = false;
+            else {
+                snprintf(err, errlen, "--trigger %s: expected interval or stdin", optarg);
+                return -1;
+            }
+            break;
         case ':':
             snprintf(err, errlen, "%s: missing argument", argv[optind - 1]);
             return -1;
@@ -254,10 +360,19 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
         snprintf(err, errlen, "--timeout needs --once");
         return -1;
     }
-    if (c->format_given && !c->once) {
-        snprintf(err, errlen, "--format needs --once");
+    if (c->record)
+        return check_record(c, err, errlen);
+    if (c->output || c->append || c->force || c->duration_s > 0 || c->count || c->trigger_stdin) {
+        snprintf(err, errlen, "-o, --append, --force, --duration, -n and --trigger need the "
+                              "record mode (mig-gpu-mon record ...)");
         return -1;
     }
+    if (c->format_given && !c->once) {
+        snprintf(err, errlen, "--format needs --once or record");
+        return -1;
+    }
+    if (c->format == FMT_JSONL) /* one object on one line is what --once writes */
+        c->format = FMT_JSON;
     if (c->exporter && c->once) {
         snprintf(err, errlen, "export and --once exclude each other (--once --format prometheus "
                               "prints the page once)");

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum cli_format { FMT_TABLE = 0, FMT_JSON, FMT_PROM };
+enum cli_format { FMT_TABLE = 0, FMT_JSON, FMT_PROM, FMT_JSONL, FMT_CSV, FMT_INFLUX };
 
 struct cli {
     bool help, version, once;
@@ -31,9 +31,19 @@ struct cli {
     const char *listen;     /* --listen ADDR:PORT, borrowed; NULL: CLI_LISTEN_DEFAULT */
     bool compat_dcgm;       /* --compat dcgm */
     bool export_processes;  /* --export-processes */
+    /* record mode (the first argument is the word `record`) */
+    bool record;
+    const char *output;     /* -o FILE; "-": standard output (the default) */
+    bool append, force;     /* -o FILE exists: add to it, replace it */
+    double duration_s;      /* --duration: stop after this many seconds; 0: no limit */
+    unsigned long count;    /* -n: stop after this many snapshots; 0: no limit */
+    bool trigger_stdin;     /* --trigger stdin: one snapshot per line read on stdin */
 };
 
 #define CLI_LISTEN_DEFAULT ":9400"
+
+#define CLI_DURATION_MAX_S 31536000.0
+#define CLI_COUNT_MAX 1000000000ul
 
 #define CLI_TIMEOUT_DEFAULT_MS 10000u
 #define CLI_TIMEOUT_MAX_S 3600.0

@@ -22,6 +22,7 @@
 #include "export/prom.h"
 #include "export/table.h"
 #include "serve.h"
+#include "record.h"
 #include "tui/tui.h"
 #include "version.h"
 
@@ -92,6 +93,8 @@ static int run_once(struct collector *col, const struct cli *c)
         json_write_snapshot(stdout, &s, false);
     else if (c->format == FMT_PROM)
         prom_write(stdout, &s, &po);
+    else if (c->format == FMT_CSV || c->format == FMT_INFLUX)
+        record_format(stdout, c->format, &s, true);
     else
         table_write_snapshot(stdout, &s);
     bool partial = s.partial;
@@ -164,6 +167,18 @@ int main(int argc, char **argv)
         c.nvml_path = demo_lib;
     }
 
+    /* A recording's file first: refusing to overwrite needs no driver. */
+    int rec_fd = -1;
+    bool rec_header = false;
+    if (c.record)
+        record_catch_signals();
+    if (c.record && (rec_fd = record_open(&c, &rec_header, err, sizeof(err))) < 0) {
+        text_clean_lines(err, sizeof(err)); /* it names a path the user gave */
+        fprintf(stderr, "mig-gpu-mon: %s\n", err);
+        debuglog_close();
+        return 2;
+    }
+
     struct collector col;
     /* The GPM helper is this binary; --once has it sample twice 110 ms
      * apart (NVIDIA asks for more than 100 ms). */
@@ -178,6 +193,8 @@ int main(int argc, char **argv)
         text_clean_lines(cerr, sizeof(cerr)); /* it names a path the user gave */
         fprintf(stderr, "mig-gpu-mon: %s\n", cerr);
         debuglog_close();
+        if (rec_fd > STDOUT_FILENO)
+            close(rec_fd);
         return 2;
     }
     int rc;
@@ -189,6 +206,8 @@ int main(int argc, char **argv)
                                 .page = {.dcgm = c.compat_dcgm,
                                          .processes = c.export_processes}};
         rc = serve_run(&col, &so);
+    } else if (c.record) {
+        rc = record_run(&col, &c, rec_fd, rec_header);
     } else {
         struct tui_opts to = {.interval_ms = c.interval_ms, .no_color = c.no_color,
                               .demo_label = c.demo ? demo_label : NULL,

@@ -36,3 +36,17 @@ mon() {
     MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/$scen" MIGMON_SIM_TIME=${SIM_TIME:-100} \
         "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" "$@"
 }
+
+# hostile_proc_root DIR: the gpu-host /proc fixture plus PID 4242 (a process
+# of hostile.ini), whose name and command line hold every character that
+# line protocol and CSV treat specially: name 'ev il,x=1 "q"\', command
+# line 'run "quoted, a=b" back\slash'.
+hostile_proc_root() {
+    local src="$MIGMON_SRC/tests/fixtures/proc/gpu-host"
+    cp -r "$src" "$1"
+    mkdir -p "$1/4242"
+    sed 's/^4101 (python3)/4242 (ev il,x=1 "q"\\)/' "$src/4101/stat" >"$1/4242/stat"
+    sed 's/4101/4242/' "$src/4101/status" >"$1/4242/status"
+    printf 'run\0"quoted, a=b"\0back\\slash\0' >"$1/4242/cmdline"
+    : >"$1/4242/cgroup"
+}

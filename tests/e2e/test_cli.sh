@@ -20,7 +20,7 @@ eq "interval too small exits 2" "$rc" 2
 eq "interval message" "$err" "mig-gpu-mon: --interval 50: must be between 100 and 3600000 milliseconds"
 err=$("$MIGMON_BIN" --once --format xml 2>&1 >/dev/null); rc=$?
 eq "bad format exits 2" "$rc" 2
-eq "bad format message" "$err" "mig-gpu-mon: --format xml: expected table, json or prometheus"
+eq "bad format message" "$err" "mig-gpu-mon: --format xml: expected table, json, prometheus, jsonl, csv or influx"
 err=$("$MIGMON_BIN" --once --nvml-path /nonexistent/libnvidia-ml.so.1 2>&1 >/dev/null); rc=$?
 eq "missing --nvml-path exits 2" "$rc" 2
 eq "missing --nvml-path message" "$err" "mig-gpu-mon: --nvml-path /nonexistent/libnvidia-ml.so.1: no such file"

@@ -71,7 +71,7 @@ static void test_bad_inputs(void **state)
     struct cli c;
     char err[256];
     assert_int_equal(parse(&c, err, sizeof(err), 4, "--once", "--format", "xml"), -1);
-    assert_string_equal(err, "--format xml: expected table, json or prometheus");
+    assert_string_equal(err, "--format xml: expected table, json, prometheus, jsonl, csv or influx");
     assert_int_equal(parse(&c, err, sizeof(err), 2, "--frobnicate"), -1);
     assert_string_equal(err, "--frobnicate: unknown option (see --help)");
     assert_int_equal(parse(&c, err, sizeof(err), 2, "-z"), -1);
@@ -79,9 +79,59 @@ static void test_bad_inputs(void **state)
     assert_int_equal(parse(&c, err, sizeof(err), 2, "stray"), -1);
     assert_string_equal(err, "stray: unexpected argument (see --help)");
     assert_int_equal(parse(&c, err, sizeof(err), 3, "--format", "json"), -1);
-    assert_string_equal(err, "--format needs --once");
+    assert_string_equal(err, "--format needs --once or record");
     assert_int_equal(parse(&c, err, sizeof(err), 2, "--nvml-path="), -1);
     assert_int_equal(parse(&c, err, sizeof(err), 2, "--debug="), -1);
+}
+
+static void test_record_mode(void **state)
+{
+    (void)state;
+    struct cli c;
+    char err[256];
+    assert_int_equal(parse(&c, err, sizeof(err), 2, "record"), 0);
+    assert_true(c.record);
+    assert_int_equal(c.format, FMT_JSONL);
+    assert_string_equal(c.output, "-");
+    assert_int_equal(parse(&c, err, sizeof(err), 10, "record", "-o", "/tmp/x.csv", "-f", "csv",
+                           "--duration", "2.5", "-n", "7"),
+                     0);
+    assert_int_equal(c.format, FMT_CSV);
+    assert_string_equal(c.output, "/tmp/x.csv");
+    assert_true(c.duration_s == 2.5);
+    assert_int_equal(c.count, 7);
+    assert_int_equal(parse(&c, err, sizeof(err), 6, "record", "--format", "influx", "--trigger",
+                           "stdin"),
+                     0);
+    assert_true(c.trigger_stdin);
+    assert_int_equal(c.format, FMT_INFLUX);
+    /* json is the same object as jsonl */
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "-f", "json"), 0);
+    assert_int_equal(c.format, FMT_JSONL);
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "--once", "-f", "influx"), 0);
+    assert_int_equal(c.format, FMT_INFLUX);
+
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "-f", "table"), -1);
+    assert_string_equal(err, "record --format table: expected jsonl, csv or influx");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "record", "--once"), -1);
+    assert_string_equal(err, "record and --once exclude each other");
+    assert_int_equal(parse(&c, err, sizeof(err), 6, "record", "-o", "f", "--append", "--force"),
+                     -1);
+    assert_string_equal(err, "--append and --force exclude each other");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "record", "--force"), -1);
+    assert_string_equal(err, "--append and --force need -o FILE");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "-n", "0"), -1);
+    assert_string_equal(err, "--count 0: expected a number of snapshots from 1 to 1000000000");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "--duration", "-1"), -1);
+    assert_string_equal(err, "--duration -1: expected seconds, more than 0 and at most 31536000");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "--trigger", "cron"), -1);
+    assert_string_equal(err, "--trigger cron: expected interval or stdin");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "-o", "f"), -1);
+    assert_string_equal(err, "-o, --append, --force, --duration, -n and --trigger need the "
+                             "record mode (mig-gpu-mon record ...)");
+    /* the word counts only as the first argument */
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--once", "record"), -1);
+    assert_string_equal(err, "record: unexpected argument (see --help)");
 }
 
 static void test_debug_optional_file(void **state)
@@ -182,6 +232,7 @@ int main(void)
         cmocka_unit_test(test_interval_bounds),
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_export),
+        cmocka_unit_test(test_record_mode),
         cmocka_unit_test(test_debug_optional_file),
         cmocka_unit_test(test_optional_value_as_next_word),
     };

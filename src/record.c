@@ -1,0 +1,219 @@
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "engine.h"
+#include "export/csv.h"
+#include "export/influx.h"
+#include "export/json.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+    stop_signal = sig;
+}
+
+void record_catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_stop;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+int record_open(const struct cli *c, bool *header, char *err, size_t errlen)
+{
+    *header = true;
+    if (strcmp(c->output, "-") == 0)
+        return STDOUT_FILENO;
+    int flags = O_WRONLY | O_CREAT | O_CLOEXEC;
+    if (c->append)
+        flags |= O_APPEND;
+    else if (c->force)
+        flags |= O_TRUNC;
+    else
+        flags |= O_EXCL;
+    int fd = open(c->output, flags, 0644);
+    if (fd < 0) {
+        if (errno == EEXIST)
+            snprintf(err, errlen, "%.3000s exists: --append adds to it, --force replaces it",
+                     c->output);
+        else
+            snprintf(err, errlen, "%.3000s: %s", c->output, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (c->append && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+        *header = false;
+    return fd;
+}
+
+void record_format(FILE *f, enum cli_format fmt, const struct snapshot *s, bool header)
+{
+    switch (fmt) {
+    case FMT_CSV:
+        if (header)
+            csv_write_header(f);
+        csv_write_rows(f, s);
+        break;
+    case FMT_INFLUX: influx_write_snapshot(f, s); break;
+    default: json_write_snapshot(f, s, false); break;
+    }
+}
+
+/* Everything or an error: a regular file takes a write whole; a pipe may
+ * take a large batch in parts. */
+static int write_all(int fd, const char *b, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, b, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        b += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* One snapshot rendered in memory, then one write. */
+static int emit(int fd, enum cli_format fmt, const struct snapshot *s, bool *header)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return -ENOMEM;
+    record_format(m, fmt, s, *header);
+    if (fclose(m) != 0) {
+        free(buf);
+        return -ENOMEM;
+    }
+    int rc = write_all(fd, buf, len);
+    free(buf);
+    if (rc == 0)
+        *header = false;
+    return rc;
+}
+
+/* Newlines in what stdin has now; -1 at its end. */
+static long read_requests(void)
+{
+    char b[512];
+    ssize_t n = read(STDIN_FILENO, b, sizeof(b));
+    if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+        return -1;
+    long k = 0;
+    for (ssize_t i = 0; i < n; i++)
+        k += b[i] == '\n';
+    return k;
+}
+
+int record_run(struct collector *col, const struct cli *c, int fd, bool header)
+{
+    /* The stop signals are blocked but in ppoll, so one that arrives
+     * between the check and the wait is not lost; one that came while the
+     * collector opened has set the flag already. */
+    record_catch_signals();
+    sigset_t stops, waitmask;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGINT);
+    sigaddset(&stops, SIGTERM);
+    sigaddset(&stops, SIGHUP);
+    sigprocmask(SIG_BLOCK, &stops, &waitmask);
+    sigdelset(&waitmask, SIGINT);
+    sigdelset(&waitmask, SIGTERM);
+    sigdelset(&waitmask, SIGHUP);
+
+    int status = 0;
+    struct engine *e = NULL;
+    struct engine_opts eo = {.interval_ms = c->interval_ms};
+    int erc = engine_start(&e, col, &eo);
+    if (erc != 0) {
+        fprintf(stderr, "mig-gpu-mon: starting the sampling thread: %s\n", strerror(-erc));
+        status = 1;
+        goto out;
+    }
+    uint64_t end = c->duration_s > 0
+                       ? clock_mono_ns() + (uint64_t)(c->duration_s * 1e9)
+                       : 0;
+    struct snapshot snap;
+    memset(&snap, 0, sizeof(snap));
+    bool have = false;
+    long owed = 0; /* --trigger stdin: lines read before the first snapshot */
+    unsigned long written = 0;
+    while (!stop_signal) {
+        struct pollfd p[2] = {{.fd = engine_fd(e), .events = POLLIN},
+                              {.fd = STDIN_FILENO, .events = POLLIN}};
+        struct timespec ts, *tsp = NULL;
+        if (end) {
+            uint64_t now = clock_mono_ns();
+            if (now >= end)
+                break;
+            ts.tv_sec = (time_t)((end - now) / 1000000000ull);
+            ts.tv_nsec = (long)((end - now) % 1000000000ull);
+            tsp = &ts;
+        }
+        int n = ppoll(p, c->trigger_stdin ? 2 : 1, tsp, &waitmask);
+        if (n < 0 && errno != EINTR) {
+            fprintf(stderr, "mig-gpu-mon: poll: %s\n", strerror(errno));
+            status = 1;
+            break;
+        }
+        if (n <= 0)
+            continue;
+        long want = 0;
+        if (p[0].revents && engine_acquire(e, &snap)) {
+            have = true;
+            want = c->trigger_stdin ? owed : 1;
+            owed = 0;
+        }
+        if (c->trigger_stdin && p[1].revents) {
+            long k = read_requests();
+            if (k < 0)
+                break;
+            if (have)
+                want += k;
+            else
+                owed += k;
+        }
+        for (; want > 0 && !stop_signal; want--) {
+            int rc = emit(fd, c->format, &snap, &header);
+            if (rc == -EPIPE) /* the reader is gone: a normal end */
+                goto done;
+            if (rc != 0) {
+                fprintf(stderr, "mig-gpu-mon: writing %s: %s\n",
+                        strcmp(c->output, "-") == 0 ? "standard output" : c->output,
+                        strerror(-rc));
+                status = 1;
+                goto done;
+            }
+            if (c->count && ++written >= c->count)
+                goto done;
+        }
+    }
+done:
+    engine_stop(e);
+    snapshot_free(&snap);
+out:
+    if (fd != STDOUT_FILENO && close(fd) != 0 && status == 0) {
+        fprintf(stderr, "mig-gpu-mon: closing %s: %s\n", c->output, strerror(errno));
+        status = 1;
+    }
+    sigprocmask(SIG_UNBLOCK, &stops, NULL);
+    return status;
+}

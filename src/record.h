@@ -1,0 +1,41 @@
+/*
+ * record.h — the record mode: a snapshot from the sampling engine written
+ * every interval (or for every line read on stdin) as JSON Lines, CSV or
+ * InfluxDB line protocol (docs/record.md).
+ *
+ * Each snapshot is rendered in memory and handed to the kernel with one
+ * write, so a recorder that is killed leaves whole lines behind; SIGINT,
+ * SIGTERM, SIGHUP, a closed pipe and (with --trigger stdin) the end of
+ * standard input end it with status 0.
+ */
+#ifndef MIGMON_RECORD_H
+#define MIGMON_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "collect.h"
+#include "snapshot.h"
+
+/* SIGINT, SIGTERM and SIGHUP end the recording from now on (before the
+ * collector opens, so one that comes while the driver loads is not lost). */
+void record_catch_signals(void);
+
+/* Opens c->output ("-": standard output). An existing file is refused
+ * unless c->append or c->force. Returns the descriptor, or -1 with one line
+ * in err (the caller exits with status 2). *header: the output is empty, so
+ * a CSV recording starts with its header. */
+int record_open(const struct cli *c, bool *header, char *err, size_t errlen);
+
+/* Records until a limit, a signal, a closed pipe or (--trigger stdin) the
+ * end of standard input. Takes the collector for the engine while it runs
+ * and closes fd (unless it is standard output). Returns the exit status. */
+int record_run(struct collector *col, const struct cli *c, int fd, bool header);
+
+/* One snapshot in fmt (FMT_JSON and FMT_JSONL: one line; FMT_CSV: the
+ * header first when header is set; FMT_INFLUX: one batch). */
+void record_format(FILE *f, enum cli_format fmt, const struct snapshot *s, bool header);
+
+#endif

@@ -1,0 +1,202 @@
+# shellcheck shell=bash
+# The record mode (docs/record.md): JSON Lines against --once, CSV against
+# its header, whole lines after SIGKILL, overwrite rules, limits, signals
+# and a closed pipe; the line protocol's escaping, types and absent values,
+# and the Telegraf execd STDIN trigger.
+
+# rec SCENARIO [ARGS...]: the record mode on a simulator scenario
+rec() {
+    local scen=$1
+    shift
+    MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/$scen" MIGMON_SIM_TIME=${SIM_TIME:-100} \
+        "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" "$@"
+}
+# rec_bg SCENARIO [ARGS...] &: the same, with $! the recorder's own PID
+rec_bg() {
+    local scen=$1
+    shift
+    exec env MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/$scen" MIGMON_SIM_TIME=100 \
+        "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" "$@"
+}
+# wait_lines FILE N: until FILE has N lines (at most 20 s; slower under
+# the sanitizers)
+wait_lines() {
+    local t
+    for ((t = 0; t < 200; t++)); do
+        [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+R=$TMP/record
+mkdir -p "$R"
+
+# --- JSON Lines: each record is the --once object, field by field ----------
+rec h200-mig.ini -o "$R/a.jsonl" -n 3 -i 100 --gpm off; rc=$?
+eq "jsonl: exit 0" "$rc" 0
+eq "jsonl: -n 3 writes 3 lines" "$(wc -l <"$R/a.jsonl")" 3
+once=$(mon h200-mig.ini --once --format json --gpm off)
+# what differs by nature: the clocks, and host CPU figures (a delta that
+# --once primes for 200 ms)
+norm='del(.elapsed_ns, .timestamp, .host) | .devices |= map(del(.processes[]?.cpu_pct))'
+want=$(printf '%s' "$once" | jq -cS "$norm")
+n=0
+while IFS= read -r line; do
+    n=$((n + 1))
+    got=$(printf '%s' "$line" | jq -cS "$norm" 2>&1)
+    eq "jsonl: record $n equals --once (devices, versions, errors)" "$got" "$want"
+done <"$R/a.jsonl"
+eq "jsonl: a known value" "$(head -1 "$R/a.jsonl" | jq -c '.devices[0].metrics.memory_total_bytes.value')" 150754820096
+eq "jsonl: elapsed_ns grows from one reference instant" \
+    "$(jq -s -c '[.[].elapsed_ns] | (. == sort) and (.[2] - .[0] >= 150000000)' "$R/a.jsonl")" true
+
+# --- CSV: every row against the header --------------------------------------
+rec h200-mig.ini -o "$R/a.csv" -f csv -n 2 -i 100 --gpm off; rc=$?
+eq "csv: exit 0" "$rc" 0
+grep -q '"' "$R/a.csv" && bad "csv: h200-mig has no field that needs quoting" || ok
+ndev=$(printf '%s' "$once" | jq '.devices | length')
+eq "csv: a header and one row per device per tick" "$(wc -l <"$R/a.csv")" $((1 + 2 * ndev))
+eq "csv: every row has the header's column count" \
+    "$(awk -F, 'NR == 1 { n = NF; next } NF != n { bad++ } END { print n, bad + 0 }' "$R/a.csv")" "52 0"
+col() { # col NAME ROW: the field of column NAME in data row ROW
+    awk -F, -v name="$1" -v row="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
+        NR == row + 1 { print $c }' "$R/a.csv"
+}
+eq "csv: memory_total_bytes of the GPU" "$(col memory_total_bytes 1)" 150754820096
+eq "csv: memory_used_bytes of MIG 3g.71gb" "$(col memory_used_bytes 2)" \
+    "$(printf '%s' "$once" | jq '.devices[1].metrics.memory_used_bytes.value')"
+eq "csv: profile column" "$(col profile 2)" 3g.71gb
+jeq "csv: gpu_util_pct is N/A in JSON" "$once" '.devices[0].metrics.gpu_util_pct.value' null
+eq "csv: ... and empty in CSV, not 0" "$(col gpu_util_pct 1)" ""
+eq "csv: a real 0 stays 0 (MIG 1g.18gb holds no memory)" "$(col memory_used_bytes 5)" 0
+
+# --- a killed recorder leaves whole lines only ------------------------------
+rec_bg dgx-a100-8x7.ini -o "$R/k.jsonl" -i 100 --gpm off &
+pid=$!
+wait_lines "$R/k.jsonl" 3 || bad "SIGKILL: fewer than 3 lines after 20 s"
+sleep 0.25 # a moment later: between two snapshots or inside the write of one
+{ kill -KILL "$pid" && wait "$pid"; } 2>/dev/null
+[ -z "$(tail -c 1 "$R/k.jsonl")" ] && ok || bad "SIGKILL: the file ends inside a line"
+eq "SIGKILL: every line parses" "$(jq -c '.devices | length' "$R/k.jsonl" 2>&1 | sort -u)" 64
+
+# --- existing files: refused, --append, --force -----------------------------
+printf 'keep\n' >"$R/exists.jsonl"
+err=$(rec h200-mig.ini -o "$R/exists.jsonl" -n 1 --gpm off 2>&1 >/dev/null); rc=$?
+eq "overwrite: refused with status 2" "$rc" 2
+contains "overwrite: says how to go on" "$err" "exists.jsonl exists: --append adds to it, --force replaces it"
+eq "overwrite: the file is untouched" "$(cat "$R/exists.jsonl")" keep
+rec h200-mig.ini -o "$R/exists.jsonl" -n 2 -i 100 --gpm off --append; rc=$?
+eq "append: exit 0" "$rc" 0
+eq "append: adds to the file" "$(wc -l <"$R/exists.jsonl"):$(head -1 "$R/exists.jsonl")" "3:keep"
+rec h200-mig.ini -o "$R/a.csv" -f csv -n 1 --gpm off --append
+eq "append: CSV gets no second header" "$(grep -c '^timestamp,' "$R/a.csv"):$(wc -l <"$R/a.csv")" \
+    "1:$((1 + 3 * ndev))"
+rec h200-mig.ini -o "$R/exists.jsonl" -n 1 --gpm off --force; rc=$?
+eq "force: exit 0" "$rc" 0
+eq "force: replaces the file" "$(wc -l <"$R/exists.jsonl")" 1
+err=$(rec h200-mig.ini -o "$R/no/such/dir.jsonl" -n 1 2>&1); rc=$?
+eq "unwritable path: status 2" "$rc" 2
+contains "unwritable path: named with the reason" "$err" "dir.jsonl: No such file or directory"
+
+# --- --duration -------------------------------------------------------------
+t0=$(date +%s%N)
+rec h200-mig.ini -o "$R/d.jsonl" --duration 1 -i 200 --gpm off; rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+eq "duration: exit 0" "$rc" 0
+n=$(wc -l <"$R/d.jsonl")
+[ "$n" -ge 3 ] && [ "$n" -le 6 ] && ok || bad "duration: 1 s at 200 ms wrote $n snapshots"
+[ "$ms" -lt 6000 ] && ok || bad "duration: 1 s took $ms ms"
+
+# --- signals and a closed pipe end it cleanly -------------------------------
+first=$(timeout 10 "$BASH" -c 'MIGMON_SIM_SCENARIO="$1/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIME=100 \
+    "$2" record --nvml-path "$3" -i 100 --gpm off | head -1; echo "${PIPESTATUS[0]}" >"$4"' _ \
+    "$MIGMON_SRC" "$MIGMON_BIN" "$MIGMON_SIM_LIB" "$R/pipe.rc")
+eq "SIGPIPE: the recorder exits 0" "$(cat "$R/pipe.rc" 2>/dev/null)" 0
+eq "SIGPIPE: the line read is whole" "$(printf '%s' "$first" | jq -c .schema)" 1
+for sig in TERM INT; do
+    # job control on, so the background recorder does not start with
+    # SIGINT ignored, as a non-interactive shell's background jobs do
+    set -m
+    rec_bg h200-mig.ini -o "$R/sig-$sig.jsonl" -i 100 --gpm off &
+    pid=$!
+    set +m
+    wait_lines "$R/sig-$sig.jsonl" 2 || bad "SIG$sig: no 2 lines after 20 s"
+    kill -"$sig" "$pid"
+    wait "$pid"; rc=$?
+    eq "SIG$sig: exit 0" "$rc" 0
+    eq "SIG$sig: every line whole" "$(jq -c .schema "$R/sig-$sig.jsonl" | sort -u)" 1
+done
+
+# --- line protocol ------------------------------------------------------------
+lp=$(mon h200-mig.ini --once --format influx --gpm off); rc=$?
+eq "influx --once: exit 0" "$rc" 0
+eq "influx --once: one nvidia_smi line per GPU" "$(grep -c '^nvidia_smi,' <<<"$lp")" \
+    "$(printf '%s' "$once" | jq '[.devices[] | select(.kind == "gpu")] | length')"
+eq "influx --once: one nvidia_smi_mig line per MIG device" "$(grep -c '^nvidia_smi_mig,' <<<"$lp")" \
+    "$(printf '%s' "$once" | jq '[.devices[] | select(.kind == "mig")] | length')"
+eq "influx --once: one nvidia_smi_process line per process" "$(grep -c '^nvidia_smi_process,' <<<"$lp")" \
+    "$(printf '%s' "$once" | jq '[.devices[].processes[]] | length')"
+eq "influx --once: one migmon_host line" "$(grep -c '^migmon_host ' <<<"$lp")" 1
+gpu=$(grep '^nvidia_smi,' <<<"$lp")
+contains "influx: Telegraf's tags, escaped" "$gpu" \
+    "nvidia_smi,arch=Hopper,name=NVIDIA\\ H200,pstate=P0,uuid=GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8,index=0 "
+contains "influx: memory in MiB, integer" "$gpu" "memory_total=143771i,"
+contains "influx: power a float" "$gpu" ",power_limit=700,"
+case "$gpu" in *utilization_gpu=*) bad "influx: N/A utilization_gpu written" ;; *) ok ;; esac
+ts=$(awk '{ print $NF }' <<<"$lp" | sort -u)
+eq "influx: one timestamp per batch" "$(wc -l <<<"$ts")" 1
+now=$(date +%s%N)
+[ $((now - ts)) -ge 0 ] && [ $((now - ts)) -lt 60000000000 ] && ok || bad "influx: timestamp $ts is not the wall clock in ns ($now)"
+contains "influx: a MIG line" "$lp" \
+    "nvidia_smi_mig,arch=Hopper,name=NVIDIA\\ H200,pstate=P0,uuid=GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8,index=0,gpu_index=1,compute_index=0,parent_index=0,mig_uuid=MIG-760076c7-d3b3-392a-4dba-0e98392dab98,profile=3g.71gb memory_fb_used=42535i,memory_fb_total=67840i,memory_fb_free=25305i,process_count=1i "
+# every Telegraf integer field ends in i, every float does not
+ints='utilization_gpu|utilization_memory|utilization_encoder|utilization_decoder|memory_used|memory_free|memory_total|temperature_gpu|clocks_current_graphics|clocks_current_sm|clocks_current_memory|fan_speed|pcie_link_gen_current|pcie_link_width_current|memory_fb_used|memory_fb_free|memory_fb_total|pid|used_memory'
+lpa=$(mon a100-sxm4-80gb.ini --once --format influx)
+eq "influx: integer fields end in i" \
+    "$(grep -oE "[ ,]($ints)=[^, ]+" <<<"$lp$lpa" | grep -vcE '=-?[0-9]+i$')" 0
+eq "influx: power is a float" "$(grep -oE '[ ,]power_(draw|limit)=[^, ]+' <<<"$lpa" | grep -c 'i$')" 0
+for f in utilization_gpu utilization_memory temperature_gpu clocks_current_sm power_draw; do
+    contains "influx a100: $f present" "$(grep '^nvidia_smi,' <<<"$lpa")" "$f="
+done
+# an SXM board has no fan: N/A in JSON, no field (never 0)
+jeq "a100: fan_pct is N/A" "$(mon a100-sxm4-80gb.ini --once --format json)" '.devices[0].metrics.fan_pct.value' null
+case "$lpa" in *fan_speed=*) bad "influx a100: fan_speed written for a board without a fan" ;; *) ok ;; esac
+
+# hostile strings: the driver's, and a process whose name and command line
+# hold every character line protocol treats specially
+HP=$R/hproc
+hostile_proc_root "$HP"
+hl=$(mon hostile.ini --once --format influx --gpm off --proc-root "$HP"); rc=$?
+eq "influx hostile: exit 0" "$rc" 0
+g0=$(grep '^nvidia_smi,.*index=0 ' <<<"$hl")
+case "$g0" in *utilization_gpu=* | *temperature_gpu=* | *memory_used=* | *fan_speed=*) bad "influx hostile: an absurd value was written: $g0" ;; *) ok ;; esac
+contains "influx hostile: the GPU name's spaces escaped" "$g0" "name=NVIDIA\\ ?[2J?]0;title?A100?31m\\ "
+contains "influx hostile: the process tags" "$hl" 'nvidia_smi_process,name=ev\ il\,x\=1\ "q"?,type=C,uuid=GPU-0c0c0c0c-1111-4222-8333-444444444444 pid=4242i'
+contains "influx hostile: the command string" "$hl" 'command="run \"quoted, a=b\" back\\slash"'
+has_ctl=$(LC_ALL=C grep -cP '[\x00-\x08\x0b-\x1f\x7f]' <<<"$hl")
+eq "influx hostile: no control bytes" "$has_ctl" 0
+eq "influx hostile: every line has a measurement, fields and a timestamp" \
+    "$(grep -cvE '^[a-z_]+(,[^ ]+)? [^ ].* [0-9]{19}$' <<<"$hl")" 0
+eq "influx: a device with no value at all writes no line" \
+    "$(mon no-gpu.ini --once --format influx | grep -c '^nvidia_smi')" 0
+
+# --- Telegraf execd, signal = "STDIN" ---------------------------------------
+nlines=$(wc -l <<<"$lp")
+coproc REC { rec h200-mig.ini -o - -f influx --trigger stdin -i 200 --gpm off 2>"$R/stdin.err"; }
+rpid=$REC_PID
+got=0
+printf '\n' >&"${REC[1]}"
+for ((i = 0; i < nlines; i++)); do IFS= read -r -t 5 l <&"${REC[0]}" && got=$((got + 1)); done
+eq "stdin: one newline, one batch" "$got" "$nlines"
+IFS= read -r -t 0.8 l <&"${REC[0]}" && bad "stdin: wrote without being asked: $l" || ok
+printf '\n\n' >&"${REC[1]}"
+got=0
+for ((i = 0; i < 2 * nlines; i++)); do IFS= read -r -t 5 l <&"${REC[0]}" && got=$((got + 1)); done
+eq "stdin: two newlines, two batches" "$got" $((2 * nlines))
+t0=$(date +%s%N)
+exec {REC[1]}>&-
+wait "$rpid"; rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+eq "stdin: EOF ends it with status 0" "$rc" 0
+[ "$ms" -lt 3000 ] && ok || bad "stdin: took $ms ms to end after EOF"
+eq "stdin: nothing on stderr" "$(cat "$R/stdin.err")" ""
