@@ -38,6 +38,11 @@ void cli_usage(FILE *f)
           "                         process: auto (default), on (keep it even if the driver\n"
           "                         misbehaves after GPM calls) or off\n"
           "      --nvml-path PATH   load this libnvidia-ml instead of searching for it\n"
+          "      --config FILE      read this configuration file instead of\n"
+          "                         $XDG_CONFIG_HOME/mig-gpu-mon/config.ini (~/.config/...)\n"
+          "      --no-config        read no configuration file\n"
+          "      --write-config     write the settings in force (file and flags) with\n"
+          "                         comments to the configuration file, then exit\n"
           "      --debug[=FILE]     log every NVML call (device, return code, latency) to FILE\n"
           "                         (default $XDG_STATE_HOME/mig-gpu-mon/debug.log, capped at\n"
           "                         8 MiB with one rotation to FILE.1)\n"
@@ -141,6 +146,7 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
            OPT_NO_COLOR, OPT_GPM, OPT_TIMEOUT,
            OPT_LISTEN = 300, OPT_COMPAT, OPT_EXPORT_PROCESSES };
     enum { OPT_APPEND = 512, OPT_FORCE, OPT_DURATION, OPT_TRIGGER };
+    enum { OPT_CONFIG = 600, OPT_NO_CONFIG, OPT_WRITE_CONFIG };
     static const struct option longopts[] = {
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -153,6 +159,9 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
         {"top", required_argument, NULL, OPT_TOP},
         {"demo", optional_argument, NULL, OPT_DEMO},
         {"no-color", no_argument, NULL, OPT_NO_COLOR},
+        {"config", required_argument, NULL, OPT_CONFIG},
+        {"no-config", no_argument, NULL, OPT_NO_CONFIG},
+        {"write-config", no_argument, NULL, OPT_WRITE_CONFIG},
         {"gpm", required_argument, NULL, OPT_GPM},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"listen", required_argument, NULL, OPT_LISTEN},
@@ -218,6 +227,7 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
                 return -1;
             }
             c->interval_ms = (unsigned)v;
+            c->interval_given = true;
             break;
         case OPT_NVML_PATH:
             if (!*optarg) {
@@ -242,6 +252,7 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
                 return -1;
             }
             c->top = (unsigned)v;
+            c->top_given = true;
             break;
         case OPT_DEMO:
             c->demo = true;
@@ -252,6 +263,15 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
             }
             break;
         case OPT_NO_COLOR: c->no_color = true; break;
+        case OPT_CONFIG:
+            if (!*optarg) {
+                snprintf(err, errlen, "--config: expected a file path");
+                return -1;
+            }
+            c->config_file = optarg;
+            break;
+        case OPT_NO_CONFIG: c->no_config = true; break;
+        case OPT_WRITE_CONFIG: c->write_config = true; break;
         case OPT_TIMEOUT: {
             char *end = NULL;
             errno = 0;
@@ -278,6 +298,7 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
                 snprintf(err, errlen, "--gpm %s: expected auto, on or off", optarg);
                 return -1;
             }
+            c->gpm_given = true;
             break;
         case OPT_LISTEN:
             if (!strchr(optarg, ':')) {
@@ -354,6 +375,10 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
     }
     if (c->demo && c->nvml_path) {
         snprintf(err, errlen, "--demo and --nvml-path exclude each other");
+        return -1;
+    }
+    if (c->config_file && c->no_config) {
+        snprintf(err, errlen, "--config and --no-config exclude each other");
         return -1;
     }
     if (c->timeout_given && !c->once) {

@@ -26,6 +26,11 @@ struct cli {
     int gpm;                /* --gpm: CLI_GPM_* (the values of enum gpm_mode) */
     unsigned timeout_ms;    /* --timeout: --once waits at most this for the driver */
     bool timeout_given;
+    /* what the command line set, so the configuration file fills the rest */
+    bool interval_given, top_given, gpm_given;
+    const char *config_file; /* --config FILE; NULL: the default path */
+    bool no_config;          /* --no-config */
+    bool write_config;       /* --write-config */
     /* The Prometheus exporter (`export`, docs/prometheus.md). */
     bool exporter;
     const char *listen;     /* --listen ADDR:PORT, borrowed; NULL: CLI_LISTEN_DEFAULT */

@@ -2,6 +2,8 @@
  * main.c — parse the command line, open the collector, run one front end.
  */
 #include <errno.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "config.h"
 #include "clock.h"
 #include "backend/gpm.h"
 #include "collect.h"
@@ -23,6 +26,7 @@
 #include "export/table.h"
 #include "serve.h"
 #include "record.h"
+#include "tui/theme.h"
 #include "tui/tui.h"
 #include "version.h"
 
@@ -109,6 +113,92 @@ static int run_once(struct collector *col, const struct cli *c)
     return partial ? EXIT_PARTIAL : 0;
 }
 
+/*
+ * The configuration file under the command line: what a flag did not set
+ * comes from the file (docs/config.md). Bad lines were reported and
+ * skipped; an unreadable file is reported and ignored.
+ */
+static void apply_config(struct cli *c, struct config *cfg)
+{
+    config_defaults(cfg);
+    if (!c->no_config) {
+        char path[4096];
+        const char *p = c->config_file;
+        if (!p && config_default_path(path, sizeof(path)) == 0)
+            p = path;
+        if (p && config_load(cfg, p, stderr) == 1 && c->config_file)
+            fprintf(stderr, "mig-gpu-mon: --config %s: no such file; the defaults apply\n", p);
+    }
+    if (!c->interval_given)
+        c->interval_ms = cfg->interval_ms;
+    if (!c->top_given)
+        c->top = cfg->top;
+    if (!c->gpm_given)
+        c->gpm = cfg->gpm;
+    if (!cfg->color)
+        c->no_color = true;
+    if (c->exporter && !c->listen)
+        c->listen = cfg->listen;
+    if ((c->exporter || (c->once && c->format == FMT_PROM)) && !strcmp(cfg->compat, "dcgm"))
+        c->compat_dcgm = true;
+    /* the file's view of what is in force now, for --write-config */
+    cfg->interval_ms = c->interval_ms;
+    cfg->top = c->top;
+    cfg->gpm = c->gpm;
+    cfg->color = !c->no_color;
+    struct tui_thresholds th = {cfg->load_warn_pct, cfg->load_alarm_pct, cfg->vram_warn_pct,
+                                cfg->vram_alarm_pct, cfg->temp_warn_c, cfg->temp_alarm_c};
+    tui_set_thresholds(&th);
+}
+
+/* --write-config: the settings in force, into the configuration file
+ * (never over an existing one). */
+static int write_config(const struct cli *c, const struct config *cfg)
+{
+    char path[4096];
+    const char *p = c->config_file;
+    if (!p) {
+        if (config_default_path(path, sizeof(path)) != 0) {
+            fprintf(stderr, "mig-gpu-mon: --write-config: neither XDG_CONFIG_HOME nor HOME is set; "
+                            "name a file with --config\n");
+            return 2;
+        }
+        p = path;
+        /* its directory, $XDG_CONFIG_HOME/mig-gpu-mon */
+        char dir[4096];
+        snprintf(dir, sizeof(dir), "%s", p);
+        char *slash = strrchr(dir, '/');
+        if (slash) {
+            *slash = '\0';
+            char *parent = strrchr(dir, '/');
+            if (parent) {
+                *parent = '\0';
+                mkdir(dir, 0700); /* ~/.config may not exist yet */
+                *parent = '/';
+            }
+            mkdir(dir, 0700);
+        }
+    }
+    int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        fprintf(stderr, "mig-gpu-mon: --write-config: %s: %s%s\n", p, strerror(errno),
+                errno == EEXIST ? " (remove it first, or name another file with --config)" : "");
+        return 2;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        close(fd);
+        return 1;
+    }
+    config_write(cfg, f);
+    if (fclose(f) != 0) {
+        fprintf(stderr, "mig-gpu-mon: --write-config: %s: %s\n", p, strerror(errno));
+        return 1;
+    }
+    printf("wrote %s\n", p);
+    return 0;
+}
+
 /* --demo: the bundled simulator and the scenario to run (demo.h). */
 int main(int argc, char **argv)
 {
@@ -136,6 +226,10 @@ int main(int argc, char **argv)
         printf("mig-gpu-mon %s (git %s)\n", MIGMON_VERSION, MIGMON_GIT_REV);
         return 0;
     }
+    struct config cfg;
+    apply_config(&c, &cfg);
+    if (c.write_config)
+        return write_config(&c, &cfg);
     if (c.debug && open_debug(&c) != 0)
         return 2;
 
@@ -211,7 +305,10 @@ int main(int argc, char **argv)
     } else {
         struct tui_opts to = {.interval_ms = c.interval_ms, .no_color = c.no_color,
                               .demo_label = c.demo ? demo_label : NULL,
-                              .proc_root = c.proc_root};
+                              .proc_root = c.proc_root,
+                              .history = cfg.history,
+                              .fahrenheit = cfg.fahrenheit,
+                              .thermal_charts = cfg.thermal_charts};
         rc = tui_run(&col, &to);
     }
     collect_close(&col);

@@ -416,7 +416,7 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     memset(&L, 0, sizeof(L));
     L.col = col;
     L.proc_root = o->proc_root;
-    if (history_init(&L.hist, 0) != 0) {
+    if (history_init(&L.hist, o->history) != 0) {
         fprintf(stderr, "mig-gpu-mon: out of memory for the history\n");
         return 1;
     }
@@ -464,6 +464,8 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     tui_theme_init(&L.v.theme, want_color, utf8);
     L.v.interval_ms = o->interval_ms;
     L.v.demo_label = o->demo_label;
+    L.v.fahrenheit = o->fahrenheit;
+    L.v.charts = o->thermal_charts ? CHARTS_THERMAL : CHARTS_ACTIVITY;
     L.v.debug_path = debuglog_enabled() ? debuglog_path() : NULL;
     L.shown = L.latest = &L.snaps[0];
     L.v.snap = L.shown;

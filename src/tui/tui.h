@@ -21,6 +21,9 @@ struct tui_opts {
     bool no_color;          /* --no-color */
     const char *demo_label; /* shown in the header, or NULL */
     const char *proc_root;  /* where /proc is (tests), NULL for /proc */
+    unsigned history;       /* points per chart series; 0: the default */
+    bool fahrenheit;        /* temperatures in °F */
+    bool thermal_charts;    /* start on the temperature/power/clock charts */
 };
 
 /* Run until quit. Returns the process exit status: 0 after q / Ctrl-C /

@@ -9,6 +9,8 @@ command -v jq >/dev/null || { echo "e2e: jq is required" >&2; exit 1; }
 TMP=$(mktemp -d /tmp/migmon-e2e.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 export TMP
+# no configuration file of the user's reaches the tests (test_config.sh writes its own)
+export XDG_CONFIG_HOME="$TMP/config-home"
 for t in "$here"/test_*.sh; do
     CURRENT=$(basename "$t" .sh)
     # E2E_ONLY="test_tui test_hang": only these files
