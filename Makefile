@@ -224,6 +224,11 @@ install: all
 	install -m 0644 man/mig-gpu-mon.1 $(DESTDIR)$(PREFIX)/share/man/man1/mig-gpu-mon.1
 	install -m 0755 $(SIM_LIB) $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon/sim/libnvidia-ml.so.1
 	install -m 0644 sim/scenarios/*.ini $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon/sim/scenarios/
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions
+	install -m 0644 completions/mig-gpu-mon.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/mig-gpu-mon
+	install -m 0644 completions/_mig-gpu-mon $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_mig-gpu-mon
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 0644 include/migmon.h $(DESTDIR)$(PREFIX)/include/migmon.h
 	install -m 0755 $(PUB_SO) $(DESTDIR)$(PREFIX)/lib/libmigmon.so.0
@@ -235,6 +240,8 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/mig-gpu-mon $(DESTDIR)$(PREFIX)/share/man/man1/mig-gpu-mon.1
 	rm -rf $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon
+	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mig-gpu-mon \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_mig-gpu-mon
 	rm -f $(DESTDIR)$(PREFIX)/include/migmon.h $(DESTDIR)$(PREFIX)/lib/libmigmon.so.0 \
 		$(DESTDIR)$(PREFIX)/lib/libmigmon.so $(DESTDIR)$(PREFIX)/lib/libmigmon.a \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/migmon.pc

@@ -1,0 +1,53 @@
+# bash completion for mig-gpu-mon: modes, options, their values, and the
+# bundled scenario names for --demo (asked of the program itself, so an
+# installed copy lists its own).
+
+_mig_gpu_mon_scenarios() {
+    # "--demo=_: no such scenario in DIR (available: a, b, c)"
+    "${COMP_WORDS[0]}" --demo=_ --once 2>&1 >/dev/null |
+        sed -n 's/.*(available: \(.*\))$/\1/p' | tr -d ','
+}
+
+_mig_gpu_mon() {
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
+    local mode="" w
+    for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
+        case "$w" in record | export | profile) mode=$w ;; --) [ "$mode" = profile ] && return 0 ;; esac
+    done
+    # --opt=value arrives as (--opt, =, value)
+    if [ "$prev" = "=" ] && [ "$COMP_CWORD" -ge 2 ]; then
+        prev=${COMP_WORDS[COMP_CWORD - 2]}
+    elif [ "$cur" = "=" ]; then
+        prev=${COMP_WORDS[COMP_CWORD - 1]}
+        cur=""
+    fi
+    case "$prev" in
+    -f | --format)
+        case "$mode" in
+        record) COMPREPLY=($(compgen -W "jsonl csv influx" -- "$cur")) ;;
+        profile) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
+        *) COMPREPLY=($(compgen -W "table json prometheus csv influx" -- "$cur")) ;;
+        esac
+        return 0 ;;
+    --gpm) COMPREPLY=($(compgen -W "auto on off" -- "$cur")); return 0 ;;
+    --compat) COMPREPLY=($(compgen -W "dcgm" -- "$cur")); return 0 ;;
+    --trigger) COMPREPLY=($(compgen -W "interval stdin" -- "$cur")); return 0 ;;
+    --demo) COMPREPLY=($(compgen -W "$(_mig_gpu_mon_scenarios)" -- "$cur")); return 0 ;;
+    --nvml-path | --config | --debug | -o | --output | --timeline | --proc-root)
+        COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    -i | --interval | --top | --timeout | --duration | -n | --count | --listen) return 0 ;;
+    esac
+    local opts
+    case "$mode" in
+    profile) opts="-i --interval -o --output -f --format --timeline --nvml-path --demo -h --help --" ;;
+    record) opts="-o --output --append --force -f --format --duration -n --count --trigger -i --interval
+        --top --gpm --nvml-path --demo --debug --config --no-config" ;;
+    export) opts="--listen --compat --export-processes -i --interval --top --gpm --nvml-path --demo
+        --debug --config --no-config" ;;
+    *) opts="record export profile --once -f --format --timeout -i --interval --top --no-color --gpm
+        --nvml-path --debug --demo --listen --compat --export-processes --config --no-config
+        --write-config -h --help -V --version" ;;
+    esac
+    COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+}
+complete -F _mig_gpu_mon mig-gpu-mon

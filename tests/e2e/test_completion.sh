@@ -1,0 +1,29 @@
+# shellcheck shell=bash
+# Shell completions: the bash function completes modes, options, their
+# values and the scenario names (from the program itself); the zsh file
+# parses. Installed by make install.
+comp() { # comp WORD...: what bash completes for the last word
+    bash -c '
+        source "$1/completions/mig-gpu-mon.bash"
+        shift
+        COMP_WORDS=("$@")
+        COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+        _mig_gpu_mon
+        printf "%s\n" "${COMPREPLY[@]}"' _ "$MIGMON_SRC" "$@" | sort | tr '\n' ' '
+}
+eq "completion: modes" "$(comp "$MIGMON_BIN" re)" "record "
+eq "completion: options" "$(comp "$MIGMON_BIN" --no-)" "--no-color --no-config "
+eq "completion: --format values" "$(comp "$MIGMON_BIN" --once --format p)" "prometheus "
+eq "completion: record's formats" "$(comp "$MIGMON_BIN" record -f "")" "csv influx jsonl "
+eq "completion: --gpm" "$(comp "$MIGMON_BIN" --gpm o)" "off on "
+eq "completion: --demo NAME from the program" "$(comp "$MIGMON_BIN" --demo h200)" "h200-mig h200-mig-595 "
+eq "completion: --demo=NAME (bash splits at =)" "$(comp "$MIGMON_BIN" --demo = dgx)" "dgx-a100-8x7 "
+eq "completion: profile's options" "$(comp "$MIGMON_BIN" profile --ti)" "--timeline "
+eq "completion: after profile's --, the command's own" "$(comp "$MIGMON_BIN" profile -- --o)" " "
+if command -v zsh >/dev/null; then
+    zsh -n "$MIGMON_SRC/completions/_mig-gpu-mon"
+    eq "completion: the zsh file parses" "$?" 0
+fi
+make -s -C "$MIGMON_SRC" -o all install PREFIX="$TMP/cprefix" DESTDIR= >/dev/null 2>&1
+[ -f "$TMP/cprefix/share/bash-completion/completions/mig-gpu-mon" ] && ok || bad "completion: bash file not installed"
+[ -f "$TMP/cprefix/share/zsh/site-functions/_mig-gpu-mon" ] && ok || bad "completion: zsh file not installed"
