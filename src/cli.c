@@ -1,6 +1,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,9 +217,9 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
             c->format_given = true;
             break;
         case 'i':
-            if (parse_uint(optarg, 0xffffffffUL, &v) != 0) {
-                snprintf(err, errlen, "--interval %s: expected a whole number of milliseconds",
-                         optarg);
+            if (parse_uint(optarg, ULONG_MAX, &v) != 0) {
+                snprintf(err, errlen, "--interval %s: expected a whole number of milliseconds "
+                                      "from %u to %u", optarg, CLI_INTERVAL_MIN_MS, CLI_INTERVAL_MAX_MS);
                 return -1;
             }
             if (v < CLI_INTERVAL_MIN_MS || v > CLI_INTERVAL_MAX_MS) {
@@ -379,6 +380,11 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
     }
     if (c->config_file && c->no_config) {
         snprintf(err, errlen, "--config and --no-config exclude each other");
+        return -1;
+    }
+    if (c->interval_given && c->once) {
+        snprintf(err, errlen, "--interval has no meaning with --once (one snapshot); "
+                              "for a series use record -i MS");
         return -1;
     }
     if (c->timeout_given && !c->once) {

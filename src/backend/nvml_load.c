@@ -307,11 +307,11 @@ int nvml_lib_open(struct nvml_lib *lib, const char *explicit_path, bool *explici
         if (try_path(lib, default_paths[i], tried, sizeof(tried), lasterr, sizeof(lasterr)) == 0)
             goto loaded;
     }
+    /* each path tried is listed with its error: the last one is not repeated */
     snprintf(err, errlen,
              "NVML library (libnvidia-ml) not found; is the NVIDIA driver installed? Tried:%s\n"
-             "Last error: %s\n"
              "If the library is elsewhere, run with --nvml-path /path/to/libnvidia-ml.so.1",
-             tried, lasterr);
+             tried);
     return -1;
 
 loaded:

@@ -40,12 +40,17 @@ static void test_once_json_interval(void **state)
     (void)state;
     struct cli c;
     char err[256];
-    assert_int_equal(parse(&c, err, sizeof(err), 7, "--once", "--format", "json", "-i", "250",
+    assert_int_equal(parse(&c, err, sizeof(err), 5, "--once", "--format", "json",
                            "--nvml-path=/x/libnvidia-ml.so.1"), 0);
     assert_true(c.once);
     assert_int_equal(c.format, FMT_JSON);
-    assert_int_equal(c.interval_ms, 250);
     assert_string_equal(c.nvml_path, "/x/libnvidia-ml.so.1");
+    /* one snapshot has no interval: refused rather than ignored */
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "--once", "-i", "250"), -1);
+    assert_string_equal(err, "--interval has no meaning with --once (one snapshot); "
+                             "for a series use record -i MS");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "-i", "250"), 0);
+    assert_int_equal(c.interval_ms, 250);
 }
 
 static void test_interval_bounds(void **state)
@@ -58,9 +63,14 @@ static void test_interval_bounds(void **state)
     assert_int_equal(parse(&c, err, sizeof(err), 3, "-i", "100"), 0);
     assert_int_equal(c.interval_ms, 100);
     assert_int_equal(parse(&c, err, sizeof(err), 3, "-i", "1s"), -1);
-    assert_string_equal(err, "--interval 1s: expected a whole number of milliseconds");
+    assert_string_equal(err, "--interval 1s: expected a whole number of milliseconds from 100 to "
+                             "3600000");
     assert_int_equal(parse(&c, err, sizeof(err), 3, "-i", "-5"), -1);
     assert_int_equal(parse(&c, err, sizeof(err), 3, "-i", "99999999999999999999"), -1);
+    assert_string_equal(err, "--interval 99999999999999999999: expected a whole number of "
+                             "milliseconds from 100 to 3600000");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "-i", "99999999999"), -1);
+    assert_string_equal(err, "--interval 99999999999: must be between 100 and 3600000 milliseconds");
     assert_int_equal(parse(&c, err, sizeof(err), 2, "-i"), -1);
     assert_string_equal(err, "-i: missing argument");
 }
