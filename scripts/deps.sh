@@ -43,7 +43,7 @@ install_packages() {
     apt)
         want=(gcc make libc6-dev libinih-dev libncurses-dev)
         want+=(libmicrohttpd-dev zlib1g-dev)
-        [ "$1" = test ] && want+=(libcmocka-dev jq valgrind tmux python3 pkgconf)
+        [ "$1" = test ] && want+=(libcmocka-dev jq valgrind tmux python3 pkgconf mandoc)
         [ "$1" = test ] && want+=(prometheus curl)
         # a real InfluxDB 1.x for the line-protocol test (tests/e2e/test_influxdb.sh)
         [ "$1" = test ] && want+=(influxdb)
@@ -51,7 +51,7 @@ install_packages() {
     dnf | yum)
         want=(gcc make glibc-devel inih-devel ncurses-devel)
         want+=(libmicrohttpd-devel zlib-devel)
-        [ "$1" = test ] && want+=(libcmocka-devel jq valgrind tmux python3 pkgconf)
+        [ "$1" = test ] && want+=(libcmocka-devel jq valgrind tmux python3 pkgconf mandoc)
         [ "$1" = test ] && want+=(golang-github-prometheus curl)
         ;;
     *)

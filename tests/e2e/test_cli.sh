@@ -125,3 +125,21 @@ contains "--demo=no-gpu says there is no GPU" "$out" "gpu: no NVIDIA GPU found b
 case "$out" in *--demo* | *--nvml-path*) bad "--demo=no-gpu gives advice: $out" ;; *) ok ;; esac
 out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=no-gpu --once --format json)
 jeq "--demo=no-gpu JSON: no devices, no error" "$out" '[.devices, .gpu_error]' '[[],null]'
+
+# the man page: clean under mandoc -Tlint, and every long option of the
+# monitor and of profile is in it (hidden test-only ones aside)
+if command -v mandoc >/dev/null; then
+    out=$(mandoc -Tlint "$MIGMON_SRC/man/mig-gpu-mon.1" 2>&1)
+    eq "man page: mandoc -Tlint is clean" "$out" ""
+else
+    bad "man page: mandoc is required (scripts/deps.sh installs it)"
+fi
+man_src=$(cat "$MIGMON_SRC/man/mig-gpu-mon.1")
+missing=""
+for o in $(sed -n 's/^ *{"\([a-z-]*\)", \(no\|required\|optional\)_argument.*/\1/p' \
+    "$MIGMON_SRC/src/cli.c" "$MIGMON_SRC/src/profile.c" | sort -u); do
+    [ "$o" = proc-root ] && continue
+    esc=$(printf '%s' "$o" | sed 's/-/\\-/g')
+    case "$man_src" in *"\\-\\-$esc"*) ;; *) missing="$missing --$o" ;; esac
+done
+eq "man page: every long option is documented" "$missing" ""
