@@ -1,10 +1,35 @@
 #include "export/table.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "clock.h"
 #include "units.h"
+
+/* Columns of the device table's name and VRAM fields: the full widths
+ * from 100 columns of output, narrower below so a row fits 80 (a
+ * terminal's width, or 80 when the output is not a terminal). */
+static int name_w = 32, vram_w = 24, power_w = 11, cmd_w = 200, nvlink_w = 21;
+
+/* The terminal's width; else COLUMNS when set (as ls and other tools
+ * read it); else 80. */
+static int out_width(FILE *f)
+{
+    struct winsize ws;
+    if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    const char *c = getenv("COLUMNS");
+    if (c && *c) {
+        char *end;
+        long v = strtol(c, &end, 10);
+        if (!*end && v >= 40 && v <= 10000)
+            return (int)v;
+    }
+    return 80;
+}
 
 const char *table_fmt_metric(char *out, size_t len, const struct metric *m, double scale,
                              int decimals, const char *unit)
@@ -50,10 +75,18 @@ static void write_device_row(FILE *f, const struct device *d)
             snprintf(gi, sizeof(gi), "%d", d->gi_id);
         if (d->ci_id >= 0)
             snprintf(ci, sizeof(ci), "%d", d->ci_id);
-        snprintf(name, sizeof(name), "  MIG %.31s GI %s CI %s", d->profile[0] ? d->profile : "?",
-                 gi, ci);
+        if (name_w < 32) /* narrow: the ID column already says it is MIG slot n */
+            snprintf(name, sizeof(name), "  %.15s GI%s CI%s", d->profile[0] ? d->profile : "?", gi,
+                     ci);
+        else
+            snprintf(name, sizeof(name), "  MIG %.31s GI %s CI %s",
+                     d->profile[0] ? d->profile : "?", gi, ci);
     } else {
-        snprintf(name, sizeof(name), "%s", d->name[0] ? d->name : "(unknown)");
+        const char *n = d->name[0] ? d->name : "(unknown)";
+        /* narrow: "NVIDIA " goes, the model stays */
+        if (name_w < 32 && strncmp(n, "NVIDIA ", 7) == 0 && n[7])
+            n += 7;
+        snprintf(name, sizeof(name), "%s", n);
     }
     table_fmt_metric(util, sizeof(util), &d->m[M_GPU_UTIL], 1, 0, "%");
     table_fmt_metric(mem, sizeof(mem), &d->m[M_MEM_UTIL], 1, 0, "%");
@@ -74,8 +107,8 @@ static void write_device_row(FILE *f, const struct device *d)
             snprintf(pw + n, sizeof(pw) - n, "/%s", pl);
         }
     }
-    fprintf(f, "%-6s %-32.32s %5s %5s %5s %24s %5s %11s\n", id, name, util, mem, sm, vram, temp,
-            pw);
+    fprintf(f, "%-6s %-*.*s %5s %5s %5s %*s %5s %*s\n", id, name_w, name_w, name, util, mem, sm,
+            vram_w, vram, temp, power_w, pw);
     if (d->stall)
         fprintf(f, "%-6s   %s\n", "", d->stall);
     else if (d->lost && d->kind == DEV_GPU)
@@ -131,8 +164,8 @@ static void write_gpm(FILE *f, const struct snapshot *s)
             continue;
         if (!header) {
             fprintf(f, "\nGPM activity (%% of the device's own capacity)\n");
-            fprintf(f, "%-6s %5s %6s %5s %5s %5s %5s %5s %5s %5s %21s\n", "ID", "OCC", "TENSOR",
-                    "HMMA", "IMMA", "DFMA", "FP64", "FP32", "FP16", "INT", "NVLINK TX/RX");
+            fprintf(f, "%-6s %5s %6s %5s %5s %5s %5s %5s %5s %5s %*s\n", "ID", "OCC", "TENSOR",
+                    "HMMA", "IMMA", "DFMA", "FP64", "FP32", "FP16", "INT", nvlink_w, "NVLINK TX/RX");
             header = true;
         }
         char id[32], v[sizeof(cols) / sizeof(cols[0])][16], tx[24], rx[24], nv[56];
@@ -146,8 +179,8 @@ static void write_gpm(FILE *f, const struct snapshot *s)
             fmt_rate(rx, sizeof(rx), &d->m[M_NVLINK_RX]);
             snprintf(nv, sizeof(nv), "%s/%s", tx, rx);
         }
-        fprintf(f, "%-6s %5s %6s %5s %5s %5s %5s %5s %5s %5s %21s\n", id, v[0], v[1], v[2], v[3],
-                v[4], v[5], v[6], v[7], v[8], nv);
+        fprintf(f, "%-6s %5s %6s %5s %5s %5s %5s %5s %5s %5s %*s\n", id, v[0], v[1], v[2], v[3],
+                v[4], v[5], v[6], v[7], v[8], nvlink_w, nv);
     }
 }
 
@@ -178,11 +211,13 @@ static void write_processes(FILE *f, const struct snapshot *s)
             table_fmt_metric(mu, sizeof(mu), &p->mem_util, 1, 0, "");
             table_fmt_metric(cpu, sizeof(cpu), &p->cpu_pct, 1, 1, "");
             if (p->command[0])
-                snprintf(cmd, sizeof(cmd), "%.79s", p->command);
+                snprintf(cmd, sizeof(cmd), "%.*s", cmd_w < 79 ? cmd_w : 79, p->command);
             else if (p->name[0])
                 snprintf(cmd, sizeof(cmd), "[%.63s]", p->name);
             else
                 snprintf(cmd, sizeof(cmd), "N/A (not visible from here)");
+            if ((int)strlen(cmd) > cmd_w && cmd_w > 3) /* cut to the width, marked */
+                snprintf(cmd + cmd_w - 3, sizeof(cmd) - (size_t)(cmd_w - 3), "...");
             fprintf(f, "%-6s %8u %-5s %9s%s %4s %4s %6s %-10.10s %s%s\n", id, p->pid,
                     proc_type_name(p->type), mem, p->carried ? "*" : " ", sm, mu, cpu,
                     p->user[0] ? p->user : "N/A", p->unattributed ? "(unattributed) " : "", cmd);
@@ -205,7 +240,7 @@ void table_write_snapshot(FILE *f, const struct snapshot *s)
     if (s->cuda_driver_version > 0)
         snprintf(cuda, sizeof(cuda), "%d.%d", s->cuda_driver_version / 1000,
                  s->cuda_driver_version % 1000 / 10);
-    fprintf(f, "mig-gpu-mon %s  %s  driver %s  CUDA %s  NVML %s\n", MIGMON_VERSION, ts,
+    fprintf(f, "mig-gpu-mon %s  %s\ndriver %s  CUDA %s  NVML %s\n", MIGMON_VERSION, ts,
             s->driver_version[0] ? s->driver_version : "N/A", cuda,
             s->nvml_version[0] ? s->nvml_version : "N/A");
     write_host(f, s);
@@ -217,18 +252,24 @@ void table_write_snapshot(FILE *f, const struct snapshot *s)
         fprintf(f, "gpu: no NVIDIA GPU found by the driver\n");
         return;
     }
-    fprintf(f, "%-6s %-32s %5s %5s %5s %24s %5s %11s\n", "ID", "DEVICE", "GPU", "MEM", "SM",
-            "VRAM USED/TOTAL", "TEMP", "POWER");
+    int width = out_width(f);
+    name_w = width >= 100 ? 32 : 20;
+    vram_w = width >= 100 ? 24 : 18;
+    power_w = width >= 100 ? 11 : 9;
+    nvlink_w = width >= 100 ? 21 : 18;
+    cmd_w = width > 62 ? width - 62 : 20;
+    fprintf(f, "%-6s %-*s %5s %5s %5s %*s %5s %*s\n", "ID", name_w, "DEVICE", "GPU", "MEM", "SM",
+            vram_w, "VRAM USED/TOTAL", "TEMP", power_w, "POWER");
     for (size_t i = 0; i < s->ndevices; i++)
         write_device_row(f, &s->devices[i]);
     write_gpm(f, s);
     write_processes(f, s);
-    fprintf(f, "N/A = not available from the driver; ~ = estimate; * = carried; "
+    fprintf(f, "N/A = not available from the driver; ~ = estimate; * = carried;\n"
                "^ = GPU-wide value, see the parent row\n");
     bool gpm = false;
     for (size_t i = 0; i < s->ndevices; i++)
         gpm = gpm || s->devices[i].m[M_GPU_UTIL].src == MSRC_GPM;
     if (gpm)
-        fprintf(f, "GPU/MEM/SM of MIG-mode devices come from GPM: graphics activity, DRAM "
+        fprintf(f, "GPU/MEM/SM of MIG-mode devices come from GPM: graphics activity, DRAM\n"
                    "bandwidth and SM activity of the instance (docs/mig-utilisation.md)\n");
 }

@@ -11,6 +11,8 @@ trap 'rm -rf "$TMP"' EXIT
 export TMP
 # no configuration file of the user's reaches the tests (test_config.sh writes its own)
 export XDG_CONFIG_HOME="$TMP/config-home"
+# the table's full width (test_cli.sh checks the 80-column one)
+export COLUMNS=120
 for t in "$here"/test_*.sh; do
     CURRENT=$(basename "$t" .sh)
     # E2E_ONLY="test_tui test_hang": only these files

@@ -143,3 +143,14 @@ for o in $(sed -n 's/^ *{"\([a-z-]*\)", \(no\|required\|optional\)_argument.*/\1
     case "$man_src" in *"\\-\\-$esc"*) ;; *) missing="$missing --$o" ;; esac
 done
 eq "man page: every long option is documented" "$missing" ""
+
+# the table fits 80 columns when not a terminal and COLUMNS is unset, and
+# the full width from 100 on
+for sc in h200-mig dgx-a100-8x7 a100-sxm4-80gb h200-mig-595; do
+    n=$(env -u COLUMNS "$MIGMON_BIN" --demo="$sc" --once | awk 'length($0) > 80' | wc -l)
+    eq "table: $sc fits 80 columns" "$n" 0
+done
+out=$(env -u COLUMNS "$MIGMON_BIN" --demo=h200-mig --once)
+contains "table, 80 columns: a MIG row keeps its GI and CI" "$out" "3g.71gb GI1 CI0"
+out=$(COLUMNS=120 "$MIGMON_BIN" --demo=h200-mig --once)
+contains "table, 120 columns: the full name" "$out" "NVIDIA H200"
