@@ -234,7 +234,7 @@ static void test_every_shipped_scenario_loads(void **state)
         if (N(nvmlInitWithFlags)(NVML_INIT_FLAG_NO_GPUS) != NVML_SUCCESS)
             fail_msg("%s does not load", e->d_name);
         assert_int_equal(N(nvmlShutdown)(), NVML_SUCCESS);
-        char path[1100], err[600] = "";
+        char path[1400], err[600] = "";
         snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
         if (check(path, err, sizeof(err)) != 0)
             fail_msg("%s fails the check: %s", e->d_name, err);
