@@ -8,8 +8,17 @@
  * have been cut short, so the buffer doubles and the read repeats; this only
  * happens while warming up (the buffer starts at a size estimated from the CPU
  * count, since /proc/stat grows ~150 bytes per CPU). Per-core storage grows
- * the same way. After that a sample makes five system calls and allocates
- * nothing.
+ * the same way. After that a sample makes three reads (stat, meminfo,
+ * loadavg), a gethostname() and a clock read, and allocates nothing.
+ *
+ * On a real procfs two files are answered without reading them, with the
+ * value the kernel would print: sys/kernel/hostname shows the reading
+ * task's UTS name, which is what gethostname() returns (a tenth of the cost
+ * of opening and reading the sysctl), and /proc/uptime prints
+ * CLOCK_BOOTTIME to the hundredth, truncated. Which file is procfs is asked
+ * of the file itself (fstatfs), because a container may bind-mount its own
+ * uptime over /proc/uptime (LXCFS); that one is read like any file, and so
+ * is every file of a fixture tree.
  */
 #include "system/host.h"
 
@@ -19,7 +28,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include "system/cpu.h"
 
@@ -50,6 +63,8 @@ struct host {
     size_t cap;
     int cur;
     bool have_prev; /* stat[cur] holds a parse to take deltas against */
+    bool uts_name;  /* the root is a procfs: the host name is gethostname()'s */
+    bool boot_clock; /* uptime is the kernel's own: read CLOCK_BOOTTIME instead */
 };
 
 /* "host: PROC_ROOT: what went wrong" */
@@ -119,6 +134,12 @@ static ssize_t host_read(struct host *h, int which)
     }
 }
 
+static bool is_procfs(int fd)
+{
+    struct statfs sf;
+    return fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+}
+
 int host_open(struct host **out, const char *proc_root, char *err, size_t errlen)
 {
     *out = NULL;
@@ -151,6 +172,16 @@ int host_open(struct host **out, const char *proc_root, char *err, size_t errlen
         rc = -ENOMEM;
         set_err(err, errlen, proc_root, strerror(ENOMEM));
         goto fail;
+    }
+
+    h->uts_name = is_procfs(h->dirfd);
+    int ufd = openat(h->dirfd, "uptime", O_RDONLY | O_CLOEXEC);
+    if (ufd >= 0) {
+        h->boot_clock = is_procfs(ufd);
+        if (h->boot_clock)
+            close(ufd);
+        else
+            h->fd[PF_UPTIME] = ufd;
     }
 
     /* A directory with neither file is almost certainly a wrong --proc-root. */
@@ -243,6 +274,24 @@ static struct metric parse_uptime(const char *buf, size_t len)
     return metric_direct(v);
 }
 
+/* /proc/uptime as the kernel prints it ("%lu.%02lu" of CLOCK_BOOTTIME, the
+ * hundredths truncated), parsed with the same arithmetic as parse_decimal so
+ * the value is bit for bit the one the file would give. */
+static struct metric boot_uptime(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
+        return metric_none("/proc/uptime unreadable");
+    long cs = ts.tv_nsec / 10000000;
+    double v = (double)ts.tv_sec, scale = 0.1;
+    v += (double)(cs / 10) * scale;
+    scale /= 10;
+    v += (double)(cs % 10) * scale;
+    if (v > UPTIME_MAX)
+        return metric_none("malformed /proc/uptime");
+    return metric_direct(v);
+}
+
 static const char *const unreadable[PF_COUNT] = {
     "/proc/stat unreadable", "/proc/meminfo unreadable", "/proc/loadavg unreadable",
     "/proc/uptime unreadable"};
@@ -282,12 +331,12 @@ static int host_sample_cpu(struct host *h, struct host_sample *out)
 }
 
 /* The UTS host name as <proc_root>/sys/kernel/hostname shows it (the same
- * value gethostname() returns for /proc; a fixture tree can name its own
- * host, which keeps screen tests independent of the machine), else
- * gethostname(). */
+ * value gethostname() returns on any procfs, since the sysctl shows the
+ * reader's UTS namespace; a fixture tree can name its own host, which keeps
+ * screen tests independent of the machine), else gethostname(). */
 static void host_hostname(struct host *h, char *out, size_t len)
 {
-    int fd = openat(h->dirfd, "sys/kernel/hostname", O_RDONLY | O_CLOEXEC);
+    int fd = h->uts_name ? -1 : openat(h->dirfd, "sys/kernel/hostname", O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
         ssize_t n = pread(fd, out, len - 1, 0);
         close(fd);
@@ -333,6 +382,10 @@ int host_sample(struct host *h, struct host_sample *out)
             rc = -ENOMEM;
     }
 
+    if (h->boot_clock) {
+        out->uptime_s = boot_uptime();
+        return rc;
+    }
     n = host_read(h, PF_UPTIME);
     if (n >= 0) {
         out->uptime_s = parse_uptime(h->buf, (size_t)n);

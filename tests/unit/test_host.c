@@ -588,6 +588,23 @@ static void test_live_proc(void **state)
     assert_none(&s.cpu_total, "first sample: no delta yet");
     assert_true(metric_ok(&s.mem.total) && s.mem.total.value > 0);
     assert_true(metric_ok(&s.uptime_s));
+    /* On procfs the host name and uptime are not read from their files:
+     * they must still be what the files say (uptime within the 10 ms the
+     * file shows plus the time between the two reads). */
+    char name[HOST_NAME_LEN] = "", up[64] = "";
+    FILE *f = fopen("/proc/sys/kernel/hostname", "r");
+    if (f) {
+        if (fgets(name, sizeof(name), f))
+            name[strcspn(name, "\n")] = '\0';
+        fclose(f);
+        assert_string_equal(s.hostname, name);
+    }
+    f = fopen("/proc/uptime", "r");
+    assert_non_null(f);
+    assert_non_null(fgets(up, sizeof(up), f));
+    fclose(f);
+    double file_up = strtod(up, NULL);
+    assert_true(s.uptime_s.value <= file_up + 1e-9 && s.uptime_s.value > file_up - 1.0);
     usleep(120 * 1000);
     assert_int_equal(host_sample(h, &s), 0);
     assert_true(metric_ok(&s.cpu_total));
