@@ -56,7 +56,11 @@ struct worker {
     bool started;
     pthread_cond_t cv;        /* a new request or stop */
     struct nvml_state st;     /* the worker thread's own */
-    struct snapshot part;     /* the worker thread's own: the part being filled */
+    /* The three parts below are snapshots in bufs, handed over by swapping
+     * the pointers (a snapshot is a few KiB: copying them was a visible
+     * share of a DGX tick). */
+    struct snapshot bufs[3];
+    struct snapshot *part;    /* the worker thread's own: the part being filled */
     /* mu */
     nvmlDevice_t h;
     nvmlReturn_t hrc;
@@ -65,12 +69,12 @@ struct worker {
     bool sent;                /* given a tick by the current sample */
     bool armed;               /* idle when the tick began: the system worker may relay to it */
     bool counted;             /* its finishing is counted in root->pending */
-    struct snapshot result;   /* a finished part waiting to be taken */
+    struct snapshot *result;  /* a finished part waiting to be taken */
     bool have_result;
     bool lost;                /* the finished part found the GPU lost */
     _Atomic uint64_t tick_start_ns;
     /* the sampling thread's */
-    struct snapshot last;     /* the last finished part */
+    struct snapshot *last;    /* the last finished part */
     bool have_last;
     unsigned late;            /* ticks in a row without a finished part */
     char uuid[MIGMON_UUID_LEN]; /* mu: from the enumeration ("" unknown) */
@@ -169,9 +173,9 @@ static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg)
     return rc;
 }
 
-static void snapshot_swap(struct snapshot *a, struct snapshot *b)
+static void part_swap(struct snapshot **a, struct snapshot **b)
 {
-    struct snapshot t = *a;
+    struct snapshot *t = *a;
     *a = *b;
     *b = t;
 }
@@ -470,11 +474,11 @@ static void *worker_run(void *arg)
         memcpy(uuid, w->uuid, sizeof(uuid));
         pthread_mutex_unlock(&r->mu);
         atomic_store(&w->tick_start_ns, mono());
-        snapshot_notes_reset(&w->part);
-        nvml_sample_gpu(&w->st, w->index, h, hrc, uuid, &w->part);
-        snapshot_check_ranges(&w->part); /* absurd driver values never leave the worker */
+        snapshot_notes_reset(w->part);
+        nvml_sample_gpu(&w->st, w->index, h, hrc, uuid, w->part);
+        snapshot_check_ranges(w->part); /* absurd driver values never leave the worker */
         pthread_mutex_lock(&r->mu);
-        snapshot_swap(&w->part, &w->result);
+        part_swap(&w->part, &w->result);
         w->have_result = true;
         w->lost = w->st.lost;
         w->done = seq;
@@ -502,6 +506,9 @@ static struct worker *worker_new(struct nvml_root *r, unsigned index)
         return NULL;
     }
     w->index = index;
+    w->part = &w->bufs[0];
+    w->result = &w->bufs[1];
+    w->last = &w->bufs[2];
     cond_init(&w->cv);
     nvml_state_init(&w->st, &r->lib);
     w->st.slow_every = r->enum_every;
@@ -521,9 +528,8 @@ static struct worker *worker_new(struct nvml_root *r, unsigned index)
 static void worker_free(struct worker *w)
 {
     nvml_state_free(&w->st);
-    snapshot_free(&w->part);
-    snapshot_free(&w->result);
-    snapshot_free(&w->last);
+    for (int i = 0; i < 3; i++)
+        snapshot_free(&w->bufs[i]);
     pthread_cond_destroy(&w->cv);
     free(w);
 }
@@ -570,7 +576,7 @@ static void append_stalled(struct nvml_root *r, struct worker *w, struct snapsho
                                      sym ? sym : "an NVML call");
     size_t first = s->ndevices;
     if (w->have_last) {
-        if (append_part(s, &w->last) != 0)
+        if (append_part(s, w->last) != 0)
             return;
     } else {
         if (snapshot_reserve(s, s->ndevices + 1) != 0)
@@ -834,7 +840,7 @@ static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
         if (!w)
             continue;
         if (w->have_result) {
-            snapshot_swap(&w->result, &w->last);
+            part_swap(&w->result, &w->last);
             w->have_result = false;
             w->have_last = true;
         }
@@ -851,7 +857,7 @@ static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
         if (!w)
             continue;
         if (w->late == 0 && w->have_last)
-            append_part(s, &w->last);
+            append_part(s, w->last);
         else
             append_stalled(r, w, s, now);
     }
