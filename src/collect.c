@@ -64,6 +64,9 @@ int collect_tick_until(struct collector *c, struct snapshot *s, uint64_t deadlin
     s->elapsed_ns = clock_mono_ns() - c->t0_ns;
     s->wall_ns = clock_wall_ns();
 
+    /* The driver work runs in the backend's threads while we read /proc. */
+    if (c->be_state && c->be->start)
+        c->be->start(c->be_state);
     if (c->host) {
         s->host_ok = true;
         s->host_error[0] = '\0';

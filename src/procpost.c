@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "text.h"
 
 /* Grow *buf to hold want elements of size elem (grow-only). */
 static int grow(void **buf, size_t *cap, size_t want, size_t elem)
@@ -175,7 +176,7 @@ void procpost_run(struct procpost *c, struct procinfo *pinfo, unsigned top, stru
         if ((fresh || ticks > 0) && d->uuid[0] &&
             grow((void **)&c->plists, &c->plists_cap, np + 1, sizeof(*c->plists)) == 0) {
             struct procpost_list *pl = &c->plists[np++];
-            snprintf(pl->uuid, sizeof(pl->uuid), "%s", d->uuid);
+            text_copy(pl->uuid, sizeof(pl->uuid), d->uuid);
             pl->first = first;
             pl->n = d->nprocs;
             pl->carried = ticks;

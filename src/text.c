@@ -81,3 +81,10 @@ bool text_clean_lines(char *s, size_t cap)
 {
     return clean(s, cap, true);
 }
+
+void text_copy(char *dst, size_t cap, const char *src)
+{
+    size_t n = strnlen(src, cap - 1);
+    memmove(dst, src, n);
+    dst[n] = '\0';
+}

@@ -34,4 +34,8 @@ bool text_clean(char *s, size_t cap);
 /* The same for a message of several lines: newlines are kept. */
 bool text_clean_lines(char *s, size_t cap);
 
+/* snprintf(dst, cap, "%s", src) without the formatting machinery (cap > 0):
+ * at most cap - 1 bytes, always terminated. For copies made every tick. */
+void text_copy(char *dst, size_t cap, const char *src);
+
 #endif

@@ -32,6 +32,10 @@ struct backend_ops {
     const char *name;
     /* Mandatory. On failure *state is NULL and err holds one message. */
     int (*open)(void **state, const struct backend_opts *o, char *err, size_t errlen);
+    /* Optional (NULL: sample does all the work). Starts a tick's driver
+     * work in the backend's own threads and returns at once, so it runs
+     * while the caller samples the host; the next sample collects it. */
+    void (*start)(void *state);
     /* Mandatory. Fills s->devices, driver/NVML versions. Returns by
      * deadline_ns (CLOCK_MONOTONIC) whatever the driver does: a device whose
      * sampling has not finished by then is reported from its last sample

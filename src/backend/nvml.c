@@ -700,18 +700,22 @@ static bool mig_gone(const struct device *d)
 static bool sample_migs(struct nvml_state *st, struct snapshot *s, nvmlDevice_t parent_h,
                         size_t parent_pos)
 {
-    char parent_label[16];
-    snprintf(parent_label, sizeof(parent_label), "%.15s", st->label);
+    /* The label names the device in --debug lines only. */
+    bool label = debuglog_enabled();
+    char parent_label[16] = "";
+    if (label)
+        snprintf(parent_label, sizeof(parent_label), "%.15s", st->label);
     nvml_procs_mig_begin(st, parent_h);
     bool fresh = true;
     for (size_t k = 0; k < st->nslots; k++) {
         const struct mig_slot *m = &st->slots[k];
-        snprintf(st->label, sizeof(st->label), "%.15s/MIG%u", parent_label, m->slot);
+        if (label)
+            snprintf(st->label, sizeof(st->label), "%.15s/MIG%u", parent_label, m->slot);
         /* Static facts are cached by UUID; without one, by parent and slot
          * (a key no UUID can take: UUIDs start with "GPU-" or "MIG-"). */
         char key[MIGMON_UUID_LEN];
         if (m->uuid[0])
-            snprintf(key, sizeof(key), "%s", m->uuid);
+            text_copy(key, sizeof(key), m->uuid);
         else
             snprintf(key, sizeof(key), "?%u@%.*s", m->slot, (int)sizeof(key) - 16,
                      s->devices[parent_pos].uuid);
@@ -727,13 +731,13 @@ static bool sample_migs(struct nvml_state *st, struct snapshot *s, nvmlDevice_t 
         d->index = parent->index;
         d->mig_index = (int)m->slot;
         d->parent_pos = (int)parent_pos;
-        snprintf(d->uuid, sizeof(d->uuid), "%s", m->uuid);
+        text_copy(d->uuid, sizeof(d->uuid), m->uuid);
         d->uuid_why = m->uuid_why;
-        snprintf(d->parent_uuid, sizeof(d->parent_uuid), "%s", parent->uuid);
-        snprintf(d->name, sizeof(d->name), "%s", c->name);
-        snprintf(d->pci_bus_id, sizeof(d->pci_bus_id), "%s", parent->pci_bus_id);
-        snprintf(d->arch, sizeof(d->arch), "%s", parent->arch);
-        snprintf(d->profile, sizeof(d->profile), "%s", c->profile);
+        text_copy(d->parent_uuid, sizeof(d->parent_uuid), parent->uuid);
+        text_copy(d->name, sizeof(d->name), c->name);
+        text_copy(d->pci_bus_id, sizeof(d->pci_bus_id), parent->pci_bus_id);
+        text_copy(d->arch, sizeof(d->arch), parent->arch);
+        text_copy(d->profile, sizeof(d->profile), c->profile);
         d->cc_major = parent->cc_major;
         d->cc_minor = parent->cc_minor;
         d->gi_id = c->gi_id;
@@ -747,7 +751,8 @@ static bool sample_migs(struct nvml_state *st, struct snapshot *s, nvmlDevice_t 
         }
         nvml_procs_mig(st, c, m->h, s, (size_t)(d - s->devices));
     }
-    snprintf(st->label, sizeof(st->label), "%s", parent_label);
+    if (label)
+        snprintf(st->label, sizeof(st->label), "%s", parent_label);
     return fresh;
 }
 
@@ -800,7 +805,8 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
     st->tick++;
     if (!st->slow_every)
         st->slow_every = 5;
-    snprintf(st->label, sizeof(st->label), "GPU%u", i);
+    if (debuglog_enabled()) /* names the device in --debug lines only */
+        snprintf(st->label, sizeof(st->label), "GPU%u", i);
     struct device *d = next_device(st, part);
     if (!d)
         return;
@@ -810,7 +816,7 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
      * with the enumeration; read it here only when that failed. */
     st->rc = NVML_SUCCESS;
     if (uuid && uuid[0])
-        snprintf(d->uuid, sizeof(d->uuid), "%s", uuid);
+        text_copy(d->uuid, sizeof(d->uuid), uuid);
     if (hrc != NVML_SUCCESS ||
         (!d->uuid[0] && f->uuid &&
          CALL(st, "nvmlDeviceGetUUID", f->uuid(h, d->uuid, sizeof(d->uuid))) != 0)) {
@@ -857,9 +863,9 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
         c->mig_mode = mig;
     }
     d->mig_enabled = mig;
-    snprintf(d->name, sizeof(d->name), "%s", c->name);
-    snprintf(d->pci_bus_id, sizeof(d->pci_bus_id), "%s", c->pci);
-    snprintf(d->arch, sizeof(d->arch), "%s", c->arch);
+    text_copy(d->name, sizeof(d->name), c->name);
+    text_copy(d->pci_bus_id, sizeof(d->pci_bus_id), c->pci);
+    text_copy(d->arch, sizeof(d->arch), c->arch);
     d->cc_major = c->cc_major;
     d->cc_minor = c->cc_minor;
     d->slices_total = c->slices_total;

@@ -9,6 +9,13 @@
  * its last sample (carried for a few ticks, then none) with the call it is
  * stuck in, and the other GPUs keep updating.
  *
+ * A steady tick is one wake-up per thread: the caller wakes the system
+ * worker (root_start, before it samples the host), the system worker counts
+ * the GPUs and hands the tick on to every idle GPU worker itself, and the
+ * last GPU worker to finish wakes the caller. The caller only steps in
+ * when the system worker could not relay (a new GPU needs a worker, the
+ * system worker is busy or the driver went away).
+ *
  * Locking: root->mu guards every field marked "mu" below and the workers'
  * hand-over fields; each worker's nvml_state and private part belong to
  * that worker thread alone; everything else (last parts, GPM client,
@@ -49,20 +56,26 @@ struct worker {
     bool started;
     pthread_cond_t cv;        /* a new request or stop */
     struct nvml_state st;     /* the worker thread's own */
-    struct snapshot part;     /* the worker thread's own: the part being filled */
+    /* The three parts below are snapshots in bufs, handed over by swapping
+     * the pointers (a snapshot is a few KiB: copying them was a visible
+     * share of a DGX tick). */
+    struct snapshot bufs[3];
+    struct snapshot *part;    /* the worker thread's own: the part being filled */
     /* mu */
     nvmlDevice_t h;
     nvmlReturn_t hrc;
     uint64_t req, done;       /* tick numbers requested / finished */
     bool stop;
-    struct snapshot result;   /* a finished part waiting to be taken */
+    bool sent;                /* given a tick by the current sample */
+    bool armed;               /* idle when the tick began: the system worker may relay to it */
+    bool counted;             /* its finishing is counted in root->pending */
+    struct snapshot *result;  /* a finished part waiting to be taken */
     bool have_result;
     bool lost;                /* the finished part found the GPU lost */
     _Atomic uint64_t tick_start_ns;
     /* the sampling thread's */
-    struct snapshot last;     /* the last finished part */
+    struct snapshot *last;    /* the last finished part */
     bool have_last;
-    bool sent;                /* given a tick by the current sample */
     unsigned late;            /* ticks in a row without a finished part */
     char uuid[MIGMON_UUID_LEN]; /* mu: from the enumeration ("" unknown) */
     char name[MIGMON_NAME_LEN];
@@ -91,6 +104,9 @@ struct nvml_root {
     uint64_t next_try_ns;
     uint64_t sys_req, sys_done;
     bool want_enum;
+    bool relay;             /* the system worker starts the armed GPU workers after its tick */
+    bool relaying;          /* the system worker is signalling GPU workers outside the lock */
+    unsigned pending;       /* GPU workers given this tick that have not finished */
     bool stop;
     bool inited;
     unsigned count;         /* GPUs in the last enumeration */
@@ -100,14 +116,20 @@ struct nvml_root {
     /* the system worker's own */
     struct enum_gpu *sys_gpus;
     size_t sys_cap;
+    pthread_cond_t **sys_wake; /* the GPU workers relayed to, signalled after unlocking */
+    size_t sys_wake_cap;
     char count_err[256];    /* the last GetCount failed: why ("" when fine) */
     char driver_version[80], nvml_version[80];
     int cuda_version; /* 12040 = 12.4; 0 unknown */
     _Atomic(const char *) sys_sym; /* the system worker's call in progress */
     _Atomic uint64_t sys_op_ns;
-    /* the sampling thread's */
+    /* written by the sampling thread under mu; the system worker reads them
+     * under mu while relay is set */
     struct worker **workers;
     size_t nworkers;
+    /* the sampling thread's */
+    bool began;       /* root_start began the tick that root_sample finishes */
+    bool sys_kicked;  /* this tick woke the system worker (or found it busy) */
     struct gpm_client *gpm;
     bool gpm_tried;
     uint64_t ticks, last_enum_tick;
@@ -151,11 +173,27 @@ static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg)
     return rc;
 }
 
-static void snapshot_swap(struct snapshot *a, struct snapshot *b)
+static void part_swap(struct snapshot **a, struct snapshot **b)
 {
-    struct snapshot t = *a;
+    struct snapshot *t = *a;
     *a = *b;
     *b = t;
+}
+
+/* Give GPU worker i this tick, with the enumeration's handle (mu held). The
+ * caller signals w->cv, after unlocking where it can: a thread woken while
+ * the mutex is still held only goes back to sleep on it. */
+static void worker_kick(struct nvml_root *r, struct worker *w, size_t i)
+{
+    w->h = r->gpus[i].h;
+    w->hrc = r->gpus[i].rc;
+    memcpy(w->uuid, r->gpus[i].uuid, sizeof(w->uuid));
+    memcpy(w->name, r->gpus[i].name, sizeof(w->name));
+    w->req++;
+    w->sent = true;
+    w->armed = false;
+    w->counted = true;
+    r->pending++;
 }
 
 /* ------------------------------------------------------------ system worker */
@@ -352,8 +390,40 @@ static void *sys_main(void *arg)
             rc = sys_tick(r, en);
             pthread_mutex_lock(&r->mu);
             r->sys_done = seq;
-            pthread_cond_broadcast(&r->done_cv);
+            /* Hand the tick on to the idle GPU workers, so the sampling
+             * thread is woken once, by the last of them, instead of once
+             * here and again by them. */
+            size_t kicked = 0;
+            if (r->relay && !r->stop && !driver_gone(rc) && r->have_enum) {
+                if (r->nworkers > r->sys_wake_cap) {
+                    pthread_cond_t **n = realloc(r->sys_wake, r->nworkers * sizeof(*n));
+                    if (n) {
+                        r->sys_wake = n;
+                        r->sys_wake_cap = r->nworkers;
+                    }
+                }
+                for (size_t i = 0; i < r->nworkers && i < r->count && i < r->sys_wake_cap; i++) {
+                    struct worker *w = r->workers[i];
+                    if (w && w->armed) {
+                        worker_kick(r, w, i);
+                        r->sys_wake[kicked++] = &w->cv;
+                    }
+                }
+            }
+            r->relay = false;
+            r->relaying = kicked > 0; /* close waits for it to end */
             pthread_mutex_unlock(&r->mu);
+            if (!kicked) {
+                pthread_cond_broadcast(&r->done_cv);
+            } else {
+                for (size_t i = 0; i < kicked; i++)
+                    pthread_cond_signal(r->sys_wake[i]);
+                pthread_mutex_lock(&r->mu);
+                r->relaying = false;
+                if (r->stop)
+                    pthread_cond_broadcast(&r->done_cv);
+                pthread_mutex_unlock(&r->mu);
+            }
             if (driver_gone(rc)) {
                 gone = true;
                 break;
@@ -404,16 +474,24 @@ static void *worker_run(void *arg)
         memcpy(uuid, w->uuid, sizeof(uuid));
         pthread_mutex_unlock(&r->mu);
         atomic_store(&w->tick_start_ns, mono());
-        snapshot_notes_reset(&w->part);
-        nvml_sample_gpu(&w->st, w->index, h, hrc, uuid, &w->part);
-        snapshot_check_ranges(&w->part); /* absurd driver values never leave the worker */
+        snapshot_notes_reset(w->part);
+        nvml_sample_gpu(&w->st, w->index, h, hrc, uuid, w->part);
+        snapshot_check_ranges(w->part); /* absurd driver values never leave the worker */
         pthread_mutex_lock(&r->mu);
-        snapshot_swap(&w->part, &w->result);
+        part_swap(&w->part, &w->result);
         w->have_result = true;
         w->lost = w->st.lost;
         w->done = seq;
-        pthread_cond_broadcast(&r->done_cv);
+        /* Only the last of this tick's workers wakes the sampling thread; a
+         * worker finishing a tick given up on is waited for by nobody. */
+        bool wake = false;
+        if (w->counted) {
+            w->counted = false;
+            wake = --r->pending == 0;
+        }
         pthread_mutex_unlock(&r->mu);
+        if (wake) /* the root outlives this thread (close joins it first) */
+            pthread_cond_broadcast(&r->done_cv);
     }
     return NULL;
 }
@@ -428,6 +506,9 @@ static struct worker *worker_new(struct nvml_root *r, unsigned index)
         return NULL;
     }
     w->index = index;
+    w->part = &w->bufs[0];
+    w->result = &w->bufs[1];
+    w->last = &w->bufs[2];
     cond_init(&w->cv);
     nvml_state_init(&w->st, &r->lib);
     w->st.slow_every = r->enum_every;
@@ -447,9 +528,8 @@ static struct worker *worker_new(struct nvml_root *r, unsigned index)
 static void worker_free(struct worker *w)
 {
     nvml_state_free(&w->st);
-    snapshot_free(&w->part);
-    snapshot_free(&w->result);
-    snapshot_free(&w->last);
+    for (int i = 0; i < 3; i++)
+        snapshot_free(&w->bufs[i]);
     pthread_cond_destroy(&w->cv);
     free(w);
 }
@@ -496,7 +576,7 @@ static void append_stalled(struct nvml_root *r, struct worker *w, struct snapsho
                                      sym ? sym : "an NVML call");
     size_t first = s->ndevices;
     if (w->have_last) {
-        if (append_part(s, &w->last) != 0)
+        if (append_part(s, w->last) != 0)
             return;
     } else {
         if (snapshot_reserve(s, s->ndevices + 1) != 0)
@@ -608,6 +688,64 @@ static void root_settle(void *p, unsigned timeout_ms)
         gpm_client_settle(r->gpm, (unsigned)((deadline - now) / 1000000ull));
 }
 
+/* A new tick (mu held): nothing of the last one is waited for any more. */
+static void tick_begin(struct nvml_root *r)
+{
+    r->ticks++;
+    r->began = true;
+    r->sys_kicked = false;
+    r->relay = false;
+    r->pending = 0;
+    for (size_t i = 0; i < r->nworkers; i++) {
+        struct worker *w = r->workers[i];
+        if (w)
+            w->sent = w->armed = w->counted = false;
+    }
+}
+
+/* Wake the system worker for this tick (mu held, READY): the GPU count, and
+ * the enumeration at a slow cadence or when a worker found its GPU lost.
+ * GPU workers idle now are armed for the system worker to relay to. A
+ * system worker still busy with an earlier tick is not woken again. True
+ * when the caller must signal sys_cv. */
+static bool sys_kick(struct nvml_root *r)
+{
+    r->sys_kicked = true;
+    bool want = r->ticks - r->last_enum_tick >= r->enum_every;
+    for (size_t i = 0; i < r->nworkers && !want; i++)
+        want = r->workers[i] && r->workers[i]->lost;
+    if (want) {
+        r->want_enum = true;
+        r->last_enum_tick = r->ticks;
+    }
+    if (r->sys_req != r->sys_done)
+        return false;
+    for (size_t i = 0; i < r->nworkers; i++) {
+        struct worker *w = r->workers[i];
+        if (w)
+            w->armed = w->req == w->done;
+    }
+    r->relay = true;
+    r->sys_req++;
+    return true;
+}
+
+/* Start the tick's driver work, so that it runs while the caller samples
+ * the host; root_sample collects it. */
+static void root_start(void *p)
+{
+    struct nvml_root *r = p;
+    bool wake = false;
+    pthread_mutex_lock(&r->mu);
+    if (!r->began) {
+        tick_begin(r);
+        wake = r->sys == SYS_READY && sys_kick(r);
+    }
+    pthread_mutex_unlock(&r->mu);
+    if (wake) /* sys_cv lives as long as the root, which this thread closes */
+        pthread_cond_signal(&r->sys_cv);
+}
+
 static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
 {
     struct nvml_root *r = p;
@@ -615,10 +753,12 @@ static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
     s->nprocs = 0;
     s->partial = false;
     r->err[0] = '\0';
-    r->ticks++;
     gpm_client_poll(r->gpm); /* non-blocking: what the helper sent since */
 
     pthread_mutex_lock(&r->mu);
+    if (!r->began)
+        tick_begin(r);
+    r->began = false;
     while (r->sys == SYS_LOADING && mono() < deadline && !atomic_load(&r->interrupted))
         wait_until(&r->done_cv, &r->mu, deadline);
     if (r->sys != SYS_READY) {
@@ -637,20 +777,9 @@ static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
         s->partial = loading;
         return -1;
     }
-    /* The system tick: GPU count, and the enumeration at a slow cadence or
-     * when a worker found its GPU lost. */
-    bool want = r->ticks - r->last_enum_tick >= r->enum_every;
-    for (size_t i = 0; i < r->nworkers && !want; i++)
-        want = r->workers[i] && r->workers[i]->lost;
-    if (want) {
-        r->want_enum = true;
-        r->last_enum_tick = r->ticks;
-    }
-    bool sys_idle = r->sys_req == r->sys_done;
-    if (sys_idle) {
-        r->sys_req++;
+    if (!r->sys_kicked && sys_kick(r))
         pthread_cond_signal(&r->sys_cv);
-    }
+    /* The system tick (and the GPU workers it relayed to) */
     while (r->sys_req != r->sys_done && r->sys == SYS_READY && mono() < deadline &&
            !atomic_load(&r->interrupted))
         wait_until(&r->done_cv, &r->mu, deadline);
@@ -687,21 +816,15 @@ static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
             r->workers[i] = w;
         }
     }
-    /* Hand a tick to every idle worker; one still busy with an earlier
-     * tick (stuck in the driver) is not waited for. */
+    /* Hand the tick to every idle worker the system worker did not relay
+     * to; one still busy with an earlier tick (stuck in the driver) is not
+     * waited for. */
     for (size_t i = 0; i < nw; i++) {
         struct worker *w = r->workers[i];
-        if (!w)
-            continue;
-        w->sent = w->req == w->done;
-        if (!w->sent)
-            continue;
-        w->h = r->gpus[i].h;
-        w->hrc = r->gpus[i].rc;
-        snprintf(w->uuid, sizeof(w->uuid), "%s", r->gpus[i].uuid);
-        snprintf(w->name, sizeof(w->name), "%s", r->gpus[i].name);
-        w->req++;
-        pthread_cond_signal(&w->cv);
+        if (w && !w->sent && w->req == w->done) {
+            worker_kick(r, w, i);
+            pthread_cond_signal(&w->cv);
+        }
     }
     for (;;) {
         bool all = true;
@@ -717,7 +840,7 @@ static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
         if (!w)
             continue;
         if (w->have_result) {
-            snapshot_swap(&w->result, &w->last);
+            part_swap(&w->result, &w->last);
             w->have_result = false;
             w->have_last = true;
         }
@@ -734,7 +857,7 @@ static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
         if (!w)
             continue;
         if (w->late == 0 && w->have_last)
-            append_part(s, &w->last);
+            append_part(s, w->last);
         else
             append_stalled(r, w, s, now);
     }
@@ -794,6 +917,9 @@ static void root_close(void *p)
     r->gpm = NULL;
     pthread_mutex_lock(&r->mu);
     r->stop = true;
+    r->relay = false; /* the system worker no longer touches the GPU workers... */
+    while (r->relaying) /* ...once it has signalled those it did (no driver call) */
+        pthread_cond_wait(&r->done_cv, &r->mu);
     for (size_t i = 0; i < r->nworkers; i++) {
         if (r->workers[i]) {
             r->workers[i]->stop = true;
@@ -823,6 +949,7 @@ static void root_close(void *p)
     nvml_lib_close(&r->lib);
     free(r->gpus);
     free(r->sys_gpus);
+    free(r->sys_wake);
     pthread_cond_destroy(&r->done_cv);
     pthread_cond_destroy(&r->sys_cv);
     pthread_mutex_destroy(&r->mu);
@@ -832,6 +959,7 @@ static void root_close(void *p)
 const struct backend_ops nvml_backend_ops = {
     .name = "nvml",
     .open = root_open,
+    .start = root_start,
     .sample = root_sample,
     .close = root_close,
     .last_error = root_last_error,

@@ -8,8 +8,19 @@
  * have been cut short, so the buffer doubles and the read repeats; this only
  * happens while warming up (the buffer starts at a size estimated from the CPU
  * count, since /proc/stat grows ~150 bytes per CPU). Per-core storage grows
- * the same way. After that a sample makes five system calls and allocates
- * nothing.
+ * the same way. After that a sample makes two reads (stat, meminfo), a
+ * gethostname(), a sysinfo() and a clock read, and allocates nothing.
+ *
+ * On a real procfs three files are answered without reading them, with the
+ * value the kernel would print: sys/kernel/hostname shows the reading
+ * task's UTS name, which is what gethostname() returns (a tenth of the cost
+ * of opening and reading the sysctl); /proc/uptime prints CLOCK_BOOTTIME to
+ * the hundredth, truncated; /proc/loadavg prints the kernel's fixed-point
+ * averages rounded to the hundredth, which sysinfo() gives exactly (at less
+ * than half the cost of the read). Which file is procfs is asked of the
+ * file itself (fstatfs), because a container may bind-mount its own over
+ * /proc/uptime or /proc/loadavg (LXCFS); that one is read like any file,
+ * and so is every file of a fixture tree.
  */
 #include "system/host.h"
 
@@ -19,7 +30,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysinfo.h>
+#include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include "system/cpu.h"
 
@@ -50,6 +66,9 @@ struct host {
     size_t cap;
     int cur;
     bool have_prev; /* stat[cur] holds a parse to take deltas against */
+    bool uts_name;  /* the root is a procfs: the host name is gethostname()'s */
+    bool boot_clock; /* uptime is the kernel's own: read CLOCK_BOOTTIME instead */
+    bool kernel_load; /* loadavg is the kernel's own: ask sysinfo() instead */
 };
 
 /* "host: PROC_ROOT: what went wrong" */
@@ -119,6 +138,27 @@ static ssize_t host_read(struct host *h, int which)
     }
 }
 
+static bool is_procfs(int fd)
+{
+    struct statfs sf;
+    return fstatfs(fd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC;
+}
+
+/* Whether <root>/NAME is the kernel's own file (then not kept open); a
+ * file of another kind stays open for host_read. */
+static bool kernel_file(struct host *h, int which)
+{
+    int fd = openat(h->dirfd, pf_names[which], O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    if (is_procfs(fd)) {
+        close(fd);
+        return true;
+    }
+    h->fd[which] = fd;
+    return false;
+}
+
 int host_open(struct host **out, const char *proc_root, char *err, size_t errlen)
 {
     *out = NULL;
@@ -152,6 +192,10 @@ int host_open(struct host **out, const char *proc_root, char *err, size_t errlen
         set_err(err, errlen, proc_root, strerror(ENOMEM));
         goto fail;
     }
+
+    h->uts_name = is_procfs(h->dirfd);
+    h->boot_clock = kernel_file(h, PF_UPTIME);
+    h->kernel_load = kernel_file(h, PF_LOADAVG);
 
     /* A directory with neither file is almost certainly a wrong --proc-root. */
     h->fd[PF_STAT] = openat(h->dirfd, "stat", O_RDONLY | O_CLOEXEC);
@@ -243,6 +287,46 @@ static struct metric parse_uptime(const char *buf, size_t len)
     return metric_direct(v);
 }
 
+/* /proc/uptime as the kernel prints it ("%lu.%02lu" of CLOCK_BOOTTIME, the
+ * hundredths truncated), parsed with the same arithmetic as parse_decimal so
+ * the value is bit for bit the one the file would give. */
+static struct metric boot_uptime(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_BOOTTIME, &ts) != 0)
+        return metric_none("/proc/uptime unreadable");
+    long cs = ts.tv_nsec / 10000000;
+    double v = (double)ts.tv_sec, scale = 0.1;
+    v += (double)(cs / 10) * scale;
+    scale /= 10;
+    v += (double)(cs % 10) * scale;
+    if (v > UPTIME_MAX)
+        return metric_none("malformed /proc/uptime");
+    return metric_direct(v);
+}
+
+/* /proc/loadavg as the kernel prints it: LOAD_INT and LOAD_FRAC of
+ * avenrun + FIXED_1/200 (FSHIFT 11), which sysinfo() hands out shifted to
+ * SI_LOAD_SHIFT (16); parsed with parse_decimal's arithmetic. */
+static void kernel_loadavg(struct metric out[3])
+{
+    struct sysinfo si;
+    if (sysinfo(&si) != 0) {
+        for (int i = 0; i < 3; i++)
+            out[i] = metric_none("/proc/loadavg unreadable");
+        return;
+    }
+    for (int i = 0; i < 3; i++) {
+        unsigned long a = (si.loads[i] >> (SI_LOAD_SHIFT - 11)) + 2048 / 200;
+        unsigned long ip = a >> 11, cs = ((a & 2047) * 100) >> 11;
+        double v = (double)ip, scale = 0.1;
+        v += (double)(cs / 10) * scale;
+        scale /= 10;
+        v += (double)(cs % 10) * scale;
+        out[i] = v > LOADAVG_MAX ? metric_none("malformed /proc/loadavg") : metric_direct(v);
+    }
+}
+
 static const char *const unreadable[PF_COUNT] = {
     "/proc/stat unreadable", "/proc/meminfo unreadable", "/proc/loadavg unreadable",
     "/proc/uptime unreadable"};
@@ -282,12 +366,12 @@ static int host_sample_cpu(struct host *h, struct host_sample *out)
 }
 
 /* The UTS host name as <proc_root>/sys/kernel/hostname shows it (the same
- * value gethostname() returns for /proc; a fixture tree can name its own
- * host, which keeps screen tests independent of the machine), else
- * gethostname(). */
+ * value gethostname() returns on any procfs, since the sysctl shows the
+ * reader's UTS namespace; a fixture tree can name its own host, which keeps
+ * screen tests independent of the machine), else gethostname(). */
 static void host_hostname(struct host *h, char *out, size_t len)
 {
-    int fd = openat(h->dirfd, "sys/kernel/hostname", O_RDONLY | O_CLOEXEC);
+    int fd = h->uts_name ? -1 : openat(h->dirfd, "sys/kernel/hostname", O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
         ssize_t n = pread(fd, out, len - 1, 0);
         close(fd);
@@ -323,8 +407,9 @@ int host_sample(struct host *h, struct host_sample *out)
             rc = -ENOMEM;
     }
 
-    n = host_read(h, PF_LOADAVG);
-    if (n >= 0) {
+    if (h->kernel_load) {
+        kernel_loadavg(out->loadavg);
+    } else if ((n = host_read(h, PF_LOADAVG)) >= 0) {
         parse_loadavg(h->buf, (size_t)n, out->loadavg);
     } else {
         for (int i = 0; i < 3; i++)
@@ -333,6 +418,10 @@ int host_sample(struct host *h, struct host_sample *out)
             rc = -ENOMEM;
     }
 
+    if (h->boot_clock) {
+        out->uptime_s = boot_uptime();
+        return rc;
+    }
     n = host_read(h, PF_UPTIME);
     if (n >= 0) {
         out->uptime_s = parse_uptime(h->buf, (size_t)n);

@@ -159,7 +159,7 @@ static void draw_header(WINDOW *win, const struct tui_view *v)
     struct rect r = v->lay.header;
     const struct tui_theme *t = &v->theme;
     tui_fill(win, t, r, R_HEADER);
-    char left[1024], ver[256] = "", clk[40];
+    char left[1024], ver[256] = "", clk[40]; /* left holds a whole host name and ver */
     const struct snapshot *s = v->snap;
     if (s && s->driver_version[0]) {
         char cuda[32] = "";

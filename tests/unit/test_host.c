@@ -588,6 +588,47 @@ static void test_live_proc(void **state)
     assert_none(&s.cpu_total, "first sample: no delta yet");
     assert_true(metric_ok(&s.mem.total) && s.mem.total.value > 0);
     assert_true(metric_ok(&s.uptime_s));
+    /* On procfs the host name and uptime are not read from their files:
+     * they must still be what the files say (uptime within the 10 ms the
+     * file shows plus the time between the two reads). */
+    char name[HOST_NAME_LEN] = "", up[64] = "";
+    FILE *f = fopen("/proc/sys/kernel/hostname", "r");
+    if (f) {
+        if (fgets(name, sizeof(name), f))
+            name[strcspn(name, "\n")] = '\0';
+        fclose(f);
+        assert_string_equal(s.hostname, name);
+    }
+    f = fopen("/proc/uptime", "r");
+    assert_non_null(f);
+    assert_non_null(fgets(up, sizeof(up), f));
+    fclose(f);
+    double file_up = strtod(up, NULL);
+    assert_true(s.uptime_s.value <= file_up + 1e-9 && s.uptime_s.value > file_up - 1.0);
+    /* loadavg from sysinfo(): the file's three decimals "L1 L5 L15 ..." (it
+     * changes every 5 s: the file is read before and after the sample, and
+     * again when the two differ). */
+    bool same = false;
+    for (int tries = 0; tries < 5 && !same; tries++) {
+        char l1[128] = "", l2[128] = "";
+        f = fopen("/proc/loadavg", "r");
+        assert_non_null(f);
+        assert_non_null(fgets(l1, sizeof(l1), f));
+        fclose(f);
+        assert_int_equal(host_sample(h, &s), 0);
+        f = fopen("/proc/loadavg", "r");
+        assert_non_null(f);
+        assert_non_null(fgets(l2, sizeof(l2), f));
+        fclose(f);
+        if (strcmp(l1, l2) != 0)
+            continue;
+        char got[128];
+        snprintf(got, sizeof(got), "%.2f %.2f %.2f", s.loadavg[0].value, s.loadavg[1].value,
+                 s.loadavg[2].value);
+        assert_memory_equal(got, l1, strlen(got));
+        same = true;
+    }
+    assert_true(same);
     usleep(120 * 1000);
     assert_int_equal(host_sample(h, &s), 0);
     assert_true(metric_ok(&s.cpu_total));

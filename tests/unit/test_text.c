@@ -89,6 +89,23 @@ static void test_json_is_valid_utf8(void **state)
     free(buf);
 }
 
+/* text_copy is snprintf("%s") without the formatting: the same bytes. */
+static void test_copy(void **state)
+{
+    (void)state;
+    const char *cases[] = {"", "A100", "MIG-4d2b1f6e-0000-5555-aaaa-1234567890ab", "exactly7"};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        for (size_t cap = 1; cap <= 48; cap++) {
+            char a[48], b[48];
+            memset(a, 'x', sizeof(a));
+            memset(b, 'x', sizeof(b));
+            snprintf(a, cap, "%s", cases[i]);
+            text_copy(b, cap, cases[i]);
+            assert_memory_equal(a, b, sizeof(a));
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -96,6 +113,7 @@ int main(void)
         cmocka_unit_test(test_controls),
         cmocka_unit_test(test_clean),
         cmocka_unit_test(test_json_is_valid_utf8),
+        cmocka_unit_test(test_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
