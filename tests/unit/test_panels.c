@@ -53,6 +53,7 @@ static void test_selection_follows_uuid(void **state)
     tui_view_follow(&v);
     assert_int_equal(v.sel, 1);
     assert_string_equal(v.sel_uuid, "MIG-1");
+    tui_view_free(&v);
 }
 
 static void test_select_clamps(void **state)
