@@ -7,7 +7,7 @@
  *     history_push() for as long as it exists, so age N means "N ticks ago"
  *     for all of them (a device absent from a tick gets a gap for that tick);
  *   - a value is never invented: a series that never held a real value
- *     records gaps, and after HIST_CARRY_TTL misses it records gaps again
+ *     records gaps, and after carry_ticks() misses it records gaps again
  *     (seed v0.3.11 pushed a fake 0 instead; that reads as "idle", which is a
  *     lie, so we do not);
  *   - after a device has been seen, history_push() allocates nothing.
@@ -53,7 +53,7 @@ static void ring_put(struct hist_series *s, struct hist_point p)
  * failing for years never wraps back into the carry window. */
 static void count_miss(struct hist_series *s)
 {
-    if (s->misses <= HIST_CARRY_TTL)
+    if (s->misses <= carry_ticks())
         s->misses++;
 }
 
@@ -62,7 +62,7 @@ static void count_miss(struct hist_series *s)
  * restarts the TTL. Anything else is a miss: none, and also a value the
  * collector itself marked carried — that is not a new observation, so it must
  * not restart the TTL either ("carried never re-carries"). A miss repeats the
- * last real value, marked carried, for misses 1..HIST_CARRY_TTL and is a gap
+ * last real value, marked carried, for misses 1..carry_ticks() and is a gap
  * from then on, or at once if the series was never seen.
  */
 struct hist_point hist_push(struct hist_series *s, const struct metric *m)
@@ -76,7 +76,7 @@ struct hist_point hist_push(struct hist_series *s, const struct metric *m)
         s->misses = 0;
     } else {
         count_miss(s);
-        if (s->seen && s->misses <= HIST_CARRY_TTL) {
+        if (s->seen && s->misses <= carry_ticks()) {
             p.v = s->last_real.v;
             p.src = MSRC_CARRIED;
         }
@@ -91,7 +91,7 @@ struct hist_point hist_push(struct hist_series *s, const struct metric *m)
  * and came back has not merely had a failed read. */
 static void hist_push_gap(struct hist_series *s)
 {
-    s->misses = HIST_CARRY_TTL + 1;
+    s->misses = carry_ticks() + 1;
     if (s->cap)
         ring_put(s, (struct hist_point){.v = 0, .src = MSRC_NONE});
 }

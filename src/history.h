@@ -7,7 +7,7 @@
  * points.
  *
  * Carry policy (docs/decisions.md): a series whose read fails repeats its last
- * real value, marked MSRC_CARRIED, for at most HIST_CARRY_TTL consecutive
+ * real value, marked MSRC_CARRIED, for at most carry_ticks() (default HIST_CARRY_TTL) consecutive
  * ticks; after that it records gaps. A series that was never observed records
  * gaps and never invents a value. Carried points are never carried again:
  * the TTL counts from the last real value.

@@ -135,6 +135,7 @@ static void apply_config(struct cli *c, struct config *cfg)
         c->top = cfg->top;
     if (!c->gpm_given)
         c->gpm = cfg->gpm;
+    carry_ticks_set(cfg->carry);
     if (!cfg->color)
         c->no_color = true;
     if (c->exporter && !c->listen)

@@ -105,6 +105,18 @@ void snapshot_check_ranges(struct snapshot *s)
     }
 }
 
+static unsigned carry_n = 3;
+
+unsigned carry_ticks(void)
+{
+    return carry_n;
+}
+
+void carry_ticks_set(unsigned n)
+{
+    carry_n = n;
+}
+
 const struct metric_info *metric_info(enum metric_id id)
 {
     if ((unsigned)id >= M_COUNT)

@@ -112,6 +112,16 @@ struct metric_info {
 
 const struct metric_info *metric_info(enum metric_id id);
 
+/*
+ * How many samples a value that could not be read again keeps its last
+ * reading, marked carried, before it is none: in the history, the process
+ * lists and a stalled device (3 by default; the configuration file's
+ * [general] carry). Set once at start, before any sampling thread exists,
+ * then only read.
+ */
+unsigned carry_ticks(void);
+void carry_ticks_set(unsigned n);
+
 struct snapshot;
 /* Every metric of every device of s checked against its range, and memory
  * used against total; offenders become none with the value in the reason

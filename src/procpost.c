@@ -124,7 +124,7 @@ static size_t take_carried(struct procpost *c, struct device *d, size_t out, uns
 {
     const struct procpost_list *pl = prev_list(c, d->uuid);
     *ticks = 0;
-    if (!pl || pl->carried >= PROCPOST_CARRY_TICKS || !c->pinfo)
+    if (!pl || pl->carried >= carry_ticks() || !c->pinfo)
         return out;
     if (grow((void **)&c->pbuf, &c->pbuf_cap, out + pl->n, sizeof(*c->pbuf)) != 0)
         return out;

@@ -595,7 +595,7 @@ static void append_stalled(struct nvml_root *r, struct worker *w, struct snapsho
         d->process_count = metric_none(note);
         d->proc_first = s->nprocs;
     }
-    bool carry = w->late <= COLLECT_CARRY_TICKS;
+    bool carry = w->late <= carry_ticks();
     uint64_t interval = (uint64_t)(r->o.interval_ms ? r->o.interval_ms : 1000) * 1000000ull;
     bool say = t0 && now - t0 > 2 * interval;
     for (size_t i = first; i < s->ndevices; i++) {

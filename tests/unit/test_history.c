@@ -185,6 +185,19 @@ static void test_carry_ttl(void **state)
     for (int i = 0; i < 4; i++)
         assert_int_equal(hist_push(&s, &n).src, MSRC_NONE);
     hist_series_free(&s);
+
+    /* The window is the configured one: carry = 1 carries one miss, 0 none. */
+    struct metric seven = metric_direct(7);
+    for (unsigned k = 0; k <= 1; k++) {
+        carry_ticks_set(k);
+        assert_int_equal(hist_series_init(&s, 16), 0);
+        hist_push(&s, &seven);
+        if (k == 1)
+            assert_int_equal(hist_push(&s, &n).src, MSRC_CARRIED);
+        assert_int_equal(hist_push(&s, &n).src, MSRC_NONE);
+        hist_series_free(&s);
+    }
+    carry_ticks_set(HIST_CARRY_TTL);
 }
 
 /* A real value resets the miss count: a new outage carries the new value
