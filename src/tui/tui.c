@@ -22,6 +22,8 @@
 #include "debuglog.h"
 #include "tui/overlays.h"
 #include "tui/panels.h"
+
+#include <term.h> /* setupterm: after curses.h (theme.h) */
 #include "tui/widgets.h"
 
 static volatile sig_atomic_t quit_requested;
@@ -428,7 +430,14 @@ int tui_run(struct collector *col, const struct tui_opts *o)
 
     if (tcgetattr(STDIN_FILENO, &saved_termios) == 0)
         have_termios = true;
-    SCREEN *scr = newterm(NULL, stdout, stdin);
+    /* An unknown TERM is found out with setupterm first: a failing
+     * newterm leaves curses' per-screen memory allocated. */
+    int terr = 0;
+    SCREEN *scr = NULL;
+    if (setupterm(NULL, STDOUT_FILENO, &terr) == OK) {
+        del_curterm(cur_term); /* newterm sets up its own */
+        scr = newterm(NULL, stdout, stdin);
+    }
     /* A terminal without cursor addressing (TERM=dumb, say) is known to
      * terminfo, but curses can draw no more than its first line there. */
     const char *cup = NULL;

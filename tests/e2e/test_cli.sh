@@ -63,7 +63,7 @@ eq "bad key message" "$err" \
     "mig-gpu-mon: --demo: invalid scenario file: $TMP/badkey.ini:5: [gpu.0] unknown key 'memory_total_mb'"
 
 # An installed copy (make install PREFIX=...), moved elsewhere afterwards.
-env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -o all -C "$MIGMON_SRC" install \
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD -u SAN make -s -o all -C "$MIGMON_SRC" install \
     PREFIX="$TMP/prefix" DESTDIR= BIN="$MIGMON_BIN" SIM_LIB="$MIGMON_SIM_LIB" >/dev/null
 mv "$TMP/prefix" "$TMP/moved"
 err=$(cd / && "$TMP/moved/bin/mig-gpu-mon" --demo=nonexistent 2>&1 >/dev/null); rc=$?

@@ -24,6 +24,7 @@ if command -v zsh >/dev/null; then
     zsh -n "$MIGMON_SRC/completions/_mig-gpu-mon"
     eq "completion: the zsh file parses" "$?" 0
 fi
-make -s -C "$MIGMON_SRC" -o all install PREFIX="$TMP/cprefix" DESTDIR= >/dev/null 2>&1
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD -u SAN make -s -C "$MIGMON_SRC" -o all install \
+    PREFIX="$TMP/cprefix" DESTDIR= >/dev/null 2>&1
 [ -f "$TMP/cprefix/share/bash-completion/completions/mig-gpu-mon" ] && ok || bad "completion: bash file not installed"
 [ -f "$TMP/cprefix/share/zsh/site-functions/_mig-gpu-mon" ] && ok || bad "completion: zsh file not installed"

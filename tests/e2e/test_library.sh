@@ -18,7 +18,9 @@ block python >"$TMP/example.py"
 cc -Wall -Wextra -Werror -I"$MIGMON_SRC/include" "$TMP/example.c" -L"$PUB" -lmigmon \
     -o "$TMP/example"
 eq "library: the C example compiles against the shared library" "$?" 0
-simdir=$(dirname "$MIGMON_SIM_LIB")
+# the plain build's simulator beside the plain library (a sanitizer build's
+# simulator would need its runtime loaded first)
+simdir="$(dirname "$PUB")/sim"
 export MIGMON_SIM_PROC_FILE="$TMP/lib.ctl"
 # the example's PID is the shell's after exec: it registers 700 MiB on GPU 0
 out=$(MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/a100-sxm4-80gb.ini" \
@@ -56,7 +58,8 @@ eq "library: static archive's globals are migmon_ only" \
     "$(nm -g --defined-only "$PUB/libmigmon.a" | awk 'NF == 3 {print $3}' | grep -vc '^migmon_')" 0
 # an installed copy: header, libraries, pkg-config
 if command -v pkg-config >/dev/null; then
-    make -s -C "$MIGMON_SRC" -o all install PREFIX="$TMP/prefix" DESTDIR= >/dev/null 2>&1
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD -u SAN make -s -C "$MIGMON_SRC" -o all install \
+        PREFIX="$TMP/prefix" DESTDIR= >/dev/null 2>&1
     flags=$(PKG_CONFIG_PATH="$TMP/prefix/lib/pkgconfig" pkg-config --cflags --libs migmon | sed "s/ *$//")
     eq "library: pkg-config flags of an installed copy" "$flags" "-I$TMP/prefix/include -L$TMP/prefix/lib -lmigmon"
     # shellcheck disable=SC2086
