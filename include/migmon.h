@@ -45,7 +45,9 @@ struct migmon_peaks {
 /* Open a monitor. nvml_path: the NVML library to load, or NULL to search
  * for it as mig-gpu-mon does. interval_ms: the time one sample may take at
  * most (3/4 of it: a stuck driver costs a late figure, never a stuck call);
- * 0 means 50. On failure *out is NULL and migmon_last_error(NULL) says why. */
+ * 0 means 50. The open takes a first sample, which may wait up to 3 s for a
+ * slow driver to list every device and MIG instance. On failure *out is NULL
+ * and migmon_last_error(NULL) says why. */
 int migmon_open(migmon_t **out, const char *nvml_path, unsigned interval_ms);
 /* Watch pid and its descendants (found again at every sample). */
 int migmon_watch_pid(migmon_t *m, int pid);

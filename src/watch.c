@@ -314,6 +314,9 @@ double watch_peak_gpu(const struct watch *W)
 }
 
 
+/* The longest the first sample may wait for the driver. */
+#define WATCH_PRIME_MS 3000ull
+
 int watch_open(struct watch *w, const struct watch_opts *o, char *err, size_t errlen)
 {
     memset(w, 0, sizeof(*w));
@@ -329,7 +332,10 @@ int watch_open(struct watch *w, const struct watch_opts *o, char *err, size_t er
                               .gpm_exe = o->gpm_exe};
     if (collect_open(&w->col, &co, err, errlen) != 0)
         return -1;
-    collect_tick_until(&w->col, &w->s, clock_mono_ns() + (uint64_t)w->interval_ms * 750000ull);
+    /* The first sample comes before the command starts: it may take as
+     * long as a slow driver needs to list every device and MIG instance
+     * (a short command may end before the next one), up to a bound. */
+    collect_tick_until(&w->col, &w->s, clock_mono_ns() + WATCH_PRIME_MS * 1000000ull);
     for (size_t i = 0; i < w->s.ndevices; i++)
         dev_of(w, &w->s.devices[i]);
     return 0;

@@ -106,4 +106,15 @@ jeq "profile: CUDA_VISIBLE_DEVICES=UUID keeps that GPU and its 7 instances" "$(c
 CUDA_VISIBLE_DEVICES=0 prof dgx-a100-8x7 -f json -o "$TMP/p6.json" -- true 2>/dev/null
 jeq "profile: an ordinal is not mapped to NVML" "$(cat "$TMP/p6.json")" \
     '[(.devices | length), (.note | contains("CUDA ordinals"))]' '[64,true]'
+
+# a driver slow to list the MIG instances (10 ms per handle: 70 ms per GPU, more
+# than one 50 ms sample's deadline): a command that ends at once is still
+# matched against every device, found by the first sample before it starts
+cp "$SCN/dgx-a100-8x7.ini" "$TMP/slowmig.ini"
+printf '[fault.slowmig]\nfunction = nvmlDeviceGetMigDeviceHandleByIndex\ndelay_ms = 10\n' >>"$TMP/slowmig.ini"
+rm -f "$MIGMON_SIM_PROC_FILE"
+MIGMON_SIM_SCENARIO="$TMP/slowmig.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" -f json \
+    -o "$TMP/p7.json" -- true 2>/dev/null
+jeq "profile: a slow MIG walk still lists all 64 devices for a short command" "$(cat "$TMP/p7.json")" \
+    '[(.devices | length), ([.devices[] | select(.kind == "mig")] | length)]' '[64,56]'
 unset MIGMON_SIM_PROC_FILE
