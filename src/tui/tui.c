@@ -467,10 +467,23 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     curs_set(0);
     keypad(stdscr, TRUE);
     nodelay(stdscr, TRUE);
+    /* No look at the keyboard in the middle of a refresh: curses flushes
+     * what it has so far before each look. Keys are read right after each
+     * frame instead. (See also the first refresh, above.) */
+    typeahead(-1);
     set_escdelay(25);
     mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED, NULL);
     mouseinterval(0);
     tui_theme_init(&L.v.theme, want_color, utf8);
+    /* A frame goes to the terminal in one write, not one per changed line
+     * or two (each write is a wake-up of the terminal's side: pty, tmux,
+     * ssh): ncurses 6 flushes after every cursor move until the screen has
+     * once been left and resumed, taking such moves for a low-level
+     * terminfo program's. So the screen is left and resumed once, before
+     * anything is drawn; the resume does not send the keypad mode again. */
+    endwin();
+    refresh();
+    keypad(stdscr, TRUE);
     L.v.interval_ms = o->interval_ms;
     L.v.demo_label = o->demo_label;
     L.v.fahrenheit = o->fahrenheit;

@@ -114,6 +114,24 @@ for ((i = 0; i < 100; i++)); do [ -s "$TMP/dgx.exit" ] && break; sleep 0.05; don
 eq "SIGSEGV: died of the signal" "$(cat "$TMP/dgx.exit")" "139"
 eq "alternate screen left after SIGSEGV" "$(tmx display -p -t dgx '#{alternate_on}')" "0"
 
+# --- a frame reaches the terminal in one write ---
+# At 200x60 the charts scroll with every sample, so many lines change per
+# frame; each tick is still one write of the frame, plus the engine's byte
+# to the front end and the test hook's frames file: at most 3 write calls
+# (curses flushing per cursor move or per look at the keyboard made ~50).
+P=$(tui_proc wr two-core)
+tui_start wr 200 60 2 MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" -- "${SIMARGS[@]}" --proc-root "$P"
+if w0=$(awk '/^syscw:/ { print $2 }' "/proc/$(tui_pid wr)/io" 2>/dev/null) && [ -n "$w0" ]; then
+    for i in 1 2 3 4 5 6; do tui_tick wr; done
+    w1=$(awk '/^syscw:/ { print $2 }' "/proc/$(tui_pid wr)/io")
+    if [ $((w1 - w0)) -le 18 ]; then ok; else
+        bad "200x60: $((w1 - w0)) write calls for 6 ticks and frames, expected at most 18"
+    fi
+else
+    echo "     (/proc/PID/io not readable here: write calls per frame not checked)"
+fi
+tui_quit wr q >/dev/null
+
 # --- MIG reconfiguration while selected: the instance goes away at t = 60 ---
 P=$(tui_proc reconf two-core)
 tui_start reconf 100 30 1 MIGMON_SIM_SCENARIO="$SCN/mig-reconfig.ini" MIGMON_SIM_TIME=58+1 -- \
