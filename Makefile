@@ -291,6 +291,7 @@ bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(BUILD)/bench_engine $(BU
 	@for s in a100-sxm4-80gb dgx-a100-8x7; do \
 		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_prom sim/scenarios/$$s.ini 2000; done
 	@echo "== the interactive monitor in a terminal, whole process"
-	@$(BUILD)/bench_tui $(CURDIR)/$(BIN) 10
+	@BENCH_NVTOP=$$(command -v nvtop) MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) MIGMON_SIM_SCENARIOS=$(CURDIR)/sim/scenarios \
+		$(BUILD)/bench_tui $(CURDIR)/$(BIN) 10
 	@echo "== profile -- CMD: the profiler's own cost at 50 ms"
 	@bench/bench_profile.sh $(CURDIR)/$(BIN) $(CURDIR)/$(SIM_LIB) $(CURDIR)/sim/scenarios

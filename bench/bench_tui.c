@@ -15,12 +15,20 @@
  * The simulator stands in for the driver and runs inside the monitor, so
  * its cost is included; the GPM helper, where a scenario starts one, is a
  * separate process and is not.
+ *
+ * With BENCH_NVTOP (the path of an nvtop binary), MIGMON_SIM_LIB (the
+ * simulator's libnvidia-ml.so.1) and MIGMON_SIM_SCENARIOS (the scenario
+ * directory) set, nvtop -d 1 (10 refreshes a second) runs on the same
+ * simulator, in the same terminal sizes, its runs interleaved with ours, and
+ * each line also gives nvtop's median and the ratio: the machine's speed
+ * changes from minute to minute, the ratio much less.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,8 +90,11 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* nvtop on the simulator, when asked for (see the top of the file) */
+static const char *nvtop_bin, *sim_lib, *sim_dir;
+
 static int run_once(const char *bin, const char *scenario, int cols, int rows, int seconds,
-                    struct result *out)
+                    bool nvtop, struct result *out)
 {
     struct winsize ws = {.ws_row = (unsigned short)rows, .ws_col = (unsigned short)cols};
     int master;
@@ -98,6 +109,17 @@ static int run_once(const char *bin, const char *scenario, int cols, int rows, i
         setenv("TERM", "xterm-256color", 1);
         setenv("LC_ALL", "C.UTF-8", 1);
         unsetenv("NO_COLOR");
+        if (nvtop) {
+            char scn[4096], dir[4096];
+            snprintf(scn, sizeof(scn), "%s/%s.ini", sim_dir, scenario);
+            snprintf(dir, sizeof(dir), "%s", sim_lib);
+            char *slash = strrchr(dir, '/');
+            if (slash)
+                *slash = '\0';
+            setenv("MIGMON_SIM_SCENARIO", scn, 1);
+            setenv("LD_LIBRARY_PATH", dir, 1);
+            execl(nvtop_bin, nvtop_bin, "-d", "1", (char *)NULL);
+        }
         execl(bin, bin, demo, "-i", "100", (char *)NULL);
         perror("bench_tui: exec");
         _exit(127);
@@ -159,17 +181,26 @@ int main(int argc, char **argv)
     static const int sizes[][2] = {{200, 60}, {120, 40}, {80, 24}};
     signal(SIGPIPE, SIG_IGN);
 
+    nvtop_bin = getenv("BENCH_NVTOP");
+    sim_lib = getenv("MIGMON_SIM_LIB");
+    sim_dir = getenv("MIGMON_SIM_SCENARIOS");
+    bool cmp = nvtop_bin && *nvtop_bin && sim_lib && *sim_lib && sim_dir && *sim_dir &&
+               access(nvtop_bin, X_OK) == 0;
     printf("bench_tui: %s --demo=SCENARIO -i 100 in a pty, %d s measured after %d s, "
-           "median of %d runs\n",
-           bin, seconds, WARMUP_MS / 1000, RUNS);
+           "median of %d runs%s\n",
+           bin, seconds, WARMUP_MS / 1000, RUNS,
+           cmp ? "; nvtop -d 1 on the same simulator, runs interleaved" : "");
     int failed = 0;
     for (int s = 0; s < nscen; s++) {
         for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
-            double cpu[RUNS], bytes[RUNS];
-            int ok = 0;
+            double cpu[RUNS], bytes[RUNS], ncpu[RUNS];
+            int ok = 0, nok = 0;
             for (int r = 0; r < RUNS; r++) {
                 struct result res;
-                if (run_once(bin, scen[s], sizes[z][0], sizes[z][1], seconds, &res) != 0)
+                if (cmp && run_once(bin, scen[s], sizes[z][0], sizes[z][1], seconds, true,
+                                    &res) == 0)
+                    ncpu[nok++] = res.cpu_us_per_tick;
+                if (run_once(bin, scen[s], sizes[z][0], sizes[z][1], seconds, false, &res) != 0)
                     continue;
                 cpu[ok] = res.cpu_us_per_tick;
                 bytes[ok] = res.bytes_per_tick;
@@ -183,9 +214,16 @@ int main(int argc, char **argv)
             qsort(cpu, (size_t)ok, sizeof(cpu[0]), cmp_double);
             qsort(bytes, (size_t)ok, sizeof(bytes[0]), cmp_double);
             printf("  %-16s %3dx%-3d CPU per tick: median %7.1f us (%.1f..%.1f); "
-                   "to the terminal: %7.0f bytes/tick\n",
+                   "to the terminal: %7.0f bytes/tick",
                    scen[s], sizes[z][0], sizes[z][1], cpu[ok / 2], cpu[0], cpu[ok - 1],
                    bytes[ok / 2]);
+            if (nok > 0) {
+                qsort(ncpu, (size_t)nok, sizeof(ncpu[0]), cmp_double);
+                printf("; nvtop %7.1f us, ratio %.2f", ncpu[nok / 2], cpu[ok / 2] / ncpu[nok / 2]);
+            } else if (cmp) {
+                printf("; nvtop failed");
+            }
+            printf("\n");
             fflush(stdout);
         }
     }
