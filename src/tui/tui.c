@@ -469,7 +469,7 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     nodelay(stdscr, TRUE);
     /* No look at the keyboard in the middle of a refresh: curses flushes
      * what it has so far before each look. Keys are read right after each
-     * frame instead. (See also the first refresh, above.) */
+     * frame instead. (See also the first refresh, below.) */
     typeahead(-1);
     set_escdelay(25);
     mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED, NULL);
