@@ -100,9 +100,10 @@ struct gpm_client;
 /*
  * The sampling context of one thread: a copy of the library's entry points
  * (the root in nvml_workers.c owns the library), the per-device caches and
- * the scratch buffers. Each GPU worker has its own, so workers share nothing
- * but the library. Owner: that worker thread, except cur_sym, which the
- * engine reads (atomically) to name a stalled call.
+ * the scratch buffers. Each GPU has its own, so GPUs share nothing but the
+ * library. Owner: the thread that claimed the GPU's tick (the runner or the
+ * GPU's own thread, one at a time; see nvml_workers.c), except cur_sym,
+ * which the engine reads (atomically) to name a stalled call.
  */
 /* A MIG slot that held a device at the last walk. */
 struct mig_slot {

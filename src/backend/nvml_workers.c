@@ -9,17 +9,27 @@
  * its last sample (carried for a few ticks, then none) with the call it is
  * stuck in, and the other GPUs keep updating.
  *
- * A steady tick is one wake-up per thread: the caller wakes the system
- * worker (root_start, before it samples the host), the system worker counts
- * the GPUs and hands the tick on to every idle GPU worker itself, and the
- * last GPU worker to finish wakes the caller. The caller only steps in
- * when the system worker could not relay (a new GPU needs a worker, the
- * system worker is busy or the driver went away).
- *
+ * While the driver answers quickly (the GPUs' sampling took less than a
+ * quarter of the interval, all together, on the last tick), a steady tick
+ * is three wake-ups whatever the number of GPUs: the caller wakes the
+ * system worker (root_start, before it samples the host), the system
+ * worker counts the GPUs and wakes one runner thread, which samples every
+ * idle GPU in turn and wakes the caller. When the driver is slow, the
+ * system worker instead hands the tick to each idle GPU's own thread, and
+ * they sample in parallel; the last of them wakes the caller. A GPU is
+ * claimed for a tick one at a time, so a runner stuck in one GPU's call
+ * holds only that GPU: the GPUs it had not reached are late for this tick,
+ * and while it is stuck every later tick goes to the GPUs' own threads.
+ * The caller steps in itself when a GPU needs its thread started, the
+ * system worker is busy or the driver went away. Threads are started the
+ * first time they are needed.
+
  * Locking: root->mu guards every field marked "mu" below and the workers'
- * hand-over fields; each worker's nvml_state and private part belong to
- * that worker thread alone; everything else (last parts, GPM client,
- * merging) belongs to the thread calling sample/close (one at a time).
+ * hand-over fields. A worker's nvml_state and private part belong to the
+ * thread that claimed the GPU's tick (req++ under mu, only while
+ * req == done, so one thread at a time): its own thread or the runner.
+ * Everything else (last parts, GPM client, merging) belongs to the
+ * thread calling sample/close (one at a time).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -53,9 +63,9 @@ enum sys_state {
 struct worker {
     unsigned index;
     pthread_t thr;
-    bool started;
+    bool started;             /* its own thread runs (set by the sampling thread) */
     pthread_cond_t cv;        /* a new request or stop */
-    struct nvml_state st;     /* the worker thread's own */
+    struct nvml_state st;     /* the claiming thread's (see Locking above) */
     /* The three parts below are snapshots in bufs, handed over by swapping
      * the pointers (a snapshot is a few KiB: copying them was a visible
      * share of a DGX tick). */
@@ -72,6 +82,8 @@ struct worker {
     struct snapshot *result;  /* a finished part waiting to be taken */
     bool have_result;
     bool lost;                /* the finished part found the GPU lost */
+    bool reserved;            /* given to the runner this tick, not claimed yet */
+    uint64_t cost_ns;         /* how long its last finished tick took */
     _Atomic uint64_t tick_start_ns;
     /* the sampling thread's */
     struct snapshot *last;    /* the last finished part */
@@ -107,6 +119,11 @@ struct nvml_root {
     bool relay;             /* the system worker starts the armed GPU workers after its tick */
     bool relaying;          /* the system worker is signalling GPU workers outside the lock */
     unsigned pending;       /* GPU workers given this tick that have not finished */
+    bool parallel;          /* the GPUs' own threads sample them (a slow driver) */
+    uint64_t run_req, run_done; /* the runner's ticks requested / finished */
+    bool run_started;       /* set by the sampling thread */
+    pthread_t run_thr;
+    pthread_cond_t run_cv;  /* a tick or stop for the runner */
     bool stop;
     bool inited;
     unsigned count;         /* GPUs in the last enumeration */
@@ -180,20 +197,33 @@ static void part_swap(struct snapshot **a, struct snapshot **b)
     *b = t;
 }
 
-/* Give GPU worker i this tick, with the enumeration's handle (mu held). The
- * caller signals w->cv, after unlocking where it can: a thread woken while
- * the mutex is still held only goes back to sleep on it. */
-static void worker_kick(struct nvml_root *r, struct worker *w, size_t i)
+/* Give GPU worker i this tick, with the enumeration's handle (mu held); it
+ * counts in pending until it finishes. */
+static void worker_give(struct nvml_root *r, struct worker *w, size_t i)
 {
     w->h = r->gpus[i].h;
     w->hrc = r->gpus[i].rc;
     memcpy(w->uuid, r->gpus[i].uuid, sizeof(w->uuid));
     memcpy(w->name, r->gpus[i].name, sizeof(w->name));
-    w->req++;
     w->sent = true;
     w->armed = false;
     w->counted = true;
     r->pending++;
+}
+
+/* Give GPU worker i this tick for its own thread (mu held). The caller
+ * signals w->cv, after unlocking where it can: a thread woken while the
+ * mutex is still held only goes back to sleep on it. */
+static void worker_kick(struct nvml_root *r, struct worker *w, size_t i)
+{
+    worker_give(r, w, i);
+    w->req++;
+}
+
+/* A worker given this tick (sent) that has not finished it. */
+static bool worker_out(const struct worker *w)
+{
+    return w && w->sent && (w->reserved || w->req != w->done);
 }
 
 /* ------------------------------------------------------------ system worker */
@@ -390,23 +420,40 @@ static void *sys_main(void *arg)
             rc = sys_tick(r, en);
             pthread_mutex_lock(&r->mu);
             r->sys_done = seq;
-            /* Hand the tick on to the idle GPU workers, so the sampling
-             * thread is woken once, by the last of them, instead of once
-             * here and again by them. */
+            /* Hand the tick on, so the sampling thread is woken once, by
+             * whoever finishes the last GPU: to the runner while the driver
+             * is quick, else to the idle GPUs' own threads. */
             size_t kicked = 0;
             if (r->relay && !r->stop && !driver_gone(rc) && r->have_enum) {
-                if (r->nworkers > r->sys_wake_cap) {
-                    pthread_cond_t **n = realloc(r->sys_wake, r->nworkers * sizeof(*n));
-                    if (n) {
-                        r->sys_wake = n;
-                        r->sys_wake_cap = r->nworkers;
+                size_t want = r->nworkers ? r->nworkers : 1;
+                if (want > r->sys_wake_cap) {
+                    pthread_cond_t **nw = realloc(r->sys_wake, want * sizeof(*nw));
+                    if (nw) {
+                        r->sys_wake = nw;
+                        r->sys_wake_cap = want;
                     }
                 }
-                for (size_t i = 0; i < r->nworkers && i < r->count && i < r->sys_wake_cap; i++) {
-                    struct worker *w = r->workers[i];
-                    if (w && w->armed) {
-                        worker_kick(r, w, i);
-                        r->sys_wake[kicked++] = &w->cv;
+                size_t n = r->nworkers < r->count ? r->nworkers : r->count;
+                if (!r->parallel && r->sys_wake_cap && r->run_started && r->run_req == r->run_done) {
+                    for (size_t i = 0; i < n; i++) {
+                        struct worker *w = r->workers[i];
+                        if (w && w->armed) {
+                            worker_give(r, w, i);
+                            w->reserved = true;
+                            kicked = 1;
+                        }
+                    }
+                    if (kicked) {
+                        r->run_req++;
+                        r->sys_wake[0] = &r->run_cv;
+                    }
+                } else {
+                    for (size_t i = 0; i < n && i < r->sys_wake_cap; i++) {
+                        struct worker *w = r->workers[i];
+                        if (w && w->armed && w->started) {
+                            worker_kick(r, w, i);
+                            r->sys_wake[kicked++] = &w->cv;
+                        }
                     }
                 }
             }
@@ -453,6 +500,40 @@ struct worker_arg {
     struct worker *w;
 };
 
+/* Sample GPU worker w's claimed tick seq (mu not held) and hand the part
+ * over. True when the caller must wake the sampling thread (the last GPU
+ * of the tick finished). */
+static bool worker_sample(struct nvml_root *r, struct worker *w, uint64_t seq)
+{
+    pthread_mutex_lock(&r->mu);
+    nvmlDevice_t h = w->h;
+    nvmlReturn_t hrc = w->hrc;
+    char uuid[MIGMON_UUID_LEN];
+    memcpy(uuid, w->uuid, sizeof(uuid));
+    pthread_mutex_unlock(&r->mu);
+    uint64_t t0 = mono();
+    atomic_store(&w->tick_start_ns, t0);
+    snapshot_notes_reset(w->part);
+    nvml_sample_gpu(&w->st, w->index, h, hrc, uuid, w->part);
+    snapshot_check_ranges(w->part); /* absurd driver values never leave the worker */
+    uint64_t t1 = mono();
+    pthread_mutex_lock(&r->mu);
+    part_swap(&w->part, &w->result);
+    w->have_result = true;
+    w->lost = w->st.lost;
+    w->cost_ns = t1 - t0;
+    w->done = seq;
+    /* Only the last of this tick's workers wakes the sampling thread; a
+     * worker finishing a tick given up on is waited for by nobody. */
+    bool wake = false;
+    if (w->counted) {
+        w->counted = false;
+        wake = --r->pending == 0;
+    }
+    pthread_mutex_unlock(&r->mu);
+    return wake;
+}
+
 static void *worker_run(void *arg)
 {
     struct worker_arg a = *(struct worker_arg *)arg;
@@ -468,29 +549,42 @@ static void *worker_run(void *arg)
             break;
         }
         uint64_t seq = w->req;
-        nvmlDevice_t h = w->h;
-        nvmlReturn_t hrc = w->hrc;
-        char uuid[MIGMON_UUID_LEN];
-        memcpy(uuid, w->uuid, sizeof(uuid));
         pthread_mutex_unlock(&r->mu);
-        atomic_store(&w->tick_start_ns, mono());
-        snapshot_notes_reset(w->part);
-        nvml_sample_gpu(&w->st, w->index, h, hrc, uuid, w->part);
-        snapshot_check_ranges(w->part); /* absurd driver values never leave the worker */
+        if (worker_sample(r, w, seq)) /* the root outlives this thread (close joins it first) */
+            pthread_cond_broadcast(&r->done_cv);
+    }
+    return NULL;
+}
+
+/* The runner: each tick it is given, it claims the GPUs reserved for it
+ * one at a time, in order, and samples them. A tick given up on while it
+ * was stuck has no reservations left (the next tick cleared them). */
+static void *runner_main(void *arg)
+{
+    struct nvml_root *r = arg;
+    for (;;) {
         pthread_mutex_lock(&r->mu);
-        part_swap(&w->part, &w->result);
-        w->have_result = true;
-        w->lost = w->st.lost;
-        w->done = seq;
-        /* Only the last of this tick's workers wakes the sampling thread; a
-         * worker finishing a tick given up on is waited for by nobody. */
-        bool wake = false;
-        if (w->counted) {
-            w->counted = false;
-            wake = --r->pending == 0;
+        while (!r->stop && r->run_req == r->run_done)
+            pthread_cond_wait(&r->run_cv, &r->mu);
+        if (r->stop) {
+            pthread_mutex_unlock(&r->mu);
+            break;
         }
+        uint64_t run_seq = r->run_req;
+        bool wake = false;
+        for (size_t i = 0; !r->stop && i < r->nworkers; i++) {
+            struct worker *w = r->workers[i];
+            if (!w || !w->reserved)
+                continue;
+            w->reserved = false;
+            uint64_t seq = ++w->req;
+            pthread_mutex_unlock(&r->mu);
+            wake = worker_sample(r, w, seq) || wake;
+            pthread_mutex_lock(&r->mu);
+        }
+        r->run_done = run_seq;
         pthread_mutex_unlock(&r->mu);
-        if (wake) /* the root outlives this thread (close joins it first) */
+        if (wake)
             pthread_cond_broadcast(&r->done_cv);
     }
     return NULL;
@@ -499,12 +593,8 @@ static void *worker_run(void *arg)
 static struct worker *worker_new(struct nvml_root *r, unsigned index)
 {
     struct worker *w = calloc(1, sizeof(*w));
-    struct worker_arg *a = malloc(sizeof(*a));
-    if (!w || !a) {
-        free(w);
-        free(a);
+    if (!w)
         return NULL;
-    }
     w->index = index;
     w->part = &w->bufs[0];
     w->result = &w->bufs[1];
@@ -512,17 +602,24 @@ static struct worker *worker_new(struct nvml_root *r, unsigned index)
     cond_init(&w->cv);
     nvml_state_init(&w->st, &r->lib);
     w->st.slow_every = r->enum_every;
+    return w;
+}
+
+/* Start GPU worker w's own thread (mu not held; the sampling thread). */
+static void worker_start(struct nvml_root *r, struct worker *w)
+{
+    struct worker_arg *a = malloc(sizeof(*a));
+    if (!a)
+        return;
     a->r = r;
     a->w = w;
     if (start_thread(&w->thr, worker_run, a) != 0) {
         free(a);
-        nvml_state_free(&w->st);
-        pthread_cond_destroy(&w->cv);
-        free(w);
-        return NULL;
+        return;
     }
+    pthread_mutex_lock(&r->mu);
     w->started = true;
-    return w;
+    pthread_mutex_unlock(&r->mu);
 }
 
 static void worker_free(struct worker *w)
@@ -645,6 +742,8 @@ static int root_open(void **out, const struct backend_opts *o, char *err, size_t
     pthread_mutex_init(&r->mu, NULL);
     cond_init(&r->done_cv);
     cond_init(&r->sys_cv);
+    cond_init(&r->run_cv);
+    r->parallel = true; /* until a tick has measured the driver */
     r->sys = SYS_LOADING;
     if (start_thread(&r->sys_thr, sys_main, r) != 0) {
         snprintf(err, errlen, "cannot start a thread: %s", strerror(errno));
@@ -699,7 +798,7 @@ static void tick_begin(struct nvml_root *r)
     for (size_t i = 0; i < r->nworkers; i++) {
         struct worker *w = r->workers[i];
         if (w)
-            w->sent = w->armed = w->counted = false;
+            w->sent = w->armed = w->counted = w->reserved = false;
     }
 }
 
@@ -746,6 +845,27 @@ static void root_start(void *p)
         pthread_cond_signal(&r->sys_cv);
 }
 
+/* The GPUs reserved for the runner that it has not claimed go to their own
+ * threads, started if need be (mu held; dropped while a thread starts). */
+static void take_back(struct nvml_root *r, size_t nw)
+{
+    for (size_t i = 0; i < nw && i < r->nworkers; i++) {
+        struct worker *w = r->workers[i];
+        if (!w || !w->reserved)
+            continue;
+        w->reserved = false; /* still given (sent, counted): it is the thread's now */
+        if (!w->started) {
+            pthread_mutex_unlock(&r->mu);
+            worker_start(r, w);
+            pthread_mutex_lock(&r->mu);
+        }
+        if (w->started && w->req == w->done) {
+            w->req++;
+            pthread_cond_signal(&w->cv);
+        }
+    }
+}
+
 static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
 {
     struct nvml_root *r = p;
@@ -779,10 +899,16 @@ static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
     }
     if (!r->sys_kicked && sys_kick(r))
         pthread_cond_signal(&r->sys_cv);
-    /* The system tick (and the GPU workers it relayed to) */
+    /* Half way to the deadline, the GPUs the runner has not reached yet (it
+     * is stuck in an earlier one, or the driver turned slow) go to their
+     * own threads, so one stuck GPU does not make the others late. */
+    uint64_t t_wait = mono();
+    uint64_t rescue_at = deadline > t_wait ? t_wait + (deadline - t_wait) / 2 : deadline;
+    /* The system tick. A tick it relayed wakes this thread only when the
+     * last GPU is done, so the wait looks again at the rescue point. */
     while (r->sys_req != r->sys_done && r->sys == SYS_READY && mono() < deadline &&
            !atomic_load(&r->interrupted))
-        wait_until(&r->done_cv, &r->mu, deadline);
+        wait_until(&r->done_cv, &r->mu, mono() < rescue_at ? rescue_at : deadline);
     bool sys_late = r->sys_req != r->sys_done;
     if (r->sys != SYS_READY) { /* the driver went away during the tick */
         snprintf(r->err, sizeof(r->err), "waiting for the NVIDIA driver: %.1900s", r->sys_msg);
@@ -816,25 +942,58 @@ static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
             r->workers[i] = w;
         }
     }
-    /* Hand the tick to every idle worker the system worker did not relay
-     * to; one still busy with an earlier tick (stuck in the driver) is not
-     * waited for. */
+    /* Threads that this tick or the next needs: the runner, or every GPU's
+     * own while the driver is slow, and the own thread of each idle GPU
+     * that the system worker did not relay to (it was busy or late, or the
+     * GPU is new). Started outside the lock. */
+    bool need_runner = !r->parallel && !r->run_started;
+    bool need = need_runner;
+    for (size_t i = 0; i < nw && !need; i++) {
+        const struct worker *w = r->workers[i];
+        need = w && !w->started && (r->parallel || (!w->sent && w->req == w->done));
+    }
+    if (need) {
+        pthread_mutex_unlock(&r->mu);
+        if (need_runner && start_thread(&r->run_thr, runner_main, r) == 0) {
+            pthread_mutex_lock(&r->mu);
+            r->run_started = true;
+            pthread_mutex_unlock(&r->mu);
+        }
+        pthread_mutex_lock(&r->mu);
+        for (size_t i = 0; i < nw; i++) {
+            struct worker *w = r->workers[i];
+            if (w && !w->started && (r->parallel || (!w->sent && w->req == w->done))) {
+                pthread_mutex_unlock(&r->mu);
+                worker_start(r, w);
+                pthread_mutex_lock(&r->mu);
+            }
+        }
+    }
+    /* Hand the tick to every idle worker nobody relayed to; one still busy
+     * with an earlier tick (stuck in the driver) is not waited for. */
     for (size_t i = 0; i < nw; i++) {
         struct worker *w = r->workers[i];
-        if (w && !w->sent && w->req == w->done) {
+        if (w && w->started && !w->sent && w->req == w->done) {
             worker_kick(r, w, i);
             pthread_cond_signal(&w->cv);
         }
     }
+    bool rescued = false;
     for (;;) {
         bool all = true;
-        for (size_t i = 0; i < nw && all; i++) {
-            const struct worker *w = r->workers[i];
-            all = !w || !w->sent || w->req == w->done;
+        for (size_t i = 0; i < nw && all; i++)
+            all = !worker_out(r->workers[i]);
+        if (all || atomic_load(&r->interrupted))
+            break;
+        if (!rescued && mono() >= rescue_at) {
+            rescued = true;
+            take_back(r, nw);
+            continue;
         }
-        if (all || atomic_load(&r->interrupted) || !wait_until(&r->done_cv, &r->mu, deadline))
+        if (!wait_until(&r->done_cv, &r->mu, rescued ? deadline : rescue_at) && rescued)
             break;
     }
+    uint64_t cost = 0;
     for (size_t i = 0; i < nw; i++) {
         struct worker *w = r->workers[i];
         if (!w)
@@ -843,9 +1002,19 @@ static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
             part_swap(&w->result, &w->last);
             w->have_result = false;
             w->have_last = true;
+            w->late = 0;
+            cost += w->cost_ns;
+        } else {
+            w->late++;
         }
-        w->late = w->req == w->done ? 0 : w->late + 1;
     }
+    /* One runner while the GPUs' sampling takes under an eighth of the
+     * interval, their own threads in parallel above a quarter. */
+    uint64_t iv = (uint64_t)(r->o.interval_ms ? r->o.interval_ms : 1000) * 1000000ull;
+    if (nw > 1 && cost > iv / 4)
+        r->parallel = true;
+    else if (nw <= 1 || cost < iv / 8)
+        r->parallel = false;
     const char *sys_sym = atomic_load(&r->sys_sym);
     uint64_t sys_t0 = atomic_load(&r->sys_op_ns);
     pthread_mutex_unlock(&r->mu);
@@ -927,14 +1096,19 @@ static void root_close(void *p)
         }
     }
     pthread_cond_broadcast(&r->sys_cv);
+    pthread_cond_signal(&r->run_cv);
     pthread_mutex_unlock(&r->mu);
     uint64_t deadline = mono() + CLOSE_WAIT_NS;
-    bool all = true;
+    /* The runner may be inside any worker's state: the workers are freed
+     * only once it has ended. */
+    bool all = !r->run_started || join_by(r->run_thr, deadline);
+    bool runner_gone = all;
     for (size_t i = 0; i < r->nworkers; i++) {
         struct worker *w = r->workers[i];
         if (!w)
             continue;
-        if (join_by(w->thr, deadline))
+        bool ended = !w->started || join_by(w->thr, deadline);
+        if (ended && runner_gone)
             worker_free(w);
         else
             all = false; /* stuck in the driver: its memory stays with it */
@@ -952,6 +1126,7 @@ static void root_close(void *p)
     free(r->sys_wake);
     pthread_cond_destroy(&r->done_cv);
     pthread_cond_destroy(&r->sys_cv);
+    pthread_cond_destroy(&r->run_cv);
     pthread_mutex_destroy(&r->mu);
     free(r);
 }

@@ -313,3 +313,21 @@ else
     bad "late hang: no first frame"
 fi
 tui_kill_all
+
+# === 6. GPUs sampled in turn by one thread: the first one hangs =============
+# While the driver is quick, one runner thread samples the GPUs one after the
+# other. When it hangs in GPU 0, GPU 1 (not reached yet) is handed to its own
+# thread half way to the tick's deadline: it is never late, not even on the
+# tick the hang began.
+sed 's/^target = gpu\.1$/target = gpu.0/' "$SCN/hang-power-late.ini" >"$TMP/hang-first.ini"
+MIGMON_SIM_TIME=0+1 MIGMON_SIM_SCENARIO="$TMP/hang-first.ini" "$MIGMON_BIN" record "${SIMARGS[@]}" \
+    --gpm off -i 200 -n 9 --force -o "$TMP/hang-first.jsonl" 2>"$TMP/hang-first.err"
+eq "hang in the first GPU: record exit status" "$?" 0
+g0=$(jq -r '.devices[0].metrics.power_w.source' "$TMP/hang-first.jsonl" | tr '\n' ' ')
+g1=$(jq -r '.devices[1].metrics.power_w.source' "$TMP/hang-first.jsonl" | tr '\n' ' ')
+case "$g0" in
+"direct "*"carried "*"none ") ok ;;
+*) bad "hang in the first GPU: GPU 0 should go direct, carried, none; got $g0" ;;
+esac
+eq "hang in the first GPU: GPU 1 fresh on every tick" "$g1" \
+    "direct direct direct direct direct direct direct direct direct "
