@@ -1,22 +1,30 @@
 # shellcheck shell=bash
 # The record mode (docs/record.md): JSON Lines against --once, CSV against
 # its header, whole lines after SIGKILL, overwrite rules, limits, signals
-# and a closed pipe; the line protocol's escaping, types and absent values,
-# and the Telegraf execd STDIN trigger.
+# and a closed pipe; the line protocol's escaping, types and absent values;
+# Telegraf execd: the STDIN trigger, and the end of a piped stdin ending an
+# interval recording.
 
-# rec SCENARIO [ARGS...]: the record mode on a simulator scenario
+# rec SCENARIO [ARGS...]: the record mode on a simulator scenario. Standard
+# input is /dev/null: the end of a piped one ends a recording, and the
+# harness's own stdin may be such a pipe.
 rec() {
     local scen=$1
     shift
     MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/$scen" MIGMON_SIM_TIME=${SIM_TIME:-100} \
-        "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" "$@"
+        "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" "$@" </dev/null
 }
-# rec_bg SCENARIO [ARGS...] &: the same, with $! the recorder's own PID
-rec_bg() {
+# rec_in SCENARIO [ARGS...]: the same reading the caller's standard input,
+# in a subshell (&, a pipeline, a coproc) whose $! is the recorder's own PID
+rec_in() {
     local scen=$1
     shift
     exec env MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/$scen" MIGMON_SIM_TIME=100 \
         "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" "$@"
+}
+# rec_bg SCENARIO [ARGS...] &: the same on /dev/null
+rec_bg() {
+    rec_in "$@" </dev/null
 }
 # wait_lines FILE N: until FILE has N lines (at most 20 s; slower under
 # the sanitizers)
@@ -182,7 +190,7 @@ eq "influx: a device with no value at all writes no line" \
 
 # --- Telegraf execd, signal = "STDIN" ---------------------------------------
 nlines=$(wc -l <<<"$lp")
-coproc REC { rec h200-mig.ini -o - -f influx --trigger stdin -i 200 --gpm off 2>"$R/stdin.err"; }
+coproc REC { rec_in h200-mig.ini -o - -f influx --trigger stdin -i 200 --gpm off 2>"$R/stdin.err"; }
 rpid=$REC_PID
 got=0
 printf '\n' >&"${REC[1]}"
@@ -200,3 +208,41 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 eq "stdin: EOF ends it with status 0" "$rc" 0
 [ "$ms" -lt 3000 ] && ok || bad "stdin: took $ms ms to end after EOF"
 eq "stdin: nothing on stderr" "$(cat "$R/stdin.err")" ""
+
+# --- Telegraf execd, signal = "none": the end of a piped stdin ends it -----
+# Telegraf stops the plugin by closing the program's stdin; in interval mode
+# a pipe's end ends the recording, while /dev/null and a regular file (what
+# a shell or a service manager gives) keep it running. What comes on the
+# pipe before its end is read and dropped.
+t0=$(date +%s%N)
+{ printf "\n\nnoise\n"; sleep 1; } | rec_in h200-mig.ini -o "$R/none.lp" -f influx -i 200 --gpm off 2>"$R/none.err" &
+npid=$!
+for ((i = 0; i < 60; i++)); do kill -0 "$npid" 2>/dev/null || break; sleep 0.1; done
+ms=$((($(date +%s%N) - t0) / 1000000))
+if kill -0 "$npid" 2>/dev/null; then
+    bad "stdin pipe closed: still running after $ms ms"
+    kill -KILL "$npid" 2>/dev/null
+fi
+wait "$npid"; rc=$?
+eq "stdin pipe closed (interval mode): exit 0" "$rc" 0
+[ "$ms" -lt 3000 ] && ok || bad "stdin pipe closed after 1 s: took $ms ms to end"
+eq "stdin pipe closed: nothing on stderr" "$(cat "$R/none.err")" ""
+[ -s "$R/none.lp" ] && [ -z "$(tail -c 1 "$R/none.lp")" ] && ok ||
+    bad "stdin pipe closed: the output is empty or ends inside a line"
+eq "stdin pipe closed: every line whole" \
+    "$(grep -cvE '^[a-z_]+(,[^ ]+)? [^ ].* [0-9]{19}$' "$R/none.lp")" 0
+n=$(grep -c '^migmon_host ' "$R/none.lp")
+[ "$n" -ge 2 ] && [ "$n" -le 8 ] && ok || bad "stdin pipe closed after 1 s at 200 ms: $n batches"
+printf 'x\n' >"$R/stdin.reg"
+rec_bg h200-mig.ini -o "$R/devnull.lp" -f influx -i 200 --gpm off &
+dpid=$!
+rec_in h200-mig.ini -o "$R/regular.lp" -f influx -i 200 --gpm off <"$R/stdin.reg" &
+fpid=$!
+sleep 2
+kill -0 "$dpid" 2>/dev/null && ok || bad "stdin /dev/null: the recorder ended within 2 s"
+kill -0 "$fpid" 2>/dev/null && ok || bad "stdin a regular file: the recorder ended within 2 s"
+kill -TERM "$dpid" "$fpid" 2>/dev/null
+wait "$dpid"; rc=$?
+eq "stdin /dev/null: SIGTERM ends it with status 0" "$rc" 0
+wait "$fpid"; rc=$?
+eq "stdin a regular file: SIGTERM ends it with status 0" "$rc" 0
