@@ -77,6 +77,16 @@ eq "csv: profile column" "$(col profile 2)" 3g.71gb
 jeq "csv: gpu_util_pct is N/A in JSON" "$once" '.devices[0].metrics.gpu_util_pct.value' null
 eq "csv: ... and empty in CSV, not 0" "$(col gpu_util_pct 1)" ""
 eq "csv: a real 0 stays 0 (MIG 1g.18gb holds no memory)" "$(col memory_used_bytes 5)" 0
+# the header is the column list of docs/record.md, in its order: the names
+# in each row's first cell, or in the second where the first is a range (…)
+doc_cols=$(awk '/^RFC 4180: a header line/ { on = 1 }
+    on && /^\| `/ { split($0, cell, "|"); c = cell[2]; if (c ~ /…/) c = cell[3]
+        while (match(c, /`[^`]+`/)) { printf "%s%s", sep, substr(c, RSTART + 1, RLENGTH - 2); sep = ","
+            c = substr(c, RSTART + RLENGTH) } }
+    on && /^[0-9]+ columns\./ { print ""; print $1; exit }' "$MIGMON_SRC/docs/record.md")
+eq "csv: docs/record.md documents 52 columns" \
+    "$(sed -n 2p <<<"$doc_cols"):$(head -1 <<<"$doc_cols" | tr , '\n' | wc -l)" "52:52"
+eq "csv: the header is the documented column list" "$(head -1 "$R/a.csv")" "$(head -1 <<<"$doc_cols")"
 
 # --- a killed recorder leaves whole lines only ------------------------------
 rec_bg dgx-a100-8x7.ini -o "$R/k.jsonl" -i 100 --gpm off &
