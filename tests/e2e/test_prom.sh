@@ -167,8 +167,13 @@ jeq "prometheus: the h200's 3g.71gb instance, GPM-measured" "$r" \
 jeq "prometheus: its value is a ratio" "$r" '.data.result[0].value[1] | tonumber | (. > 0 and . < 1)' true
 jeq "prometheus: 56 MIG instances on the dgx" "$(q 'count(migmon_mig_info{job="dgx"})')" \
     '.data.result[0].value[1]' '"56"'
-jeq "prometheus: a dgx process with its container" "$(q 'migmon_process_gpu_memory_bytes{job="dgx",pid="20100"}')" \
-    '.data.result | length' 1
+# PID 20100 (dgx-a100-8x7.ini: GPU 0, MIG slot 0, 2900 MiB) runs in a pod:
+# the fixture's /proc/20100/cgroup is
+# /kubepods/besteffort/pod0a1b2c3d-…/9b8c7d6e5f4a…, a runtime it does not name
+jeq "prometheus: a dgx process with its pod and container" \
+    "$(q 'migmon_process_gpu_memory_bytes{job="dgx",pid="20100"}')" \
+    '.data.result | map(.metric | [.process_name, .pod_uid, .container, .gpu, .gpu_instance_id, .mig_profile]) + map(.value[1])' \
+    '[["worker","0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","cri:9b8c7d6e5f4a","0","7","1g.10gb"],"3040870400"]'
 # dcgm-exporter's names through Prometheus, as a DCGM dashboard queries them
 r=$(q 'DCGM_FI_PROF_GR_ENGINE_ACTIVE{job="h200dcgm",GPU_I_ID!=""}')
 jeq "prometheus dcgm: GR_ENGINE_ACTIVE for the h200's four MIG instances" "$r" \
