@@ -53,11 +53,14 @@ install_packages() {
         want+=(libmicrohttpd-devel zlib-devel)
         [ "$1" = test ] && want+=(libcmocka-devel jq valgrind tmux python3 pkgconf mandoc)
         [ "$1" = test ] && want+=(golang-github-prometheus curl)
+        # No influxdb: Fedora and EPEL carry no InfluxDB server. The line-
+        # protocol test (tests/e2e/test_influxdb.sh) needs influxd 1.x and
+        # fails without it; InfluxData's own RPM repository has it as influxdb.
         ;;
     *)
         echo "error: no apt-get, dnf or yum found; install a C compiler, make, inih, ncurses," \
-            "libmicrohttpd and zlib (and for tests cmocka, jq, valgrind, tmux, curl and" \
-            "Prometheus with promtool) by hand, then run 'make'" >&2
+            "libmicrohttpd and zlib (and for tests cmocka, jq, valgrind, tmux, curl," \
+            "Prometheus with promtool and InfluxDB 1.x) by hand, then run 'make'" >&2
         exit 1
         ;;
     esac

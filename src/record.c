@@ -113,7 +113,7 @@ static int emit(int fd, enum cli_format fmt, const struct snapshot *s, bool *hea
 /* Newlines in what stdin has now; -1 at its end. */
 static long read_requests(void)
 {
-    char b[512];
+    char b[4096];
     ssize_t n = read(STDIN_FILENO, b, sizeof(b));
     if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
         return -1;
@@ -121,6 +121,19 @@ static long read_requests(void)
     for (ssize_t i = 0; i < n; i++)
         k += b[i] == '\n';
     return k;
+}
+
+/* Whether the end of standard input ends an interval recording. A pipe,
+ * FIFO or socket is how a supervisor talks to its child, and closing it is
+ * how Telegraf's inputs.execd (signal = "none") stops one. /dev/null and a
+ * regular file read as ended at once, and a terminal is the user's: those
+ * are left alone, so `record -o FILE` from a shell keeps running. */
+static bool stdin_is_channel(void)
+{
+    struct stat st;
+    if (fstat(STDIN_FILENO, &st) != 0)
+        return false;
+    return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
 }
 
 int record_run(struct collector *col, const struct cli *c, int fd, bool header)
@@ -156,6 +169,7 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
     bool have = false;
     long owed = 0; /* --trigger stdin: lines read before the first snapshot */
     unsigned long written = 0;
+    bool watch_stdin = c->trigger_stdin || stdin_is_channel();
     while (!stop_signal) {
         struct pollfd p[2] = {{.fd = engine_fd(e), .events = POLLIN},
                               {.fd = STDIN_FILENO, .events = POLLIN}};
@@ -168,7 +182,7 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
             ts.tv_nsec = (long)((end - now) % 1000000000ull);
             tsp = &ts;
         }
-        int n = ppoll(p, c->trigger_stdin ? 2 : 1, tsp, &waitmask);
+        int n = ppoll(p, watch_stdin ? 2 : 1, tsp, &waitmask);
         if (n < 0 && errno != EINTR) {
             fprintf(stderr, "mig-gpu-mon: poll: %s\n", strerror(errno));
             status = 1;
@@ -182,7 +196,12 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
             want = c->trigger_stdin ? owed : 1;
             owed = 0;
         }
-        if (c->trigger_stdin && p[1].revents) {
+        if (watch_stdin && !c->trigger_stdin && p[1].revents) {
+            /* interval mode: what is written on stdin is read and dropped;
+             * only its end matters */
+            if ((p[1].revents & POLLHUP) || read_requests() < 0)
+                break;
+        } else if (watch_stdin && p[1].revents) {
             long k = read_requests();
             if (k < 0)
                 break;

@@ -5,8 +5,8 @@
  *
  * Each snapshot is rendered in memory and handed to the kernel with one
  * write, so a recorder that is killed leaves whole lines behind; SIGINT,
- * SIGTERM, SIGHUP, a closed pipe and (with --trigger stdin) the end of
- * standard input end it with status 0.
+ * SIGTERM, SIGHUP, a closed pipe and the end of standard input (with
+ * --trigger stdin, or when it is a pipe or socket) end it with status 0.
  */
 #ifndef MIGMON_RECORD_H
 #define MIGMON_RECORD_H
@@ -29,9 +29,11 @@ void record_catch_signals(void);
  * a CSV recording starts with its header. */
 int record_open(const struct cli *c, bool *header, char *err, size_t errlen);
 
-/* Records until a limit, a signal, a closed pipe or (--trigger stdin) the
- * end of standard input. Takes the collector for the engine while it runs
- * and closes fd (unless it is standard output). Returns the exit status. */
+/* Records until a limit, a signal, a closed pipe or the end of standard
+ * input (--trigger stdin; in interval mode when it is a pipe, FIFO or
+ * socket, not /dev/null, a regular file or a terminal). Takes the
+ * collector for the engine while it runs and closes fd (unless it is
+ * standard output). Returns the exit status. */
 int record_run(struct collector *col, const struct cli *c, int fd, bool header);
 
 /* One snapshot in fmt (FMT_JSON and FMT_JSONL: one line; FMT_CSV: the

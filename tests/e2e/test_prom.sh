@@ -1,11 +1,13 @@
 # shellcheck shell=bash
 # The Prometheus exporter with real components: promtool lints every
-# scenario's page (with and without --compat dcgm); a real Prometheus
-# server scrapes `export` on dgx-a100-8x7 and h200-mig and answers a MIG
-# query and every PromQL expression of the shipped Grafana dashboard; the
-# HTTP server survives 1,000 concurrent connections, held half-sent
-# requests, malformed and oversized requests with RSS bounded; 404/405;
-# a scrape while a driver call hangs (hang-power.ini) returns at once.
+# scenario's page (with and without --compat dcgm); --compat dcgm on a
+# Hopper MIG board against our own series; a real Prometheus server scrapes
+# `export` on dgx-a100-8x7, on h200-mig and on h200-mig with --compat dcgm,
+# and answers MIG, process and DCGM queries and every PromQL expression of
+# the shipped Grafana dashboard; the HTTP server survives 1,000 concurrent
+# connections, held half-sent requests, malformed and oversized requests
+# with RSS bounded; 404/405; a scrape while a driver call hangs
+# (hang-power.ini) returns at once.
 # Everything started here is stopped by PID at the end.
 for tool in promtool prometheus curl; do
     if ! command -v "$tool" >/dev/null; then
@@ -50,6 +52,43 @@ contains "--compat dcgm: MIG framebuffer in MiB with dcgm's labels" "$page" 'DCG
 contains "--compat dcgm: GPU_I labels" "$page" ',GPU_I_PROFILE="1g.10gb",GPU_I_ID="'
 eq "--compat dcgm: no PROF series without GPM (A100)" "$(printf '%s\n' "$page" | grep -c '^DCGM_FI_PROF_SM_ACTIVE')" 0
 
+# prom_json: the samples of an exposition on stdin as a JSON array of
+# {name, labels, value} (for pages whose label values hold no '"')
+prom_json() {
+    grep -v '^#' | jq -R -s -c '[split("\n")[] | select(length > 0) |
+        capture("^(?<name>[a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(?<l>.*)\\})? (?<v>[^ ]+)$") |
+        {name, value: (.v | tonumber? // .v),
+         labels: ([(.l // "") | scan("([a-zA-Z_][a-zA-Z0-9_]*)=\"([^\"]*)\"") | {(.[0]): .[1]}] | add // {})}]'
+}
+# --compat dcgm on a Hopper MIG board: DCGM_FI_PROF_GR_ENGINE_ACTIVE for each
+# MIG instance, with dcgm-exporter's labels, is our GPM graphics activity:
+# the migmon_ ratio of the same page, and the JSON percentage / 100.
+page=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=h200-mig --once --format prometheus --compat dcgm)
+json=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=h200-mig --once --format json)
+samples=$(printf '%s\n' "$page" | prom_json)
+gr='map(select(.name == "DCGM_FI_PROF_GR_ENGINE_ACTIVE" and .labels.GPU_I_ID != null))'
+jeq "--compat dcgm h200: GR_ENGINE_ACTIVE per MIG instance (GPU_I_ID, GPU_I_PROFILE, value)" "$samples" \
+    "$gr"' | map([.labels.GPU_I_ID, .labels.GPU_I_PROFILE, .value])' \
+    '[["1","3g.71gb",0.85],["5","2g.35gb",0.205014417563635],["13","1g.18gb",0.117568741204067],["14","1g.18gb",0]]'
+jeq "--compat dcgm h200: dcgm-exporter's label names on the MIG series" "$samples" \
+    "$gr"' | map(.labels | keys) | unique' \
+    '[["GPU_I_ID","GPU_I_PROFILE","Hostname","UUID","device","gpu","modelName","pci_bus_id"]]'
+jeq "--compat dcgm h200: ... and values (the parent GPU's)" "$samples" \
+    "$gr"' | map(.labels | [.gpu, .UUID, .pci_bus_id, .device, .modelName, .Hostname]) | unique' \
+    "[[\"0\",\"GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8\",\"00000000:19:00.0\",\"nvidia0\",\"NVIDIA H200\",\"$(uname -n)\"]]"
+# per MIG device of the JSON: [GI, GPM?, DCGM series, in 0-1, = migmon_ ratio, = JSON % / 100]
+got=$(jq -n -c --argjson p "$samples" --argjson j "$json" '
+    [$j.devices[] | select(.kind == "mig") | . as $m | ($m.gpu_instance_id | tostring) as $gi |
+     ($p | map(select(.name == "DCGM_FI_PROF_GR_ENGINE_ACTIVE" and .labels.GPU_I_ID == $gi))) as $g |
+     ($p | map(select(.name == "migmon_mig_utilization_ratio" and .labels.gpu_instance_id == $gi and
+        .labels.source == "gpm"))) as $r |
+     ($g[0].value - $m.metrics.gpu_util_pct.value / 100) as $d |
+     [$m.gpu_instance_id, $m.metrics.gpu_util_pct.source, ($g | length),
+      ($g[0].value >= 0 and $g[0].value <= 1), ($r | length) == 1 and $g[0].value == $r[0].value,
+      ($d < 1e-6 and $d > -1e-6)]]' 2>&1)
+eq "--compat dcgm h200: GR_ENGINE_ACTIVE = migmon_mig_utilization_ratio{source=gpm} = JSON gpu_util_pct / 100" \
+    "$got" '[[1,"gpm",1,true,true,true],[5,"gpm",1,true,true,true],[13,"gpm",1,true,true,true],[14,"gpm",1,true,true,true]]'
+
 # === helpers for the running exporter ==========================================
 # start_export NAME SCENARIO ARGS...: runs `export` on a free loopback port;
 # sets PORT; the PID is remembered for the end.
@@ -87,13 +126,16 @@ free_port() {
     done
 }
 
-# === 2. a real Prometheus scraping dgx-a100-8x7 and h200-mig ================
+# === 2. a real Prometheus scraping dgx-a100-8x7 and h200-mig (also with dcgm) =
 start_export dgx dgx-a100-8x7.ini -i 250 --export-processes --proc-root "$PR"
 DGX=$PORT
 start_export h200 h200-mig.ini -i 250 --export-processes
 H200=$PORT
+start_export h200dcgm h200-mig.ini -i 250 --compat dcgm
+H200DCGM=$PORT
 wait_health "$DGX" && ok || bad "dgx exporter: /health never OK"
 wait_health "$H200" && ok || bad "h200 exporter: /health never OK"
+wait_health "$H200DCGM" && ok || bad "h200 --compat dcgm exporter: /health never OK"
 PP=$(free_port)
 mkdir -p "$TMP/prom-data"
 cat >"$TMP/prometheus.yml" <<EOF
@@ -106,16 +148,18 @@ scrape_configs:
     static_configs: [{targets: ["127.0.0.1:$DGX"]}]
   - job_name: h200
     static_configs: [{targets: ["127.0.0.1:$H200"]}]
+  - job_name: h200dcgm
+    static_configs: [{targets: ["127.0.0.1:$H200DCGM"]}]
 EOF
 prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prom-data" \
     --web.listen-address="127.0.0.1:$PP" --log.level=warn >"$TMP/prometheus.log" 2>&1 &
 PROM_PIDS+=($!)
 q() { curl -s -m 5 --data-urlencode "query=$1" "http://127.0.0.1:$PP/api/v1/query"; }
 for ((i = 0; i < 200; i++)); do
-    [ "$(q 'count(up == 1)' | jq -r '.data.result[0].value[1] // empty' 2>/dev/null)" = 2 ] && break
+    [ "$(q 'count(up == 1)' | jq -r '.data.result[0].value[1] // empty' 2>/dev/null)" = 3 ] && break
     sleep 0.1
 done
-eq "prometheus: both exporters up" "$(q 'count(up == 1)' | jq -r '.data.result[0].value[1]')" 2
+eq "prometheus: the three exporters up" "$(q 'count(up == 1)' | jq -r '.data.result[0].value[1]')" 3
 r=$(q 'migmon_mig_utilization_ratio{job="h200",mig_profile="3g.71gb",source="gpm"}')
 jeq "prometheus: the h200's 3g.71gb instance, GPM-measured" "$r" \
     '.data.result | map(.metric | [.gpu_instance_id, .compute_instance_id, .mig_uuid, .uuid]) ' \
@@ -123,8 +167,27 @@ jeq "prometheus: the h200's 3g.71gb instance, GPM-measured" "$r" \
 jeq "prometheus: its value is a ratio" "$r" '.data.result[0].value[1] | tonumber | (. > 0 and . < 1)' true
 jeq "prometheus: 56 MIG instances on the dgx" "$(q 'count(migmon_mig_info{job="dgx"})')" \
     '.data.result[0].value[1]' '"56"'
-jeq "prometheus: a dgx process with its container" "$(q 'migmon_process_gpu_memory_bytes{job="dgx",pid="20100"}')" \
-    '.data.result | length' 1
+# PID 20100 (dgx-a100-8x7.ini: GPU 0, MIG slot 0, 2900 MiB) runs in a pod:
+# the fixture's /proc/20100/cgroup is
+# /kubepods/besteffort/pod0a1b2c3d-…/9b8c7d6e5f4a…, a runtime it does not name
+jeq "prometheus: a dgx process with its pod and container" \
+    "$(q 'migmon_process_gpu_memory_bytes{job="dgx",pid="20100"}')" \
+    '.data.result | map(.metric | [.process_name, .pod_uid, .container, .gpu, .gpu_instance_id, .mig_profile]) + map(.value[1])' \
+    '[["worker","0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d","cri:9b8c7d6e5f4a","0","7","1g.10gb"],"3040870400"]'
+# dcgm-exporter's names through Prometheus, as a DCGM dashboard queries them
+r=$(q 'DCGM_FI_PROF_GR_ENGINE_ACTIVE{job="h200dcgm",GPU_I_ID!=""}')
+jeq "prometheus dcgm: GR_ENGINE_ACTIVE for the h200's four MIG instances" "$r" \
+    '.data.result | map(.metric | [.GPU_I_ID, .GPU_I_PROFILE, .UUID, .device]) | sort_by(.[0] | tonumber)' \
+    '[["1","3g.71gb","GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8","nvidia0"],["5","2g.35gb","GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8","nvidia0"],["13","1g.18gb","GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8","nvidia0"],["14","1g.18gb","GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8","nvidia0"]]'
+jeq "prometheus dcgm: ... ratios in 0-1, the 3g.71gb one busy" "$r" \
+    '[.data.result[] | .value[1] | tonumber | . >= 0 and . <= 1] + [.data.result[] | select(.metric.GPU_I_ID == "1") | .value[1] | tonumber > 0.5]' \
+    '[true,true,true,true,true]'
+r=$(q 'DCGM_FI_DEV_FB_USED{job="h200dcgm"}')
+jeq "prometheus dcgm: FB_USED for the GPU and each MIG instance" "$r" '.data.result | length' 5
+jeq "prometheus dcgm: FB_USED of MIG 3g.71gb in MiB" "$r" \
+    '.data.result[] | select(.metric.GPU_I_ID == "1") | .value[1] | tonumber | floor' 42535
+jeq "prometheus dcgm: no DCGM series from the exporters without --compat" \
+    "$(q 'count({__name__=~"DCGM_FI_.*",job=~"dgx|h200"})')" '.data.result' '[]'
 # Every expression of the dashboard (panels and variables) returns data.
 # Variables take "all"; rate() windows get a minute.
 exprs=$(jq -r '(.. | .expr? // empty), (.templating.list[].query | capture("^label_values\\((?<m>.*), *[a-z_]+\\)$").m)' "$DASH" |
@@ -261,7 +324,7 @@ for p in "${PROM_PIDS[@]}"; do
         kill -KILL "$p" 2>/dev/null
     fi
 done
-for p in "${PROM_PIDS[0]}" "${PROM_PIDS[1]}" "$LAST_PID"; do
+for p in "${PROM_PIDS[0]}" "${PROM_PIDS[1]}" "${PROM_PIDS[2]}" "$LAST_PID"; do
     wait "$p"
     eq "export ends on SIGTERM with status 0" "$?" 0
 done

@@ -1,22 +1,30 @@
 # shellcheck shell=bash
 # The record mode (docs/record.md): JSON Lines against --once, CSV against
 # its header, whole lines after SIGKILL, overwrite rules, limits, signals
-# and a closed pipe; the line protocol's escaping, types and absent values,
-# and the Telegraf execd STDIN trigger.
+# and a closed pipe; the line protocol's escaping, types and absent values;
+# Telegraf execd: the STDIN trigger, and the end of a piped stdin ending an
+# interval recording.
 
-# rec SCENARIO [ARGS...]: the record mode on a simulator scenario
+# rec SCENARIO [ARGS...]: the record mode on a simulator scenario. Standard
+# input is /dev/null: the end of a piped one ends a recording, and the
+# harness's own stdin may be such a pipe.
 rec() {
     local scen=$1
     shift
     MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/$scen" MIGMON_SIM_TIME=${SIM_TIME:-100} \
-        "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" "$@"
+        "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" "$@" </dev/null
 }
-# rec_bg SCENARIO [ARGS...] &: the same, with $! the recorder's own PID
-rec_bg() {
+# rec_in SCENARIO [ARGS...]: the same reading the caller's standard input,
+# in a subshell (&, a pipeline, a coproc) whose $! is the recorder's own PID
+rec_in() {
     local scen=$1
     shift
     exec env MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/$scen" MIGMON_SIM_TIME=100 \
         "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" "$@"
+}
+# rec_bg SCENARIO [ARGS...] &: the same on /dev/null
+rec_bg() {
+    rec_in "$@" </dev/null
 }
 # wait_lines FILE N: until FILE has N lines (at most 20 s; slower under
 # the sanitizers)
@@ -69,6 +77,16 @@ eq "csv: profile column" "$(col profile 2)" 3g.71gb
 jeq "csv: gpu_util_pct is N/A in JSON" "$once" '.devices[0].metrics.gpu_util_pct.value' null
 eq "csv: ... and empty in CSV, not 0" "$(col gpu_util_pct 1)" ""
 eq "csv: a real 0 stays 0 (MIG 1g.18gb holds no memory)" "$(col memory_used_bytes 5)" 0
+# the header is the column list of docs/record.md, in its order: the names
+# in each row's first cell, or in the second where the first is a range (…)
+doc_cols=$(awk '/^RFC 4180: a header line/ { on = 1 }
+    on && /^\| `/ { split($0, cell, "|"); c = cell[2]; if (c ~ /…/) c = cell[3]
+        while (match(c, /`[^`]+`/)) { printf "%s%s", sep, substr(c, RSTART + 1, RLENGTH - 2); sep = ","
+            c = substr(c, RSTART + RLENGTH) } }
+    on && /^[0-9]+ columns\./ { print ""; print $1; exit }' "$MIGMON_SRC/docs/record.md")
+eq "csv: docs/record.md documents 52 columns" \
+    "$(sed -n 2p <<<"$doc_cols"):$(head -1 <<<"$doc_cols" | tr , '\n' | wc -l)" "52:52"
+eq "csv: the header is the documented column list" "$(head -1 "$R/a.csv")" "$(head -1 <<<"$doc_cols")"
 
 # --- a killed recorder leaves whole lines only ------------------------------
 rec_bg dgx-a100-8x7.ini -o "$R/k.jsonl" -i 100 --gpm off &
@@ -182,7 +200,7 @@ eq "influx: a device with no value at all writes no line" \
 
 # --- Telegraf execd, signal = "STDIN" ---------------------------------------
 nlines=$(wc -l <<<"$lp")
-coproc REC { rec h200-mig.ini -o - -f influx --trigger stdin -i 200 --gpm off 2>"$R/stdin.err"; }
+coproc REC { rec_in h200-mig.ini -o - -f influx --trigger stdin -i 200 --gpm off 2>"$R/stdin.err"; }
 rpid=$REC_PID
 got=0
 printf '\n' >&"${REC[1]}"
@@ -200,3 +218,41 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 eq "stdin: EOF ends it with status 0" "$rc" 0
 [ "$ms" -lt 3000 ] && ok || bad "stdin: took $ms ms to end after EOF"
 eq "stdin: nothing on stderr" "$(cat "$R/stdin.err")" ""
+
+# --- Telegraf execd, signal = "none": the end of a piped stdin ends it -----
+# Telegraf stops the plugin by closing the program's stdin; in interval mode
+# a pipe's end ends the recording, while /dev/null and a regular file (what
+# a shell or a service manager gives) keep it running. What comes on the
+# pipe before its end is read and dropped.
+t0=$(date +%s%N)
+{ printf "\n\nnoise\n"; sleep 1; } | rec_in h200-mig.ini -o "$R/none.lp" -f influx -i 200 --gpm off 2>"$R/none.err" &
+npid=$!
+for ((i = 0; i < 60; i++)); do kill -0 "$npid" 2>/dev/null || break; sleep 0.1; done
+ms=$((($(date +%s%N) - t0) / 1000000))
+if kill -0 "$npid" 2>/dev/null; then
+    bad "stdin pipe closed: still running after $ms ms"
+    kill -KILL "$npid" 2>/dev/null
+fi
+wait "$npid"; rc=$?
+eq "stdin pipe closed (interval mode): exit 0" "$rc" 0
+[ "$ms" -lt 3000 ] && ok || bad "stdin pipe closed after 1 s: took $ms ms to end"
+eq "stdin pipe closed: nothing on stderr" "$(cat "$R/none.err")" ""
+[ -s "$R/none.lp" ] && [ -z "$(tail -c 1 "$R/none.lp")" ] && ok ||
+    bad "stdin pipe closed: the output is empty or ends inside a line"
+eq "stdin pipe closed: every line whole" \
+    "$(grep -cvE '^[a-z_]+(,[^ ]+)? [^ ].* [0-9]{19}$' "$R/none.lp")" 0
+n=$(grep -c '^migmon_host ' "$R/none.lp")
+[ "$n" -ge 2 ] && [ "$n" -le 8 ] && ok || bad "stdin pipe closed after 1 s at 200 ms: $n batches"
+printf 'x\n' >"$R/stdin.reg"
+rec_bg h200-mig.ini -o "$R/devnull.lp" -f influx -i 200 --gpm off &
+dpid=$!
+rec_in h200-mig.ini -o "$R/regular.lp" -f influx -i 200 --gpm off <"$R/stdin.reg" &
+fpid=$!
+sleep 2
+kill -0 "$dpid" 2>/dev/null && ok || bad "stdin /dev/null: the recorder ended within 2 s"
+kill -0 "$fpid" 2>/dev/null && ok || bad "stdin a regular file: the recorder ended within 2 s"
+kill -TERM "$dpid" "$fpid" 2>/dev/null
+wait "$dpid"; rc=$?
+eq "stdin /dev/null: SIGTERM ends it with status 0" "$rc" 0
+wait "$fpid"; rc=$?
+eq "stdin a regular file: SIGTERM ends it with status 0" "$rc" 0
