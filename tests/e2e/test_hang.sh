@@ -321,7 +321,7 @@ tui_kill_all
 # tick the hang began.
 sed 's/^target = gpu\.1$/target = gpu.0/' "$SCN/hang-power-late.ini" >"$TMP/hang-first.ini"
 MIGMON_SIM_TIME=0+1 MIGMON_SIM_SCENARIO="$TMP/hang-first.ini" "$MIGMON_BIN" record "${SIMARGS[@]}" \
-    --gpm off -i 200 -n 9 --force -o "$TMP/hang-first.jsonl" 2>"$TMP/hang-first.err"
+    --gpm off -i 200 -n 9 --force -o "$TMP/hang-first.jsonl" 2>"$TMP/hang-first.err" </dev/null
 eq "hang in the first GPU: record exit status" "$?" 0
 g0=$(jq -r '.devices[0].metrics.power_w.source' "$TMP/hang-first.jsonl" | tr '\n' ' ')
 g1=$(jq -r '.devices[1].metrics.power_w.source' "$TMP/hang-first.jsonl" | tr '\n' ' ')
