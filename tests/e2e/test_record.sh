@@ -127,7 +127,7 @@ n=$(wc -l <"$R/d.jsonl")
 
 # --- signals and a closed pipe end it cleanly -------------------------------
 first=$(timeout 10 "$BASH" -c 'MIGMON_SIM_SCENARIO="$1/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIME=100 \
-    "$2" record --nvml-path "$3" -i 100 --gpm off | head -1; echo "${PIPESTATUS[0]}" >"$4"' _ \
+    "$2" record --nvml-path "$3" -i 100 --gpm off </dev/null | head -1; echo "${PIPESTATUS[0]}" >"$4"' _ \
     "$MIGMON_SRC" "$MIGMON_BIN" "$MIGMON_SIM_LIB" "$R/pipe.rc")
 eq "SIGPIPE: the recorder exits 0" "$(cat "$R/pipe.rc" 2>/dev/null)" 0
 eq "SIGPIPE: the line read is whole" "$(printf '%s' "$first" | jq -c .schema)" 1
