@@ -214,7 +214,7 @@ static void note_error(struct watch *W, const char *what)
 }
 
 /* One sample: the tree, its RSS, and every device's figures. */
-void watch_sample(struct watch *W)
+int watch_sample(struct watch *W)
 {
     struct collector *col = &W->col;
     struct snapshot *s = &W->s;
@@ -225,8 +225,13 @@ void watch_sample(struct watch *W)
     double rss = tree_rss(W);
     if (rss > W->peak_rss)
         W->peak_rss = rss;
-    if (!s->gpu_ok && col->be_state)
-        note_error(W, s->gpu_error);
+    W->error[0] = '\0';
+    if (!s->gpu_ok) {
+        snprintf(W->error, sizeof(W->error), "%s", s->gpu_error);
+        text_clean_lines(W->error, sizeof(W->error));
+        if (col->be_state) /* without a backend, the opener said why once */
+            note_error(W, s->gpu_error);
+    }
     if (W->timeline) {
         json_write_snapshot(W->timeline, s, false);
         fflush(W->timeline);
@@ -300,6 +305,7 @@ void watch_sample(struct watch *W)
         if (delta_total > W->peak_delta_total)
             W->peak_delta_total = delta_total;
     }
+    return s->gpu_ok ? 0 : -1;
 }
 
 const char *watch_metric_name(const struct watch *W)

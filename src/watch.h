@@ -74,6 +74,7 @@ struct watch {
     double peak_rss;
     unsigned long samples, failed;
     char first_error[512];
+    char error[2048]; /* why the last sample had no GPU figures; "" when it had */
     char visible_note[256];
 };
 
@@ -82,8 +83,10 @@ struct watch {
  * message in err. */
 int watch_open(struct watch *w, const struct watch_opts *o, char *err, size_t errlen);
 void watch_set_root(struct watch *w, pid_t root);
-/* One sample: the tree, its RSS, every device's figures. */
-void watch_sample(struct watch *w);
+/* One sample: the tree, its RSS, every device's figures. Returns 0, or -1
+ * when the GPU part failed (w->error says why; the tree and its RSS were
+ * still sampled, and the peaks keep the good samples' figures). */
+int watch_sample(struct watch *w);
 /* "nvml_process_allocation", "device_memory_delta" or "unavailable". */
 const char *watch_metric_name(const struct watch *w);
 /* The peak GPU memory of the metric named (meaningless when unavailable). */
