@@ -310,6 +310,21 @@ static void report_json(FILE *f, const struct prof *P, int status, double wall_s
     jsonw_end(&w);
 }
 
+/* A job's energy: joules below 1 Wh (a short job's 211 J is not "0.1 Wh"),
+ * then Wh and kWh; the JSON's energy_joules is the same figure unrounded. */
+static const char *prof_energy(char *out, size_t len, double joules)
+{
+    if (!isfinite(joules) || joules < 0)
+        snprintf(out, len, "N/A");
+    else if (joules < 9.95)
+        snprintf(out, len, "%.1f J", joules);
+    else if (joules < 3599.5)
+        snprintf(out, len, "%.0f J", joules);
+    else
+        units_energy(out, len, joules);
+    return out;
+}
+
 static void report_text(FILE *f, const struct prof *P, int status, double wall_s,
                         const struct rusage *ru)
 {
@@ -342,7 +357,7 @@ static void report_text(FILE *f, const struct prof *P, int status, double wall_s
         else
             snprintf(util, sizeof(util), "N/A");
         if (x->energy0_ok)
-            units_energy(en, sizeof(en), x->energy1 - x->energy0);
+            prof_energy(en, sizeof(en), x->energy1 - x->energy0);
         else
             snprintf(en, sizeof(en), "N/A");
         if (x->temp_ok)

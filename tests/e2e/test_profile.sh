@@ -42,6 +42,25 @@ contains "profile: text 'Peak GPU Memory'" "$out" "Peak GPU Memory: 512 MiB"
 contains "profile: text 'Peak CPU Memory'" "$out" "Peak CPU Memory: "
 contains "profile: text 'GPU Memory Metric'" "$out" "GPU Memory Metric: nvml_process_allocation"
 
+# energy in text: joules below 1 Wh, the same figure as the JSON's
+# energy_joules; Wh above. The counter steps by 211 J (then 7200 J) half a
+# second after the driver's init, while the job sleeps for a second.
+energy_scn() { # energy_scn JOULES: a100 whose counter gains JOULES at t = 0.5 s
+    cp "$SCN/a100-sxm4-80gb.ini" "$TMP/energy.ini"
+    printf '[gpu.0]\nenergy_j = steps(0:1000, 0.5:%s)\n' $((1000 + $1)) >>"$TMP/energy.ini"
+}
+energy_scn 211
+MIGMON_SIM_SCENARIO="$TMP/energy.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" \
+    -o "$TMP/e1.txt" -- sleep 1
+contains "profile: text energy below 1 Wh in joules" "$(cat "$TMP/e1.txt")" ", energy 211 J, "
+MIGMON_SIM_SCENARIO="$TMP/energy.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" -f json \
+    -o "$TMP/e1.json" -- sleep 1
+jeq "profile: JSON energy_joules is the same 211 J" "$(cat "$TMP/e1.json")" '.devices[0].energy_joules' 211
+energy_scn 7200
+MIGMON_SIM_SCENARIO="$TMP/energy.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" \
+    -o "$TMP/e2.txt" -- sleep 1
+contains "profile: text energy of 1 Wh and more in Wh" "$(cat "$TMP/e2.txt")" ", energy 2.0 Wh, "
+
 # died of a signal: 128 + N
 prof a100-sxm4-80gb -- "$CHILD" 0 100 1 0 0 100 sig9 2>/dev/null
 eq "profile: killed by SIGKILL gives 137" "$?" 137
