@@ -61,6 +61,20 @@ MIGMON_SIM_SCENARIO="$TMP/energy.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON
     -o "$TMP/e2.txt" -- sleep 1
 contains "profile: text energy of 1 Wh and more in Wh" "$(cat "$TMP/e2.txt")" ", energy 2.0 Wh, "
 
+# a job on a MIG instance (h200-mig, slot 1: 2g.35gb): 2 steps of 200 MiB
+# and a child's 300 MiB, counted on that instance and nowhere else
+prof h200-mig -f json -o "$TMP/m1.json" -- "$CHILD" 0:1 200 2 300 0 150 0
+eq "profile: a job on a MIG instance ends well" "$?" 0
+r=$(cat "$TMP/m1.json")
+jeq "profile: the MIG job's peak is 2 x 200 + 300 MiB" "$r" '.peak_gpu_memory_bytes' 734003200
+jeq "profile: that peak is MIG 1's (2g.35gb), no other device's" "$r" \
+    '[.devices[] | select(.peak_gpu_memory_bytes > 0) | [.kind, .mig_index, .profile, .peak_gpu_memory_bytes]]' \
+    '[["mig",1,"2g.35gb",734003200]]'
+jeq "profile: the GPU and its 4 instances listed" "$r" '[.devices[] | .kind]' '["gpu","mig","mig","mig","mig"]'
+prof h200-mig -o "$TMP/m1.txt" -- "$CHILD" 0:1 200 2 300 0 150 0
+out=$(cat "$TMP/m1.txt")
+contains "profile: text, the MIG job's memory on MIG 1" "$out" "  GPU 0 MIG 1 2g.35gb: GPU memory 700 MiB, util "
+
 # died of a signal: 128 + N
 prof a100-sxm4-80gb -- "$CHILD" 0 100 1 0 0 100 sig9 2>/dev/null
 eq "profile: killed by SIGKILL gives 137" "$?" 137
