@@ -271,6 +271,8 @@ static void report_json(FILE *f, const struct prof *P, int status, double wall_s
             jsonw_int(&w, x->mig_index);
             jsonw_key(&w, "profile");
             jsonw_str(&w, x->profile);
+            jsonw_key(&w, "parent_uuid");
+            jsonw_str(&w, x->parent_uuid);
         } else {
             jsonw_key(&w, "name");
             jsonw_str(&w, x->name);
@@ -282,6 +284,10 @@ static void report_json(FILE *f, const struct prof *P, int status, double wall_s
                          x->util_n ? round(x->util_sum / x->util_n * 10) / 10 : 0);
         jsonw_key(&w, "util_source");
         jsonw_str(&w, metric_source_name(x->util_src));
+        if (x->mig) { /* no energy, temperature or throttling of its own */
+            jsonw_obj_close(&w);
+            continue;
+        }
         json_num_or_null(&w, "energy_joules", x->energy0_ok, x->energy1 - x->energy0);
         json_num_or_null(&w, "temp_peak_c", x->temp_ok, x->temp_peak);
         jsonw_key(&w, "throttle_reasons");
@@ -356,6 +362,11 @@ static void report_text(FILE *f, const struct prof *P, int status, double wall_s
                      x->util_sum / x->util_n, metric_source_name(x->util_src));
         else
             snprintf(util, sizeof(util), "N/A");
+        if (x->mig) { /* no energy, temperature or throttling of its own */
+            fprintf(f, "  %s: GPU memory %s, util %s; energy, temp, throttle: see GPU %d\n", id,
+                    mem, util, x->index);
+            continue;
+        }
         if (x->energy0_ok)
             prof_energy(en, sizeof(en), x->energy1 - x->energy0);
         else

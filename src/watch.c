@@ -189,6 +189,7 @@ static struct watch_dev *dev_of(struct watch *W, const struct device *d)
     struct watch_dev *x = &W->dev[W->ndev++];
     memset(x, 0, sizeof(*x));
     snprintf(x->uuid, sizeof(x->uuid), "%s", d->uuid);
+    snprintf(x->parent_uuid, sizeof(x->parent_uuid), "%s", d->parent_uuid);
     snprintf(x->name, sizeof(x->name), "%s", d->name);
     snprintf(x->profile, sizeof(x->profile), "%s", d->profile);
     x->index = d->index;
@@ -279,6 +280,8 @@ int watch_sample(struct watch *W)
             if (x->util_src == MSRC_NONE || g->src != MSRC_CARRIED)
                 x->util_src = g->src;
         }
+        if (x->mig)
+            continue; /* energy, temperature, throttling: the parent's */
         const struct metric *e = &d->m[M_ENERGY];
         if (metric_ok(e) && e->src != MSRC_CARRIED) {
             if (!x->energy0_ok) {

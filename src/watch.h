@@ -21,9 +21,12 @@
 #define WATCH_TREE_MAX 4096
 #define WATCH_DEV_MAX 1024
 
-/* What is known of one device over the run, matched by UUID. */
+/* What is known of one device over the run, matched by UUID. A MIG
+ * device's energy, temperature and throttle reasons are its parent GPU's
+ * (NVML reads them there): they are kept on the GPU's entry only. */
 struct watch_dev {
     char uuid[MIGMON_UUID_LEN];
+    char parent_uuid[MIGMON_UUID_LEN]; /* "" for a GPU */
     char name[MIGMON_NAME_LEN];
     char profile[32];
     int index, mig_index;

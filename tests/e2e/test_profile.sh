@@ -62,7 +62,9 @@ MIGMON_SIM_SCENARIO="$TMP/energy.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON
 contains "profile: text energy of 1 Wh and more in Wh" "$(cat "$TMP/e2.txt")" ", energy 2.0 Wh, "
 
 # a job on a MIG instance (h200-mig, slot 1: 2g.35gb): 2 steps of 200 MiB
-# and a child's 300 MiB, counted on that instance and nowhere else
+# and a child's 300 MiB, counted on that instance and nowhere else. Energy,
+# temperature and throttle reasons are the parent GPU's: on its row only.
+h200=GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8
 prof h200-mig -f json -o "$TMP/m1.json" -- "$CHILD" 0:1 200 2 300 0 150 0
 eq "profile: a job on a MIG instance ends well" "$?" 0
 r=$(cat "$TMP/m1.json")
@@ -71,9 +73,18 @@ jeq "profile: that peak is MIG 1's (2g.35gb), no other device's" "$r" \
     '[.devices[] | select(.peak_gpu_memory_bytes > 0) | [.kind, .mig_index, .profile, .peak_gpu_memory_bytes]]' \
     '[["mig",1,"2g.35gb",734003200]]'
 jeq "profile: the GPU and its 4 instances listed" "$r" '[.devices[] | .kind]' '["gpu","mig","mig","mig","mig"]'
+jeq "profile: the GPU row has the energy and temperature" "$r" \
+    ".devices[] | select(.uuid == \"$h200\") | [(.energy_joules > 0), .temp_peak_c, .throttle_reasons]" '[true,52,[]]'
+jeq "profile: MIG rows have no energy, temperature or throttle reasons of their own" "$r" \
+    '[.devices[] | select(.kind == "mig") | has("energy_joules"), has("temp_peak_c"), has("throttle_reasons")] | unique' \
+    '[false]'
+jeq "profile: MIG rows name their parent GPU" "$r" \
+    '[.devices[] | select(.kind == "mig") | .parent_uuid] | unique' "[\"$h200\"]"
 prof h200-mig -o "$TMP/m1.txt" -- "$CHILD" 0:1 200 2 300 0 150 0
 out=$(cat "$TMP/m1.txt")
 contains "profile: text, the MIG job's memory on MIG 1" "$out" "  GPU 0 MIG 1 2g.35gb: GPU memory 700 MiB, util "
+contains "profile: text, a MIG row points to its GPU for energy" "$out" "; energy, temp, throttle: see GPU 0"
+eq "profile: text, energy shown once (the GPU's)" "$(grep -c 'energy [0-9]' <<<"$out")" 1
 
 # died of a signal: 128 + N
 prof a100-sxm4-80gb -- "$CHILD" 0 100 1 0 0 100 sig9 2>/dev/null
