@@ -150,6 +150,19 @@ jeq "profile: CUDA_VISIBLE_DEVICES=UUID keeps that GPU and its 7 instances" "$(c
 CUDA_VISIBLE_DEVICES=0 prof dgx-a100-8x7 -f json -o "$TMP/p6.json" -- true 2>/dev/null
 jeq "profile: an ordinal is not mapped to NVML" "$(cat "$TMP/p6.json")" \
     '[(.devices | length), (.note | contains("CUDA ordinals"))]' '[64,true]'
+# NVIDIA_VISIBLE_DEVICES (the container runtime's) by UUID limits them the same way
+NVIDIA_VISIBLE_DEVICES="$u3" prof dgx-a100-8x7 -f json -o "$TMP/p8.json" -- true 2>/dev/null
+jeq "profile: NVIDIA_VISIBLE_DEVICES=UUID keeps that GPU and its 7 instances" "$(cat "$TMP/p8.json")" \
+    '[(.devices | length), (.devices | map(.index) | unique), .note]' '[8,[3],null]'
+# two GPUs (faults.ini, MIG off): with GPU 1 listed, a job's 300 MiB on GPU 0
+# is not counted, on GPU 1 it is
+g1=GPU-66666666-7777-4888-9999-aaaaaaaaaaaa
+NVIDIA_VISIBLE_DEVICES="$g1" prof faults -f json -o "$TMP/p9.json" -- "$CHILD" 0 300 1 0 0 150 0
+jeq "profile: NVIDIA_VISIBLE_DEVICES=GPU 1, a job on GPU 0 counts nothing" "$(cat "$TMP/p9.json")" \
+    '[[.devices[].uuid], .peak_gpu_memory_bytes]' "[[\"$g1\"],0]"
+NVIDIA_VISIBLE_DEVICES="$g1" prof faults -f json -o "$TMP/p9.json" -- "$CHILD" 1 300 1 0 0 150 0
+jeq "profile: NVIDIA_VISIBLE_DEVICES=GPU 1, a job on GPU 1 counts" "$(cat "$TMP/p9.json")" \
+    '[[.devices[].uuid], .peak_gpu_memory_bytes]' "[[\"$g1\"],314572800]"
 
 # a driver slow to list the MIG instances (10 ms per handle: 70 ms per GPU, more
 # than one 50 ms sample's deadline): a command that ends at once is still
