@@ -78,7 +78,7 @@ struct watch {
     unsigned long samples, failed;
     char first_error[512];
     char error[2048]; /* why the last sample had no GPU figures; "" when it had */
-    char visible_note[256];
+    char visible_note[512];
 };
 
 /* Open the collector and take the baseline sample (every device's used

@@ -163,6 +163,38 @@ jeq "profile: NVIDIA_VISIBLE_DEVICES=GPU 1, a job on GPU 0 counts nothing" "$(ca
 NVIDIA_VISIBLE_DEVICES="$g1" prof faults -f json -o "$TMP/p9.json" -- "$CHILD" 1 300 1 0 0 150 0
 jeq "profile: NVIDIA_VISIBLE_DEVICES=GPU 1, a job on GPU 1 counts" "$(cat "$TMP/p9.json")" \
     '[[.devices[].uuid], .peak_gpu_memory_bytes]' "[[\"$g1\"],314572800]"
+# a unique UUID prefix, as CUDA accepts: a GPU's brings its instances; a MIG
+# instance's brings that instance and its GPU (whose row has the energy and
+# temperature), not the other instances
+CUDA_VISIBLE_DEVICES=GPU-2e9b7c41 prof h200-mig -f json -o "$TMP/v1.json" -- true
+jeq "profile: a GPU UUID prefix keeps the GPU and its 4 instances" "$(cat "$TMP/v1.json")" \
+    '[[.devices[] | [.kind, .mig_index]], .note]' '[[["gpu",null],["mig",0],["mig",1],["mig",2],["mig",4]],null]'
+CUDA_VISIBLE_DEVICES=" MIG-3b36b6e9" prof h200-mig -f json -o "$TMP/v2.json" -- "$CHILD" 0:1 200 2 300 0 150 0
+jeq "profile: a MIG UUID prefix keeps that instance and its GPU" "$(cat "$TMP/v2.json")" \
+    '[[.devices[] | [.kind, .mig_index]], .peak_gpu_memory_bytes, (.devices[0].energy_joules > 0), .note]' \
+    '[[["gpu",null],["mig",1]],734003200,true,null]'
+# an entry that names no device, or several, counts nothing, and the note says so
+CUDA_VISIBLE_DEVICES=GPU-5a1b,MIG-3b36b6e9 prof h200-mig -f json -o "$TMP/v3.json" -- true
+jeq "profile: an unknown UUID is named in the note, the other entry still counts" "$(cat "$TMP/v3.json")" \
+    '[[.devices[] | [.kind, .mig_index]], .note]' \
+    '[[["gpu",null],["mig",1]],"CUDA_VISIBLE_DEVICES: GPU-5a1b names no device"]'
+CUDA_VISIBLE_DEVICES=MIG- prof h200-mig -f json -o "$TMP/v4.json" -- true
+jeq "profile: a prefix of several devices counts none, and is named" "$(cat "$TMP/v4.json")" \
+    '[(.devices | length), .gpu_memory_metric, .note]' \
+    '[0,"unavailable","CUDA_VISIBLE_DEVICES: MIG- names 4 devices, not one"]'
+# the container runtime's none and void: no GPU; all: every device
+for v in none void; do
+    NVIDIA_VISIBLE_DEVICES=$v prof h200-mig -f json -o "$TMP/v5.json" -- true
+    jeq "profile: NVIDIA_VISIBLE_DEVICES=$v, no GPU and a true note" "$(cat "$TMP/v5.json")" \
+        '[(.devices | length), .peak_gpu_memory_bytes, .note]' \
+        "[0,null,\"NVIDIA_VISIBLE_DEVICES=$v: no GPU visible to the command\"]"
+done
+NVIDIA_VISIBLE_DEVICES=all prof h200-mig -f json -o "$TMP/v6.json" -- true
+jeq "profile: NVIDIA_VISIBLE_DEVICES=all, every device, no note" "$(cat "$TMP/v6.json")" \
+    '[(.devices | length), .note]' '[5,null]'
+CUDA_VISIBLE_DEVICES= prof h200-mig -o "$TMP/v7.txt" -- true
+contains "profile: an empty CUDA_VISIBLE_DEVICES, no GPU, said in text" "$(cat "$TMP/v7.txt")" \
+    "Note: CUDA_VISIBLE_DEVICES is empty: no GPU visible to the command"
 
 # a driver slow to list the MIG instances (10 ms per handle: 70 ms per GPU, more
 # than one 50 ms sample's deadline): a command that ends at once is still
