@@ -101,7 +101,76 @@ wait "$pp"
 eq "profile: SIGTERM passed on, the command's status returned" "$?" 143
 contains "profile: the command got SIGTERM" "$(cat "$TMP/p2.err")" "got SIGTERM"
 contains "profile: report written after the signal" "$(cat "$TMP/p2.txt")" "exit status 143"
-[ -z "$(ps -o pid= --ppid "$pp" 2>/dev/null)" ] && ok || bad "profile: a child left behind"
+
+pstate() { sed 's/.*) //' /proc/"$1"/stat 2>/dev/null | cut -d' ' -f1; }
+# wait_exit PID: its exit status, waiting 10 s at most: then it and its
+# children are killed (a signal not passed on would leave the job waiting)
+wait_exit() {
+    local i
+    for i in $(seq 100); do
+        [ -e /proc/"$1" ] && [ "$(pstate "$1")" != Z ] || break
+        sleep 0.1
+    done
+    if [ -e /proc/"$1" ] && [ "$(pstate "$1")" != Z ]; then
+        # shellcheck disable=SC2046
+        kill -KILL $(cat /proc/"$1"/task/*/children 2>/dev/null) "$1" 2>/dev/null
+    fi
+    wait "$1"
+}
+
+# SIGINT to the profiler reaches the command, which dies of it: 130, and the
+# report is written
+rm -f "$MIGMON_SIM_PROC_FILE"
+MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" \
+    -f json -o "$TMP/int.json" -- "$CHILD" 0 100 1 0 0 100 wait 2>/dev/null &
+pp=$!
+sleep 1
+kill -INT "$pp"
+wait_exit "$pp"
+eq "profile: SIGINT passed on, the command died of it: 130" "$?" 130
+jeq "profile: report written after SIGINT" "$(cat "$TMP/int.json")" '[.exit_status, (.devices | length)]' '[130,1]'
+
+# a command that crashes: 128 + SIGSEGV, and the JSON report is whole
+prof a100-sxm4-80gb -f json -o "$TMP/segv.json" -- sh -c 'kill -SEGV $$' 2>/dev/null
+eq "profile: a command killed by SIGSEGV gives 139" "$?" 139
+jeq "profile: the crashed command's report parses, with its status" "$(cat "$TMP/segv.json")" \
+    '[.exit_status, .gpu_memory_metric, (.devices | length)]' '[139,"nvml_process_allocation",1]'
+
+# no zombie, nothing left behind: while the profiler runs, its children (the
+# command, and on a Hopper GPU the GPM helper) are read from /proc. The
+# helper is killed: the profiler must reap it while it still runs (no zombie
+# stays), and no child of it outlives it.
+kids() { cat /proc/"$1"/task/*/children 2>/dev/null; }
+rm -f "$MIGMON_SIM_PROC_FILE"
+MIGMON_SIM_SCENARIO="$SCN/h200-mig.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" \
+    -o "$TMP/z.txt" -- sleep 3 &
+pp=$!
+sleep 0.5
+seen=$(kids "$pp")
+eq "profile: while running, its children are the GPM helper and the command" \
+    "$(for c in $seen; do cat /proc/"$c"/comm; done | sort | tr '\n' ' ')" "mig-gpu-mon sleep "
+helper=$(for c in $seen; do [ "$(cat /proc/"$c"/comm)" = mig-gpu-mon ] && echo "$c"; done)
+kill -KILL "$helper"
+for _ in $(seq 20); do # reaped within 2 s (a sample every 50 ms notices it)
+    [ -e /proc/"$helper" ] || break
+    sleep 0.1
+done
+eq "profile: a dead helper is reaped while the profiler runs, not left a zombie" \
+    "$(pstate "$helper"):$(kill -0 "$pp" 2>/dev/null && echo running)" ":running"
+zombies=0
+for _ in 1 2 3 4 5; do
+    for c in $(kids "$pp"); do
+        seen="$seen $c"
+        [ "$(pstate "$c")" = Z ] && zombies=$((zombies + 1))
+    done
+    sleep 0.2
+done
+eq "profile: no zombie child while the command runs" "$zombies" 0
+wait "$pp"
+eq "profile: the run with its helper killed ends well" "$?" 0
+left=""
+for c in $seen; do [ -e /proc/"$c" ] && left="$left $c:$(pstate "$c")"; done
+eq "profile: no child of the profiler outlives it" "$left" ""
 
 # a command that cannot be run
 out=$(prof a100-sxm4-80gb -- /nonexistent/job 2>&1)
