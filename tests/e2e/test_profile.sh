@@ -176,6 +176,12 @@ eq "profile: no child of the profiler outlives it" "$left" ""
 out=$(prof a100-sxm4-80gb -- /nonexistent/job 2>&1)
 eq "profile: unknown command exits 127" "$?" 127
 contains "profile: unknown command message" "$out" "cannot run '/nonexistent/job': No such file or directory"
+# a file that is not executable: 126
+printf '#!/bin/sh\nexit 0\n' >"$TMP/noexec.sh"
+chmod 644 "$TMP/noexec.sh"
+out=$(prof a100-sxm4-80gb -- "$TMP/noexec.sh" 2>&1)
+eq "profile: a file that is not executable exits 126" "$?" 126
+contains "profile: not executable, said why" "$out" "cannot run '$TMP/noexec.sh': Permission denied"
 
 # no driver: GPU figures unavailable (null, not 0), CPU figures still there
 empty="$TMP/empty-lib"
@@ -208,6 +214,29 @@ contains "profile: fallback marked approximate in text" \
 eq "profile: interval below 10 ms is refused" "$?" 2
 out=$("$MIGMON_BIN" profile 2>&1)
 contains "profile: no command" "$out" "no command given"
+# the long options
+# (a job of about 1 s: some 10 samples at 100 ms, 20 at the default 50)
+prof a100-sxm4-80gb --interval 100 --format json --output "$TMP/long.json" -- "$CHILD" 0 256 1 0 0 500 0
+eq "profile: long options accepted" "$?" 0
+jeq "profile: --interval 100 and --format json applied" "$(cat "$TMP/long.json")" \
+    '[.interval_ms, .peak_gpu_memory_bytes, (.samples >= 5 and .samples <= 15)]' '[100,268435456,true]'
+
+# a failing sample, then good ones: nvmlDeviceGetCount fails for its first 3
+# calls (the sample before the command starts and the next two); one message
+# on stderr, the count and the first error in the report, and the job's
+# memory still measured by the later samples
+cp "$SCN/a100-sxm4-80gb.ini" "$TMP/count-glitch.ini"
+printf '[fault.count]\ntarget = system\nfunction = nvmlDeviceGetCount*\nreturn = UNKNOWN\ncalls = 3\n' \
+    >>"$TMP/count-glitch.ini"
+rm -f "$MIGMON_SIM_PROC_FILE"
+MIGMON_SIM_SCENARIO="$TMP/count-glitch.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" -f json \
+    -o "$TMP/glitch.json" -- "$CHILD" 0 400 2 0 0 150 0 2>"$TMP/glitch.err"
+eq "profile: after failing samples the command ends well" "$?" 0
+eq "profile: one message for the failing samples" "$(cat "$TMP/glitch.err")" \
+    "mig-gpu-mon profile: a sample failed (later failures not shown): nvmlDeviceGetCount failed: NVML_ERROR_UNKNOWN"
+jeq "profile: the failures counted, the later samples good" "$(cat "$TMP/glitch.json")" \
+    '[.failed_samples, .first_error, .gpu_memory_metric, .peak_gpu_memory_bytes, (.samples > 5)]' \
+    '[2,"nvmlDeviceGetCount failed: NVML_ERROR_UNKNOWN","nvml_process_allocation",838860800,true]'
 
 # CUDA_VISIBLE_DEVICES naming a GPU by UUID: that GPU and its instances
 # only; an ordinal is CUDA's numbering, not NVML's: every device, and a note
