@@ -83,7 +83,8 @@ static void usage(FILE *f)
           "  -h, --help            this help\n"
           "\n"
           "The exit status is COMMAND's (128+N when it died of signal N; 127 when it\n"
-          "cannot be run). SIGINT, SIGTERM, SIGHUP and SIGQUIT are passed on to it.\n",
+          "cannot be found, 126 when it cannot be executed). SIGINT, SIGTERM, SIGHUP\n"
+          "and SIGQUIT are passed on to it.\n",
           f);
 }
 
