@@ -27,6 +27,11 @@ enum {
     MIGMON_ENOMEM = -2,
     MIGMON_ENVML = -3,   /* the nvml_path given cannot be loaded */
     MIGMON_ESYS = -4,    /* /proc cannot be read */
+    /* migmon_sample: this sample's GPU figures could not be read (the
+     * driver failed or is not there). The watched tree and its CPU memory
+     * were still sampled; the peaks keep every good sample's figures, and
+     * a later sample may succeed. */
+    MIGMON_EGPU = -5,
 };
 
 struct migmon_peaks {
@@ -53,7 +58,8 @@ int migmon_open(migmon_t **out, const char *nvml_path, unsigned interval_ms);
 int migmon_watch_pid(migmon_t *m, int pid);
 /* Watch this process and its descendants. */
 int migmon_watch_self(migmon_t *m);
-/* Take one sample now; call it periodically (every 50 ms or so). */
+/* Take one sample now; call it periodically (every 50 ms or so).
+ * MIGMON_EGPU when this sample has no GPU figures, with the reason. */
 int migmon_sample(migmon_t *m);
 /* The peaks so far. */
 int migmon_peaks(migmon_t *m, struct migmon_peaks *out);

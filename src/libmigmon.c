@@ -18,7 +18,7 @@
 
 struct migmon {
     struct watch w;
-    char err[512];
+    char err[sizeof(((struct watch *)0)->error)];
 };
 
 /* migmon_open's failure, for migmon_last_error(NULL); per thread */
@@ -47,8 +47,8 @@ API int migmon_open(migmon_t **out, const char *nvml_path, unsigned interval_ms)
         free(m);
         return nvml_path ? MIGMON_ENVML : MIGMON_ESYS;
     }
-    if (!m->w.col.be_state) /* no driver: the GPU figure will be unavailable */
-        snprintf(open_err, sizeof(open_err), "%.500s", m->w.col.gpu_error);
+    /* Without a GPU backend the open still succeeded: each migmon_sample
+     * says why its GPU figures are missing (MIGMON_EGPU). */
     *out = m;
     return MIGMON_OK;
 }
@@ -77,16 +77,18 @@ API int migmon_sample(migmon_t *m)
         return fail(m->err, sizeof(m->err), MIGMON_EINVAL,
                     "nothing watched: call migmon_watch_pid or migmon_watch_self first");
     m->err[0] = '\0';
-    watch_sample(&m->w);
-    if (m->w.first_error[0])
-        snprintf(m->err, sizeof(m->err), "%s", m->w.first_error);
+    if (watch_sample(&m->w) != 0)
+        return fail(m->err, sizeof(m->err), MIGMON_EGPU, m->w.error);
     return MIGMON_OK;
 }
 
 API int migmon_peaks(migmon_t *m, struct migmon_peaks *out)
 {
-    if (!m || !out)
+    if (!m)
         return MIGMON_EINVAL;
+    if (!out)
+        return fail(m->err, sizeof(m->err), MIGMON_EINVAL, "out is NULL");
+    m->err[0] = '\0';
     memset(out, 0, sizeof(*out));
     out->gpu_memory_metric = watch_metric_name(&m->w);
     out->gpu_known = m->w.any_alloc || m->w.any_delta;

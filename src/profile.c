@@ -83,7 +83,8 @@ static void usage(FILE *f)
           "  -h, --help            this help\n"
           "\n"
           "The exit status is COMMAND's (128+N when it died of signal N; 127 when it\n"
-          "cannot be run). SIGINT, SIGTERM, SIGHUP and SIGQUIT are passed on to it.\n",
+          "cannot be found, 126 when it cannot be executed). SIGINT, SIGTERM, SIGHUP\n"
+          "and SIGQUIT are passed on to it.\n",
           f);
 }
 
@@ -271,6 +272,8 @@ static void report_json(FILE *f, const struct prof *P, int status, double wall_s
             jsonw_int(&w, x->mig_index);
             jsonw_key(&w, "profile");
             jsonw_str(&w, x->profile);
+            jsonw_key(&w, "parent_uuid");
+            jsonw_str(&w, x->parent_uuid);
         } else {
             jsonw_key(&w, "name");
             jsonw_str(&w, x->name);
@@ -282,6 +285,10 @@ static void report_json(FILE *f, const struct prof *P, int status, double wall_s
                          x->util_n ? round(x->util_sum / x->util_n * 10) / 10 : 0);
         jsonw_key(&w, "util_source");
         jsonw_str(&w, metric_source_name(x->util_src));
+        if (x->mig) { /* no energy, temperature or throttling of its own */
+            jsonw_obj_close(&w);
+            continue;
+        }
         json_num_or_null(&w, "energy_joules", x->energy0_ok, x->energy1 - x->energy0);
         json_num_or_null(&w, "temp_peak_c", x->temp_ok, x->temp_peak);
         jsonw_key(&w, "throttle_reasons");
@@ -308,6 +315,21 @@ static void report_json(FILE *f, const struct prof *P, int status, double wall_s
         jsonw_null(&w);
     jsonw_obj_close(&w);
     jsonw_end(&w);
+}
+
+/* A job's energy: joules below 1 Wh (a short job's 211 J is not "0.1 Wh"),
+ * then Wh and kWh; the JSON's energy_joules is the same figure unrounded. */
+static const char *prof_energy(char *out, size_t len, double joules)
+{
+    if (!isfinite(joules) || joules < 0)
+        snprintf(out, len, "N/A");
+    else if (joules < 9.95)
+        snprintf(out, len, "%.1f J", joules);
+    else if (joules < 3599.5)
+        snprintf(out, len, "%.0f J", joules);
+    else
+        units_energy(out, len, joules);
+    return out;
 }
 
 static void report_text(FILE *f, const struct prof *P, int status, double wall_s,
@@ -341,8 +363,13 @@ static void report_text(FILE *f, const struct prof *P, int status, double wall_s
                      x->util_sum / x->util_n, metric_source_name(x->util_src));
         else
             snprintf(util, sizeof(util), "N/A");
+        if (x->mig) { /* no energy, temperature or throttling of its own */
+            fprintf(f, "  %s: GPU memory %s, util %s; energy, temp, throttle: see GPU %d\n", id,
+                    mem, util, x->index);
+            continue;
+        }
         if (x->energy0_ok)
-            units_energy(en, sizeof(en), x->energy1 - x->energy0);
+            prof_energy(en, sizeof(en), x->energy1 - x->energy0);
         else
             snprintf(en, sizeof(en), "N/A");
         if (x->temp_ok)

@@ -8,7 +8,8 @@
 
 /* argv[0] is "profile". self_exe: this binary (the GPM helper, --demo).
  * Returns the process exit status: the command's (128+N when it died of
- * signal N), 127 when it cannot be run, 2 on bad usage. */
+ * signal N), 127 when it cannot be found, 126 when it cannot be executed,
+ * 2 on bad usage. */
 int profile_main(int argc, char **argv, const char *self_exe);
 
 #endif

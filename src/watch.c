@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -149,34 +150,174 @@ static double tree_rss(const struct watch *W)
 
 /* ---- devices ---- */
 
-/* CUDA_VISIBLE_DEVICES / NVIDIA_VISIBLE_DEVICES as UUIDs: the devices the
- * command may use. Ordinals are CUDA's numbering, not NVML's: they are not
- * mapped (every device is counted, and the report says so). */
-static bool visible(struct watch *W, const struct device *d)
+/*
+ * The devices the command may use: CUDA_VISIBLE_DEVICES, and the container
+ * runtime's NVIDIA_VISIBLE_DEVICES; a device is counted when every one of
+ * them that is set admits it. A value is
+ *   - "all" (or unset): every device;
+ *   - empty, or the runtime's "none" / "void": no GPU (CUDA reads an empty
+ *     list as no device; the runtime mounts none);
+ *   - UUIDs, comma-separated (GPU-..., MIG-...), each whole or a prefix
+ *     that names one device, as CUDA accepts: those devices. A listed GPU
+ *     brings its MIG instances; a listed MIG instance its parent GPU, whose
+ *     row holds the figures NVML has only there (energy, temperature,
+ *     throttling). An entry that names no device, or several, counts
+ *     nothing and is named in the note;
+ *   - anything else (ordinals): CUDA's numbering (the runtime's: the host's),
+ *     not NVML's; not mapped: every device is counted, and the note says so.
+ */
+static const char *const vis_vars[] = {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"};
+#define VIS_NVARS (sizeof(vis_vars) / sizeof(vis_vars[0]))
+
+enum vis_mode { VIS_EVERY, VIS_NO_GPU, VIS_UUIDS, VIS_UNMAPPED };
+
+/* Steps *p over one entry of a comma-separated list; *e and the return
+ * value: the entry without the spaces around it (possibly empty). */
+static size_t vis_entry(const char **p, const char **e)
 {
-    const char *names[] = {"CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES"};
-    for (int k = 0; k < 2; k++) {
-        const char *v = getenv(names[k]);
-        if (!v || !*v || strcmp(v, "all") == 0)
-            continue;
-        bool uuids = strstr(v, "GPU-") || strstr(v, "MIG-");
-        if (!uuids) {
-            snprintf(W->visible_note, sizeof(W->visible_note),
-                     "%s=%s names CUDA ordinals, which are not NVML indices: every device counted",
-                     names[k], v);
-            continue;
+    const char *s = *p;
+    size_t n = strcspn(s, ",");
+    *p = s[n] ? s + n + 1 : s + n;
+    while (n && (*s == ' ' || *s == '\t'))
+        s++, n--;
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    *e = s;
+    return n;
+}
+
+static bool vis_is_uuid(const char *e, size_t n)
+{
+    return n >= 4 && (strncasecmp(e, "GPU-", 4) == 0 || strncasecmp(e, "MIG-", 4) == 0);
+}
+
+static enum vis_mode vis_mode(size_t k, const char *v)
+{
+    if (!v || strcmp(v, "all") == 0)
+        return VIS_EVERY;
+    if (!*v || (k == 1 && (strcmp(v, "none") == 0 || strcmp(v, "void") == 0)))
+        return VIS_NO_GPU;
+    for (const char *p = v; *p;) {
+        const char *e;
+        size_t n = vis_entry(&p, &e);
+        if (n && !vis_is_uuid(e, n))
+            return VIS_UNMAPPED;
+    }
+    return VIS_UUIDS;
+}
+
+/* How many devices of s have a UUID that begins with the entry; *one: the
+ * last of them. */
+static int vis_matches(const struct snapshot *s, const char *e, size_t n,
+                       const struct device **one)
+{
+    int c = 0;
+    for (size_t i = 0; i < s->ndevices; i++) {
+        const struct device *d = &s->devices[i];
+        if (d->uuid[0] && strncasecmp(d->uuid, e, n) == 0) {
+            *one = d;
+            c++;
         }
-        if (!d->uuid[0])
-            return false;
-        if (strstr(v, d->uuid))
+    }
+    return c;
+}
+
+/* A UUID list admits d: d is listed, or its parent GPU is, or it is the
+ * parent GPU of a listed instance. */
+static bool vis_admits(const struct snapshot *s, const char *v, const struct device *d)
+{
+    for (const char *p = v; *p;) {
+        const char *e;
+        size_t n = vis_entry(&p, &e);
+        const struct device *m = NULL;
+        if (!n || vis_matches(s, e, n, &m) != 1)
+            continue;
+        if (strcmp(m->uuid, d->uuid) == 0)
             return true;
-        /* a listed MIG device makes its GPU's figures relevant, and a
-         * listed GPU its instances' */
-        if (d->kind == DEV_MIG && d->parent_uuid[0] && strstr(v, d->parent_uuid))
+        if (d->kind == DEV_MIG && strcmp(d->parent_uuid, m->uuid) == 0)
             return true;
+        if (d->kind == DEV_GPU && m->kind == DEV_MIG && strcmp(m->parent_uuid, d->uuid) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* d is one of s's devices. */
+static bool visible(const struct snapshot *s, const struct device *d)
+{
+    if (!d->uuid[0])
         return false;
+    for (size_t k = 0; k < VIS_NVARS; k++) {
+        const char *v = getenv(vis_vars[k]);
+        enum vis_mode mode = vis_mode(k, v);
+        if (mode == VIS_NO_GPU || (mode == VIS_UUIDS && !vis_admits(s, v, d)))
+            return false;
     }
     return true;
+}
+
+static void note_add(struct watch *W, size_t *off, const char *part)
+{
+    size_t len = sizeof(W->visible_note);
+    if (*off >= len)
+        return;
+    int n = snprintf(W->visible_note + *off, len - *off, "%s%s", *off ? "; " : "", part);
+    *off += n > 0 ? (size_t)n : 0;
+}
+
+/* What the report's note says of the variables above, against the devices
+ * of W->s: an ordinal list, no GPU, an entry that names no device or
+ * several; "" when there is nothing to say. */
+static void vis_note(struct watch *W)
+{
+    size_t off = 0;
+    char part[256];
+    W->visible_note[0] = '\0';
+    for (size_t k = 0; k < VIS_NVARS; k++) {
+        const char *name = vis_vars[k], *v = getenv(name);
+        switch (vis_mode(k, v)) {
+        case VIS_EVERY:
+            break;
+        case VIS_NO_GPU:
+            if (*v)
+                snprintf(part, sizeof(part), "%s=%.64s: no GPU visible to the command", name, v);
+            else
+                snprintf(part, sizeof(part), "%s is empty: no GPU visible to the command", name);
+            note_add(W, &off, part);
+            break;
+        case VIS_UNMAPPED:
+            if (k == 0)
+                snprintf(part, sizeof(part),
+                         "%s=%.64s names CUDA ordinals, which are not NVML indices: every device "
+                         "counted",
+                         name, v);
+            else
+                snprintf(part, sizeof(part),
+                         "%s=%.64s names devices by host index, which is not matched: every "
+                         "device counted",
+                         name, v);
+            note_add(W, &off, part);
+            break;
+        case VIS_UUIDS:
+            for (const char *p = v; *p;) {
+                const char *e;
+                size_t n = vis_entry(&p, &e);
+                const struct device *m = NULL;
+                int c = n ? vis_matches(&W->s, e, n, &m) : 1;
+                int shown = n > 96 ? 96 : (int)n;
+                if (c == 0)
+                    snprintf(part, sizeof(part), "%s: %.*s names no device", name, shown, e);
+                else if (c > 1)
+                    snprintf(part, sizeof(part), "%s: %.*s names %d devices, not one", name,
+                             shown, e, c);
+                else
+                    continue;
+                note_add(W, &off, part);
+            }
+            break;
+        }
+    }
+    text_clean(W->visible_note, sizeof(W->visible_note));
 }
 
 static struct watch_dev *dev_of(struct watch *W, const struct device *d)
@@ -189,12 +330,13 @@ static struct watch_dev *dev_of(struct watch *W, const struct device *d)
     struct watch_dev *x = &W->dev[W->ndev++];
     memset(x, 0, sizeof(*x));
     snprintf(x->uuid, sizeof(x->uuid), "%s", d->uuid);
+    snprintf(x->parent_uuid, sizeof(x->parent_uuid), "%s", d->parent_uuid);
     snprintf(x->name, sizeof(x->name), "%s", d->name);
     snprintf(x->profile, sizeof(x->profile), "%s", d->profile);
     x->index = d->index;
     x->mig_index = d->mig_index;
     x->mig = d->kind == DEV_MIG;
-    x->visible = visible(W, d);
+    x->visible = visible(&W->s, d);
     const struct metric *u = &d->m[M_MEM_USED];
     x->used0_ok = metric_ok(u) && u->src != MSRC_CARRIED;
     x->used0 = x->used0_ok ? u->value : 0;
@@ -214,7 +356,7 @@ static void note_error(struct watch *W, const char *what)
 }
 
 /* One sample: the tree, its RSS, and every device's figures. */
-void watch_sample(struct watch *W)
+int watch_sample(struct watch *W)
 {
     struct collector *col = &W->col;
     struct snapshot *s = &W->s;
@@ -225,14 +367,20 @@ void watch_sample(struct watch *W)
     double rss = tree_rss(W);
     if (rss > W->peak_rss)
         W->peak_rss = rss;
-    if (!s->gpu_ok && col->be_state)
-        note_error(W, s->gpu_error);
+    W->error[0] = '\0';
+    if (!s->gpu_ok) {
+        snprintf(W->error, sizeof(W->error), "%s", s->gpu_error);
+        text_clean_lines(W->error, sizeof(W->error));
+        if (col->be_state) /* without a backend, the opener said why once */
+            note_error(W, s->gpu_error);
+    }
     if (W->timeline) {
         json_write_snapshot(W->timeline, s, false);
         fflush(W->timeline);
     }
     double alloc_total = 0, delta_total = 0;
     bool alloc_any = false, delta_any = false;
+    size_t ndev = W->ndev;
     for (size_t i = 0; i < s->ndevices; i++) {
         const struct device *d = &s->devices[i];
         struct watch_dev *x = dev_of(W, d);
@@ -274,6 +422,8 @@ void watch_sample(struct watch *W)
             if (x->util_src == MSRC_NONE || g->src != MSRC_CARRIED)
                 x->util_src = g->src;
         }
+        if (x->mig)
+            continue; /* energy, temperature, throttling: the parent's */
         const struct metric *e = &d->m[M_ENERGY];
         if (metric_ok(e) && e->src != MSRC_CARRIED) {
             if (!x->energy0_ok) {
@@ -290,6 +440,8 @@ void watch_sample(struct watch *W)
         if (d->throttle_valid)
             x->throttle |= d->throttle_mask & ~(uint64_t)1; /* idle is no slowdown */
     }
+    if (W->ndev != ndev) /* new devices: the note is made again against them */
+        vis_note(W);
     if (alloc_any) {
         W->any_alloc = true;
         if (alloc_total > W->peak_gpu)
@@ -300,6 +452,7 @@ void watch_sample(struct watch *W)
         if (delta_total > W->peak_delta_total)
             W->peak_delta_total = delta_total;
     }
+    return s->gpu_ok ? 0 : -1;
 }
 
 const char *watch_metric_name(const struct watch *W)
@@ -338,6 +491,7 @@ int watch_open(struct watch *w, const struct watch_opts *o, char *err, size_t er
     collect_tick_until(&w->col, &w->s, clock_mono_ns() + WATCH_PRIME_MS * 1000000ull);
     for (size_t i = 0; i < w->s.ndevices; i++)
         dev_of(w, &w->s.devices[i]);
+    vis_note(w);
     return 0;
 }
 

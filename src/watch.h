@@ -21,9 +21,12 @@
 #define WATCH_TREE_MAX 4096
 #define WATCH_DEV_MAX 1024
 
-/* What is known of one device over the run, matched by UUID. */
+/* What is known of one device over the run, matched by UUID. A MIG
+ * device's energy, temperature and throttle reasons are its parent GPU's
+ * (NVML reads them there): they are kept on the GPU's entry only. */
 struct watch_dev {
     char uuid[MIGMON_UUID_LEN];
+    char parent_uuid[MIGMON_UUID_LEN]; /* "" for a GPU */
     char name[MIGMON_NAME_LEN];
     char profile[32];
     int index, mig_index;
@@ -74,7 +77,8 @@ struct watch {
     double peak_rss;
     unsigned long samples, failed;
     char first_error[512];
-    char visible_note[256];
+    char error[2048]; /* why the last sample had no GPU figures; "" when it had */
+    char visible_note[512];
 };
 
 /* Open the collector and take the baseline sample (every device's used
@@ -82,8 +86,10 @@ struct watch {
  * message in err. */
 int watch_open(struct watch *w, const struct watch_opts *o, char *err, size_t errlen);
 void watch_set_root(struct watch *w, pid_t root);
-/* One sample: the tree, its RSS, every device's figures. */
-void watch_sample(struct watch *w);
+/* One sample: the tree, its RSS, every device's figures. Returns 0, or -1
+ * when the GPU part failed (w->error says why; the tree and its RSS were
+ * still sampled, and the peaks keep the good samples' figures). */
+int watch_sample(struct watch *w);
 /* "nvml_process_allocation", "device_memory_delta" or "unavailable". */
 const char *watch_metric_name(const struct watch *w);
 /* The peak GPU memory of the metric named (meaningless when unavailable). */

@@ -40,6 +40,59 @@ eq "library: the static archive works the same" "$(printf '%s\n' "$out" | head -
 out=$(LD_LIBRARY_PATH="$PUB:$TMP/nowhere" "$TMP/example")
 eq "library: without NVML the program runs" "$?" 0
 contains "library: without NVML the metric is unavailable" "$out" "(unavailable)"
+# return codes and messages are per call: a sample that fails says so
+# (MIGMON_EGPU and the reason), and a later good call says ""
+cat >"$TMP/errors.c" <<'C'
+#include <migmon.h>
+#include <stdio.h>
+
+int main(int argc, char **argv)
+{
+    migmon_t *m;
+    int rc = migmon_open(&m, argc > 1 ? argv[1] : NULL, 50);
+    printf("open %d [%s]\n", rc, migmon_last_error(NULL));
+    if (rc != MIGMON_OK)
+        return 0;
+    migmon_watch_self(m);
+    for (int i = 0; i < 4; i++) {
+        rc = migmon_sample(m);
+        printf("sample %d [%s]\n", rc, migmon_last_error(m));
+    }
+    struct migmon_peaks p;
+    rc = migmon_peaks(m, &p);
+    printf("peaks %d [%s] %s %llu\n", rc, migmon_last_error(m), p.gpu_memory_metric,
+           p.peak_gpu_memory_bytes);
+    migmon_close(m);
+    return 0;
+}
+C
+cc -Wall -Wextra -Werror -I"$MIGMON_SRC/include" "$TMP/errors.c" -L"$PUB" -lmigmon -o "$TMP/errors"
+eq "library: the error program compiles" "$?" 0
+# nvmlDeviceGetCount fails for its first 3 calls: the open's sample and the
+# first two migmon_sample calls; the next two are good
+cp "$MIGMON_SRC/sim/scenarios/a100-sxm4-80gb.ini" "$TMP/count-glitch.ini"
+printf '[fault.count]\ntarget = system\nfunction = nvmlDeviceGetCount*\nreturn = UNKNOWN\ncalls = 3\n' \
+    >>"$TMP/count-glitch.ini"
+out=$(MIGMON_SIM_SCENARIO="$TMP/count-glitch.ini" LD_LIBRARY_PATH="$PUB:$simdir" \
+    sh -c 'echo "$$ 0 700" >"$MIGMON_SIM_PROC_FILE"; exec "$1"' sh "$TMP/errors")
+eq "library: a failing sample returns MIGMON_EGPU and why; a good call OK and \"\"" "$out" \
+    "open 0 []
+sample -5 [nvmlDeviceGetCount failed: NVML_ERROR_UNKNOWN]
+sample -5 [nvmlDeviceGetCount failed: NVML_ERROR_UNKNOWN]
+sample 0 []
+sample 0 []
+peaks 0 [] nvml_process_allocation 734003200"
+# no driver: every sample says so; the peaks call itself does not fail
+out=$(LD_LIBRARY_PATH="$PUB:$TMP/nowhere" "$TMP/errors")
+eq "library: without NVML each sample returns MIGMON_EGPU and why" \
+    "$(printf '%s\n' "$out" | grep -c '^sample -5 \[waiting for the NVIDIA driver')" 4
+eq "library: without NVML, no sample returns OK" "$(printf '%s\n' "$out" | grep -c '^sample')" 4
+eq "library: without NVML the peaks call succeeds, unavailable" "$(printf '%s\n' "$out" | tail -1)" \
+    "peaks 0 [] unavailable 0"
+# an nvml_path that does not exist: MIGMON_ENVML, naming it
+out=$(LD_LIBRARY_PATH="$PUB" "$TMP/errors" "$TMP/nowhere/libnvidia-ml.so.1")
+contains "library: a missing nvml_path fails the open with MIGMON_ENVML" "$out" "open -3 ["
+contains "library: a missing nvml_path is named" "$out" "$TMP/nowhere/libnvidia-ml.so.1"
 # Python through ctypes
 if command -v python3 >/dev/null; then
     out=$(MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/a100-sxm4-80gb.ini" MIGMON_LIB="$PUB/libmigmon.so.0" \

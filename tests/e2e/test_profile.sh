@@ -42,6 +42,50 @@ contains "profile: text 'Peak GPU Memory'" "$out" "Peak GPU Memory: 512 MiB"
 contains "profile: text 'Peak CPU Memory'" "$out" "Peak CPU Memory: "
 contains "profile: text 'GPU Memory Metric'" "$out" "GPU Memory Metric: nvml_process_allocation"
 
+# energy in text: joules below 1 Wh, the same figure as the JSON's
+# energy_joules; Wh above. The counter steps by 211 J (then 7200 J) half a
+# second after the driver's init, while the job sleeps for a second.
+energy_scn() { # energy_scn JOULES: a100 whose counter gains JOULES at t = 0.5 s
+    cp "$SCN/a100-sxm4-80gb.ini" "$TMP/energy.ini"
+    printf '[gpu.0]\nenergy_j = steps(0:1000, 0.5:%s)\n' $((1000 + $1)) >>"$TMP/energy.ini"
+}
+energy_scn 211
+MIGMON_SIM_SCENARIO="$TMP/energy.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" \
+    -o "$TMP/e1.txt" -- sleep 1
+contains "profile: text energy below 1 Wh in joules" "$(cat "$TMP/e1.txt")" ", energy 211 J, "
+MIGMON_SIM_SCENARIO="$TMP/energy.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" -f json \
+    -o "$TMP/e1.json" -- sleep 1
+jeq "profile: JSON energy_joules is the same 211 J" "$(cat "$TMP/e1.json")" '.devices[0].energy_joules' 211
+energy_scn 7200
+MIGMON_SIM_SCENARIO="$TMP/energy.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" \
+    -o "$TMP/e2.txt" -- sleep 1
+contains "profile: text energy of 1 Wh and more in Wh" "$(cat "$TMP/e2.txt")" ", energy 2.0 Wh, "
+
+# a job on a MIG instance (h200-mig, slot 1: 2g.35gb): 2 steps of 200 MiB
+# and a child's 300 MiB, counted on that instance and nowhere else. Energy,
+# temperature and throttle reasons are the parent GPU's: on its row only.
+h200=GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8
+prof h200-mig -f json -o "$TMP/m1.json" -- "$CHILD" 0:1 200 2 300 0 150 0
+eq "profile: a job on a MIG instance ends well" "$?" 0
+r=$(cat "$TMP/m1.json")
+jeq "profile: the MIG job's peak is 2 x 200 + 300 MiB" "$r" '.peak_gpu_memory_bytes' 734003200
+jeq "profile: that peak is MIG 1's (2g.35gb), no other device's" "$r" \
+    '[.devices[] | select(.peak_gpu_memory_bytes > 0) | [.kind, .mig_index, .profile, .peak_gpu_memory_bytes]]' \
+    '[["mig",1,"2g.35gb",734003200]]'
+jeq "profile: the GPU and its 4 instances listed" "$r" '[.devices[] | .kind]' '["gpu","mig","mig","mig","mig"]'
+jeq "profile: the GPU row has the energy and temperature" "$r" \
+    ".devices[] | select(.uuid == \"$h200\") | [(.energy_joules > 0), .temp_peak_c, .throttle_reasons]" '[true,52,[]]'
+jeq "profile: MIG rows have no energy, temperature or throttle reasons of their own" "$r" \
+    '[.devices[] | select(.kind == "mig") | has("energy_joules"), has("temp_peak_c"), has("throttle_reasons")] | unique' \
+    '[false]'
+jeq "profile: MIG rows name their parent GPU" "$r" \
+    '[.devices[] | select(.kind == "mig") | .parent_uuid] | unique' "[\"$h200\"]"
+prof h200-mig -o "$TMP/m1.txt" -- "$CHILD" 0:1 200 2 300 0 150 0
+out=$(cat "$TMP/m1.txt")
+contains "profile: text, the MIG job's memory on MIG 1" "$out" "  GPU 0 MIG 1 2g.35gb: GPU memory 700 MiB, util "
+contains "profile: text, a MIG row points to its GPU for energy" "$out" "; energy, temp, throttle: see GPU 0"
+eq "profile: text, energy shown once (the GPU's)" "$(grep -c 'energy [0-9]' <<<"$out")" 1
+
 # died of a signal: 128 + N
 prof a100-sxm4-80gb -- "$CHILD" 0 100 1 0 0 100 sig9 2>/dev/null
 eq "profile: killed by SIGKILL gives 137" "$?" 137
@@ -57,12 +101,87 @@ wait "$pp"
 eq "profile: SIGTERM passed on, the command's status returned" "$?" 143
 contains "profile: the command got SIGTERM" "$(cat "$TMP/p2.err")" "got SIGTERM"
 contains "profile: report written after the signal" "$(cat "$TMP/p2.txt")" "exit status 143"
-[ -z "$(ps -o pid= --ppid "$pp" 2>/dev/null)" ] && ok || bad "profile: a child left behind"
+
+pstate() { sed 's/.*) //' /proc/"$1"/stat 2>/dev/null | cut -d' ' -f1; }
+# wait_exit PID: its exit status, waiting 10 s at most: then it and its
+# children are killed (a signal not passed on would leave the job waiting)
+wait_exit() {
+    local i
+    for i in $(seq 100); do
+        [ -e /proc/"$1" ] && [ "$(pstate "$1")" != Z ] || break
+        sleep 0.1
+    done
+    if [ -e /proc/"$1" ] && [ "$(pstate "$1")" != Z ]; then
+        # shellcheck disable=SC2046
+        kill -KILL $(cat /proc/"$1"/task/*/children 2>/dev/null) "$1" 2>/dev/null
+    fi
+    wait "$1"
+}
+
+# SIGINT to the profiler reaches the command, which dies of it: 130, and the
+# report is written
+rm -f "$MIGMON_SIM_PROC_FILE"
+MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" \
+    -f json -o "$TMP/int.json" -- "$CHILD" 0 100 1 0 0 100 wait 2>/dev/null &
+pp=$!
+sleep 1
+kill -INT "$pp"
+wait_exit "$pp"
+eq "profile: SIGINT passed on, the command died of it: 130" "$?" 130
+jeq "profile: report written after SIGINT" "$(cat "$TMP/int.json")" '[.exit_status, (.devices | length)]' '[130,1]'
+
+# a command that crashes: 128 + SIGSEGV, and the JSON report is whole
+prof a100-sxm4-80gb -f json -o "$TMP/segv.json" -- sh -c 'kill -SEGV $$' 2>/dev/null
+eq "profile: a command killed by SIGSEGV gives 139" "$?" 139
+jeq "profile: the crashed command's report parses, with its status" "$(cat "$TMP/segv.json")" \
+    '[.exit_status, .gpu_memory_metric, (.devices | length)]' '[139,"nvml_process_allocation",1]'
+
+# no zombie, nothing left behind: while the profiler runs, its children (the
+# command, and on a Hopper GPU the GPM helper) are read from /proc. The
+# helper is killed: the profiler must reap it while it still runs (no zombie
+# stays), and no child of it outlives it.
+kids() { cat /proc/"$1"/task/*/children 2>/dev/null; }
+rm -f "$MIGMON_SIM_PROC_FILE"
+MIGMON_SIM_SCENARIO="$SCN/h200-mig.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" \
+    -o "$TMP/z.txt" -- sleep 3 &
+pp=$!
+sleep 0.5
+seen=$(kids "$pp")
+eq "profile: while running, its children are the GPM helper and the command" \
+    "$(for c in $seen; do cat /proc/"$c"/comm; done | sort | tr '\n' ' ')" "mig-gpu-mon sleep "
+helper=$(for c in $seen; do [ "$(cat /proc/"$c"/comm)" = mig-gpu-mon ] && echo "$c"; done)
+kill -KILL "$helper"
+for _ in $(seq 20); do # reaped within 2 s (a sample every 50 ms notices it)
+    [ -e /proc/"$helper" ] || break
+    sleep 0.1
+done
+eq "profile: a dead helper is reaped while the profiler runs, not left a zombie" \
+    "$(pstate "$helper"):$(kill -0 "$pp" 2>/dev/null && echo running)" ":running"
+zombies=0
+for _ in 1 2 3 4 5; do
+    for c in $(kids "$pp"); do
+        seen="$seen $c"
+        [ "$(pstate "$c")" = Z ] && zombies=$((zombies + 1))
+    done
+    sleep 0.2
+done
+eq "profile: no zombie child while the command runs" "$zombies" 0
+wait "$pp"
+eq "profile: the run with its helper killed ends well" "$?" 0
+left=""
+for c in $seen; do [ -e /proc/"$c" ] && left="$left $c:$(pstate "$c")"; done
+eq "profile: no child of the profiler outlives it" "$left" ""
 
 # a command that cannot be run
 out=$(prof a100-sxm4-80gb -- /nonexistent/job 2>&1)
 eq "profile: unknown command exits 127" "$?" 127
 contains "profile: unknown command message" "$out" "cannot run '/nonexistent/job': No such file or directory"
+# a file that is not executable: 126
+printf '#!/bin/sh\nexit 0\n' >"$TMP/noexec.sh"
+chmod 644 "$TMP/noexec.sh"
+out=$(prof a100-sxm4-80gb -- "$TMP/noexec.sh" 2>&1)
+eq "profile: a file that is not executable exits 126" "$?" 126
+contains "profile: not executable, said why" "$out" "cannot run '$TMP/noexec.sh': Permission denied"
 
 # no driver: GPU figures unavailable (null, not 0), CPU figures still there
 empty="$TMP/empty-lib"
@@ -95,6 +214,29 @@ contains "profile: fallback marked approximate in text" \
 eq "profile: interval below 10 ms is refused" "$?" 2
 out=$("$MIGMON_BIN" profile 2>&1)
 contains "profile: no command" "$out" "no command given"
+# the long options
+# (a job of about 1 s: some 10 samples at 100 ms, 20 at the default 50)
+prof a100-sxm4-80gb --interval 100 --format json --output "$TMP/long.json" -- "$CHILD" 0 256 1 0 0 500 0
+eq "profile: long options accepted" "$?" 0
+jeq "profile: --interval 100 and --format json applied" "$(cat "$TMP/long.json")" \
+    '[.interval_ms, .peak_gpu_memory_bytes, (.samples >= 5 and .samples <= 15)]' '[100,268435456,true]'
+
+# a failing sample, then good ones: nvmlDeviceGetCount fails for its first 3
+# calls (the sample before the command starts and the next two); one message
+# on stderr, the count and the first error in the report, and the job's
+# memory still measured by the later samples
+cp "$SCN/a100-sxm4-80gb.ini" "$TMP/count-glitch.ini"
+printf '[fault.count]\ntarget = system\nfunction = nvmlDeviceGetCount*\nreturn = UNKNOWN\ncalls = 3\n' \
+    >>"$TMP/count-glitch.ini"
+rm -f "$MIGMON_SIM_PROC_FILE"
+MIGMON_SIM_SCENARIO="$TMP/count-glitch.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" -f json \
+    -o "$TMP/glitch.json" -- "$CHILD" 0 400 2 0 0 150 0 2>"$TMP/glitch.err"
+eq "profile: after failing samples the command ends well" "$?" 0
+eq "profile: one message for the failing samples" "$(cat "$TMP/glitch.err")" \
+    "mig-gpu-mon profile: a sample failed (later failures not shown): nvmlDeviceGetCount failed: NVML_ERROR_UNKNOWN"
+jeq "profile: the failures counted, the later samples good" "$(cat "$TMP/glitch.json")" \
+    '[.failed_samples, .first_error, .gpu_memory_metric, .peak_gpu_memory_bytes, (.samples > 5)]' \
+    '[2,"nvmlDeviceGetCount failed: NVML_ERROR_UNKNOWN","nvml_process_allocation",838860800,true]'
 
 # CUDA_VISIBLE_DEVICES naming a GPU by UUID: that GPU and its instances
 # only; an ordinal is CUDA's numbering, not NVML's: every device, and a note
@@ -106,6 +248,51 @@ jeq "profile: CUDA_VISIBLE_DEVICES=UUID keeps that GPU and its 7 instances" "$(c
 CUDA_VISIBLE_DEVICES=0 prof dgx-a100-8x7 -f json -o "$TMP/p6.json" -- true 2>/dev/null
 jeq "profile: an ordinal is not mapped to NVML" "$(cat "$TMP/p6.json")" \
     '[(.devices | length), (.note | contains("CUDA ordinals"))]' '[64,true]'
+# NVIDIA_VISIBLE_DEVICES (the container runtime's) by UUID limits them the same way
+NVIDIA_VISIBLE_DEVICES="$u3" prof dgx-a100-8x7 -f json -o "$TMP/p8.json" -- true 2>/dev/null
+jeq "profile: NVIDIA_VISIBLE_DEVICES=UUID keeps that GPU and its 7 instances" "$(cat "$TMP/p8.json")" \
+    '[(.devices | length), (.devices | map(.index) | unique), .note]' '[8,[3],null]'
+# two GPUs (faults.ini, MIG off): with GPU 1 listed, a job's 300 MiB on GPU 0
+# is not counted, on GPU 1 it is
+g1=GPU-66666666-7777-4888-9999-aaaaaaaaaaaa
+NVIDIA_VISIBLE_DEVICES="$g1" prof faults -f json -o "$TMP/p9.json" -- "$CHILD" 0 300 1 0 0 150 0
+jeq "profile: NVIDIA_VISIBLE_DEVICES=GPU 1, a job on GPU 0 counts nothing" "$(cat "$TMP/p9.json")" \
+    '[[.devices[].uuid], .peak_gpu_memory_bytes]' "[[\"$g1\"],0]"
+NVIDIA_VISIBLE_DEVICES="$g1" prof faults -f json -o "$TMP/p9.json" -- "$CHILD" 1 300 1 0 0 150 0
+jeq "profile: NVIDIA_VISIBLE_DEVICES=GPU 1, a job on GPU 1 counts" "$(cat "$TMP/p9.json")" \
+    '[[.devices[].uuid], .peak_gpu_memory_bytes]' "[[\"$g1\"],314572800]"
+# a unique UUID prefix, as CUDA accepts: a GPU's brings its instances; a MIG
+# instance's brings that instance and its GPU (whose row has the energy and
+# temperature), not the other instances
+CUDA_VISIBLE_DEVICES=GPU-2e9b7c41 prof h200-mig -f json -o "$TMP/v1.json" -- true
+jeq "profile: a GPU UUID prefix keeps the GPU and its 4 instances" "$(cat "$TMP/v1.json")" \
+    '[[.devices[] | [.kind, .mig_index]], .note]' '[[["gpu",null],["mig",0],["mig",1],["mig",2],["mig",4]],null]'
+CUDA_VISIBLE_DEVICES=" MIG-3b36b6e9" prof h200-mig -f json -o "$TMP/v2.json" -- "$CHILD" 0:1 200 2 300 0 150 0
+jeq "profile: a MIG UUID prefix keeps that instance and its GPU" "$(cat "$TMP/v2.json")" \
+    '[[.devices[] | [.kind, .mig_index]], .peak_gpu_memory_bytes, (.devices[0].energy_joules > 0), .note]' \
+    '[[["gpu",null],["mig",1]],734003200,true,null]'
+# an entry that names no device, or several, counts nothing, and the note says so
+CUDA_VISIBLE_DEVICES=GPU-5a1b,MIG-3b36b6e9 prof h200-mig -f json -o "$TMP/v3.json" -- true
+jeq "profile: an unknown UUID is named in the note, the other entry still counts" "$(cat "$TMP/v3.json")" \
+    '[[.devices[] | [.kind, .mig_index]], .note]' \
+    '[[["gpu",null],["mig",1]],"CUDA_VISIBLE_DEVICES: GPU-5a1b names no device"]'
+CUDA_VISIBLE_DEVICES=MIG- prof h200-mig -f json -o "$TMP/v4.json" -- true
+jeq "profile: a prefix of several devices counts none, and is named" "$(cat "$TMP/v4.json")" \
+    '[(.devices | length), .gpu_memory_metric, .note]' \
+    '[0,"unavailable","CUDA_VISIBLE_DEVICES: MIG- names 4 devices, not one"]'
+# the container runtime's none and void: no GPU; all: every device
+for v in none void; do
+    NVIDIA_VISIBLE_DEVICES=$v prof h200-mig -f json -o "$TMP/v5.json" -- true
+    jeq "profile: NVIDIA_VISIBLE_DEVICES=$v, no GPU and a true note" "$(cat "$TMP/v5.json")" \
+        '[(.devices | length), .peak_gpu_memory_bytes, .note]' \
+        "[0,null,\"NVIDIA_VISIBLE_DEVICES=$v: no GPU visible to the command\"]"
+done
+NVIDIA_VISIBLE_DEVICES=all prof h200-mig -f json -o "$TMP/v6.json" -- true
+jeq "profile: NVIDIA_VISIBLE_DEVICES=all, every device, no note" "$(cat "$TMP/v6.json")" \
+    '[(.devices | length), .note]' '[5,null]'
+CUDA_VISIBLE_DEVICES= prof h200-mig -o "$TMP/v7.txt" -- true
+contains "profile: an empty CUDA_VISIBLE_DEVICES, no GPU, said in text" "$(cat "$TMP/v7.txt")" \
+    "Note: CUDA_VISIBLE_DEVICES is empty: no GPU visible to the command"
 
 # a driver slow to list the MIG instances (10 ms per handle: 70 ms per GPU, more
 # than one 50 ms sample's deadline): a command that ends at once is still
