@@ -144,13 +144,68 @@ for o in $(sed -n 's/^ *{"\([a-z-]*\)", \(no\|required\|optional\)_argument.*/\1
 done
 eq "man page: every long option is documented" "$missing" ""
 
-# the table fits 80 columns when not a terminal and COLUMNS is unset, and
-# the full width from 100 on
-for sc in h200-mig dgx-a100-8x7 a100-sxm4-80gb h200-mig-595; do
-    n=$(env -u COLUMNS "$MIGMON_BIN" --demo="$sc" --once | awk 'length($0) > 80' | wc -l)
-    eq "table: $sc fits 80 columns" "$n" 0
+# The table fits the output: 80 columns when stdout is not a terminal and
+# COLUMNS is unset, COLUMNS otherwise, never less than 80. Every bundled
+# scenario; the hang-* ones print a partial snapshot after --timeout (exit 3).
+# Widths in characters (wc -L in a UTF-8 locale: "é" is one column).
+widest() { LC_ALL=C.UTF-8 wc -L; }
+for f in "$MIGMON_SRC"/sim/scenarios/*.ini; do
+    sc=$(basename "$f" .ini)
+    want=0
+    case "$sc" in hang-*) want=3 ;; esac
+    for cols in unset 100 60; do
+        [ "$cols" = 60 ] && case "$sc" in h200-mig | dgx-a100-8x7 | mig-unattributed | hostile) ;; *) continue ;; esac
+        if [ "$cols" = unset ]; then
+            out=$(env -u COLUMNS MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo="$sc" --once --timeout 2 2>/dev/null); rc=$?
+            limit=80
+        else
+            out=$(COLUMNS=$cols MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo="$sc" --once --timeout 2 2>/dev/null); rc=$?
+            limit=$((cols < 80 ? 80 : cols))
+        fi
+        eq "table: $sc, COLUMNS=$cols: exit status" "$rc" "$want"
+        w=$(printf '%s\n' "$out" | widest)
+        [ "$w" -le "$limit" ] && ok || bad "table: $sc, COLUMNS=$cols: a line of $w columns (limit $limit):
+$(printf '%s\n' "$out" | LC_ALL=C.UTF-8 awk -v l="$limit" 'length($0) > l' | head -3)"
+        case "$sc:$cols" in h200-mig:*) eq "table: h200-mig, COLUMNS=$cols: as wide as allowed" "$w" "$limit" ;; esac
+    done
 done
 out=$(env -u COLUMNS "$MIGMON_BIN" --demo=h200-mig --once)
 contains "table, 80 columns: a MIG row keeps its GI and CI" "$out" "3g.71gb GI1 CI0"
 out=$(COLUMNS=120 "$MIGMON_BIN" --demo=h200-mig --once)
 contains "table, 120 columns: the full name" "$out" "NVIDIA H200"
+# below 80 the table is the 80-column one (the man page says so)
+eq "table: COLUMNS=60 is the 80-column table" \
+    "$(COLUMNS=60 MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=h200-mig --once | sed -n '4p')" \
+    "$(env -u COLUMNS MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=h200-mig --once | sed -n '4p')"
+
+# How it fits: a long note wraps at a word with an indent, a process row
+# gives its command what is left, the unattributed mark becomes "?" after the
+# type below 100 columns, an over-long driver string or name is cut and marked
+out=$(env -u COLUMNS MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=mig-unattributed --once)
+eq "table, 80: a long note wraps with an indent" \
+    "$(printf '%s\n' "$out" | grep -A1 '^0/1    processes N/A')" \
+    "0/1    processes N/A (the MIG device's GPU instance id is unknown, so the
+         parent's list cannot be split; see the parent's unattributed processes)"
+eq "table, 80: an unattributed process row fits, marked C?" \
+    "$(printf '%s\n' "$out" | grep '^0  *4187 ')" \
+    "0          4187 C?      9000MiB   N/A  N/A    N/A N/A        N/A (not visible..."
+contains "table, 80: the ? after a type is explained" "$out" \
+    "? after TYPE = on a MIG GPU, not attributed to one of its instances"
+out=$(COLUMNS=100 MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=mig-unattributed --once)
+contains "table, 100: unattributed said in words" "$out" \
+    "0          4187 C       9000MiB   N/A  N/A    N/A N/A        (unattributed) N/A (not visible from..."
+case "$out" in *"C? "* | *"? after TYPE"*) bad "table, 100: the narrow mark used at 100 columns" ;; *) ok ;; esac
+out=$(env -u COLUMNS MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=hostile --once)
+eq "table, 80: a long driver version is cut, marked" "$(printf '%s\n' "$out" | sed -n 2p)" \
+    "driver 550.144.03?[2J?]0;pwned?...  CUDA 12.4  NVML 12.550.144.03"
+contains "table, 80: a long device name is cut, marked" "$out" "0      ?[2J?]0;title?A10...   N/A"
+# a big host's line breaks between its groups; an unknown CPU count is N/A
+out=$(env -u COLUMNS MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=a100-sxm4-80gb --once \
+    --proc-root "$MIGMON_SRC/tests/fixtures/proc/huge-swap")
+eq "table, 80: the host line breaks between groups" "$(printf '%s\n' "$out" | sed -n 3,4p | sed 's/^host [^ ]* /host H /')" \
+    "host H  cpus N/A  cpu N/A  ram 226.3/1007.5G  swap 64.0/256.0G
+     load 96.04 88.51 80.17"
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=process-churn --once --top 2)
+contains "table: the processes left out by --top are counted, in ASCII" "$out" "
+0      ... 4 more (--top)
+"
