@@ -308,8 +308,10 @@ static void write_gpm(FILE *f, const struct snapshot *s)
     }
 }
 
+/* The process list is said to be empty only when every list was read. */
 struct proc_tally {
     size_t rows;      /* process rows written */
+    size_t unread;    /* devices whose list is N/A */
     bool unattr_mark; /* a "?" after a TYPE was written */
 };
 
@@ -355,7 +357,8 @@ static bool write_processes(FILE *f, const struct snapshot *s)
      * bandwidth; VRAM is the memory it holds */
     fprintf(f, "\n%-6s %8s %-5s %10s %4s %4s %6s %-10s %s\n", "ID", "PID", "TYPE", "VRAM", "SM%",
             "BW%", "CPU%", "USER", "COMMAND");
-    struct proc_tally t = {0, false};
+    struct proc_tally t = {0, 0, false};
+    size_t nread = 0; /* devices whose list was read */
     for (size_t i = 0; i < s->ndevices; i++) {
         const struct device *d = &s->devices[i];
         char id[32];
@@ -368,9 +371,11 @@ static bool write_processes(FILE *f, const struct snapshot *s)
                          d->process_count.why ? d->process_count.why : "not read");
                 fprintf(f, "%-6s ", id);
                 put_wrapped(f, 7, 9, msg, " ");
+                t.unread++;
             }
             continue;
         }
+        nread++;
         for (size_t k = 0; k < d->nprocs && d->proc_first + k < s->nprocs; k++)
             write_process_row(f, id, &s->procs[d->proc_first + k], &t);
         if (metric_ok(&d->process_count) && d->process_count.value > (double)d->nprocs &&
@@ -378,8 +383,11 @@ static bool write_processes(FILE *f, const struct snapshot *s)
             fprintf(f, "%-6s ... %.0f more (--top)\n", id,
                     d->process_count.value - (double)d->nprocs);
     }
-    if (t.rows == 0)
+    /* "no GPU processes" would be false where a list could not be read */
+    if (t.rows == 0 && t.unread == 0)
         fprintf(f, "no GPU processes\n");
+    else if (t.rows == 0 && nread > 0)
+        fprintf(f, "none on the other devices\n");
     return t.unattr_mark;
 }
 

@@ -205,6 +205,22 @@ out=$(env -u COLUMNS MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=a100-sxm4-80gb --o
 eq "table, 80: the host line breaks between groups" "$(printf '%s\n' "$out" | sed -n 3,4p | sed 's/^host [^ ]* /host H /')" \
     "host H  cpus N/A  cpu N/A  ram 226.3/1007.5G  swap 64.0/256.0G
      load 96.04 88.51 80.17"
+
+# The process list: its header names what each column is; a device whose
+# list could not be read is N/A with the reason, and then "no GPU
+# processes" would be false
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=inaccessible-gpu --once)
+contains "table: the process header" "$out" \
+    "ID          PID TYPE        VRAM  SM%  BW%   CPU% USER       COMMAND"
+case "$out" in *MEM%*) bad "table: the process header says MEM%" ;; *) ok ;; esac
+eq "table: no power figure at all is one N/A" "$(printf '%s\n' "$out" | grep '^1  *(unknown)')" \
+    "1      (unknown)                          N/A   N/A   N/A                      N/A   N/A         N/A"
+case "$out" in *N/A/N/A*) bad "table: N/A/N/A printed" ;; *) ok ;; esac
+contains "table: an unreadable process list says why" "$out" "1      processes N/A (NVML_ERROR_NO_PERMISSION)"
+case "$out" in *"no GPU processes"*) bad "table: 'no GPU processes' beside a list that is N/A" ;; *) ok ;; esac
+contains "table: the readable devices have none" "$out" "none on the other devices"
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=h100-sxm --once --top 1)
+case "$out" in *"no GPU processes"* | *"none on the other"*) bad "table: a list with processes said empty" ;; *) ok ;; esac
 out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=process-churn --once --top 2)
 contains "table: the processes left out by --top are counted, in ASCII" "$out" "
 0      ... 4 more (--top)
