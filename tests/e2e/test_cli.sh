@@ -144,6 +144,104 @@ for o in $(sed -n 's/^ *{"\([a-z-]*\)", \(no\|required\|optional\)_argument.*/\1
 done
 eq "man page: every long option is documented" "$missing" ""
 
+# man_section NAME: that section's source, "\-" read as "-"
+man_section() {
+    awk -v s=".SH $1" '$0 == s { on = 1; next } /^\.SH / { on = 0 } on' "$MIGMON_SRC/man/mig-gpu-mon.1" |
+        sed 's/\\-/-/g'
+}
+# man_bold NAME [tags]: the bold words of a section, one a line: ".B x",
+# the unquoted arguments of ".BR a ", " b", and \fBx\fR; with "tags", only
+# those of the entries' tags (the line after .TP)
+man_bold() {
+    man_section "$1" | awk -v tags="${2:-}" '
+        tags != "" { if (prev != ".TP") { prev = $0; next } prev = $0 }
+        /^\.B / { sub(/^\.B /, ""); print; next }
+        /^\.BR / { sub(/^\.BR /, ""); gsub(/"[^"]*"/, " "); n = split($0, w, " "); for (i = 1; i <= n; i++) print w[i] }
+        { while (match($0, /\\fB[^\\]*\\f[RP]/)) { print substr($0, RSTART + 3, RLENGTH - 6); $0 = substr($0, RSTART + RLENGTH) } }'
+}
+
+# Every key the interactive monitor handles (tui.c: filter_key and
+# handle_key) is in KEYS, by its name there
+keys_bold=$(man_bold KEYS)
+keys_text=$(man_section KEYS)
+key_name() {
+    case "$1" in
+    "'\\n'" | "'\\r'" | KEY_ENTER) echo Enter ;;
+    "'\\t'") echo Tab ;;
+    "' '") echo space ;;
+    27) echo Esc ;;
+    3) echo Ctrl-C ;;
+    8 | 127 | KEY_BACKSPACE) echo Backspace ;;
+    KEY_DOWN) echo Down ;; KEY_UP) echo Up ;; KEY_LEFT) echo Left ;; KEY_RIGHT) echo Right ;;
+    KEY_NPAGE) echo PgDn ;; KEY_PPAGE) echo PgUp ;; KEY_HOME) echo Home ;; KEY_END) echo End ;;
+    KEY_BTAB) echo Shift-Tab ;;
+    KEY_MOUSE) echo mouse ;;
+    KEY_RESIZE) ;; # not a key
+    "'"?"'") printf '%s\n' "${1:1:1}" ;;
+    *) echo "UNNAMED:$1" ;; # a key this test has no man page name for: add one
+    esac
+}
+handled=$(sed -n '/^static void filter_key(/,/^}/p; /^static bool handle_key(/,/^}/p' "$MIGMON_SRC/src/tui/tui.c" |
+    grep -oE "(case |key == )('[^']+'|[A-Z_]+|[0-9]+)" | sed -E 's/^(case |key == )//' | sort -u)
+[ "$(printf '%s\n' "$handled" | wc -l)" -gt 30 ] && ok || bad "man page: found too few keys in tui.c: $handled"
+missing=""
+while IFS= read -r k; do
+    name=$(key_name "$k")
+    [ -z "$name" ] && continue
+    if [ "$name" = mouse ]; then
+        case "$keys_text" in *"mouse click"*) continue ;; esac
+    elif printf '%s\n' "$keys_bold" | grep -qxF -- "$name"; then
+        continue
+    fi
+    missing="$missing $name"
+done <<<"$handled"
+eq "man page: every key handled in tui.c is in KEYS" "$missing" ""
+# the digits: handled as a range
+contains "man page: the digit keys" "$keys_text" '\fB0\fR to \fB9\fR'
+
+# Every environment variable the program reads (getenv in src/, the
+# *_VISIBLE_DEVICES that watch.c reads through a list, the locale
+# variables setlocale reads), but the test hooks MIGMON_TEST_*, is in
+# ENVIRONMENT
+vars=$({
+    grep -rhoE '(getenv|env_ulong)\("[A-Z_]+"' "$MIGMON_SRC/src" | sed -E 's/.*\("//; s/"$//'
+    grep -rhoE '"[A-Z]+_VISIBLE_DEVICES"' "$MIGMON_SRC/src" | tr -d '"'
+    grep -rqF 'setlocale(LC_ALL, "")' "$MIGMON_SRC/src" && printf '%s\n' LC_ALL LC_CTYPE LANG
+    grep -rqF 'setenv("MIGMON_SIM_SCENARIO"' "$MIGMON_SRC/src" && echo MIGMON_SIM_SCENARIO
+} | grep -v '^MIGMON_TEST_' | sort -u)
+[ "$(printf '%s\n' "$vars" | wc -l)" -ge 12 ] && ok || bad "man page: found too few variables in src/: $vars"
+env_bold=$(man_bold ENVIRONMENT tags)
+missing=""
+for v in $vars; do
+    printf '%s\n' "$env_bold" | grep -qxF -- "$v" || missing="$missing $v"
+done
+eq "man page: every environment variable read is in ENVIRONMENT" "$missing" ""
+# what the installed files are (make install) is in FILES
+files=$(man_section FILES)
+for f in share/bash-completion/completions/mig-gpu-mon share/zsh/site-functions/_mig-gpu-mon \
+    lib/libmigmon.so.0 include/migmon.h lib/pkgconfig/migmon.pc lib/mig-gpu-mon/sim/ \
+    mig-gpu-mon/config.ini mig-gpu-mon/debug.log; do
+    contains "man page: FILES names $f" "$files" "$f"
+done
+for f in $(sed -n 's/.*\$(DESTDIR)\$(PREFIX)\/\([a-z/_-]*migmon[a-z0-9._]*\).*/\1/p; s/.*\$(DESTDIR)\$(PREFIX)\/\(share\/[a-z/_-]*\/_\{0,1\}mig-gpu-mon\)$/\1/p' \
+    "$MIGMON_SRC/Makefile" | sort -u); do
+    contains "man page: FILES names the installed $f" "$files" "$f"
+done
+opts=$(man_section OPTIONS)
+for o in --config --no-config --write-config; do
+    printf '%s\n' "$opts" | grep -qE "^\.B[I]? $o( |$)" && ok || bad "man page: no OPTIONS entry of its own for $o"
+done
+contains "man page: -i is refused with --once" "$(printf '%s\n' "$opts" | grep -A3 '^.BR -i')" "Refused
+with \\fB--once\\fR"
+# the carry window is configurable: every "3 samples" says "by default"
+for f in man/mig-gpu-mon.1 docs/metrics.md; do
+    txt=$(tr '\n' ' ' <"$MIGMON_SRC/$f")
+    all=$(printf '%s' "$txt" | grep -o '3 samples' | wc -l)
+    dflt=$(printf '%s' "$txt" | grep -o '3 samples by default' | wc -l)
+    [ "$all" -gt 0 ] && [ "$all" -eq "$dflt" ] && ok ||
+        bad "$f: the carry window said to be 3 samples ($all), not 3 by default ($dflt)"
+done
+
 # The table fits the output: 80 columns when stdout is not a terminal and
 # COLUMNS is unset, COLUMNS otherwise, never less than 80. Every bundled
 # scenario; the hang-* ones print a partial snapshot after --timeout (exit 3).
