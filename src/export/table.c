@@ -1,6 +1,7 @@
 #include "export/table.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -9,26 +10,129 @@
 #include "clock.h"
 #include "units.h"
 
-/* Columns of the device table's name and VRAM fields: the full widths
- * from 100 columns of output, narrower below so a row fits 80 (a
- * terminal's width, or 80 when the output is not a terminal). */
-static int name_w = 32, vram_w = 24, power_w = 11, cmd_w = 200, nvlink_w = 21;
+/* The table is never narrower than this: the device rows' fixed columns
+ * need 80. A narrower terminal (or COLUMNS) gets the 80-column table, whose
+ * lines it wraps, rather than a table that drops columns (man page,
+ * --once). */
+#define TABLE_MIN_WIDTH 80
+
+/* The width of this output, and the columns of the device table's name
+ * and VRAM fields: the full widths from 100 columns of output, narrower
+ * below so a row fits 80. Set once per table_write_snapshot. */
+static int width = TABLE_MIN_WIDTH;
+static int name_w = 32, vram_w = 24, power_w = 11, nvlink_w = 21;
 
 /* The terminal's width; else COLUMNS when set (as ls and other tools
- * read it); else 80. */
+ * read it); else 80. At least TABLE_MIN_WIDTH. */
 static int out_width(FILE *f)
 {
     struct winsize ws;
-    if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        return ws.ws_col;
+    long v = TABLE_MIN_WIDTH;
     const char *c = getenv("COLUMNS");
-    if (c && *c) {
+    if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
+        v = ws.ws_col;
+    } else if (c && *c) {
         char *end;
-        long v = strtol(c, &end, 10);
-        if (!*end && v >= 40 && v <= 10000)
-            return (int)v;
+        long n = strtol(c, &end, 10);
+        if (!*end && n > 0 && n <= 10000)
+            v = n;
     }
-    return 80;
+    return v < TABLE_MIN_WIDTH ? TABLE_MIN_WIDTH : (int)v;
+}
+
+/* Columns the first n bytes of a cleaned string take: one per code point.
+ * Snapshot strings are valid UTF-8 without controls (text.h); a wide
+ * (CJK) character would count as one, which no driver string has. */
+static int cols_n(const char *s, size_t n)
+{
+    int c = 0;
+    for (size_t i = 0; i < n && s[i]; i++)
+        c += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return c;
+}
+
+static int cols(const char *s)
+{
+    return cols_n(s, strlen(s));
+}
+
+/* Cut s in place to at most w columns (w >= 4), the cut marked "...": ASCII,
+ * as the command column always was, since --once does not look at the
+ * locale and its output often goes to a file. Safe in place: a string
+ * wider than w has at least 4 bytes after the kept part. */
+static void fit(char *s, int w)
+{
+    if (cols(s) <= w)
+        return;
+    size_t i = 0;
+    for (int keep = w - 3; s[i]; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80 && keep-- == 0)
+            break;
+    memcpy(s + i, "...", 4);
+}
+
+/* Write text, the rest of a line on which `at` columns are already
+ * written, broken at `brk` (" " between words, "  " between the groups of
+ * a header line) so that no line is wider than the output; continuation
+ * lines start with `indent` spaces. A word wider than a whole line is
+ * written whole: a path in a message stays one piece to copy. */
+static void put_wrapped(FILE *f, int at, int indent, const char *text, const char *brk)
+{
+    size_t bl = strlen(brk);
+    int col = at;
+    bool line_start = true;
+    for (const char *p = text; *p;) {
+        const char *e = strstr(p, brk);
+        if (!e)
+            e = p + strlen(p);
+        int wc = cols_n(p, (size_t)(e - p));
+        if (!line_start && col + (int)bl + wc > width) {
+            fprintf(f, "\n%*s", indent, "");
+            col = indent;
+            line_start = true;
+        }
+        if (!line_start) {
+            fputs(brk, f);
+            col += (int)bl;
+        }
+        fwrite(p, 1, (size_t)(e - p), f);
+        col += wc;
+        line_start = false;
+        p = *e ? e + bl : e;
+    }
+    fputc('\n', f);
+}
+
+/* A note under a row: `lead` columns of space, then text, wrapped with
+ * continuation lines 2 columns further in. */
+static void put_note(FILE *f, int lead, const char *text)
+{
+    fprintf(f, "%*s", lead, "");
+    put_wrapped(f, lead, lead + 2, text, " ");
+}
+
+/* A row of columns wider than the output: each run of spaces between two
+ * columns gives up one space per pass, from the right, until the row fits
+ * (every figure stays whole; this row's columns shift); what still does
+ * not fit is cut. */
+static void put_row(FILE *f, char *row)
+{
+    int over = cols(row) - width;
+    bool squeezed = true;
+    while (over > 0 && squeezed) {
+        squeezed = false;
+        for (size_t i = strlen(row); over > 0 && i > 1; i--) {
+            if (row[i - 1] != ' ' || row[i - 2] != ' ')
+                continue;
+            memmove(row + i - 1, row + i, strlen(row + i) + 1);
+            over--;
+            squeezed = true;
+            while (i > 1 && row[i - 2] == ' ') /* one per run and pass */
+                i--;
+        }
+    }
+    fit(row, width);
+    fprintf(f, "%s\n", row);
 }
 
 const char *table_fmt_metric(char *out, size_t len, const struct metric *m, double scale,
@@ -68,19 +172,23 @@ static void device_id(char *out, size_t len, const struct device *d)
 static void write_device_row(FILE *f, const struct device *d)
 {
     char id[32], name[128], util[32], mem[32], sm[32], vram[96], temp[32], pw[80], pl[32];
+    char row[512];
     device_id(id, sizeof(id), d);
     if (d->kind == DEV_MIG) {
-        char gi[16] = "?", ci[16] = "?";
+        char gi[16] = "?", ci[16] = "?", core[96];
         if (d->gi_id >= 0)
             snprintf(gi, sizeof(gi), "%d", d->gi_id);
         if (d->ci_id >= 0)
             snprintf(ci, sizeof(ci), "%d", d->ci_id);
+        const char *prof = d->profile[0] ? d->profile : "?";
         if (name_w < 32) /* narrow: the ID column already says it is MIG slot n */
-            snprintf(name, sizeof(name), "  %.15s GI%s CI%s", d->profile[0] ? d->profile : "?", gi,
-                     ci);
+            snprintf(core, sizeof(core), "%.31s GI%s CI%s", prof, gi, ci);
         else
-            snprintf(name, sizeof(name), "  MIG %.31s GI %s CI %s",
-                     d->profile[0] ? d->profile : "?", gi, ci);
+            snprintf(core, sizeof(core), "MIG %.31s GI %s CI %s", prof, gi, ci);
+        /* indented under its GPU while there is room: a long profile
+         * (1g.10gb+me) gives up the indent before GI and CI are cut */
+        int pad = name_w - cols(core);
+        snprintf(name, sizeof(name), "%*s%s", pad >= 2 ? 2 : pad > 0 ? pad : 0, "", core);
     } else {
         const char *n = d->name[0] ? d->name : "(unknown)";
         /* narrow: "NVIDIA " goes, the model stays */
@@ -88,6 +196,7 @@ static void write_device_row(FILE *f, const struct device *d)
             n += 7;
         snprintf(name, sizeof(name), "%s", n);
     }
+    fit(name, name_w);
     table_fmt_metric(util, sizeof(util), &d->m[M_GPU_UTIL], 1, 0, "%");
     table_fmt_metric(mem, sizeof(mem), &d->m[M_MEM_UTIL], 1, 0, "%");
     table_fmt_metric(sm, sizeof(sm), &d->m[M_SM_UTIL], 1, 0, "%");
@@ -107,24 +216,31 @@ static void write_device_row(FILE *f, const struct device *d)
             snprintf(pw + n, sizeof(pw) - n, "/%s", pl);
         }
     }
-    fprintf(f, "%-6s %-*.*s %5s %5s %5s %*s %5s %*s\n", id, name_w, name_w, name, util, mem, sm,
-            vram_w, vram, temp, power_w, pw);
+    /* the name is padded by columns, not bytes (a UTF-8 name) */
+    snprintf(row, sizeof(row), "%-6s %s%*s %5s %5s %5s %*s %5s %*s", id, name,
+             name_w - cols(name), "", util, mem, sm, vram_w, vram, temp, power_w, pw);
+    put_row(f, row);
     if (d->stall)
-        fprintf(f, "%-6s   %s\n", "", d->stall);
+        put_note(f, 9, d->stall);
     else if (d->lost && d->kind == DEV_GPU)
-        fprintf(f, "%-6s   GPU lost: NVML_ERROR_GPU_IS_LOST\n", "");
-    if (!d->uuid[0] && d->uuid_why)
-        fprintf(f, "%-6s   UUID N/A: %s\n", "", d->uuid_why);
+        put_note(f, 9, "GPU lost: NVML_ERROR_GPU_IS_LOST");
+    if (!d->uuid[0] && d->uuid_why) {
+        char why[320];
+        snprintf(why, sizeof(why), "UUID N/A: %s", d->uuid_why);
+        put_note(f, 9, why);
+    }
 }
 
 static void write_host(FILE *f, const struct snapshot *s)
 {
     if (!s->host_ok) {
-        fprintf(f, "host: N/A (%s)\n", s->host_error);
+        char msg[320];
+        snprintf(msg, sizeof(msg), "host: N/A (%s)", s->host_error);
+        put_wrapped(f, 0, 6, msg, " ");
         return;
     }
     const struct host_sample *h = &s->host;
-    char cpu[16], used[16], total[16], swap[16], swapt[16], l1[16], l5[16], l15[16];
+    char cpu[16], used[16], total[16], swap[16], swapt[16], l1[16], l5[16], l15[16], line[512];
     double gib = 1.0 / (1024.0 * 1024.0 * 1024.0);
     table_fmt_metric(cpu, sizeof(cpu), &h->cpu_total, 1, 1, "%");
     table_fmt_metric(used, sizeof(used), &h->mem.used, gib, 1, "");
@@ -134,9 +250,15 @@ static void write_host(FILE *f, const struct snapshot *s)
     table_fmt_metric(l1, sizeof(l1), &h->loadavg[0], 1, 2, "");
     table_fmt_metric(l5, sizeof(l5), &h->loadavg[1], 1, 2, "");
     table_fmt_metric(l15, sizeof(l15), &h->loadavg[2], 1, 2, "");
-    fprintf(f, "host %s  cpus %d  cpu %s  ram %s/%s  swap %s/%s  load %s %s %s\n",
-            h->hostname[0] ? h->hostname : "?", h->online, cpu, used, total, swap, swapt, l1, l5,
-            l15);
+    char host[sizeof(h->hostname)], online[16] = "N/A";
+    if (h->online >= 0)
+        snprintf(online, sizeof(online), "%d", h->online);
+    snprintf(host, sizeof(host), "%s", h->hostname[0] ? h->hostname : "?");
+    fit(host, width - 5);
+    /* a big machine's line is longer than 80: it breaks between groups */
+    snprintf(line, sizeof(line), "host %s  cpus %s  cpu %s  ram %s/%s  swap %s/%s  load %s %s %s",
+             host, online, cpu, used, total, swap, swapt, l1, l5, l15);
+    put_wrapped(f, 0, 5, line, "  ");
 }
 
 /* A decimal rate: "950 MB/s", "12.5 GB/s" (units.h, as in the monitor). */
@@ -151,15 +273,16 @@ static void fmt_rate(char *out, size_t len, const struct metric *m)
 /* GPM's per-device activity (Hopper and later), for devices that have any. */
 static void write_gpm(FILE *f, const struct snapshot *s)
 {
-    static const enum metric_id cols[] = {M_SM_OCCUPANCY, M_TENSOR_UTIL,  M_HMMA_TENSOR_UTIL,
-                                          M_IMMA_TENSOR_UTIL, M_DFMA_TENSOR_UTIL, M_FP64_UTIL,
-                                          M_FP32_UTIL,    M_FP16_UTIL,    M_INT_UTIL};
+    static const enum metric_id cols_gpm[] = {
+        M_SM_OCCUPANCY, M_TENSOR_UTIL, M_HMMA_TENSOR_UTIL, M_IMMA_TENSOR_UTIL, M_DFMA_TENSOR_UTIL,
+        M_FP64_UTIL,    M_FP32_UTIL,   M_FP16_UTIL,        M_INT_UTIL};
+    enum { NCOL = sizeof(cols_gpm) / sizeof(cols_gpm[0]) };
     bool header = false;
     for (size_t i = 0; i < s->ndevices; i++) {
         const struct device *d = &s->devices[i];
         bool any = false;
-        for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
-            any = any || metric_ok(&d->m[cols[k]]);
+        for (size_t k = 0; k < NCOL; k++)
+            any = any || metric_ok(&d->m[cols_gpm[k]]);
         if (!any)
             continue;
         if (!header) {
@@ -168,10 +291,10 @@ static void write_gpm(FILE *f, const struct snapshot *s)
                     "HMMA", "IMMA", "DFMA", "FP64", "FP32", "FP16", "INT", nvlink_w, "NVLINK TX/RX");
             header = true;
         }
-        char id[32], v[sizeof(cols) / sizeof(cols[0])][16], tx[24], rx[24], nv[56];
+        char id[32], v[NCOL][16], tx[24], rx[24], nv[56], row[256];
         device_id(id, sizeof(id), d);
-        for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
-            table_fmt_metric(v[k], sizeof(v[k]), &d->m[cols[k]], 1, 0, "%");
+        for (size_t k = 0; k < NCOL; k++)
+            table_fmt_metric(v[k], sizeof(v[k]), &d->m[cols_gpm[k]], 1, 0, "%");
         if (d->kind == DEV_MIG) {
             snprintf(nv, sizeof(nv), "^");
         } else {
@@ -179,93 +302,170 @@ static void write_gpm(FILE *f, const struct snapshot *s)
             fmt_rate(rx, sizeof(rx), &d->m[M_NVLINK_RX]);
             snprintf(nv, sizeof(nv), "%s/%s", tx, rx);
         }
-        fprintf(f, "%-6s %5s %6s %5s %5s %5s %5s %5s %5s %5s %*s\n", id, v[0], v[1], v[2], v[3],
-                v[4], v[5], v[6], v[7], v[8], nvlink_w, nv);
+        snprintf(row, sizeof(row), "%-6s %5s %6s %5s %5s %5s %5s %5s %5s %5s %*s", id, v[0], v[1],
+                 v[2], v[3], v[4], v[5], v[6], v[7], v[8], nvlink_w, nv);
+        put_row(f, row);
     }
 }
 
-/* nvidia-smi pmon-like: one row per shown process, grouped by device. */
-static void write_processes(FILE *f, const struct snapshot *s)
+/* The process list is said to be empty only when every list was read. */
+struct proc_tally {
+    size_t rows;      /* process rows written */
+    size_t unread;    /* devices whose list is N/A */
+    bool unattr_mark; /* a "?" after a TYPE was written */
+};
+
+static void write_process_row(FILE *f, const char *id, const struct gpu_process *p,
+                              struct proc_tally *t)
 {
-    /* SM% and MEM% are the process's shares of the SM and of memory
+    char mem[32], sm[16], mu[16], cpu[16], user[64], type[16], cmd[600], row[800];
+    table_fmt_metric(mem, sizeof(mem), &p->mem_bytes, 1.0 / (1024 * 1024), 0, "MiB");
+    table_fmt_metric(sm, sizeof(sm), &p->sm_util, 1, 0, "");
+    table_fmt_metric(mu, sizeof(mu), &p->mem_util, 1, 0, "");
+    table_fmt_metric(cpu, sizeof(cpu), &p->cpu_pct, 1, 1, "");
+    snprintf(user, sizeof(user), "%s", p->user[0] ? p->user : "N/A");
+    fit(user, 10);
+    /* Unattributed (a MIG GPU's process no instance could be given): the
+     * word before the command from 100 columns, below a "?" after the
+     * type, as the interactive monitor marks it, explained in the key */
+    bool wide = width >= 100;
+    snprintf(type, sizeof(type), "%s%s", proc_type_name(p->type),
+             p->unattributed && !wide ? "?" : "");
+    t->unattr_mark = t->unattr_mark || (p->unattributed && !wide);
+    int n = snprintf(row, sizeof(row), "%-6s %8u %-5s %9s%s %4s %4s %6s %s%*s ", id, p->pid, type,
+                     mem, p->carried ? "*" : " ", sm, mu, cpu, user, 10 - cols(user), "");
+    const char *pre = p->unattributed && wide ? "(unattributed) " : "";
+    if (p->command[0])
+        snprintf(cmd, sizeof(cmd), "%s%.511s", pre, p->command);
+    else if (p->name[0])
+        snprintf(cmd, sizeof(cmd), "%s[%.63s]", pre, p->name);
+    else
+        snprintf(cmd, sizeof(cmd), "%sN/A (not visible from here)", pre);
+    /* the command takes what the columns leave, cut to it, marked */
+    int room = width - cols(row);
+    fit(cmd, room > 8 ? room : 8);
+    snprintf(row + n, sizeof(row) - (size_t)n, "%s", cmd);
+    put_row(f, row);
+    t->rows++;
+}
+
+/* nvidia-smi pmon-like: one row per shown process, grouped by device.
+ * Returns true when a row marked a process unattributed with "?". */
+static bool write_processes(FILE *f, const struct snapshot *s)
+{
+    /* SM% and BW% are the process's shares of the SM and of memory
      * bandwidth; VRAM is the memory it holds */
-    fprintf(f, "\n%-6s %8s %-5s %10s %4s %4s %6s %-10s %s\n", "ID", "PID", "TYPE", "VRAM",
-            "SM%", "BW%", "CPU%", "USER", "COMMAND");
-    size_t rows = 0;
+    fprintf(f, "\n%-6s %8s %-5s %10s %4s %4s %6s %-10s %s\n", "ID", "PID", "TYPE", "VRAM", "SM%",
+            "BW%", "CPU%", "USER", "COMMAND");
+    struct proc_tally t = {0, 0, false};
+    size_t nread = 0; /* devices whose list was read */
     for (size_t i = 0; i < s->ndevices; i++) {
         const struct device *d = &s->devices[i];
         char id[32];
         device_id(id, sizeof(id), d);
         if (!metric_ok(&d->process_count) && d->nprocs == 0) {
             /* a MIG-enabled GPU's own list is its instances': say nothing */
-            if (d->kind == DEV_MIG || !d->mig_enabled)
-                fprintf(f, "%-6s processes N/A (%s)\n", id,
-                        d->process_count.why ? d->process_count.why : "not read");
+            if (d->kind == DEV_MIG || !d->mig_enabled) {
+                char msg[320];
+                snprintf(msg, sizeof(msg), "processes N/A (%s)",
+                         d->process_count.why ? d->process_count.why : "not read");
+                fprintf(f, "%-6s ", id);
+                put_wrapped(f, 7, 9, msg, " ");
+                t.unread++;
+            }
             continue;
         }
-        for (size_t k = 0; k < d->nprocs && d->proc_first + k < s->nprocs; k++) {
-            const struct gpu_process *p = &s->procs[d->proc_first + k];
-            char mem[32], sm[16], mu[16], cpu[16], cmd[80];
-            table_fmt_metric(mem, sizeof(mem), &p->mem_bytes, 1.0 / (1024 * 1024), 0, "MiB");
-            table_fmt_metric(sm, sizeof(sm), &p->sm_util, 1, 0, "");
-            table_fmt_metric(mu, sizeof(mu), &p->mem_util, 1, 0, "");
-            table_fmt_metric(cpu, sizeof(cpu), &p->cpu_pct, 1, 1, "");
-            if (p->command[0])
-                snprintf(cmd, sizeof(cmd), "%.*s", cmd_w < 79 ? cmd_w : 79, p->command);
-            else if (p->name[0])
-                snprintf(cmd, sizeof(cmd), "[%.63s]", p->name);
-            else
-                snprintf(cmd, sizeof(cmd), "N/A (not visible from here)");
-            if ((int)strlen(cmd) > cmd_w && cmd_w > 3) /* cut to the width, marked */
-                snprintf(cmd + cmd_w - 3, sizeof(cmd) - (size_t)(cmd_w - 3), "...");
-            fprintf(f, "%-6s %8u %-5s %9s%s %4s %4s %6s %-10.10s %s%s\n", id, p->pid,
-                    proc_type_name(p->type), mem, p->carried ? "*" : " ", sm, mu, cpu,
-                    p->user[0] ? p->user : "N/A", p->unattributed ? "(unattributed) " : "", cmd);
-            rows++;
-        }
+        nread++;
+        for (size_t k = 0; k < d->nprocs && d->proc_first + k < s->nprocs; k++)
+            write_process_row(f, id, &s->procs[d->proc_first + k], &t);
         if (metric_ok(&d->process_count) && d->process_count.value > (double)d->nprocs &&
             !d->mig_enabled)
-            fprintf(f, "%-6s … %.0f more (--top)\n", id,
+            fprintf(f, "%-6s ... %.0f more (--top)\n", id,
                     d->process_count.value - (double)d->nprocs);
     }
-    if (rows == 0)
+    /* "no GPU processes" would be false where a list could not be read */
+    if (t.rows == 0 && t.unread == 0)
         fprintf(f, "no GPU processes\n");
+    else if (t.rows == 0 && nread > 0)
+        fprintf(f, "none on the other devices\n");
+    return t.unattr_mark;
+}
+
+/* The driver's state as --once reports it: the sampling engine's
+ * "waiting for the NVIDIA driver (next try in N s): " is for a monitor
+ * that goes on trying; this output is its only try, so the reason alone. */
+static const char *once_gpu_error(const char *e)
+{
+    static const char waiting[] = "waiting for the NVIDIA driver";
+    if (strncmp(e, waiting, sizeof(waiting) - 1) != 0)
+        return e;
+    const char *colon = strstr(e, ": ");
+    return colon ? colon + 2 : e;
+}
+
+/* A message of several lines (the paths tried), each wrapped to the width
+ * with its continuation under its first word. */
+static void put_message(FILE *f, const char *msg)
+{
+    char line[2048];
+    for (const char *p = msg; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (n >= sizeof(line))
+            n = sizeof(line) - 1;
+        memcpy(line, p, n);
+        line[n] = '\0';
+        size_t lead = strspn(line, " ");
+        fprintf(f, "%.*s", (int)lead, line);
+        put_wrapped(f, (int)lead, (int)lead + 4, line + lead, " ");
+        p = nl ? nl + 1 : p + strlen(p);
+    }
 }
 
 void table_write_snapshot(FILE *f, const struct snapshot *s)
 {
+    width = out_width(f);
     char ts[40];
     clock_rfc3339(s->wall_ns, ts, sizeof(ts));
-    char cuda[32] = "N/A";
+    char cuda[32] = "N/A", drv[sizeof(s->driver_version)], nvml[sizeof(s->nvml_version)];
+    char line[512];
     if (s->cuda_driver_version > 0)
         snprintf(cuda, sizeof(cuda), "%d.%d", s->cuda_driver_version / 1000,
                  s->cuda_driver_version % 1000 / 10);
-    fprintf(f, "mig-gpu-mon %s  %s\ndriver %s  CUDA %s  NVML %s\n", MIGMON_VERSION, ts,
-            s->driver_version[0] ? s->driver_version : "N/A", cuda,
-            s->nvml_version[0] ? s->nvml_version : "N/A");
+    /* the versions are the driver's strings: each gets half of what the
+     * line has room for (a real one is 10 to 13 characters) */
+    int room = (width - (int)strlen("driver   CUDA   NVML ") - cols(cuda)) / 2;
+    snprintf(drv, sizeof(drv), "%s", s->driver_version[0] ? s->driver_version : "N/A");
+    snprintf(nvml, sizeof(nvml), "%s", s->nvml_version[0] ? s->nvml_version : "N/A");
+    fit(drv, room);
+    fit(nvml, room);
+    fprintf(f, "mig-gpu-mon %s  %s\n", MIGMON_VERSION, ts);
+    snprintf(line, sizeof(line), "driver %s  CUDA %s  NVML %s", drv, cuda, nvml);
+    put_wrapped(f, 0, 7, line, "  ");
     write_host(f, s);
     if (!s->gpu_ok) {
-        fprintf(f, "gpu: N/A\n%s\n", s->gpu_error);
+        fprintf(f, "gpu: N/A\n");
+        put_message(f, once_gpu_error(s->gpu_error));
         return;
     }
     if (s->ndevices == 0) {
         fprintf(f, "gpu: no NVIDIA GPU found by the driver\n");
         return;
     }
-    int width = out_width(f);
     name_w = width >= 100 ? 32 : 20;
     vram_w = width >= 100 ? 24 : 18;
     power_w = width >= 100 ? 11 : 9;
     nvlink_w = width >= 100 ? 21 : 18;
-    cmd_w = width > 62 ? width - 62 : 20;
     fprintf(f, "%-6s %-*s %5s %5s %5s %*s %5s %*s\n", "ID", name_w, "DEVICE", "GPU", "MEM", "SM",
             vram_w, "VRAM USED/TOTAL", "TEMP", power_w, "POWER");
     for (size_t i = 0; i < s->ndevices; i++)
         write_device_row(f, &s->devices[i]);
     write_gpm(f, s);
-    write_processes(f, s);
+    bool unattr_mark = write_processes(f, s);
     fprintf(f, "N/A = not available from the driver; ~ = estimate; * = carried;\n"
                "^ = GPU-wide value, see the parent row\n");
+    if (unattr_mark)
+        fprintf(f, "? after TYPE = on a MIG GPU, not attributed to one of its instances\n");
     bool gpm = false;
     for (size_t i = 0; i < s->ndevices; i++)
         gpm = gpm || s->devices[i].m[M_GPU_UTIL].src == MSRC_GPM;

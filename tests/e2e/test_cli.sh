@@ -144,13 +144,182 @@ for o in $(sed -n 's/^ *{"\([a-z-]*\)", \(no\|required\|optional\)_argument.*/\1
 done
 eq "man page: every long option is documented" "$missing" ""
 
-# the table fits 80 columns when not a terminal and COLUMNS is unset, and
-# the full width from 100 on
-for sc in h200-mig dgx-a100-8x7 a100-sxm4-80gb h200-mig-595; do
-    n=$(env -u COLUMNS "$MIGMON_BIN" --demo="$sc" --once | awk 'length($0) > 80' | wc -l)
-    eq "table: $sc fits 80 columns" "$n" 0
+# man_section NAME: that section's source, "\-" read as "-"
+man_section() {
+    awk -v s=".SH $1" '$0 == s { on = 1; next } /^\.SH / { on = 0 } on' "$MIGMON_SRC/man/mig-gpu-mon.1" |
+        sed 's/\\-/-/g'
+}
+# man_bold NAME [tags]: the bold words of a section, one a line: ".B x",
+# the unquoted arguments of ".BR a ", " b", and \fBx\fR; with "tags", only
+# those of the entries' tags (the line after .TP)
+man_bold() {
+    man_section "$1" | awk -v tags="${2:-}" '
+        tags != "" { if (prev != ".TP") { prev = $0; next } prev = $0 }
+        /^\.B / { sub(/^\.B /, ""); print; next }
+        /^\.BR / { sub(/^\.BR /, ""); gsub(/"[^"]*"/, " "); n = split($0, w, " "); for (i = 1; i <= n; i++) print w[i] }
+        { while (match($0, /\\fB[^\\]*\\f[RP]/)) { print substr($0, RSTART + 3, RLENGTH - 6); $0 = substr($0, RSTART + RLENGTH) } }'
+}
+
+# Every key the interactive monitor handles (tui.c: filter_key and
+# handle_key) is in KEYS, by its name there
+keys_bold=$(man_bold KEYS)
+keys_text=$(man_section KEYS)
+key_name() {
+    case "$1" in
+    "'\\n'" | "'\\r'" | KEY_ENTER) echo Enter ;;
+    "'\\t'") echo Tab ;;
+    "' '") echo space ;;
+    27) echo Esc ;;
+    3) echo Ctrl-C ;;
+    8 | 127 | KEY_BACKSPACE) echo Backspace ;;
+    KEY_DOWN) echo Down ;; KEY_UP) echo Up ;; KEY_LEFT) echo Left ;; KEY_RIGHT) echo Right ;;
+    KEY_NPAGE) echo PgDn ;; KEY_PPAGE) echo PgUp ;; KEY_HOME) echo Home ;; KEY_END) echo End ;;
+    KEY_BTAB) echo Shift-Tab ;;
+    KEY_MOUSE) echo mouse ;;
+    KEY_RESIZE) ;; # not a key
+    "'"?"'") printf '%s\n' "${1:1:1}" ;;
+    *) echo "UNNAMED:$1" ;; # a key this test has no man page name for: add one
+    esac
+}
+handled=$(sed -n '/^static void filter_key(/,/^}/p; /^static bool handle_key(/,/^}/p' "$MIGMON_SRC/src/tui/tui.c" |
+    grep -oE "(case |key == )('[^']+'|[A-Z_]+|[0-9]+)" | sed -E 's/^(case |key == )//' | sort -u)
+[ "$(printf '%s\n' "$handled" | wc -l)" -gt 30 ] && ok || bad "man page: found too few keys in tui.c: $handled"
+missing=""
+while IFS= read -r k; do
+    name=$(key_name "$k")
+    [ -z "$name" ] && continue
+    if [ "$name" = mouse ]; then
+        case "$keys_text" in *"mouse click"*) continue ;; esac
+    elif printf '%s\n' "$keys_bold" | grep -qxF -- "$name"; then
+        continue
+    fi
+    missing="$missing $name"
+done <<<"$handled"
+eq "man page: every key handled in tui.c is in KEYS" "$missing" ""
+# the digits: handled as a range
+contains "man page: the digit keys" "$keys_text" '\fB0\fR to \fB9\fR'
+
+# Every environment variable the program reads (getenv in src/, the
+# *_VISIBLE_DEVICES that watch.c reads through a list, the locale
+# variables setlocale reads), but the test hooks MIGMON_TEST_*, is in
+# ENVIRONMENT
+vars=$({
+    grep -rhoE '(getenv|env_ulong)\("[A-Z_]+"' "$MIGMON_SRC/src" | sed -E 's/.*\("//; s/"$//'
+    grep -rhoE '"[A-Z]+_VISIBLE_DEVICES"' "$MIGMON_SRC/src" | tr -d '"'
+    grep -rqF 'setlocale(LC_ALL, "")' "$MIGMON_SRC/src" && printf '%s\n' LC_ALL LC_CTYPE LANG
+    grep -rqF 'setenv("MIGMON_SIM_SCENARIO"' "$MIGMON_SRC/src" && echo MIGMON_SIM_SCENARIO
+} | grep -v '^MIGMON_TEST_' | sort -u)
+[ "$(printf '%s\n' "$vars" | wc -l)" -ge 12 ] && ok || bad "man page: found too few variables in src/: $vars"
+env_bold=$(man_bold ENVIRONMENT tags)
+missing=""
+for v in $vars; do
+    printf '%s\n' "$env_bold" | grep -qxF -- "$v" || missing="$missing $v"
+done
+eq "man page: every environment variable read is in ENVIRONMENT" "$missing" ""
+# what the installed files are (make install) is in FILES
+files=$(man_section FILES)
+for f in share/bash-completion/completions/mig-gpu-mon share/zsh/site-functions/_mig-gpu-mon \
+    lib/libmigmon.so.0 include/migmon.h lib/pkgconfig/migmon.pc lib/mig-gpu-mon/sim/ \
+    mig-gpu-mon/config.ini mig-gpu-mon/debug.log; do
+    contains "man page: FILES names $f" "$files" "$f"
+done
+for f in $(sed -n 's/.*\$(DESTDIR)\$(PREFIX)\/\([a-z/_-]*migmon[a-z0-9._]*\).*/\1/p; s/.*\$(DESTDIR)\$(PREFIX)\/\(share\/[a-z/_-]*\/_\{0,1\}mig-gpu-mon\)$/\1/p' \
+    "$MIGMON_SRC/Makefile" | sort -u); do
+    contains "man page: FILES names the installed $f" "$files" "$f"
+done
+opts=$(man_section OPTIONS)
+for o in --config --no-config --write-config; do
+    printf '%s\n' "$opts" | grep -qE "^\.B[I]? $o( |$)" && ok || bad "man page: no OPTIONS entry of its own for $o"
+done
+contains "man page: -i is refused with --once" "$(printf '%s\n' "$opts" | grep -A3 '^.BR -i')" "Refused
+with \\fB--once\\fR"
+# the carry window is configurable: every "3 samples" says "by default"
+for f in man/mig-gpu-mon.1 docs/metrics.md; do
+    txt=$(tr '\n' ' ' <"$MIGMON_SRC/$f")
+    all=$(printf '%s' "$txt" | grep -o '3 samples' | wc -l)
+    dflt=$(printf '%s' "$txt" | grep -o '3 samples by default' | wc -l)
+    [ "$all" -gt 0 ] && [ "$all" -eq "$dflt" ] && ok ||
+        bad "$f: the carry window said to be 3 samples ($all), not 3 by default ($dflt)"
+done
+
+# The table fits the output: 80 columns when stdout is not a terminal and
+# COLUMNS is unset, COLUMNS otherwise, never less than 80. Every bundled
+# scenario; the hang-* ones print a partial snapshot after --timeout (exit 3).
+# Widths in characters (wc -L in a UTF-8 locale: "é" is one column).
+widest() { LC_ALL=C.UTF-8 wc -L; }
+for f in "$MIGMON_SRC"/sim/scenarios/*.ini; do
+    sc=$(basename "$f" .ini)
+    want=0
+    case "$sc" in hang-*) want=3 ;; esac
+    for cols in unset 100 60; do
+        [ "$cols" = 60 ] && case "$sc" in h200-mig | dgx-a100-8x7 | mig-unattributed | hostile) ;; *) continue ;; esac
+        if [ "$cols" = unset ]; then
+            out=$(env -u COLUMNS MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo="$sc" --once --timeout 2 2>/dev/null); rc=$?
+            limit=80
+        else
+            out=$(COLUMNS=$cols MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo="$sc" --once --timeout 2 2>/dev/null); rc=$?
+            limit=$((cols < 80 ? 80 : cols))
+        fi
+        eq "table: $sc, COLUMNS=$cols: exit status" "$rc" "$want"
+        w=$(printf '%s\n' "$out" | widest)
+        [ "$w" -le "$limit" ] && ok || bad "table: $sc, COLUMNS=$cols: a line of $w columns (limit $limit):
+$(printf '%s\n' "$out" | LC_ALL=C.UTF-8 awk -v l="$limit" 'length($0) > l' | head -3)"
+        case "$sc:$cols" in h200-mig:*) eq "table: h200-mig, COLUMNS=$cols: as wide as allowed" "$w" "$limit" ;; esac
+    done
 done
 out=$(env -u COLUMNS "$MIGMON_BIN" --demo=h200-mig --once)
 contains "table, 80 columns: a MIG row keeps its GI and CI" "$out" "3g.71gb GI1 CI0"
 out=$(COLUMNS=120 "$MIGMON_BIN" --demo=h200-mig --once)
 contains "table, 120 columns: the full name" "$out" "NVIDIA H200"
+# below 80 the table is the 80-column one (the man page says so)
+eq "table: COLUMNS=60 is the 80-column table" \
+    "$(COLUMNS=60 MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=h200-mig --once | sed -n '4p')" \
+    "$(env -u COLUMNS MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=h200-mig --once | sed -n '4p')"
+
+# How it fits: a long note wraps at a word with an indent, a process row
+# gives its command what is left, the unattributed mark becomes "?" after the
+# type below 100 columns, an over-long driver string or name is cut and marked
+out=$(env -u COLUMNS MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=mig-unattributed --once)
+eq "table, 80: a long note wraps with an indent" \
+    "$(printf '%s\n' "$out" | grep -A1 '^0/1    processes N/A')" \
+    "0/1    processes N/A (the MIG device's GPU instance id is unknown, so the
+         parent's list cannot be split; see the parent's unattributed processes)"
+eq "table, 80: an unattributed process row fits, marked C?" \
+    "$(printf '%s\n' "$out" | grep '^0  *4187 ')" \
+    "0          4187 C?      9000MiB   N/A  N/A    N/A N/A        N/A (not visible..."
+contains "table, 80: the ? after a type is explained" "$out" \
+    "? after TYPE = on a MIG GPU, not attributed to one of its instances"
+out=$(COLUMNS=100 MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=mig-unattributed --once)
+contains "table, 100: unattributed said in words" "$out" \
+    "0          4187 C       9000MiB   N/A  N/A    N/A N/A        (unattributed) N/A (not visible from..."
+case "$out" in *"C? "* | *"? after TYPE"*) bad "table, 100: the narrow mark used at 100 columns" ;; *) ok ;; esac
+out=$(env -u COLUMNS MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=hostile --once)
+eq "table, 80: a long driver version is cut, marked" "$(printf '%s\n' "$out" | sed -n 2p)" \
+    "driver 550.144.03?[2J?]0;pwned?...  CUDA 12.4  NVML 12.550.144.03"
+contains "table, 80: a long device name is cut, marked" "$out" "0      ?[2J?]0;title?A10...   N/A"
+# a big host's line breaks between its groups; an unknown CPU count is N/A
+out=$(env -u COLUMNS MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=a100-sxm4-80gb --once \
+    --proc-root "$MIGMON_SRC/tests/fixtures/proc/huge-swap")
+eq "table, 80: the host line breaks between groups" "$(printf '%s\n' "$out" | sed -n 3,4p | sed 's/^host [^ ]* /host H /')" \
+    "host H  cpus N/A  cpu N/A  ram 226.3/1007.5G  swap 64.0/256.0G
+     load 96.04 88.51 80.17"
+
+# The process list: its header names what each column is; a device whose
+# list could not be read is N/A with the reason, and then "no GPU
+# processes" would be false
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=inaccessible-gpu --once)
+contains "table: the process header" "$out" \
+    "ID          PID TYPE        VRAM  SM%  BW%   CPU% USER       COMMAND"
+case "$out" in *MEM%*) bad "table: the process header says MEM%" ;; *) ok ;; esac
+eq "table: no power figure at all is one N/A" "$(printf '%s\n' "$out" | grep '^1  *(unknown)')" \
+    "1      (unknown)                          N/A   N/A   N/A                      N/A   N/A         N/A"
+case "$out" in *N/A/N/A*) bad "table: N/A/N/A printed" ;; *) ok ;; esac
+contains "table: an unreadable process list says why" "$out" "1      processes N/A (NVML_ERROR_NO_PERMISSION)"
+case "$out" in *"no GPU processes"*) bad "table: 'no GPU processes' beside a list that is N/A" ;; *) ok ;; esac
+contains "table: the readable devices have none" "$out" "none on the other devices"
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=h100-sxm --once --top 1)
+case "$out" in *"no GPU processes"* | *"none on the other"*) bad "table: a list with processes said empty" ;; *) ok ;; esac
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=process-churn --once --top 2)
+contains "table: the processes left out by --top are counted, in ASCII" "$out" "
+0      ... 4 more (--top)
+"

@@ -23,7 +23,12 @@ contains "written: defaults for the rest" "$w" "vram_alarm = 90"
 contains "written: with comments" "$w" "; sampling interval in milliseconds"
 eq "written file is private" "$(stat -c %a "$TMP/fresh/mig-gpu-mon/config.ini")" "600"
 # --config replaces the default file: its values do not come along
-out=$(XDG_CONFIG_HOME="$TMP/fresh" "$MIGMON_BIN" --write-config --config "$TMP/again.ini")
+out=$(XDG_CONFIG_HOME="$TMP/fresh" "$MIGMON_BIN" --write-config --config "$TMP/again.ini" 2>"$TMP/again.err")
+eq "--write-config --config FILE exits 0" "$?" 0
+eq "--write-config --config FILE says where" "$out" "wrote $TMP/again.ini"
+# the file is read first: that it is not there yet is said, and it is then written
+eq "--write-config --config FILE: the missing file is said once" "$(cat "$TMP/again.err")" \
+    "mig-gpu-mon: --config $TMP/again.ini: no such file; the defaults apply"
 contains "--config FILE instead of the default file" "$(cat "$TMP/again.ini")" "interval = 1000"
 
 # bad lines: reported as FILE:LINE, skipped; the program runs
@@ -42,6 +47,27 @@ eq "--no-config reads nothing" "$err" ""
 err=$("$MIGMON_BIN" --config "$TMP/none.ini" --demo=a100-sxm4-80gb --once 2>&1 >/dev/null)
 contains "--config naming no file says so" "$err" "--config $TMP/none.ini: no such file; the defaults apply"
 rm -f "$cfgdir/config.ini"
+
+# [general] top limits the processes listed, not the count
+printf '[general]\ntop = 2\n' >"$TMP/top2.ini"
+out=$(MIGMON_SIM_SCENARIO="$SCN/process-churn.ini" MIGMON_SIM_TIME=100 "$MIGMON_BIN" "${SIMARGS[@]}" \
+    --once --format json --config "$TMP/top2.ini")
+jeq "top = 2: two processes listed of six" "$out" '[(.devices[0].processes | length), .devices[0].process_count.value]' '[2,6]'
+out=$(MIGMON_SIM_SCENARIO="$SCN/process-churn.ini" MIGMON_SIM_TIME=100 "$MIGMON_BIN" "${SIMARGS[@]}" \
+    --once --format json --no-config)
+jeq "without the file: all six" "$out" '[.devices[0].processes | length]' '[6]'
+
+# [export] compat = dcgm applies to --once --format prometheus
+printf '[export]\ncompat = dcgm\n' >"$TMP/dcgm.ini"
+out=$(MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" MIGMON_SIM_TIME=100 "$MIGMON_BIN" "${SIMARGS[@]}" \
+    --once --format prometheus --config "$TMP/dcgm.ini")
+eq "compat = dcgm: the DCGM_FI_ samples" "$(printf '%s\n' "$out" | grep -c '^DCGM_FI_')" 10
+contains "compat = dcgm: dcgm-exporter's labels" "$(printf '%s\n' "$out" | grep '^DCGM_FI_DEV_GPU_UTIL')" \
+    'DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-4c1d2a9e-7b3f-4e51-9c0a-3e8d5f6a7b21",pci_bus_id="00000000:07:00.0",device="nvidia0",modelName="NVIDIA A100-SXM4-80GB",Hostname="'
+contains "compat = dcgm: the migmon_ series too" "$out" "migmon_gpu_utilization_ratio"
+out=$(MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" MIGMON_SIM_TIME=100 "$MIGMON_BIN" "${SIMARGS[@]}" \
+    --once --format prometheus --no-config)
+eq "without the file: no DCGM_FI_ series" "$(printf '%s\n' "$out" | grep -c 'DCGM_FI_')" 0
 
 # [tui]: °F, the thermal charts first
 if command -v tmux >/dev/null; then

@@ -14,9 +14,25 @@ else
     jeq "gpu_error lists the WSL path" "$out" '.gpu_error | contains("/usr/lib/wsl/lib/libnvidia-ml.so.1")' 'true'
     jeq "gpu_error counts 12 attempts" "$out" '[.gpu_error | split("\n")[] | select(startswith("  /") or startswith("  lib"))] | length' '12'
     jeq "gpu_error gives the --nvml-path hint" "$out" '.gpu_error | contains("--nvml-path")' 'true'
+    paths=$(printf '%s' "$out" | jq -r '.gpu_error | split("\n")[] | select(startswith("  ")) | ltrimstr("  ") | split(": ")[0]')
     out=$(LD_LIBRARY_PATH="$empty" "$MIGMON_BIN" --once); rc=$?
     eq "no driver table exits 0" "$rc" 0
     contains "table says N/A for gpu" "$out" "gpu: N/A"
+    eq "table: the reason follows, without the monitor's retry wording" "$(printf '%s\n' "$out" | sed -n 5p)" \
+        "NVML library (libnvidia-ml) not found; is the NVIDIA driver installed? Tried:"
+    # --once makes one try: no promise of another, no "Last error" line
+    case "$out" in *"next try"* | *"waiting for"* | *"Last error"*) bad "no driver table: $out" ;; *) ok ;; esac
+    contains "table gives the --nvml-path hint" "$out" "run with --nvml-path /path/to/libnvidia-ml.so.1"
+    out80=$(env -u COLUMNS LD_LIBRARY_PATH="$empty" "$MIGMON_BIN" --once)
+    # each path tried starts one line of its own, once
+    tried() { printf '%s\n' "$1" | awk -v p="  $2: " 'index($0, p) == 1' | wc -l; }
+    for p in $paths; do
+        eq "table lists $p once" "$(tried "$out" "$p")" 1
+        eq "table at 80 columns lists $p once" "$(tried "$out80" "$p")" 1
+    done
+    eq "the table lists the 12 paths" "$(printf '%s\n' "$paths" | wc -l)" 12
+    w=$(printf '%s\n' "$out80" | LC_ALL=C.UTF-8 wc -L)
+    [ "$w" -le 80 ] && ok || bad "no driver table at 80 columns: a line of $w"
 fi
 # The simulator is found through LD_LIBRARY_PATH without --nvml-path.
 ln -sf "$MIGMON_SIM_LIB" "$TMP/libnvidia-ml.so.1"
