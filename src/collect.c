@@ -30,7 +30,8 @@ int collect_open(struct collector *c, const struct collect_opts *o, char *err, s
     struct backend_opts bo = {.nvml_path = o->nvml_path,
                               .gpm_mode = o->gpm_mode,
                               .interval_ms = o->interval_ms,
-                              .gpm_exe = o->gpm_exe};
+                              .gpm_exe = o->gpm_exe,
+                              .one_shot = o->one_shot};
     int rc = c->be->open(&c->be_state, &bo, c->gpu_error, sizeof(c->gpu_error));
     if (rc == BACKEND_ERR_BAD_PATH) {
         snprintf(err, errlen, "%s", c->gpu_error);

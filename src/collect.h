@@ -28,6 +28,7 @@ struct collect_opts {
     unsigned interval_ms;  /* the tick period (the GPM helper samples at it) */
     const char *gpm_exe;   /* the GPM helper binary (this one); NULL: no GPM */
     unsigned budget_ms;    /* collect_tick's wait for the driver; 0: COLLECT_BUDGET_MS */
+    bool one_shot;         /* one snapshot (--once): messages promise no retry */
 };
 
 /* How long collect_tick waits for a slow or stuck driver before it returns

@@ -282,7 +282,8 @@ int main(int argc, char **argv)
                               .top = c.top,
                               .gpm_mode = c.gpm,
                               .interval_ms = c.once ? ONCE_GPM_INTERVAL_MS : c.interval_ms,
-                              .gpm_exe = self_exe};
+                              .gpm_exe = self_exe,
+                              .one_shot = c.once};
     char cerr[2048];
     if (collect_open(&col, &co, cerr, sizeof(cerr)) != 0) {
         text_clean_lines(cerr, sizeof(cerr)); /* it names a path the user gave */

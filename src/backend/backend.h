@@ -18,6 +18,7 @@ struct backend_opts {
     int gpm_mode;          /* enum gpm_mode (backend/gpm.h): auto, on, off */
     unsigned interval_ms;  /* the sampling period, for sources with their own cadence */
     const char *gpm_exe;   /* binary run as the GPM helper; NULL: no GPM */
+    bool one_shot;         /* one snapshot (--once): no retry is promised */
 };
 
 enum backend_err {

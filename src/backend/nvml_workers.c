@@ -887,6 +887,8 @@ static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
         if (r->sys == SYS_LOADING)
             snprintf(r->err, sizeof(r->err), "starting NVML: stalled %.0f s in %s",
                      (double)(now - atomic_load(&r->sys_op_ns)) / 1e9, sym ? sym : "dlopen");
+        else if (r->o.one_shot)
+            snprintf(r->err, sizeof(r->err), "%s", r->sys_msg); /* its only try: the reason alone */
         else if (r->next_try_ns > now)
             snprintf(r->err, sizeof(r->err), "waiting for the NVIDIA driver (next try in %.0f s): %.1900s",
                      (double)(r->next_try_ns - now) / 1e9 + 0.5, r->sys_msg);

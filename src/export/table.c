@@ -391,18 +391,6 @@ static bool write_processes(FILE *f, const struct snapshot *s)
     return t.unattr_mark;
 }
 
-/* The driver's state as --once reports it: the sampling engine's
- * "waiting for the NVIDIA driver (next try in N s): " is for a monitor
- * that goes on trying; this output is its only try, so the reason alone. */
-static const char *once_gpu_error(const char *e)
-{
-    static const char waiting[] = "waiting for the NVIDIA driver";
-    if (strncmp(e, waiting, sizeof(waiting) - 1) != 0)
-        return e;
-    const char *colon = strstr(e, ": ");
-    return colon ? colon + 2 : e;
-}
-
 /* A message of several lines (the paths tried), each wrapped to the width
  * with its continuation under its first word. */
 static void put_message(FILE *f, const char *msg)
@@ -445,7 +433,7 @@ void table_write_snapshot(FILE *f, const struct snapshot *s)
     write_host(f, s);
     if (!s->gpu_ok) {
         fprintf(f, "gpu: N/A\n");
-        put_message(f, once_gpu_error(s->gpu_error));
+        put_message(f, s->gpu_error);
         return;
     }
     if (s->ndevices == 0) {

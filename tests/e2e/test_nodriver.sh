@@ -14,6 +14,8 @@ else
     jeq "gpu_error lists the WSL path" "$out" '.gpu_error | contains("/usr/lib/wsl/lib/libnvidia-ml.so.1")' 'true'
     jeq "gpu_error counts 12 attempts" "$out" '[.gpu_error | split("\n")[] | select(startswith("  /") or startswith("  lib"))] | length' '12'
     jeq "gpu_error gives the --nvml-path hint" "$out" '.gpu_error | contains("--nvml-path")' 'true'
+    jeq "gpu_error of --once promises no retry" "$out" \
+        '.gpu_error | (contains("next try") or contains("waiting for"))' 'false'
     paths=$(printf '%s' "$out" | jq -r '.gpu_error | split("\n")[] | select(startswith("  ")) | ltrimstr("  ") | split(": ")[0]')
     out=$(LD_LIBRARY_PATH="$empty" "$MIGMON_BIN" --once); rc=$?
     eq "no driver table exits 0" "$rc" 0
