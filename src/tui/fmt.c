@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <wchar.h>
 
 #include "units.h"
 
@@ -76,29 +75,6 @@ const char *tui_src_tag(const struct metric *m)
 enum tui_role tui_na_or(const struct metric *m, enum tui_role role)
 {
     return metric_ok(m) ? role : R_FREE;
-}
-
-int tui_text_width(const char *s)
-{
-    mbstate_t st;
-    memset(&st, 0, sizeof(st));
-    size_t len = strlen(s);
-    int w = 0;
-    while (len > 0) {
-        wchar_t wc;
-        size_t n = mbrtowc(&wc, s, len, &st);
-        if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
-            memset(&st, 0, sizeof(st));
-            n = 1;
-            w++;
-        } else {
-            int cw = wcwidth(wc);
-            w += cw < 0 ? 1 : cw;
-        }
-        s += n;
-        len -= n;
-    }
-    return w;
 }
 
 void tui_device_name(char *out, size_t len, const struct device *d, bool short_name)

@@ -17,6 +17,7 @@
  * afterwards. Both ways leave the same cells in the window.
  */
 #include "tui/widgets.h"
+#include "tui/fmt.h"
 
 #include <langinfo.h>
 #include <limits.h>
@@ -501,40 +502,111 @@ static void clear_clip(const struct theme_ctx *ctx)
         put_run(ctx, y, ctx->clip.x, ctx->clip.w, BLANK_CELL);
 }
 
-/* True when printable ASCII bytes are those characters, one column each,
- * in the locale's multibyte encoding (UTF-8, or ASCII itself) and need no
- * decoding. The locale is set once, before anything is drawn. */
-static bool ascii_direct(void)
+/* The locale's codeset, looked at once (it is set before anything is
+ * drawn): 1 UTF-8, 2 ASCII, 0 another. In the first two, printable ASCII
+ * bytes are those characters, one column each, and need no decoding. */
+static int codeset_kind(void)
 {
-    static int known = -1;
-    if (known < 0) {
+    static int kind = -1;
+    if (kind < 0) {
         const char *cs = nl_langinfo(CODESET);
-        known = cs && (strcmp(cs, "UTF-8") == 0 || strcmp(cs, "ANSI_X3.4-1968") == 0);
+        kind = !cs ? 0 : strcmp(cs, "UTF-8") == 0 ? 1 : strcmp(cs, "ANSI_X3.4-1968") == 0 ? 2 : 0;
     }
-    return known;
+    return kind;
+}
+
+/* wcwidth() of wc, remembered for the characters a frame uses again and
+ * again (bars, blocks, box lines, the degree sign). */
+static int wc_width(wchar_t wc)
+{
+    static struct {
+        wchar_t wc;
+        signed char w;
+        bool set;
+    } cache[256];
+    unsigned k = ((unsigned)wc ^ ((unsigned)wc >> 8)) & 255u;
+    if (!cache[k].set || cache[k].wc != wc) {
+        cache[k].wc = wc;
+        cache[k].w = (signed char)wcwidth(wc);
+        cache[k].set = true;
+    }
+    return cache[k].w;
+}
+
+/* One UTF-8 sequence at s (len bytes, len >= 1) as glibc's mbrtowc reads
+ * it: the shortest form only, no surrogates, nothing above U+10FFFF.
+ * Returns its length, or 0 when it is not one. */
+static size_t utf8_decode(const unsigned char *s, size_t len, wchar_t *wc)
+{
+    unsigned b = s[0];
+    size_t n;
+    unsigned v, lo = 0x80, hi = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) {
+        n = 2;
+        v = b & 0x1f;
+    } else if (b >= 0xe0 && b <= 0xef) {
+        n = 3;
+        v = b & 0x0f;
+        if (b == 0xe0)
+            lo = 0xa0; /* overlong */
+        else if (b == 0xed)
+            hi = 0x9f; /* surrogates */
+    } else if (b >= 0xf0 && b <= 0xf4) {
+        n = 4;
+        v = b & 0x07;
+        if (b == 0xf0)
+            lo = 0x90;
+        else if (b == 0xf4)
+            hi = 0x8f; /* above U+10FFFF */
+    } else {
+        return 0;
+    }
+    if (len < n || s[1] < lo || s[1] > hi)
+        return 0;
+    v = (v << 6) | (s[1] & 0x3f);
+    for (size_t i = 2; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        v = (v << 6) | (s[i] & 0x3f);
+    }
+    *wc = (wchar_t)v;
+    return n;
 }
 
 /*
  * Decode the next character of UTF-8 (or the locale's multibyte) text.
  * Undecodable bytes and unprintable characters become '?' of width 1, so a
  * bad byte costs one column and never stalls the loop. Returns bytes used.
+ * UTF-8 is decoded here (mbrtowc and its conversion machinery were a tenth
+ * of a frame on a 64-device screen); other codesets go through mbrtowc.
  */
 static size_t next_char(const char *s, size_t len, mbstate_t *st, wchar_t *wc, int *width)
 {
     unsigned char b = (unsigned char)s[0];
-    if (b >= 0x20 && b < 0x7f && ascii_direct()) {
+    int kind = codeset_kind();
+    if (b >= 0x20 && b < 0x7f && kind != 0) {
         *wc = b;
         *width = 1;
         return 1;
     }
-    size_t n = mbrtowc(wc, s, len, st);
-    if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
-        memset(st, 0, sizeof(*st));
-        *wc = L'?';
-        *width = 1;
-        return 1;
+    size_t n;
+    if (kind == 1) {
+        n = b >= 0x80 ? utf8_decode((const unsigned char *)s, len, wc) : 0;
+        if (n == 0) { /* a control, a stray or cut byte */
+            *wc = L'?';
+            *width = 1;
+            return 1;
+        }
+    } else {
+        n = mbrtowc(wc, s, len, st);
+        if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+            memset(st, 0, sizeof(*st));
+            *wc = L'?';
+            *width = 1;
+            return 1;
+        }
     }
-    int w = wcwidth(*wc);
+    int w = wc_width(*wc);
     if (w < 0) {
         *wc = L'?';
         w = 1;
@@ -559,6 +631,12 @@ static int text_width(const char *s, int limit)
         w += cw;
     }
     return w;
+}
+
+/* Declared in fmt.h, for the panels' own layout arithmetic. */
+int tui_text_width(const char *s)
+{
+    return text_width(s, INT_MAX);
 }
 
 /*

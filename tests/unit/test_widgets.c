@@ -806,6 +806,67 @@ static void test_text(void **state)
     wattr_set(stdscr, A_NORMAL, 0, NULL);
 }
 
+/* What the C library's decoder makes of s, as text drawing promises it:
+ * each undecodable byte and each unprintable character one '?'. */
+static size_t reference_text(const char *s, wchar_t *out, size_t cap)
+{
+    mbstate_t st;
+    memset(&st, 0, sizeof(st));
+    size_t len = strlen(s), k = 0;
+    while (len > 0 && k + 1 < cap) {
+        wchar_t wc;
+        size_t n = mbrtowc(&wc, s, len, &st);
+        if (n == (size_t)-1 || n == (size_t)-2 || n == 0 || (unsigned long)wc > 0x10ffff) {
+            /* glibc also reads the old forms past U+10FFFF; UTF-8 (RFC
+             * 3629) ends there, and so do the widgets: a byte each */
+            memset(&st, 0, sizeof(st));
+            wc = L'?';
+            n = 1;
+        } else if (wcwidth(wc) < 0) {
+            wc = L'?';
+        } else if (wcwidth(wc) == 0) { /* joins the cell before: no column */
+            s += n;
+            len -= n;
+            continue;
+        }
+        out[k++] = wc;
+        s += n;
+        len -= n;
+    }
+    out[k] = L'\0';
+    return k;
+}
+
+/* UTF-8 is decoded by the widgets themselves: every edge of the encoding
+ * (overlong forms, surrogates, cut sequences, C0 and C1 controls) comes
+ * out as the C library's decoder has it, and past U+10FFFF as RFC 3629
+ * has it. */
+static void test_text_utf8_like_libc(void **state)
+{
+    (void)state;
+    static const char *const cases[] = {
+        "\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xe0\x9f\xbf", "\xed\xa0\x80",
+        "\xed\x9f\xbf", "\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80",
+        "\xf0\x9f\x98", "\xe2\x96", "\xe2\x96\x88x", "\xc3\xa9", "\xf0\x90\x8c\x80",
+        "\xf4\x8f\xbf\xbd", "a\x01b\x7f", "\xc2\x9b[2J", "\xe2\x80\xae", "\x80\xbf",
+        "x\xe2\x96\x88\xe2\x96y", "\xef\xbf\xbd",
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        wchar_t want[32];
+        size_t n = reference_text(cases[i], want, 32);
+        werase(stdscr);
+        struct rect r = {1, 0, 1, 40};
+        int end = tui_text(stdscr, &th, r, 1, 0, R_NORMAL, cases[i]);
+        if (end != (int)n)
+            fail_msg("case %zu: %d columns, the C library has %zu characters", i, end, n);
+        for (size_t k = 0; k < n; k++) {
+            if (cell_at(1, (int)k).wc != want[k])
+                fail_msg("case %zu, column %zu: U+%04X, the C library has U+%04X", i, k,
+                         (unsigned)cell_at(1, (int)k).wc, (unsigned)want[k]);
+        }
+    }
+}
+
 static void test_box(void **state)
 {
     (void)state;
@@ -1129,6 +1190,7 @@ int main(void)
         cmocka_unit_test(test_cpu_cores_over_1024),
         cmocka_unit_test(test_cpu_cores_tiny),
         cmocka_unit_test(test_text),
+        cmocka_unit_test(test_text_utf8_like_libc),
         cmocka_unit_test(test_box),
         cmocka_unit_test(test_tiny_rects),
         cmocka_unit_test(test_frame_same_as_direct),
