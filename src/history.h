@@ -36,7 +36,9 @@ struct hist_point {
 };
 
 struct hist_series {
-    struct hist_point *pts; /* owned ring of cap points */
+    struct hist_point *pts; /* ring of cap points, stride apart */
+    size_t stride;          /* 1; a device's series share one block, interleaved */
+    bool owns;              /* pts is this series' allocation (freed with it) */
     size_t cap;
     size_t len;    /* points stored, <= cap */
     size_t head;   /* index of the newest point */

@@ -651,6 +651,40 @@ static void test_steady_state_no_alloc(void **state)
 /* Every single allocation failure in init and in a push that adds devices:
  * -ENOMEM, nothing leaks (ASan/valgrind), the history stays usable, and a
  * later push records the device that could not be added. */
+/* A device's series share one block, interleaved: each keeps its own
+ * values across the ring's wrap, and two devices do not mix. */
+static void test_device_series_apart(void **state)
+{
+    (void)state;
+    static const enum metric_id of[HS_DEV_COUNT] = {
+        [HS_GPU_UTIL] = M_GPU_UTIL, [HS_MEM_UTIL] = M_MEM_UTIL, [HS_VRAM_USED] = M_MEM_USED,
+        [HS_PCIE_TX] = M_PCIE_TX,   [HS_PCIE_RX] = M_PCIE_RX,   [HS_TEMP] = M_TEMP,
+        [HS_POWER] = M_POWER,       [HS_CLK_SM] = M_CLK_SM,     [HS_CLK_MEM] = M_CLK_MEM,
+    };
+    struct history h;
+    assert_int_equal(history_init(&h, 8), 0);
+    struct fx f;
+    for (int t = 0; t < 8 + 5; t++) {
+        fx_reset(&f);
+        for (int d = 0; d < 2; d++) {
+            struct device *dv = fx_dev(&f, d ? "GPU-b" : "GPU-a");
+            for (int k = 0; k < HS_DEV_COUNT; k++)
+                dv->m[of[k]] = metric_direct(1000.0 * d + 100.0 * k + t);
+        }
+        assert_int_equal(history_push(&h, &f.s), 0);
+    }
+    for (int d = 0; d < 2; d++) {
+        const struct hist_device *hd = history_device(&h, d ? "GPU-b" : "GPU-a");
+        assert_non_null(hd);
+        for (int k = 0; k < HS_DEV_COUNT; k++) {
+            assert_int_equal(hd->s[k].len, 8);
+            for (size_t age = 0; age < 8; age++)
+                assert_point(&hd->s[k], age, MSRC_DIRECT, 1000.0 * d + 100.0 * k + (12 - (double)age));
+        }
+    }
+    history_free(&h);
+}
+
 static void test_enomem(void **state)
 {
     (void)state;
@@ -674,7 +708,7 @@ static void test_enomem(void **state)
     long start = heap_calls;
     assert_int_equal(history_push(&h, &f.s), 0);
     long ncalls = heap_calls - start;
-    assert_int_equal(ncalls, 1 + 2 * HS_DEV_COUNT); /* devs array + rings */
+    assert_int_equal(ncalls, 1 + 2); /* devs array + one block of rings per device */
     history_free(&h);
 
     for (long n = 0; n < ncalls; n++) {
@@ -686,7 +720,7 @@ static void test_enomem(void **state)
          * fails loses that one device only; the other and the host are
          * recorded. */
         assert_int_equal(h.ndevs, 1);
-        if (n <= HS_DEV_COUNT) {
+        if (n <= 1) {
             assert_null(history_device(&h, "GPU-a"));
             assert_point(util_of(&h, "GPU-b"), 0, MSRC_DIRECT, 2);
         } else {
@@ -721,6 +755,7 @@ int main(void)
         cmocka_unit_test(test_empty_and_duplicate_uuid),
         cmocka_unit_test(test_host_series),
         cmocka_unit_test(test_steady_state_no_alloc),
+        cmocka_unit_test(test_device_series_apart),
         cmocka_unit_test(test_enomem),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
