@@ -3,7 +3,7 @@
  *
  * Locking: mu guards ready, fresh, pending, stop and signalled. back is the
  * engine thread's own; the collector is the engine thread's own while it
- * runs. The wake pipe carries at most one byte at a time.
+ * runs. The wake pipe carries a byte or two at most (engine_acquire).
  */
 #include "engine.h"
 
@@ -54,7 +54,7 @@ static void publish(struct engine *e)
     if (wake) {
         char b = 1;
         ssize_t n = write(e->fds[1], &b, 1);
-        (void)n; /* the pipe cannot be full: at most one byte is in it */
+        (void)n; /* the pipe cannot be full: a byte or two at most are in it */
     }
 }
 
@@ -156,6 +156,16 @@ int engine_fd(const struct engine *e)
 
 bool engine_acquire(struct engine *e, struct snapshot *s)
 {
+    /* Drain the wake-up byte first, then take the snapshot. A publish
+     * between the two is taken now (it left "signalled" set and wrote no
+     * byte, and the snapshot it published is the one taken); a publish
+     * after the unlock finds "signalled" clear and writes a byte, so the
+     * next poll wakes. The other order lost a wake-up for good when a
+     * publish came between the unlock and the read: its byte was drained
+     * while "signalled" stayed set, and no byte came again until a key. */
+    char b[8];
+    ssize_t n = read(e->fds[0], b, sizeof(b));
+    (void)n;
     bool got = false;
     pthread_mutex_lock(&e->mu);
     if (e->fresh) {
@@ -167,12 +177,6 @@ bool engine_acquire(struct engine *e, struct snapshot *s)
     }
     e->signalled = false;
     pthread_mutex_unlock(&e->mu);
-    /* Drain the wake-up byte. publish writes it after unlocking, so it may
-     * arrive just after this read: the next poll then wakes once for
-     * nothing, and that call drains it. */
-    char b[8];
-    ssize_t n = read(e->fds[0], b, sizeof(b));
-    (void)n;
     return got;
 }
 
