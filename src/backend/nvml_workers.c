@@ -83,6 +83,7 @@ struct worker {
     bool have_result;
     bool lost;                /* the finished part found the GPU lost */
     bool reserved;            /* given to the runner this tick, not claimed yet */
+    bool for_thread;          /* the tick requested is its own thread's to sample */
     uint64_t cost_ns;         /* how long its last finished tick took */
     _Atomic uint64_t tick_start_ns;
     /* the sampling thread's */
@@ -217,6 +218,7 @@ static void worker_give(struct nvml_root *r, struct worker *w, size_t i)
 static void worker_kick(struct nvml_root *r, struct worker *w, size_t i)
 {
     worker_give(r, w, i);
+    w->for_thread = true;
     w->req++;
 }
 
@@ -542,12 +544,15 @@ static void *worker_run(void *arg)
     struct worker *w = a.w;
     for (;;) {
         pthread_mutex_lock(&r->mu);
-        while (!w->stop && w->req == w->done)
+        /* A tick the runner claimed is the runner's: this thread, woken
+         * spuriously or just started, must not sample the GPU beside it. */
+        while (!w->stop && !(w->req != w->done && w->for_thread))
             pthread_cond_wait(&w->cv, &r->mu);
         if (w->stop) {
             pthread_mutex_unlock(&r->mu);
             break;
         }
+        w->for_thread = false;
         uint64_t seq = w->req;
         pthread_mutex_unlock(&r->mu);
         if (worker_sample(r, w, seq)) /* the root outlives this thread (close joins it first) */
@@ -577,6 +582,7 @@ static void *runner_main(void *arg)
             if (!w || !w->reserved)
                 continue;
             w->reserved = false;
+            w->for_thread = false;
             uint64_t seq = ++w->req;
             pthread_mutex_unlock(&r->mu);
             wake = worker_sample(r, w, seq) || wake;
@@ -860,6 +866,7 @@ static void take_back(struct nvml_root *r, size_t nw)
             pthread_mutex_lock(&r->mu);
         }
         if (w->started && w->req == w->done) {
+            w->for_thread = true;
             w->req++;
             pthread_cond_signal(&w->cv);
         }
