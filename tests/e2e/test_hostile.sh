@@ -29,6 +29,7 @@ jeq "hostile: fan 2^32-1 is none" "$out" '.devices[0].metrics.fan_pct.value' 'nu
 jeq "hostile: used 2^64-1 is none with the value" "$out" '.devices[0].metrics.memory_used_bytes | [.value, .reason]' '[null,"driver returned about 2^64 (1.84467e+19; all ones: not available?)"]'
 jeq "hostile: no number above the ranges anywhere" "$out" \
     '[.devices[].metrics | to_entries[] | select(.key | endswith("_pct")) | .value.value | select(. != null and (. < 0 or . > 200))]' '[]'
+jeq "hostile: an absurd compute capability is null" "$out" '[.devices[].compute_capability]' '[null,"8.0"]'
 jeq "hostile: PID 0 is not a process" "$out" '[.devices[].processes[] | select(.pid == 0)] | length' '0'
 jeq "hostile: an impossible process memory is null" "$out" '.devices[0].processes[] | select(.pid == 4242) | .memory_bytes' 'null'
 jeq "hostile: the storm GPU's list is none, with the reason" "$out" '.devices[1].process_count | [.value, .reason]' '[null,"NVML_ERROR_INSUFFICIENT_SIZE"]'

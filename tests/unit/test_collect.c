@@ -364,6 +364,27 @@ static void test_mig_without_uuid_listed(void **state)
     collect_close(&c);
 }
 
+/* hostile.ini: GPU 0's driver answers compute capability 377123080.-864614603.
+ * That is no capability: unknown (-1), as for a failed read; GPU 1 keeps
+ * the A100's 8.0. */
+static void test_absurd_compute_capability_unknown(void **state)
+{
+    (void)state;
+    use_scenario("hostile.ini", "100");
+    struct collector c;
+    open_sim(&c);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s);
+    assert_int_equal(s.ndevices, 2);
+    assert_int_equal(s.devices[0].cc_major, -1);
+    assert_int_equal(s.devices[0].cc_minor, -1);
+    assert_int_equal(s.devices[1].cc_major, 8);
+    assert_int_equal(s.devices[1].cc_minor, 0);
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
 static void test_no_gpu_scenario(void **state)
 {
     (void)state;
@@ -402,6 +423,7 @@ int main(void)
         cmocka_unit_test(test_mig_without_uuid_listed),
         cmocka_unit_test(test_gpm_isolation_keeps_vram),
         cmocka_unit_test(test_no_fake_zero_between_samples),
+        cmocka_unit_test(test_absurd_compute_capability_unknown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
