@@ -235,12 +235,18 @@ static void pus_clear(struct nvml_state *st)
 
 /* Keep the newest sample of each PID in st->pus (NVML's buffer may hold
  * several per process). Samples above 100 % or not newer than lastSeen are
- * discarded (nvtop #110). Returns -1 when the table cannot grow. */
+ * discarded (nvtop #110), and so are PID 0's: it is dropped from the
+ * process lists, so its share must not count in the device's sum either.
+ * Returns -1 when the table cannot grow. */
 static int pus_note(struct nvml_state *st, unsigned long long last_seen, unsigned long long ts,
                     uint32_t pid, unsigned sm, unsigned mem, unsigned enc, unsigned dec)
 {
     if (ts <= last_seen || sm > 100 || mem > 100 || enc > 100 || dec > 100)
         return 0;
+    if (pid == 0) {
+        debuglog_printf("per-process utilisation dev=%s: PID 0's sample, dropped", st->label);
+        return 0;
+    }
     if (pus_ix_fit(st, st->npus + 1) != 0)
         return -1;
     size_t h = ix_slot(pid, st->pus_ixcap);

@@ -31,6 +31,7 @@ jeq "hostile: no number above the ranges anywhere" "$out" \
     '[.devices[].metrics | to_entries[] | select(.key | endswith("_pct")) | .value.value | select(. != null and (. < 0 or . > 200))]' '[]'
 jeq "hostile: an absurd compute capability is null" "$out" '[.devices[].compute_capability]' '[null,"8.0"]'
 jeq "hostile: PID 0 is not a process" "$out" '[.devices[].processes[] | select(.pid == 0)] | length' '0'
+jeq "hostile: PID 0's samples are not in the GPU's SM sum" "$out" '.devices[0].metrics.sm_util_pct | [.value, .source]' '[20,"process"]'
 jeq "hostile: an impossible process memory is null" "$out" '.devices[0].processes[] | select(.pid == 4242) | .memory_bytes' 'null'
 jeq "hostile: the storm GPU's list is none, with the reason" "$out" '.devices[1].process_count | [.value, .reason]' '[null,"NVML_ERROR_INSUFFICIENT_SIZE"]'
 jeq "hostile: the healthy GPU keeps its figures" "$out" '.devices[1].metrics.gpu_util_pct.source' '"direct"'

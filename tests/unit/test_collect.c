@@ -385,6 +385,28 @@ static void test_absurd_compute_capability_unknown(void **state)
     collect_close(&c);
 }
 
+/* hostile.ini: GPU 0's per-process samples are PID 0 at 10 % SM and PID
+ * 4242 at 20 %. PID 0 is no process (dropped from the list), so the GPU's
+ * SM utilisation is 4242's alone: 20, not 30. */
+static void test_pid0_sample_not_summed(void **state)
+{
+    (void)state;
+    use_scenario("hostile.ini", "100");
+    struct collector c;
+    open_sim(&c);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s);
+    const struct metric *sm = &s.devices[0].m[M_SM_UTIL];
+    assert_int_equal(sm->src, MSRC_PROCESS);
+    assert_true(sm->value == 20);
+    assert_int_equal(s.devices[0].nprocs, 1);
+    assert_int_equal(s.procs[s.devices[0].proc_first].pid, 4242);
+    assert_true(s.procs[s.devices[0].proc_first].sm_util.value == 20);
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
 static void test_no_gpu_scenario(void **state)
 {
     (void)state;
@@ -424,6 +446,7 @@ int main(void)
         cmocka_unit_test(test_gpm_isolation_keeps_vram),
         cmocka_unit_test(test_no_fake_zero_between_samples),
         cmocka_unit_test(test_absurd_compute_capability_unknown),
+        cmocka_unit_test(test_pid0_sample_not_summed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
