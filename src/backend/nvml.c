@@ -235,15 +235,15 @@ static void read_gpu_static(struct nvml_state *st, struct dev_cache *c, nvmlDevi
         CALL(st, "nvmlDeviceGetCudaComputeCapability", f->cuda_cc(h, &ma, &mi)) == 0) {
         /* Every CUDA capability so far is one digit after the point (1.0 to
          * 12.1); major 1-99, minor 0-9 is the simulator's plausible range
-         * too. Anything else is a driver answering garbage: unknown, as if
-         * the read had failed, and asked again like a passing failure. */
+         * too. Anything else is a driver answering garbage: treated as a
+         * failed read (unknown, or what an earlier read gave) and asked
+         * again like a passing failure. */
         if (ma >= 1 && ma <= 99 && mi >= 0 && mi <= 9) {
             c->cc_major = ma;
             c->cc_minor = mi;
         } else {
             debuglog_printf("nvmlDeviceGetCudaComputeCapability dev=%s: driver returned %d.%d, "
                             "taken as unknown", st->label, ma, mi);
-            c->cc_major = c->cc_minor = -1;
             again = true;
         }
     } else {
