@@ -423,10 +423,10 @@ static void use_scenario_text(char *path, size_t len, const char *text, const ch
 }
 
 /* An H100 PCIe with MIG on (535.129.03): a 3g in slot 0, a 2g in slot 1. */
-#define STATIC_RETRY_MACHINE                                                                       \
-    "[system]\ndriver_version = 535.129.03\n"                                                       \
-    "[gpu.0]\nname = NVIDIA H100 PCIe\nmemory_total_mib = 81559\nmig_mode = on\n"                  \
-    "[gpu.0.mig.0]\nprofile = 3g.40gb\ngi = 2\n"                                                    \
+#define STATIC_RETRY_MACHINE                                                                   \
+    "[system]\ndriver_version = 535.129.03\n"                                                   \
+    "[gpu.0]\nname = NVIDIA H100 PCIe\nmemory_total_mib = 81559\nmig_mode = on\n"              \
+    "[gpu.0.mig.0]\nprofile = 3g.40gb\ngi = 2\n"                                                \
     "[gpu.0.mig.1]\nprofile = 2g.20gb\ngi = 3\n"
 
 /* The slowdown threshold answers UNKNOWN once (the first call); the
