@@ -168,7 +168,7 @@ san-check:
 # error, no leak, RSS flat after warm-up. make check runs 5,000 ticks (and
 # again under ASan+UBSan); make soak runs 100,000, also under ASan+UBSan,
 # and the fault scenarios under valgrind (docs/reliability.md).
-SOAK_FAULTS := faults,mig-no-uuid,hang-power,hang-power-late,gpm-hang,vram-glitch,mig-reconfig,process-churn,inaccessible-gpu
+SOAK_FAULTS := faults,mig-no-uuid,hang-power,hang-power-late,gpm-hang,vram-glitch,mig-reconfig,process-churn,inaccessible-gpu,hostile
 $(BUILD)/soak: tests/soak.c $(BUILD)/libmigmon.a $(TSAN_OBJ)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(TSAN_OBJ) $(LDFLAGS_ALL) $(LIBS)
 .PHONY: soak soak-short

@@ -10,7 +10,9 @@
  *
  * Tape: each call takes one byte for its return code (below 0xc0: success;
  * else one of the codes in fz_codes), then the bytes of its answer. When
- * the tape runs out every call answers NVML_ERROR_UNKNOWN.
+ * the tape runs out every call answers NVML_ERROR_UNKNOWN. A list's length
+ * is below 40, except when its 32-bit draw has a top byte of 0xff: then it
+ * is the whole draw (up to 2^32-1), so the callers' caps are reached.
  */
 #ifndef MIGMON_FUZZ_NVML_DRV_H
 #define MIGMON_FUZZ_NVML_DRV_H
@@ -23,7 +25,10 @@
 
 #include "backend/nvml_internal.h"
 #include "backend/nvml_load.h"
+#include "export/csv.h"
+#include "export/influx.h"
 #include "export/json.h"
+#include "export/prom.h"
 #include "export/table.h"
 #include "model.h"
 #include "text.h"
@@ -143,7 +148,9 @@ static nvmlReturn_t fz_codec(nvmlDevice_t d, unsigned *a, unsigned *b) { return 
 static nvmlReturn_t fz_list(unsigned *count, void *arr, size_t stride)
 {
     nvmlReturn_t r = fz_rc();
-    unsigned want = fz_u32() % 40;
+    unsigned want = fz_u32();
+    if (want >> 24 != 0xff)
+        want %= 40;
     if (r != NVML_SUCCESS)
         return r;
     if (!arr || want > *count) {
@@ -235,20 +242,37 @@ static const char *fz_check_text(const char *buf, size_t len, const char *what)
     return NULL;
 }
 
-static const char *fz_write_check(const struct snapshot *s, int json)
+enum fz_format { FZ_JSON, FZ_TABLE, FZ_CSV, FZ_INFLUX, FZ_PROM, FZ_FORMATS };
+
+static const char *fz_write_check(const struct snapshot *s, enum fz_format fmt)
 {
+    static const char *const why_bad[FZ_FORMATS] = {
+        [FZ_JSON] = "JSON output: invalid UTF-8 or a control",
+        [FZ_TABLE] = "table output: invalid UTF-8 or a control",
+        [FZ_CSV] = "CSV output: invalid UTF-8 or a control",
+        [FZ_INFLUX] = "line protocol output: invalid UTF-8 or a control",
+        [FZ_PROM] = "Prometheus output: invalid UTF-8 or a control",
+    };
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return NULL;
-    if (json)
-        json_write_snapshot(f, s, false);
-    else
-        table_write_snapshot(f, s);
+    /* every series, per-process and DCGM ones included */
+    static const struct prom_opts po = {.dcgm = true, .processes = true};
+    switch (fmt) {
+    case FZ_JSON: json_write_snapshot(f, s, false); break;
+    case FZ_TABLE: table_write_snapshot(f, s); break;
+    case FZ_CSV:
+        csv_write_header(f);
+        csv_write_rows(f, s);
+        break;
+    case FZ_INFLUX: influx_write_snapshot(f, s); break;
+    case FZ_PROM: (void)prom_write(f, s, &po); break;
+    case FZ_FORMATS: break;
+    }
     fclose(f);
-    const char *why = fz_check_text(buf, len, json ? "JSON output: invalid UTF-8 or a control"
-                                                   : "table output: invalid UTF-8 or a control");
+    const char *why = fz_check_text(buf, len, why_bad[fmt]);
     free(buf);
     return why;
 }
@@ -324,10 +348,8 @@ static const char *fuzz_check_nvml(const uint8_t *data, size_t size)
                     break;
                 }
             }
-        if (!why)
-            why = fz_write_check(&part, 1);
-        if (!why)
-            why = fz_write_check(&part, 0);
+        for (int k = 0; k < FZ_FORMATS && !why; k++)
+            why = fz_write_check(&part, (enum fz_format)k);
     }
     snapshot_free(&part);
     nvml_state_free(&st);

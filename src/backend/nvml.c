@@ -204,9 +204,31 @@ static bool transient(nvmlReturn_t rc)
            rc != NVML_ERROR_FUNCTION_NOT_FOUND;
 }
 
+/* After a read of static facts: when one failed for a passing reason, all
+ * are read again after a gap of the slow cadence, doubling to 12 times it;
+ * otherwise never. */
+static void static_backoff(struct nvml_state *st, struct dev_cache *c, bool again)
+{
+    if (again) {
+        unsigned long gap = c->static_gap ? c->static_gap * 2 : st->slow_every;
+        if (gap > 12ul * st->slow_every)
+            gap = 12ul * st->slow_every;
+        c->static_gap = gap;
+        c->static_retry = st->tick + gap;
+    } else {
+        c->static_retry = 0;
+    }
+}
+
+/* A device's static facts are due: never read, or a retry's tick reached. */
+static bool static_due(const struct nvml_state *st, const struct dev_cache *c)
+{
+    return !c->have_static || (c->static_retry && st->tick >= c->static_retry);
+}
+
 /* Static facts: read once, but a read that failed for a passing reason is
- * retried with backoff (the slow cadence, doubling to 12 times it), so one
- * UNKNOWN at start does not leave a name or threshold N/A for the run. */
+ * retried with backoff (static_backoff), so one UNKNOWN at start does not
+ * leave a name or threshold N/A for the run. */
 static void read_gpu_static(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h)
 {
     const struct nvml_fns *f = &st->lib.f;
@@ -233,38 +255,42 @@ static void read_gpu_static(struct nvml_state *st, struct dev_cache *c, nvmlDevi
     int ma = 0, mi = 0;
     if (f->cuda_cc &&
         CALL(st, "nvmlDeviceGetCudaComputeCapability", f->cuda_cc(h, &ma, &mi)) == 0) {
-        c->cc_major = ma;
-        c->cc_minor = mi;
+        /* Every CUDA capability so far is one digit after the point (1.0 to
+         * 12.1); major 1-99, minor 0-9 is the simulator's plausible range
+         * too. Anything else is a driver answering garbage: treated as a
+         * failed read (unknown, or what an earlier read gave) and asked
+         * again like a passing failure. */
+        if (ma >= 1 && ma <= 99 && mi >= 0 && mi <= 9) {
+            c->cc_major = ma;
+            c->cc_minor = mi;
+        } else {
+            debuglog_printf("nvmlDeviceGetCudaComputeCapability dev=%s: driver returned %d.%d, "
+                            "taken as unknown", st->label, ma, mi);
+            again = true;
+        }
     } else {
         again |= f->cuda_cc && transient(st->rc);
     }
-    unsigned int t = 0;
-    c->temp_slowdown = metric_none(NO_SYMBOL);
-    c->temp_shutdown = metric_none(NO_SYMBOL);
-    if (f->temp_threshold) {
-        c->temp_slowdown =
-            CALL(st, "nvmlDeviceGetTemperatureThreshold",
-                 f->temp_threshold(h, NVML_TEMPERATURE_THRESHOLD_SLOWDOWN, &t)) == NVML_SUCCESS
-                ? metric_direct(t)
-                : metric_none(nvml_rc_reason(st->rc));
-        c->temp_shutdown =
-            CALL(st, "nvmlDeviceGetTemperatureThreshold",
-                 f->temp_threshold(h, NVML_TEMPERATURE_THRESHOLD_SHUTDOWN, &t)) == NVML_SUCCESS
-                ? metric_direct(t)
-                : metric_none(nvml_rc_reason(st->rc));
-        again |= (!metric_ok(&c->temp_slowdown) || !metric_ok(&c->temp_shutdown)) &&
-                 transient(st->rc);
+    /* Each threshold is its own call, and each failure its own reason to
+     * ask again: an UNKNOWN slowdown read is retried even when the
+     * shutdown read after it works. A success is kept over a later
+     * failure. */
+    static const nvmlTemperatureThresholds_t thr[2] = {NVML_TEMPERATURE_THRESHOLD_SLOWDOWN,
+                                                       NVML_TEMPERATURE_THRESHOLD_SHUTDOWN};
+    struct metric *thm[2] = {&c->temp_slowdown, &c->temp_shutdown};
+    for (int k = 0; k < 2; k++) {
+        unsigned int t = 0;
+        if (!f->temp_threshold)
+            *thm[k] = metric_none(NO_SYMBOL);
+        else if (CALL(st, "nvmlDeviceGetTemperatureThreshold", f->temp_threshold(h, thr[k], &t)) ==
+                 NVML_SUCCESS)
+            *thm[k] = metric_direct(t);
+        else if (!c->have_static || !metric_ok(thm[k]))
+            *thm[k] = metric_none(nvml_rc_reason(st->rc));
+        again |= f->temp_threshold && transient(st->rc);
     }
     c->have_static = true;
-    if (again) {
-        unsigned long gap = c->static_gap ? c->static_gap * 2 : st->slow_every;
-        if (gap > 12ul * st->slow_every)
-            gap = 12ul * st->slow_every;
-        c->static_gap = gap;
-        c->static_retry = st->tick + gap;
-    } else {
-        c->static_retry = 0;
-    }
+    static_backoff(st, c, again);
 }
 
 /* The GPU's slice total from its GPU-instance profiles (the largest
@@ -531,31 +557,48 @@ static void read_gpu_dynamic(struct nvml_state *st, struct dev_cache *c, nvmlDev
 
 /* ------------------------------------------------------------ MIG devices */
 
+/* A MIG device's static facts, read once and, like a GPU's, read again
+ * with backoff while one failed for a passing reason; a success is kept. */
 static void read_mig_static(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h)
 {
     const struct nvml_fns *f = &st->lib.f;
-    if (f->name && CALL(st, "nvmlDeviceGetName", f->name(h, c->name, sizeof(c->name))) != 0)
-        c->name[0] = '\0';
-    text_clean(c->name, sizeof(c->name));
+    bool again = false;
+    char name[MIGMON_NAME_LEN];
+    if (f->name && CALL(st, "nvmlDeviceGetName", f->name(h, name, sizeof(name))) == 0) {
+        text_clean(name, sizeof(name)); /* bounded, terminated, no controls */
+        snprintf(c->name, sizeof(c->name), "%s", name);
+    } else {
+        again |= f->name && transient(st->rc);
+    }
     unsigned int id = 0;
     if (f->gpu_instance_id && CALL(st, "nvmlDeviceGetGpuInstanceId", f->gpu_instance_id(h, &id)) == 0)
         c->gi_id = (int)id;
+    else
+        again |= f->gpu_instance_id && transient(st->rc);
     if (f->compute_instance_id &&
         CALL(st, "nvmlDeviceGetComputeInstanceId", f->compute_instance_id(h, &id)) == 0)
         c->ci_id = (int)id;
+    else
+        again |= f->compute_instance_id && transient(st->rc);
     nvmlDeviceAttributes_t at;
     memset(&at, 0, sizeof(at));
-    unsigned long long mem_mb = 0;
+    bool attrs = false;
     if (f->attributes && CALL(st, "nvmlDeviceGetAttributes_v2", f->attributes(h, &at)) == 0) {
         c->slices = (int)at.gpuInstanceSliceCount;
         c->ci_slices = (int)at.computeInstanceSliceCount;
-        mem_mb = at.memorySizeMB;
+        attrs = true;
+    } else {
+        again |= f->attributes && transient(st->rc);
     }
     /* The MIG device name carries NVIDIA's own profile name ("NVIDIA H100
-     * PCIe MIG 3g.40gb"); derive one from the attributes only without it. */
-    if (mig_profile_from_name(c->name, c->profile, sizeof(c->profile), &c->slices) != 0)
-        mig_profile_name(c->profile, sizeof(c->profile), c->slices, c->ci_slices, mem_mb);
+     * PCIe MIG 3g.40gb"); derive one from the attributes only without it,
+     * and keep an earlier one when neither was read this time. */
+    if (mig_profile_from_name(c->name, c->profile, sizeof(c->profile), &c->slices) != 0 &&
+        (attrs || !c->profile[0]))
+        mig_profile_name(c->profile, sizeof(c->profile), c->slices, c->ci_slices,
+                         attrs ? at.memorySizeMB : 0);
     c->have_static = true;
+    static_backoff(st, c, again);
 }
 
 static void fill_mig(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
@@ -739,7 +782,7 @@ static bool sample_migs(struct nvml_state *st, struct snapshot *s, nvmlDevice_t 
             break;
         const struct device *parent = &s->devices[parent_pos];
         c->seen = true;
-        if (!c->have_static)
+        if (static_due(st, c))
             read_mig_static(st, c, m->h);
         d->kind = DEV_MIG;
         d->index = parent->index;
@@ -850,7 +893,7 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
     if (!c)
         return;
     c->seen = true;
-    if (!c->have_static || (c->static_retry && st->tick >= c->static_retry))
+    if (static_due(st, c))
         read_gpu_static(st, c, h);
 
     /* MIG mode: at the slow cadence, and at once when a MIG handle turned

@@ -28,6 +28,16 @@
  * that keeps asking for more is answered with its own INSUFFICIENT_SIZE,
  * never with unbounded memory. Far above any real GPU's process count. */
 #define MAX_PROC_ENTRIES 65536u
+/* The most per-process utilisation samples one answer may take (2.5 MiB at
+ * 40 bytes), for the same reason: the count is the driver's word, up to
+ * 2^32-1. The list cap is already far above any real GPU's processes, and
+ * a driver that keeps few samples per process stays well under it. */
+#define MAX_UTIL_SAMPLES MAX_PROC_ENTRIES
+/* A buffer grown past SHRINK_ABOVE entries is given back once an answer
+ * uses under an eighth of it: down to twice that answer, SHRINK_KEEP at
+ * least, so a storm of INSUFFICIENT_SIZE does not hold its peak for good. */
+#define SHRINK_ABOVE 4096u
+#define SHRINK_KEEP 1024u
 
 static const char *const MIG_UTIL_WHY =
     "NVML does not report per-process utilisation on MIG devices";
@@ -117,6 +127,20 @@ static int list_add(struct nvml_proc_list *l, const struct nvml_proc *p)
     return 0;
 }
 
+/* Shrink *buf (*cap entries of elem bytes) after an answer of count
+ * entries, as SHRINK_ABOVE says; a failed realloc keeps the old buffer. */
+static void buf_shrink(void **buf, size_t *cap, size_t count, size_t elem)
+{
+    if (*cap <= SHRINK_ABOVE || count * 8 >= *cap)
+        return;
+    size_t keep = count * 2 > SHRINK_KEEP ? count * 2 : SHRINK_KEEP;
+    void *b = realloc(*buf, keep * elem);
+    if (b) {
+        *buf = b;
+        *cap = keep;
+    }
+}
+
 static int raw_reserve(struct nvml_state *st, size_t entries)
 {
     if (entries <= st->raw_cap)
@@ -159,14 +183,7 @@ nvmlReturn_t nvml_procs_read_kind(struct nvml_state *st, nvmlDevice_t h, nvml_fn
             return rc;
         /* Give back a buffer a storm of INSUFFICIENT_SIZE grew, once the
          * lists are short again. */
-        if (st->raw_cap > 4096 && (size_t)count * 8 < st->raw_cap) {
-            size_t keep = (size_t)count * 2 > 1024 ? (size_t)count * 2 : 1024;
-            unsigned char *b = realloc(st->raw, keep * MAX_STRIDE);
-            if (b) {
-                st->raw = b;
-                st->raw_cap = keep;
-            }
-        }
+        buf_shrink((void **)&st->raw, &st->raw_cap, count, MAX_STRIDE);
         for (unsigned int i = 0; i < count && i < st->raw_cap; i++) {
             const unsigned char *e = st->raw + (size_t)i * stride;
             struct nvml_proc p = {.gi = INVALID_ID, .ci = INVALID_ID, .type = type};
@@ -235,12 +252,18 @@ static void pus_clear(struct nvml_state *st)
 
 /* Keep the newest sample of each PID in st->pus (NVML's buffer may hold
  * several per process). Samples above 100 % or not newer than lastSeen are
- * discarded (nvtop #110). Returns -1 when the table cannot grow. */
+ * discarded (nvtop #110), and so are PID 0's: it is dropped from the
+ * process lists, so its share must not count in the device's sum either.
+ * Returns -1 when the table cannot grow. */
 static int pus_note(struct nvml_state *st, unsigned long long last_seen, unsigned long long ts,
                     uint32_t pid, unsigned sm, unsigned mem, unsigned enc, unsigned dec)
 {
     if (ts <= last_seen || sm > 100 || mem > 100 || enc > 100 || dec > 100)
         return 0;
+    if (pid == 0) {
+        debuglog_printf("per-process utilisation dev=%s: PID 0's sample, dropped", st->label);
+        return 0;
+    }
     if (pus_ix_fit(st, st->npus + 1) != 0)
         return -1;
     size_t h = ix_slot(pid, st->pus_ixcap);
@@ -265,9 +288,12 @@ static int pus_note(struct nvml_state *st, unsigned long long last_seen, unsigne
     return 0;
 }
 
-/* Grow a sample buffer to at least want entries (grow-only). */
+/* Grow a sample buffer to at least want entries, at most MAX_UTIL_SAMPLES
+ * (buf_shrink gives the room back). */
 static int grow_buf(void **buf, size_t *cap, size_t want, size_t elem)
 {
+    if (want > MAX_UTIL_SAMPLES)
+        want = MAX_UTIL_SAMPLES;
     if (want <= *cap)
         return 0;
     void *b = realloc(*buf, want * elem);
@@ -292,6 +318,10 @@ static nvmlReturn_t util_info(struct nvml_state *st, struct dev_cache *c, nvmlDe
         nvmlReturn_t rc = CALL(st, "nvmlDeviceGetProcessesUtilizationInfo",
                                st->lib.f.processes_util_info(h, &info));
         if (rc == NVML_ERROR_INSUFFICIENT_SIZE) {
+            /* More than the cap holds: no samples this time, rather than
+             * the memory the driver asks for. */
+            if (st->pui_cap >= MAX_UTIL_SAMPLES)
+                return rc;
             /* the list may grow between the two calls: over-allocate */
             if (grow_buf((void **)&st->pui_buf, &st->pui_cap,
                          (size_t)info.processSamplesCount + 8, sizeof(*st->pui_buf)) != 0)
@@ -300,12 +330,14 @@ static nvmlReturn_t util_info(struct nvml_state *st, struct dev_cache *c, nvmlDe
         }
         if (rc != NVML_SUCCESS)
             return rc;
-        for (unsigned i = 0; i < info.processSamplesCount && i < st->pui_cap; i++) {
+        size_t n = info.processSamplesCount < st->pui_cap ? info.processSamplesCount : st->pui_cap;
+        for (size_t i = 0; i < n; i++) {
             const nvmlProcessUtilizationInfo_v1_t *p = &st->pui_buf[i];
             if (pus_note(st, c->proc_util_last_seen, p->timeStamp, p->pid, p->smUtil, p->memUtil,
                          p->encUtil, p->decUtil) != 0)
                 return NVML_ERROR_MEMORY;
         }
+        buf_shrink((void **)&st->pui_buf, &st->pui_cap, n, sizeof(*st->pui_buf));
         return NVML_SUCCESS;
     }
     return NVML_ERROR_INSUFFICIENT_SIZE;
@@ -323,7 +355,8 @@ static nvmlReturn_t util_samples(struct nvml_state *st, struct dev_cache *c, nvm
         return rc;
     if (n == 0)
         return NVML_ERROR_NOT_FOUND;
-    /* the list may grow between the two calls */
+    /* the list may grow between the two calls; a count above the cap gets
+     * the cap, and the driver's INSUFFICIENT_SIZE if it wants more */
     if (grow_buf((void **)&st->pu_buf, &st->pu_cap, (size_t)n + 8, sizeof(*st->pu_buf)) != 0)
         return NVML_ERROR_MEMORY;
     n = (unsigned int)st->pu_cap;
@@ -331,12 +364,14 @@ static nvmlReturn_t util_samples(struct nvml_state *st, struct dev_cache *c, nvm
               fn(h, st->pu_buf, &n, c->proc_util_last_seen));
     if (rc != NVML_SUCCESS)
         return rc;
-    for (unsigned int i = 0; i < n && i < st->pu_cap; i++) {
+    size_t got = n < st->pu_cap ? n : st->pu_cap;
+    for (size_t i = 0; i < got; i++) {
         const nvmlProcessUtilizationSample_t *p = &st->pu_buf[i];
         if (pus_note(st, c->proc_util_last_seen, p->timeStamp, p->pid, p->smUtil, p->memUtil,
                      p->encUtil, p->decUtil) != 0)
             return NVML_ERROR_MEMORY;
     }
+    buf_shrink((void **)&st->pu_buf, &st->pu_cap, got, sizeof(*st->pu_buf));
     return NVML_SUCCESS;
 }
 

@@ -97,15 +97,24 @@ void tui_view_load_cmdline(struct tui_view *v, const char *proc_root)
         if (fd >= 0)
             close(fd);
     }
+    /* As the snapshot's command was made (procinfo.c): arguments joined by
+     * spaces, newlines as spaces, then cleaned. It is the first
+     * PROC_CMD_LEN - 1 bytes of that text, cleaned on their own (a
+     * character cut in two there is '?'): the same prefix, made the same
+     * way, must equal it, or this is another process now. Raw bytes would
+     * differ from it at every tab, control or invalid byte. */
     while (got > 0 && buf[got - 1] == '\0')
         got--;
     for (size_t i = 0; i < got; i++)
-        if (buf[i] == '\0')
+        if (buf[i] == '\0' || buf[i] == '\n')
             buf[i] = ' ';
     buf[got] = '\0';
-    if (got == 0 || strncmp(buf, p->command, strlen(p->command)) != 0)
+    char head[PROC_CMD_LEN];
+    snprintf(head, sizeof(head), "%s", buf);
+    text_clean(head, sizeof(head));
+    text_clean(buf, got + 1);
+    if (got == 0 || strcmp(head, p->command) != 0)
         snprintf(buf, CMDLINE_MAX + 1, "%s", p->command); /* exited, or another process now */
-    text_clean(buf, strlen(buf) + 1);
     v->full_cmd = buf;
     v->full_cmd_len = strlen(buf);
 }

@@ -1,24 +1,63 @@
 # shellcheck shell=bash
 # hostile.ini: a driver that returns garbage (sim/scenarios/hostile.ini):
 # strings without a NUL, with escapes, C1 bytes, a bidi override and invalid
-# UTF-8; values at 2^32-1 and 2^64-1; used above total; a PID 0; a process
-# list that answers INSUFFICIENT_SIZE forever. Every output stays valid,
-# clean and bounded, and no absurd value is shown as a number.
+# UTF-8; values at 2^32-1 and 2^64-1; used above total; an absurd compute
+# capability; a PID 0; a process list that answers INSUFFICIENT_SIZE
+# forever. Every output (JSON, table, CSV, line protocol, Prometheus, the
+# screen) stays valid, clean and bounded, and no absurd value is shown as a
+# number.
 
-# no byte a terminal would act on, in a file: C0 but newline/tab, DEL, C1
-# as UTF-8 (c2 80-9f), a raw 0x9b, and the bidi controls
-has_controls() {
-    LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1f\x7f\x9b]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]' "$1"
+# clean_text FILE: "ok" when FILE is strict UTF-8 without a character a
+# terminal acts on: C0 but tab and newline, DEL, C1 (U+0080-U+009F; as a
+# raw byte 0x80-0x9f outside a sequence it is not UTF-8 at all), the bidi
+# controls U+202A-U+202E and U+2066-U+2069; else the first offender.
+clean_text() {
+    if command -v python3 >/dev/null; then
+        python3 - "$1" <<'PY'
+import sys
+data = open(sys.argv[1], "rb").read()
+try:
+    text = data.decode("utf-8", errors="strict")
+except UnicodeDecodeError as e:
+    print("invalid UTF-8 at byte %d: %r" % (e.start, data[max(0, e.start - 20):e.start + 4]))
+    sys.exit(0)
+for i, ch in enumerate(text):
+    c = ord(ch)
+    if (c < 0x20 and ch not in "\t\n") or 0x7f <= c <= 0x9f or 0x202a <= c <= 0x202e \
+            or 0x2066 <= c <= 0x2069:
+        print("control U+%04X at character %d: %r" % (c, i, text[max(0, i - 20):i + 4]))
+        sys.exit(0)
+print("ok")
+PY
+    elif LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]' "$1" ||
+        LC_ALL=C.UTF-8 grep -qaxv '.*' "$1"; then
+        echo "a control or invalid UTF-8"
+    else
+        echo ok
+    fi
 }
 
-out=$(mon hostile.ini --once --format json --gpm off); rc=$?
+# A /proc where PID 4242 (a process of GPU 0) has a name and a command line
+# full of controls: ED, an OSC title, a raw C1 CSI byte, C1 NEL as UTF-8,
+# bidi overrides, a tab, invalid UTF-8.
+HPROC="$TMP/hostile-proc"
+hostile_proc_root "$HPROC"
+stat=$(cat "$HPROC/4242/stat")
+printf '4242 (%s) %s' $'e\e[1mv\xc2\x9bi\xe2\x80\xaeL\tx' "${stat#*) }" >"$HPROC/4242/stat"
+printf 'run\0\033[2J\0\033]0;title\a\0\23331m\0\302\205\0\342\200\256\342\201\246\0a\tb\0\377\376\0' \
+    >"$HPROC/4242/cmdline"
+
+out=$(mon hostile.ini --once --format json --gpm off --proc-root "$HPROC"); rc=$?
 eq "hostile: exit 0" "$rc" 0
 printf '%s' "$out" >"$TMP/hostile.json"
 if command -v python3 >/dev/null; then
     py=$(python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8", errors="strict")); print("ok")' "$TMP/hostile.json" 2>&1)
     eq "hostile: JSON is valid UTF-8 JSON" "$py" ok
 fi
-has_controls "$TMP/hostile.json" && bad "hostile: control bytes in the JSON" || ok
+eq "hostile: JSON valid UTF-8 without controls" "$(clean_text "$TMP/hostile.json")" ok
+jeq "hostile: the process's name and command line cleaned" "$out" \
+    '.devices[0].processes[] | select(.pid == 4242) | [.name, .command]' \
+    '["e?[1mv??i???L?x","run ?[2J ?]0;title? ?31m ?? ?????? a?b ??"]'
 jeq "hostile: driver version bounded and clean" "$out" '.driver_version | (length < 80) and (contains("\u001b") | not)' 'true'
 jeq "hostile: GPU name has no escape left" "$out" '.devices[0].name | contains("\u001b") or contains("\u202e")' 'false'
 jeq "hostile: the name keeps its readable part" "$out" '.devices[0].name | startswith("NVIDIA ?[2J")' 'true'
@@ -29,15 +68,58 @@ jeq "hostile: fan 2^32-1 is none" "$out" '.devices[0].metrics.fan_pct.value' 'nu
 jeq "hostile: used 2^64-1 is none with the value" "$out" '.devices[0].metrics.memory_used_bytes | [.value, .reason]' '[null,"driver returned about 2^64 (1.84467e+19; all ones: not available?)"]'
 jeq "hostile: no number above the ranges anywhere" "$out" \
     '[.devices[].metrics | to_entries[] | select(.key | endswith("_pct")) | .value.value | select(. != null and (. < 0 or . > 200))]' '[]'
+jeq "hostile: an absurd compute capability is null" "$out" '[.devices[].compute_capability]' '[null,"8.0"]'
 jeq "hostile: PID 0 is not a process" "$out" '[.devices[].processes[] | select(.pid == 0)] | length' '0'
+jeq "hostile: PID 0's samples are not in the GPU's SM sum" "$out" '.devices[0].metrics.sm_util_pct | [.value, .source]' '[20,"process"]'
 jeq "hostile: an impossible process memory is null" "$out" '.devices[0].processes[] | select(.pid == 4242) | .memory_bytes' 'null'
 jeq "hostile: the storm GPU's list is none, with the reason" "$out" '.devices[1].process_count | [.value, .reason]' '[null,"NVML_ERROR_INSUFFICIENT_SIZE"]'
 jeq "hostile: the healthy GPU keeps its figures" "$out" '.devices[1].metrics.gpu_util_pct.source' '"direct"'
 
-mon hostile.ini --once --format table --gpm off >"$TMP/hostile.txt"; rc=$?
+mon hostile.ini --once --format table --gpm off --proc-root "$HPROC" >"$TMP/hostile.txt"; rc=$?
 eq "hostile table: exit 0" "$rc" 0
-has_controls "$TMP/hostile.txt" && bad "hostile table: control bytes reach the terminal" || ok
+eq "hostile table: valid UTF-8 without controls" "$(clean_text "$TMP/hostile.txt")" ok
 contains "hostile table: absurd util shown as N/A" "$(grep '^0 ' "$TMP/hostile.txt")" "N/A"
+contains "hostile table: the command line cleaned" "$(cat "$TMP/hostile.txt")" "run ?[2J ?]0;title?"
+
+mon hostile.ini --once --format csv --gpm off --proc-root "$HPROC" >"$TMP/hostile.csv"; rc=$?
+eq "hostile CSV: exit 0" "$rc" 0
+eq "hostile CSV: valid UTF-8 without controls" "$(clean_text "$TMP/hostile.csv")" ok
+if command -v python3 >/dev/null; then
+    got=$(python3 -c 'import csv,sys
+rows = list(csv.DictReader(open(sys.argv[1], encoding="utf-8", errors="strict")))
+print([[r["index"], r["name"], r["gpu_util_pct"], r["sm_util_pct"], r["temperature_c"],
+        r["memory_used_bytes"], r["pcie_gen"]] for r in rows])' "$TMP/hostile.csv" 2>&1)
+    eq "hostile CSV: absurd values empty, PID 0 not summed, names cleaned" "$got" \
+        "[['0', 'NVIDIA ?[2J?]0;title?A100?31m ???LANIMRET??-80GB', '', '20', '', '', ''], ['1', 'NVIDIA A100-SXM4-80GB', '31', '30', '55', '2147483648', '4']]"
+fi
+
+mon hostile.ini --once --format influx --gpm off --proc-root "$HPROC" >"$TMP/hostile.influx"; rc=$?
+eq "hostile influx: exit 0" "$rc" 0
+eq "hostile influx: valid UTF-8 without controls" "$(clean_text "$TMP/hostile.influx")" ok
+gpu0=$(grep '^nvidia_smi,.*,index=0 ' "$TMP/hostile.influx")
+contains "hostile influx: the name cleaned" "$gpu0" 'name=NVIDIA\ ?[2J?]0;title?A100?31m\ ???LANIMRET??-80GB,'
+contains "hostile influx: SM utilisation without PID 0" "$gpu0" ",sm_util_pct=20,"
+case "$gpu0" in
+*utilization_gpu=* | *temperature_gpu=* | *memory_used=* | *4294967295*) bad "hostile influx: an absurd value written: $gpu0" ;;
+*) ok ;;
+esac
+contains "hostile influx: the command line cleaned" "$(cat "$TMP/hostile.influx")" \
+    'command="run ?[2J ?]0;title? ?31m ?? ?????? a?b ??"'
+
+mon hostile.ini --once --format prometheus --export-processes --gpm off --proc-root "$HPROC" \
+    >"$TMP/hostile.prom"; rc=$?
+eq "hostile prometheus: exit 0" "$rc" 0
+eq "hostile prometheus: valid UTF-8 without controls" "$(clean_text "$TMP/hostile.prom")" ok
+contains "hostile prometheus: no compute capability for an absurd one" \
+    "$(grep '^migmon_device_info{gpu="0"' "$TMP/hostile.prom")" 'compute_capability="",'
+contains "hostile prometheus: the real one kept" \
+    "$(grep '^migmon_device_info{gpu="1"' "$TMP/hostile.prom")" 'compute_capability="8.0",'
+eq "hostile prometheus: no utilisation sample for GPU 0" \
+    "$(grep -c '^migmon_gpu_utilization_ratio{gpu="0"' "$TMP/hostile.prom")" 0
+contains "hostile prometheus: SM utilisation without PID 0" \
+    "$(grep '^migmon_gpu_sm_utilization_ratio{gpu="0"' "$TMP/hostile.prom")" '} 0.2'
+contains "hostile prometheus: the process name cleaned" "$(grep 'pid="4242"' "$TMP/hostile.prom" | head -1)" \
+    'process_name="e?[1mv??i???L?x"'
 
 # The storm must not grow memory: 60 ticks of the interactive monitor.
 if command -v tmux >/dev/null; then
@@ -50,6 +132,8 @@ if command -v tmux >/dev/null; then
     for ((i = 0; i < 60; i++)); do tui_tick hostile; done
     rss1=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
     [ $((rss1 - rss0)) -lt 4096 ] && ok || bad "hostile: RSS grew from $rss0 to $rss1 KiB over 60 ticks"
+    tui_capture hostile >"$TMP/hostile.plain"
+    eq "hostile screen: valid UTF-8 without controls" "$(clean_text "$TMP/hostile.plain")" ok
     tui_capture hostile -e >"$TMP/hostile.screen"
     # only our own colour codes (ESC [ ... m) on screen: no title, no clear
     grep -q $'\e\]' "$TMP/hostile.screen" && bad "hostile: an OSC reached the screen" || ok

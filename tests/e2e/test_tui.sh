@@ -309,3 +309,24 @@ out=$("$MIGMON_BIN" --demo=no-such-scenario 2>&1)
 contains "unknown demo scenario" "$out" "--demo=no-such-scenario: no such scenario"
 
 tui_kill_all
+
+# --- a command line with a tab and a byte that is not UTF-8 among its
+# arguments is still shown whole (both as '?'), not cut to the 511 bytes
+# the snapshot keeps ---
+tab_arg=$(printf 'y%.0s' $(seq 1 3000))
+bash -c 'sleep 303; :' tab-job "$(printf 'a\tb')" "$(printf 'c\377d')" "$tab_arg-END" &
+tabp=$!
+for ((i = 0; i < 100; i++)); do grep -q END "/proc/$tabp/cmdline" 2>/dev/null && break; sleep 0.02; done
+sed -n '1,/^\[process/p' "$SCN/a100-sxm4-80gb.ini" | sed '$d' >"$TMP/tab.ini"
+printf '[process.tab]\npid = %s\ngpu = 0\nused_mib = 5000\n' "$tabp" >>"$TMP/tab.ini"
+tui_start tab 100 30 2 MIGMON_SIM_SCENARIO="$TMP/tab.ini" -- "${SIMARGS[@]}"
+tui_keys tab p Enter
+scr=$(tui_capture tab)
+contains "tab in the command: the popup says it scrolls" "$scr" "Process: command line 1-"
+contains "tab in the command: shown as ?" "$scr" "tab-job a?b c?d yyy"
+for ((i = 0; i < 40; i++)); do tui_keys tab Down; done
+contains "tab in the command: scrolled to its end" "$(tui_capture tab)" "-END"
+tui_quit tab q >/dev/null
+kill "$tabp" 2>/dev/null
+wait "$tabp" 2>/dev/null
+tui_kill_all

@@ -364,6 +364,166 @@ static void test_mig_without_uuid_listed(void **state)
     collect_close(&c);
 }
 
+/* hostile.ini: GPU 0's driver answers compute capability 377123080.-864614603.
+ * That is no capability: unknown (-1), as for a failed read; GPU 1 keeps
+ * the A100's 8.0. */
+static void test_absurd_compute_capability_unknown(void **state)
+{
+    (void)state;
+    use_scenario("hostile.ini", "100");
+    struct collector c;
+    open_sim(&c);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s);
+    assert_int_equal(s.ndevices, 2);
+    assert_int_equal(s.devices[0].cc_major, -1);
+    assert_int_equal(s.devices[0].cc_minor, -1);
+    assert_int_equal(s.devices[1].cc_major, 8);
+    assert_int_equal(s.devices[1].cc_minor, 0);
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
+/* hostile.ini: GPU 0's per-process samples are PID 0 at 10 % SM and PID
+ * 4242 at 20 %. PID 0 is no process (dropped from the list), so the GPU's
+ * SM utilisation is 4242's alone: 20, not 30. */
+static void test_pid0_sample_not_summed(void **state)
+{
+    (void)state;
+    use_scenario("hostile.ini", "100");
+    struct collector c;
+    open_sim(&c);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s);
+    const struct metric *sm = &s.devices[0].m[M_SM_UTIL];
+    assert_int_equal(sm->src, MSRC_PROCESS);
+    assert_true(sm->value == 20);
+    assert_int_equal(s.devices[0].nprocs, 1);
+    assert_int_equal(s.procs[s.devices[0].proc_first].pid, 4242);
+    assert_true(s.procs[s.devices[0].proc_first].sm_util.value == 20);
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
+/* A scenario file of this text in /tmp, on the simulated clock simtime;
+ * the path is written to path (unlink it after). */
+static void use_scenario_text(char *path, size_t len, const char *text, const char *simtime)
+{
+    snprintf(path, len, "/tmp/migmon-scenario-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    setenv("MIGMON_SIM_SCENARIO", path, 1);
+    setenv("MIGMON_SIM_TIME", simtime, 1);
+}
+
+/* An H100 PCIe with MIG on (535.129.03): a 3g in slot 0, a 2g in slot 1. */
+#define STATIC_RETRY_MACHINE                                                                   \
+    "[system]\ndriver_version = 535.129.03\n"                                                   \
+    "[gpu.0]\nname = NVIDIA H100 PCIe\nmemory_total_mib = 81559\nmig_mode = on\n"              \
+    "[gpu.0.mig.0]\nprofile = 3g.40gb\ngi = 2\n"                                                \
+    "[gpu.0.mig.1]\nprofile = 2g.20gb\ngi = 3\n"
+
+/* The slowdown threshold answers UNKNOWN once (the first call); the
+ * shutdown threshold read right after it works. The slowdown threshold is
+ * N/A with the reason at first, and read again one slow period (5 ticks
+ * of 1 s) later: 89 C from then on. */
+static void test_threshold_read_again_after_a_failure(void **state)
+{
+    (void)state;
+    char path[64];
+    use_scenario_text(path, sizeof(path),
+                      STATIC_RETRY_MACHINE "[fault.slowdown]\ntarget = gpu.0\n"
+                                           "function = nvmlDeviceGetTemperatureThreshold\n"
+                                           "calls = 1\nreturn = UNKNOWN\n",
+                      "0+1");
+    struct collector c;
+    open_sim(&c);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s);
+    const struct device *d = &s.devices[0];
+    assert_int_equal(d->m[M_TEMP_SLOWDOWN].src, MSRC_NONE);
+    assert_string_equal(d->m[M_TEMP_SLOWDOWN].why, "NVML_ERROR_UNKNOWN");
+    assert_int_equal(d->m[M_TEMP_SHUTDOWN].src, MSRC_DIRECT);
+    assert_true(d->m[M_TEMP_SHUTDOWN].value == 92);
+    int seen_at = -1;
+    for (int t = 1; t <= 15; t++) {
+        collect_tick(&c, &s);
+        d = &s.devices[0];
+        if (seen_at < 0 && metric_ok(&d->m[M_TEMP_SLOWDOWN]))
+            seen_at = t;
+        if (seen_at >= 0) { /* once read, kept */
+            assert_int_equal(d->m[M_TEMP_SLOWDOWN].src, MSRC_DIRECT);
+            assert_true(d->m[M_TEMP_SLOWDOWN].value == 89);
+        }
+        assert_true(d->m[M_TEMP_SHUTDOWN].value == 92);
+    }
+    /* one slow period, give or take the tick a worker ran late or early */
+    assert_true(seen_at >= 1 && seen_at <= 10);
+    snapshot_free(&s);
+    collect_close(&c);
+    unlink(path);
+}
+
+/* nvmlDeviceGetName answers UNKNOWN for t < 10 on the GPU and on the MIG
+ * device in slot 1. Both names are unknown ("") at first, the MIG device
+ * still listed with its profile (from its attributes); the reads are tried
+ * again with backoff until they get the real names, which are then kept.
+ * Slot 0's name, read at once, is never lost. */
+static void test_static_names_read_again_gpu_and_mig(void **state)
+{
+    (void)state;
+    char path[64];
+    use_scenario_text(path, sizeof(path),
+                      STATIC_RETRY_MACHINE
+                      "[fault.gpu-name]\ntarget = gpu.0\nfunction = nvmlDeviceGetName\n"
+                      "until = 10\nreturn = UNKNOWN\n"
+                      "[fault.mig-name]\ntarget = gpu.0.mig.1\nfunction = nvmlDeviceGetName\n"
+                      "until = 10\nreturn = UNKNOWN\n",
+                      "0+1");
+    struct collector c;
+    open_sim(&c);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    int gpu_at = -1, mig_at = -1;
+    for (int t = 0; t <= 40; t++) {
+        collect_tick(&c, &s);
+        const struct device *g = &s.devices[0], *m0 = NULL, *m1 = NULL;
+        for (size_t i = 1; i < s.ndevices; i++) {
+            if (s.devices[i].mig_index == 0)
+                m0 = &s.devices[i];
+            if (s.devices[i].mig_index == 1)
+                m1 = &s.devices[i];
+        }
+        assert_int_equal(g->kind, DEV_GPU);
+        assert_non_null(m0);
+        assert_non_null(m1);
+        assert_string_equal(m0->name, "NVIDIA H100 PCIe MIG 3g.40gb");
+        assert_string_equal(m1->profile, "2g.20gb");
+        assert_int_equal(m1->gi_id, 3);
+        if (gpu_at < 0 && g->name[0])
+            gpu_at = t;
+        if (mig_at < 0 && m1->name[0])
+            mig_at = t;
+        assert_string_equal(g->name, gpu_at >= 0 ? "NVIDIA H100 PCIe" : "");
+        assert_string_equal(m1->name, mig_at >= 0 ? "NVIDIA H100 PCIe MIG 2g.20gb" : "");
+    }
+    /* not before the window ends (t = 10: the tick the simulated clock
+     * reaches it), and by the retry after it: 5 s, then 10 s, then 20 s
+     * after the first read, give or take a tick a worker ran late */
+    assert_true(gpu_at >= 9 && gpu_at <= 40);
+    assert_true(mig_at >= 9 && mig_at <= 40);
+    snapshot_free(&s);
+    collect_close(&c);
+    unlink(path);
+}
+
 static void test_no_gpu_scenario(void **state)
 {
     (void)state;
@@ -402,6 +562,10 @@ int main(void)
         cmocka_unit_test(test_mig_without_uuid_listed),
         cmocka_unit_test(test_gpm_isolation_keeps_vram),
         cmocka_unit_test(test_no_fake_zero_between_samples),
+        cmocka_unit_test(test_absurd_compute_capability_unknown),
+        cmocka_unit_test(test_pid0_sample_not_summed),
+        cmocka_unit_test(test_threshold_read_again_after_a_failure),
+        cmocka_unit_test(test_static_names_read_again_gpu_and_mig),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -389,6 +389,135 @@ static void test_read_kind_retries(void **state)
     nvml_procs_free(&fst);
 }
 
+/* A storm of INSUFFICIENT_SIZE grows the list buffer to its cap (65,536
+ * entries) and no further; the first short list gives it back (twice the
+ * count, 1024 entries at least). */
+static void test_list_buffer_capped_then_shrunk(void **state)
+{
+    (void)state;
+    memset(&fst, 0, sizeof(fst));
+    fake_n = 100000;
+    fake_grow = fake_grow_times = 0;
+    fake_calls = 0;
+    fake_stride = sizeof(nvmlProcessInfo_v2_t);
+    assert_int_equal(nvml_procs_read_kind(&fst, NULL, fake_list, fake_stride, PROC_COMPUTE,
+                                          "fake"),
+                     NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(fst.raw_cap, 65536);
+    assert_int_equal(fake_calls, 2); /* size query, then the capped buffer */
+    assert_int_equal(fst.list.n, 0);
+    fake_n = 3;
+    assert_int_equal(nvml_procs_read_kind(&fst, NULL, fake_list, fake_stride, PROC_COMPUTE,
+                                          "fake"),
+                     NVML_SUCCESS);
+    assert_int_equal(fst.list.n, 3);
+    assert_int_equal(fst.list.e[2].pid, 102);
+    assert_int_equal(fst.raw_cap, 1024);
+    /* a list of 3,000 in a 1,024 buffer grows it to what it asks, plus slack */
+    nvml_proc_list_clear(&fst.list);
+    fake_n = 3000;
+    assert_int_equal(nvml_procs_read_kind(&fst, NULL, fake_list, fake_stride, PROC_COMPUTE,
+                                          "fake"),
+                     NVML_SUCCESS);
+    assert_int_equal(fst.list.n, 3000);
+    assert_int_equal(fst.raw_cap, 3000 + 750 + 4);
+    nvml_procs_free(&fst);
+}
+
+/* ---- per-process utilisation against fake NVML functions ---- */
+
+/* The driver holds fake_pu_n samples (PID 100 + i, SM 10 + i %, newer each
+ * round) and answers INSUFFICIENT_SIZE with that count to a shorter buffer. */
+static unsigned fake_pu_n;
+static unsigned long long fake_pu_ts = 1000;
+
+static void fake_pu_fill(unsigned i, uint32_t *pid, unsigned *sm, unsigned long long *ts)
+{
+    *pid = 100 + i;
+    *sm = 10 + i;
+    *ts = fake_pu_ts + i;
+}
+
+static nvmlReturn_t fake_util_info(nvmlDevice_t h, nvmlProcessesUtilizationInfo_v1_t *v)
+{
+    (void)h;
+    fake_calls++;
+    if (!v->procUtilArray || v->processSamplesCount < fake_pu_n) {
+        v->processSamplesCount = fake_pu_n;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    for (unsigned i = 0; i < fake_pu_n; i++) {
+        nvmlProcessUtilizationInfo_v1_t *e = &v->procUtilArray[i];
+        memset(e, 0, sizeof(*e));
+        fake_pu_fill(i, &e->pid, &e->smUtil, &e->timeStamp);
+    }
+    v->processSamplesCount = fake_pu_n;
+    return NVML_SUCCESS;
+}
+
+static nvmlReturn_t fake_proc_util(nvmlDevice_t h, nvmlProcessUtilizationSample_t *u,
+                                   unsigned int *count, unsigned long long last_seen)
+{
+    (void)h;
+    (void)last_seen;
+    fake_calls++;
+    if (!u || *count < fake_pu_n) {
+        *count = fake_pu_n;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    for (unsigned i = 0; i < fake_pu_n; i++) {
+        memset(&u[i], 0, sizeof(u[i]));
+        fake_pu_fill(i, &u[i].pid, &u[i].smUtil, &u[i].timeStamp);
+    }
+    *count = fake_pu_n;
+    return NVML_SUCCESS;
+}
+
+/* A count the sample buffers cannot hold (10^6, then 2^32-1) gets at most
+ * 65,536 entries and no samples (INSUFFICIENT_SIZE), never the memory the
+ * driver asks for; the next short answer gives the buffer back (1024) and
+ * is summed (10 + 11 = 21 %). Both calls: ..UtilizationInfo (550+) and
+ * the older GetProcessUtilization. */
+static void test_util_buffers_capped_then_shrunk(void **state)
+{
+    (void)state;
+    for (int api = 0; api < 2; api++) {
+        memset(&fst, 0, sizeof(fst));
+        if (api == 0)
+            fst.lib.f.processes_util_info = fake_util_info;
+        else
+            fst.lib.f.process_util = fake_proc_util;
+        size_t *cap = api == 0 ? &fst.pui_cap : &fst.pu_cap;
+        struct dev_cache dc;
+        memset(&dc, 0, sizeof(dc));
+        double sm = -1, mem = -1;
+        static const unsigned huge[] = {1000000u, 4294967295u};
+        for (int k = 0; k < 2; k++) {
+            fake_pu_n = huge[k];
+            fake_calls = 0;
+            assert_int_equal(nvml_process_util(&fst, &dc, NULL, false, &sm, &mem),
+                             NVML_ERROR_INSUFFICIENT_SIZE);
+            assert_int_equal(*cap, 65536);
+            assert_true(fake_calls <= 3);
+        }
+        fake_pu_n = 2;
+        fake_pu_ts += 1000;
+        assert_int_equal(nvml_process_util(&fst, &dc, NULL, false, &sm, &mem), NVML_SUCCESS);
+        assert_int_equal(*cap, 1024);
+        assert_true(sm == 21);
+        assert_int_equal(fst.npus, 2);
+        assert_int_equal(fst.pus[1].pid, 101);
+        assert_int_equal(fst.pus[1].sm, 11);
+        /* the kept buffer takes the next answer in one call */
+        fake_pu_ts += 1000;
+        fake_calls = 0;
+        assert_int_equal(nvml_process_util(&fst, &dc, NULL, false, &sm, &mem), NVML_SUCCESS);
+        assert_int_equal(fake_calls, api == 0 ? 1 : 2); /* the old call always sizes first */
+        assert_int_equal(*cap, 1024);
+        nvml_state_free(&fst);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -401,6 +530,8 @@ int main(void)
         cmocka_unit_test(test_carry_is_bounded),
         cmocka_unit_test(test_carry_needs_a_live_pid),
         cmocka_unit_test(test_read_kind_retries),
+        cmocka_unit_test(test_list_buffer_capped_then_shrunk),
+        cmocka_unit_test(test_util_buffers_capped_then_shrunk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
