@@ -11,12 +11,15 @@
  *
  * While the driver answers quickly (the GPUs' sampling took less than a
  * quarter of the interval, all together, on the last tick), a steady tick
- * is three wake-ups whatever the number of GPUs: the caller wakes the
- * system worker (root_start, before it samples the host), the system
- * worker counts the GPUs and wakes one runner thread, which samples every
- * idle GPU in turn and wakes the caller. When the driver is slow, the
- * system worker instead hands the tick to each idle GPU's own thread, and
- * they sample in parallel; the last of them wakes the caller. A GPU is
+ * is one wake-up whatever the number of GPUs: the caller wakes one runner
+ * thread (root_start, before it samples the host), which counts the GPUs
+ * and, when the count is the enumeration's, samples every idle GPU in turn
+ * and wakes the caller if it waits. The system worker is woken for the
+ * enumeration (slow cadence, a GPU lost), when the runner's count failed
+ * or changed (it hands the tick over), and when the runner is busy or the
+ * driver slow: it counts, enumerates, and hands the tick to the runner or
+ * to each idle GPU's own thread, which sample in parallel; the last of
+ * them wakes the caller. A GPU is
  * claimed for a tick one at a time, so a runner stuck in one GPU's call
  * holds only that GPU: the GPUs it had not reached are late for this tick,
  * and while it is stuck every later tick goes to the GPUs' own threads.
@@ -122,6 +125,9 @@ struct nvml_root {
     unsigned pending;       /* GPU workers given this tick that have not finished */
     bool parallel;          /* the GPUs' own threads sample them (a slow driver) */
     uint64_t run_req, run_done; /* the runner's ticks requested / finished */
+    bool run_count;         /* the runner's tick starts with the GPU count (no system worker) */
+    bool counting;          /* that count is not settled yet */
+    uint64_t run_tick;      /* the sampling thread's tick the runner was given */
     bool run_started;       /* set by the sampling thread */
     pthread_t run_thr;
     pthread_cond_t run_cv;  /* a tick or stop for the runner */
@@ -147,7 +153,9 @@ struct nvml_root {
     size_t nworkers;
     /* the sampling thread's */
     bool began;       /* root_start began the tick that root_sample finishes */
-    bool sys_kicked;  /* this tick woke the system worker (or found it busy) */
+    bool sys_kicked;  /* this tick woke the system worker (or found it busy), or gave the runner the count */
+    bool tick_open;   /* mu: a sample still waits for this tick (ticks is written under mu too) */
+    uint64_t sys_tick_seq; /* mu: the system worker's request made for this tick; 0 none */
     struct gpm_client *gpm;
     bool gpm_tried;
     uint64_t ticks, last_enum_tick;
@@ -561,6 +569,54 @@ static void *worker_run(void *arg)
     return NULL;
 }
 
+/* The runner's GPU count, when the sampling thread gave it the whole tick
+ * (mu not held): true when it answered the count of the enumeration. */
+static bool runner_count(struct nvml_root *r)
+{
+    unsigned count = 0;
+    atomic_store(&r->sys_op_ns, mono());
+    atomic_store(&r->sys_sym, "nvmlDeviceGetCount_v2");
+    nvmlReturn_t rc = r->lib.f.device_count(&count);
+    atomic_store(&r->sys_sym, NULL);
+    debuglog_printf("nvmlDeviceGetCount_v2 dev=- rc=%d %s", rc, nvml_rc_name(rc));
+    if (count > 4096)
+        count = 4096; /* as sys_tick */
+    pthread_mutex_lock(&r->mu);
+    bool same = rc == NVML_SUCCESS && count == r->count;
+    pthread_mutex_unlock(&r->mu);
+    return same;
+}
+
+/* The count failed or changed (mu held): the GPUs reserved for the runner
+ * are given back and, while this tick is still the sampling thread's, the
+ * system worker takes it over (it counts again, enumerates, reports a
+ * failure or a driver gone away, and relays the GPUs). True when the caller
+ * must signal sys_cv. */
+static bool runner_hand_off(struct nvml_root *r)
+{
+    for (size_t i = 0; i < r->nworkers; i++) {
+        struct worker *w = r->workers[i];
+        if (!w || !w->reserved)
+            continue;
+        w->reserved = w->sent = false;
+        if (w->counted) {
+            w->counted = false;
+            r->pending--;
+        }
+    }
+    r->want_enum = true;
+    if (r->stop || r->run_tick != r->ticks || !r->tick_open || r->sys_req != r->sys_done)
+        return false; /* a tick given up on: the next one goes to the system worker */
+    for (size_t i = 0; i < r->nworkers; i++) {
+        struct worker *w = r->workers[i];
+        if (w) /* not one the engine already handed to its thread */
+            w->armed = !w->sent && w->req == w->done;
+    }
+    r->relay = true;
+    r->sys_tick_seq = ++r->sys_req;
+    return true;
+}
+
 /* The runner: each tick it is given, it claims the GPUs reserved for it
  * one at a time, in order, and samples them. A tick given up on while it
  * was stuck has no reservations left (the next tick cleared them). */
@@ -577,6 +633,23 @@ static void *runner_main(void *arg)
         }
         uint64_t run_seq = r->run_req;
         bool wake = false;
+        if (r->run_count) {
+            r->run_count = false;
+            pthread_mutex_unlock(&r->mu);
+            bool same = runner_count(r);
+            pthread_mutex_lock(&r->mu);
+            r->counting = false;
+            if (!same) {
+                bool kick = runner_hand_off(r);
+                r->run_done = run_seq;
+                pthread_mutex_unlock(&r->mu);
+                if (kick)
+                    pthread_cond_signal(&r->sys_cv);
+                else
+                    pthread_cond_broadcast(&r->done_cv);
+                continue;
+            }
+        }
         for (size_t i = 0; !r->stop && i < r->nworkers; i++) {
             struct worker *w = r->workers[i];
             if (!w || !w->reserved)
@@ -798,6 +871,9 @@ static void tick_begin(struct nvml_root *r)
 {
     r->ticks++;
     r->began = true;
+    r->tick_open = true;
+    r->counting = false;
+    r->sys_tick_seq = 0;
     r->sys_kicked = false;
     r->relay = false;
     r->pending = 0;
@@ -827,11 +903,47 @@ static bool sys_kick(struct nvml_root *r)
         return false;
     for (size_t i = 0; i < r->nworkers; i++) {
         struct worker *w = r->workers[i];
-        if (w)
-            w->armed = w->req == w->done;
+        if (w) /* not one the engine already handed to its thread */
+            w->armed = !w->sent && w->req == w->done;
     }
     r->relay = true;
-    r->sys_req++;
+    r->sys_tick_seq = ++r->sys_req;
+    return true;
+}
+
+/* A steady tick while the driver is quick (mu held, READY): the runner
+ * counts the GPUs itself and, when the count is the enumeration's, samples
+ * every idle GPU; the system worker is not woken (one hand-off a tick, not
+ * two). Not when an enumeration is due, a GPU was lost, the last count
+ * failed, or the runner or the system worker is still busy. True when the
+ * caller must signal run_cv. */
+static bool runner_kick(struct nvml_root *r)
+{
+    if (r->parallel || !r->run_started || r->run_req != r->run_done || r->sys_req != r->sys_done ||
+        !r->have_enum || r->count_err[0] || r->want_enum || r->nworkers < r->count ||
+        r->ticks - r->last_enum_tick >= r->enum_every)
+        return false;
+    for (size_t i = 0; i < r->count; i++) {
+        const struct worker *w = r->workers[i];
+        if (!w || w->lost)
+            return false;
+    }
+    bool any = false;
+    for (size_t i = 0; i < r->count; i++) {
+        struct worker *w = r->workers[i];
+        if (w->req == w->done) {
+            worker_give(r, w, i);
+            w->reserved = true;
+            any = true;
+        }
+    }
+    if (!any)
+        return false;
+    r->sys_kicked = true;
+    r->run_count = true;
+    r->counting = true;
+    r->run_tick = r->ticks;
+    r->run_req++;
     return true;
 }
 
@@ -840,14 +952,20 @@ static bool sys_kick(struct nvml_root *r)
 static void root_start(void *p)
 {
     struct nvml_root *r = p;
-    bool wake = false;
+    bool wake = false, run = false;
     pthread_mutex_lock(&r->mu);
     if (!r->began) {
         tick_begin(r);
-        wake = r->sys == SYS_READY && sys_kick(r);
+        if (r->sys == SYS_READY) {
+            run = runner_kick(r);
+            wake = !run && sys_kick(r);
+        }
     }
     pthread_mutex_unlock(&r->mu);
-    if (wake) /* sys_cv lives as long as the root, which this thread closes */
+    /* sys_cv and run_cv live as long as the root, which this thread closes */
+    if (run)
+        pthread_cond_signal(&r->run_cv);
+    if (wake)
         pthread_cond_signal(&r->sys_cv);
 }
 
@@ -902,6 +1020,7 @@ static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
         else
             snprintf(r->err, sizeof(r->err), "waiting for the NVIDIA driver: %.1900s", r->sys_msg);
         bool loading = r->sys == SYS_LOADING;
+        r->tick_open = false;
         pthread_mutex_unlock(&r->mu);
         s->partial = loading;
         return -1;
@@ -913,19 +1032,29 @@ static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
      * own threads, so one stuck GPU does not make the others late. */
     uint64_t t_wait = mono();
     uint64_t rescue_at = deadline > t_wait ? t_wait + (deadline - t_wait) / 2 : deadline;
-    /* The system tick. A tick it relayed wakes this thread only when the
-     * last GPU is done, so the wait looks again at the rescue point. */
-    while (r->sys_req != r->sys_done && r->sys == SYS_READY && mono() < deadline &&
-           !atomic_load(&r->interrupted))
-        wait_until(&r->done_cv, &r->mu, mono() < rescue_at ? rescue_at : deadline);
-    bool sys_late = r->sys_req != r->sys_done;
+    /* This tick's count: the system worker's, or the runner's. A tick
+     * relayed to the GPUs wakes this thread only when the last GPU is done.
+     * A count not back by the rescue point is not waited for: the GPUs go
+     * to their own threads, from the last enumeration (a system worker
+     * stuck in an earlier tick is not waited for at all). */
+    for (;;) {
+        uint64_t now = mono();
+        bool sys_busy = r->sys_tick_seq && r->sys_done < r->sys_tick_seq;
+        bool busy = (sys_busy || r->counting) && now < rescue_at;
+        if (!busy || r->sys != SYS_READY || atomic_load(&r->interrupted))
+            break;
+        wait_until(&r->done_cv, &r->mu, rescue_at);
+    }
+    bool sys_late = r->sys_req != r->sys_done || r->counting;
     if (r->sys != SYS_READY) { /* the driver went away during the tick */
         snprintf(r->err, sizeof(r->err), "waiting for the NVIDIA driver: %.1900s", r->sys_msg);
+        r->tick_open = false;
         pthread_mutex_unlock(&r->mu);
         return -1;
     }
     if (r->count_err[0] && !r->have_enum) {
         snprintf(r->err, sizeof(r->err), "%s", r->count_err);
+        r->tick_open = false;
         pthread_mutex_unlock(&r->mu);
         return -1;
     }
@@ -1002,6 +1131,7 @@ static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
         if (!wait_until(&r->done_cv, &r->mu, rescued ? deadline : rescue_at) && rescued)
             break;
     }
+    r->tick_open = false;
     uint64_t cost = 0;
     for (size_t i = 0; i < nw; i++) {
         struct worker *w = r->workers[i];

@@ -331,3 +331,27 @@ case "$g0" in
 esac
 eq "hang in the first GPU: GPU 1 fresh on every tick" "$g1" \
     "direct direct direct direct direct direct direct direct direct "
+
+# === 7. The GPU count hangs ================================================
+# While the driver is quick the runner thread counts the GPUs at the start
+# of each tick, without waking the system worker. When that count never
+# returns, the GPUs it had not reached go to their own threads half way to
+# the deadline, and every later tick samples them there from the last
+# enumeration (the system worker, asked next, hangs in the count too).
+sed '/^\[fault\.power-hangs\]/,$d' "$SCN/hang-power-late.ini" >"$TMP/hang-count.ini"
+printf '[fault.count-hangs]\ntarget = system\nfunction = nvmlDeviceGetCount_v2\nhang = true\nfrom = 4\n' \
+    >>"$TMP/hang-count.ini"
+t0=$(now_ns)
+MIGMON_SIM_TIME=0+1 MIGMON_SIM_SCENARIO="$TMP/hang-count.ini" "$MIGMON_BIN" record "${SIMARGS[@]}" \
+    --gpm off -i 200 -n 9 --force -o "$TMP/hang-count.jsonl" 2>"$TMP/hang-count.err" </dev/null
+eq "the count hangs: record exit status" "$?" 0
+within "the count hangs: 9 samples at 200 ms and the exit" "$(ms_since "$t0")" 4000
+eq "the count hangs: 9 samples" "$(wc -l <"$TMP/hang-count.jsonl")" 9
+for g in 0 1; do
+    eq "the count hangs: GPU $g fresh on every tick" \
+        "$(jq -r ".devices[$g].metrics.power_w.source" "$TMP/hang-count.jsonl" | tr '\n' ' ')" \
+        "direct direct direct direct direct direct direct direct direct "
+done
+eq "the count hangs: ticks after it are partial" \
+    "$(jq -r '.partial' "$TMP/hang-count.jsonl" | tr '\n' ' ')" \
+    "false false false false true true true true true "
