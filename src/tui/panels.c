@@ -488,11 +488,11 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
     const struct tui_glyphs *g = &v->theme.g;
     const struct metric *m = d->m;
     bool mig = d->kind == DEV_MIG;
-    const char *par = mig ? dl_str(L, " [GPU %d]", d->index) : "";
     char a[64], b[64], c[64];
     struct dline *l;
     L->n = 0;
-    L->used = 0;
+    L->used = 0; /* every dl_str string of this build comes after this */
+    const char *par = mig ? dl_str(L, " [GPU %d]", d->index) : "";
 
     if (d->stall || d->lost) {
         l = dl_add(L, false);
