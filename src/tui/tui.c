@@ -24,6 +24,7 @@
 #include "tui/panels.h"
 
 #include <term.h> /* setupterm: after curses.h (theme.h) */
+#include "tui/termout.h"
 #include "tui/widgets.h"
 
 static volatile sig_atomic_t quit_requested;
@@ -35,6 +36,21 @@ static void on_quit(int sig)
 {
     (void)sig;
     quit_requested = 1;
+}
+
+static volatile sig_atomic_t cont_requested; /* SIGCONT: the screen was given back */
+static volatile sig_atomic_t tstp_requested; /* SIGTSTP (Ctrl-Z): stop, then come back */
+
+static void on_cont(int sig)
+{
+    (void)sig;
+    cont_requested = 1;
+}
+
+static void on_tstp(int sig)
+{
+    (void)sig;
+    tstp_requested = 1;
 }
 
 static void on_usr1(int sig)
@@ -65,6 +81,12 @@ static void install_signals(bool test_mode)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = on_cont;
+    sigaction(SIGCONT, &sa, NULL);
+    /* in place of curses' own, which repaints its copy of the screen (not
+     * kept: termout writes the frames) from inside the handler */
+    sa.sa_handler = on_tstp;
+    sigaction(SIGTSTP, &sa, NULL);
     if (test_mode) {
         sa.sa_handler = on_usr1;
         sigaction(SIGUSR1, &sa, NULL);
@@ -78,7 +100,7 @@ static void install_signals(bool test_mode)
 
 static void restore_default_signals(void)
 {
-    const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGUSR1};
+    const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGUSR1, SIGCONT, SIGTSTP};
     for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
         signal(sigs[i], SIG_DFL);
 }
@@ -158,11 +180,46 @@ static void loop_pause(struct loop *L, bool pause)
     }
 }
 
+/* Ctrl-Z: the terminal as it was found, stop (the shell takes over; an
+ * orphaned process group is not stopped, and carries on at once), then the
+ * monitor's modes again and the whole screen repainted. */
+static void suspend(void)
+{
+    endwin();
+    struct sigaction dfl, mine;
+    memset(&dfl, 0, sizeof(dfl));
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(SIGTSTP, &dfl, &mine);
+    raise(SIGTSTP);
+    sigaction(SIGTSTP, &mine, NULL);
+    werase(stdscr); /* curses' copy is stale: it clears, termout repaints */
+    refresh();
+    keypad(stdscr, TRUE); /* not sent again by the resume */
+    tui_frame_invalidate();
+}
+
 static void draw(struct loop *L)
 {
     tui_draw(stdscr, &L->v);
-    wnoutrefresh(stdscr);
-    doupdate();
+    if (tui_frame_emitted()) {
+        /* The frame's output is termout's. curses' own copy of the screen
+         * is left as it is, and no doupdate(): even with nothing to send it
+         * hashes every line of the screen for its scrolling optimisation.
+         * stdscr is marked as refreshed, so getch does not refresh it. */
+        untouchwin(stdscr);
+        wnoutrefresh(stdscr);
+        termout_flush();
+    } else {
+        if (termout_active()) {
+            /* no frame buffer (out of memory): curses draws this frame
+             * whole, and termout repaints the next one */
+            clearok(curscr, TRUE);
+            termout_reset();
+        }
+        wnoutrefresh(stdscr);
+        doupdate();
+    }
     L->frames++;
     if (L->frames_file)
         write_frames(L->frames_file, L->ticks, L->frames);
@@ -484,6 +541,11 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     endwin();
     refresh();
     keypad(stdscr, TRUE);
+    /* Frames are written by termout (unless MIGMON_TERM_OUTPUT=curses):
+     * curses then never moves the cursor itself. */
+    const char *tout = getenv("MIGMON_TERM_OUTPUT");
+    if (!(tout && strcmp(tout, "curses") == 0) && termout_open(STDOUT_FILENO))
+        leaveok(stdscr, TRUE);
     L.v.interval_ms = o->interval_ms;
     L.v.demo_label = o->demo_label;
     L.v.fahrenheit = o->fahrenheit;
@@ -504,6 +566,7 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     struct engine_opts eo = {.interval_ms = o->interval_ms, .manual = test_mode};
     if (engine_start(&L.eng, L.col, &eo) != 0) {
         endwin();
+        termout_close();
         delscreen(scr);
         restore_default_signals();
         history_free(&L.hist);
@@ -550,6 +613,19 @@ int tui_run(struct collector *col, const struct tui_opts *o)
         }
         if (!keep)
             break;
+        if (tstp_requested) {
+            tstp_requested = 0;
+            suspend();
+            cont_requested = 0;
+            redraw = true;
+        }
+        if (cont_requested) {
+            /* continued after a stop from elsewhere (SIGSTOP): what the
+             * terminal shows meanwhile is unknown */
+            cont_requested = 0;
+            tui_frame_invalidate();
+            redraw = true;
+        }
         /* in test mode every snapshot is drawn; otherwise the newest */
         while (loop_tick(&L)) {
             redraw = true;
@@ -564,6 +640,7 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     engine_stop(L.eng);
     tui_view_free(&L.v);
     endwin();
+    termout_close();
     tui_frame_free();
     delscreen(scr);
     restore_default_signals();

@@ -15,9 +15,14 @@
  * written to the window at once; the window's current attributes are set to
  * normal meanwhile (curses merges them into every cell) and restored
  * afterwards. Both ways leave the same cells in the window.
+ *
+ * While termout is on (the interactive monitor), tui_frame_end writes the
+ * changed cells to the terminal through termout instead of into the
+ * window, and curses' copy of the screen is not kept.
  */
 #include "tui/widgets.h"
 #include "tui/fmt.h"
+#include "tui/termout.h"
 
 #include <langinfo.h>
 #include <limits.h>
@@ -174,6 +179,7 @@ void tui_frame_begin(WINDOW *win)
         werase(win);
         frame_blank(&G.prev);
         G.shown_win = win;
+        termout_reset();
     }
     frame_blank(&G.cur);
     G.last_y = G.last_xe = 0;
@@ -320,10 +326,66 @@ static void frame_cursor(WINDOW *win)
     wmove(win, y, x);
 }
 
+/* Cell x of row y of the open frame to the terminal (termout). A right
+ * half whose left half is not before it shows blank, as in curses. */
+static void emit_cell(int y, int x)
+{
+    size_t at = (size_t)y * G.cols + (size_t)x;
+    const struct gcell *c = &G.cur.cell[at];
+    if (c->ext == 2) {
+        if (x > 0 && c[-1].ext == 1)
+            return; /* written with its left half */
+        termout_cell(y, x, G.rows, G.cols, L' ', 1, NULL, 0, c->attr, c->pair);
+        return;
+    }
+    termout_cell(y, x, G.rows, G.cols, c->wc, c->ext == 1 ? 2 : 1, G.cur.comb[at], c->ncomb,
+                 c->attr, c->pair);
+}
+
+/* The changed cells of row y to the terminal, in order. A gap of one or
+ * two unchanged cells of the same attributes is written again: fewer
+ * bytes than a cursor address. A row with wide or combining characters
+ * goes whole. */
+static unsigned long emit_row(int y, bool special)
+{
+    if (special) {
+        for (int x = 0; x < G.cols; x++)
+            emit_cell(y, x);
+        return (unsigned long)G.cols;
+    }
+    unsigned long n = 0;
+    const struct gcell *c = G.cur.cell + (size_t)y * G.cols;
+    const struct gcell *o = G.prev.cell + (size_t)y * G.cols;
+    int end = -1; /* the column after the last cell written */
+    for (int x = 0; x < G.cols; x++) {
+        if (memcmp(&c[x], &o[x], sizeof(c[x])) == 0)
+            continue;
+        if (end >= 0 && x - end <= 2 && x > end) {
+            bool same = true;
+            for (int g = end; g < x && same; g++)
+                same = c[g].attr == c[x].attr && c[g].pair == c[x].pair;
+            for (int g = end; same && g < x; g++)
+                emit_cell(y, g);
+        }
+        emit_cell(y, x);
+        end = x + 1;
+        n++;
+    }
+    return n;
+}
+
+static bool last_emitted; /* the UI thread's, as G */
+
+bool tui_frame_emitted(void)
+{
+    return last_emitted;
+}
+
 unsigned long tui_frame_end(WINDOW *win)
 {
     struct gframe *f = frame_of(win);
     G.open_win = NULL;
+    last_emitted = false;
     if (!f)
         return 0;
     attr_t a = 0;
@@ -331,9 +393,14 @@ unsigned long tui_frame_end(WINDOW *win)
     wattr_get(win, &a, &p, NULL);
     wattr_set(win, A_NORMAL, 0, NULL);
     unsigned long n = 0;
+    bool direct = termout_active();
     for (int y = 0; y < G.rows; y++) {
         if (row_same(y))
             continue;
+        if (direct) { /* to the terminal; the window is not kept */
+            n += emit_row(y, G.cur.row_special[y] || G.prev.row_special[y]);
+            continue;
+        }
         if (G.cur.row_special[y] || G.prev.row_special[y]) {
             n += hand_row_replay(win, y);
             continue;
@@ -345,7 +412,9 @@ unsigned long tui_frame_end(WINDOW *win)
             if (memcmp(&c[x], &o[x], sizeof(c[x])) != 0)
                 n += hand_cell(win, &G.cur, y, x);
     }
-    frame_cursor(win);
+    if (!direct)
+        frame_cursor(win); /* the terminal's cursor is termout's */
+    last_emitted = direct;
     wattr_set(win, a, p, NULL);
     struct gframe t = G.cur;
     G.cur = G.prev;

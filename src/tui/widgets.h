@@ -39,9 +39,16 @@ struct rect {
 void tui_frame_begin(WINDOW *win);
 
 /* End the frame on win: write the cells that changed since the previous
- * frame into the window (the caller refreshes). Returns the number of cells
- * handed to curses; 0 when no frame was open on win. */
+ * frame into the window (the caller refreshes), or, while termout is on,
+ * to termout (the caller flushes it; the window is then not written).
+ * Returns the number of cells handed over; 0 when no frame was open on
+ * win. */
 unsigned long tui_frame_end(WINDOW *win);
+
+/* The last tui_frame_end also wrote its changed cells to the terminal
+ * (termout is on and the frame had its buffer): the caller flushes termout
+ * instead of refreshing curses. */
+bool tui_frame_emitted(void);
 
 /* Forget what the window holds: the next frame rewrites every cell. */
 void tui_frame_invalidate(void);

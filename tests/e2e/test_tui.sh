@@ -114,6 +114,42 @@ for ((i = 0; i < 100; i++)); do [ -s "$TMP/dgx.exit" ] && break; sleep 0.05; don
 eq "SIGSEGV: died of the signal" "$(cat "$TMP/dgx.exit")" "139"
 eq "alternate screen left after SIGSEGV" "$(tmx display -p -t dgx '#{alternate_on}')" "0"
 
+# --- ncurses' own output (MIGMON_TERM_OUTPUT=curses): the same screens ---
+# The monitor writes its frames itself by default; ncurses' doupdate() is
+# the way back, and both must leave the terminal with the same cells and
+# colours, also after a key and a resize.
+P=$(tui_proc dgxc c64-offline)
+tui_start dgxc 200 60 2 MIGMON_SIM_SCENARIO="$SCN/dgx-a100-8x7.ini" MIGMON_TERM_OUTPUT=curses -- \
+    "${SIMARGS[@]}" --proc-root "$P"
+tui_cpu_step dgxc
+tui_screen "curses output: dgx at 200x60" dgxc dgx-200x60
+tui_keys dgxc End
+tui_screen "curses output: dgx at 200x60, the last device" dgxc dgx-200x60-end
+tui_quit dgxc q >/dev/null
+# a resize with termout: the next frame clears and repaints at the new size
+P=$(tui_proc rsz c64-offline)
+tui_start rsz 120 40 2 MIGMON_SIM_SCENARIO="$SCN/dgx-a100-8x7.ini" -- "${SIMARGS[@]}" --proc-root "$P"
+tui_cpu_step rsz
+n=$(tui_frames rsz)
+tmx resize-window -t rsz -x 200 -y 60
+tui_wait rsz $((n + 1))
+tui_keys rsz End
+tui_screen "after a resize from 120x40: dgx at 200x60, the last device" rsz dgx-200x60-end
+# Ctrl-Z (SIGTSTP): the terminal given back, then the whole screen again
+# (tmux's pane is an orphaned process group, which the stop signal does not
+# stop: the monitor comes back at once); SIGCONT after a SIGSTOP from
+# elsewhere: the whole screen again
+n=$(tui_frames rsz)
+kill -TSTP "$(tui_pid rsz)"
+tui_wait rsz $((n + 1))
+tui_screen "after Ctrl-Z: dgx at 200x60, the last device" rsz dgx-200x60-end
+n=$(tui_frames rsz)
+kill -STOP "$(tui_pid rsz)"
+kill -CONT "$(tui_pid rsz)"
+tui_wait rsz $((n + 1))
+tui_screen "after SIGSTOP and SIGCONT: dgx at 200x60, the last device" rsz dgx-200x60-end
+tui_quit rsz q >/dev/null
+
 # --- a frame reaches the terminal in one write ---
 # At 200x60 the charts scroll with every sample, so many lines change per
 # frame; each tick is still one write of the frame, plus the engine's byte

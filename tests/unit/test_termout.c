@@ -1,0 +1,241 @@
+/* test_termout.c — the monitor's own terminal output (tui/termout.c): the
+ * exact bytes a frame writes for xterm-256color and vt100 (a terminfo entry
+ * with padding and a cup that is not formatted by hand), drawn through the
+ * widgets' frame as the monitor draws. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tui/termout.h"
+#include "tui/widgets.h"
+
+static SCREEN *scr;
+static FILE *fout, *fin;
+static struct tui_theme th;
+static FILE *sink; /* termout's output, read back */
+static long sink_off;
+
+static int up(const char *term, int lines, int cols)
+{
+    setlocale(LC_ALL, "C.UTF-8");
+    char buf[16];
+    setenv("TERM", term, 1);
+    snprintf(buf, sizeof(buf), "%d", lines);
+    setenv("LINES", buf, 1);
+    snprintf(buf, sizeof(buf), "%d", cols);
+    setenv("COLUMNS", buf, 1);
+    fout = fopen("/dev/null", "w");
+    fin = fopen("/dev/null", "r");
+    sink = tmpfile();
+    if (!fout || !fin || !sink)
+        return -1;
+    scr = newterm(term, fout, fin);
+    if (!scr)
+        return -1;
+    set_term(scr);
+    tui_theme_init(&th, true, true);
+    sink_off = 0;
+    return termout_open(fileno(sink)) ? 0 : -1;
+}
+
+static int xterm_up(void **state)
+{
+    (void)state;
+    return up("xterm-256color", 24, 80);
+}
+
+static int vt100_up(void **state)
+{
+    (void)state;
+    return up("vt100", 24, 80);
+}
+
+static int down(void **state)
+{
+    (void)state;
+    termout_close();
+    tui_frame_free();
+    endwin();
+    delscreen(scr);
+    fclose(fout);
+    fclose(fin);
+    fclose(sink);
+    return 0;
+}
+
+/* What the last flush wrote. */
+static const char *written(void)
+{
+    static char buf[65536];
+    fflush(sink);
+    long end = lseek(fileno(sink), 0, SEEK_END);
+    size_t n = (size_t)(end - sink_off);
+    if (n >= sizeof(buf))
+        n = sizeof(buf) - 1;
+    ssize_t got = pread(fileno(sink), buf, n, sink_off);
+    buf[got > 0 ? got : 0] = '\0';
+    sink_off = end;
+    return buf;
+}
+
+/* One frame: each text at its place and role, then the flush. */
+struct put {
+    int y, x;
+    enum tui_role role;
+    const char *s;
+};
+
+static long frame(const struct put *p, size_t n)
+{
+    struct rect all = {0, 0, LINES, COLS};
+    tui_frame_begin(stdscr);
+    for (size_t i = 0; i < n; i++)
+        tui_text(stdscr, &th, all, p[i].y, p[i].x, p[i].role, p[i].s);
+    tui_frame_end(stdscr);
+    assert_true(tui_frame_emitted());
+    return termout_flush();
+}
+
+#define FRAME(...)                                                                        \
+    frame((const struct put[]){__VA_ARGS__},                                              \
+          sizeof((const struct put[]){__VA_ARGS__}) / sizeof(struct put))
+
+/* setaf / setab of a colour as xterm-256color formats them. */
+static const char *fg_of(short c)
+{
+    static char b[32];
+    if (c < 8)
+        snprintf(b, sizeof(b), "\033[3%dm", c);
+    else if (c < 16)
+        snprintf(b, sizeof(b), "\033[9%dm", c - 8);
+    else
+        snprintf(b, sizeof(b), "\033[38;5;%dm", c);
+    return b;
+}
+
+#define RESET "\033(B\033[m\033[39;49m" /* sgr0, op */
+
+static void test_first_frame_clears(void **state)
+{
+    (void)state;
+    FRAME({2, 3, R_NORMAL, "ab"});
+    assert_string_equal(written(), RESET "\033[H\033[2J\033[3;4Hab");
+    /* the same frame again: not a byte */
+    assert_int_equal(FRAME({2, 3, R_NORMAL, "ab"}), 0);
+    assert_string_equal(written(), "");
+    /* one cell changed: its address (the cursor is after "ab") and itself */
+    FRAME({2, 3, R_NORMAL, "aX"});
+    assert_string_equal(written(), "\033[3;5HX");
+    /* the next cell right after the cursor: no address */
+    FRAME({2, 3, R_NORMAL, "aXY"});
+    assert_string_equal(written(), "Y");
+    /* a frame drawn otherwise: the next one clears and repaints */
+    tui_frame_invalidate();
+    FRAME({2, 3, R_NORMAL, "aXY"});
+    assert_string_equal(written(), RESET "\033[H\033[2J\033[3;4HaXY");
+}
+
+static void test_colours_change_least(void **state)
+{
+    (void)state;
+    short wfg = -1, wbg = -1;
+    assert_int_equal(pair_content(th.pair[R_WARN], &wfg, &wbg), OK);
+    assert_true(wfg >= 0);
+    assert_int_equal(wbg, -1); /* the terminal's background */
+    FRAME({5, 0, R_NORMAL, "util "}, {5, 5, R_NORMAL, "42"});
+    written();
+    /* "42" turns warning: only the foreground is set... */
+    FRAME({5, 0, R_NORMAL, "util "}, {5, 5, R_WARN, "42"});
+    char want[128];
+    snprintf(want, sizeof(want), "\033[6;6H%s42", fg_of(wfg));
+    assert_string_equal(written(), want);
+    /* ...and back: the default colours (op), no reset of the attributes */
+    FRAME({5, 0, R_NORMAL, "util "}, {5, 5, R_NORMAL, "42"});
+    assert_string_equal(written(), "\033[6;6H\033[39;49m42");
+    /* an attribute added: only its own string; taken away: a reset */
+    attr_t hdr = th.attr[R_HEADER];
+    assert_true(hdr & A_BOLD);
+    FRAME({5, 0, R_NORMAL, "util "}, {5, 5, R_HEADER, "42"});
+    const char *w = written();
+    assert_non_null(strstr(w, "\033[1m"));
+    assert_null(strstr(w, "\033(B\033[m"));
+    FRAME({5, 0, R_NORMAL, "util "}, {5, 5, R_NORMAL, "42"});
+    assert_string_equal(written(), "\033[6;6H" RESET "42");
+}
+
+/* Two changes two cells apart: the cell between is written again rather
+ * than a second cursor address; farther apart, an address each. */
+static void test_gaps(void **state)
+{
+    (void)state;
+    FRAME({8, 0, R_NORMAL, "abcdefghij"});
+    written();
+    FRAME({8, 0, R_NORMAL, "aBcDefghiJ"});
+    assert_string_equal(written(), "\033[9;2HBcD\033[9;10HJ");
+}
+
+/* Wide characters: a row holding one goes whole, each character once. */
+static void test_wide_row(void **state)
+{
+    (void)state;
+    FRAME({10, 0, R_NORMAL, "x"});
+    written();
+    FRAME({10, 0, R_NORMAL, "x\xe6\xbc\xa2y"}); /* x 漢 y */
+    const char *w = written();
+    assert_true(strncmp(w, "\033[11;1Hx\xe6\xbc\xa2y", 11) == 0);
+    /* the rest of the row: 80 columns in all, 1 + 2 + 1 written so far */
+    size_t spaces = strspn(w + strlen("\033[11;1Hx\xe6\xbc\xa2y"), " ");
+    assert_int_equal(spaces, 80 - 4);
+}
+
+/* The bottom-right cell, on a terminal that does not scroll there (xenl). */
+static void test_last_cell(void **state)
+{
+    (void)state;
+    FRAME({23, 78, R_NORMAL, "zz"});
+    written();
+    FRAME({23, 78, R_NORMAL, "ab"});
+    assert_string_equal(written(), "\033[24;79Hab");
+    /* the cursor's place after the margin is not assumed */
+    FRAME({23, 78, R_NORMAL, "ab"}, {0, 0, R_NORMAL, "z"});
+    assert_string_equal(written(), "\033[1;1Hz");
+}
+
+/* vt100: cup and clear carry padding ("$<5>"), which is never written, and
+ * cup is formatted by terminfo. */
+static void test_vt100_padding(void **state)
+{
+    (void)state;
+    FRAME({2, 3, R_NORMAL, "ab"});
+    const char *w = written();
+    assert_null(strstr(w, "$<"));
+    assert_non_null(strstr(w, "\033[H\033[J"));
+    const char *end = w + strlen(w) - strlen("\033[3;4Hab");
+    assert_string_equal(end, "\033[3;4Hab");
+}
+
+int main(void)
+{
+    const struct CMUnitTest xterm[] = {
+        cmocka_unit_test(test_first_frame_clears),
+        cmocka_unit_test(test_colours_change_least),
+        cmocka_unit_test(test_gaps),
+        cmocka_unit_test(test_wide_row),
+        cmocka_unit_test(test_last_cell),
+    };
+    const struct CMUnitTest vt100[] = {
+        cmocka_unit_test(test_vt100_padding),
+    };
+    int failed = cmocka_run_group_tests_name("xterm-256color", xterm, xterm_up, down);
+    failed += cmocka_run_group_tests_name("vt100", vt100, vt100_up, down);
+    return failed;
+}
