@@ -23,7 +23,7 @@
 #include <term.h>
 #include <unistd.h>
 
-#define OUT_CAP (256 * 1024) /* a 200x60 repaint is about 40 KB */
+#define OUT_START (64 * 1024) /* a 200x60 repaint is about 40 KB; grows for larger screens */
 #define NPAIR 256 /* pairs whose strings are kept; the UI uses a few dozen */
 
 struct pair_fmt {
@@ -49,7 +49,7 @@ static struct {
     attr_t ca;
     short cpair;
     char *out;
-    size_t len;
+    size_t len, cap; /* grown as a frame needs, kept between frames */
     bool overflow;
     /* the strings, padding removed */
     char reset[96]; /* sgr0, and op when colours are used */
@@ -68,9 +68,19 @@ static const char *cap(const char *name)
 
 static void put(const char *s, size_t n)
 {
-    if (T.len + n > OUT_CAP) {
-        T.overflow = true;
+    if (T.overflow)
         return;
+    if (T.len + n > T.cap) {
+        size_t cap = T.cap ? T.cap : OUT_START;
+        while (T.len + n > cap)
+            cap *= 2;
+        char *m = realloc(T.out, cap);
+        if (!m) {
+            T.overflow = true; /* the frame is dropped; the next one repaints */
+            return;
+        }
+        T.out = m;
+        T.cap = cap;
     }
     memcpy(T.out + T.len, s, n);
     T.len += n;
@@ -119,11 +129,6 @@ bool termout_open(int fd)
     T.ansi_cup = strcmp(T.cup, "\033[%i%p1%d;%p2%dH") == 0;
     T.am = tigetflag("am") > 0;
     T.xenl = tigetflag("xenl") > 0;
-    if (!T.out) {
-        T.out = malloc(OUT_CAP);
-        if (!T.out)
-            return false;
-    }
     memset(T.pairs, 0, sizeof(T.pairs));
     T.op_s[0] = '\0';
     if (T.colors && T.op)
@@ -162,6 +167,7 @@ void termout_close(void)
     T.on = false;
     free(T.out);
     T.out = NULL;
+    T.cap = T.len = 0;
 }
 
 bool termout_active(void)
@@ -350,10 +356,4 @@ long termout_flush(void)
     long n = (long)T.len;
     T.len = 0;
     return n;
-}
-
-const char *termout_pending(size_t *len)
-{
-    *len = T.len;
-    return T.out;
 }

@@ -50,7 +50,4 @@ void termout_cell(int y, int x, int rows, int cols, wchar_t wc, int w, const wch
  * when the write failed (the terminal went away). */
 long termout_flush(void);
 
-/* The bytes a frame would write, for tests: the pending output. */
-const char *termout_pending(size_t *len);
-
 #endif

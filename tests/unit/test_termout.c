@@ -1,7 +1,8 @@
 /* test_termout.c — the monitor's own terminal output (tui/termout.c): the
- * exact bytes a frame writes for xterm-256color and vt100 (a terminfo entry
- * with padding and a cup that is not formatted by hand), drawn through the
- * widgets' frame as the monitor draws. */
+ * exact bytes a frame writes for xterm-256color, vt100 (a terminfo entry
+ * with padding and a cup that is not formatted by hand) and ansi (a screen
+ * that scrolls after its last cell), drawn through the widgets' frame as
+ * the monitor draws. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -59,6 +60,18 @@ static int vt100_up(void **state)
     return up("vt100", 24, 80);
 }
 
+static int ansi_up(void **state)
+{
+    (void)state;
+    return up("ansi", 24, 80);
+}
+
+static int big_up(void **state)
+{
+    (void)state;
+    return up("xterm-256color", 100, 300);
+}
+
 static int down(void **state)
 {
     (void)state;
@@ -75,7 +88,7 @@ static int down(void **state)
 /* What the last flush wrote. */
 static const char *written(void)
 {
-    static char buf[65536];
+    static char buf[1 << 20];
     fflush(sink);
     long end = lseek(fileno(sink), 0, SEEK_END);
     size_t n = (size_t)(end - sink_off);
@@ -210,6 +223,17 @@ static void test_last_cell(void **state)
     assert_string_equal(written(), "\033[1;1Hz");
 }
 
+/* ansi: writing the bottom-right cell would scroll the screen (am without
+ * xenl), so it is left alone; the cell before it is written. */
+static void test_last_cell_scrolls(void **state)
+{
+    (void)state;
+    FRAME({23, 78, R_NORMAL, "zz"});
+    written();
+    FRAME({23, 78, R_NORMAL, "ab"});
+    assert_string_equal(written(), "\033[24;79Ha");
+}
+
 /* vt100: cup and clear carry padding ("$<5>"), which is never written, and
  * cup is formatted by terminfo. */
 static void test_vt100_padding(void **state)
@@ -221,6 +245,34 @@ static void test_vt100_padding(void **state)
     assert_non_null(strstr(w, "\033[H\033[J"));
     const char *end = w + strlen(w) - strlen("\033[3;4Hab");
     assert_string_equal(end, "\033[3;4Hab");
+}
+
+/* A large screen repainted with a colour change at every cell: far more
+ * than the output buffer's first size, written whole in one frame. */
+static void test_large_repaint(void **state)
+{
+    (void)state;
+    struct rect all = {0, 0, LINES, COLS};
+    tui_frame_begin(stdscr);
+    for (int y = 0; y < LINES; y++)
+        for (int x = 0; x < COLS; x++)
+            tui_text(stdscr, &th, all, y, x, (x + y) % 2 ? R_WARN : R_GOOD, "#");
+    tui_frame_end(stdscr);
+    long n = termout_flush();
+    assert_true(n > 128 * 1024); /* twice the buffer's first size */
+    const char *w = written();
+    assert_int_equal((long)strlen(w), n);
+    size_t hashes = 0;
+    for (const char *p = w; *p; p++)
+        hashes += *p == '#';
+    assert_int_equal(hashes, (size_t)LINES * (size_t)COLS);
+    /* and the next, unchanged frame writes nothing */
+    tui_frame_begin(stdscr);
+    for (int y = 0; y < LINES; y++)
+        for (int x = 0; x < COLS; x++)
+            tui_text(stdscr, &th, all, y, x, (x + y) % 2 ? R_WARN : R_GOOD, "#");
+    tui_frame_end(stdscr);
+    assert_int_equal(termout_flush(), 0);
 }
 
 int main(void)
@@ -235,7 +287,15 @@ int main(void)
     const struct CMUnitTest vt100[] = {
         cmocka_unit_test(test_vt100_padding),
     };
+    const struct CMUnitTest ansi[] = {
+        cmocka_unit_test(test_last_cell_scrolls),
+    };
+    const struct CMUnitTest big[] = {
+        cmocka_unit_test(test_large_repaint),
+    };
     int failed = cmocka_run_group_tests_name("xterm-256color", xterm, xterm_up, down);
     failed += cmocka_run_group_tests_name("vt100", vt100, vt100_up, down);
+    failed += cmocka_run_group_tests_name("ansi", ansi, ansi_up, down);
+    failed += cmocka_run_group_tests_name("xterm-256color 300x100", big, big_up, down);
     return failed;
 }
