@@ -1036,14 +1036,17 @@ static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
      * relayed to the GPUs wakes this thread only when the last GPU is done.
      * A count not back by the rescue point is not waited for: the GPUs go
      * to their own threads, from the last enumeration (a system worker
-     * stuck in an earlier tick is not waited for at all). */
+     * stuck in an earlier tick is not waited for at all). Before the first
+     * enumeration there is none to fall back on: it is waited for until
+     * the deadline. */
     for (;;) {
         uint64_t now = mono();
         bool sys_busy = r->sys_tick_seq && r->sys_done < r->sys_tick_seq;
-        bool busy = (sys_busy || r->counting) && now < rescue_at;
+        uint64_t until = sys_busy && !r->have_enum ? deadline : rescue_at;
+        bool busy = (sys_busy || r->counting) && now < until;
         if (!busy || r->sys != SYS_READY || atomic_load(&r->interrupted))
             break;
-        wait_until(&r->done_cv, &r->mu, rescue_at);
+        wait_until(&r->done_cv, &r->mu, now < rescue_at ? rescue_at : until);
     }
     bool sys_late = r->sys_req != r->sys_done || r->counting;
     if (r->sys != SYS_READY) { /* the driver went away during the tick */

@@ -355,3 +355,16 @@ done
 eq "the count hangs: ticks after it are partial" \
     "$(jq -r '.partial' "$TMP/hang-count.jsonl" | tr '\n' ' ')" \
     "false false false false true true true true true "
+
+# === 8. A slow first enumeration ===========================================
+# Before the first enumeration there is nothing to fall back on: the tick
+# waits for it until its deadline, not only half way (two handles at
+# 450 ms each: past half of what --timeout 2 leaves the tick, within it).
+sed '/^\[fault\.power-hangs\]/,$d' "$SCN/hang-power-late.ini" >"$TMP/slow-enum.ini"
+printf '[fault.slow-handles]\nfunction = nvmlDeviceGetHandleByIndex_v2\ndelay_ms = 450\n' \
+    >>"$TMP/slow-enum.ini"
+out=$(MIGMON_SIM_SCENARIO="$TMP/slow-enum.ini" "$MIGMON_BIN" --once --gpm off --format json \
+    --timeout 2 "${SIMARGS[@]}" 2>/dev/null)
+eq "slow first enumeration: both GPUs listed" "$(jq -c '[.devices[].uuid]' <<<"$out")" \
+    '["GPU-0a0a0a0a-1111-4222-8333-444444444444","GPU-0b0b0b0b-5555-4666-8777-888888888888"]'
+eq "slow first enumeration: not partial" "$(jq -r '.partial' <<<"$out")" false
