@@ -458,6 +458,9 @@ int profile_main(int argc, char **argv, const char *self_exe)
             pending_sig = 0;
             kill(P.child, sig);
         }
+        /* A sample first: a command that ends at once (a crash) still gets
+         * one sample after it started, not only the one from before. */
+        watch_sample(&P.w);
         pid_t w = wait4(P.child, &status, WNOHANG, &ru);
         if (w == P.child) {
             have_ru = true;
@@ -465,7 +468,6 @@ int profile_main(int argc, char **argv, const char *self_exe)
         }
         if (w < 0 && errno != EINTR)
             break;
-        watch_sample(&P.w);
         uint64_t next = P.t0 + (k + 1) * period;
         if (next < clock_mono_ns()) /* a slow sample: skip the missed points */
             k = (clock_mono_ns() - P.t0) / period;
