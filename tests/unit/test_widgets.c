@@ -1030,6 +1030,62 @@ static void test_frame_same_as_direct(void **state)
     delwin(framed);
 }
 
+/* A sparkline written straight into the frame (the fast path) has the cells
+ * of one drawn cell by cell into a window: a history device's interleaved
+ * series whose ring has wrapped, with gaps, carried points (dim) and a
+ * short history, in charts cut by the window's edges. */
+static void test_frame_sparkline_same_as_direct(void **state)
+{
+    (void)state;
+    struct history h;
+    assert_int_equal(history_init(&h, 50), 0);
+    struct snapshot snap;
+    memset(&snap, 0, sizeof(snap));
+    assert_int_equal(snapshot_reserve(&snap, 1), 0);
+    snap.ndevices = 1;
+    snprintf(snap.devices[0].uuid, sizeof(snap.devices[0].uuid), "GPU-spark");
+    WINDOW *direct = newwin(LINES_N, COLS_N, 0, 0);
+    WINDOW *framed = newwin(LINES_N, COLS_N, 0, 0);
+    assert_non_null(direct);
+    assert_non_null(framed);
+    for (int tick = 0; tick < 130; tick++) {
+        struct metric *m = snap.devices[0].m;
+        for (int k = 0; k < M_COUNT; k++)
+            m[k] = metric_none("test");
+        /* reads fail now and then: carried for three ticks, then gaps */
+        if (tick % 17 < 12)
+            m[M_GPU_UTIL] = metric_direct(fmod(tick * 7.3, 104.0));
+        m[M_MEM_UTIL] = metric_direct(tick % 90);
+        if (tick % 5 == 0) /* an estimate: drawn dim */
+            m[M_MEM_UTIL].src = MSRC_ESTIMATE;
+        assert_int_equal(history_push(&h, &snap), 0);
+        if (tick % 9 != 0 && tick != 129)
+            continue;
+        const struct hist_device *hd = history_device(&h, "GPU-spark");
+        assert_non_null(hd);
+        for (int pass = 0; pass < 2; pass++) {
+            WINDOW *w = pass ? framed : direct;
+            if (pass)
+                tui_frame_begin(w);
+            else
+                werase(w);
+            /* wider than the ring, cut at the left edge, cut at the right */
+            tui_sparkline(w, &th, (struct rect){2, 3, 5, 80}, &hd->s[HS_GPU_UTIL], 100, R_GPU);
+            tui_sparkline(w, &th, (struct rect){10, -7, 3, 30}, &hd->s[HS_MEM_UTIL], 100, R_MEMCTL);
+            tui_sparkline(w, &th, (struct rect){LINES_N - 2, COLS_N - 20, 4, 40},
+                          &hd->s[HS_GPU_UTIL], 60, R_GPU);
+            if (pass)
+                tui_frame_end(w);
+        }
+        assert_windows_same(direct, framed);
+    }
+    tui_frame_free();
+    delwin(direct);
+    delwin(framed);
+    snapshot_free(&snap);
+    history_free(&h);
+}
+
 /* Random overlapping text (one- and two-column characters, combining ones)
  * and boxes over a few rows, frame after frame: framed and direct agree. */
 static void test_frame_random_overlaps(void **state)
@@ -1194,6 +1250,7 @@ int main(void)
         cmocka_unit_test(test_box),
         cmocka_unit_test(test_tiny_rects),
         cmocka_unit_test(test_frame_same_as_direct),
+        cmocka_unit_test(test_frame_sparkline_same_as_direct),
         cmocka_unit_test(test_frame_random_overlaps),
         cmocka_unit_test(test_frame_diff),
         cmocka_unit_test(test_frame_new_size),
