@@ -78,12 +78,13 @@ struct nvml_proc {
     unsigned type;          /* PROC_* bits */
 };
 
-/* A merged list with its grow-only storage. */
+/* A merged list with its storage: grown as needed, and given back after a
+ * tick that used under an eighth of a table grown past 4,096 entries. */
 struct nvml_proc_list {
     struct nvml_proc *e;
     size_t n, cap;
     /* (pid, GI, CI) -> position + 1, open addressing, so merging a list of
-     * n entries is O(n), not O(n^2); grow-only */
+     * n entries is O(n), not O(n^2); sized with e */
     uint32_t *ix;
     size_t ixcap;
 };
@@ -153,7 +154,8 @@ struct nvml_state {
     nvmlProcessUtilizationInfo_v1_t *pui_buf;
     size_t pui_cap;
     /* Per-process samples of the device process_util() read last; pus_dev
-     * says which (NULL: none this tick). */
+     * says which (NULL: none this tick). Grown as needed, given back like
+     * the process list's table. */
     struct nvml_pu *pus;
     size_t npus, pus_cap;
     uint32_t *pus_ix; /* pid -> position + 1 in pus */

@@ -141,6 +141,36 @@ static void buf_shrink(void **buf, size_t *cap, size_t count, size_t elem)
     }
 }
 
+/*
+ * A table (entries and their index) after a tick that used n of its *cap
+ * entries: grown past SHRINK_ABOVE and now under an eighth full, it is cut
+ * like a sample buffer, and a new index sized for n replaces the old one
+ * (the caller re-inserts its entries). False when nothing changed: small
+ * enough already, or an allocation failed (the old table stays whole).
+ */
+static bool table_trim(void **e, size_t *cap, size_t n, size_t elem, uint32_t **ix, size_t *ixcap)
+{
+    if (*cap <= SHRINK_ABOVE || n * 8 >= *cap)
+        return false;
+    size_t c = 64;
+    while (c < 2 * n)
+        c *= 2;
+    uint32_t *x = calloc(c, sizeof(*x));
+    if (!x)
+        return false;
+    size_t keep = *cap;
+    buf_shrink(e, &keep, n, elem);
+    if (keep == *cap) {
+        free(x);
+        return false;
+    }
+    *cap = keep;
+    free(*ix);
+    *ix = x;
+    *ixcap = c;
+    return true;
+}
+
 static int raw_reserve(struct nvml_state *st, size_t entries)
 {
     if (entries <= st->raw_cap)
@@ -230,6 +260,10 @@ nvmlReturn_t nvml_procs_read_lists(struct nvml_state *st, nvmlDevice_t h, bool o
     if (f->procs_mps)
         (void)nvml_procs_read_kind(st, h, f->procs_mps, stride[NVML_PROCS_MPS], PROC_MPS,
                                    "nvmlDeviceGetMPSComputeRunningProcesses");
+    struct nvml_proc_list *l = &st->list;
+    if (table_trim((void **)&l->e, &l->cap, l->n, sizeof(*l->e), &l->ix, &l->ixcap))
+        for (size_t i = 0; i < l->n; i++)
+            ix_insert(l->ix, l->ixcap, proc_key(&l->e[i]), i);
     return NVML_SUCCESS;
 }
 
@@ -248,6 +282,16 @@ static void pus_clear(struct nvml_state *st)
     st->npus = 0;
     if (st->pus_ix)
         memset(st->pus_ix, 0, st->pus_ixcap * sizeof(*st->pus_ix));
+}
+
+/* The table of one answer, given back once answers are far shorter than
+ * its peak (table_trim). */
+static void pus_trim(struct nvml_state *st)
+{
+    if (table_trim((void **)&st->pus, &st->pus_cap, st->npus, sizeof(*st->pus), &st->pus_ix,
+                   &st->pus_ixcap))
+        for (size_t i = 0; i < st->npus; i++)
+            ix_insert(st->pus_ix, st->pus_ixcap, st->pus[i].pid, i);
 }
 
 /* Keep the newest sample of each PID in st->pus (NVML's buffer may hold
@@ -404,6 +448,7 @@ nvmlReturn_t nvml_process_util(struct nvml_state *st, struct dev_cache *c, nvmlD
          * carries the last value for a while) */
         *sm = *mem = 0;
         pus_clear(st);
+        pus_trim(st);
         st->pus_dev = c;
         return NVML_ERROR_NOT_FOUND;
     }
@@ -419,6 +464,7 @@ nvmlReturn_t nvml_process_util(struct nvml_state *st, struct dev_cache *c, nvmlD
     }
     c->proc_util_last_seen = newest;
     st->pus_dev = c;
+    pus_trim(st);
     *sm = s > 100 ? 100 : s;
     *mem = m > 100 ? 100 : m;
     return NVML_SUCCESS;

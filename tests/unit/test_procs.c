@@ -426,7 +426,7 @@ static void test_list_buffer_capped_then_shrunk(void **state)
 
 /* ---- per-process utilisation against fake NVML functions ---- */
 
-/* The driver holds fake_pu_n samples (PID 100 + i, SM 10 + i %, newer each
+/* The driver holds fake_pu_n samples (PID 100 + i, SM 10 + i % 91 %, newer each
  * round) and answers INSUFFICIENT_SIZE with that count to a shorter buffer. */
 static unsigned fake_pu_n;
 static unsigned long long fake_pu_ts = 1000;
@@ -434,7 +434,7 @@ static unsigned long long fake_pu_ts = 1000;
 static void fake_pu_fill(unsigned i, uint32_t *pid, unsigned *sm, unsigned long long *ts)
 {
     *pid = 100 + i;
-    *sm = 10 + i;
+    *sm = 10 + i % 91;
     *ts = fake_pu_ts + i;
 }
 
@@ -518,6 +518,63 @@ static void test_util_buffers_capped_then_shrunk(void **state)
     }
 }
 
+/* A tick of 10,000 processes, then ticks of 3: the list's table and its
+ * index are given back (1,024 entries, 64 slots), and the 3 still merge by
+ * (PID, GI, CI) through the new index; a list of 200 in that table keeps
+ * it. The per-process samples' table likewise (10,000 PIDs, then 2). */
+static void test_tables_given_back_after_a_storm(void **state)
+{
+    (void)state;
+    memset(&fst, 0, sizeof(fst));
+    fst.lib.f.procs_compute = fake_list;
+    fst.lib.proc_stride[NVML_PROCS_COMPUTE] = sizeof(nvmlProcessInfo_v2_t);
+    fake_stride = sizeof(nvmlProcessInfo_v2_t);
+    fake_grow = fake_grow_times = 0;
+    fake_n = 10000;
+    assert_int_equal(nvml_procs_read_lists(&fst, NULL, true), NVML_SUCCESS);
+    assert_int_equal(fst.list.n, 10000);
+    assert_int_equal(fst.list.cap, 16384);
+    assert_int_equal(fst.list.ixcap, 32768);
+    fake_n = 3;
+    assert_int_equal(nvml_procs_read_lists(&fst, NULL, true), NVML_SUCCESS);
+    assert_int_equal(fst.list.n, 3);
+    assert_int_equal(fst.list.cap, 1024);
+    assert_int_equal(fst.list.ixcap, 64);
+    assert_int_equal(fst.list.e[2].pid, 102);
+    assert_int_equal(nvml_procs_read_kind(&fst, NULL, fake_list, fake_stride, PROC_GRAPHICS,
+                                          "fake"),
+                     NVML_SUCCESS);
+    assert_int_equal(fst.list.n, 3);
+    assert_int_equal(fst.list.e[2].type, PROC_COMPUTE | PROC_GRAPHICS);
+    fake_n = 200;
+    assert_int_equal(nvml_procs_read_lists(&fst, NULL, true), NVML_SUCCESS);
+    assert_int_equal(fst.list.n, 200);
+    assert_int_equal(fst.list.cap, 1024);
+    assert_int_equal(fst.list.ixcap, 512);
+    nvml_procs_free(&fst);
+
+    memset(&fst, 0, sizeof(fst));
+    fst.lib.f.processes_util_info = fake_util_info;
+    struct dev_cache dc;
+    memset(&dc, 0, sizeof(dc));
+    double sm = -1, mem = -1;
+    fake_pu_n = 10000;
+    fake_pu_ts += 100000;
+    assert_int_equal(nvml_process_util(&fst, &dc, NULL, false, &sm, &mem), NVML_SUCCESS);
+    assert_int_equal(fst.npus, 10000);
+    assert_int_equal(fst.pus_cap, 16384);
+    assert_int_equal(fst.pus_ixcap, 32768);
+    fake_pu_n = 2;
+    fake_pu_ts += 100000;
+    assert_int_equal(nvml_process_util(&fst, &dc, NULL, false, &sm, &mem), NVML_SUCCESS);
+    assert_int_equal(fst.npus, 2);
+    assert_int_equal(fst.pus_cap, 1024);
+    assert_int_equal(fst.pus_ixcap, 64);
+    assert_true(sm == 21);
+    assert_int_equal(fst.pus[1].pid, 101);
+    nvml_state_free(&fst);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -532,6 +589,7 @@ int main(void)
         cmocka_unit_test(test_read_kind_retries),
         cmocka_unit_test(test_list_buffer_capped_then_shrunk),
         cmocka_unit_test(test_util_buffers_capped_then_shrunk),
+        cmocka_unit_test(test_tables_given_back_after_a_storm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
