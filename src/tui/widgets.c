@@ -42,20 +42,30 @@
  * follows ncurses' own cells: 0 a one-column character, 1 the left half of
  * a two-column one, 2 its right half (holding the same character), so the
  * frame can apply ncurses' rules where a wide character is partly
- * overwritten and end up with the cells ncurses would have. No padding:
- * rows are compared with memcmp.
+ * overwritten and end up with the cells ncurses would have. Eight bytes
+ * and no padding: a 200x60 frame is blanked, written and compared with
+ * memcmp on every tick, so its size is most of a frame's memory traffic.
  */
 struct gcell {
-    attr_t attr; /* without the colour bits */
-    wchar_t wc;
+    uint16_t hattr;     /* the attribute bits (16-31 of attr_t), shifted down */
     short pair;
-    unsigned char ext;
-    unsigned char ncomb; /* combining characters, in the frame's comb[] */
+    uint32_t wc : 24;   /* a character: Unicode ends at U+10FFFF */
+    uint32_t ext : 2;
+    uint32_t ncomb : 3; /* combining characters, in the frame's comb[] */
+    uint32_t spare : 3; /* always 0 */
 };
-_Static_assert(sizeof(struct gcell) == sizeof(attr_t) + sizeof(wchar_t) + sizeof(short) + 2,
+_Static_assert(sizeof(struct gcell) == 8,
                "struct gcell must have no padding: rows are compared with memcmp");
+/* Attributes other than the colour live in attr_t's bits 16-31. */
+_Static_assert((A_ATTRIBUTES & ~A_COLOR & 0xFFFFu) == 0, "attribute bits below bit 16");
+_Static_assert(COMB_MAX < 8, "ncomb holds 0..7");
 
-#define BLANK_CELL ((struct gcell){0, L' ', 0, 0, 0})
+static attr_t gattr(const struct gcell *c)
+{
+    return (attr_t)c->hattr << 16;
+}
+
+#define BLANK_CELL ((struct gcell){.wc = L' '})
 
 /* One frame's cells (rows x cols) and what only some cells have. */
 struct gframe {
@@ -245,7 +255,7 @@ static bool to_cchar(const struct gframe *f, size_t at, cchar_t *cc)
     for (int i = 0; i < c->ncomb; i++)
         wcs[1 + i] = f->comb[at][i];
     wcs[1 + c->ncomb] = L'\0';
-    return setcchar(cc, wcs, c->attr, c->pair, NULL) == OK;
+    return setcchar(cc, wcs, gattr(c), c->pair, NULL) == OK;
 }
 
 static unsigned long hand_cell(WINDOW *win, const struct gframe *f, int y, int x)
@@ -335,11 +345,11 @@ static void emit_cell(int y, int x)
     if (c->ext == 2) {
         if (x > 0 && c[-1].ext == 1)
             return; /* written with its left half */
-        termout_cell(y, x, G.rows, G.cols, L' ', 1, NULL, 0, c->attr, c->pair);
+        termout_cell(y, x, G.rows, G.cols, L' ', 1, NULL, 0, gattr(c), c->pair);
         return;
     }
     termout_cell(y, x, G.rows, G.cols, c->wc, c->ext == 1 ? 2 : 1, G.cur.comb[at], c->ncomb,
-                 c->attr, c->pair);
+                 gattr(c), c->pair);
 }
 
 /* The changed cells of row y to the terminal, in order. A gap of one or
@@ -363,7 +373,7 @@ static unsigned long emit_row(int y, bool special)
         if (end >= 0 && x - end <= 2 && x > end) {
             bool same = true;
             for (int g = end; g < x && same; g++)
-                same = c[g].attr == c[x].attr && c[g].pair == c[x].pair;
+                same = c[g].hattr == c[x].hattr && c[g].pair == c[x].pair;
             for (int g = end; same && g < x; g++)
                 emit_cell(y, g);
         }
@@ -502,7 +512,7 @@ static short role_pair(const struct tui_theme *t, enum tui_role role)
 
 static struct gcell cell_of(wchar_t wc, attr_t attr, short pair)
 {
-    return (struct gcell){attr, wc, pair, 0, 0};
+    return (struct gcell){.hattr = (uint16_t)(attr >> 16), .pair = pair, .wc = (uint32_t)wc};
 }
 
 static struct gcell role_cell(const struct tui_theme *t, wchar_t wc, enum tui_role role)
@@ -531,7 +541,7 @@ static void put_full(const struct theme_ctx *ctx, int y, int x, struct gcell c,
         wcs[1 + i] = comb[i];
     wcs[1 + c.ncomb] = L'\0';
     cchar_t cc;
-    if (setcchar(&cc, wcs, c.attr, c.pair, NULL) == OK)
+    if (setcchar(&cc, wcs, gattr(&c), c.pair, NULL) == OK)
         mvwadd_wch(ctx->win, y, x, &cc); /* ERR at the bottom-right cell, after writing it */
 }
 
