@@ -19,6 +19,10 @@ struct piece {
 
 void tui_line(WINDOW *win, const struct tui_view *v, struct rect r, int y, const struct piece *p,
               size_t n);
+/* pre, v as printf's "%.0f", post: what snprintf writes into out, without
+ * its float conversion; false (nothing written) when v is not finite or
+ * beyond 10^15 */
+bool tui_fmt_whole(char *out, size_t len, const char *pre, double v, const char *post);
 /* "45%", "~45%" (estimate), "45%*" (carried) or "N/A" */
 const char *tui_fmt_pct(char *out, size_t len, const struct metric *m, int decimals);
 /* value * scale with the same markers */

@@ -10,6 +10,9 @@
 
 #include <cmocka.h>
 
+#include <math.h>
+
+#include "tui/fmt.h"
 #include "tui/panels.h"
 
 static struct device devs[16];
@@ -331,6 +334,59 @@ static void test_mig_parent_lists_its_instances_processes(void **state)
     tui_view_free(&v);
 }
 
+/* tui_fmt_whole writes what snprintf("%s%.0f%s") writes: ties to even,
+ * "-0", values near 2^53 and 10^15, and every cut of a short buffer. */
+static void test_fmt_whole_is_printf(void **state)
+{
+    (void)state;
+    static const double fixed[] = {0, -0.0, 0.4, 0.5, 1.5, 2.5, -0.4, -0.5, -1.5, -2.5, 99.5,
+                                   100.5, 0.49999999999999994, 4503599627370495.5 / 8,
+                                   9007199254740993.0 / 16, 999999999999999.0, -999999999999999.0,
+                                   1e-300, -1e-300, 12345.678, 73.5, 74.5};
+    char want[64], got[64];
+    unsigned long rnd = 42;
+    for (int i = 0; i < 20000; i++) {
+        double v;
+        if (i < (int)(sizeof(fixed) / sizeof(fixed[0]))) {
+            v = fixed[i];
+        } else {
+            rnd = rnd * 6364136223846793005ul + 1442695040888963407ul;
+            double f = (double)(rnd >> 11) / 9007199254740992.0; /* [0, 1) */
+            int mag = (int)(rnd % 16);
+            v = (f - 0.3) * pow(10, mag);
+            if (i % 3 == 0) /* exact halves */
+                v = floor(v) + 0.5;
+        }
+        const char *pre = i % 2 ? "~" : "", *post = i % 5 ? "%" : "%*";
+        snprintf(want, sizeof(want), "%s%.0f%s", pre, v, post);
+        memset(got, 'X', sizeof(got));
+        assert_true(tui_fmt_whole(got, sizeof(got), pre, v, post));
+        if (strcmp(got, want) != 0)
+            fail_msg("%.17g: \"%s\", printf \"%s\"", v, got, want);
+        for (size_t len = 1; len < 8; len++) { /* cut as snprintf cuts */
+            snprintf(want, len, "%s%.0f%s", pre, v, post);
+            assert_true(tui_fmt_whole(got, len, pre, v, post));
+            assert_string_equal(got, want);
+        }
+    }
+    assert_false(tui_fmt_whole(got, sizeof(got), "", NAN, ""));
+    assert_false(tui_fmt_whole(got, sizeof(got), "", INFINITY, ""));
+    assert_false(tui_fmt_whole(got, sizeof(got), "", 1e15, ""));
+    /* and through the formatters */
+    struct metric m = metric_direct(44.5);
+    assert_string_equal(tui_fmt_pct(got, sizeof(got), &m, 0), "44%");
+    m.src = MSRC_CARRIED;
+    assert_string_equal(tui_fmt_pct(got, sizeof(got), &m, 0), "44%*");
+    m.src = MSRC_ESTIMATE;
+    m.value = 45.5;
+    assert_string_equal(tui_fmt_pct(got, sizeof(got), &m, 0), "~46%");
+    assert_string_equal(tui_fmt_pct(got, sizeof(got), &m, 1), "~45.5%");
+    m = metric_direct(1536);
+    assert_string_equal(tui_fmt_num(got, sizeof(got), &m, 1.0 / 1024, 0), "2");
+    m = metric_none("x");
+    assert_string_equal(tui_fmt_num(got, sizeof(got), &m, 1, 0), "N/A");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -341,6 +397,7 @@ int main(void)
         cmocka_unit_test(test_device_list_folds_to_fit),
         cmocka_unit_test(test_digits_jump_to_a_gpu),
         cmocka_unit_test(test_mig_parent_lists_its_instances_processes),
+        cmocka_unit_test(test_fmt_whole_is_printf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
