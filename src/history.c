@@ -22,14 +22,14 @@
 int hist_series_init(struct hist_series *s, size_t cap)
 {
     memset(s, 0, sizeof(*s));
-    if (cap == 0)
+    if (cap == 0 || cap > HIST_POINTS_MAX)
         return -EINVAL;
     s->pts = calloc(cap, sizeof(*s->pts));
     if (!s->pts)
         return -ENOMEM;
     s->stride = 1;
     s->owns = true;
-    s->cap = cap;
+    s->cap = (uint32_t)cap;
     s->last_real.src = MSRC_NONE;
     return 0;
 }
@@ -182,7 +182,7 @@ static struct hist_device *add_dev(struct history *h, const char *uuid)
         s->pts = block + k;
         s->stride = HS_DEV_COUNT;
         s->owns = k == 0;
-        s->cap = h->points;
+        s->cap = (uint32_t)h->points;
         s->last_real.src = MSRC_NONE;
     }
     snprintf(d->uuid, sizeof(d->uuid), "%s", uuid);

@@ -35,19 +35,23 @@ struct hist_point {
     enum metric_source src; /* MSRC_NONE: a gap, v is meaningless */
 };
 
+/* 48 bytes: a tick pushes nine series of every device (576 on a dgx), so
+ * their headers are kept small. */
 struct hist_series {
     struct hist_point *pts; /* ring of cap points, stride apart */
-    size_t stride;          /* 1; a device's series share one block, interleaved */
+    uint32_t stride;        /* 1; a device's series share one block, interleaved */
+    uint32_t cap;           /* at most HIST_POINTS_MAX */
+    uint32_t len;           /* points stored, <= cap */
+    uint32_t head;          /* index of the newest point */
+    unsigned misses;        /* consecutive none pushes since the last real value */
     bool owns;              /* pts is this series' allocation (freed with it) */
-    size_t cap;
-    size_t len;    /* points stored, <= cap */
-    size_t head;   /* index of the newest point */
-    unsigned misses; /* consecutive none pushes since the last real value */
-    bool seen;     /* ever held a real (non-none) value */
+    bool seen;              /* ever held a real (non-none) value */
     struct hist_point last_real;
 };
 
-/* Returns 0, -EINVAL when cap is 0, or -ENOMEM. */
+#define HIST_POINTS_MAX (1u << 24)
+
+/* Returns 0, -EINVAL when cap is 0 or above HIST_POINTS_MAX, or -ENOMEM. */
 int hist_series_init(struct hist_series *s, size_t cap);
 void hist_series_free(struct hist_series *s);
 /* Push one tick's metric under the carry policy; returns the stored point. */
@@ -94,7 +98,8 @@ struct history {
     uint64_t ticks;   /* snapshots pushed */
 };
 
-/* points == 0 means HIST_POINTS_DEFAULT. Returns 0 or -ENOMEM. */
+/* points == 0 means HIST_POINTS_DEFAULT. Returns 0, -EINVAL when points is
+ * above HIST_POINTS_MAX, or -ENOMEM. */
 int history_init(struct history *h, size_t points);
 /* Record one snapshot: every device by UUID (new ones get rings) and the host.
  * A known device absent from the snapshot records a gap in every series (so

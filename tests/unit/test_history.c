@@ -149,6 +149,7 @@ static void test_ring_wrap_order(void **state)
     hist_series_free(&s);
 
     assert_int_equal(hist_series_init(&s, 0), -EINVAL);
+    assert_int_equal(hist_series_init(&s, (size_t)HIST_POINTS_MAX + 1), -EINVAL);
     assert_null(s.pts);
 }
 
