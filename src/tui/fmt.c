@@ -177,17 +177,8 @@ int tui_gauge(WINDOW *win, const struct tui_view *v, struct rect r, int y, int x
             on = 1; /* busy at all: one cell, never an empty gauge */
     }
     enum tui_role onr = pct->src == MSRC_CARRIED || pct->src == MSRC_ESTIMATE ? R_FREE : role;
-    char buf[12 * 4 + 1];
-    size_t bl = strlen(g->bar_on_s), ol = strlen(g->bar_off_s), n = 0;
-    for (int i = 0; i < on && n + bl < sizeof(buf); i++, n += bl)
-        memcpy(buf + n, g->bar_on_s, bl);
-    buf[n] = '\0';
-    x = tui_text(win, &v->theme, r, y, x, onr, buf);
-    n = 0;
-    for (int i = on; i < cells && n + ol < sizeof(buf); i++, n += ol)
-        memcpy(buf + n, g->bar_off_s, ol);
-    buf[n] = '\0';
-    return tui_text(win, &v->theme, r, y, x, R_FREE, buf);
+    x = tui_glyph_run(win, &v->theme, r, y, x, onr, g->bar_on, g->bar_on_s, on);
+    return tui_glyph_run(win, &v->theme, r, y, x, R_FREE, g->bar_off, g->bar_off_s, cells - on);
 }
 
 int tui_dev_figures_width(int gauge_cells)

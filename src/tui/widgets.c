@@ -795,6 +795,40 @@ int tui_text(WINDOW *win, const struct tui_theme *t, struct rect r, int y, int x
     return end;
 }
 
+int tui_glyph_run(WINDOW *win, const struct tui_theme *t, struct rect r, int y, int x,
+                  enum tui_role role, wchar_t wc, const char *utf8, int n)
+{
+    if (n <= 0)
+        return x;
+    if (cell_width(wc) != 1 || wc_width(wc) != 1 || wc < 0x20 || (wc >= 0x7f && wc < 0xa0)) {
+        char buf[256];
+        size_t bl = strlen(utf8), k = 0;
+        for (int i = 0; i < n && k + bl < sizeof(buf); i++, k += bl)
+            memcpy(buf + k, utf8, bl);
+        buf[k] = '\0';
+        return tui_text(win, t, r, y, x, role, buf);
+    }
+    struct theme_ctx ctx = ctx_make(win, t, r);
+    if (y < r.y || y >= r.y + r.h || x >= r.x + r.w || ctx.clip.w == 0)
+        return x;
+    ctx_begin(&ctx);
+    /* as tui_text: cut at r's right edge, the last columns an ellipsis */
+    int room = room_right(r, x), end;
+    struct gcell c = role_cell(t, wc, role);
+    if (room > 1 && n > room) {
+        int ew = text_width(t->g.ellipsis, 8);
+        int k = room - ew > 0 ? room - ew : 0;
+        put_run(&ctx, y, x, k, c);
+        end = draw_text(&ctx, y, x + k, ew, role, t->g.ellipsis);
+    } else {
+        int k = n < room ? n : room;
+        put_run(&ctx, y, x, k, c);
+        end = x + k;
+    }
+    ctx_end(&ctx);
+    return end;
+}
+
 void tui_fill(WINDOW *win, const struct tui_theme *t, struct rect r, enum tui_role role)
 {
     struct theme_ctx ctx = ctx_make(win, t, r);

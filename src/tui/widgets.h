@@ -72,6 +72,10 @@ struct rect tui_box(WINDOW *win, const struct tui_theme *t, struct rect r, const
  * or x is right of it). UTF-8 input; undecodable bytes show as '?'. */
 int tui_text(WINDOW *win, const struct tui_theme *t, struct rect r, int y, int x,
              enum tui_role role, const char *s);
+/* tui_text of n copies of the glyph wc (utf8: the same glyph as UTF-8), the
+ * cells written directly when it is one column wide (a gauge's bars). */
+int tui_glyph_run(WINDOW *win, const struct tui_theme *t, struct rect r, int y, int x,
+                  enum tui_role role, wchar_t wc, const char *utf8, int n);
 
 /*
  * A sparkline of series s in r, scaled 0..scale_max (values above are drawn

@@ -1086,6 +1086,61 @@ static void test_frame_sparkline_same_as_direct(void **state)
     history_free(&h);
 }
 
+/* A run of a gauge's glyphs draws what tui_text draws for the same glyphs
+ * as a string, framed or not, whatever room is left (cut with the
+ * ellipsis, one column, outside the rectangle or the window), and returns
+ * the same column; a wide glyph goes through the string path. */
+static void test_glyph_run_same_as_text(void **state)
+{
+    (void)state;
+    static const wchar_t wide = 0x6F22; /* 漢 */
+    WINDOW *w[2];
+    for (int k = 0; k < 2; k++) {
+        w[k] = newwin(LINES_N, COLS_N, 0, 0);
+        assert_non_null(w[k]);
+    }
+    for (int framed = 0; framed < 2; framed++) {
+        for (int t = 0; t < 3; t++) {
+            const struct tui_theme *tt = t == 1 ? &ascii : &th;
+            wchar_t wc = t == 2 ? wide : tt->g.bar_on;
+            const char *u8 = t == 2 ? "漢" : tt->g.bar_on_s;
+            /* w[0] drawn directly; w[1] through a frame in the second pass */
+            werase(w[0]);
+            if (framed)
+                tui_frame_begin(w[1]);
+            else
+                werase(w[1]);
+            int row = 0;
+            for (int n = 0; n <= 14; n++)
+                for (int room = -1; room <= 16; room++, row++) {
+                    int y = row % (LINES_N - 2), x = (row / (LINES_N - 2)) * 24;
+                    struct rect r = {y, x, 1, room};
+                    if (row % 7 == 0) /* past the window's right edge */
+                        r = (struct rect){y, COLS_N - 5, 1, room + 10};
+                    int x0 = row % 5 == 0 ? r.x - 2 : r.x;
+                    char buf[128] = "";
+                    for (int i = 0; i < n; i++)
+                        strcat(buf, u8);
+                    int a = tui_text(w[0], tt, r, r.y, x0, R_GPU, buf);
+                    int b = tui_glyph_run(w[1], tt, r, r.y, x0, R_GPU, wc, u8, n);
+                    if (a != b)
+                        fail_msg("%d glyphs in %d columns at %d: tui_text ends at %d, the run at %d",
+                                 n, room, x0, a, b);
+                }
+            /* a row outside the rectangle draws nothing */
+            assert_int_equal(tui_glyph_run(w[1], tt, (struct rect){5, 0, 1, 10}, 6, 0, R_GPU, wc,
+                                           u8, 3),
+                             0);
+            if (framed)
+                tui_frame_end(w[1]);
+            assert_windows_same(w[0], w[1]);
+        }
+    }
+    tui_frame_free();
+    for (int k = 0; k < 2; k++)
+        delwin(w[k]);
+}
+
 /* Random overlapping text (one- and two-column characters, combining ones)
  * and boxes over a few rows, frame after frame: framed and direct agree. */
 static void test_frame_random_overlaps(void **state)
@@ -1251,6 +1306,7 @@ int main(void)
         cmocka_unit_test(test_tiny_rects),
         cmocka_unit_test(test_frame_same_as_direct),
         cmocka_unit_test(test_frame_sparkline_same_as_direct),
+        cmocka_unit_test(test_glyph_run_same_as_text),
         cmocka_unit_test(test_frame_random_overlaps),
         cmocka_unit_test(test_frame_diff),
         cmocka_unit_test(test_frame_new_size),
