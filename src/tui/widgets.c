@@ -58,6 +58,7 @@ _Static_assert(sizeof(struct gcell) == 8,
                "struct gcell must have no padding: rows are compared with memcmp");
 /* Attributes other than the colour live in attr_t's bits 16-31. */
 _Static_assert((A_ATTRIBUTES & ~A_COLOR & 0xFFFFu) == 0, "attribute bits below bit 16");
+_Static_assert(((A_ATTRIBUTES & ~A_COLOR) >> 16) <= 0xFFFFu, "attribute bits above bit 31");
 _Static_assert(COMB_MAX < 8, "ncomb holds 0..7");
 
 static attr_t gattr(const struct gcell *c)
@@ -931,8 +932,9 @@ static int row_eighths(int level, int row)
  * tui_sparkline into the open frame, when every glyph is one column wide:
  * the ring is walked once, newest first, for the visible columns' levels,
  * and each row is then written left to right (a chart is redrawn on every
- * frame; cell by cell, with a clip test and a ring lookup per cell, it was
- * a third of a 200x60 frame). Same cells as the general path.
+ * frame; cell by cell, with a clip test and a ring lookup per cell, the
+ * sparklines were about a seventh of a 200x60 frame). Same cells as the
+ * general path.
  */
 static void spark_fast(const struct theme_ctx *ctx, struct rect r, const struct hist_series *s,
                        double scale_max, const struct gcell lv[2][9])
