@@ -22,7 +22,13 @@
  * simulator, in the same terminal sizes, its runs interleaved with ours, and
  * each line also gives nvtop's median and the ratio: the machine's speed
  * changes from minute to minute, the ratio much less.
+ *
+ * A second line splits the monitor's CPU by thread name (the front end is
+ * mig-gpu-mon, then migmon-engine, migmon-runner, migmon-system and the
+ * GPUs' own migmon-gpuN together), from /proc/PID/task/TID/schedstat, the
+ * mean of the runs.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -42,10 +48,90 @@
 #define WARMUP_MS 2000
 #define INTERVAL_MS 100
 
+#define NAMES_MAX 8
+
 struct result {
     double cpu_us_per_tick;
     double bytes_per_tick;
+    char name[NAMES_MAX][16]; /* threads by name; "" unused */
+    double name_us[NAMES_MAX];
 };
+
+struct task_cpu {
+    long tid;
+    char name[16];
+    uint64_t ns;
+};
+
+#define TASKS_MAX 256
+
+/* Every thread of pid: its id, its name (the GPUs' threads under one name)
+ * and the CPU time it has run (schedstat's first field, ns). */
+static size_t tasks_read(pid_t pid, struct task_cpu *t)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < TASKS_MAX) {
+        long tid = atol(e->d_name);
+        if (tid <= 0)
+            continue;
+        char f[96], buf[64];
+        snprintf(f, sizeof(f), "/proc/%d/task/%ld/comm", (int)pid, tid);
+        FILE *c = fopen(f, "r");
+        if (!c)
+            continue;
+        bool ok = fgets(buf, sizeof(buf), c) != NULL;
+        fclose(c);
+        if (!ok)
+            continue;
+        buf[strcspn(buf, "\n")] = '\0';
+        if (strncmp(buf, "migmon-gpu", 10) == 0)
+            snprintf(buf, sizeof(buf), "migmon-gpuN");
+        snprintf(f, sizeof(f), "/proc/%d/task/%ld/schedstat", (int)pid, tid);
+        unsigned long long ns = 0;
+        FILE *st = fopen(f, "r");
+        if (!st)
+            continue;
+        ok = fscanf(st, "%llu", &ns) == 1;
+        fclose(st);
+        if (!ok)
+            continue;
+        t[n].tid = tid;
+        snprintf(t[n].name, sizeof(t[n].name), "%.15s", buf);
+        t[n].ns = ns;
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* CPU per tick by thread name between two readings into out. */
+static void tasks_split(const struct task_cpu *a, size_t na, const struct task_cpu *b, size_t nb,
+                        double ticks, struct result *out)
+{
+    memset(out->name, 0, sizeof(out->name));
+    memset(out->name_us, 0, sizeof(out->name_us));
+    for (size_t i = 0; i < nb; i++) {
+        uint64_t before = 0;
+        for (size_t j = 0; j < na; j++)
+            if (a[j].tid == b[i].tid)
+                before = a[j].ns;
+        if (b[i].ns < before)
+            continue;
+        int k = 0;
+        while (k < NAMES_MAX && out->name[k][0] && strcmp(out->name[k], b[i].name) != 0)
+            k++;
+        if (k == NAMES_MAX)
+            continue;
+        snprintf(out->name[k], sizeof(out->name[k]), "%s", b[i].name);
+        out->name_us[k] += (double)(b[i].ns - before) / 1e3 / ticks;
+    }
+}
 
 static uint64_t now_ns(clockid_t c)
 {
@@ -135,9 +221,12 @@ static int run_once(const char *bin, const char *scenario, int cols, int rows, i
         fprintf(stderr, "bench_tui: the monitor exited during warm-up (%s)\n", scenario);
         goto out;
     }
+    static struct task_cpu ta[TASKS_MAX], tb[TASKS_MAX];
+    size_t na = tasks_read(pid, ta);
     uint64_t c0 = now_ns(cpu), w0 = now_ns(CLOCK_MONOTONIC);
     long long bytes = drain_until(master, w0 + (uint64_t)seconds * 1000000000u);
     uint64_t c1 = now_ns(cpu), w1 = now_ns(CLOCK_MONOTONIC);
+    size_t nb = tasks_read(pid, tb);
     if (bytes < 0 || c1 < c0) {
         fprintf(stderr, "bench_tui: the monitor exited while measured (%s)\n", scenario);
         goto out;
@@ -145,6 +234,7 @@ static int run_once(const char *bin, const char *scenario, int cols, int rows, i
     double ticks = (double)(w1 - w0) / 1e6 / INTERVAL_MS;
     out->cpu_us_per_tick = (double)(c1 - c0) / 1e3 / ticks;
     out->bytes_per_tick = (double)bytes / ticks;
+    tasks_split(ta, na, tb, nb, ticks, out);
     rc = 0;
 out:
     if (write(master, "q", 1) != 1)
@@ -194,6 +284,7 @@ int main(int argc, char **argv)
     for (int s = 0; s < nscen; s++) {
         for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
             double cpu[RUNS], bytes[RUNS], ncpu[RUNS];
+            struct result by[RUNS];
             int ok = 0, nok = 0;
             for (int r = 0; r < RUNS; r++) {
                 struct result res;
@@ -204,6 +295,7 @@ int main(int argc, char **argv)
                     continue;
                 cpu[ok] = res.cpu_us_per_tick;
                 bytes[ok] = res.bytes_per_tick;
+                by[ok] = res;
                 ok++;
             }
             if (ok == 0) {
@@ -222,6 +314,15 @@ int main(int argc, char **argv)
                 printf("; nvtop %7.1f us, ratio %.2f", ncpu[nok / 2], cpu[ok / 2] / ncpu[nok / 2]);
             } else if (cmp) {
                 printf("; nvtop failed");
+            }
+            printf("\n    by thread (us/tick, mean of %d):", ok);
+            for (int k = 0; k < NAMES_MAX && by[0].name[k][0]; k++) {
+                double sum = 0;
+                for (int r = 0; r < ok; r++)
+                    for (int j = 0; j < NAMES_MAX; j++)
+                        if (strcmp(by[r].name[j], by[0].name[k]) == 0)
+                            sum += by[r].name_us[j];
+                printf(" %s %.0f", by[0].name[k], sum / ok);
             }
             printf("\n");
             fflush(stdout);

@@ -61,6 +61,7 @@ static void publish(struct engine *e)
 static void *run(void *arg)
 {
     struct engine *e = arg;
+    pthread_setname_np(pthread_self(), "migmon-engine");
     pthread_mutex_lock(&e->mu);
     uint64_t interval = (uint64_t)e->o.interval_ms * 1000000ull;
     pthread_mutex_unlock(&e->mu);

@@ -357,6 +357,7 @@ static nvmlReturn_t sys_tick(struct nvml_root *r, bool enumerate)
 static void *sys_main(void *arg)
 {
     struct nvml_root *r = arg;
+    pthread_setname_np(pthread_self(), "migmon-system");
     uint64_t backoff = BACKOFF_MIN_NS;
     for (;;) {
         pthread_mutex_lock(&r->mu);
@@ -550,6 +551,9 @@ static void *worker_run(void *arg)
     free(arg);
     struct nvml_root *r = a.r;
     struct worker *w = a.w;
+    char name[16]; /* the kernel keeps 15 characters */
+    snprintf(name, sizeof(name), "migmon-gpu%u", w->index % 100000u);
+    pthread_setname_np(pthread_self(), name);
     for (;;) {
         pthread_mutex_lock(&r->mu);
         /* A tick the runner claimed is the runner's: this thread, woken
@@ -623,6 +627,7 @@ static bool runner_hand_off(struct nvml_root *r)
 static void *runner_main(void *arg)
 {
     struct nvml_root *r = arg;
+    pthread_setname_np(pthread_self(), "migmon-runner");
     for (;;) {
         pthread_mutex_lock(&r->mu);
         while (!r->stop && r->run_req == r->run_done)
