@@ -25,8 +25,7 @@ static void put_str(char *out, size_t len, size_t *at, const char *s)
  * nearest whole number, a tie to the even one (printf rounds the exact
  * binary value in the current rounding mode, as nearbyint does), and "-0"
  * for a negative value that rounds to zero. Most figures on the screen
- * are whole, and printf's float conversion was a tenth of a 64-device
- * frame. False, with nothing written, when v is not finite or beyond
+ * are whole, and snprintf was about a tenth of a 64-device frame. False, with nothing written, when v is not finite or beyond
  * 10^15: the caller prints it with printf.
  */
 bool tui_fmt_whole(char *out, size_t len, const char *pre, double v, const char *post)
