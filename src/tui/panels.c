@@ -171,10 +171,17 @@ static void draw_header(WINDOW *win, const struct tui_view *v)
     }
     snprintf(left, sizeof(left), " mig-gpu-mon  %s%s%s%s", s && s->host.hostname[0] ? s->host.hostname : "",
              v->demo_label ? "  " : "", v->demo_label ? v->demo_label : "", ver);
+    /* the clock changes once a second: formatted then (the UI thread's) */
+    static time_t clk_at = (time_t)-1;
+    static char clk_s[sizeof(clk)];
     time_t now = s && s->wall_ns ? (time_t)(s->wall_ns / 1000000000) : time(NULL);
-    struct tm tm;
-    localtime_r(&now, &tm);
-    strftime(clk, sizeof(clk), "%Y-%m-%d %H:%M:%S ", &tm);
+    if (now != clk_at) {
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(clk_s, sizeof(clk_s), "%Y-%m-%d %H:%M:%S ", &tm);
+        clk_at = now;
+    }
+    memcpy(clk, clk_s, sizeof(clk));
     int cw = (int)strlen(clk);
     char dbg[300] = "";
     if (v->debug_path)
@@ -425,6 +432,61 @@ static const char *dl_str(struct dlines *L, const char *fmt, ...)
     return out;
 }
 
+/* The strings up to a NULL, one after another: dl_str's "%s%s…" without
+ * printf (a detail panel is built every frame, about thirty strings). */
+static const char *dl_cat_(struct dlines *L, ...)
+{
+    char *out = L->buf + L->used;
+    size_t room = sizeof(L->buf) - L->used, n = 0;
+    if (room < 2)
+        return "";
+    va_list ap;
+    va_start(ap, L);
+    for (const char *p; (p = va_arg(ap, const char *)) != NULL;) {
+        size_t k = strlen(p);
+        if (k > room - 1 - n)
+            k = room - 1 - n;
+        memcpy(out + n, p, k);
+        n += k;
+    }
+    va_end(ap);
+    out[n] = '\0';
+    L->used += n + 1;
+    return out;
+}
+#define dl_cat(L, ...) dl_cat_((L), __VA_ARGS__, (const char *)NULL)
+
+/* sep and s appended to last, the string dl_cat just returned (nothing
+ * when last is not the newest string of L: the buffer was full). */
+static void dl_join(struct dlines *L, const char *last, const char *sep, const char *s)
+{
+    size_t n = strlen(last);
+    if (last + n + 1 != L->buf + L->used)
+        return;
+    char *end = L->buf + L->used - 1; /* last's NUL */
+    size_t room = sizeof(L->buf) - L->used;
+    const char *parts[2] = {sep, s};
+    for (int i = 0; i < 2; i++) {
+        size_t k = strlen(parts[i]);
+        if (k > room)
+            k = room;
+        memcpy(end, parts[i], k);
+        end += k;
+        room -= k;
+        L->used += k;
+    }
+    *end = '\0';
+}
+
+/* pre and v as "%.0f": dl_str's "P%.0f" without printf. */
+static const char *dl_whole(struct dlines *L, const char *pre, double v)
+{
+    char b[48];
+    if (!tui_fmt_whole(b, sizeof(b), pre, v, ""))
+        return dl_str(L, "%s%.0f", pre, v);
+    return dl_cat(L, b);
+}
+
 static struct dline *dl_add(struct dlines *L, bool pair)
 {
     if (L->n >= (int)(sizeof(L->l) / sizeof(L->l[0])))
@@ -446,7 +508,7 @@ static void dp_metric(struct dlines *L, struct dline *l, const char *label, cons
 {
     char b[32];
     dp(l, R_NORMAL, label);
-    dp(l, tui_na_or(m, role), dl_str(L, "%s", tui_fmt_pct(b, sizeof(b), m, 0)));
+    dp(l, tui_na_or(m, role), dl_cat(L, tui_fmt_pct(b, sizeof(b), m, 0)));
     dp(l, R_FREE, tui_src_tag(m));
 }
 
@@ -516,8 +578,9 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
     dp(l, R_NORMAL, "VRAM ");
     if (metric_ok(&m[M_MEM_USED]) || metric_ok(&m[M_MEM_TOTAL]))
         dp(l, metric_ok(&vp) ? tui_role_vram(vp.value) : R_FREE,
-           dl_str(L, "%s / %s (%s)", tui_fmt_bytes(a, sizeof(a), &m[M_MEM_USED]),
-                  tui_fmt_bytes(b, sizeof(b), &m[M_MEM_TOTAL]), tui_fmt_pct(c, sizeof(c), &vp, 0)));
+           dl_cat(L, tui_fmt_bytes(a, sizeof(a), &m[M_MEM_USED]), " / ",
+                  tui_fmt_bytes(b, sizeof(b), &m[M_MEM_TOTAL]), " (", tui_fmt_pct(c, sizeof(c), &vp, 0),
+                  ")"));
     else
         dp(l, R_FREE, "N/A");
     /* temperature and power */
@@ -525,15 +588,15 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
     bool t_ok = metric_ok(&m[M_TEMP]);
     dp(l, R_NORMAL, "Temp ");
     dp(l, t_ok ? tui_role_temp(m[M_TEMP].value) : R_FREE,
-       dl_str(L, "%s", tui_fmt_temp(a, sizeof(a), v, &m[M_TEMP])));
+       dl_cat(L, tui_fmt_temp(a, sizeof(a), v, &m[M_TEMP])));
     if (metric_ok(&m[M_TEMP_SLOWDOWN]) || metric_ok(&m[M_TEMP_SHUTDOWN]))
-        dp(l, R_FREE, dl_str(L, " (%s%s %s%s)", g->down, temp_num(a, sizeof(a), v, &m[M_TEMP_SLOWDOWN]),
-                             g->cross, temp_num(b, sizeof(b), v, &m[M_TEMP_SHUTDOWN])));
+        dp(l, R_FREE, dl_cat(L, " (", g->down, temp_num(a, sizeof(a), v, &m[M_TEMP_SLOWDOWN]), " ",
+                             g->cross, temp_num(b, sizeof(b), v, &m[M_TEMP_SHUTDOWN]), ")"));
     dp(l, R_NORMAL, "  Power ");
-    dp(l, tui_na_or(&m[M_POWER], R_NORMAL), dl_str(L, "%s%s", tui_fmt_num(a, sizeof(a), &m[M_POWER], 1, 0),
+    dp(l, tui_na_or(&m[M_POWER], R_NORMAL), dl_cat(L, tui_fmt_num(a, sizeof(a), &m[M_POWER], 1, 0),
                                                    metric_ok(&m[M_POWER]) ? " W" : ""));
     dp(l, tui_na_or(&m[M_POWER_LIMIT], R_NORMAL),
-       dl_str(L, " / %s%s", tui_fmt_num(b, sizeof(b), &m[M_POWER_LIMIT], 1, 0),
+       dl_cat(L, " / ", tui_fmt_num(b, sizeof(b), &m[M_POWER_LIMIT], 1, 0),
               metric_ok(&m[M_POWER_LIMIT]) ? " W" : ""));
     dp(l, R_FREE, par);
     /* why a key value is missing: the question MIG users ask first */
@@ -542,7 +605,7 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
     const char *why = first_reason(d, &label, &nwhy);
     if (why) {
         l = dl_add(L, false);
-        dp(l, R_FREE, dl_str(L, "%s N/A: %s", label, why));
+        dp(l, R_FREE, dl_cat(L, label, " N/A: ", why));
         if (nwhy > 1)
             dp(l, R_FREE, dl_str(L, " (+%d more: i)", nwhy - 1));
     }
@@ -566,8 +629,8 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
     } else {
         char nm[MIGMON_NAME_LEN + 8];
         tui_device_name(nm, sizeof(nm), d, false);
-        dp(l, R_SELECTED, dl_str(L, "%s", nm));
-        dp(l, R_NORMAL, dl_str(L, "  %s%s", d->pci_bus_id[0] ? d->pci_bus_id : "bus N/A",
+        dp(l, R_SELECTED, dl_cat(L, nm));
+        dp(l, R_NORMAL, dl_cat(L, "  ", d->pci_bus_id[0] ? d->pci_bus_id : "bus N/A",
                                d->mig_enabled ? "  MIG on" : ""));
     }
     l = dl_add(L, false);
@@ -575,7 +638,7 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
     if (d->uuid[0])
         dp(l, R_NORMAL, d->uuid);
     else
-        dp(l, R_FREE, dl_str(L, "N/A (%s)", d->uuid_why ? d->uuid_why : "not readable"));
+        dp(l, R_FREE, dl_cat(L, "N/A (", d->uuid_why ? d->uuid_why : "not readable", ")"));
     dp(l, R_NORMAL, "  Arch ");
     dp(l, d->arch[0] ? R_NORMAL : R_FREE, d->arch[0] ? d->arch : "N/A");
     dp(l, R_NORMAL, "  CC ");
@@ -587,19 +650,19 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
     /* the rest, two to a row on a wide panel */
     l = dl_add(L, true);
     dp(l, R_NORMAL, "Clk ");
-    dp(l, R_CPU, dl_str(L, "%s/%s/%s MHz", tui_fmt_num(a, sizeof(a), &m[M_CLK_GFX], 1, 0),
-                        tui_fmt_num(b, sizeof(b), &m[M_CLK_SM], 1, 0),
-                        tui_fmt_num(c, sizeof(c), &m[M_CLK_MEM], 1, 0)));
+    dp(l, R_CPU, dl_cat(L, tui_fmt_num(a, sizeof(a), &m[M_CLK_GFX], 1, 0), "/",
+                        tui_fmt_num(b, sizeof(b), &m[M_CLK_SM], 1, 0), "/",
+                        tui_fmt_num(c, sizeof(c), &m[M_CLK_MEM], 1, 0), " MHz"));
     dp(l, R_FREE, " gfx/sm/mem  ");
     if (metric_ok(&m[M_PSTATE]))
-        dp(l, tui_role_pstate((int)m[M_PSTATE].value), dl_str(L, "P%.0f", m[M_PSTATE].value));
+        dp(l, tui_role_pstate((int)m[M_PSTATE].value), dl_whole(L, "P", m[M_PSTATE].value));
     else
         dp(l, R_FREE, "P?");
     dp(l, R_FREE, par);
     l = dl_add(L, true);
     dp(l, R_NORMAL, "Energy ");
     if (metric_ok(&m[M_ENERGY]))
-        dp(l, R_NORMAL, dl_str(L, "%s%s", units_energy(a, sizeof(a), m[M_ENERGY].value),
+        dp(l, R_NORMAL, dl_cat(L, units_energy(a, sizeof(a), m[M_ENERGY].value),
                                m[M_ENERGY].src == MSRC_CARRIED ? "*" : ""));
     else
         dp(l, R_FREE, "N/A");
@@ -608,12 +671,12 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
     dp(l, R_FREE, par);
     l = dl_add(L, true);
     dp(l, R_NORMAL, "PCIe ");
-    dp(l, R_PCIE, dl_str(L, "Gen%s x%s", tui_fmt_num(a, sizeof(a), &m[M_PCIE_GEN], 1, 0),
+    dp(l, R_PCIE, dl_cat(L, "Gen", tui_fmt_num(a, sizeof(a), &m[M_PCIE_GEN], 1, 0), " x",
                          tui_fmt_num(b, sizeof(b), &m[M_PCIE_WIDTH], 1, 0)));
     dp(l, R_NORMAL, "  TX ");
-    dp(l, tui_na_or(&m[M_PCIE_TX], R_PCIE), dl_str(L, "%s", tui_fmt_rate(a, sizeof(a), &m[M_PCIE_TX])));
+    dp(l, tui_na_or(&m[M_PCIE_TX], R_PCIE), dl_cat(L, tui_fmt_rate(a, sizeof(a), &m[M_PCIE_TX])));
     dp(l, R_NORMAL, "  RX ");
-    dp(l, tui_na_or(&m[M_PCIE_RX], R_PCIE), dl_str(L, "%s", tui_fmt_rate(a, sizeof(a), &m[M_PCIE_RX])));
+    dp(l, tui_na_or(&m[M_PCIE_RX], R_PCIE), dl_cat(L, tui_fmt_rate(a, sizeof(a), &m[M_PCIE_RX])));
     dp(l, R_FREE, par);
     l = dl_add(L, true);
     bool unc_bad = metric_ok(&m[M_ECC_UNCORR]) && m[M_ECC_UNCORR].value > 0;
@@ -621,27 +684,26 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
     dp(l, tui_na_or(&m[M_ECC_MODE], R_NORMAL),
        !metric_ok(&m[M_ECC_MODE]) ? "N/A" : m[M_ECC_MODE].value ? "on" : "off");
     dp(l, R_NORMAL, "  corrected ");
-    dp(l, tui_na_or(&m[M_ECC_CORR], R_GOOD), dl_str(L, "%s", tui_fmt_num(a, sizeof(a), &m[M_ECC_CORR], 1, 0)));
+    dp(l, tui_na_or(&m[M_ECC_CORR], R_GOOD), dl_cat(L, tui_fmt_num(a, sizeof(a), &m[M_ECC_CORR], 1, 0)));
     dp(l, R_NORMAL, "  uncorrected ");
     dp(l, unc_bad ? R_ALARM : tui_na_or(&m[M_ECC_UNCORR], R_GOOD),
-       dl_str(L, "%s", tui_fmt_num(b, sizeof(b), &m[M_ECC_UNCORR], 1, 0)));
+       dl_cat(L, tui_fmt_num(b, sizeof(b), &m[M_ECC_UNCORR], 1, 0)));
     l = dl_add(L, true);
     dp(l, R_NORMAL, "Throttle ");
     if (d->throttle_valid) {
         /* idle is not a slowdown worth an alarm */
         const char *words[16];
         size_t n = units_throttle_words(d->throttle_mask & ~(uint64_t)1, words, 16);
-        char tb[256] = "";
-        size_t off = 0;
-        for (size_t i = 0; i < n && off < sizeof(tb); i++)
-            off += (size_t)snprintf(tb + off, sizeof(tb) - off, "%s%s", i ? ", " : "", words[i]);
-        dp(l, n ? R_ALARM : R_GOOD, n ? dl_str(L, "%s", tb) : "none");
+        const char *tb = n ? dl_cat(L, words[0]) : "none";
+        for (size_t i = 1; i < n; i++) /* appended in place: nothing came after tb */
+            dl_join(L, tb, ", ", words[i]);
+        dp(l, n ? R_ALARM : R_GOOD, tb);
     } else {
         dp(l, R_FREE, "N/A");
     }
     dp(l, R_NORMAL, "  Processes ");
     dp(l, tui_na_or(&d->process_count, R_NORMAL),
-       dl_str(L, "%s", tui_fmt_num(a, sizeof(a), &d->process_count, 1, 0)));
+       dl_cat(L, tui_fmt_num(a, sizeof(a), &d->process_count, 1, 0)));
 }
 
 /* Rows the lines take at a panel width w. */

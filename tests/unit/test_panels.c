@@ -10,8 +10,13 @@
 
 #include <cmocka.h>
 
+#include <locale.h>
 #include <math.h>
+#include <stdlib.h>
+#include <time.h>
+#include <wchar.h>
 
+#include "history.h"
 #include "tui/fmt.h"
 #include "tui/panels.h"
 
@@ -387,6 +392,114 @@ static void test_fmt_whole_is_printf(void **state)
     assert_string_equal(tui_fmt_num(got, sizeof(got), &m, 1, 0), "N/A");
 }
 
+
+/* The detail panel's lines as a 200x60 screen shows them: every value
+ * joined into its line (strings joined without printf since 2026-12-01),
+ * throttle reasons in words separated by commas, and the clock string. */
+static void test_detail_lines_on_screen(void **state)
+{
+    (void)state;
+    setlocale(LC_ALL, "C.UTF-8");
+    setenv("LINES", "60", 1);
+    setenv("COLUMNS", "200", 1);
+    FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
+    assert_non_null(out);
+    assert_non_null(in);
+    SCREEN *scr = newterm("xterm-256color", out, in);
+    assert_non_null(scr);
+    set_term(scr);
+    assert_int_equal(COLS, 200);
+
+    static const char *const uuids[] = {"GPU-aaaaaaaa-1111-2222-3333-444444444444"};
+    struct snapshot s;
+    make_snapshot(&s, uuids, 1);
+    struct device *d = &devs[0];
+    for (int k = 0; k < M_COUNT; k++)
+        d->m[k] = metric_none("not supported");
+    d->kind = DEV_GPU;
+    d->mig_index = d->parent_pos = d->gi_id = d->ci_id = -1;
+    snprintf(d->name, sizeof(d->name), "NVIDIA H100 80GB HBM3");
+    snprintf(d->pci_bus_id, sizeof(d->pci_bus_id), "00000000:1B:00.0");
+    snprintf(d->arch, sizeof(d->arch), "Hopper");
+    d->cc_major = 9;
+    d->cc_minor = 0;
+    d->m[M_GPU_UTIL] = metric_direct(45);
+    d->m[M_MEM_USED] = metric_direct(20.0 * 1024 * 1024 * 1024);
+    d->m[M_MEM_TOTAL] = metric_direct(80.0 * 1024 * 1024 * 1024);
+    d->m[M_TEMP] = metric_direct(53);
+    d->m[M_POWER] = metric_direct(312.4);
+    d->m[M_POWER_LIMIT] = metric_direct(700);
+    d->m[M_CLK_GFX] = metric_direct(1755);
+    d->m[M_CLK_SM] = metric_direct(1755);
+    d->m[M_CLK_MEM] = metric_direct(2619);
+    d->m[M_PSTATE] = metric_direct(2);
+    d->m[M_PCIE_GEN] = metric_direct(5);
+    d->m[M_PCIE_WIDTH] = metric_direct(16);
+    d->m[M_ECC_MODE] = metric_direct(1);
+    d->m[M_ECC_CORR] = metric_direct(0);
+    d->m[M_ECC_UNCORR] = metric_direct(0);
+    d->process_count = metric_direct(0);
+    /* idle (not shown), SW power cap, HW slowdown, HW thermal slowdown, and a
+     * bit past the known ones */
+    d->throttle_valid = true;
+    d->throttle_mask = 0x1 | 0x4 | 0x8 | 0x40 | 0x1000;
+    setenv("TZ", "UTC", 1);
+    tzset();
+
+    static struct history h;
+    assert_int_equal(history_init(&h, 300), 0);
+    history_push(&h, &s);
+    static struct tui_view v;
+    memset(&v, 0, sizeof(v));
+    tui_theme_init(&v.theme, true, true);
+    v.snap = &s;
+    v.hist = &h;
+    v.interval_ms = 1000;
+    tui_view_follow(&v);
+
+    const char *want[] = {
+        "Temp 53\u00b0C",
+        "Power 312 W / 700 W",
+        "Name NVIDIA H100 80GB HBM3  00000000:1B:00.0",
+        "UUID GPU-aaaaaaaa-1111-2222-3333-444444444444  Arch Hopper  CC 9.0",
+        "Clk 1755/1755/2619 MHz gfx/sm/mem  P2",
+        "PCIe Gen5 x16",
+        "Throttle SW power cap, HW slowdown, HW thermal slowdown, other  Processes 0",
+        "VRAM 20.0 GiB / 80.0 GiB (25%)",
+        "", /* the clock: set per round */
+    };
+    char clock[32];
+    const size_t nwant = sizeof(want) / sizeof(want[0]);
+    /* the clock is formatted once a second: the same second twice, then the next */
+    for (int round = 0; round < 3; round++) {
+        /* 1764547200: 2025-12-01 00:00:00 UTC */
+        s.wall_ns = (1764547200ull + (round == 2)) * 1000000000ull + (unsigned)round * 1000u;
+        snprintf(clock, sizeof(clock), "2025-12-01 00:00:0%d", round == 2);
+        want[nwant - 1] = clock;
+        tui_draw(stdscr, &v);
+        wnoutrefresh(stdscr);
+        for (size_t i = 0; i < nwant; i++) {
+            wchar_t w[128];
+            mbstowcs(w, want[i], 128);
+            bool found = false;
+            for (int y = 0; y < LINES && !found; y++) {
+                wchar_t row[256];
+                int n = mvwinnwstr(stdscr, y, 0, row, COLS);
+                found = n > 0 && wcsstr(row, w) != NULL;
+            }
+            if (!found)
+                fail_msg("round %d: \"%s\" is not on the screen", round, want[i]);
+        }
+    }
+    tui_view_free(&v);
+    history_free(&h);
+    tui_frame_free();
+    endwin();
+    delscreen(scr);
+    fclose(out);
+    fclose(in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -398,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_digits_jump_to_a_gpu),
         cmocka_unit_test(test_mig_parent_lists_its_instances_processes),
         cmocka_unit_test(test_fmt_whole_is_printf),
+        cmocka_unit_test(test_detail_lines_on_screen),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
