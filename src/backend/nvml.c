@@ -26,9 +26,19 @@ static const char *const NO_SYMBOL = NVML_NO_SYMBOL;
 
 static struct dev_cache *cache_get(struct nvml_state *st, const char *uuid, bool mig)
 {
+    /* A tick looks up its GPU and then its instances in the enumeration's
+     * order, which is the entries' order: the one after the last found is
+     * usually the one (an entry is 672 bytes: a cold line a comparison). */
+    size_t h = st->cache_next;
+    if (h < st->ncache && st->cache[h].mig == mig && strcmp(st->cache[h].uuid, uuid) == 0) {
+        st->cache_next = h + 1;
+        return &st->cache[h];
+    }
     for (size_t i = 0; i < st->ncache; i++) {
-        if (st->cache[i].mig == mig && strcmp(st->cache[i].uuid, uuid) == 0)
+        if (st->cache[i].mig == mig && strcmp(st->cache[i].uuid, uuid) == 0) {
+            st->cache_next = i + 1;
             return &st->cache[i];
+        }
     }
     if (st->ncache == st->capcache) {
         size_t cap = st->capcache ? st->capcache * 2 : 16;
@@ -39,6 +49,7 @@ static struct dev_cache *cache_get(struct nvml_state *st, const char *uuid, bool
         st->capcache = cap;
     }
     struct dev_cache *c = &st->cache[st->ncache++];
+    st->cache_next = st->ncache;
     memset(c, 0, sizeof(*c));
     snprintf(c->uuid, sizeof(c->uuid), "%s", uuid);
     c->mig = mig;
@@ -835,7 +846,7 @@ void nvml_state_free(struct nvml_state *st)
     st->pu_buf = NULL;
     st->pui_buf = NULL;
     st->pus = NULL;
-    st->ncache = st->capcache = st->pu_cap = st->pui_cap = st->npus = st->pus_cap = 0;
+    st->ncache = st->capcache = st->cache_next = st->pu_cap = st->pui_cap = st->npus = st->pus_cap = 0;
 }
 
 /* Every device of the part marked lost (or not), with how long ago. */

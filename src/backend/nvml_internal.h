@@ -149,6 +149,8 @@ struct nvml_state {
     char err[2048];
     struct dev_cache *cache;
     size_t ncache, capcache;
+    size_t cache_next; /* where the next lookup looks first: a tick asks in
+                        * the order the entries were made */
     nvmlProcessUtilizationSample_t *pu_buf;
     size_t pu_cap;
     nvmlProcessUtilizationInfo_v1_t *pui_buf;
