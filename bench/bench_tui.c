@@ -23,6 +23,13 @@
  * each line also gives nvtop's median and the ratio: the machine's speed
  * changes from minute to minute, the ratio much less.
  *
+ * With BENCH_BASE (the path of another build of mig-gpu-mon, e.g. a clone of
+ * an older commit, whose --demo finds its own simulator as usual), that
+ * build's runs are interleaved with ours as well and each line gives its
+ * median and ours / base: a before/after comparison in the same minutes.
+ * BENCH_RUNS (1..15, default 3) sets the runs per figure and BENCH_SIZES
+ * the terminal sizes ("200x60,80x24"; default 200x60, 120x40 and 80x24).
+ *
  * A second line splits the monitor's CPU by thread name (the front end is
  * mig-gpu-mon, then migmon-engine, migmon-runner, migmon-system and the
  * GPUs' own migmon-gpuN together), from /proc/PID/task/TID/schedstat, the
@@ -44,7 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RUNS 3
+#define RUNS_MAX 15
 #define WARMUP_MS 2000
 #define INTERVAL_MS 100
 
@@ -179,6 +186,33 @@ static int cmp_double(const void *a, const void *b)
 /* nvtop on the simulator, when asked for (see the top of the file) */
 static const char *nvtop_bin, *sim_lib, *sim_dir;
 
+/* BENCH_SIZES: "COLSxROWS" separated by commas; false when malformed. */
+static bool parse_sizes(const char *spec, int sizes[][2], int max, int *n)
+{
+    *n = 0;
+    for (const char *p = spec; *p;) {
+        char *end;
+        long c = strtol(p, &end, 10);
+        if (end == p || *end != 'x' || c < 20 || c > 1000)
+            return false;
+        p = end + 1;
+        long r = strtol(p, &end, 10);
+        if (end == p || (*end && *end != ',') || r < 5 || r > 1000 || *n >= max)
+            return false;
+        sizes[*n][0] = (int)c;
+        sizes[*n][1] = (int)r;
+        (*n)++;
+        p = *end ? end + 1 : end;
+    }
+    return *n > 0;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
+    return v[n / 2];
+}
+
 static int run_once(const char *bin, const char *scenario, int cols, int rows, int seconds,
                     bool nvtop, struct result *out)
 {
@@ -268,7 +302,30 @@ int main(int argc, char **argv)
     static const char *const dflt[] = {"a100-sxm4-80gb", "dgx-a100-8x7"};
     const char *const *scen = argc > 3 ? (const char *const *)&argv[3] : dflt;
     int nscen = argc > 3 ? argc - 3 : 2;
-    static const int sizes[][2] = {{200, 60}, {120, 40}, {80, 24}};
+    int sizes[8][2] = {{200, 60}, {120, 40}, {80, 24}}, nsizes = 3;
+    const char *sz = getenv("BENCH_SIZES");
+    if (sz && *sz && !parse_sizes(sz, sizes, 8, &nsizes)) {
+        fprintf(stderr, "bench_tui: BENCH_SIZES=%s: expected COLSxROWS[,COLSxROWS...]\n", sz);
+        return 2;
+    }
+    int runs = 3;
+    const char *rs = getenv("BENCH_RUNS");
+    if (rs && *rs) {
+        char *end;
+        long v = strtol(rs, &end, 10);
+        if (*end || v < 1 || v > RUNS_MAX) {
+            fprintf(stderr, "bench_tui: BENCH_RUNS=%s: expected 1 to %d\n", rs, RUNS_MAX);
+            return 2;
+        }
+        runs = (int)v;
+    }
+    const char *base = getenv("BENCH_BASE");
+    if (base && *base && access(base, X_OK) != 0) {
+        fprintf(stderr, "bench_tui: BENCH_BASE=%s: not an executable\n", base);
+        return 2;
+    }
+    if (base && !*base)
+        base = NULL;
     signal(SIGPIPE, SIG_IGN);
 
     nvtop_bin = getenv("BENCH_NVTOP");
@@ -278,19 +335,24 @@ int main(int argc, char **argv)
                access(nvtop_bin, X_OK) == 0;
     printf("bench_tui: %s --demo=SCENARIO -i 100 in a pty, %d s measured after %d s, "
            "median of %d runs%s\n",
-           bin, seconds, WARMUP_MS / 1000, RUNS,
+           bin, seconds, WARMUP_MS / 1000, runs,
            cmp ? "; nvtop -d 1 on the same simulator, runs interleaved" : "");
+    if (base)
+        printf("  base: %s, runs interleaved\n", base);
     int failed = 0;
     for (int s = 0; s < nscen; s++) {
-        for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
-            double cpu[RUNS], bytes[RUNS], ncpu[RUNS];
-            struct result by[RUNS];
-            int ok = 0, nok = 0;
-            for (int r = 0; r < RUNS; r++) {
+        for (int z = 0; z < nsizes; z++) {
+            double cpu[RUNS_MAX], bytes[RUNS_MAX], ncpu[RUNS_MAX], bcpu[RUNS_MAX];
+            static struct result by[RUNS_MAX];
+            int ok = 0, nok = 0, bok = 0;
+            for (int r = 0; r < runs; r++) {
                 struct result res;
                 if (cmp && run_once(bin, scen[s], sizes[z][0], sizes[z][1], seconds, true,
                                     &res) == 0)
                     ncpu[nok++] = res.cpu_us_per_tick;
+                if (base && run_once(base, scen[s], sizes[z][0], sizes[z][1], seconds, false,
+                                     &res) == 0)
+                    bcpu[bok++] = res.cpu_us_per_tick;
                 if (run_once(bin, scen[s], sizes[z][0], sizes[z][1], seconds, false, &res) != 0)
                     continue;
                 cpu[ok] = res.cpu_us_per_tick;
@@ -303,17 +365,21 @@ int main(int argc, char **argv)
                 failed = 1;
                 continue;
             }
-            qsort(cpu, (size_t)ok, sizeof(cpu[0]), cmp_double);
-            qsort(bytes, (size_t)ok, sizeof(bytes[0]), cmp_double);
+            double mine = median(cpu, ok);
             printf("  %-16s %3dx%-3d CPU per tick: median %7.1f us (%.1f..%.1f); "
                    "to the terminal: %7.0f bytes/tick",
-                   scen[s], sizes[z][0], sizes[z][1], cpu[ok / 2], cpu[0], cpu[ok - 1],
-                   bytes[ok / 2]);
-            if (nok > 0) {
-                qsort(ncpu, (size_t)nok, sizeof(ncpu[0]), cmp_double);
-                printf("; nvtop %7.1f us, ratio %.2f", ncpu[nok / 2], cpu[ok / 2] / ncpu[nok / 2]);
-            } else if (cmp) {
+                   scen[s], sizes[z][0], sizes[z][1], mine, cpu[0], cpu[ok - 1],
+                   median(bytes, ok));
+            if (nok > 0)
+                printf("; nvtop %7.1f us, ratio %.2f", median(ncpu, nok), mine / median(ncpu, nok));
+            else if (cmp)
                 printf("; nvtop failed");
+            if (bok > 0) {
+                double b = median(bcpu, bok);
+                printf("; base %7.1f us (%.1f..%.1f), ours/base %.2f", b, bcpu[0], bcpu[bok - 1],
+                       mine / b);
+            } else if (base) {
+                printf("; base failed");
             }
             printf("\n    by thread (us/tick, mean of %d):", ok);
             for (int k = 0; k < NAMES_MAX && by[0].name[k][0]; k++) {
