@@ -491,6 +491,36 @@ static void test_detail_lines_on_screen(void **state)
                 fail_msg("round %d: \"%s\" is not on the screen", round, want[i]);
         }
     }
+    /* Lines past the key ones are formatted only when the panel has room
+     * for them: at 80 columns and every height from 12 to 44, either the
+     * identity line is on the screen in full or the panel says there is
+     * more (the key lines here: utilisation, VRAM, temperature and power,
+     * and why memory utilisation is N/A). */
+    int shown = 0, cut = 0;
+    for (int rows = 12; rows <= 44; rows++) {
+        assert_int_equal(resize_term(rows, 80), OK);
+        tui_draw(stdscr, &v);
+        wnoutrefresh(stdscr);
+        if (!v.lay.detail || v.lay.too_small)
+            continue; /* no detail panel at all: too few rows */
+        bool room = v.lay.detail_r.h - 2 > 4;
+        const char *want_s = room ? "Name NVIDIA H100 80GB HBM3" : "more: i, g";
+        wchar_t w[64];
+        mbstowcs(w, want_s, 64);
+        bool found = false;
+        for (int y = 0; y < LINES && !found; y++) {
+            wchar_t row[128];
+            int n = mvwinnwstr(stdscr, y, 0, row, COLS);
+            found = n > 0 && wcsstr(row, w) != NULL;
+        }
+        if (!found)
+            fail_msg("80x%d (detail %d rows): \"%s\" is not on the screen", rows,
+                     v.lay.detail_r.h, want_s);
+        shown += room;
+        cut += !room;
+    }
+    if (shown == 0 || cut == 0)
+        fail_msg("heights 12-44: %d with room for the identity, %d without", shown, cut);
     tui_view_free(&v);
     history_free(&h);
     tui_frame_free();
