@@ -544,14 +544,9 @@ static const char *temp_num(char *out, size_t len, const struct tui_view *v, con
     return out;
 }
 
-/* After the key lines: name, UUID, then five lines that pair up on a wide
- * panel (clocks, energy, PCIe, ECC, throttle). */
-enum { REST_LINES = 7 };
-static const bool REST_PAIR[REST_LINES] = {false, false, true, true, true, true, true};
-
-/* The key lines, then the rest as placeholders (build_rest fills them). */
 static void build_detail(struct dlines *L, const struct tui_view *v, const struct device *d)
 {
+    const struct snapshot *s = v->snap;
     const struct tui_glyphs *g = &v->theme.g;
     const struct metric *m = d->m;
     bool mig = d->kind == DEV_MIG;
@@ -615,25 +610,9 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
             dp(l, R_FREE, dl_str(L, " (+%d more: i)", nwhy - 1));
     }
     L->key = L->n;
-    /* the rest as empty lines of the same shape: the layout counts them,
-     * and build_rest fills them in only when the panel shows them */
-    for (int i = 0; i < REST_LINES; i++)
-        dl_add(L, REST_PAIR[i]);
-}
 
-/* The lines after the key ones, over their placeholders. */
-static void build_rest(struct dlines *L, const struct tui_view *v, const struct device *d)
-{
-    const struct snapshot *s = v->snap;
-    const struct metric *m = d->m;
-    bool mig = d->kind == DEV_MIG;
-    char a[64], b[64], c[64];
-    struct dline *l;
-    int nl = 0;
-    L->n = L->key;
-    const char *par = mig ? dl_str(L, " [GPU %d]", d->index) : "";
     /* identity */
-    l = dl_add(L, REST_PAIR[nl++]);
+    l = dl_add(L, false);
     dp(l, R_NORMAL, "Name ");
     if (mig) {
         const struct device *p = d->parent_pos >= 0 ? &s->devices[d->parent_pos] : NULL;
@@ -654,7 +633,7 @@ static void build_rest(struct dlines *L, const struct tui_view *v, const struct 
         dp(l, R_NORMAL, dl_cat(L, "  ", d->pci_bus_id[0] ? d->pci_bus_id : "bus N/A",
                                d->mig_enabled ? "  MIG on" : ""));
     }
-    l = dl_add(L, REST_PAIR[nl++]);
+    l = dl_add(L, false);
     dp(l, R_NORMAL, "UUID ");
     if (d->uuid[0])
         dp(l, R_NORMAL, d->uuid);
@@ -669,7 +648,7 @@ static void build_rest(struct dlines *L, const struct tui_view *v, const struct 
         dp(l, R_FREE, "N/A");
 
     /* the rest, two to a row on a wide panel */
-    l = dl_add(L, REST_PAIR[nl++]);
+    l = dl_add(L, true);
     dp(l, R_NORMAL, "Clk ");
     dp(l, R_CPU, dl_cat(L, tui_fmt_num(a, sizeof(a), &m[M_CLK_GFX], 1, 0), "/",
                         tui_fmt_num(b, sizeof(b), &m[M_CLK_SM], 1, 0), "/",
@@ -680,7 +659,7 @@ static void build_rest(struct dlines *L, const struct tui_view *v, const struct 
     else
         dp(l, R_FREE, "P?");
     dp(l, R_FREE, par);
-    l = dl_add(L, REST_PAIR[nl++]);
+    l = dl_add(L, true);
     dp(l, R_NORMAL, "Energy ");
     if (metric_ok(&m[M_ENERGY]))
         dp(l, R_NORMAL, dl_cat(L, units_energy(a, sizeof(a), m[M_ENERGY].value),
@@ -690,7 +669,7 @@ static void build_rest(struct dlines *L, const struct tui_view *v, const struct 
     dp(l, R_FREE, " since driver load");
     dp_metric(L, l, "  Fan ", &m[M_FAN], R_NORMAL);
     dp(l, R_FREE, par);
-    l = dl_add(L, REST_PAIR[nl++]);
+    l = dl_add(L, true);
     dp(l, R_NORMAL, "PCIe ");
     dp(l, R_PCIE, dl_cat(L, "Gen", tui_fmt_num(a, sizeof(a), &m[M_PCIE_GEN], 1, 0), " x",
                          tui_fmt_num(b, sizeof(b), &m[M_PCIE_WIDTH], 1, 0)));
@@ -699,7 +678,7 @@ static void build_rest(struct dlines *L, const struct tui_view *v, const struct 
     dp(l, R_NORMAL, "  RX ");
     dp(l, tui_na_or(&m[M_PCIE_RX], R_PCIE), dl_cat(L, tui_fmt_rate(a, sizeof(a), &m[M_PCIE_RX])));
     dp(l, R_FREE, par);
-    l = dl_add(L, REST_PAIR[nl++]);
+    l = dl_add(L, true);
     bool unc_bad = metric_ok(&m[M_ECC_UNCORR]) && m[M_ECC_UNCORR].value > 0;
     dp(l, R_NORMAL, "ECC ");
     dp(l, tui_na_or(&m[M_ECC_MODE], R_NORMAL),
@@ -709,7 +688,7 @@ static void build_rest(struct dlines *L, const struct tui_view *v, const struct 
     dp(l, R_NORMAL, "  uncorrected ");
     dp(l, unc_bad ? R_ALARM : tui_na_or(&m[M_ECC_UNCORR], R_GOOD),
        dl_cat(L, tui_fmt_num(b, sizeof(b), &m[M_ECC_UNCORR], 1, 0)));
-    l = dl_add(L, REST_PAIR[nl++]);
+    l = dl_add(L, true);
     dp(l, R_NORMAL, "Throttle ");
     if (d->throttle_valid) {
         /* idle is not a slowdown worth an alarm */
@@ -881,11 +860,6 @@ static void draw_screen(WINDOW *win, struct tui_view *v)
     if (v->snap && v->snap->ndevices == 0)
         want.detail_key = want.detail_full = 0;
     tui_layout_compute(&v->lay, h, w, &want);
-    /* the lines after the key ones are formatted only when the panel has
-     * room for more than the key lines (80x24 shows the key lines alone) */
-    if (d && v->lay.detail && !v->gpm_page &&
-        v->lay.detail_r.h - 2 > detail_rows(&L, L.key, v->lay.detail_r.w - 2))
-        build_rest(&L, v, d);
     if (v->lay.too_small) {
         char msg[96];
         snprintf(msg, sizeof(msg), "terminal too small: %dx%d, needs %dx%d", w, h, TUI_MIN_W,
