@@ -491,11 +491,11 @@ static void test_detail_lines_on_screen(void **state)
                 fail_msg("round %d: \"%s\" is not on the screen", round, want[i]);
         }
     }
-    /* Lines past the key ones are formatted only when the panel has room
-     * for them: at 80 columns and every height from 12 to 44, either the
-     * identity line is on the screen in full or the panel says there is
-     * more (the key lines here: utilisation, VRAM, temperature and power,
-     * and why memory utilisation is N/A). */
+    /* At 80 columns and every height from 12 to 44 that has a detail
+     * panel, either the identity line after the key lines is on the screen
+     * in full or the panel says there is more (the key lines here:
+     * utilisation, VRAM, temperature and power, and why memory utilisation
+     * is N/A). */
     int shown = 0, cut = 0;
     for (int rows = 12; rows <= 44; rows++) {
         assert_int_equal(resize_term(rows, 80), OK);
