@@ -98,6 +98,16 @@ int collect_tick_until(struct collector *c, struct snapshot *s, uint64_t deadlin
     return 0;
 }
 
+bool collect_first_sight(const struct snapshot *s)
+{
+    return s->gpu_ok && procpost_first_sight(s) > 0;
+}
+
+void collect_second_look(struct collector *c, struct snapshot *s)
+{
+    procpost_second_look(c->pinfo, s, clock_mono_ns());
+}
+
 void collect_close(struct collector *c)
 {
     if (c->be && c->be_state)

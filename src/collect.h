@@ -68,6 +68,11 @@ void collect_settle(struct collector *c, unsigned timeout_ms);
 int collect_tick_until(struct collector *c, struct snapshot *s, uint64_t deadline_ns);
 /* The same with the deadline the collector's budget gives. */
 int collect_tick(struct collector *c, struct snapshot *s);
+/* A one-shot snapshot's processes seen for the first time: true when s has
+ * some. collect_second_look, called a moment later on the same thread,
+ * gives them their CPU % over that moment. */
+bool collect_first_sight(const struct snapshot *s);
+void collect_second_look(struct collector *c, struct snapshot *s);
 void collect_close(struct collector *c);
 
 #endif

@@ -36,6 +36,8 @@ static volatile sig_atomic_t stop_requested;
 /* How long --once waits for the GPM helper's first values (its NVML init
  * may take a while on a large machine). */
 #define ONCE_GPM_WAIT_MS 3000u
+/* --once: how long the processes listed are watched for their CPU %. */
+#define ONCE_PROC_CPU_MS 200u
 
 static void on_signal(int sig)
 {
@@ -92,6 +94,19 @@ static int run_once(struct collector *col, const struct cli *c)
     unsigned left = now < deadline ? (unsigned)((deadline - now) / 2000000ull) : 0;
     collect_settle(col, left < ONCE_GPM_WAIT_MS ? left : ONCE_GPM_WAIT_MS);
     collect_tick_until(col, &s, deadline);
+    /* A process's CPU % is a delta too, and which processes to look at is
+     * known only now: a second look at them after a moment (within
+     * --timeout), so the processes listed have real CPU figures. */
+    if (collect_first_sight(&s)) {
+        now = clock_mono_ns();
+        uint64_t ms = now < deadline ? (deadline - now) / 1000000ull : 0;
+        if (ms > ONCE_PROC_CPU_MS)
+            ms = ONCE_PROC_CPU_MS;
+        if (ms > 0 && !stop_requested) {
+            sleep_ms((long)ms);
+            collect_second_look(col, &s);
+        }
+    }
     struct prom_opts po = {.dcgm = c->compat_dcgm, .processes = c->export_processes};
     if (c->format == FMT_JSON)
         json_write_snapshot(stdout, &s, false);

@@ -219,3 +219,37 @@ void procpost_free(struct procpost *c)
     free(c->order);
     memset(c, 0, sizeof(*c));
 }
+
+static bool first_sight(const struct gpu_process *p)
+{
+    return p->start_time != 0 && !metric_ok(&p->cpu_pct);
+}
+
+size_t procpost_first_sight(const struct snapshot *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->nprocs; i++)
+        n += first_sight(&s->procs[i]);
+    return n;
+}
+
+/* Only the CPU % (and the RSS read with it) of a process that is still the
+ * one listed; everything else stays as the tick read it. */
+void procpost_second_look(struct procinfo *pinfo, struct snapshot *s, uint64_t now_ns)
+{
+    if (!pinfo)
+        return;
+    procinfo_begin(pinfo, now_ns);
+    for (size_t i = 0; i < s->nprocs; i++) {
+        struct gpu_process *p = &s->procs[i];
+        if (!first_sight(p))
+            continue;
+        struct gpu_process t = *p;
+        procinfo_fill(pinfo, &t);
+        if (t.start_time == p->start_time && metric_ok(&t.cpu_pct)) {
+            p->cpu_pct = t.cpu_pct;
+            p->rss_bytes = t.rss_bytes;
+        }
+    }
+    procinfo_end(pinfo);
+}

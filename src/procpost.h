@@ -41,5 +41,13 @@ struct procpost {
  * may be NULL) for what is shown. */
 void procpost_run(struct procpost *c, struct procinfo *pinfo, unsigned top, struct snapshot *s);
 void procpost_free(struct procpost *c);
+/* Processes of s seen from here for the first time: their CPU % is not
+ * known yet (it is a delta between two reads of /proc/PID/stat). */
+size_t procpost_first_sight(const struct snapshot *s);
+/* A second read of those processes' /proc/PID/stat at now_ns
+ * (CLOCK_MONOTONIC): their CPU % over the time since the tick, and the RSS
+ * read with it (a one-shot snapshot waits a moment, then calls it). A
+ * process that exited or whose PID was reused keeps what the tick read. */
+void procpost_second_look(struct procinfo *pinfo, struct snapshot *s, uint64_t now_ns);
 
 #endif

@@ -17,7 +17,9 @@ jeq "h100: process fields" "$out" '.devices[1].processes[0] | keys' \
 jeq "h100: /proc facts" "$out" '.devices[1].processes[0] | [.name, .user, .type, .local_pid, .container]' \
     '["python3","root","C",4101,"docker:4f9a1c2b3d5e"]'
 jeq "h100: no MIG per-process util (null, never 0)" "$out" '[.devices[].processes[] | .sm_util_pct] | unique' '[null]'
-jeq "h100: CPU % needs two samples: null in --once" "$out" '[.devices[].processes[] | .cpu_pct] | unique' '[null]'
+# --once looks at the processes it lists a second time, a moment later: the
+# fixture's counters do not move, so each one measures 0 %
+jeq "h100: --once's second look, counters unchanged: 0 %" "$out" '[.devices[].processes[] | .cpu_pct] | unique' '[0]'
 
 out=$(mon dgx-a100-8x7.ini --once --format json --proc-root "$PR")
 jeq "dgx: three processes, each on its slice" "$out" \
@@ -71,3 +73,24 @@ for v in drv-450 drv-535 drv-535.86; do
         '[.devices[] | [.mig_index, [.processes[] | [.pid, .type, .memory_bytes, .gpu_instance_id]]]]' \
         '[[null,[]],[0,[[6100,"C",20971520000,1],[6150,"C+G",3145728000,1]]],[1,[[6200,"C",6291456000,5]]]]'
 done
+
+# --once's second look on live processes (the host's /proc): one spinning and
+# one asleep, made GPU processes of the simulated A100.
+ctl="$TMP/once-cpu.ctl"
+sh -c 'while :; do :; done' &
+spin=$!
+sleep 60 &
+idle=$!
+printf '%s 0 1000\n%s 0 500\n' "$spin" "$idle" >"$ctl"
+out=$(MIGMON_SIM_PROC_FILE="$ctl" mon a100-sxm4-80gb.ini --once --format json)
+tab=$(MIGMON_SIM_PROC_FILE="$ctl" mon a100-sxm4-80gb.ini --once)
+kill "$spin" "$idle"
+wait "$spin" "$idle" 2>/dev/null
+jeq "--once: a sleeping process measures 0 % CPU" "$out" \
+    "[.devices[0].processes[] | select(.pid == $idle) | [.cpu_pct, .command]]" '[[0,"sleep 60"]]'
+jeq "--once: a spinning process measures 20-110 % CPU" "$out" \
+    "[.devices[0].processes[] | select(.pid == $spin) | .cpu_pct | . > 20 and . <= 110]" '[true]'
+jeq "--once: processes not on this host stay null" "$out" \
+    '[.devices[0].processes[] | select(.command == null) | .cpu_pct] | unique' '[null]'
+row=$(printf '%s\n' "$tab" | grep " $idle ")
+contains "--once table: the sleeping process's CPU %" "$row" " 0.0 "

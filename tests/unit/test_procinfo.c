@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "procpost.h"
 #include "system/procinfo.h"
 
 static char fixture[PATH_MAX];
@@ -268,6 +269,69 @@ static void test_cpu_delta_and_pid_reuse(void **state)
     rmdir(root);
 }
 
+/* A one-shot snapshot's second look (procpost_second_look): the CPU % of
+ * processes seen for the first time, and nothing else, from a second read. */
+static void test_second_look(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/migmon-procinfo-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    char dir[PATH_MAX + 32];
+    snprintf(dir, sizeof(dir), "%s/4101", root);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    generation(root, "1", "1");
+    struct procinfo *pi;
+    assert_int_equal(procinfo_open(&pi, root), 0);
+    long hz = sysconf(_SC_CLK_TCK);
+
+    /* the tick: 4101 seen for the first time; 7 not on this host; 4101
+     * listed again by a second device, its CPU % already known (made up) */
+    struct gpu_process procs[3] = {{.pid = 4101}, {.pid = 7}, {.pid = 4101}};
+    procinfo_begin(pi, 1000000000ull);
+    for (int i = 0; i < 3; i++)
+        procinfo_fill(pi, &procs[i]);
+    procinfo_end(pi);
+    procs[2].cpu_pct = metric_direct(42.0);
+    struct snapshot s = {.procs = procs, .nprocs = 3};
+    assert_int_equal(procpost_first_sight(&s), 1);
+
+    /* 0.5 s later: 1200 -> 1400 ticks of CPU */
+    generation(root, "2", "1");
+    procpost_second_look(pi, &s, 1500000000ull);
+    assert_int_equal(procs[0].cpu_pct.src, MSRC_DIRECT);
+    assert_float_equal(procs[0].cpu_pct.value, 200.0 / (double)hz / 0.5 * 100.0, 1e-9);
+    assert_float_equal(procs[0].rss_bytes.value, 2621440.0 * (double)sysconf(_SC_PAGESIZE), 0);
+    assert_string_equal(procs[0].command, "python3 serve.py");
+    assert_int_equal(procs[1].cpu_pct.src, MSRC_NONE);
+    assert_float_equal(procs[2].cpu_pct.value, 42.0, 0);
+    assert_int_equal(procpost_first_sight(&s), 0);
+
+    /* The PID reused between the tick and the second look: the listed
+     * process keeps what the tick read, not the newcomer's figures. */
+    struct gpu_process q[1] = {{.pid = 4101}};
+    procinfo_begin(pi, 2000000000ull);
+    procinfo_fill(pi, &q[0]);
+    procinfo_end(pi);
+    q[0].cpu_pct = metric_none("first sight"); /* as if seen for the first time */
+    struct snapshot s2 = {.procs = q, .nprocs = 1};
+    assert_int_equal(procpost_first_sight(&s2), 1);
+    generation(root, "3", "3");
+    procpost_second_look(pi, &s2, 2500000000ull);
+    assert_int_equal(q[0].cpu_pct.src, MSRC_NONE);
+    assert_string_equal(q[0].command, "python3 serve.py");
+    assert_int_equal(q[0].start_time, 812345);
+    procinfo_close(pi);
+
+    static const char *const names[] = {"stat", "status", "cmdline"};
+    for (int i = 0; i < 3; i++) {
+        char f[PATH_MAX + 64];
+        snprintf(f, sizeof(f), "%s/%s", dir, names[i]);
+        unlink(f);
+    }
+    rmdir(dir);
+    rmdir(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -278,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_ancestor_view),
         cmocka_unit_test(test_own_namespace_view),
         cmocka_unit_test(test_cpu_delta_and_pid_reuse),
+        cmocka_unit_test(test_second_look),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
