@@ -2,7 +2,8 @@
 
 #include <string.h>
 
-/* The registry. AMD sysfs and replay backends join here in later issues. */
+/* The registry: every backend the collector can name (only NVML so far;
+ * an AMD sysfs or a recording-replay backend would register here). */
 static const struct backend_ops *const registry[] = {
     &nvml_backend_ops,
 };
