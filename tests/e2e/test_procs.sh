@@ -64,8 +64,9 @@ contains "table: N/A memory" "$row" "N/A"
 contains "table: command line" "$row" "bash batch.sh --epochs 3"
 contains "table: unknown GI shown as ?" "$tab" "MIG 2g.20gb GI ? CI"
 
-# The per-driver entry strides (16-byte v1 lists on 450, 24, 32-byte "_v3" on
-# 535.86) all decode to the same processes.
+# The per-driver lists (24-byte "_v2" on 450.66, 24-byte "_v3" on 535.129,
+# 32-byte "_v3" on 535.86) all decode to the same processes; the 16-byte v1
+# entries are read in tests/unit/test_procs.c.
 for v in drv-450 drv-535 drv-535.86; do
     out=$(MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/mig-reconfig.ini" MIGMON_SIM_TIME=30 \
         "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_DIR/$v/libnvidia-ml.so.1" --once --format json --proc-root "$PR")

@@ -290,6 +290,97 @@ static void test_carry_needs_a_live_pid(void **state)
     collect_close(&c);
 }
 
+/* A process that ended leaves the list that reads without it at once: a
+ * list that was read is never topped up from the last tick (the seed showed
+ * exited processes on a MIG instance for good). mig-reconfig.ini: 6200 on
+ * slot 1 ends at t = 40, and /proc/6200 is still in the fixture. */
+static void test_ended_process_leaves_at_once(void **state)
+{
+    (void)state;
+    use_scenario("mig-reconfig.ini", "39+1");
+    struct collector c;
+    open_sim(&c, "gpu-host", 16);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s); /* t = 39 */
+    assert_int_equal(mig_dev(&s, 0, 1)->nprocs, 1);
+    assert_int_equal(proc_at(&s, mig_dev(&s, 0, 1), 0)->pid, 6200);
+    collect_tick(&c, &s); /* t = 40 */
+    const struct device *d1 = mig_dev(&s, 0, 1);
+    assert_int_equal(d1->nprocs, 0);
+    assert_int_equal(d1->process_count.src, MSRC_DIRECT);
+    assert_true(d1->process_count.value == 0);
+    assert_true(s.devices[0].process_count.value == 2);
+    for (size_t i = 0; i < s.nprocs; i++) {
+        assert_false(s.procs[i].carried);
+        assert_int_not_equal(s.procs[i].pid, 6200);
+    }
+    snapshot_free(&s);
+    collect_close(&c);
+
+    /* the same on a full GPU: process-churn.ini's 8300 ends at t = 50 */
+    use_scenario("process-churn.ini", "49+1");
+    open_sim(&c, "gpu-host", 0);
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s);
+    bool seen = false;
+    for (size_t i = 0; i < s.nprocs; i++)
+        seen |= s.procs[i].pid == 8300;
+    assert_true(seen);
+    collect_tick(&c, &s);
+    for (size_t i = 0; i < s.nprocs; i++) {
+        assert_int_not_equal(s.procs[i].pid, 8300);
+        assert_false(s.procs[i].carried);
+    }
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
+/* A failed list carries only the processes that are still the same ones:
+ * a PID reused by another program (a new start time in /proc) is not
+ * carried. faults.ini's lists fail from t = 20; 5000's stat is rewritten
+ * with another start time between the ticks. */
+static void test_carry_not_across_pid_reuse(void **state)
+{
+    (void)state;
+    char tmp[] = "/tmp/migmon-procs-XXXXXX";
+    assert_non_null(mkdtemp(tmp));
+    char cmd[3 * PATH_MAX];
+    snprintf(cmd, sizeof(cmd), "cp -R '%s/tests/fixtures/proc/gpu-host/.' '%s/'",
+             getenv("MIGMON_SRC"), tmp);
+    assert_int_equal(system(cmd), 0);
+
+    use_scenario("faults.ini", "19+1");
+    struct collector c;
+    const char *lib = getenv("MIGMON_SIM_LIB");
+    struct collect_opts o = {.nvml_path = lib, .proc_root = tmp, .top = 16};
+    char err[2048];
+    assert_int_equal(collect_open(&c, &o, err, sizeof(err)), 0);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s); /* t = 19 */
+    assert_int_equal(s.devices[0].nprocs, 1);
+    assert_int_equal(proc_at(&s, &s.devices[0], 0)->pid, 5000);
+    assert_int_equal(proc_at(&s, &s.devices[0], 0)->start_time, 30000);
+
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof(path), "%s/5000/stat", tmp);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("5000 (other) S 1 5000 5000 0 -1 4194560 52311 0 12 0 1 1 0 0 20 0 8 0 "
+          "40000 8123456789 300 18446744073709551615 1 1 0 0 0 0 0 16781312 17642 "
+          "0 0 0 17 3 0 0 0 0 0\n", f);
+    fclose(f);
+    collect_tick(&c, &s); /* t = 20: the list fails */
+    assert_int_equal(s.devices[0].nprocs, 0);
+    assert_int_equal(s.devices[0].process_count.src, MSRC_NONE);
+    snapshot_free(&s);
+    collect_close(&c);
+
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* ---- the list reader against fake NVML functions ---- */
 
 static unsigned fake_n, fake_grow, fake_grow_times, fake_calls;
@@ -586,6 +677,8 @@ int main(void)
         cmocka_unit_test(test_top_cut),
         cmocka_unit_test(test_carry_is_bounded),
         cmocka_unit_test(test_carry_needs_a_live_pid),
+        cmocka_unit_test(test_ended_process_leaves_at_once),
+        cmocka_unit_test(test_carry_not_across_pid_reuse),
         cmocka_unit_test(test_read_kind_retries),
         cmocka_unit_test(test_list_buffer_capped_then_shrunk),
         cmocka_unit_test(test_util_buffers_capped_then_shrunk),
