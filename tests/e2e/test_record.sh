@@ -125,6 +125,20 @@ n=$(wc -l <"$R/d.jsonl")
 [ "$n" -ge 3 ] && [ "$n" -le 6 ] && ok || bad "duration: 1 s at 200 ms wrote $n snapshots"
 [ "$ms" -lt 6000 ] && ok || bad "duration: 1 s took $ms ms"
 
+# --- the grid does not drift when the driver is slow -------------------------
+# Every power reading takes 100 ms: the ticks still start 300 ms apart (the
+# seed slept a full interval after each tick's work, so its ticks drifted by
+# the work's length). elapsed_ns is taken when a tick starts.
+cp "$MIGMON_SRC/sim/scenarios/a100-sxm4-80gb.ini" "$R/slow-power.ini"
+printf '\n[fault.slow-power]\ntarget = gpu.0\nfunction = nvmlDeviceGetPowerUsage\ndelay_ms = 100\n' \
+    >>"$R/slow-power.ini"
+MIGMON_SIM_SCENARIO="$R/slow-power.ini" MIGMON_SIM_TIME=100 \
+    "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" -o "$R/grid.jsonl" -n 8 -i 300 </dev/null; rc=$?
+eq "slow driver: exit 0" "$rc" 0
+eq "slow driver: the power was read (slowly)" "$(jq -s -c '[.[].devices[0].metrics.power_w.source] | unique' "$R/grid.jsonl")" '["direct"]'
+gap=$(jq -s '(.[7].elapsed_ns - .[0].elapsed_ns) / 7 / 1000000 | round' "$R/grid.jsonl")
+[ "$gap" -ge 285 ] && [ "$gap" -le 315 ] && ok || bad "slow driver: ticks $gap ms apart on average, not 300"
+
 # --- signals and a closed pipe end it cleanly -------------------------------
 first=$(timeout 10 "$BASH" -c 'MIGMON_SIM_SCENARIO="$1/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIME=100 \
     "$2" record --nvml-path "$3" -i 100 --gpm off </dev/null | head -1; echo "${PIPESTATUS[0]}" >"$4"' _ \
