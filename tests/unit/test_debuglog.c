@@ -93,6 +93,36 @@ static void test_rotation_caps_size(void **state)
     assert_non_null(strstr(last, "line 0999"));
 }
 
+/* The cap --debug runs with (max_bytes 0): 8 MiB. A log left by an earlier
+ * run just under it takes a short line, then rotates on the next one that
+ * would cross it (the seed's log grew by about 250 MB a day). */
+static void test_default_cap(void **state)
+{
+    (void)state;
+    assert_int_equal(DEBUGLOG_DEFAULT_MAX_BYTES, 8388608);
+    char path[PATH_MAX + 16], rot[PATH_MAX + 32], err[256];
+    snprintf(path, sizeof(path), "%s/d.log", dir);
+    snprintf(rot, sizeof(rot), "%s.1", path);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fclose(f);
+    off_t base = (off_t)DEBUGLOG_DEFAULT_MAX_BYTES - 100;
+    assert_int_equal(truncate(path, base), 0);
+    assert_int_equal(debuglog_open(path, 0, err, sizeof(err)), 0);
+    debuglog_printf("short");
+    struct stat a, b;
+    assert_int_equal(stat(path, &a), 0);
+    assert_true(a.st_size > base && a.st_size <= (off_t)DEBUGLOG_DEFAULT_MAX_BYTES);
+    assert_int_not_equal(stat(rot, &b), 0); /* still under the cap */
+    off_t before = a.st_size;
+    debuglog_printf("a line long enough to cross the cap: %0100d", 7);
+    assert_int_equal(stat(rot, &b), 0);
+    assert_int_equal(b.st_size, before); /* the old log, whole */
+    assert_int_equal(stat(path, &a), 0);
+    assert_true(a.st_size > 100 && a.st_size < 300); /* only the new line */
+    debuglog_close();
+}
+
 static void test_default_path_xdg(void **state)
 {
     (void)state;
@@ -124,6 +154,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mode_0600_and_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refuses_symlink, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rotation_caps_size, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_default_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_default_path_xdg, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
