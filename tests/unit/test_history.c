@@ -512,6 +512,56 @@ static void test_prune_and_fresh_return(void **state)
 
 /* A device back after a short absence keeps its history (with the gap), but
  * its old value is not carried across the hole. */
+/* A MIG layout replaced by another of the same size (two instances go, two
+ * new ones come): the old ones are dropped after HIST_PRUNE_TICKS all the
+ * same (the seed pruned only when the count fell), and a hundred such
+ * reconfigurations leave the table no larger than two layouts. */
+static void test_same_count_reconfiguration_prunes(void **state)
+{
+    (void)state;
+    struct history h;
+    assert_int_equal(history_init(&h, 16), 0);
+    struct fx f;
+    fx_reset(&f);
+    fx_util(&f, "GPU-0", 1);
+    fx_util(&f, "MIG-a", 10);
+    fx_util(&f, "MIG-b", 20);
+    assert_int_equal(history_push(&h, &f.s), 0);
+    fx_reset(&f);
+    fx_util(&f, "GPU-0", 2);
+    fx_util(&f, "MIG-c", 30);
+    fx_util(&f, "MIG-d", 40);
+    for (int i = 0; i < HIST_PRUNE_TICKS; i++)
+        assert_int_equal(history_push(&h, &f.s), 0);
+    assert_int_equal(h.ndevs, 3);
+    assert_null(history_device(&h, "MIG-a"));
+    assert_null(history_device(&h, "MIG-b"));
+    assert_non_null(history_device(&h, "MIG-c"));
+    assert_non_null(history_device(&h, "MIG-d"));
+
+    size_t cap = 0;
+    for (int cycle = 0; cycle < 100; cycle++) {
+        char u1[32], u2[32];
+        snprintf(u1, sizeof(u1), "MIG-%d-1", cycle);
+        snprintf(u2, sizeof(u2), "MIG-%d-2", cycle);
+        fx_reset(&f);
+        fx_util(&f, "GPU-0", 3);
+        fx_util(&f, u1, 50);
+        fx_util(&f, u2, 60);
+        for (int i = 0; i < HIST_PRUNE_TICKS; i++) {
+            assert_int_equal(history_push(&h, &f.s), 0);
+            assert_true(h.ndevs <= 5);
+        }
+        assert_int_equal(h.ndevs, 3);
+        if (cycle == 0)
+            cap = h.cap;
+        assert_int_equal(h.cap, cap); /* the table does not grow */
+    }
+    assert_string_equal(h.devs[0].uuid, "GPU-0");
+    assert_int_equal(util_of(&h, "GPU-0")->len, 16);
+    history_free(&h);
+}
+
 static void test_short_absence_no_carry_across(void **state)
 {
     (void)state;
@@ -795,6 +845,7 @@ int main(void)
         cmocka_unit_test(test_vram_total_kept),
         cmocka_unit_test(test_mig_reenumeration_follows_uuid),
         cmocka_unit_test(test_prune_and_fresh_return),
+        cmocka_unit_test(test_same_count_reconfiguration_prunes),
         cmocka_unit_test(test_short_absence_no_carry_across),
         cmocka_unit_test(test_empty_and_duplicate_uuid),
         cmocka_unit_test(test_host_series),
