@@ -396,6 +396,20 @@ static void test_fmt_whole_is_printf(void **state)
 /* The detail panel's lines as a 200x60 screen shows them: every value
  * joined into its line (strings joined without printf since 2026-12-01),
  * throttle reasons in words separated by commas, and the clock string. */
+/* The text is somewhere on stdscr. */
+static bool screen_has(const char *text)
+{
+    wchar_t w[128];
+    mbstowcs(w, text, 128);
+    for (int y = 0; y < LINES; y++) {
+        wchar_t row[256];
+        int n = mvwinnwstr(stdscr, y, 0, row, COLS < 255 ? COLS : 255);
+        if (n > 0 && wcsstr(row, w) != NULL)
+            return true;
+    }
+    return false;
+}
+
 static void test_detail_lines_on_screen(void **state)
 {
     (void)state;
@@ -491,6 +505,24 @@ static void test_detail_lines_on_screen(void **state)
                 fail_msg("round %d: \"%s\" is not on the screen", round, want[i]);
         }
     }
+    /* VRAM through a memory outage (the seed showed "0/0"): the last value
+     * carried and marked, then N/A with the total still known, then N/A
+     * alone; never a 0. */
+    d->m[M_MEM_USED].src = MSRC_CARRIED;
+    tui_draw(stdscr, &v);
+    wnoutrefresh(stdscr);
+    assert_true(screen_has("VRAM 20.0 GiB* / 80.0 GiB (25%*)"));
+    d->m[M_MEM_USED] = metric_none("NVML_ERROR_UNKNOWN");
+    tui_draw(stdscr, &v);
+    wnoutrefresh(stdscr);
+    assert_true(screen_has("VRAM N/A / 80.0 GiB (N/A)"));
+    d->m[M_MEM_TOTAL] = metric_none("NVML_ERROR_UNKNOWN");
+    tui_draw(stdscr, &v);
+    wnoutrefresh(stdscr);
+    assert_true(screen_has("VRAM N/A  "));
+    assert_false(screen_has("VRAM 0"));
+    d->m[M_MEM_USED] = metric_direct(20.0 * 1024 * 1024 * 1024);
+    d->m[M_MEM_TOTAL] = metric_direct(80.0 * 1024 * 1024 * 1024);
     /* At 80 columns and every height from 12 to 44 that has a detail
      * panel, either the identity line after the key lines is on the screen
      * in full or the panel says there is more (the key lines here:
