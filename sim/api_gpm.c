@@ -19,6 +19,7 @@
  * their own copy of this library and are unaffected.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "model.h"
@@ -86,6 +87,25 @@ SIM_DEVICE_FN(nvmlGpmQueryDeviceSupport, (nvmlDevice_t device, nvmlGpmSupport_t 
 
 /* ---- samples ---- */
 
+/* The sample bookkeeping, for tests of a caller's frees: with
+ * MIGMON_SIM_GPM_STATS set, after every alloc and free the file it names
+ * holds one line "live L allocs A frees F bad B" (bad: frees of a pointer
+ * that is not a live sample, such as a second free). A GPM caller runs in
+ * its own process (the monitor's helper), so a file is how a test sees it. */
+static unsigned long n_live, n_allocs, n_frees, n_bad;
+
+static void stats_write(void)
+{
+    const char *path = getenv("MIGMON_SIM_GPM_STATS");
+    if (!path || !*path)
+        return;
+    FILE *f = fopen(path, "we");
+    if (!f)
+        return;
+    fprintf(f, "live %lu allocs %lu frees %lu bad %lu\n", n_live, n_allocs, n_frees, n_bad);
+    fclose(f);
+}
+
 static nvmlReturn_t sample_alloc(nvmlGpmSample_t *out)
 {
     struct nvmlGpmSample_st *s;
@@ -98,6 +118,9 @@ static nvmlReturn_t sample_alloc(nvmlGpmSample_t *out)
     s->next = samples;
     samples = s;
     *out = s;
+    n_live++;
+    n_allocs++;
+    stats_write();
     return NVML_SUCCESS;
 }
 
@@ -106,11 +129,17 @@ static nvmlReturn_t sample_free(nvmlGpmSample_t s)
     struct nvmlGpmSample_st **pp = &samples;
     while (*pp && *pp != s)
         pp = &(*pp)->next;
-    if (!s || !*pp || s->magic != SAMPLE_MAGIC)
+    if (!s || !*pp || s->magic != SAMPLE_MAGIC) {
+        n_bad++;
+        stats_write();
         return NVML_ERROR_INVALID_ARGUMENT;
+    }
     *pp = s->next;
     s->magic = 0; /* a caller that kept the pointer cannot pass it off as live */
     free(s);
+    n_live--;
+    n_frees++;
+    stats_write();
     return NVML_SUCCESS;
 }
 

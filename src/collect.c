@@ -108,6 +108,12 @@ void collect_second_look(struct collector *c, struct snapshot *s)
     procpost_second_look(c->pinfo, s, clock_mono_ns());
 }
 
+void collect_detach(struct collector *c)
+{
+    if (c->be && c->be_state && c->be->detach)
+        c->be->detach(c->be_state);
+}
+
 void collect_close(struct collector *c)
 {
     if (c->be && c->be_state)

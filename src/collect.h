@@ -73,6 +73,9 @@ int collect_tick(struct collector *c, struct snapshot *s);
  * gives them their CPU % over that moment. */
 bool collect_first_sight(const struct snapshot *s);
 void collect_second_look(struct collector *c, struct snapshot *s);
+/* The sampling thread is about to end (the collector lives on): see
+ * backend_ops.detach. */
+void collect_detach(struct collector *c);
 void collect_close(struct collector *c);
 
 #endif

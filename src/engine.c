@@ -108,6 +108,7 @@ static void *run(void *arg)
         collect_tick_until(e->col, &e->back, clock_mono_ns() + interval / 4 * 3);
         publish(e);
     }
+    collect_detach(e->col); /* what dies with this thread ends cleanly first */
     return NULL;
 }
 

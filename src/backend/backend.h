@@ -55,6 +55,11 @@ struct backend_ops {
     /* Optional. From any thread: a sample waiting for the driver returns at
      * once (partial), now and from now on; used when the program stops. */
     void (*interrupt)(void *state);
+    /* Optional. The thread that has been sampling is about to end: what
+     * is tied to that thread is ended now, while it can still end cleanly
+     * (the GPM helper is killed when the thread that started it ends, so
+     * it is asked to leave first). A later sample starts it again. */
+    void (*detach)(void *state);
 };
 
 extern const struct backend_ops nvml_backend_ops;

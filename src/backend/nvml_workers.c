@@ -1224,6 +1224,17 @@ static bool join_by(pthread_t t, uint64_t deadline)
     return false;
 }
 
+/* The GPM helper dies with the thread that started it (PR_SET_PDEATHSIG is
+ * the forking thread's): before that thread ends, the helper is asked to
+ * leave, so it frees its samples and ends its NVML session itself. */
+static void root_detach(void *p)
+{
+    struct nvml_root *r = p;
+    gpm_client_close(r->gpm);
+    r->gpm = NULL;
+    r->gpm_tried = false;
+}
+
 static void root_close(void *p)
 {
     struct nvml_root *r = p;
@@ -1287,4 +1298,5 @@ const struct backend_ops nvml_backend_ops = {
     .last_error = root_last_error,
     .settle = root_settle,
     .interrupt = root_interrupt,
+    .detach = root_detach,
 };

@@ -122,3 +122,49 @@ jeq "corrupts, --gpm on: the fault is noted" "$out" \
 eq "corrupts, --gpm on: MIG VRAM exact" "$(printf '%s' "$out" | jq -c '[.devices[].metrics.memory_used_bytes.value]')" \
     "$(printf '%s' "$ref" | jq -c '[.devices[].metrics.memory_used_bytes.value]')"
 jeq "corrupts: MIG VRAM is direct" "$out" '[.devices[] | select(.kind=="mig") | .metrics.memory_used_bytes.source] | unique' '["direct"]'
+
+# The helper's GPM samples (the seed leaked and double-freed them when MIG
+# instances came and went): an H200 whose GI 13 goes and GI 14 comes 1.5 s
+# after the helper's NVML starts (the simulator's clock runs here), recorded
+# for 3 s. The simulator counts the helper's allocations and frees
+# (MIGMON_SIM_GPM_STATS); at the end every sample was freed once: the whole
+# GPU, GI 1, GI 13 and 14 and, until this driver's first answer says it
+# cannot sample them, the two compute instances, two samples each. The
+# monitor asks the helper to leave before the thread that started it ends,
+# so the last frees happen too.
+cat >"$TMP/gpm-reconfig.ini" <<'INI'
+[system]
+driver_version = 570.211.01
+privileged = true
+[gpu.0]
+name = NVIDIA H200
+uuid = GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8
+pci_bus_id = 00000000:19:00.0
+architecture = hopper
+compute_capability = 9.0
+memory_total_mib = 143771
+mig_mode = on
+mig_profiles = h200-141gb
+[gpu.0.mig.0]
+profile = 3g.71gb
+gi = 1
+gpm_graphics_util = 50
+[gpu.0.mig.1]
+profile = 1g.18gb
+gi = 13
+until = 1.5
+[gpu.0.mig.2]
+profile = 1g.18gb
+gi = 14
+from = 1.5
+INI
+rm -f "$TMP/gpm.stats"
+MIGMON_SIM_SCENARIO="$TMP/gpm-reconfig.ini" MIGMON_SIM_GPM_STATS="$TMP/gpm.stats" \
+    "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" -i 200 -n 15 --gpm on -o "$TMP/gpm-reconfig.jsonl" </dev/null
+rc=$?
+eq "GPM across a MIG change: exit 0" "$rc" 0
+eq "GPM across a MIG change: GI 14 has GPM values at the end" \
+    "$(tail -1 "$TMP/gpm-reconfig.jsonl" | jq -c '[.devices[] | select(.kind=="mig") | [.gpu_instance_id, .metrics.gpu_util_pct.source]]')" \
+    '[[1,"gpm"],[14,"gpm"]]'
+eq "GPM across a MIG change: every sample freed once" "$(cat "$TMP/gpm.stats")" "live 0 allocs 12 frees 12 bad 0"
+eq "GPM across a MIG change: no helper left" "$(helpers)" 0
