@@ -381,6 +381,61 @@ static void test_carry_not_across_pid_reuse(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A MIG instance's own list failing for a few ticks on a host where the
+ * parent cannot list (unprivileged): its processes are carried, marked, for
+ * COLLECT_CARRY_TICKS ticks, then the count is unknown; the list reads
+ * again after. The other instances are untouched (the seed's MIG list
+ * flickered between its processes and "No processes"). */
+static void test_mig_list_outage_carried_then_none(void **state)
+{
+    (void)state;
+    char scen[] = "/tmp/migmon-scen-XXXXXX";
+    int fd = mkstemp(scen);
+    assert_true(fd >= 0);
+    close(fd);
+    char cmd[3 * PATH_MAX];
+    snprintf(cmd, sizeof(cmd),
+             "cat '%s/sim/scenarios/h100-pcie-mig-535.ini' - >'%s' <<'EOF'\n"
+             "[fault.slot1-lists]\ntarget = gpu.0.mig.1\n"
+             "function = nvmlDeviceGet*RunningProcesses*\nreturn = UNKNOWN\n"
+             "from = 20\nuntil = 26\nEOF\n",
+             getenv("MIGMON_SRC"), scen);
+    assert_int_equal(system(cmd), 0);
+    setenv("MIGMON_SIM_SCENARIO", scen, 1);
+    setenv("MIGMON_SIM_TIME", "19+1", 1);
+    struct collector c;
+    open_sim(&c, "gpu-host", 16);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s); /* t = 19 */
+    assert_int_equal(mig_dev(&s, 0, 1)->nprocs, 1);
+    assert_int_equal(proc_at(&s, mig_dev(&s, 0, 1), 0)->pid, 4187);
+    for (int t = 20; t < 26; t++) {
+        collect_tick(&c, &s);
+        const struct device *d1 = mig_dev(&s, 0, 1);
+        if (t < 20 + COLLECT_CARRY_TICKS) {
+            assert_int_equal(d1->nprocs, 1);
+            assert_true(proc_at(&s, d1, 0)->carried);
+            assert_int_equal(d1->process_count.src, MSRC_CARRIED);
+        } else {
+            assert_int_equal(d1->nprocs, 0);
+            assert_int_equal(d1->process_count.src, MSRC_NONE);
+        }
+        /* the other instances keep their own fresh lists */
+        assert_int_equal(mig_dev(&s, 0, 0)->nprocs, 1);
+        assert_false(proc_at(&s, mig_dev(&s, 0, 0), 0)->carried);
+        assert_int_equal(mig_dev(&s, 0, 3)->nprocs, 1);
+        assert_no_duplicates(&s);
+    }
+    collect_tick(&c, &s); /* t = 26: it reads again */
+    assert_int_equal(mig_dev(&s, 0, 1)->nprocs, 1);
+    assert_false(proc_at(&s, mig_dev(&s, 0, 1), 0)->carried);
+    assert_int_equal(mig_dev(&s, 0, 1)->process_count.src, MSRC_DIRECT);
+    snapshot_free(&s);
+    collect_close(&c);
+    unlink(scen);
+}
+
 /* ---- the list reader against fake NVML functions ---- */
 
 static unsigned fake_n, fake_grow, fake_grow_times, fake_calls;
@@ -679,6 +734,7 @@ int main(void)
         cmocka_unit_test(test_carry_needs_a_live_pid),
         cmocka_unit_test(test_ended_process_leaves_at_once),
         cmocka_unit_test(test_carry_not_across_pid_reuse),
+        cmocka_unit_test(test_mig_list_outage_carried_then_none),
         cmocka_unit_test(test_read_kind_retries),
         cmocka_unit_test(test_list_buffer_capped_then_shrunk),
         cmocka_unit_test(test_util_buffers_capped_then_shrunk),
