@@ -346,7 +346,7 @@ void tui_draw_devices(WINDOW *win, struct tui_view *v)
             x = tui_text(win, &v->theme, name, y, x, R_FREE, suffix[r]);
         if (tag[0])
             tui_text(win, &v->theme, lab, y, x, R_ALARM, tag);
-        tui_dev_figures(win, v, (struct rect){y, fx, 1, in.x + in.w - fx}, d, g);
+        tui_dev_figures(win, v, (struct rect){y, fx, 1, in.x + in.w - fx}, i, g);
     }
     /* scroll marks and the position on the bottom border */
     struct rect b = v->lay.devices;

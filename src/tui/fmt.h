@@ -30,6 +30,13 @@ const char *tui_fmt_num(char *out, size_t len, const struct metric *m, double sc
                         int decimals);
 /* VRAM used / total in %, none when either is unknown */
 struct metric tui_vram_pct(const struct device *d);
+/* Device i of s is a MIG-enabled GPU whose own VRAM is unknown (NVML gives
+ * a parent's memory in MIG mode only with privilege) and every one of its
+ * MIG instances has its used and total memory: their sums, carried when
+ * one of them is. False otherwise. Shown with the "sum" glyph, never as
+ * the GPU's own figure (the memory outside the instances is not in it). */
+bool tui_mig_vram_sum(const struct snapshot *s, size_t i, struct metric *used,
+                      struct metric *total);
 /* the selected device, or NULL */
 const struct device *tui_view_selected(const struct tui_view *v);
 /* " gpm", " proc" or "" after a value from GPM / per-process samples */
@@ -52,13 +59,15 @@ const char *tui_fmt_rate(char *out, size_t len, const struct metric *m);
 int tui_gauge(WINDOW *win, const struct tui_view *v, struct rect r, int y, int x, int cells,
               const struct metric *pct, enum tui_role role);
 
-/* Device rows' figures: " [util gauge] 45% gpm  [VRAM gauge] 77%";
- * gauge_cells 0: the values alone; < 0: utilisation alone. */
+/* Device rows' figures: " [util gauge] 45% gpm  [VRAM gauge] 77%" (the
+ * VRAM of a MIG-enabled GPU that cannot read its own: its instances' sum,
+ * "Σ48%"); gauge_cells 0: the values alone; < 0: utilisation alone. d is
+ * device i of v->snap. */
 #define DEV_VAL_W 5
 #define DEV_TAG_W 5
 #define DEV_FIG_FIXED 19
 int tui_dev_figures_width(int gauge_cells);
-void tui_dev_figures(WINDOW *win, const struct tui_view *v, struct rect r, const struct device *d,
+void tui_dev_figures(WINDOW *win, const struct tui_view *v, struct rect r, size_t i,
                      int gauge_cells);
 /* The device list (devices.c). */
 void tui_draw_devices(WINDOW *win, struct tui_view *v);

@@ -37,7 +37,11 @@ static void draw_modal(WINDOW *win, const struct tui_view *v, const char *title,
 
 static void draw_help(WINDOW *win, const struct tui_view *v)
 {
-    static const char *const lines[] = {
+    char sum[96];
+    snprintf(sum, sizeof(sum),
+             "%s    a MIG GPU's VRAM as the sum of its instances (its own needs privilege)",
+             v->theme.g.sum);
+    const char *const lines[] = {
         "Up/Down, Tab        previous / next device",
         "PgUp/PgDn Home/End  a page / the first / the last device",
         "0-9                 GPU n (two digits quickly: GPU 12)",
@@ -58,6 +62,7 @@ static void draw_help(WINDOW *win, const struct tui_view *v)
         "",
         "N/A  could not be read     ~  estimate     *  carried (last value)",
         "gpm/proc  from GPM / per-process samples   [GPU n]  the parent GPU's value",
+        sum,
     };
     draw_modal(win, v, "Help (any key closes)", lines, sizeof(lines) / sizeof(lines[0]));
 }

@@ -583,6 +583,14 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
                   ")"));
     else
         dp(l, R_FREE, "N/A");
+    struct metric su, st;
+    if (tui_mig_vram_sum(s, (size_t)(d - s->devices), &su, &st)) {
+        /* NVML gives a MIG-enabled GPU's own memory only with privilege:
+         * what its instances hold, said as such */
+        dp(l, R_FREE, dl_cat(L, "  ", g->sum, " instances "));
+        dp(l, tui_role_vram(100.0 * su.value / st.value),
+           dl_cat(L, tui_fmt_bytes(a, sizeof(a), &su), " / ", tui_fmt_bytes(b, sizeof(b), &st)));
+    }
     /* temperature and power */
     l = dl_add(L, false);
     bool t_ok = metric_ok(&m[M_TEMP]);

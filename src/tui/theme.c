@@ -60,6 +60,7 @@ void tui_glyphs_init(struct tui_glyphs *g, bool utf8)
         g->bar_on_s = "\xe2\x96\xae";    /* ▮ */
         g->bar_off_s = "\xe2\x96\xaf";   /* ▯ */
         g->shade_s = "\xe2\x96\x92";     /* ▒ */
+        g->sum = "\xce\xa3";             /* Σ */
     } else {
         /* Nine levels, densest last, for terminals that cannot show blocks. */
         static const char ascii_spark[9] = {' ', '.', ',', ':', '-', '=', '+', '*', '#'};
@@ -84,6 +85,7 @@ void tui_glyphs_init(struct tui_glyphs *g, bool utf8)
         g->bar_on_s = "#";
         g->bar_off_s = ".";
         g->shade_s = ":";
+        g->sum = "S";
     }
 }
 

@@ -34,6 +34,46 @@ static void make_snapshot(struct snapshot *s, const char *const *uuids, size_t n
     s->gpu_ok = true;
 }
 
+/* A MIG-enabled GPU that cannot read its own VRAM (no privilege): the sum
+ * of its instances, only when every instance's is known; carried when one
+ * is; never for a GPU that reads its own, nor for an instance. */
+static void test_mig_vram_sum(void **state)
+{
+    (void)state;
+    const char *const uuids[] = {"GPU-a", "MIG-1", "MIG-2", "GPU-b", "MIG-3"};
+    struct snapshot s;
+    make_snapshot(&s, uuids, 5);
+    const double G = 1024.0 * 1024 * 1024;
+    for (int i = 0; i < 5; i++) {
+        for (int k = 0; k < M_COUNT; k++)
+            devs[i].m[k] = metric_none("NVML_ERROR_NO_PERMISSION");
+        bool gpu = i == 0 || i == 3;
+        devs[i].kind = gpu ? DEV_GPU : DEV_MIG;
+        devs[i].mig_enabled = gpu;
+        devs[i].parent_pos = gpu ? -1 : i < 3 ? 0 : 3;
+    }
+    devs[1].m[M_MEM_USED] = metric_direct(4 * G);
+    devs[1].m[M_MEM_TOTAL] = metric_direct(19.5 * G);
+    devs[2].m[M_MEM_USED] = metric_direct(1 * G);
+    devs[2].m[M_MEM_TOTAL] = metric_direct(9.75 * G);
+    devs[4].m[M_MEM_TOTAL] = metric_direct(9.75 * G); /* used unknown */
+    struct metric u, t;
+    assert_true(tui_mig_vram_sum(&s, 0, &u, &t));
+    assert_int_equal(u.src, MSRC_DIRECT);
+    assert_float_equal(u.value, 5 * G, 0);
+    assert_float_equal(t.value, 29.25 * G, 0);
+    assert_false(tui_mig_vram_sum(&s, 3, &u, &t)); /* an instance without its figure */
+    assert_false(tui_mig_vram_sum(&s, 1, &u, &t)); /* not a GPU */
+    devs[2].m[M_MEM_USED].src = MSRC_CARRIED;
+    assert_true(tui_mig_vram_sum(&s, 0, &u, &t));
+    assert_int_equal(u.src, MSRC_CARRIED);
+    devs[0].m[M_MEM_USED] = metric_direct(6 * G); /* privileged: its own figure */
+    assert_false(tui_mig_vram_sum(&s, 0, &u, &t));
+    devs[0].m[M_MEM_USED] = metric_none("NVML_ERROR_NO_PERMISSION");
+    devs[0].mig_enabled = false; /* MIG off: no instances to sum */
+    assert_false(tui_mig_vram_sum(&s, 0, &u, &t));
+}
+
 static void test_selection_follows_uuid(void **state)
 {
     (void)state;
@@ -565,6 +605,7 @@ static void test_detail_lines_on_screen(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mig_vram_sum),
         cmocka_unit_test(test_selection_follows_uuid),
         cmocka_unit_test(test_select_clamps),
         cmocka_unit_test(test_device_at),
