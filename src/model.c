@@ -219,6 +219,36 @@ void snapshot_free(struct snapshot *s)
     s->notes_len = s->notes_cap = 0;
 }
 
+bool snapshot_mig_vram_sum(const struct snapshot *s, size_t i, struct metric *used,
+                           struct metric *total)
+{
+    const struct device *g = &s->devices[i];
+    if (g->kind != DEV_GPU || !g->mig_enabled || metric_ok(&g->m[M_MEM_USED]))
+        return false;
+    double u = 0, t = 0;
+    size_t n = 0;
+    bool carried = false;
+    for (size_t k = i + 1; k < s->ndevices; k++) {
+        const struct device *d = &s->devices[k];
+        if (d->kind != DEV_MIG || d->parent_pos != (int)i)
+            continue;
+        const struct metric *du = &d->m[M_MEM_USED], *dt = &d->m[M_MEM_TOTAL];
+        if (!metric_ok(du) || !metric_ok(dt))
+            return false;
+        u += du->value;
+        t += dt->value;
+        carried |= du->src == MSRC_CARRIED || dt->src == MSRC_CARRIED;
+        n++;
+    }
+    if (n == 0 || t <= 0)
+        return false;
+    *used = metric_direct(u);
+    *total = metric_direct(t);
+    if (carried)
+        used->src = total->src = MSRC_CARRIED;
+    return true;
+}
+
 const char *proc_type_name(unsigned type)
 {
     static const char *const names[8] = {"?", "C", "G", "C+G", "M", "C+M", "M+G", "C+M+G"};

@@ -52,5 +52,13 @@ const char *snapshot_note(struct snapshot *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void snapshot_notes_reset(struct snapshot *s);
 void snapshot_free(struct snapshot *s);
+/* Device i of s is a MIG-enabled GPU whose own VRAM is unknown (NVML gives
+ * a parent's memory in MIG mode only with privilege) and every one of its
+ * MIG instances has its used and total memory: their sums, carried when
+ * one of them is. False otherwise. For display only, marked as a sum
+ * ("Σ" on screen, "S" in the table), never as the GPU's own figure: the
+ * memory outside the instances is not in it. */
+bool snapshot_mig_vram_sum(const struct snapshot *s, size_t i, struct metric *used,
+                           struct metric *total);
 
 #endif

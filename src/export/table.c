@@ -148,17 +148,28 @@ const char *table_fmt_metric(char *out, size_t len, const struct metric *m, doub
     return out;
 }
 
-static void fmt_mem(char *out, size_t len, const struct device *d)
+/* "31200/40320 MiB"; a MIG GPU that cannot read its own: its instances'
+ * sum, "S42367/70400 MiB". True when that sum was used. */
+static bool fmt_mem(char *out, size_t len, const struct snapshot *s, size_t i)
 {
+    const struct device *d = &s->devices[i];
     const struct metric *u = &d->m[M_MEM_USED], *t = &d->m[M_MEM_TOTAL];
+    struct metric su, st;
     char a[32], b[32];
+    if (snapshot_mig_vram_sum(s, i, &su, &st)) {
+        table_fmt_metric(a, sizeof(a), &su, 1.0 / (1024 * 1024), 0, "");
+        table_fmt_metric(b, sizeof(b), &st, 1.0 / (1024 * 1024), 0, "");
+        snprintf(out, len, "S%s/%s MiB", a, b);
+        return true;
+    }
     if (!metric_ok(u) && !metric_ok(t)) {
         snprintf(out, len, "N/A");
-        return;
+        return false;
     }
     table_fmt_metric(a, sizeof(a), u, 1.0 / (1024 * 1024), 0, "");
     table_fmt_metric(b, sizeof(b), t, 1.0 / (1024 * 1024), 0, "");
     snprintf(out, len, "%s/%s MiB", a, b);
+    return false;
 }
 
 static void device_id(char *out, size_t len, const struct device *d)
@@ -169,8 +180,10 @@ static void device_id(char *out, size_t len, const struct device *d)
         snprintf(out, len, "%d", d->index);
 }
 
-static void write_device_row(FILE *f, const struct device *d)
+/* True when the VRAM is the instances' sum. */
+static bool write_device_row(FILE *f, const struct snapshot *s, size_t i)
 {
+    const struct device *d = &s->devices[i];
     char id[32], name[128], util[32], mem[32], sm[32], vram[96], temp[32], pw[80], pl[32];
     char row[512];
     device_id(id, sizeof(id), d);
@@ -200,7 +213,7 @@ static void write_device_row(FILE *f, const struct device *d)
     table_fmt_metric(util, sizeof(util), &d->m[M_GPU_UTIL], 1, 0, "%");
     table_fmt_metric(mem, sizeof(mem), &d->m[M_MEM_UTIL], 1, 0, "%");
     table_fmt_metric(sm, sizeof(sm), &d->m[M_SM_UTIL], 1, 0, "%");
-    fmt_mem(vram, sizeof(vram), d);
+    bool sum = fmt_mem(vram, sizeof(vram), s, i);
     if (d->kind == DEV_MIG) {
         /* GPU-wide values are on the parent's row; don't repeat them. */
         snprintf(temp, sizeof(temp), "^");
@@ -229,6 +242,7 @@ static void write_device_row(FILE *f, const struct device *d)
         snprintf(why, sizeof(why), "UUID N/A: %s", d->uuid_why);
         put_note(f, 9, why);
     }
+    return sum;
 }
 
 static void write_host(FILE *f, const struct snapshot *s)
@@ -446,14 +460,17 @@ void table_write_snapshot(FILE *f, const struct snapshot *s)
     nvlink_w = width >= 100 ? 21 : 18;
     fprintf(f, "%-6s %-*s %5s %5s %5s %*s %5s %*s\n", "ID", name_w, "DEVICE", "GPU", "MEM", "SM",
             vram_w, "VRAM USED/TOTAL", "TEMP", power_w, "POWER");
+    bool sum_mark = false;
     for (size_t i = 0; i < s->ndevices; i++)
-        write_device_row(f, &s->devices[i]);
+        sum_mark = write_device_row(f, s, i) || sum_mark;
     write_gpm(f, s);
     bool unattr_mark = write_processes(f, s);
     fprintf(f, "N/A = not available from the driver; ~ = estimate; * = carried;\n"
                "^ = GPU-wide value, see the parent row\n");
     if (unattr_mark)
         fprintf(f, "? after TYPE = on a MIG GPU, not attributed to one of its instances\n");
+    if (sum_mark)
+        fprintf(f, "S before VRAM = the sum of a MIG GPU's instances (its own needs privilege)\n");
     bool gpm = false;
     for (size_t i = 0; i < s->ndevices; i++)
         gpm = gpm || s->devices[i].m[M_GPU_UTIL].src == MSRC_GPM;

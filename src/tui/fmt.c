@@ -103,36 +103,6 @@ struct metric tui_vram_pct(const struct device *d)
 }
 
 
-bool tui_mig_vram_sum(const struct snapshot *s, size_t i, struct metric *used,
-                      struct metric *total)
-{
-    const struct device *g = &s->devices[i];
-    if (g->kind != DEV_GPU || !g->mig_enabled || metric_ok(&g->m[M_MEM_USED]))
-        return false;
-    double u = 0, t = 0;
-    size_t n = 0;
-    bool carried = false;
-    for (size_t k = i + 1; k < s->ndevices; k++) {
-        const struct device *d = &s->devices[k];
-        if (d->kind != DEV_MIG || d->parent_pos != (int)i)
-            continue;
-        const struct metric *du = &d->m[M_MEM_USED], *dt = &d->m[M_MEM_TOTAL];
-        if (!metric_ok(du) || !metric_ok(dt))
-            return false;
-        u += du->value;
-        t += dt->value;
-        carried |= du->src == MSRC_CARRIED || dt->src == MSRC_CARRIED;
-        n++;
-    }
-    if (n == 0 || t <= 0)
-        return false;
-    *used = metric_direct(u);
-    *total = metric_direct(t);
-    if (carried)
-        used->src = total->src = MSRC_CARRIED;
-    return true;
-}
-
 const char *tui_src_tag(const struct metric *m)
 {
     switch (m->src) {
@@ -231,7 +201,7 @@ void tui_dev_figures(WINDOW *win, const struct tui_view *v, struct rect r, size_
     const struct metric *u = &d->m[M_GPU_UTIL];
     struct metric vp = tui_vram_pct(d), su, st;
     tui_fmt_pct(util, sizeof(util), u, 0);
-    if (tui_mig_vram_sum(v->snap, i, &su, &st)) {
+    if (snapshot_mig_vram_sum(v->snap, i, &su, &st)) {
         vp = metric_direct(100.0 * su.value / st.value);
         vp.src = su.src;
         char p[24];

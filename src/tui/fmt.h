@@ -30,13 +30,6 @@ const char *tui_fmt_num(char *out, size_t len, const struct metric *m, double sc
                         int decimals);
 /* VRAM used / total in %, none when either is unknown */
 struct metric tui_vram_pct(const struct device *d);
-/* Device i of s is a MIG-enabled GPU whose own VRAM is unknown (NVML gives
- * a parent's memory in MIG mode only with privilege) and every one of its
- * MIG instances has its used and total memory: their sums, carried when
- * one of them is. False otherwise. Shown with the "sum" glyph, never as
- * the GPU's own figure (the memory outside the instances is not in it). */
-bool tui_mig_vram_sum(const struct snapshot *s, size_t i, struct metric *used,
-                      struct metric *total);
 /* the selected device, or NULL */
 const struct device *tui_view_selected(const struct tui_view *v);
 /* " gpm", " proc" or "" after a value from GPM / per-process samples */

@@ -584,7 +584,7 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
     else
         dp(l, R_FREE, "N/A");
     struct metric su, st;
-    if (tui_mig_vram_sum(s, (size_t)(d - s->devices), &su, &st)) {
+    if (snapshot_mig_vram_sum(s, (size_t)(d - s->devices), &su, &st)) {
         /* NVML gives a MIG-enabled GPU's own memory only with privilege:
          * what its instances hold, said as such */
         dp(l, R_FREE, dl_cat(L, "  ", g->sum, " instances "));

@@ -37,5 +37,13 @@ jeq "pci bus id shared" "$out" '[.devices[].pci_bus_id] | unique | length' '1'
 tab=$(mon h100-pcie-mig-535.ini --once --format table --gpm off); rc=$?
 eq "table exit 0" "$rc" 0
 contains "table shows the 3g.40gb row" "$tab" "MIG 3g.40gb"
+# the parent's own VRAM needs privilege: the row gives its instances' sum,
+# marked, and says so; the JSON keeps the parent's VRAM unknown
+gpu_row=$(printf '%s\n' "$tab" | grep '^0 ')
+contains "table: unprivileged MIG parent's VRAM is its instances' sum" "$gpu_row" "S44515/70400 MiB"
+jeq "JSON: the instances' used memory sums to the table's figure" "$out" \
+    '[.devices[] | select(.kind=="mig") | .metrics.memory_used_bytes.value] | add / 1048576 | round' '44515'
+contains "table: the sum is explained" "$tab" "S before VRAM = the sum of a MIG GPU's instances (its own needs privilege)"
+jeq "JSON: the parent's VRAM stays unknown" "$out" '.devices[0].metrics.memory_used_bytes | [.value, .source]' '[null,"none"]'
 mig_row=$(printf '%s\n' "$tab" | grep 'MIG 3g.40gb')
 contains "table MIG util N/A" "$mig_row" "N/A"

@@ -58,20 +58,20 @@ static void test_mig_vram_sum(void **state)
     devs[2].m[M_MEM_TOTAL] = metric_direct(9.75 * G);
     devs[4].m[M_MEM_TOTAL] = metric_direct(9.75 * G); /* used unknown */
     struct metric u, t;
-    assert_true(tui_mig_vram_sum(&s, 0, &u, &t));
+    assert_true(snapshot_mig_vram_sum(&s, 0, &u, &t));
     assert_int_equal(u.src, MSRC_DIRECT);
     assert_float_equal(u.value, 5 * G, 0);
     assert_float_equal(t.value, 29.25 * G, 0);
-    assert_false(tui_mig_vram_sum(&s, 3, &u, &t)); /* an instance without its figure */
-    assert_false(tui_mig_vram_sum(&s, 1, &u, &t)); /* not a GPU */
+    assert_false(snapshot_mig_vram_sum(&s, 3, &u, &t)); /* an instance without its figure */
+    assert_false(snapshot_mig_vram_sum(&s, 1, &u, &t)); /* not a GPU */
     devs[2].m[M_MEM_USED].src = MSRC_CARRIED;
-    assert_true(tui_mig_vram_sum(&s, 0, &u, &t));
+    assert_true(snapshot_mig_vram_sum(&s, 0, &u, &t));
     assert_int_equal(u.src, MSRC_CARRIED);
     devs[0].m[M_MEM_USED] = metric_direct(6 * G); /* privileged: its own figure */
-    assert_false(tui_mig_vram_sum(&s, 0, &u, &t));
+    assert_false(snapshot_mig_vram_sum(&s, 0, &u, &t));
     devs[0].m[M_MEM_USED] = metric_none("NVML_ERROR_NO_PERMISSION");
     devs[0].mig_enabled = false; /* MIG off: no instances to sum */
-    assert_false(tui_mig_vram_sum(&s, 0, &u, &t));
+    assert_false(snapshot_mig_vram_sum(&s, 0, &u, &t));
 }
 
 static void test_selection_follows_uuid(void **state)
