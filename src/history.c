@@ -220,14 +220,19 @@ static const enum metric_id dev_metric[HS_DEV_COUNT] = {
     [HS_POWER] = M_POWER,         [HS_CLK_SM] = M_CLK_SM,     [HS_CLK_MEM] = M_CLK_MEM,
 };
 
-static void push_device(struct hist_device *hd, const struct device *d)
+/* Device i of s. A MIG-enabled GPU that cannot read its own VRAM records
+ * its instances' sum instead (snapshot_mig_vram_sum), and says so. */
+static void push_device(struct hist_device *hd, const struct snapshot *s, size_t i)
 {
+    const struct device *d = &s->devices[i];
+    struct metric su, st;
+    bool sum = snapshot_mig_vram_sum(s, i, &su, &st);
     for (int k = 0; k < HS_DEV_COUNT; k++)
-        hist_push(&hd->s[k], &d->m[dev_metric[k]]);
+        hist_push(&hd->s[k], k == HS_VRAM_USED && sum ? &su : &d->m[dev_metric[k]]);
     /* The total is a static fact: any real read replaces it, a failed read
      * keeps the old one forever. A total of 0 is not a real VRAM size and
      * would collapse the chart's scale just like a missing one. */
-    const struct metric *t = &d->m[M_MEM_TOTAL];
+    const struct metric *t = sum ? &st : &d->m[M_MEM_TOTAL];
     if (metric_ok(t) && t->value > 0)
         hd->vram_total = t->value;
 }
@@ -296,7 +301,7 @@ int history_push(struct history *h, const struct snapshot *s)
             }
         }
         hd->absent = 0;
-        push_device(hd, d);
+        push_device(hd, s, i);
     }
 
     size_t kept = 0;

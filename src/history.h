@@ -62,7 +62,9 @@ bool hist_get(const struct hist_series *s, size_t age, struct hist_point *out);
 enum hist_dev_series {
     HS_GPU_UTIL,  /* M_GPU_UTIL, % */
     HS_MEM_UTIL,  /* M_MEM_UTIL, % */
-    HS_VRAM_USED, /* M_MEM_USED, bytes */
+    HS_VRAM_USED, /* M_MEM_USED, bytes (a MIG-enabled GPU that cannot read
+                   * its own: its instances' sum, snapshot_mig_vram_sum;
+                   * vram_total likewise) */
     HS_PCIE_TX,   /* M_PCIE_TX, B/s */
     HS_PCIE_RX,   /* M_PCIE_RX, B/s */
     HS_TEMP,      /* M_TEMP, °C */

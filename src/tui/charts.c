@@ -209,8 +209,14 @@ static void activity_charts(WINDOW *win, const struct tui_view *v, const struct 
         chart(win, v, r[1], t1, hd ? &hd->s[HS_MEM_UTIL] : NULL, 100, R_MEMCTL, NULL, max_pct);
     }
     if (n > 2) {
-        struct metric vp = d ? tui_vram_pct(d) : none;
-        if (m && metric_ok(&m[M_MEM_USED]) && metric_ok(&m[M_MEM_TOTAL]))
+        struct metric vp = d ? tui_vram_pct(d) : none, su, st;
+        if (d && snapshot_mig_vram_sum(v->snap, (size_t)(d - v->snap->devices), &su, &st)) {
+            vp = metric_direct(100.0 * su.value / st.value);
+            vp.src = su.src;
+            snprintf(t1, sizeof(t1), "VRAM %s instances %s / %s (%s)", v->theme.g.sum,
+                     tui_fmt_bytes(a, sizeof(a), &su), tui_fmt_bytes(b, sizeof(b), &st),
+                     tui_fmt_pct(c, sizeof(c), &vp, 0));
+        } else if (m && metric_ok(&m[M_MEM_USED]) && metric_ok(&m[M_MEM_TOTAL]))
             snprintf(t1, sizeof(t1), "VRAM %s / %s (%s)", tui_fmt_bytes(a, sizeof(a), &m[M_MEM_USED]),
                      tui_fmt_bytes(b, sizeof(b), &m[M_MEM_TOTAL]), tui_fmt_pct(c, sizeof(c), &vp, 0));
         else if (m && metric_ok(&m[M_MEM_USED]))

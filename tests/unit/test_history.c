@@ -562,6 +562,45 @@ static void test_same_count_reconfiguration_prunes(void **state)
     history_free(&h);
 }
 
+/* A MIG-enabled GPU that cannot read its own VRAM (no privilege): its
+ * VRAM series and chart scale are its instances' sum, and a tick on which
+ * one instance's figure is missing is a missed read (carried, like any
+ * other series), not a smaller sum. */
+static void test_mig_parent_vram_is_instances_sum(void **state)
+{
+    (void)state;
+    struct history h;
+    assert_int_equal(history_init(&h, 8), 0);
+    struct fx f;
+    const double G = 1024.0 * 1024 * 1024;
+    for (int tick = 0; tick < 2; tick++) {
+        fx_reset(&f);
+        struct device *g = fx_dev(&f, "GPU-0");
+        g->kind = DEV_GPU;
+        g->mig_enabled = true;
+        g->parent_pos = -1;
+        struct device *a = fx_dev(&f, "MIG-a");
+        struct device *b = fx_dev(&f, "MIG-b");
+        a->kind = b->kind = DEV_MIG;
+        a->parent_pos = b->parent_pos = 0;
+        a->m[M_MEM_USED] = metric_direct(3 * G);
+        a->m[M_MEM_TOTAL] = metric_direct(19.5 * G);
+        if (tick == 0)
+            b->m[M_MEM_USED] = metric_direct(1 * G);
+        b->m[M_MEM_TOTAL] = metric_direct(9.75 * G);
+        assert_int_equal(history_push(&h, &f.s), 0);
+    }
+    const struct hist_device *hd = history_device(&h, "GPU-0");
+    assert_non_null(hd);
+    assert_point(&hd->s[HS_VRAM_USED], 1, MSRC_DIRECT, 4 * G);
+    assert_point(&hd->s[HS_VRAM_USED], 0, MSRC_CARRIED, 4 * G);
+    assert_true(hd->vram_total == 29.25 * G);
+    /* the instances keep their own */
+    assert_point(&history_device(&h, "MIG-a")->s[HS_VRAM_USED], 0, MSRC_DIRECT, 3 * G);
+    assert_true(history_device(&h, "MIG-a")->vram_total == 19.5 * G);
+    history_free(&h);
+}
+
 static void test_short_absence_no_carry_across(void **state)
 {
     (void)state;
@@ -846,6 +885,7 @@ int main(void)
         cmocka_unit_test(test_mig_reenumeration_follows_uuid),
         cmocka_unit_test(test_prune_and_fresh_return),
         cmocka_unit_test(test_same_count_reconfiguration_prunes),
+        cmocka_unit_test(test_mig_parent_vram_is_instances_sum),
         cmocka_unit_test(test_short_absence_no_carry_across),
         cmocka_unit_test(test_empty_and_duplicate_uuid),
         cmocka_unit_test(test_host_series),
