@@ -190,8 +190,10 @@ while IFS= read -r k; do
     [ -z "$name" ] && continue
     if [ "$name" = mouse ]; then
         case "$keys_text" in *"mouse click"*) continue ;; esac
-    elif printf '%s\n' "$keys_bold" | grep -qxF -- "$name"; then
-        continue
+    else
+        # a whole line of keys_bold, matched without a pipe (under pipefail a
+        # loaded machine once made the printf | grep -q form fail here)
+        case $'\n'"$keys_bold"$'\n' in *$'\n'"$name"$'\n'*) continue ;; esac
     fi
     missing="$missing $name"
 done <<<"$handled"
