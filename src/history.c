@@ -221,7 +221,8 @@ static const enum metric_id dev_metric[HS_DEV_COUNT] = {
 };
 
 /* Device i of s. A MIG-enabled GPU that cannot read its own VRAM records
- * its instances' sum instead (snapshot_mig_vram_sum), and says so. */
+ * its instances' sum instead (snapshot_mig_vram_sum; the chart's title
+ * marks it). */
 static void push_device(struct hist_device *hd, const struct snapshot *s, size_t i)
 {
     const struct device *d = &s->devices[i];
