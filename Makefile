@@ -286,7 +286,8 @@ bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(BUILD)/bench_engine $(BU
 	@for s in a100-sxm4-80gb dgx-a100-8x7; do \
 		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_engine sim/scenarios/$$s.ini 1000; done
 	@echo "== devices x processes"
-	@MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_scale $(CURDIR)/$(BIN) 10
+	@MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) MIGMON_SIM_SCENARIOS=$(CURDIR)/sim/scenarios \
+		$(BUILD)/bench_scale $(CURDIR)/$(BIN) 10
 	@echo "== the /metrics page (export)"
 	@for s in a100-sxm4-80gb dgx-a100-8x7; do \
 		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_prom sim/scenarios/$$s.ini 2000; done

@@ -9,8 +9,13 @@
  *     median wall time per tick, NVML calls per tick (the simulator's
  *     counter), and for the sizes with processes the cost per shown process
  *     against the same devices without processes;
- *   - BINARY --once --format json --top 0 --gpm off as a child: wall time
- *     and peak RSS (wait4).
+ *   - BINARY --once --format json --top 0 --gpm off as a child (of a
+ *     spawner, below): wall time and peak RSS (wait4).
+ * Then the points named as targets, measured the same way:
+ *   - 1,000 GPUs x 1,000 processes and 128 GPUs x 10,000 (--once);
+ *   - the DGX scenario (8 A100 in MIG mode, 56 instances; its directory is
+ *     MIGMON_SIM_SCENARIOS, else sim/scenarios) with 9 more processes on
+ *     each MIG instance: 507 processes, all shown.
  * The simulator stands in for the driver (its cost is included): compare
  * runs as ratios.
  */
@@ -45,6 +50,34 @@ static int write_scenario(const char *path, int gpus, int procs)
         fprintf(f, "[process.p%d]\npid = %d\ngpu = %d\nused_mib = %d\n\n", i, 200000 + i, i % gpus,
                 64 + i % 512);
     return fclose(f);
+}
+
+/* DIR/dgx-a100-8x7.ini, then per_mig processes on each of its 8 x 7 MIG
+ * instances (PIDs not on this host). Returns the processes added, or -1. */
+static int write_dgx(const char *path, const char *dir, int per_mig)
+{
+    char src[4096];
+    snprintf(src, sizeof(src), "%s/dgx-a100-8x7.ini", dir);
+    FILE *in = fopen(src, "r");
+    if (!in)
+        return -1;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fclose(in);
+        return -1;
+    }
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+        fwrite(buf, 1, n, f);
+    fclose(in);
+    int added = 0;
+    for (int g = 0; g < 8; g++)
+        for (int m = 0; m < 7; m++)
+            for (int k = 0; k < per_mig; k++, added++)
+                fprintf(f, "\n[process.bench-%d-%d-%d]\npid = %d\ngpu = %d\nmig = %d\nused_mib = %d\n", g,
+                        m, k, 300000 + added, g, m, 100 + 10 * k);
+    return fclose(f) == 0 ? added : -1;
 }
 
 struct result {
@@ -87,7 +120,39 @@ static int measure(const char *lib, int ticks, struct result *r)
     return 0;
 }
 
-static void once(const char *bin, const char *lib, double *secs, double *mb)
+static void once(const char *bin, const char *lib, double *secs, double *mb);
+
+/* One table row: the tick measured here, --once as a child; the cost per
+ * process is the growth over base (0: none) divided by the added ones. */
+static void row(const char *what, int procs, int added, double base, const char *bin,
+                const char *lib, int ticks, double *us)
+{
+    struct result r = {0};
+    if (measure(lib, ticks, &r) != 0) {
+        printf("| %s | %d | (collector failed) |\n", what, procs);
+        return;
+    }
+    if (us)
+        *us = r.us_tick;
+    double secs = 0, mb = 0;
+    once(bin, lib, &secs, &mb);
+    char per[32] = "-";
+    if (added > 0 && base > 0)
+        snprintf(per, sizeof(per), "%.2f", (r.us_tick - base) / added);
+    printf("| %s | %d | %.0f | %.0f | %s | %.2f | %.1f |\n", what, procs, r.us_tick, r.calls, per,
+           secs, mb);
+    fflush(stdout);
+}
+
+/*
+ * --once runs as a grandchild, through a spawner forked while this process
+ * is still small: a child's peak RSS (ru_maxrss) counts the memory it
+ * shared with its parent at the fork, so a child forked after a 1,000-GPU
+ * collector ran here would report this process's size, not its own.
+ */
+static int spawn_req = -1, spawn_ans = -1;
+
+static void once_now(const char *bin, const char *lib, double *secs, double *mb)
 {
     uint64_t t0 = clock_mono_ns();
     pid_t p = fork();
@@ -101,9 +166,53 @@ static void once(const char *bin, const char *lib, double *secs, double *mb)
     int st;
     struct rusage ru;
     memset(&ru, 0, sizeof(ru));
-    wait4(p, &st, 0, &ru);
+    if (p < 0 || wait4(p, &st, 0, &ru) < 0) {
+        *secs = *mb = -1;
+        return;
+    }
     *secs = (double)(clock_mono_ns() - t0) / 1e9;
     *mb = (double)ru.ru_maxrss / 1024.0;
+}
+
+static void spawner_start(const char *bin, const char *lib)
+{
+    int req[2], ans[2];
+    if (pipe(req) != 0 || pipe(ans) != 0)
+        return;
+    pid_t p = fork();
+    if (p == 0) {
+        close(req[1]);
+        close(ans[0]);
+        char c;
+        while (read(req[0], &c, 1) == 1) {
+            double r[2];
+            once_now(bin, lib, &r[0], &r[1]);
+            if (write(ans[1], r, sizeof(r)) != (ssize_t)sizeof(r))
+                break;
+        }
+        _exit(0);
+    }
+    close(req[0]);
+    close(ans[1]);
+    if (p < 0) {
+        close(req[1]);
+        close(ans[0]);
+        return;
+    }
+    spawn_req = req[1];
+    spawn_ans = ans[0];
+}
+
+static void once(const char *bin, const char *lib, double *secs, double *mb)
+{
+    double r[2];
+    if (spawn_req < 0 || write(spawn_req, "x", 1) != 1 ||
+        read(spawn_ans, r, sizeof(r)) != (ssize_t)sizeof(r)) {
+        once_now(bin, lib, secs, mb); /* no spawner: RSS may include ours */
+        return;
+    }
+    *secs = r[0];
+    *mb = r[1];
 }
 
 int main(int argc, char **argv)
@@ -125,6 +234,7 @@ int main(int argc, char **argv)
     close(fd);
     setenv("MIGMON_SIM_SCENARIO", path, 1);
     setenv("MIGMON_SIM_TIME", "100+1", 1);
+    spawner_start(argv[1], lib);
     printf("| devices | processes | median µs/tick | NVML calls/tick | µs per process | --once s | "
            "--once peak RSS MB |\n|---|---|---|---|---|---|---|\n");
     for (size_t g = 0; g < sizeof(gpus) / sizeof(gpus[0]); g++) {
@@ -132,21 +242,34 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < sizeof(procs) / sizeof(procs[0]); k++) {
             if (write_scenario(path, gpus[g], procs[k]) != 0)
                 break;
-            struct result r = {0};
-            if (measure(lib, ticks, &r) != 0)
-                continue;
-            if (k == 0)
-                base = r.us_tick;
-            double secs = 0, mb = 0;
-            once(argv[1], lib, &secs, &mb);
-            char per[32] = "-";
-            if (procs[k] > 0)
-                snprintf(per, sizeof(per), "%.2f", (r.us_tick - base) / procs[k]);
-            printf("| %d | %d | %.0f | %.0f | %s | %.2f | %.1f |\n", gpus[g], procs[k], r.us_tick,
-                   r.calls, per, secs, mb);
-            fflush(stdout);
+            char what[32];
+            snprintf(what, sizeof(what), "%d", gpus[g]);
+            row(what, procs[k], procs[k], base, argv[1], lib, ticks, k == 0 ? &base : NULL);
         }
     }
+    static const int big[][2] = {{1000, 1000}, {128, 10000}};
+    for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+        char what[32];
+        snprintf(what, sizeof(what), "%d", big[i][0]);
+        if (write_scenario(path, big[i][0], big[i][1]) == 0)
+            row(what, big[i][1], 0, 0, argv[1], lib, ticks, NULL);
+    }
+    const char *dir = getenv("MIGMON_SIM_SCENARIOS");
+    if (!dir || !*dir)
+        dir = "sim/scenarios";
+    double base = 0;
+    int added;
+    if (write_dgx(path, dir, 0) == 0) {
+        row("dgx-a100-8x7 (64)", 3, 0, 0, argv[1], lib, ticks, &base);
+        if ((added = write_dgx(path, dir, 9)) > 0)
+            row("dgx-a100-8x7, 9 more a MIG", 3 + added, added, base, argv[1], lib, ticks, NULL);
+    } else {
+        printf("| dgx-a100-8x7 | - | (%s/dgx-a100-8x7.ini unreadable) |\n", dir);
+    }
     unlink(path);
+    if (spawn_req >= 0) {
+        close(spawn_req); /* the spawner ends */
+        wait(NULL);
+    }
     return 0;
 }
