@@ -15,10 +15,17 @@
  * request half-sent), and at most conn_memory bytes of request per
  * connection (a larger request line or headers get 431). Anything but GET
  * or HEAD of /metrics or /health gets 404 (unknown path) or 405.
+ *
+ * libmicrohttpd is opened when a server starts (mhd_load), not linked: it
+ * brings GnuTLS and eight more libraries with it, and every other mode
+ * (the interactive monitor, --once, record, the GPM helper) would load and
+ * relocate them at each start for nothing: about 1 ms and 2.5 MB of
+ * resident memory. Only its types and constants come from the header.
  */
 #include "serve.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -26,6 +33,8 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +47,77 @@
 
 #include "clock.h"
 #include "engine.h"
+
+/* The library's ABI name, as Debian's libmicrohttpd12 and Fedora's
+ * libmicrohttpd install it; the header's types are that ABI's. */
+#define MHD_SONAME "libmicrohttpd.so.12"
+
+/* The functions used, by the header's own types; mhd, mhd_ok and mhd_err
+ * are written once by mhd_load_once (under mhd_once), read-only afterwards. */
+static struct {
+    __typeof__(MHD_start_daemon) *start_daemon;
+    __typeof__(MHD_stop_daemon) *stop_daemon;
+    __typeof__(MHD_quiesce_daemon) *quiesce_daemon;
+    __typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+    __typeof__(MHD_create_response_from_buffer_with_free_callback_cls) *create_response_cls;
+    __typeof__(MHD_add_response_header) *add_response_header;
+    __typeof__(MHD_queue_response) *queue_response;
+    __typeof__(MHD_destroy_response) *destroy_response;
+    __typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+} mhd;
+static bool mhd_ok;
+static char mhd_err[512]; /* why it could not be loaded */
+static pthread_once_t mhd_once = PTHREAD_ONCE_INIT;
+
+static void mhd_load_once(void)
+{
+    void *h = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(mhd_err, sizeof(mhd_err),
+                 "the HTTP server needs libmicrohttpd (%s); install it (Debian: libmicrohttpd12, "
+                 "Fedora: libmicrohttpd)",
+                 e ? e : MHD_SONAME);
+        return;
+    }
+    static const struct {
+        const char *name;
+        size_t off;
+    } syms[] = {
+#define MHD_SYM(field, name) {name, offsetof(__typeof__(mhd), field)}
+        MHD_SYM(start_daemon, "MHD_start_daemon"),
+        MHD_SYM(stop_daemon, "MHD_stop_daemon"),
+        MHD_SYM(quiesce_daemon, "MHD_quiesce_daemon"),
+        MHD_SYM(create_response_from_buffer, "MHD_create_response_from_buffer"),
+        MHD_SYM(create_response_cls, "MHD_create_response_from_buffer_with_free_callback_cls"),
+        MHD_SYM(add_response_header, "MHD_add_response_header"),
+        MHD_SYM(queue_response, "MHD_queue_response"),
+        MHD_SYM(destroy_response, "MHD_destroy_response"),
+        MHD_SYM(lookup_connection_value, "MHD_lookup_connection_value"),
+#undef MHD_SYM
+    };
+    for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+        void *p = dlsym(h, syms[i].name);
+        if (!p) {
+            snprintf(mhd_err, sizeof(mhd_err),
+                     "the HTTP server needs a newer libmicrohttpd (this one lacks %s)",
+                     syms[i].name);
+            dlclose(h);
+            return;
+        }
+        /* POSIX guarantees function pointers round-trip through void *. */
+        memcpy((char *)&mhd + syms[i].off, &p, sizeof(p));
+    }
+    mhd_ok = true;
+}
+
+/* 0 when libmicrohttpd is loaded; else -1 and why in mhd_err. The library
+ * stays loaded for the life of the process (a second server reuses it). */
+static int mhd_load(void)
+{
+    pthread_once(&mhd_once, mhd_load_once);
+    return mhd_ok ? 0 : -1;
+}
 
 #define DEFAULT_CONN_LIMIT 512u
 #define DEFAULT_TIMEOUT_S 10u
@@ -180,14 +260,14 @@ static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status, 
                                   const char *allow)
 {
     struct MHD_Response *r =
-        MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+        mhd.create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
     if (!r)
         return MHD_NO;
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+    mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
     if (allow)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
-    enum MHD_Result rc = MHD_queue_response(conn, status, r);
-    MHD_destroy_response(r);
+        mhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+    enum MHD_Result rc = mhd.queue_response(conn, status, r);
+    mhd.destroy_response(r);
     return rc;
 }
 
@@ -201,20 +281,20 @@ static enum MHD_Result reply_metrics(struct server *srv, struct MHD_Connection *
     if (!p)
         return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "no sample yet\n", NULL);
     bool gz = p->gz &&
-              accepts_gzip(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+              accepts_gzip(mhd.lookup_connection_value(conn, MHD_HEADER_KIND,
                                                        MHD_HTTP_HEADER_ACCEPT_ENCODING));
-    struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback_cls(
+    struct MHD_Response *r = mhd.create_response_cls(
         gz ? p->gzlen : p->len, gz ? p->gz : p->text, page_unref, p);
     if (!r) {
         page_unref(p);
         return MHD_NO;
     }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, PROM_CONTENT_TYPE);
-    MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+    mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, PROM_CONTENT_TYPE);
+    mhd.add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
     if (gz)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
-    enum MHD_Result rc = MHD_queue_response(conn, MHD_HTTP_OK, r);
-    MHD_destroy_response(r); /* the page is released when the response is done */
+        mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+    enum MHD_Result rc = mhd.queue_response(conn, MHD_HTTP_OK, r);
+    mhd.destroy_response(r); /* the page is released when the response is done */
     return rc;
 }
 
@@ -357,6 +437,11 @@ int serve_start(struct server **out, const struct serve_opts *o, char *err, size
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    if (mhd_load() != 0) {
+        snprintf(err, errlen, "%s", mhd_err);
+        free(srv);
+        return -1;
+    }
     pthread_mutex_init(&srv->mu, NULL);
     srv->popts = o->page;
     uint64_t iv = (uint64_t)(o->interval_ms ? o->interval_ms : 1000) * 1000000ull;
@@ -369,7 +454,7 @@ int serve_start(struct server **out, const struct serve_opts *o, char *err, size
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    srv->d = MHD_start_daemon(
+    srv->d = mhd.start_daemon(
         MHD_USE_EPOLL_INTERNAL_THREAD, 0, NULL, NULL, on_request, srv, MHD_OPTION_LISTEN_SOCKET,
         fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)(o->conn_limit ? o->conn_limit
                                                                    : DEFAULT_CONN_LIMIT),
@@ -401,8 +486,8 @@ void serve_stop(struct server *srv)
         return;
     /* After this no request runs and every response has been freed, so
      * the server's reference is the last one. */
-    int fd = (int)MHD_quiesce_daemon(srv->d);
-    MHD_stop_daemon(srv->d);
+    int fd = (int)mhd.quiesce_daemon(srv->d);
+    mhd.stop_daemon(srv->d);
     if (fd >= 0)
         close(fd);
     page_free(srv->cur);

@@ -316,6 +316,27 @@ err=$(MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/a100-sxm4-80gb.ini" timeout
 rc=$?
 eq "port in use: exit 2" "$rc" 2
 contains "port in use: message" "$err" "--listen 127.0.0.1:$DGX: Address already in use"
+# libmicrohttpd is opened by export only: no other mode loads it (nor the
+# GnuTLS it brings), and without it export says so and the rest works.
+needed=$(readelf -d "$MIGMON_BIN" | grep NEEDED)
+contains "the binary needs libc" "$needed" "libc.so"
+case "$needed" in
+*microhttpd* | *gnutls*) bad "the binary links libmicrohttpd or GnuTLS: $needed" ;;
+*) ok ;;
+esac
+mkdir -p "$TMP/nomhd"
+printf 'not a library\n' >"$TMP/nomhd/libmicrohttpd.so.12"
+err=$(LD_LIBRARY_PATH="$TMP/nomhd" MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/a100-sxm4-80gb.ini" \
+    timeout 5 "$MIGMON_BIN" export --nvml-path "$MIGMON_SIM_LIB" --listen 127.0.0.1:0 2>&1 >/dev/null)
+rc=$?
+eq "no libmicrohttpd: exit 2" "$rc" 2
+contains "no libmicrohttpd: message" "$err" "mig-gpu-mon: the HTTP server needs libmicrohttpd ($TMP/nomhd/libmicrohttpd.so.12:"
+contains "no libmicrohttpd: what to install" "$err" "Debian: libmicrohttpd12"
+eq "no libmicrohttpd: one line" "$(printf '%s\n' "$err" | wc -l)" 1
+out=$(LD_LIBRARY_PATH="$TMP/nomhd" MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/a100-sxm4-80gb.ini" \
+    timeout 5 "$MIGMON_BIN" --once --format prometheus --nvml-path "$MIGMON_SIM_LIB" 2>&1)
+eq "no libmicrohttpd: --once --format prometheus still works" "$?" 0
+contains "no libmicrohttpd: the page" "$out" 'migmon_gpu_power_watts{gpu="0"'
 for p in "${PROM_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
 for p in "${PROM_PIDS[@]}"; do
     for ((i = 0; i < 100; i++)); do kill -0 "$p" 2>/dev/null || break; sleep 0.05; done
