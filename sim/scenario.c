@@ -498,8 +498,29 @@ static int parse_range(const char **sp, int *lo, int *hi, int max)
     return 0;
 }
 
+/* Room for entry i of an array of size-byte entries with *cap of them,
+ * the new ones zeroed; false when out of memory. */
+static bool room_for(void **arr, int *cap, int i, size_t size)
+{
+    if (i < *cap)
+        return true;
+    int n = *cap ? *cap : 8;
+    while (n <= i)
+        n *= 2;
+    char *a = realloc(*arr, (size_t)n * size);
+    if (!a)
+        return false;
+    memset(a + (size_t)*cap * size, 0, (size_t)(n - *cap) * size);
+    *arr = a;
+    *cap = n;
+    return true;
+}
+
+/* GPU i, defined with its defaults on first use; NULL when out of memory. */
 static struct sim_gpu *gpu_at(struct sim_scenario *s, int i)
 {
+    if (!room_for((void **)&s->gpus, &s->gpus_cap, i, sizeof(*s->gpus)))
+        return NULL;
     struct sim_gpu *g = &s->gpus[i];
     if (!g->defined) {
         g->defined = true;
@@ -513,6 +534,7 @@ static struct sim_gpu *gpu_at(struct sim_scenario *s, int i)
     return g;
 }
 
+/* NULL when there are SIM_MAX_MIGS already, or out of memory. */
 static struct sim_mig *mig_at(struct ctx *c, int gpu, int slot, const char *tag)
 {
     struct sim_scenario *s = c->s;
@@ -522,7 +544,8 @@ static struct sim_mig *mig_at(struct ctx *c, int gpu, int slot, const char *tag)
         if (m->gpu == gpu && m->slot == slot && !strcmp(m->tag, tag))
             return m;
     }
-    if (s->n_migs == SIM_MAX_MIGS)
+    if (s->n_migs == SIM_MAX_MIGS || !gpu_at(s, gpu) ||
+        !room_for((void **)&s->migs, &s->migs_cap, s->n_migs, sizeof(*s->migs)))
         return NULL;
     m = &s->migs[s->n_migs++];
     memset(m, 0, sizeof(*m));
@@ -532,7 +555,6 @@ static struct sim_mig *mig_at(struct ctx *c, int gpu, int slot, const char *tag)
     m->gi = m->ci = -1;
     m->from = -HUGE_VAL;
     m->until = HUGE_VAL;
-    gpu_at(s, gpu);
     return m;
 }
 
@@ -546,7 +568,8 @@ static void *named_at(struct ctx *c, bool proc, const char *name)
             return proc ? (void *)&s->procs[i] : (void *)&s->faults[i];
     }
     if (proc) {
-        if (n == SIM_MAX_PROCS)
+        if (n == SIM_MAX_PROCS ||
+            !room_for((void **)&s->procs, &s->procs_cap, n, sizeof(*s->procs)))
             return NULL;
         struct sim_proc *p = &s->procs[s->n_procs++];
         memset(p, 0, sizeof(*p));
@@ -615,6 +638,8 @@ static int gpu_key(struct ctx *c, const char *section, int lo, int hi, const cha
 {
     for (int i = lo; i <= hi; i++) {
         struct sim_gpu *g = gpu_at(c->s, i);
+        if (!g)
+            return fail(c, "[%s] out of memory", section);
         int k = gpm_key_index(name);
         if (!strcmp(name, "pci_bus_id")) {
             unsigned d, b, dv, fn;
@@ -706,9 +731,11 @@ static int mig_key(struct ctx *c, const char *section, int glo, int ghi, int slo
     for (int g = glo; g <= ghi; g++) {
         for (int sl = slo; sl <= shi; sl++) {
             struct sim_mig *m = mig_at(c, g, sl, tag);
-            if (!m)
+            if (!m && c->s->n_migs == SIM_MAX_MIGS)
                 return fail(c, "[%s] more than %d MIG device definitions", section,
                             SIM_MAX_MIGS);
+            if (!m)
+                return fail(c, "[%s] out of memory", section);
             if (!strcmp(name, "gi") || !strcmp(name, "ci")) {
                 if (!mig_id_key(c, section, m, sl - slo, name, value))
                     return 0;
@@ -812,9 +839,11 @@ static int handler(void *user, const char *section, const char *name, const char
         if (!*nm || strlen(nm) >= 32)
             return fail(c, "[%s] the name after the dot must be 1-31 characters", section);
         obj = named_at(c, proc, nm);
-        if (!obj)
+        if (!obj && (proc ? c->s->n_procs == SIM_MAX_PROCS : c->s->n_faults == SIM_MAX_FAULTS))
             return fail(c, "[%s] too many %s sections (at most %d)", section,
                         proc ? "process" : "fault", proc ? SIM_MAX_PROCS : SIM_MAX_FAULTS);
+        if (!obj)
+            return fail(c, "[%s] out of memory", section);
         return proc ? proc_key(c, section, obj, name, value)
                     : fault_key(c, section, obj, name, value);
     }
@@ -911,11 +940,16 @@ struct sim_scenario *scenario_load(const char *path, const char *driver_override
     }
     return c.s;
 fail:
-    free(c.s);
+    scenario_free(c.s);
     return NULL;
 }
 
 void scenario_free(struct sim_scenario *s)
 {
+    if (!s)
+        return;
+    free(s->gpus);
+    free(s->migs);
+    free(s->procs);
     free(s);
 }

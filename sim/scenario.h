@@ -180,12 +180,15 @@ struct sim_fault {
 struct sim_scenario {
     char path[512];
     struct sim_system sys;
-    int n_gpus;
-    struct sim_gpu gpus[SIM_MAX_GPUS];
-    int n_migs;
-    struct sim_mig migs[SIM_MAX_MIGS];
-    int n_procs;
-    struct sim_proc procs[SIM_MAX_PROCS];
+    /* Owned arrays grown by the parser as sections name them (cap entries,
+     * the first n used; at most SIM_MAX_*): a scenario of one GPU does not
+     * carry room for a thousand (74 MB, which every load had to clear). */
+    int n_gpus, gpus_cap;
+    struct sim_gpu *gpus;
+    int n_migs, migs_cap;
+    struct sim_mig *migs;
+    int n_procs, procs_cap;
+    struct sim_proc *procs;
     int n_faults;
     struct sim_fault faults[SIM_MAX_FAULTS];
 };

@@ -95,7 +95,10 @@ wait_lines "$R/k.jsonl" 3 || bad "SIGKILL: fewer than 3 lines after 20 s"
 sleep 0.25 # a moment later: between two snapshots or inside the write of one
 { kill -KILL "$pid" && wait "$pid"; } 2>/dev/null
 [ -z "$(tail -c 1 "$R/k.jsonl")" ] && ok || bad "SIGKILL: the file ends inside a line"
-eq "SIGKILL: every line parses" "$(jq -c '.devices | length' "$R/k.jsonl" 2>&1 | sort -u)" 64
+eq "SIGKILL: every line parses" "$(jq -c .schema "$R/k.jsonl" 2>&1 | grep -c '^1$')" "$(wc -l <"$R/k.jsonl")"
+# a first tick may end before every MIG instance's first sample (slow under
+# the sanitizers): it is marked partial; every other one holds all 64
+eq "SIGKILL: whole snapshots" "$(jq -c 'select(.partial | not) | .devices | length' "$R/k.jsonl" 2>&1 | sort -u)" 64
 
 # --- existing files: refused, --append, --force -----------------------------
 printf 'keep\n' >"$R/exists.jsonl"

@@ -261,6 +261,41 @@ static void test_refcount_and_reload(void **state)
     assert_int_equal(n, 8);
 }
 
+/* The process's mapped size (VmSize), kB; -1 unknown. */
+static long vm_size_kb(void)
+{
+    char line[256];
+    long kb = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "VmSize: %ld kB", &kb) == 1)
+            break;
+    fclose(f);
+    return kb;
+}
+
+/* A scenario takes room for what it defines: loading one GPU used to map
+ * room for 1,024 GPUs, 8,192 MIG devices and 16,384 processes (74 MB, which
+ * a sanitizer clears at every load: NVML's init then took 200 ms under
+ * ThreadSanitizer, past the monitor's first tick). */
+static void test_scenario_size_follows_content(void **state)
+{
+    unsigned n;
+    (void)state;
+    while (N(nvmlShutdown)() == NVML_SUCCESS && N(nvmlDeviceGetCount_v2)(&n) == NVML_SUCCESS)
+        ;
+    long before = vm_size_kb();
+    start("a100-sxm4-80gb.ini", NULL);
+    long after = vm_size_kb();
+    assert_true(before > 0 && after > 0);
+    assert_true(after - before < 4096);
+    assert_int_equal(N(nvmlDeviceGetCount_v2)(&n), NVML_SUCCESS);
+    assert_int_equal(n, 1);
+    assert_int_equal(N(nvmlShutdown)(), NVML_SUCCESS);
+}
+
 static void test_no_gpu_needs_flag(void **state)
 {
     unsigned n = 99;
@@ -1911,6 +1946,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_invalid_scenarios, setup, teardown),
         cmocka_unit_test_setup_teardown(test_every_shipped_scenario_loads, setup, teardown),
         cmocka_unit_test_setup_teardown(test_refcount_and_reload, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scenario_size_follows_content, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_gpu_needs_flag, setup, teardown),
         cmocka_unit_test_setup_teardown(test_inaccessible_gpu, setup, teardown),
         cmocka_unit_test_setup_teardown(test_system_versions, setup, teardown),
