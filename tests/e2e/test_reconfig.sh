@@ -15,6 +15,11 @@ jeq "lost GPU listed with reason" "$out" '.devices[1].metrics.temperature_c | [.
 out=$(mon inaccessible-gpu.ini --once --format json); rc=$?
 eq "inaccessible GPU exit 0" "$rc" 0
 jeq "inaccessible GPU listed, NO_PERMISSION" "$out" '[.devices[] | select(.metrics.temperature_c.reason == "NVML_ERROR_NO_PERMISSION")] | length >= 1' 'true'
+# (seed: one GPU's error stopped the collection of every GPU)
+jeq "inaccessible GPU: the other GPU is read in full" "$out" \
+    '[.devices[] | [.index] + (.metrics | [.temperature_c.value, .gpu_util_pct.value,
+        .memory_total_bytes.value, .temperature_c.reason])]' \
+    '[[0,44,35,85899345920,null],[1,null,null,null,"NVML_ERROR_NO_PERMISSION"]]'
 
 # A MIG device whose UUID cannot be read (mig-no-uuid.ini: slot 1 until t = 10)
 # is listed with what is known and the reason, in JSON and in the table.

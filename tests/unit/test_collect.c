@@ -139,6 +139,98 @@ static void test_no_fake_zero_between_samples(void **state)
     collect_close(&c);
 }
 
+#define MiB 1048576.0
+
+/* used and total both none with the driver's reason */
+static void assert_vram_none(const struct device *d, const char *why)
+{
+    static const int ks[] = {M_MEM_USED, M_MEM_TOTAL};
+    for (size_t i = 0; i < 2; i++) {
+        const int k = ks[i];
+        assert_int_equal(d->m[k].src, MSRC_NONE);
+        assert_non_null(d->m[k].why);
+        assert_string_equal(d->m[k].why, why);
+    }
+}
+
+/*
+ * A failed VRAM read is none with the driver's reason, used and total
+ * alike: never 0 (seed v0.3: "VRAM 0/0 MB") and never the last value held
+ * over (seed v0.3.1/v0.3.6: a stale VRAM figure); the next good read is the
+ * new value at once. vram-glitch.ini: GetMemoryInfo answers UNKNOWN for
+ * 1004 <= t < 1010; the process holds wave(50000, 10000, 12) MiB.
+ */
+static void test_failed_vram_read_is_none(void **state)
+{
+    (void)state;
+    use_scenario("vram-glitch.ini", "1003+1");
+    struct collector c;
+    open_sim(&c);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s); /* t = 1003: 45000 MiB */
+    const struct device *d = &s.devices[0];
+    assert_int_equal(d->m[M_MEM_USED].src, MSRC_DIRECT);
+    assert_true(d->m[M_MEM_USED].value == 45000 * MiB);
+    assert_true(d->m[M_MEM_TOTAL].value == 81920 * MiB);
+    for (int t = 1004; t < 1010; t++) {
+        collect_tick(&c, &s);
+        assert_vram_none(&s.devices[0], "NVML_ERROR_UNKNOWN");
+    }
+    collect_tick(&c, &s); /* t = 1010: 58660.25 MiB, not the 45000 of before */
+    d = &s.devices[0];
+    assert_int_equal(d->m[M_MEM_USED].src, MSRC_DIRECT);
+    assert_true(d->m[M_MEM_USED].value > 58660 * MiB && d->m[M_MEM_USED].value < 58661 * MiB);
+    assert_true(d->m[M_MEM_TOTAL].value == 81920 * MiB);
+    snapshot_free(&s);
+    collect_close(&c);
+
+    /* One MIG instance's reads fail (the seed's case): that instance is
+     * none, its neighbours keep their exact readings. */
+    char scen[] = "/tmp/migmon-scen-XXXXXX";
+    int fd = mkstemp(scen);
+    assert_true(fd >= 0);
+    close(fd);
+    char cmd[3 * PATH_MAX];
+    snprintf(cmd, sizeof(cmd),
+             "cat '%s/sim/scenarios/h100-pcie-mig-535.ini' - >'%s' <<'EOF'\n"
+             "[fault.slot1-vram]\ntarget = gpu.0.mig.1\n"
+             "function = nvmlDeviceGetMemoryInfo*\nreturn = UNKNOWN\n"
+             "from = 20\nuntil = 22\nEOF\n",
+             getenv("MIGMON_SRC"), scen);
+    assert_int_equal(system(cmd), 0);
+    setenv("MIGMON_SIM_SCENARIO", scen, 1);
+    setenv("MIGMON_SIM_TIME", "19+1", 1);
+    open_sim(&c);
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s); /* t = 19 */
+    assert_int_equal(s.ndevices, 4);
+    double before[4];
+    for (size_t i = 1; i < 4; i++) {
+        assert_int_equal(s.devices[i].m[M_MEM_USED].src, MSRC_DIRECT);
+        before[i] = s.devices[i].m[M_MEM_USED].value;
+    }
+    for (int t = 20; t < 22; t++) {
+        collect_tick(&c, &s);
+        assert_int_equal(s.devices[2].mig_index, 1);
+        assert_vram_none(&s.devices[2], "NVML_ERROR_UNKNOWN");
+        for (size_t i = 1; i < 4; i += 2) {
+            assert_int_equal(s.devices[i].m[M_MEM_USED].src, MSRC_DIRECT);
+            assert_true(s.devices[i].m[M_MEM_USED].value == before[i]);
+        }
+    }
+    /* t = 22: it reads again, its process's wave(9000, 2500, 300) MiB:
+     * 10111.59 MiB, no longer the 9968.79 of t = 19 */
+    collect_tick(&c, &s);
+    const struct metric *u = &s.devices[2].m[M_MEM_USED];
+    assert_int_equal(u->src, MSRC_DIRECT);
+    assert_true(u->value > 10111.5 * MiB && u->value < 10111.7 * MiB);
+    assert_true(before[2] > 9968.7 * MiB && before[2] < 9968.9 * MiB);
+    snapshot_free(&s);
+    collect_close(&c);
+    unlink(scen);
+}
+
 static size_t count_kind(const struct snapshot *s, enum device_kind k)
 {
     size_t n = 0;
@@ -562,6 +654,7 @@ int main(void)
         cmocka_unit_test(test_mig_without_uuid_listed),
         cmocka_unit_test(test_gpm_isolation_keeps_vram),
         cmocka_unit_test(test_no_fake_zero_between_samples),
+        cmocka_unit_test(test_failed_vram_read_is_none),
         cmocka_unit_test(test_absurd_compute_capability_unknown),
         cmocka_unit_test(test_pid0_sample_not_summed),
         cmocka_unit_test(test_threshold_read_again_after_a_failure),
