@@ -34,6 +34,10 @@
  * mig-gpu-mon, then migmon-engine, migmon-runner, migmon-system and the
  * GPUs' own migmon-gpuN together), from /proc/PID/task/TID/schedstat, the
  * mean of the runs.
+ *
+ * First it prints what one wake-up of an idle thread costs this machine
+ * (a thread sleeping to a 100 ms grid, its CPU time per wake): the floor
+ * under every thread the monitor or nvtop wakes each tick.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -213,6 +217,40 @@ static double median(double *v, int n)
     return v[n / 2];
 }
 
+static double thread_cpu_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+/* The machine's price of a wake-up: the CPU time of a thread that does
+ * nothing but sleep to the next 100 ms and wake, per wake (median of 3
+ * rounds of 10). The monitor's threads wake 3 to 4 times a tick, nvtop's
+ * one thread once, so on a machine where this is tens of microseconds (a
+ * VM whose guest switches trap to the hypervisor) it is a large part of
+ * both figures and of their ratio. */
+static double wake_floor_us(void)
+{
+    double round[3];
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    for (int r = 0; r < 3; r++) {
+        double t0 = thread_cpu_us();
+        for (int i = 0; i < 10; i++) {
+            next.tv_nsec += INTERVAL_MS * 1000000L;
+            if (next.tv_nsec >= 1000000000L) {
+                next.tv_nsec -= 1000000000L;
+                next.tv_sec++;
+            }
+            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+                ;
+        }
+        round[r] = (thread_cpu_us() - t0) / 10;
+    }
+    return median(round, 3);
+}
+
 static int run_once(const char *bin, const char *scenario, int cols, int rows, int seconds,
                     bool nvtop, struct result *out)
 {
@@ -339,6 +377,9 @@ int main(int argc, char **argv)
            cmp ? "; nvtop -d 1 on the same simulator, runs interleaved" : "");
     if (base)
         printf("  base: %s, runs interleaved\n", base);
+    printf("  this machine: a thread woken every %d ms costs %.1f us of CPU a wake\n",
+           INTERVAL_MS, wake_floor_us());
+    fflush(stdout);
     int failed = 0;
     for (int s = 0; s < nscen; s++) {
         for (int z = 0; z < nsizes; z++) {
