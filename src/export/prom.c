@@ -693,45 +693,59 @@ enum dcgm_kind {
     DK_GPM,     /* on GPUs and MIG devices, GPM values only */
 };
 
+/* DCGM's int64 fields are written as whole numbers, as dcgm-exporter
+ * writes them: framebuffer MiB rounded down (bytes / 2^20, as nvidia-smi
+ * and DCGM have it), the others rounded (their sources are whole numbers;
+ * rounding drops a conversion's float residue, e.g. J x 1000 to mJ). */
+enum dcgm_whole {
+    DW_NO,    /* a double in DCGM */
+    DW_FLOOR, /* int64, rounded down */
+    DW_ROUND, /* int64, rounded */
+};
+
 struct dcgm_fam {
     const char *name, *type, *help;
     enum metric_id id;
     enum dcgm_kind kind;
     double scale;
+    enum dcgm_whole whole;
 };
 
 #define MIB (1.0 / 1048576.0)
 
 static const struct dcgm_fam dcgm_fams[] = {
-    {"DCGM_FI_DEV_GPU_UTIL", GAUGE, "GPU utilization (in %).", M_GPU_UTIL, DK_GPU, 1},
-    {"DCGM_FI_DEV_FB_USED", GAUGE, "Framebuffer memory used (in MiB).", M_MEM_USED, DK_ANY, MIB},
+    {"DCGM_FI_DEV_GPU_UTIL", GAUGE, "GPU utilization (in %).", M_GPU_UTIL, DK_GPU, 1, DW_ROUND},
+    {"DCGM_FI_DEV_FB_USED", GAUGE, "Framebuffer memory used (in MiB).", M_MEM_USED, DK_ANY, MIB,
+     DW_FLOOR},
     {"DCGM_FI_DEV_FB_FREE", GAUGE, "Framebuffer memory free (in MiB).", M_MEM_USED, DK_FB_FREE,
-     MIB},
-    {"DCGM_FI_DEV_GPU_TEMP", GAUGE, "GPU temperature (in C).", M_TEMP, DK_GPU, 1},
-    {"DCGM_FI_DEV_POWER_USAGE", GAUGE, "Power draw (in W).", M_POWER, DK_GPU, 1},
+     MIB, DW_FLOOR},
+    {"DCGM_FI_DEV_GPU_TEMP", GAUGE, "GPU temperature (in C).", M_TEMP, DK_GPU, 1, DW_ROUND},
+    {"DCGM_FI_DEV_POWER_USAGE", GAUGE, "Power draw (in W).", M_POWER, DK_GPU, 1, DW_NO},
     {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", COUNTER,
-     "Total energy consumption since boot (in mJ).", M_ENERGY, DK_GPU, 1000},
-    {"DCGM_FI_DEV_SM_CLOCK", GAUGE, "SM clock frequency (in MHz).", M_CLK_SM, DK_GPU, 1},
-    {"DCGM_FI_DEV_MEM_CLOCK", GAUGE, "Memory clock frequency (in MHz).", M_CLK_MEM, DK_GPU, 1},
+     "Total energy consumption since boot (in mJ).", M_ENERGY, DK_GPU, 1000, DW_ROUND},
+    {"DCGM_FI_DEV_SM_CLOCK", GAUGE, "SM clock frequency (in MHz).", M_CLK_SM, DK_GPU, 1,
+     DW_ROUND},
+    {"DCGM_FI_DEV_MEM_CLOCK", GAUGE, "Memory clock frequency (in MHz).", M_CLK_MEM, DK_GPU, 1,
+     DW_ROUND},
     {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", GAUGE, "Ratio of time the graphics engine is active.",
-     M_GPU_UTIL, DK_GPM, 0.01},
+     M_GPU_UTIL, DK_GPM, 0.01, DW_NO},
     {"DCGM_FI_PROF_SM_ACTIVE", GAUGE, "The ratio of cycles an SM has at least 1 warp assigned.",
-     M_SM_UTIL, DK_GPM, 0.01},
+     M_SM_UTIL, DK_GPM, 0.01, DW_NO},
     {"DCGM_FI_PROF_SM_OCCUPANCY", GAUGE, "The ratio of number of warps resident on an SM.",
-     M_SM_OCCUPANCY, DK_GPM, 0.01},
+     M_SM_OCCUPANCY, DK_GPM, 0.01, DW_NO},
     {"DCGM_FI_PROF_DRAM_ACTIVE", GAUGE,
      "Ratio of cycles the device memory interface is active sending or receiving data.",
-     M_MEM_UTIL, DK_GPM, 0.01},
+     M_MEM_UTIL, DK_GPM, 0.01, DW_NO},
     {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", GAUGE, "Ratio of cycles the tensor (HMMA) pipe is active.",
-     M_TENSOR_UTIL, DK_GPM, 0.01},
+     M_TENSOR_UTIL, DK_GPM, 0.01, DW_NO},
     {"DCGM_FI_PROF_PCIE_TX_BYTES", GAUGE,
      "The rate of data transmitted over the PCIe bus - including both protocol headers and data "
      "payloads - in bytes per second.",
-     M_PCIE_TX, DK_GPU, 1},
+     M_PCIE_TX, DK_GPU, 1, DW_ROUND},
     {"DCGM_FI_PROF_PCIE_RX_BYTES", GAUGE,
      "The rate of data received over the PCIe bus - including both protocol headers and data "
      "payloads - in bytes per second.",
-     M_PCIE_RX, DK_GPU, 1},
+     M_PCIE_RX, DK_GPU, 1, DW_ROUND},
 };
 
 static void write_dcgm(struct ctx *c)
@@ -765,7 +779,12 @@ static void write_dcgm(struct ctx *c)
                     continue;
                 break;
             }
-            sample_plain(c, l, v * fm->scale);
+            v *= fm->scale;
+            if (fm->whole == DW_FLOOR)
+                v = floor(v);
+            else if (fm->whole == DW_ROUND)
+                v = round(v);
+            sample_plain(c, l, v);
         }
     }
 }

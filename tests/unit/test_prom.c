@@ -296,6 +296,26 @@ static void test_dcgm(void **state)
     assert_non_null(l);
     assert_true(value_of(l) == 1);
     free(page);
+
+    /* DCGM's int64 fields are whole numbers: MiB rounded down as
+     * nvidia-smi has them, mJ without the residue of J x 1000 */
+    s.devices[0].m[M_MEM_USED].value = 2.75 * 1048576; /* free 7.25 MiB */
+    s.devices[0].m[M_ENERGY].value = 12.5 + 1e-13;
+    s.devices[0].m[M_GPU_UTIL].value = 41.6;
+    page = render(&s, true, false);
+    l = find_sample(page, "DCGM_FI_DEV_FB_USED", gpu);
+    assert_non_null(l);
+    assert_true(value_of(l) == 2);
+    l = find_sample(page, "DCGM_FI_DEV_FB_FREE", gpu);
+    assert_non_null(l);
+    assert_true(value_of(l) == 7);
+    l = find_sample(page, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", gpu);
+    assert_non_null(l);
+    assert_non_null(strstr(l, "} 12500\n"));
+    l = find_sample(page, "DCGM_FI_DEV_GPU_UTIL", gpu);
+    assert_non_null(l);
+    assert_true(value_of(l) == 42);
+    free(page);
     snapshot_free(&s);
 }
 
