@@ -306,7 +306,14 @@ static void write_process(FILE *f, struct line *l, const struct snapshot *s,
                           const struct device *d, const struct gpu_process *p)
 {
     line_start(l, "nvidia_smi_process");
-    tag(l, "name", p->name);
+    /* A process whose name is not visible from here (its own PID
+     * namespace) is tagged by its PID: with no name tag, every such
+     * process of one type on one device would be one series and one point
+     * at each instant, and all but the last would be lost. */
+    char unnamed[24];
+    if (!p->name[0])
+        snprintf(unnamed, sizeof(unnamed), "pid:%u", (unsigned)p->pid);
+    tag(l, "name", p->name[0] ? p->name : unnamed);
     tag(l, "type", proc_type_name(p->type));
     tag(l, "uuid", d->uuid);
     field_int(l, "pid", p->pid);

@@ -86,6 +86,10 @@ else
     jeq "influxdb: a100 utilization_gpu" \
         "$(q "SELECT utilization_gpu FROM nvidia_smi WHERE uuid = 'GPU-4c1d2a9e-7b3f-4e51-9c0a-3e8d5f6a7b21'")" \
         '.results[0].series[0].values[0][1]' 42
+    # its two processes are not visible from here (no name): two points
+    jeq "influxdb: two unnamed processes on one GPU are two points" \
+        "$(q "SELECT pid FROM nvidia_smi_process WHERE uuid = 'GPU-4c1d2a9e-7b3f-4e51-9c0a-3e8d5f6a7b21'")" \
+        '[.results[0].series[0].values[][1]] | sort' '[31337,31402]'
 
     # hostile strings survive the round trip
     hostile_proc_root "$ID/hproc"

@@ -156,6 +156,43 @@ static void test_snapshot_lines(void **state)
     free(out);
 }
 
+/* Processes not visible from here have no name: each is tagged by its PID,
+ * or the two below would be one series and one point in InfluxDB. */
+static void test_unnamed_processes_apart(void **state)
+{
+    (void)state;
+    struct device dev;
+    struct gpu_process proc[2];
+    dev_init(&dev, DEV_GPU);
+    snprintf(dev.uuid, sizeof(dev.uuid), "GPU-1");
+    set(&dev.m[M_TEMP], 40, MSRC_DIRECT);
+    dev.nprocs = 2;
+    memset(proc, 0, sizeof(proc));
+    for (int i = 0; i < 2; i++) {
+        proc[i].pid = 31337u + (unsigned)i;
+        proc[i].type = PROC_COMPUTE;
+        proc[i].mem_bytes = metric_none(NULL);
+        proc[i].sm_util = proc[i].mem_util = proc[i].enc_util = proc[i].dec_util =
+            metric_none(NULL);
+        proc[i].cpu_pct = proc[i].rss_bytes = metric_none(NULL);
+    }
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    s.wall_ns = 1700000000000000000;
+    s.devices = &dev;
+    s.ndevices = 1;
+    s.procs = proc;
+    s.nprocs = 2;
+    char *out = render(&s);
+    assert_string_equal(out, "nvidia_smi,uuid=GPU-1,index=0 temperature_gpu=40i "
+                             "1700000000000000000\n"
+                             "nvidia_smi_process,name=pid:31337,type=C,uuid=GPU-1 pid=31337i "
+                             "1700000000000000000\n"
+                             "nvidia_smi_process,name=pid:31338,type=C,uuid=GPU-1 pid=31338i "
+                             "1700000000000000000\n");
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -164,6 +201,7 @@ int main(void)
         cmocka_unit_test(test_escape_string),
         cmocka_unit_test(test_escape_truncates_like_snprintf),
         cmocka_unit_test(test_snapshot_lines),
+        cmocka_unit_test(test_unnamed_processes_apart),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
