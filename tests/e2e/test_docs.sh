@@ -1,0 +1,20 @@
+# shellcheck shell=bash
+# Every member the JSON snapshot writes is documented: docs/json.md says
+# members are never omitted, so its tables (with docs/host-metrics.md for
+# "host" and docs/metrics.md for the metrics) must name each one, as `key`
+# or "key". The scenarios cover GPUs, MIG devices, processes, a hostile
+# driver, no GPU, an inaccessible GPU and a MIG device without a UUID.
+docs=("$MIGMON_SRC/docs/json.md" "$MIGMON_SRC/docs/host-metrics.md" "$MIGMON_SRC/docs/metrics.md")
+keys=$(for s in h200-mig dgx-a100-8x7 a100-sxm4-80gb hostile no-gpu inaccessible-gpu mig-no-uuid; do
+    MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/$s.ini" MIGMON_SIM_TIME=100 \
+        "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --once --format json --gpm off </dev/null
+done | jq -r '[paths | map(select(type == "string")) | last | select(. != null)] | .[]' | sort -u)
+# the scenarios did write: top level, host, device, metric and process members
+for k in schema cuda_driver_version total_pct gpu_instance_id gpu_util_pct source memory_bytes; do
+    grep -qx -- "$k" <<<"$keys" || bad "docs: the snapshots have no member $k (scenarios changed?)"
+done
+missing=()
+for k in $keys; do
+    grep -qF -e "\`$k\`" -e "\"$k\"" "${docs[@]}" || missing+=("$k")
+done
+eq "docs: every JSON member of the snapshots is documented" "${missing[*]}" ""
