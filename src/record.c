@@ -6,7 +6,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,19 +35,71 @@ void record_catch_signals(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
+/* A character device (/dev/null, a terminal), a FIFO or a socket is
+ * written to as it is: the exists/append/force rule protects what a
+ * regular file (or a block device) holds, and these hold nothing to lose. */
+static bool is_stream(mode_t m)
+{
+    return S_ISCHR(m) || S_ISFIFO(m) || S_ISSOCK(m);
+}
+
+/* A socket cannot be opened. One this process holds as standard output or
+ * error (/dev/stdout under systemd's journal) is written through that
+ * descriptor; another is connected to: a Unix stream socket something
+ * listens on. */
+static int socket_open(const char *path, const struct stat *st)
+{
+    for (int i = STDOUT_FILENO; i <= STDERR_FILENO; i++) {
+        struct stat o;
+        if (fstat(i, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino)
+            return fcntl(i, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+    }
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof(a.sun_path)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(a.sun_path, path, strlen(path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect(fd, (const struct sockaddr *)&a, sizeof(a)) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        fd = -1;
+    }
+    return fd;
+}
+
 int record_open(const struct cli *c, bool *header, char *err, size_t errlen)
 {
     *header = true;
     if (strcmp(c->output, "-") == 0)
         return STDOUT_FILENO;
-    int flags = O_WRONLY | O_CREAT | O_CLOEXEC;
-    if (c->append)
-        flags |= O_APPEND;
-    else if (c->force)
-        flags |= O_TRUNC;
-    else
-        flags |= O_EXCL;
-    int fd = open(c->output, flags, 0644);
+    /* stat follows a symlink: one to a regular file is that file */
+    struct stat st;
+    bool stream = stat(c->output, &st) == 0 && is_stream(st.st_mode);
+    int fd;
+    if (stream && S_ISSOCK(st.st_mode)) {
+        fd = socket_open(c->output, &st);
+    } else {
+        /* Linux ignores O_TRUNC on a device or FIFO; O_EXCL it does not */
+        int flags = O_WRONLY | O_CLOEXEC | O_NOCTTY;
+        if (c->append)
+            flags |= O_CREAT | O_APPEND;
+        else if (c->force)
+            flags |= O_CREAT | O_TRUNC;
+        else if (!stream)
+            flags |= O_CREAT | O_EXCL;
+        fd = open(c->output, flags, 0644);
+        /* A regular file put in the device's place since the stat is
+         * refused as any other, and left as it was: nothing created,
+         * truncated or written. */
+        if (fd >= 0 && !(flags & O_CREAT) && (fstat(fd, &st) != 0 || !is_stream(st.st_mode))) {
+            close(fd);
+            fd = -1;
+            errno = EEXIST;
+        }
+    }
     if (fd < 0) {
         if (errno == EEXIST)
             snprintf(err, errlen, "%.3000s exists: --append adds to it, --force replaces it",
@@ -54,7 +108,6 @@ int record_open(const struct cli *c, bool *header, char *err, size_t errlen)
             snprintf(err, errlen, "%.3000s: %s", c->output, strerror(errno));
         return -1;
     }
-    struct stat st;
     if (c->append && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
         *header = false;
     return fd;
@@ -170,6 +223,10 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
     long owed = 0; /* --trigger stdin: lines read before the first snapshot */
     unsigned long written = 0;
     bool watch_stdin = c->trigger_stdin || stdin_is_channel();
+    /* Standard input has ended: the recording ends once every line read
+     * has been answered, which for lines read before the first snapshot
+     * is when that snapshot is there. */
+    bool input_ended = false;
     while (!stop_signal) {
         struct pollfd p[2] = {{.fd = engine_fd(e), .events = POLLIN},
                               {.fd = STDIN_FILENO, .events = POLLIN}};
@@ -200,16 +257,18 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
             /* interval mode: what is written on stdin is read and dropped;
              * only its end matters */
             if ((p[1].revents & POLLHUP) || read_requests() < 0)
-                break;
+                input_ended = true;
         } else if (watch_stdin && p[1].revents) {
             long k = read_requests();
             if (k < 0)
-                break;
-            if (have)
+                input_ended = true;
+            else if (have)
                 want += k;
             else
                 owed += k;
         }
+        if (input_ended)
+            watch_stdin = false; /* an ended input polls readable for good */
         for (; want > 0 && !stop_signal; want--) {
             int rc = emit(fd, c->format, &snap, &header);
             if (rc == -EPIPE) /* the reader is gone: a normal end */
@@ -224,6 +283,8 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
             if (c->count && ++written >= c->count)
                 goto done;
         }
+        if (input_ended && owed == 0)
+            break;
     }
 done:
     engine_stop(e);

@@ -23,10 +23,11 @@
  * collector opens, so one that comes while the driver loads is not lost). */
 void record_catch_signals(void);
 
-/* Opens c->output ("-": standard output). An existing file is refused
- * unless c->append or c->force. Returns the descriptor, or -1 with one line
- * in err (the caller exits with status 2). *header: the output is empty, so
- * a CSV recording starts with its header. */
+/* Opens c->output ("-": standard output). An existing regular file (or a
+ * symlink to one) is refused unless c->append or c->force; a character
+ * device, FIFO or socket is written to as it is. Returns the descriptor, or
+ * -1 with one line in err (the caller exits with status 2). *header: the
+ * output is empty, so a CSV recording starts with its header. */
 int record_open(const struct cli *c, bool *header, char *err, size_t errlen);
 
 /* Records until a limit, a signal, a closed pipe or the end of standard

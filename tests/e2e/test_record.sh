@@ -1,9 +1,10 @@
 # shellcheck shell=bash
 # The record mode (docs/record.md): JSON Lines against --once, CSV against
-# its header, whole lines after SIGKILL, overwrite rules, limits, signals
-# and a closed pipe; the line protocol's escaping, types and absent values;
-# Telegraf execd: the STDIN trigger, and the end of a piped stdin ending an
-# interval recording.
+# its header, whole lines after SIGKILL, overwrite rules (and devices,
+# FIFOs and sockets written to as they are), limits, signals and a closed
+# pipe; the line protocol's escaping, types and absent values; Telegraf
+# execd: the STDIN trigger (lines read before the first snapshot included),
+# and the end of a piped stdin ending an interval recording.
 
 # rec SCENARIO [ARGS...]: the record mode on a simulator scenario. Standard
 # input is /dev/null: the end of a piped one ends a recording, and the
@@ -118,6 +119,60 @@ eq "force: replaces the file" "$(wc -l <"$R/exists.jsonl")" 1
 err=$(rec h200-mig.ini -o "$R/no/such/dir.jsonl" -n 1 2>&1); rc=$?
 eq "unwritable path: status 2" "$rc" 2
 contains "unwritable path: named with the reason" "$err" "dir.jsonl: No such file or directory"
+# a symlink is judged by what it names: one to a regular file is that file
+printf 'keep\n' >"$R/target.jsonl"
+ln -s target.jsonl "$R/link.jsonl"
+err=$(rec h200-mig.ini -o "$R/link.jsonl" -n 1 --gpm off 2>&1); rc=$?
+eq "symlink to a file: refused with status 2, the file untouched" "$rc:$err:$(cat "$R/target.jsonl")" \
+    "2:mig-gpu-mon: $R/link.jsonl exists: --append adds to it, --force replaces it:keep"
+
+# --- a device, a FIFO, a socket: written to as they are ---------------------
+# The rule above protects a regular file's content; these have none to lose
+# and are neither refused nor truncated.
+out=$(rec h200-mig.ini -o /dev/null -n 1 --gpm off 2>&1); rc=$?
+eq "-o /dev/null: nothing said, status 0" "$out:$rc" ":0"
+ln -s /dev/null "$R/null-link"
+out=$(rec h200-mig.ini -o "$R/null-link" -n 1 --gpm off 2>&1); rc=$?
+eq "-o a symlink to /dev/null: nothing said, status 0" "$out:$rc" ":0"
+# standard output here is a pipe
+out=$(rec h200-mig.ini -o /dev/stdout -n 2 -i 100 --gpm off 2>&1); rc=$?
+eq "-o /dev/stdout on a pipe: 2 snapshots, status 0" "$(jq -c .schema <<<"$out" 2>&1 | tr '\n' ' ')$rc" "1 1 0"
+# ... where it is a regular file, that file's rule: -o - writes there
+err=$(rec h200-mig.ini -o /dev/stdout -n 1 --gpm off 2>&1 >"$R/stdout.jsonl"); rc=$?
+eq "-o /dev/stdout on a file: refused with status 2" "$rc:$err" \
+    "2:mig-gpu-mon: /dev/stdout exists: --append adds to it, --force replaces it"
+mkfifo "$R/fifo"
+timeout 20 cat "$R/fifo" >"$R/fifo.out" &
+cpid=$!
+out=$(rec h200-mig.ini -o "$R/fifo" -n 2 -i 100 --gpm off 2>&1); rc=$?
+[ "$rc" -eq 0 ] || exec 3>"$R/fifo" 3>&- # a refused FIFO: let the reader end
+wait "$cpid"
+eq "-o FIFO: nothing said, status 0" "$out:$rc" ":0"
+eq "-o FIFO: the reader got 2 snapshots" "$(jq -c .schema "$R/fifo.out" 2>&1 | tr '\n' ' ')" "1 1 "
+# a Unix stream socket is connected to (a listener in Perl, which Debian
+# always has); its reader gets the snapshots
+timeout 20 perl -MIO::Socket::UNIX -e '
+    my $l = IO::Socket::UNIX->new(Type => SOCK_STREAM(), Local => $ARGV[0], Listen => 1) or die "$!\n";
+    my $c = $l->accept; print while <$c>;' "$R/sock" >"$R/sock.out" &
+spid=$!
+for ((i = 0; i < 100; i++)); do [ -S "$R/sock" ] && break; sleep 0.1; done
+out=$(rec h200-mig.ini -o "$R/sock" -n 2 -i 100 --gpm off 2>&1); rc=$?
+[ "$rc" -eq 0 ] || kill "$spid" 2>/dev/null
+wait "$spid"
+eq "-o socket: nothing said, status 0" "$out:$rc" ":0"
+eq "-o socket: the listener got 2 snapshots" "$(jq -c .schema "$R/sock.out" 2>&1 | tr '\n' ' ')" "1 1 "
+# /dev/stdout where standard output is a socket (systemd's journal): written
+# through it. Perl reads the other end of a socket pair and prints what came.
+out=$(timeout 20 perl -MSocket -e '
+    socketpair(my $r, my $w, AF_UNIX, SOCK_STREAM, PF_UNSPEC) or die "$!\n";
+    my $pid = fork // die "$!\n";
+    if (!$pid) { close $r; open(STDOUT, ">&", $w) or die "$!\n"; exec @ARGV or die "$!\n" }
+    close $w; print while <$r>; waitpid $pid, 0; print "rc ", $? >> 8, "\n"' \
+    env MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIME=100 \
+    "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" -o /dev/stdout -n 2 -i 100 --gpm off \
+    </dev/null 2>&1)
+eq "-o /dev/stdout on a socket: 2 snapshots, status 0" \
+    "$(head -2 <<<"$out" | jq -c .schema 2>&1 | tr '\n' ' ')$(tail -n +3 <<<"$out")" "1 1 rc 0"
 
 # --- --duration -------------------------------------------------------------
 t0=$(date +%s%N)
@@ -235,6 +290,36 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 eq "stdin: EOF ends it with status 0" "$rc" 0
 [ "$ms" -lt 3000 ] && ok || bad "stdin: took $ms ms to end after EOF"
 eq "stdin: nothing on stderr" "$(cat "$R/stdin.err")" ""
+
+# Lines that come before the first snapshot are each answered when it is
+# there (up to -n), also when standard input ends before it; the recording
+# then ends. The driver takes 0.7 s to initialise here, so the lines and the
+# end of input both come first. --duration and a signal still end the
+# recording when they come, answered or not.
+cp "$MIGMON_SRC/sim/scenarios/h200-mig.ini" "$R/slow-init.ini"
+printf '\n[fault.slow-init]\ntarget = system\nfunction = nvmlInit*\ndelay_ms = 700\n' >>"$R/slow-init.ini"
+early() { # early ARGS...: the recorder on slow-init.ini, reading the caller's stdin
+    exec env MIGMON_SIM_SCENARIO="$R/slow-init.ini" MIGMON_SIM_TIME=100 \
+        "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" --gpm off "$@"
+}
+out=$(printf '\n\n\n' | (early --trigger stdin -n 2 2>&1)); rc=$?
+eq "stdin ended before the first snapshot: 3 lines, -n 2: 2 batches, status 0" \
+    "$(jq -c .schema <<<"$out" 2>&1 | tr '\n' ' ')$rc" "1 1 0"
+out=$(printf '\n\n\n' | (early --trigger stdin 2>&1)); rc=$?
+eq "stdin ended before the first snapshot: 3 lines, 3 batches, status 0" \
+    "$(jq -c .schema <<<"$out" 2>&1 | tr '\n' ' ')$rc" "1 1 1 0"
+out=$(echo | (early --trigger stdin -f influx 2>&1)); rc=$?
+eq "stdin ended before the first snapshot: one line, one batch, status 0" \
+    "$(grep -c '^migmon_host ' <<<"$out"):$(wc -l <<<"$out"):$rc" "1:$nlines:0"
+out=$(printf '\n' | (early --trigger stdin --duration 0.3 2>&1)); rc=$?
+eq "stdin: --duration ends before the first snapshot, the line unanswered, status 0" "$out:$rc" ":0"
+{ printf '\n'; sleep 3; } | early --trigger stdin >"$R/early-sig.out" 2>&1 &
+epid=$!
+sleep 0.5
+kill -TERM "$epid"
+wait "$epid"; rc=$?
+eq "stdin: SIGTERM before the first snapshot ends it, the line unanswered, status 0" \
+    "$(cat "$R/early-sig.out"):$rc" ":0"
 
 # --- Telegraf execd, signal = "none": the end of a piped stdin ends it -----
 # Telegraf stops the plugin by closing the program's stdin; in interval mode
