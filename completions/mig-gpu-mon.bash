@@ -41,12 +41,12 @@ _mig_gpu_mon() {
     case "$mode" in
     profile) opts="-i --interval -o --output -f --format --timeline --nvml-path --demo -h --help --" ;;
     record) opts="-o --output --append --force -f --format --duration -n --count --trigger -i --interval
-        --top --gpm --nvml-path --demo --debug --config --no-config" ;;
+        --top --gpm --nvml-path --demo --debug --proc-root --config --no-config" ;;
     export) opts="--listen --compat --export-processes -i --interval --top --gpm --nvml-path --demo
-        --debug --config --no-config" ;;
+        --debug --proc-root --config --no-config" ;;
     *) opts="record export profile --once -f --format --timeout -i --interval --top --no-color --gpm
-        --nvml-path --debug --demo --listen --compat --export-processes --config --no-config
-        --write-config -h --help -V --version" ;;
+        --nvml-path --debug --demo --proc-root --listen --compat --export-processes --config
+        --no-config --write-config -h --help -V --version" ;;
     esac
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 }

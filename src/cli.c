@@ -20,13 +20,14 @@ void cli_usage(FILE *f)
           "  profile [OPTS] -- CMD  run CMD and report its peak GPU and CPU memory, energy\n"
           "                         and activity (mig-gpu-mon profile --help)\n"
           "  export                 serve Prometheus metrics over HTTP (/metrics, /health)\n"
+          "  record                 write a snapshot every interval until stopped (first\n"
+          "                         argument; see Recording below)\n"
+          "  One mode at a time: two of them together are refused.\n"
+          "\n"
+          "Options:\n"
           "      --demo[=SCENARIO]  run on the bundled NVML simulator (default scenario\n"
           "                         h200-mig; SCENARIO is a name such as dgx-a100-8x7, with\n"
           "                         or without .ini, or a file path containing a '/')\n"
-          "  record                 write a snapshot every interval until stopped (first\n"
-          "                         argument; see Recording below)\n"
-          "\n"
-          "Options:\n"
           "  -f, --format FMT       output of --once: table (default), json, prometheus, csv or\n"
           "                         influx; of record: jsonl (default), csv or influx\n"
           "      --timeout SECONDS  --once: wait at most this long for the driver (default\n"
@@ -39,6 +40,9 @@ void cli_usage(FILE *f)
           "                         process: auto (default), on (keep it even if the driver\n"
           "                         misbehaves after GPM calls) or off\n"
           "      --nvml-path PATH   load this libnvidia-ml instead of searching for it\n"
+          "      --proc-root DIR    read the host's CPUs, memory and processes from DIR\n"
+          "                         instead of /proc (the host's /proc mounted in a\n"
+          "                         container: --proc-root /host/proc)\n"
           "      --config FILE      read this configuration file instead of\n"
           "                         $XDG_CONFIG_HOME/mig-gpu-mon/config.ini (~/.config/...)\n"
           "      --no-config        read no configuration file\n"
@@ -74,7 +78,9 @@ void cli_usage(FILE *f)
           "  closed pipe end the recording with status 0.\n"
           "\n"
           "--demo and --debug take their value after '=' or as the next argument when\n"
-          "that does not start with '-': --demo h200-mig, --debug /tmp/nvml.log.\n"
+          "that does not start with '-' and is not a mode (record, export, profile):\n"
+          "--demo h200-mig, --debug /tmp/nvml.log; --demo export is the exporter on the\n"
+          "default scenario.\n"
           "\n"
           "Without --nvml-path the library is searched in LD_LIBRARY_PATH, then as\n"
           "libnvidia-ml.so.1 / libnvidia-ml.so, then in the usual distribution, container\n"
@@ -101,36 +107,95 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
     return 0;
 }
 
-/*
- * The value of an option with an optional argument: after '=' (getopt's
- * optarg), or else the next word when it does not start with '-' (--demo
- * h200-mig, --debug FILE), which is then consumed. The monitor takes no
- * operands, so such a word can only be meant as this option's value. NULL:
- * the option alone.
- */
-static const char *optional_value(int argc, char **argv)
+/* The modes, in the order a conflict names them: record and profile are
+ * words that must come first, export a word anywhere, --once an option. */
+static const char *const mode_names[] = {"record", "export", "profile", "--once"};
+enum { MODE_RECORD = 1u << 0, MODE_EXPORT = 1u << 1, MODE_PROFILE = 1u << 2, MODE_ONCE = 1u << 3 };
+
+/* The MODE_* bit of word, 0 when it names no mode. */
+static unsigned mode_bit(const char *word)
+{
+    for (size_t i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+        if (strcmp(word, mode_names[i]) == 0)
+            return 1u << i;
+    return 0;
+}
+
+/* More than one mode in modes (MODE_* bits): -1 with one line naming the
+ * first two. */
+static int check_modes(unsigned modes, char *err, size_t errlen)
+{
+    int first = -1;
+    for (int i = 0; i < (int)(sizeof(mode_names) / sizeof(mode_names[0])); i++) {
+        if (!(modes & 1u << i))
+            continue;
+        if (first < 0) {
+            first = i;
+            continue;
+        }
+        snprintf(err, errlen, "%s and %s exclude each other%s", mode_names[first], mode_names[i],
+                 (1u << first | 1u << i) == (MODE_EXPORT | MODE_ONCE)
+                     ? " (--once --format prometheus prints the page once)"
+                     : "");
+        return -1;
+    }
+    return 0;
+}
+
+int cli_mode_conflict(const char *mode, const char *word, char *err, size_t errlen)
+{
+    unsigned w = mode_bit(word);
+    return w ? check_modes(mode_bit(mode) | w, err, errlen) : 0;
+}
+
+const char *cli_optional_value(int argc, char **argv)
 {
     if (optarg)
         return optarg;
-    if (optind < argc && argv[optind][0] != '-')
+    if (optind < argc && argv[optind][0] != '-' && !mode_bit(argv[optind]))
         return argv[optind++];
     return NULL;
+}
+
+struct format_name {
+    const char *name;
+    enum cli_format format;
+};
+
+/* What --format takes in each mode: what --help and the man page list. */
+static const struct format_name once_formats[] = {
+    {"table", FMT_TABLE}, {"json", FMT_JSON}, {"prometheus", FMT_PROM},
+    {"csv", FMT_CSV},     {"influx", FMT_INFLUX}, {NULL, 0},
+};
+static const struct format_name record_formats[] = {
+    {"jsonl", FMT_JSONL}, {"csv", FMT_CSV}, {"influx", FMT_INFLUX}, {NULL, 0},
+};
+
+/* --format arg of a mode (what: "" or "record ") by its table; -1 with the
+ * names the mode takes in err otherwise. */
+static int parse_format(const struct format_name *t, const char *what, const char *arg,
+                        enum cli_format *out, char *err, size_t errlen)
+{
+    for (size_t i = 0; t[i].name; i++) {
+        if (strcmp(arg, t[i].name) == 0) {
+            *out = t[i].format;
+            return 0;
+        }
+    }
+    size_t n = (size_t)snprintf(err, errlen, "%s--format %s: expected ", what, arg);
+    for (size_t i = 0; t[i].name && n < errlen; i++)
+        n += (size_t)snprintf(err + n, errlen - n, "%s%s",
+                              i == 0 ? "" : t[i + 1].name ? ", " : " or ", t[i].name);
+    return -1;
 }
 
 /* The combinations the record mode accepts. */
 static int check_record(struct cli *c, char *err, size_t errlen)
 {
-    if (c->once) {
-        snprintf(err, errlen, "record and --once exclude each other");
+    c->format = FMT_JSONL;
+    if (c->format_arg && parse_format(record_formats, "record ", c->format_arg, &c->format, err,
+                                      errlen) != 0)
         return -1;
-    }
-    if (!c->format_given || c->format == FMT_JSON)
-        c->format = FMT_JSONL;
-    if (c->format == FMT_TABLE || c->format == FMT_PROM) {
-        snprintf(err, errlen, "record --format %s: expected jsonl, csv or influx",
-                 c->format == FMT_TABLE ? "table" : "prometheus");
-        return -1;
-    }
     if (c->append && c->force) {
         snprintf(err, errlen, "--append and --force exclude each other");
         return -1;
@@ -198,27 +263,7 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
         case 'h': c->help = true; break;
         case 'V': c->version = true; break;
         case OPT_ONCE: c->once = true; break;
-        case 'f':
-            if (strcmp(optarg, "json") == 0)
-                c->format = FMT_JSON;
-            else if (strcmp(optarg, "prometheus") == 0)
-                c->format = FMT_PROM;
-            else if (strcmp(optarg, "table") == 0)
-                c->format = FMT_TABLE;
-            else if (strcmp(optarg, "jsonl") == 0)
-                c->format = FMT_JSONL;
-            else if (strcmp(optarg, "csv") == 0)
-                c->format = FMT_CSV;
-            else if (strcmp(optarg, "influx") == 0)
-                c->format = FMT_INFLUX;
-            else {
-                snprintf(err, errlen,
-                         "--format %s: expected table, json, prometheus, jsonl, csv or influx",
-                         optarg);
-                return -1;
-            }
-            c->format_given = true;
-            break;
+        case 'f': c->format_arg = optarg; break; /* its mode is known at the end */
         case 'i':
             if (parse_uint(optarg, ULONG_MAX, &v) != 0) {
                 snprintf(err, errlen, "--interval %s: expected a whole number of milliseconds "
@@ -242,7 +287,7 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
             break;
         case OPT_DEBUG:
             c->debug = true;
-            c->debug_file = optional_value(argc, argv);
+            c->debug_file = cli_optional_value(argc, argv);
             if (c->debug_file && !*c->debug_file) {
                 snprintf(err, errlen, "--debug: expected a file path, got an empty one");
                 return -1;
@@ -260,7 +305,7 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
             break;
         case OPT_DEMO:
             c->demo = true;
-            c->demo_scenario = optional_value(argc, argv);
+            c->demo_scenario = cli_optional_value(argc, argv);
             if (c->demo_scenario && !*c->demo_scenario) {
                 snprintf(err, errlen, "--demo: expected a scenario name, got an empty one");
                 return -1;
@@ -369,12 +414,22 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
             return -1;
         }
     }
+    /* getopt has moved the words to the end: any mode among them counts,
+     * so that two modes are refused whatever their order */
+    unsigned modes = (c->record ? MODE_RECORD : 0) | (c->once ? MODE_ONCE : 0);
+    for (int i = optind; i < argc; i++)
+        modes |= mode_bit(argv[i]);
+    if (check_modes(modes, err, errlen) != 0)
+        return -1;
     if (optind < argc && strcmp(argv[optind], "export") == 0) {
         c->exporter = true;
         optind++;
     }
     if (optind < argc) {
-        snprintf(err, errlen, "%s: unexpected argument (see --help)", argv[optind]);
+        if (mode_bit(argv[optind]) & (MODE_RECORD | MODE_PROFILE))
+            snprintf(err, errlen, "%s must be the first argument (see --help)", argv[optind]);
+        else
+            snprintf(err, errlen, "%s: unexpected argument (see --help)", argv[optind]);
         return -1;
     }
     if (c->demo && c->nvml_path) {
@@ -401,17 +456,13 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
                               "record mode (mig-gpu-mon record ...)");
         return -1;
     }
-    if (c->format_given && !c->once) {
+    if (c->format_arg && !c->once) {
         snprintf(err, errlen, "--format needs --once or record");
         return -1;
     }
-    if (c->format == FMT_JSONL) /* one object on one line is what --once writes */
-        c->format = FMT_JSON;
-    if (c->exporter && c->once) {
-        snprintf(err, errlen, "export and --once exclude each other (--once --format prometheus "
-                              "prints the page once)");
+    if (c->format_arg &&
+        parse_format(once_formats, "", c->format_arg, &c->format, err, errlen) != 0)
         return -1;
-    }
     if (c->listen && !c->exporter) {
         snprintf(err, errlen, "--listen needs export");
         return -1;

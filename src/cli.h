@@ -13,12 +13,12 @@ enum cli_format { FMT_TABLE = 0, FMT_JSON, FMT_PROM, FMT_JSONL, FMT_CSV, FMT_INF
 struct cli {
     bool help, version, once;
     enum cli_format format;
-    bool format_given;
+    const char *format_arg; /* --format's value, borrowed; NULL: the mode's default */
     unsigned interval_ms;
     const char *nvml_path; /* borrowed from argv */
     bool debug;
     const char *debug_file; /* NULL: default path */
-    const char *proc_root;  /* hidden, for tests */
+    const char *proc_root;  /* --proc-root; NULL: /proc */
     unsigned top;           /* processes listed per device (--top), 0 = all */
     bool demo;              /* run on the bundled simulator */
     const char *demo_scenario; /* --demo=SCENARIO; NULL: the default */
@@ -65,5 +65,21 @@ enum { CLI_GPM_AUTO = 0, CLI_GPM_ON = 1, CLI_GPM_OFF = 2 };
 /* Returns 0, or -1 with one line (no trailing newline) in err. */
 int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen);
 void cli_usage(FILE *f);
+
+/*
+ * For a getopt_long loop, the value of an option with an optional argument:
+ * after '=' (optarg), or else the next word when it does not start with '-'
+ * and is not a mode (record, export, profile), which is then consumed
+ * (--demo h200-mig, --debug FILE; in --demo export, export is the mode).
+ * NULL: the option alone.
+ */
+const char *cli_optional_value(int argc, char **argv);
+
+/*
+ * For a mode that parses its own arguments (profile): -1 with one line in
+ * err when word names another mode or --once ("profile and --once exclude
+ * each other", the message cli_parse gives), else 0.
+ */
+int cli_mode_conflict(const char *mode, const char *word, char *err, size_t errlen);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "history.h"
@@ -182,12 +183,13 @@ int config_load(struct config *c, const char *path, FILE *errs)
 {
     struct parse p = {.c = c, .path = path, .errs = errs};
     p.file = fopen(path, "re");
-    if (!p.file) {
-        if (errno == ENOENT)
-            return 1;
-        fprintf(errs, "%s: cannot read: %s\n", path, strerror(errno));
-        c->errors++;
-        return -1;
+    if (!p.file)
+        return -errno;
+    /* a directory opens, and then reads as an empty file */
+    struct stat st;
+    if (fstat(fileno(p.file), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(p.file);
+        return -EISDIR;
     }
     int rc = ini_parse_stream(read_line, &p, handler, &p);
     fclose(p.file);

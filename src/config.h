@@ -36,9 +36,9 @@ void config_defaults(struct config *c);
 /* The file's path into out; -1 when neither XDG_CONFIG_HOME nor HOME says. */
 int config_default_path(char *out, size_t len);
 /* Read path into c (over what c holds). Each bad line is reported on errs
- * as "path:LINE: what" and skipped. Returns 0; 1 when the file does not
- * exist (not an error for the default path); -1 when it cannot be read
- * (reported). */
+ * as "path:LINE: what" and skipped. Returns 0, or a negative errno when
+ * the file cannot be read, unreported: -ENOENT when it does not exist (not
+ * an error for the default path), -EISDIR for a directory. */
 int config_load(struct config *c, const char *path, FILE *errs);
 /* c as a file with every key and a comment on each (--write-config). */
 void config_write(const struct config *c, FILE *f);

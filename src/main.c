@@ -71,6 +71,16 @@ static void sleep_ms(long ms)
         ;
 }
 
+/* Whether what was printed on standard output (what: "snapshot") reached
+ * it: 0, or 1 (the exit status) after saying why on stderr. */
+static int stdout_written(const char *what)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    fprintf(stderr, "mig-gpu-mon: writing the %s failed: %s\n", what, strerror(errno));
+    return 1;
+}
+
 /* Exit status of a snapshot in which some device did not answer in time. */
 #define EXIT_PARTIAL 3
 
@@ -118,10 +128,8 @@ static int run_once(struct collector *col, const struct cli *c)
         table_write_snapshot(stdout, &s);
     bool partial = s.partial;
     snapshot_free(&s);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "mig-gpu-mon: writing the snapshot failed: %s\n", strerror(errno));
+    if (stdout_written("snapshot") != 0)
         return 1;
-    }
     if (partial)
         fprintf(stderr, "mig-gpu-mon: partial snapshot: the driver did not answer within %.1f s "
                         "(see the stalled devices)\n", c->timeout_ms / 1000.0);
@@ -131,7 +139,10 @@ static int run_once(struct collector *col, const struct cli *c)
 /*
  * The configuration file under the command line: what a flag did not set
  * comes from the file (docs/config.md). Bad lines were reported and
- * skipped; an unreadable file is reported and ignored.
+ * skipped; a file that cannot be read (a directory) is reported and
+ * ignored, a missing one only when --config named it. --write-config
+ * reports nothing here: a missing file is what it is about to write, and
+ * it names whatever is in the way.
  */
 static void apply_config(struct cli *c, struct config *cfg)
 {
@@ -141,8 +152,18 @@ static void apply_config(struct cli *c, struct config *cfg)
         const char *p = c->config_file;
         if (!p && config_default_path(path, sizeof(path)) == 0)
             p = path;
-        if (p && config_load(cfg, p, stderr) == 1 && c->config_file)
-            fprintf(stderr, "mig-gpu-mon: --config %s: no such file; the defaults apply\n", p);
+        int rc = p ? config_load(cfg, p, stderr) : 0;
+        if (rc < 0 && !c->write_config && (rc != -ENOENT || c->config_file)) {
+            char why[160];
+            if (rc == -ENOENT)
+                snprintf(why, sizeof(why), "no such file");
+            else if (rc == -EISDIR)
+                snprintf(why, sizeof(why), "a directory, not a file");
+            else
+                snprintf(why, sizeof(why), "cannot read it: %s", strerror(-rc));
+            fprintf(stderr, "mig-gpu-mon: %s%s: %s; the defaults apply\n",
+                    c->config_file ? "--config " : "", p, why);
+        }
     }
     if (!c->interval_given)
         c->interval_ms = cfg->interval_ms;
@@ -236,11 +257,11 @@ int main(int argc, char **argv)
     }
     if (c.help) {
         cli_usage(stdout);
-        return 0;
+        return stdout_written("help");
     }
     if (c.version) {
         printf("mig-gpu-mon %s (git %s)\n", MIGMON_VERSION, MIGMON_GIT_REV);
-        return 0;
+        return stdout_written("version");
     }
     struct config cfg;
     apply_config(&c, &cfg);

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "clock.h"
 #include "collect.h"
 #include "demo.h"
@@ -79,11 +80,12 @@ static void usage(FILE *f)
           "  -f, --format FMT      report as text (default) or json\n"
           "      --timeline FILE   one JSON snapshot per sample (JSON Lines)\n"
           "      --nvml-path PATH  load this libnvidia-ml\n"
-          "      --demo[=SCENARIO] on the bundled NVML simulator\n"
+          "      --demo[=SCENARIO] on the bundled NVML simulator (--demo h200-mig -- CMD)\n"
           "  -h, --help            this help\n"
           "\n"
           "The exit status is COMMAND's (128+N when it died of signal N; 127 when it\n"
-          "cannot be found, 126 when it cannot be executed). SIGINT, SIGTERM, SIGHUP\n"
+          "cannot be found, 126 when it cannot be executed); 1 when COMMAND succeeded\n"
+          "but the report or timeline could not be written. SIGINT, SIGTERM, SIGHUP\n"
           "and SIGQUIT are passed on to it.\n",
           f);
 }
@@ -104,6 +106,7 @@ static int parse(struct prof_opts *o, int argc, char **argv)
     };
     memset(o, 0, sizeof(*o));
     o->interval_ms = PROF_INTERVAL_DEFAULT_MS;
+    char err[160];
     optind = 1;
     opterr = 0;
     int opt;
@@ -135,20 +138,31 @@ static int parse(struct prof_opts *o, int argc, char **argv)
             break;
         case O_TIMELINE: o->timeline = optarg; break;
         case O_NVML: o->nvml_path = optarg; break;
-        case O_DEMO: o->demo = true; o->demo_scenario = optarg; break;
+        case O_DEMO: /* --demo NAME as in the other modes */
+            o->demo = true;
+            o->demo_scenario = cli_optional_value(argc, argv);
+            break;
         case O_PROC_ROOT: o->proc_root = optarg; break;
         case 'h': usage(stdout); return 0;
         case ':':
             fprintf(stderr, "mig-gpu-mon profile: %s: missing argument\n", argv[optind - 1]);
             return 2;
         default:
-            fprintf(stderr, "mig-gpu-mon profile: %s: unknown option (see profile --help)\n",
-                    argv[optind - 1]);
+            if (cli_mode_conflict("profile", argv[optind - 1], err, sizeof(err)) != 0)
+                fprintf(stderr, "mig-gpu-mon: %s\n", err);
+            else
+                fprintf(stderr, "mig-gpu-mon profile: %s: unknown option (see profile --help)\n",
+                        argv[optind - 1]);
             return 2;
         }
     }
-    if (optind < argc && strcmp(argv[optind], "--") == 0)
+    /* COMMAND is what follows "--"; before it, a mode is one too many */
+    if (optind < argc && strcmp(argv[optind], "--") == 0) {
         optind++;
+    } else if (optind < argc && cli_mode_conflict("profile", argv[optind], err, sizeof(err)) != 0) {
+        fprintf(stderr, "mig-gpu-mon: %s\n", err);
+        return 2;
+    }
     if (optind >= argc) {
         fprintf(stderr, "mig-gpu-mon profile: no command given (profile -- COMMAND ARGS...)\n");
         return 2;
@@ -389,6 +403,21 @@ static void report_text(FILE *f, const struct prof *P, int status, double wall_s
         fprintf(f, "Failed samples: %lu (first: %s)\n", P->w.failed, P->w.first_error);
 }
 
+/* Flushes f and closes it (stderr only flushed). A write that failed, now
+ * or earlier (err: its errno, 0: none known), is said once, naming the
+ * file. Returns whether what was written is all there. */
+static bool output_close(FILE *f, const char *what, const char *path, int err)
+{
+    if (!err && (fflush(f) != 0 || ferror(f)))
+        err = errno ? errno : EIO;
+    if (f != stderr && fclose(f) != 0 && !err)
+        err = errno;
+    if (err)
+        fprintf(stderr, "mig-gpu-mon profile: writing the %s to %s failed: %s\n", what, path,
+                strerror(err));
+    return !err;
+}
+
 int profile_main(int argc, char **argv, const char *self_exe)
 {
     static struct prof P; /* large (devices, tree); one per process */
@@ -475,14 +504,19 @@ int profile_main(int argc, char **argv, const char *self_exe)
     }
     double wall_s = (double)(clock_mono_ns() - P.t0) / 1e9;
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+    /* The report's own writes are judged: not an earlier failure on
+     * stderr, not a stale errno. */
+    clearerr(report);
+    errno = 0;
     if (P.o.format == PF_JSON)
         report_json(report, &P, code, wall_s, have_ru ? &ru : NULL);
     else
         report_text(report, &P, code, wall_s, have_ru ? &ru : NULL);
-    if (report != stderr)
-        fclose(report);
+    bool whole = output_close(report, "report", P.o.report ? P.o.report : "standard error", 0);
     if (P.timeline)
-        fclose(P.timeline);
+        whole = output_close(P.timeline, "timeline", P.o.timeline, P.w.timeline_errno) && whole;
     watch_close(&P.w);
-    return code;
+    /* A lost report or timeline never passes for success; a command's own
+     * failure stays what a script sees (the message says the rest). */
+    return code == 0 && !whole ? 1 : code;
 }

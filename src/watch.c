@@ -374,9 +374,10 @@ int watch_sample(struct watch *W)
         if (col->be_state) /* without a backend, the opener said why once */
             note_error(W, s->gpu_error);
     }
-    if (W->timeline) {
+    if (W->timeline && !W->timeline_errno) {
         json_write_snapshot(W->timeline, s, false);
-        fflush(W->timeline);
+        if (fflush(W->timeline) != 0 || ferror(W->timeline))
+            W->timeline_errno = errno ? errno : EIO;
     }
     double alloc_total = 0, delta_total = 0;
     bool alloc_any = false, delta_any = false;

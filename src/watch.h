@@ -62,6 +62,7 @@ struct watch {
     unsigned interval_ms;
     bool quiet;
     FILE *timeline;
+    int timeline_errno; /* of the first failed timeline write; none is tried after it */
     pid_t root; /* the tree's root; 0: none yet */
     struct collector col;
     struct snapshot s;

@@ -14,13 +14,47 @@ esac
 out=$("$MIGMON_BIN" --help); contains "--help lists --once" "$out" "--once"
 contains "--help lists --nvml-path" "$out" "--nvml-path PATH"
 contains "--help lists --debug" "$out" "--debug[=FILE]"
+contains "--help lists --proc-root" "$out" "--proc-root DIR"
+missing=""
+for o in $(sed -n 's/^ *{"\([a-z-]*\)", \(no\|required\|optional\)_argument.*/\1/p' "$MIGMON_SRC/src/cli.c"); do
+    case "$out" in *"--$o"*) ;; *) missing="$missing --$o" ;; esac
+done
+eq "--help lists every long option" "$missing" ""
+contains "README shows --proc-root" "$(cat "$MIGMON_SRC/README.md")" "--proc-root /host/proc"
+# the Modes block lists the modes only, each at the left
+eq "--help: the Modes block" "$(printf '%s\n' "$out" | sed -n '/^Modes:$/,/^$/p' | grep -oE '^ {2,6}[a-z(-][a-z)-]*')" \
+    "  (none)
+  --once
+  profile
+  export
+  record"
+contains "--help: --demo among the options" "$(printf '%s\n' "$out" | sed -n '/^Options:$/,/^$/p')" \
+    "      --demo[=SCENARIO]  "
+# help and version written nowhere: exit 1 with one line, like a snapshot
+if [ -w /dev/full ]; then
+    for o in help version; do
+        err=$("$MIGMON_BIN" --$o 2>&1 >/dev/full); rc=$?
+        eq "--$o >/dev/full exits 1" "$rc" 1
+        eq "--$o >/dev/full says so" "$err" "mig-gpu-mon: writing the $o failed: No space left on device"
+    done
+fi
 
 err=$("$MIGMON_BIN" --interval 50 2>&1 >/dev/null); rc=$?
 eq "interval too small exits 2" "$rc" 2
 eq "interval message" "$err" "mig-gpu-mon: --interval 50: must be between 100 and 3600000 milliseconds"
-err=$("$MIGMON_BIN" --once --format xml 2>&1 >/dev/null); rc=$?
-eq "bad format exits 2" "$rc" 2
-eq "bad format message" "$err" "mig-gpu-mon: --format xml: expected table, json, prometheus, jsonl, csv or influx"
+# --format takes what --help and the man page list, for --once and for record
+for args in "--once --format xml" "--once -f jsonl"; do
+    err=$(timeout 10 "$MIGMON_BIN" $args --demo 2>&1 >/dev/null); rc=$?
+    eq "$args: exits 2" "$rc" 2
+    eq "$args: the formats of --once" "$err" \
+        "mig-gpu-mon: --format ${args##* }: expected table, json, prometheus, csv or influx"
+done
+for args in "record -f xml" "record -f json" "record -f table"; do
+    err=$(timeout 10 "$MIGMON_BIN" $args --demo -n 1 2>&1 >/dev/null </dev/null); rc=$?
+    eq "$args: exits 2" "$rc" 2
+    eq "$args: the formats of record" "$err" \
+        "mig-gpu-mon: record --format ${args##* }: expected jsonl, csv or influx"
+done
 err=$("$MIGMON_BIN" --once --nvml-path /nonexistent/libnvidia-ml.so.1 2>&1 >/dev/null); rc=$?
 eq "missing --nvml-path exits 2" "$rc" 2
 eq "missing --nvml-path message" "$err" "mig-gpu-mon: --nvml-path /nonexistent/libnvidia-ml.so.1: no such file"
@@ -90,6 +124,62 @@ eq "--debug FILE exits 0" "$rc" 0
 contains "--debug FILE logs there" "$(cat "$TMP/space.log" 2>&1)" "nvmlInit"
 out=$("$MIGMON_BIN" --help)
 contains "--help explains the value as the next argument" "$out" "--demo h200-mig, --debug /tmp/nvml.log"
+# a mode word after --demo or --debug is the mode, not the value
+err=$(timeout 10 "$MIGMON_BIN" --demo export --once 2>&1); rc=$?
+eq "--demo export --once exits 2" "$rc" 2
+eq "--demo export --once: the modes, not a scenario" "$err" \
+    "mig-gpu-mon: export and --once exclude each other (--once --format prometheus prints the page once)"
+mkdir -p "$TMP/nomhd-cli"
+printf 'not a library\n' >"$TMP/nomhd-cli/libmicrohttpd.so.12"
+err=$(LD_LIBRARY_PATH="$TMP/nomhd-cli" timeout 10 "$MIGMON_BIN" --demo export --listen 127.0.0.1:0 2>&1); rc=$?
+eq "--demo export --listen: the exporter on the default scenario (no libmicrohttpd here: exit 2)" "$rc" 2
+contains "--demo export --listen: the exporter starts" "$err" "mig-gpu-mon: the HTTP server needs libmicrohttpd"
+err=$(timeout 10 "$MIGMON_BIN" --debug record -n 1 2>&1 </dev/null); rc=$?
+eq "--debug record exits 2" "$rc" 2
+eq "--debug record: the mode word out of place" "$err" "mig-gpu-mon: record must be the first argument (see --help)"
+
+# Two modes together are refused in either order, with one line and exit
+# status 2, before anything is opened or written
+modes_refused() { # modes_refused MESSAGE ARGS...
+    local want=$1 err rc
+    shift
+    err=$(cd "$TMP" && timeout 10 "$MIGMON_BIN" "$@" 2>&1 </dev/null); rc=$?
+    eq "$*: exits 2" "$rc" 2
+    eq "$*: one message" "$err" "mig-gpu-mon: $want"
+}
+modes_refused "record and export exclude each other" record export --demo -n 1 -o modes.jsonl --listen 127.0.0.1:0
+[ -e "$TMP/modes.jsonl" ] && bad "record export: the output file was created" || ok
+modes_refused "record and export exclude each other" export record --demo -n 1 -o modes.jsonl
+[ -e "$TMP/modes.jsonl" ] && bad "export record: the output file was created" || ok
+modes_refused "record and export exclude each other" record -o modes.jsonl --demo export
+modes_refused "record and --once exclude each other" record --once --demo
+modes_refused "record and --once exclude each other" --once record --demo
+modes_refused "record and profile exclude each other" record profile -- true
+modes_refused "export and profile exclude each other" export profile -- true
+modes_refused "export and profile exclude each other" --demo profile export -- true
+modes_refused "export and --once exclude each other (--once --format prometheus prints the page once)" export --once
+modes_refused "export and --once exclude each other (--once --format prometheus prints the page once)" --once export
+modes_refused "profile and --once exclude each other" --once profile -- true
+[ -e "$TMP/modes.jsonl" ] && bad "a refused pair of modes created the output file" || ok
+
+# profile takes --demo NAME as the other modes do (a word not starting with
+# '-' and not a mode); its COMMAND follows "--"; a second mode is refused
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" profile -f json --demo a100-sxm4-80gb -- true 2>&1); rc=$?
+eq "profile --demo NAME -- CMD: CMD's exit status" "$rc" 0
+jeq "profile --demo NAME: that scenario, that command" "$out" '[.devices[0].name, .command]' \
+    '["NVIDIA A100-SXM4-80GB",["true"]]'
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" profile -f json --demo -- true 2>&1); rc=$?
+eq "profile --demo -- CMD: CMD's exit status" "$rc" 0
+jeq "profile --demo -- CMD: the default scenario" "$out" '.devices[0].name' '"NVIDIA H200"'
+err=$(timeout 10 "$MIGMON_BIN" profile --demo sleep 1 2>&1); rc=$?
+eq "profile --demo sleep 1: exit 2, nothing run" "$rc" 2
+contains "profile --demo sleep 1: sleep is the scenario" "$err" "mig-gpu-mon: --demo=sleep: no such scenario in "
+modes_refused "profile and --once exclude each other" profile --once -- true
+modes_refused "record and profile exclude each other" profile record -o modes.jsonl
+modes_refused "export and profile exclude each other" profile --demo export
+[ -e "$TMP/modes.jsonl" ] && bad "profile record: the output file was created" || ok
+MIGMON_SIM_TIME=100 "$MIGMON_BIN" profile -o /dev/null --demo -- sh -c 'exit 3' record 2>/dev/null; rc=$?
+eq "profile -- CMD: after --, a mode word is the command's" "$rc" 3
 
 # A terminal without cursor addressing (TERM=dumb) is refused like an
 # unknown one: one line, exit 2, nothing written to it, its modes as found.
@@ -138,7 +228,6 @@ man_src=$(cat "$MIGMON_SRC/man/mig-gpu-mon.1")
 missing=""
 for o in $(sed -n 's/^ *{"\([a-z-]*\)", \(no\|required\|optional\)_argument.*/\1/p' \
     "$MIGMON_SRC/src/cli.c" "$MIGMON_SRC/src/profile.c" | sort -u); do
-    [ "$o" = proc-root ] && continue
     esc=$(printf '%s' "$o" | sed 's/-/\\-/g')
     case "$man_src" in *"\\-\\-$esc"*) ;; *) missing="$missing --$o" ;; esac
 done

@@ -26,9 +26,8 @@ eq "written file is private" "$(stat -c %a "$TMP/fresh/mig-gpu-mon/config.ini")"
 out=$(XDG_CONFIG_HOME="$TMP/fresh" "$MIGMON_BIN" --write-config --config "$TMP/again.ini" 2>"$TMP/again.err")
 eq "--write-config --config FILE exits 0" "$?" 0
 eq "--write-config --config FILE says where" "$out" "wrote $TMP/again.ini"
-# the file is read first: that it is not there yet is said, and it is then written
-eq "--write-config --config FILE: the missing file is said once" "$(cat "$TMP/again.err")" \
-    "mig-gpu-mon: --config $TMP/again.ini: no such file; the defaults apply"
+# the file to be written is not there yet: nothing to say about it
+eq "--write-config --config FILE: no warning that the file is missing" "$(cat "$TMP/again.err")" ""
 contains "--config FILE instead of the default file" "$(cat "$TMP/again.ini")" "interval = 1000"
 
 # bad lines: reported as FILE:LINE, skipped; the program runs
@@ -46,6 +45,14 @@ err=$(MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" "$MIGMON_BIN" "${SIMARGS[@]}
 eq "--no-config reads nothing" "$err" ""
 err=$("$MIGMON_BIN" --config "$TMP/none.ini" --demo=a100-sxm4-80gb --once 2>&1 >/dev/null)
 contains "--config naming no file says so" "$err" "--config $TMP/none.ini: no such file; the defaults apply"
+# a directory is reported like a missing file, and the program runs on
+mkdir -p "$TMP/cfg.d"
+err=$("$MIGMON_BIN" --config "$TMP/cfg.d" --demo=a100-sxm4-80gb --once 2>&1 >/dev/null); rc=$?
+eq "--config DIR exits 0" "$rc" 0
+eq "--config DIR says so" "$err" "mig-gpu-mon: --config $TMP/cfg.d: a directory, not a file; the defaults apply"
+err=$("$MIGMON_BIN" --config "$TMP/cfg.d" --write-config 2>&1); rc=$?
+eq "--write-config --config DIR exits 2" "$rc" 2
+eq "--write-config --config DIR: one message" "$err" "mig-gpu-mon: --write-config: $TMP/cfg.d: File exists (remove it first, or name another file with --config)"
 rm -f "$cfgdir/config.ini"
 
 # [general] top limits the processes listed, not the count

@@ -172,6 +172,25 @@ left=""
 for c in $seen; do [ -e /proc/"$c" ] && left="$left $c:$(pstate "$c")"; done
 eq "profile: no child of the profiler outlives it" "$left" ""
 
+# a report or a timeline that cannot be written (a full disk): one message
+# naming the file, and never status 0; a command's own failure status is
+# kept. The report is still written where it can be.
+out=$(prof a100-sxm4-80gb -o /dev/full -- true 2>&1); rc=$?
+eq "profile: a lost text report is said, status 1" "$out:$rc" \
+    "mig-gpu-mon profile: writing the report to /dev/full failed: No space left on device:1"
+out=$(prof a100-sxm4-80gb -f json -o /dev/full -- true 2>&1); rc=$?
+eq "profile: a lost JSON report is said, status 1" "$out:$rc" \
+    "mig-gpu-mon profile: writing the report to /dev/full failed: No space left on device:1"
+out=$(prof a100-sxm4-80gb -o /dev/full -- sh -c 'exit 7' 2>&1); rc=$?
+eq "profile: a lost report keeps the command's failure status" "$out:$rc" \
+    "mig-gpu-mon profile: writing the report to /dev/full failed: No space left on device:7"
+out=$(prof a100-sxm4-80gb -f json -o "$TMP/tl.json" --timeline /dev/full -- true 2>&1); rc=$?
+eq "profile: a lost timeline is said, status 1" "$out:$rc" \
+    "mig-gpu-mon profile: writing the timeline to /dev/full failed: No space left on device:1"
+jeq "profile: ... and the report is still written" "$(cat "$TMP/tl.json")" '.exit_status' 0
+prof a100-sxm4-80gb -- true 2>/dev/full
+eq "profile: a report lost on standard error: status 1" "$?" 1
+
 # a command that cannot be run
 out=$(prof a100-sxm4-80gb -- /nonexistent/job 2>&1)
 eq "profile: unknown command exits 127" "$?" 127

@@ -81,7 +81,10 @@ static void test_bad_inputs(void **state)
     struct cli c;
     char err[256];
     assert_int_equal(parse(&c, err, sizeof(err), 4, "--once", "--format", "xml"), -1);
-    assert_string_equal(err, "--format xml: expected table, json, prometheus, jsonl, csv or influx");
+    assert_string_equal(err, "--format xml: expected table, json, prometheus, csv or influx");
+    /* the formats --help and the man page list for --once, no more */
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "--once", "-f", "jsonl"), -1);
+    assert_string_equal(err, "--format jsonl: expected table, json, prometheus, csv or influx");
     assert_int_equal(parse(&c, err, sizeof(err), 2, "--frobnicate"), -1);
     assert_string_equal(err, "--frobnicate: unknown option (see --help)");
     assert_int_equal(parse(&c, err, sizeof(err), 2, "-z"), -1);
@@ -115,9 +118,9 @@ static void test_record_mode(void **state)
                      0);
     assert_true(c.trigger_stdin);
     assert_int_equal(c.format, FMT_INFLUX);
-    /* json is the same object as jsonl */
-    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "-f", "json"), 0);
-    assert_int_equal(c.format, FMT_JSONL);
+    /* the formats --help and the man page list for record, no more */
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "-f", "json"), -1);
+    assert_string_equal(err, "record --format json: expected jsonl, csv or influx");
     assert_int_equal(parse(&c, err, sizeof(err), 4, "--once", "-f", "influx"), 0);
     assert_int_equal(c.format, FMT_INFLUX);
 
@@ -140,8 +143,41 @@ static void test_record_mode(void **state)
     assert_string_equal(err, "-o, --append, --force, --duration, -n and --trigger need the "
                              "record mode (mig-gpu-mon record ...)");
     /* the word counts only as the first argument */
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "-i", "500", "record"), -1);
+    assert_string_equal(err, "record must be the first argument (see --help)");
+}
+
+/* Two modes together are refused whatever their order, named in one order. */
+static void test_modes_exclude_each_other(void **state)
+{
+    (void)state;
+    struct cli c;
+    char err[256];
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "record", "export"), -1);
+    assert_string_equal(err, "record and export exclude each other");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "export", "record"), -1);
+    assert_string_equal(err, "record and export exclude each other");
     assert_int_equal(parse(&c, err, sizeof(err), 3, "--once", "record"), -1);
-    assert_string_equal(err, "record: unexpected argument (see --help)");
+    assert_string_equal(err, "record and --once exclude each other");
+    assert_int_equal(parse(&c, err, sizeof(err), 5, "record", "--", "profile", "true"), -1);
+    assert_string_equal(err, "record and profile exclude each other");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "profile", "export"), -1);
+    assert_string_equal(err, "export and profile exclude each other");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--once", "export"), -1);
+    assert_string_equal(err, "export and --once exclude each other (--once --format prometheus "
+                             "prints the page once)");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "profile", "--once"), -1);
+    assert_string_equal(err, "profile and --once exclude each other");
+    assert_int_equal(parse(&c, err, sizeof(err), 2, "profile"), -1);
+    assert_string_equal(err, "profile must be the first argument (see --help)");
+
+    /* for profile, which parses its own arguments */
+    assert_int_equal(cli_mode_conflict("profile", "--once", err, sizeof(err)), -1);
+    assert_string_equal(err, "profile and --once exclude each other");
+    assert_int_equal(cli_mode_conflict("profile", "record", err, sizeof(err)), -1);
+    assert_string_equal(err, "record and profile exclude each other");
+    assert_int_equal(cli_mode_conflict("profile", "python3", err, sizeof(err)), 0);
+    assert_int_equal(cli_mode_conflict("profile", "profile", err, sizeof(err)), 0);
 }
 
 static void test_debug_optional_file(void **state)
@@ -187,6 +223,15 @@ static void test_optional_value_as_next_word(void **state)
     assert_string_equal(err, "--demo: expected a scenario name, got an empty one");
     assert_int_equal(parse(&c, err, sizeof(err), 2, "--demo="), -1);
     assert_string_equal(err, "--demo: expected a scenario name, got an empty one");
+    /* a mode word is the mode, not the value */
+    assert_int_equal(parse(&c, err, sizeof(err), 5, "--demo", "export", "--listen", ":0"), 0);
+    assert_true(c.demo && c.exporter);
+    assert_null(c.demo_scenario);
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--demo=export", "--once"), 0);
+    assert_string_equal(c.demo_scenario, "export");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--debug", "export"), 0);
+    assert_true(c.debug && c.exporter);
+    assert_null(c.debug_file);
 
     assert_int_equal(parse(&c, err, sizeof(err), 4, "--debug", "/tmp/x.log", "--once"), 0);
     assert_true(c.debug);
@@ -243,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_export),
         cmocka_unit_test(test_record_mode),
+        cmocka_unit_test(test_modes_exclude_each_other),
         cmocka_unit_test(test_debug_optional_file),
         cmocka_unit_test(test_optional_value_as_next_word),
     };

@@ -1,5 +1,6 @@
 /* Unit tests for src/config.c: keys, values, bad lines reported with
  * their line and skipped, and --write-config's file read back. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -99,7 +100,8 @@ static void test_missing_file_and_syntax_error(void **state)
     struct config c;
     config_defaults(&c);
     FILE *e = fopen("/dev/null", "w");
-    assert_int_equal(config_load(&c, "/nonexistent/mig-gpu-mon/config.ini", e), 1);
+    assert_int_equal(config_load(&c, "/nonexistent/mig-gpu-mon/config.ini", e), -ENOENT);
+    assert_int_equal(config_load(&c, "/tmp", e), -EISDIR);
     fclose(e);
     assert_int_equal(c.errors, 0);
     char errs[1024] = "";
