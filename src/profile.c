@@ -81,6 +81,7 @@ static void usage(FILE *f)
           "      --timeline FILE   one JSON snapshot per sample (JSON Lines)\n"
           "      --nvml-path PATH  load this libnvidia-ml\n"
           "      --demo[=SCENARIO] on the bundled NVML simulator (--demo h200-mig -- CMD)\n"
+          "      --proc-root DIR   read processes and memory from DIR instead of /proc\n"
           "  -h, --help            this help\n"
           "\n"
           "The exit status is COMMAND's (128+N when it died of signal N; 127 when it\n"
@@ -143,7 +144,12 @@ static int parse(struct prof_opts *o, int argc, char **argv)
             o->demo_scenario = cli_optional_value(argc, argv);
             break;
         case O_PROC_ROOT: o->proc_root = optarg; break;
-        case 'h': usage(stdout); return 0;
+        case 'h':
+            usage(stdout);
+            if (fflush(stdout) == 0 && !ferror(stdout))
+                return 0;
+            fprintf(stderr, "mig-gpu-mon profile: writing the help failed: %s\n", strerror(errno));
+            return 1;
         case ':':
             fprintf(stderr, "mig-gpu-mon profile: %s: missing argument\n", argv[optind - 1]);
             return 2;

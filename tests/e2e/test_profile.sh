@@ -324,3 +324,13 @@ MIGMON_SIM_SCENARIO="$TMP/slowmig.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMO
 jeq "profile: a slow MIG walk still lists all 64 devices for a short command" "$(cat "$TMP/p7.json")" \
     '[(.devices | length), ([.devices[] | select(.kind == "mig")] | length)]' '[64,56]'
 unset MIGMON_SIM_PROC_FILE
+
+# profile --help: every option it takes, and a failed write of it said
+out=$("$MIGMON_BIN" profile --help)
+for o in --interval --output --format --timeline --nvml-path --demo --proc-root --help; do
+    contains "profile --help lists $o" "$out" "$o"
+done
+"$MIGMON_BIN" profile --help >/dev/full 2>"$TMP/ph.err"
+eq "profile --help into a full disk: exit 1" "$?" 1
+eq "... with one line saying why" "$(cat "$TMP/ph.err")" \
+    "mig-gpu-mon profile: writing the help failed: No space left on device"
