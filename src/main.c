@@ -303,7 +303,11 @@ int main(int argc, char **argv)
     bool rec_header = false;
     if (c.record)
         record_catch_signals();
-    if (c.record && (rec_fd = record_open(&c, &rec_header, err, sizeof(err))) < 0) {
+    if (c.record && (rec_fd = record_open(&c, &rec_header, err, sizeof(err))) == -2) {
+        debuglog_close();
+        return 0;
+    }
+    if (c.record && rec_fd < 0) {
         text_clean_lines(err, sizeof(err)); /* it names a path the user gave */
         fprintf(stderr, "mig-gpu-mon: %s\n", err);
         debuglog_close();

@@ -100,6 +100,8 @@ int record_open(const struct cli *c, bool *header, char *err, size_t errlen)
             errno = EEXIST;
         }
     }
+    if (fd < 0 && errno == EINTR && stop_signal)
+        return -2; /* stopped while a FIFO waited for its reader: nothing to say */
     if (fd < 0) {
         if (errno == EEXIST)
             snprintf(err, errlen, "%.3000s exists: --append adds to it, --force replaces it",

@@ -25,8 +25,10 @@ void record_catch_signals(void);
 
 /* Opens c->output ("-": standard output). An existing regular file (or a
  * symlink to one) is refused unless c->append or c->force; a character
- * device, FIFO or socket is written to as it is. Returns the descriptor, or
- * -1 with one line in err (the caller exits with status 2). *header: the
+ * device, FIFO or socket is written to as it is. Returns the descriptor,
+ * -1 with one line in err (the caller exits with status 2), or -2 when a
+ * stop signal came while the open waited (a FIFO without a reader): the
+ * recording ends before it began, status 0. *header: the
  * output is empty, so a CSV recording starts with its header. */
 int record_open(const struct cli *c, bool *header, char *err, size_t errlen);
 

@@ -149,6 +149,17 @@ out=$(rec h200-mig.ini -o "$R/fifo" -n 2 -i 100 --gpm off 2>&1); rc=$?
 wait "$cpid"
 eq "-o FIFO: nothing said, status 0" "$out:$rc" ":0"
 eq "-o FIFO: the reader got 2 snapshots" "$(jq -c .schema "$R/fifo.out" 2>&1 | tr '\n' ' ')" "1 1 "
+# a FIFO nobody reads: the open waits, and SIGTERM then ends it as it ends
+# any recording (status 0, nothing said), not as a failed open
+mkfifo "$R/fifo2"
+MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIME=100 timeout 20 \
+    "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" -o "$R/fifo2" --gpm off \
+    </dev/null 2>"$R/fifo2.err" &
+rpid=$!
+sleep 0.5
+kill -TERM "$rpid"
+wait "$rpid"
+eq "-o FIFO without a reader, SIGTERM: status 0, nothing said" "$?:$(cat "$R/fifo2.err")" "0:"
 # a Unix stream socket is connected to (a listener in Perl, which Debian
 # always has); its reader gets the snapshots
 timeout 20 perl -MIO::Socket::UNIX -e '
