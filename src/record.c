@@ -165,16 +165,24 @@ static int emit(int fd, enum cli_format fmt, const struct snapshot *s, bool *hea
     return rc;
 }
 
-/* Newlines in what stdin has now; -1 at its end. */
-static long read_requests(void)
+/* The lines stdin has completed now. *open_line: bytes of a line not yet
+ * ended are pending; at the end of input (*ended set) that last line
+ * counts as one, as a shell's read would take it. */
+static long read_requests(bool *open_line, bool *ended)
 {
     char b[4096];
     ssize_t n = read(STDIN_FILENO, b, sizeof(b));
-    if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
-        return -1;
+    if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+        *ended = true;
+        long k = *open_line;
+        *open_line = false;
+        return k;
+    }
     long k = 0;
     for (ssize_t i = 0; i < n; i++)
         k += b[i] == '\n';
+    if (n > 0)
+        *open_line = b[n - 1] != '\n';
     return k;
 }
 
@@ -229,6 +237,7 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
      * has been answered, which for lines read before the first snapshot
      * is when that snapshot is there. */
     bool input_ended = false;
+    bool open_line = false; /* --trigger stdin: a line begun, not yet ended */
     while (!stop_signal) {
         struct pollfd p[2] = {{.fd = engine_fd(e), .events = POLLIN},
                               {.fd = STDIN_FILENO, .events = POLLIN}};
@@ -258,13 +267,13 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
         if (watch_stdin && !c->trigger_stdin && p[1].revents) {
             /* interval mode: what is written on stdin is read and dropped;
              * only its end matters */
-            if ((p[1].revents & POLLHUP) || read_requests() < 0)
+            if (p[1].revents & POLLHUP)
                 input_ended = true;
+            else
+                read_requests(&open_line, &input_ended);
         } else if (watch_stdin && p[1].revents) {
-            long k = read_requests();
-            if (k < 0)
-                input_ended = true;
-            else if (have)
+            long k = read_requests(&open_line, &input_ended);
+            if (have)
                 want += k;
             else
                 owed += k;

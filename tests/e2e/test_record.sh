@@ -3,7 +3,8 @@
 # its header, whole lines after SIGKILL, overwrite rules (and devices,
 # FIFOs and sockets written to as they are), limits, signals and a closed
 # pipe; the line protocol's escaping, types and absent values; Telegraf
-# execd: the STDIN trigger (lines read before the first snapshot included),
+# execd: the STDIN trigger (lines read before the first snapshot included,
+# a last line without its newline too),
 # and the end of a piped stdin ending an interval recording.
 
 # rec SCENARIO [ARGS...]: the record mode on a simulator scenario. Standard
@@ -322,6 +323,13 @@ eq "stdin ended before the first snapshot: 3 lines, 3 batches, status 0" \
 out=$(echo | (early --trigger stdin -f influx 2>&1)); rc=$?
 eq "stdin ended before the first snapshot: one line, one batch, status 0" \
     "$(grep -c '^migmon_host ' <<<"$out"):$(wc -l <<<"$out"):$rc" "1:$nlines:0"
+# a last line without its newline is a line (as a shell's read takes it);
+# nothing at all is none
+out=$(printf 'a\nb' | (early --trigger stdin 2>&1)); rc=$?
+eq "stdin: a last line without a newline is answered too: 2 batches, status 0" \
+    "$(jq -c .schema <<<"$out" 2>&1 | tr '\n' ' ')$rc" "1 1 0"
+out=$(early --trigger stdin </dev/null 2>&1); rc=$?
+eq "stdin: empty input, no batch, status 0" "$out:$rc" ":0"
 out=$(printf '\n' | (early --trigger stdin --duration 0.3 2>&1)); rc=$?
 eq "stdin: --duration ends before the first snapshot, the line unanswered, status 0" "$out:$rc" ":0"
 { printf '\n'; sleep 3; } | early --trigger stdin >"$R/early-sig.out" 2>&1 &
