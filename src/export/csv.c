@@ -7,10 +7,19 @@
 #include "clock.h"
 #include "export/numfmt.h"
 
+/* A cell a spreadsheet would take for a formula (OWASP's "CSV injection"
+ * list: = + - @ and the tab and carriage return that some tools strip
+ * first). */
+static bool formula_start(char c)
+{
+    return c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r';
+}
+
 size_t csv_quote(char *out, size_t cap, const char *s)
 {
     size_t len = strlen(s);
-    bool q = len > 0 && (s[0] == ' ' || s[len - 1] == ' ');
+    bool formula = len > 0 && formula_start(s[0]);
+    bool q = formula || (len > 0 && (s[0] == ' ' || s[len - 1] == ' '));
     for (const char *p = s; *p && !q; p++)
         q = *p == ',' || *p == '"' || *p == '\n' || *p == '\r';
     size_t n = 0;
@@ -22,6 +31,8 @@ size_t csv_quote(char *out, size_t cap, const char *s)
     } while (0)
     if (q)
         PUT('"');
+    if (formula)
+        PUT('\''); /* shown as text: the quote is what the spreadsheet hides */
     for (const char *p = s; *p; p++) {
         if (*p == '"')
             PUT('"');

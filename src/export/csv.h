@@ -15,7 +15,9 @@
  * s as one CSV field into out (cap bytes, NUL-terminated, cut short when it
  * does not fit); returns the length the whole field needs, like snprintf.
  * Quoted, with '"' doubled, when it holds a comma, a quote, a line break or
- * starts or ends with a space; else as it is.
+ * starts or ends with a space; else as it is. A field that starts with
+ * '=', '+', '-', '@', a tab or a carriage return (a formula to a
+ * spreadsheet) gets a leading "'" and is quoted, so it is read as text.
  */
 size_t csv_quote(char *out, size_t cap, const char *s);
 

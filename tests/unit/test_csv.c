@@ -32,6 +32,22 @@ static void test_quote(void **state)
     assert_string_equal(q("back\\slash;semi"), "back\\slash;semi");
 }
 
+/* What a spreadsheet would run as a formula is written as text. */
+static void test_quote_formulas(void **state)
+{
+    (void)state;
+    assert_string_equal(q("=HYPERLINK(\"http://x\",\"y\")"),
+                        "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"");
+    assert_string_equal(q("+1"), "\"'+1\"");
+    assert_string_equal(q("-bash"), "\"'-bash\"");
+    assert_string_equal(q("@SUM(A1)"), "\"'@SUM(A1)\"");
+    assert_string_equal(q("\tx"), "\"'\tx\"");
+    assert_string_equal(q("\r=1"), "\"'\r=1\"");
+    /* only the first character counts */
+    assert_string_equal(q("a=b"), "a=b");
+    assert_string_equal(q("MIG 1g.10gb-x"), "MIG 1g.10gb-x");
+}
+
 static void test_quote_truncates_like_snprintf(void **state)
 {
     (void)state;
@@ -90,6 +106,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_quote),
+        cmocka_unit_test(test_quote_formulas),
         cmocka_unit_test(test_quote_truncates_like_snprintf),
         cmocka_unit_test(test_rows_match_header),
     };
