@@ -839,6 +839,9 @@ void nvml_state_free(struct nvml_state *st)
     free(st->pui_buf);
     free(st->pus);
     free(st->pus_ix);
+    free(st->ident);
+    st->ident = NULL;
+    st->nident = st->ident_cap = 0;
     st->pus_ix = NULL;
     st->pus_ixcap = 0;
     nvml_procs_free(st);
@@ -847,6 +850,48 @@ void nvml_state_free(struct nvml_state *st)
     st->pui_buf = NULL;
     st->pus = NULL;
     st->ncache = st->capcache = st->cache_next = st->pu_cap = st->pui_cap = st->npus = st->pus_cap = 0;
+}
+
+/* The part's devices as this GPU's identity (a sample that read it). */
+static void ident_save(struct nvml_state *st, const struct snapshot *part)
+{
+    if (part->ndevices > st->ident_cap) {
+        struct device *n = realloc(st->ident, part->ndevices * sizeof(*n));
+        if (!n) {
+            st->nident = 0; /* an identity half saved is worse than none */
+            return;
+        }
+        st->ident = n;
+        st->ident_cap = part->ndevices;
+    }
+    memcpy(st->ident, part->devices, part->ndevices * sizeof(*part->devices));
+    st->nident = part->ndevices;
+}
+
+/* The part as the identity last read: the same devices (GPU, MIG devices)
+ * with every metric none for why and no processes. False when there is no
+ * identity to give. */
+static bool ident_replay(struct nvml_state *st, struct snapshot *part, const char *why)
+{
+    if (!st->nident)
+        return false;
+    part->ndevices = 0;
+    part->nprocs = 0;
+    for (size_t k = 0; k < st->nident; k++) {
+        struct device *d = next_device(st, part);
+        if (!d)
+            break;
+        *d = st->ident[k];
+        for (int j = 0; j < M_COUNT; j++)
+            d->m[j] = metric_none(why);
+        d->process_count = metric_none(why);
+        d->throttle_mask = 0;
+        d->throttle_valid = false;
+        d->proc_first = 0;
+        d->nprocs = 0;
+        d->stall = NULL; /* pointed into an older snapshot's notes */
+    }
+    return true;
 }
 
 /* Every device of the part marked lost (or not), with how long ago. */
@@ -889,12 +934,16 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
         (!d->uuid[0] && f->uuid &&
          CALL(st, "nvmlDeviceGetUUID", f->uuid(h, d->uuid, sizeof(d->uuid))) != 0)) {
         const char *why = nvml_rc_reason(hrc != NVML_SUCCESS ? hrc : st->rc);
-        d->uuid[0] = '\0';
-        d->uuid_why = why;
-        for (int k = 0; k < M_COUNT; k++)
-            d->m[k] = metric_none(why);
-        d->process_count = metric_none(why);
         st->lost = hrc == NVML_ERROR_GPU_IS_LOST || st->rc == NVML_ERROR_GPU_IS_LOST;
+        /* A GPU read before keeps what it was: which GPU died is what an
+         * operator needs to drain the node or return the board. */
+        if (!ident_replay(st, part, why)) {
+            d->uuid[0] = '\0';
+            d->uuid_why = why;
+            for (int k = 0; k < M_COUNT; k++)
+                d->m[k] = metric_none(why);
+            d->process_count = metric_none(why);
+        }
         mark_lost(st, part);
         cache_prune(st);
         return;
@@ -958,8 +1007,12 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
     }
     /* Calls on a GPU that fell off the bus answer GPU_IS_LOST; it keeps
      * its identity (cached) and is marked lost. */
-    st->lost = part->devices[0].m[M_TEMP].why == nvml_rc_reason(NVML_ERROR_GPU_IS_LOST) &&
-               part->devices[0].m[M_MEM_USED].why == nvml_rc_reason(NVML_ERROR_GPU_IS_LOST);
+    const char *lost_why = nvml_rc_reason(NVML_ERROR_GPU_IS_LOST);
+    st->lost = part->devices[0].m[M_TEMP].why == lost_why &&
+               part->devices[0].m[M_MEM_USED].why == lost_why;
+    /* Its MIG devices, whose handles now fail, stay listed as they were. */
+    if (!st->lost || !ident_replay(st, part, lost_why))
+        ident_save(st, part);
     mark_lost(st, part);
     cache_prune(st);
 }
@@ -971,6 +1024,10 @@ void nvml_gpm_apply(const struct gpm_client *g, struct snapshot *s)
         /* A MIG device without a readable UUID can still take its GPU
          * instance's values (found by parent and GI id). */
         if (!d->uuid[0] && (d->kind == DEV_GPU || d->gi_id < 0 || !d->parent_uuid[0]))
+            continue;
+        /* A GPU the driver calls lost has no activity to show, whatever the
+         * helper last read (its own calls may not have failed yet). */
+        if (d->lost)
             continue;
         struct gpm_view gv;
         if (d->kind == DEV_GPU) {

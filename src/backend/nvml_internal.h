@@ -129,6 +129,14 @@ struct nvml_state {
     _Atomic(const char *) cur_sym;
     bool lost;    /* the last sample found the GPU lost (GPU_IS_LOST) */
     uint64_t lost_since_ns; /* CLOCK_MONOTONIC when it was first found lost */
+    /* The devices of the last sample that read this GPU's identity (the GPU
+     * and its MIG devices, as the part listed them): a GPU that is lost or
+     * stops answering keeps its name, UUID, bus id and MIG layout from here,
+     * every metric none. Replaced by the next sample that reads the GPU,
+     * so a different GPU answering at the same place replaces it. Only the
+     * identity fields are used; grow-only. */
+    struct device *ident;
+    size_t nident, ident_cap;
     bool inited;
     /* Call economy (per GPU worker). Ticks counted by this context; the
      * slow cadence in ticks (about 5 s); the MIG slots from the last walk,

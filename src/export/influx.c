@@ -244,6 +244,13 @@ static void device_fields(struct line *l, const struct device *d, const struct f
     }
     if (metric_ok(&d->process_count))
         field_int(l, "process_count", (int64_t)llround(d->process_count.value));
+    /* On every line written, so the series' last value is the truth after
+     * a GPU comes back; a lost device's line is written for it alone (a
+     * device with nothing read, not lost, still has no line). */
+    if (d->lost || l->nfields > 0)
+        field_int(l, "lost", d->lost ? 1 : 0);
+    if (d->lost)
+        field_float(l, "lost_for_s", d->lost_for_s);
     for (int k = 0; k < M_COUNT; k++) {
         enum metric_id id = (enum metric_id)k;
         if (!metric_ok(&m[id]) || m[id].src == MSRC_DIRECT)

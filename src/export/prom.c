@@ -564,12 +564,22 @@ static void write_identity(struct ctx *c)
                 sample_plain(c, l, s->devices[i].stall ? 1 : 0);
         }
     }
-    family(c, "migmon_gpu_lost", GAUGE,
-           "1 when the GPU has fallen off the bus (NVML_ERROR_GPU_IS_LOST).");
-    for (size_t i = 0; i < s->ndevices; i++) {
-        const char *l = labels_of(c, i, LAB_MIGMON);
-        if (s->devices[i].kind == DEV_GPU && l)
-            sample_plain(c, l, s->devices[i].lost ? 1 : 0);
+    static const struct {
+        enum device_kind kind;
+        const char *name, *help;
+    } lost[] = {
+        {DEV_GPU, "migmon_gpu_lost",
+         "1 when the GPU has fallen off the bus (NVML_ERROR_GPU_IS_LOST); its labels are the "
+         "identity read before."},
+        {DEV_MIG, "migmon_mig_lost", "1 when the MIG device's GPU has fallen off the bus."},
+    };
+    for (int k = 0; k < 2; k++) {
+        family(c, lost[k].name, GAUGE, lost[k].help);
+        for (size_t i = 0; i < s->ndevices; i++) {
+            const char *l = labels_of(c, i, LAB_MIGMON);
+            if (s->devices[i].kind == lost[k].kind && l)
+                sample_plain(c, l, s->devices[i].lost ? 1 : 0);
+        }
     }
     static const char *const pc[2] = {"migmon_gpu_processes", "migmon_mig_processes"};
     for (int k = 0; k < 2; k++) {

@@ -268,9 +268,15 @@ wait "$longp" 2>/dev/null
 tui_start lost 120 40 4 MIGMON_SIM_SCENARIO="$SCN/faults.ini" MIGMON_SIM_TIME=27+1 -- \
     "${SIMARGS[@]}" --proc-root "$(tui_proc lost two-core)"
 tui_keys lost End
+# past the enumeration that a loss repeats at once, where the handle itself
+# fails: the identity must still be the one read before
+for i in 1 2 3 4; do tui_tick lost; done
 scr=$(tui_capture lost)
 contains "lost GPU keeps its name, marked LOST with its age" "$scr" "▶   GPU 1 A100-SXM4-80GB LOST "
 contains "lost GPU keeps its UUID" "$scr" "UUID GPU-66666666-7777-4888-9999-aaaaaaaaaaaa"
+contains "lost GPU keeps its bus id" "$scr" "Name NVIDIA A100-SXM4-80GB  00000000:0F:00.0"
+TUI_MASK='s/LOST [0-9]+s/LOST Ns/; s/lost [0-9]+ s ago/lost N s ago/' \
+    tui_screen "a lost GPU, ticks after the loss" lost faults-lost-120x40
 contains "the other GPU still has figures" "$(printf '%s\n' "$scr" | grep 'GPU 0 A100-SXM4-80GB')" "%"
 # the lost GPU's row is drawn in the alarm colour (bold red), not as a selection
 contains "lost GPU row in the alarm colour" "$(tui_capture lost -e | grep 'GPU 1 A100')" $'\e[1m\e[31m'

@@ -97,9 +97,12 @@ tui_cpu_step() {
     tui_tick "$1"
 }
 
+# TUI_MASK: one more sed -E expression for what a screen shows that depends
+# on the machine's speed (a lost GPU's age).
 tui_capture() { # tui_capture NAME [-e]
     tmx capture-pane -p ${2:+"$2"} -t "$1" |
-        sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}/YYYY-MM-DD hh:mm:ss/'
+        sed -E -e 's/[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}/YYYY-MM-DD hh:mm:ss/' \
+            ${TUI_MASK:+-e "$TUI_MASK"}
 }
 
 # tui_screen DESC NAME SCREEN: compare plain and coloured captures with the

@@ -146,11 +146,11 @@ static void test_snapshot_lines(void **state)
         out,
         "nvidia_smi,arch=Ampere,name=NVIDIA\\ A100\\,\\ \"80GB\"\\=x,pstate=P2,uuid=GPU-1,index=0 "
         "utilization_gpu=62i,memory_used=1536i,memory_total=81920i,power_draw=250,"
-        "memory_free=80384i,sm_occupancy_pct=12.5,power_w_source=\"carried\","
+        "memory_free=80384i,sm_occupancy_pct=12.5,lost=0i,power_w_source=\"carried\","
         "sm_occupancy_pct_source=\"gpm\" 1700000000123456789\n"
         "nvidia_smi_mig,arch=Ampere,name=NVIDIA\\ A100\\,\\ \"80GB\"\\=x,pstate=P2,uuid=GPU-1,"
         "index=1,gpu_index=3,compute_index=0,parent_index=0,mig_uuid=MIG-1,profile=3g.40gb "
-        "utilization_gpu=40i,process_count=1i,gpu_util_pct_source=\"gpm\" 1700000000123456789\n"
+        "utilization_gpu=40i,process_count=1i,lost=0i,gpu_util_pct_source=\"gpm\" 1700000000123456789\n"
         "nvidia_smi_process,name=my\\ app,type=C,uuid=MIG-1 pid=4242i,"
         "command=\"run \\\"x\\\" C:\\\\\" 1700000000123456789\n");
     free(out);
@@ -184,7 +184,7 @@ static void test_unnamed_processes_apart(void **state)
     s.procs = proc;
     s.nprocs = 2;
     char *out = render(&s);
-    assert_string_equal(out, "nvidia_smi,uuid=GPU-1,index=0 temperature_gpu=40i "
+    assert_string_equal(out, "nvidia_smi,uuid=GPU-1,index=0 temperature_gpu=40i,lost=0i "
                              "1700000000000000000\n"
                              "nvidia_smi_process,name=pid:31337,type=C,uuid=GPU-1 pid=31337i "
                              "1700000000000000000\n"
