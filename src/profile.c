@@ -33,6 +33,7 @@
 #include "demo.h"
 #include "export/json.h"
 #include "export/jsonw.h"
+#include "outfile.h"
 #include "text.h"
 #include "units.h"
 #include "watch.h"
@@ -424,6 +425,24 @@ static bool output_close(FILE *f, const char *what, const char *path, int err)
     return !err;
 }
 
+
+/* A report or timeline file: replaced when it exists, never written through
+ * a symbolic link (outfile.h); NULL after saying why. */
+static FILE *output_open(const char *path)
+{
+    int fd = outfile_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644, NULL);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        char e[3200];
+        outfile_strerror(e, sizeof(e), path, errno);
+        if (fd >= 0)
+            close(fd);
+        text_clean_lines(e, sizeof(e));
+        fprintf(stderr, "mig-gpu-mon profile: %s\n", e);
+    }
+    return f;
+}
+
 int profile_main(int argc, char **argv, const char *self_exe)
 {
     static struct prof P; /* large (devices, tree); one per process */
@@ -439,12 +458,9 @@ int profile_main(int argc, char **argv, const char *self_exe)
         P.o.nvml_path = demo_lib;
     }
     FILE *report = stderr;
-    if (P.o.report && !(report = fopen(P.o.report, "we"))) {
-        fprintf(stderr, "mig-gpu-mon profile: %s: %s\n", P.o.report, strerror(errno));
+    if (P.o.report && !(report = output_open(P.o.report)))
         return 2;
-    }
-    if (P.o.timeline && !(P.timeline = fopen(P.o.timeline, "we"))) {
-        fprintf(stderr, "mig-gpu-mon profile: %s: %s\n", P.o.timeline, strerror(errno));
+    if (P.o.timeline && !(P.timeline = output_open(P.o.timeline))) {
         if (report != stderr)
             fclose(report);
         return 2;

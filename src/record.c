@@ -17,12 +17,21 @@
 #include "export/csv.h"
 #include "export/influx.h"
 #include "export/json.h"
+#include "outfile.h"
+#include "text.h"
 
 static volatile sig_atomic_t stop_signal;
+/* SIGHUP asks for the output file to be opened again (log rotation) when
+ * -o names a regular file: set by record_open, read by the handler. */
+static volatile sig_atomic_t hup_reopens;
+static volatile sig_atomic_t reopen_signal;
 
 static void on_stop(int sig)
 {
-    stop_signal = sig;
+    if (sig == SIGHUP && hup_reopens)
+        reopen_signal = 1;
+    else
+        stop_signal = sig;
 }
 
 void record_catch_signals(void)
@@ -33,14 +42,6 @@ void record_catch_signals(void)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-}
-
-/* A character device (/dev/null, a terminal), a FIFO or a socket is
- * written to as it is: the exists/append/force rule protects what a
- * regular file (or a block device) holds, and these hold nothing to lose. */
-static bool is_stream(mode_t m)
-{
-    return S_ISCHR(m) || S_ISFIFO(m) || S_ISSOCK(m);
 }
 
 /* A socket cannot be opened. One this process holds as standard output or
@@ -70,35 +71,61 @@ static int socket_open(const char *path, const struct stat *st)
     return fd;
 }
 
+/* A path the user gave, made safe to print. */
+static const char *shown(const char *path, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s", path);
+    text_clean_lines(buf, cap);
+    return buf;
+}
+
+/* A regular file opened for appending that ends in a cut line (a recorder
+ * killed mid-write by an older version, or another writer): the recording
+ * starts on a new line, and the user is told what was left. */
+static void end_fragment(int fd, const char *path)
+{
+    int rfd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (rfd < 0)
+        return;
+    struct stat a, b;
+    long frag = -1;
+    if (fstat(fd, &a) == 0 && fstat(rfd, &b) == 0 && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino)
+        frag = outfile_fragment(rfd);
+    close(rfd);
+    if (frag <= 0 || outfile_write(fd, "\n", 1, NULL) != 0)
+        return;
+    char p[512];
+    fprintf(stderr,
+            "mig-gpu-mon: %s ended in a cut line of %ld bytes, left as it was; the recording "
+            "starts on a new line\n",
+            shown(path, p, sizeof(p)), frag);
+}
+
 int record_open(const struct cli *c, bool *header, char *err, size_t errlen)
 {
     *header = true;
+    hup_reopens = 0;
     if (strcmp(c->output, "-") == 0)
         return STDOUT_FILENO;
-    /* stat follows a symlink: one to a regular file is that file */
+    /* stat follows a symlink: one to a stream (/dev/stdout) is that stream;
+     * one to anything else is refused by outfile_open */
     struct stat st;
-    bool stream = stat(c->output, &st) == 0 && is_stream(st.st_mode);
+    bool stream = stat(c->output, &st) == 0 && outfile_is_stream(st.st_mode);
     int fd;
     if (stream && S_ISSOCK(st.st_mode)) {
         fd = socket_open(c->output, &st);
     } else {
-        /* Linux ignores O_TRUNC on a device or FIFO; O_EXCL it does not */
-        int flags = O_WRONLY | O_CLOEXEC | O_NOCTTY;
-        if (c->append)
-            flags |= O_CREAT | O_APPEND;
-        else if (c->force)
-            flags |= O_CREAT | O_TRUNC;
-        else if (!stream)
-            flags |= O_CREAT | O_EXCL;
-        fd = open(c->output, flags, 0644);
-        /* A regular file put in the device's place since the stat is
-         * refused as any other, and left as it was: nothing created,
-         * truncated or written. */
-        if (fd >= 0 && !(flags & O_CREAT) && (fstat(fd, &st) != 0 || !is_stream(st.st_mode))) {
-            close(fd);
-            fd = -1;
-            errno = EEXIST;
-        }
+        /* A regular file is always appended to (O_APPEND with O_TRUNC for
+         * --force): a copytruncate rotation then leaves no hole, and a
+         * failed write can be cut off at the end. A stream ignores the
+         * creation flags (outfile_open). */
+        int flags = O_WRONLY | O_APPEND | O_CREAT;
+        if (c->force && !c->append)
+            flags |= O_TRUNC;
+        else if (!c->append)
+            flags |= O_EXCL;
+        fd = outfile_open(c->output, flags, 0644, &st);
     }
     if (fd < 0 && errno == EINTR && stop_signal)
         return -2; /* stopped while a FIFO waited for its reader: nothing to say */
@@ -107,11 +134,16 @@ int record_open(const struct cli *c, bool *header, char *err, size_t errlen)
             snprintf(err, errlen, "%.3000s exists: --append adds to it, --force replaces it",
                      c->output);
         else
-            snprintf(err, errlen, "%.3000s: %s", c->output, strerror(errno));
+            outfile_strerror(err, errlen, c->output, errno);
         return -1;
     }
-    if (c->append && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-        *header = false;
+    if (S_ISREG(st.st_mode)) {
+        hup_reopens = 1;
+        if (c->append && st.st_size > 0) {
+            *header = false;
+            end_fragment(fd, c->output);
+        }
+    }
     return fd;
 }
 
@@ -128,28 +160,14 @@ void record_format(FILE *f, enum cli_format fmt, const struct snapshot *s, bool 
     }
 }
 
-/* Everything or an error: a regular file takes a write whole; a pipe may
- * take a large batch in parts. */
-static int write_all(int fd, const char *b, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, b, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        b += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* One snapshot rendered in memory, then one write. */
-static int emit(int fd, enum cli_format fmt, const struct snapshot *s, bool *header)
+/* One snapshot rendered in memory, then written whole: a pipe may take a
+ * large batch in parts; a regular file that cannot take all of it (a full
+ * disk) is cut back to the end of the last snapshot (*cut). */
+static int emit(int fd, enum cli_format fmt, const struct snapshot *s, bool *header, bool *cut)
 {
     char *buf = NULL;
     size_t len = 0;
+    *cut = false;
     FILE *m = open_memstream(&buf, &len);
     if (!m)
         return -ENOMEM;
@@ -158,11 +176,70 @@ static int emit(int fd, enum cli_format fmt, const struct snapshot *s, bool *hea
         free(buf);
         return -ENOMEM;
     }
-    int rc = write_all(fd, buf, len);
+    int rc = outfile_write(fd, buf, len, cut);
     free(buf);
     if (rc == 0)
         *header = false;
     return rc;
+}
+
+/* -o FILE, a regular file: what the recorder writes to, and whether the
+ * path still names it. */
+struct outpath {
+    const char *path;
+    bool reopenable; /* a regular file opened by its path */
+    dev_t dev;
+    ino_t ino;
+};
+
+static void outpath_note(struct outpath *o, int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) == 0) {
+        o->dev = st.st_dev;
+        o->ino = st.st_ino;
+    }
+}
+
+/* The path was removed or now names another file (a rotation that renamed
+ * it, or rm): true. One stat a snapshot. */
+static bool outpath_moved(const struct outpath *o)
+{
+    struct stat st;
+    if (stat(o->path, &st) != 0)
+        return errno == ENOENT;
+    return st.st_dev != o->dev || st.st_ino != o->ino;
+}
+
+/* Opens the path again, appending (a file that rotation created is written
+ * to, not refused): the new descriptor replaces *fd. *header: the new file
+ * is empty. Returns 0, or -1 after saying why on stderr. */
+static int outpath_reopen(struct outpath *o, int *fd, bool *header, const char *why)
+{
+    char p[512];
+    struct stat st;
+    int nfd = outfile_open(o->path, O_WRONLY | O_APPEND | O_CREAT, 0644, &st);
+    if (nfd < 0) {
+        char e[3200];
+        outfile_strerror(e, sizeof(e), o->path, errno);
+        text_clean_lines(e, sizeof(e));
+        fprintf(stderr, "mig-gpu-mon: reopening %s: %s\n", shown(o->path, p, sizeof(p)), e);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        /* a stream now: written to as such, never checked again */
+        o->reopenable = false;
+        hup_reopens = 0;
+    }
+    close(*fd);
+    *fd = nfd;
+    outpath_note(o, nfd);
+    *header = !(S_ISREG(st.st_mode) && st.st_size > 0);
+    if (!*header)
+        end_fragment(nfd, o->path);
+    fprintf(stderr, "mig-gpu-mon: %s %s: writing to the file now at that path%s\n",
+            shown(o->path, p, sizeof(p)), why, *header ? " (new)" : "");
+    return 0;
 }
 
 /* The lines stdin has completed now. *open_line: bytes of a line not yet
@@ -238,7 +315,17 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
      * is when that snapshot is there. */
     bool input_ended = false;
     bool open_line = false; /* --trigger stdin: a line begun, not yet ended */
+    struct outpath op = {.path = c->output, .reopenable = hup_reopens != 0};
+    if (op.reopenable)
+        outpath_note(&op, fd);
     while (!stop_signal) {
+        if (reopen_signal && op.reopenable) {
+            reopen_signal = 0;
+            if (outpath_reopen(&op, &fd, &header, "reopened on SIGHUP") != 0) {
+                status = 1;
+                break;
+            }
+        }
         struct pollfd p[2] = {{.fd = engine_fd(e), .events = POLLIN},
                               {.fd = STDIN_FILENO, .events = POLLIN}};
         struct timespec ts, *tsp = NULL;
@@ -280,14 +367,25 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
         }
         if (input_ended)
             watch_stdin = false; /* an ended input polls readable for good */
+        if (want > 0 && op.reopenable && outpath_moved(&op) &&
+            outpath_reopen(&op, &fd, &header, "was removed or replaced") != 0) {
+            status = 1;
+            goto done;
+        }
         for (; want > 0 && !stop_signal; want--) {
-            int rc = emit(fd, c->format, &snap, &header);
+            bool cut;
+            int rc = emit(fd, c->format, &snap, &header, &cut);
             if (rc == -EPIPE) /* the reader is gone: a normal end */
                 goto done;
             if (rc != 0) {
-                fprintf(stderr, "mig-gpu-mon: writing %s: %s\n",
-                        strcmp(c->output, "-") == 0 ? "standard output" : c->output,
-                        strerror(-rc));
+                char path[512];
+                fprintf(stderr, "mig-gpu-mon: writing %s: %s%s\n",
+                        strcmp(c->output, "-") == 0 ? "standard output"
+                                                    : shown(c->output, path, sizeof(path)),
+                        strerror(-rc),
+                        cut ? "; the part of the snapshot written was taken back, so the file "
+                              "ends with the last whole one"
+                            : "");
                 status = 1;
                 goto done;
             }
@@ -305,6 +403,7 @@ out:
         fprintf(stderr, "mig-gpu-mon: closing %s: %s\n", c->output, strerror(errno));
         status = 1;
     }
+    hup_reopens = 0;
     sigprocmask(SIG_UNBLOCK, &stops, NULL);
     return status;
 }

@@ -4,9 +4,12 @@
  * InfluxDB line protocol (docs/record.md).
  *
  * Each snapshot is rendered in memory and handed to the kernel with one
- * write, so a recorder that is killed leaves whole lines behind; SIGINT,
- * SIGTERM, SIGHUP, a closed pipe and the end of standard input (with
- * --trigger stdin, or when it is a pipe or socket) end it with status 0.
+ * write, so a recorder that is killed leaves whole lines behind, and one
+ * whose write fails part-way is cut back (outfile.h); SIGINT, SIGTERM,
+ * SIGHUP, a closed pipe and the end of standard input (with --trigger
+ * stdin, or when it is a pipe or socket) end it with status 0, except that
+ * SIGHUP reopens -o FILE when that is a regular file, as does the path no
+ * longer naming it.
  */
 #ifndef MIGMON_RECORD_H
 #define MIGMON_RECORD_H
@@ -23,9 +26,9 @@
  * collector opens, so one that comes while the driver loads is not lost). */
 void record_catch_signals(void);
 
-/* Opens c->output ("-": standard output). An existing regular file (or a
- * symlink to one) is refused unless c->append or c->force; a character
- * device, FIFO or socket is written to as it is. Returns the descriptor,
+/* Opens c->output ("-": standard output). An existing regular file is
+ * refused unless c->append or c->force, a symlink to anything but a stream
+ * always; a character device, FIFO or socket is written to as it is. Returns the descriptor,
  * -1 with one line in err (the caller exits with status 2), or -2 when a
  * stop signal came while the open waited (a FIFO without a reader): the
  * recording ends before it began, status 0. *header: the

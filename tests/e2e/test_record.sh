@@ -120,12 +120,28 @@ eq "force: replaces the file" "$(wc -l <"$R/exists.jsonl")" 1
 err=$(rec h200-mig.ini -o "$R/no/such/dir.jsonl" -n 1 2>&1); rc=$?
 eq "unwritable path: status 2" "$rc" 2
 contains "unwritable path: named with the reason" "$err" "dir.jsonl: No such file or directory"
-# a symlink is judged by what it names: one to a regular file is that file
+# a symlink is never followed to a file, whatever the flags (as root, a link
+# to /etc/passwd must not let a recording replace it); a dangling one is not
+# created through either
 printf 'keep\n' >"$R/target.jsonl"
 ln -s target.jsonl "$R/link.jsonl"
-err=$(rec h200-mig.ini -o "$R/link.jsonl" -n 1 --gpm off 2>&1); rc=$?
-eq "symlink to a file: refused with status 2, the file untouched" "$rc:$err:$(cat "$R/target.jsonl")" \
-    "2:mig-gpu-mon: $R/link.jsonl exists: --append adds to it, --force replaces it:keep"
+for flags in "" --force --append; do
+    # shellcheck disable=SC2086
+    err=$(rec h200-mig.ini -o "$R/link.jsonl" -n 1 --gpm off $flags 2>&1); rc=$?
+    eq "symlink to a file ${flags:-(no flag)}: refused with status 2, the file untouched" \
+        "$rc:$err:$(cat "$R/target.jsonl")" \
+        "2:mig-gpu-mon: $R/link.jsonl is a symbolic link: output is never written through one (name the file it points to):keep"
+done
+ln -s nowhere.jsonl "$R/dangling.jsonl"
+err=$(rec h200-mig.ini -o "$R/dangling.jsonl" -n 1 --gpm off --force 2>&1); rc=$?
+eq "dangling symlink --force: refused with status 2, nothing created" \
+    "$rc:$([ -e "$R/nowhere.jsonl" ] && echo created)" "2:"
+contains "dangling symlink: says why" "$err" "is a symbolic link: output is never written through one"
+err=$("$MIGMON_BIN" profile --demo -o "$R/link.jsonl" -- true 2>&1); rc=$?
+eq "profile -o a symlink: refused with status 2, the file untouched" "$rc:$(cat "$R/target.jsonl")" "2:keep"
+contains "profile -o a symlink: says why" "$err" "link.jsonl is a symbolic link"
+err=$("$MIGMON_BIN" profile --demo --timeline "$R/link.jsonl" -- true 2>&1); rc=$?
+eq "profile --timeline a symlink: refused with status 2, the file untouched" "$rc:$(cat "$R/target.jsonl")" "2:keep"
 
 # --- a device, a FIFO, a socket: written to as they are ---------------------
 # The rule above protects a regular file's content; these have none to lose
@@ -141,7 +157,7 @@ eq "-o /dev/stdout on a pipe: 2 snapshots, status 0" "$(jq -c .schema <<<"$out" 
 # ... where it is a regular file, that file's rule: -o - writes there
 err=$(rec h200-mig.ini -o /dev/stdout -n 1 --gpm off 2>&1 >"$R/stdout.jsonl"); rc=$?
 eq "-o /dev/stdout on a file: refused with status 2" "$rc:$err" \
-    "2:mig-gpu-mon: /dev/stdout exists: --append adds to it, --force replaces it"
+    "2:mig-gpu-mon: /dev/stdout is a symbolic link: output is never written through one (name the file it points to)"
 mkfifo "$R/fifo"
 timeout 20 cat "$R/fifo" >"$R/fifo.out" &
 cpid=$!
@@ -229,6 +245,79 @@ for sig in TERM INT; do
     eq "SIG$sig: every line whole" "$(jq -c .schema "$R/sig-$sig.jsonl" | sort -u)" 1
 done
 
+# --- a full disk: the file ends with the last whole snapshot ---------------
+# (a 64 KiB tmpfs holds a few h200-mig snapshots; the write that does not fit
+# is cut off again: every line parses, status 1 with the reason)
+mkdir -p "$R/full"
+if mount -t tmpfs -o size=64k migmon-test "$R/full" 2>/dev/null; then
+    for f in jsonl influx csv; do
+        err=$(rec h200-mig.ini -o "$R/full/r.$f" -f "$f" -i 100 --gpm off --duration 30 2>&1); rc=$?
+        eq "ENOSPC $f: status 1" "$rc" 1
+        contains "ENOSPC $f: the reason, and what was done" "$err" \
+            "No space left on device; the part of the snapshot written was taken back"
+        eq "ENOSPC $f: the file ends in a newline" "$(tail -c 1 "$R/full/r.$f" | od -An -c | tr -d ' ')" '\n'
+        rm -f "$R/full/r.$f"
+    done
+    # whole JSON lines: each one a snapshot with every device
+    rec h200-mig.ini -o "$R/full/r.jsonl" -i 100 --gpm off --duration 30 2>/dev/null
+    eq "ENOSPC jsonl: every line a whole snapshot" \
+        "$(jq -c '.devices | length' "$R/full/r.jsonl" 2>&1 | sort -u)" "$ndev"
+    umount "$R/full"
+else
+    bad "ENOSPC: cannot mount a tmpfs (the tests run as root)"
+fi
+
+# --- --append onto a cut line: a new line first, and a note ----------------
+printf '{"whole":1}\n{"cut' >"$R/frag.jsonl"
+err=$(rec h200-mig.ini -o "$R/frag.jsonl" -n 1 --gpm off --append 2>&1); rc=$?
+eq "append onto a cut line: status 0" "$rc" 0
+eq "append onto a cut line: says so" "$err" \
+    "mig-gpu-mon: $R/frag.jsonl ended in a cut line of 5 bytes, left as it was; the recording starts on a new line"
+eq "append onto a cut line: the fragment kept, the snapshot on its own line" \
+    "$(sed -n 2p "$R/frag.jsonl"):$(sed -n 3p "$R/frag.jsonl" | jq -c .schema)" '{"cut:1'
+printf 'a,b\n' >"$R/whole.csv"
+err=$(rec h200-mig.ini -o "$R/whole.csv" -f csv -n 1 --gpm off --append 2>&1)
+eq "append onto a whole line: nothing said, nothing added" "$err:$(sed -n 2p "$R/whole.csv" | cut -c1-2)" ":20"
+
+# --- rotation: removed, renamed, SIGHUP -------------------------------------
+rec_bg h200-mig.ini -o "$R/rot.jsonl" -i 100 --gpm off 2>"$R/rot.err" &
+pid=$!
+wait_lines "$R/rot.jsonl" 2 || bad "rotation: no 2 lines after 20 s"
+rm "$R/rot.jsonl"
+wait_lines "$R/rot.jsonl" 1 || bad "rotation: the removed file was not made again"
+mv "$R/rot.jsonl" "$R/rot.jsonl.1"
+wait_lines "$R/rot.jsonl" 1 || bad "rotation: the renamed file was not followed by a new one"
+n1=$(wc -l <"$R/rot.jsonl.1")
+kill -HUP "$pid"
+for ((i = 0; i < 100; i++)); do grep -q SIGHUP "$R/rot.err" && break; sleep 0.1; done
+sleep 0.3
+kill -TERM "$pid"
+wait "$pid"; rc=$?
+eq "rotation: exit 0 (SIGHUP does not end it)" "$rc" 0
+eq "rotation: the renamed file got nothing after the rename" "$(wc -l <"$R/rot.jsonl.1")" "$n1"
+eq "rotation: every line in the new file whole" "$(jq -c .schema "$R/rot.jsonl" | sort -u)" 1
+eq "rotation: said on stderr, each time" \
+    "$(sed -E "s|$R|R|" "$R/rot.err")" \
+    "mig-gpu-mon: R/rot.jsonl was removed or replaced: writing to the file now at that path (new)
+mig-gpu-mon: R/rot.jsonl was removed or replaced: writing to the file now at that path (new)
+mig-gpu-mon: R/rot.jsonl reopened on SIGHUP: writing to the file now at that path"
+# SIGHUP with standard output still ends the recording (a hung-up terminal)
+rec_bg h200-mig.ini -i 100 --gpm off >"$R/hup-stdout.jsonl" &
+pid=$!
+wait_lines "$R/hup-stdout.jsonl" 1
+kill -HUP "$pid"
+wait "$pid"; rc=$?
+eq "SIGHUP, standard output: ends it with status 0" "$rc" 0
+
+# --- CSV: a cell a spreadsheet would run is written as text ------------------
+# (the name as the driver gives it: name_raw, in a hostile scenario)
+sed -e '/^name = NVIDIA H200$/a name_raw = =HYPERLINK("http://x","y")' -e '/^\[system\]/a hostile = true' \
+    "$MIGMON_SRC/sim/scenarios/h200-mig.ini" >"$R/formula.ini"
+csv=$(MIGMON_SIM_SCENARIO="$R/formula.ini" MIGMON_SIM_TIME=100 "$MIGMON_BIN" --once -f csv \
+    --nvml-path "$MIGMON_SIM_LIB" --gpm off)
+contains "CSV: a formula name is quoted text" "$csv" ",\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\","
+case "$csv" in *',=HYPERLINK'*) bad "CSV: a cell starts with =" ;; *) ok ;; esac
+
 # --- line protocol ------------------------------------------------------------
 lp=$(mon h200-mig.ini --once --format influx --gpm off); rc=$?
 eq "influx --once: exit 0" "$rc" 0
@@ -250,7 +339,7 @@ eq "influx: one timestamp per batch" "$(wc -l <<<"$ts")" 1
 now=$(date +%s%N)
 [ $((now - ts)) -ge 0 ] && [ $((now - ts)) -lt 60000000000 ] && ok || bad "influx: timestamp $ts is not the wall clock in ns ($now)"
 contains "influx: a MIG line" "$lp" \
-    "nvidia_smi_mig,arch=Hopper,name=NVIDIA\\ H200,pstate=P0,uuid=GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8,index=0,gpu_index=1,compute_index=0,parent_index=0,mig_uuid=MIG-760076c7-d3b3-392a-4dba-0e98392dab98,profile=3g.71gb memory_fb_used=42535i,memory_fb_total=67840i,memory_fb_free=25305i,process_count=1i "
+    "nvidia_smi_mig,arch=Hopper,name=NVIDIA\\ H200,pstate=P0,uuid=GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8,index=0,gpu_index=1,compute_index=0,parent_index=0,mig_uuid=MIG-760076c7-d3b3-392a-4dba-0e98392dab98,profile=3g.71gb memory_fb_used=42535i,memory_fb_total=67840i,memory_fb_free=25305i,process_count=1i,lost=0i "
 # every Telegraf integer field ends in i, every float does not
 ints='utilization_gpu|utilization_memory|utilization_encoder|utilization_decoder|memory_used|memory_free|memory_total|temperature_gpu|clocks_current_graphics|clocks_current_sm|clocks_current_memory|fan_speed|pcie_link_gen_current|pcie_link_width_current|memory_fb_used|memory_fb_free|memory_fb_total|pid|used_memory'
 lpa=$(mon a100-sxm4-80gb.ini --once --format influx)
