@@ -139,30 +139,28 @@ static int run_once(struct collector *col, const struct cli *c)
 /*
  * The configuration file under the command line: what a flag did not set
  * comes from the file (docs/config.md). Bad lines were reported and
- * skipped; a file that cannot be read (a directory) is reported and
- * ignored, a missing one only when --config named it. --write-config
- * reports nothing here: a missing file is what it is about to write, and
- * it names whatever is in the way.
+ * skipped. A --config FILE that cannot be read is an error: 2, after one
+ * line. The default file is optional: missing, nothing is said; there but
+ * unreadable (a directory, a FIFO), it is reported and the defaults apply.
+ * --write-config reports nothing here: a missing file is what it is about
+ * to write, and it names whatever is in the way.
  */
-static void apply_config(struct cli *c, struct config *cfg)
+static int apply_config(struct cli *c, struct config *cfg)
 {
     config_defaults(cfg);
     if (!c->no_config) {
-        char path[4096];
+        char path[4096], why[4 * 4096 + 256];
         const char *p = c->config_file;
         if (!p && config_default_path(path, sizeof(path)) == 0)
             p = path;
-        int rc = p ? config_load(cfg, p, stderr) : 0;
-        if (rc < 0 && !c->write_config && (rc != -ENOENT || c->config_file)) {
-            char why[160];
-            if (rc == -ENOENT)
-                snprintf(why, sizeof(why), "no such file");
-            else if (rc == -EISDIR)
-                snprintf(why, sizeof(why), "a directory, not a file");
-            else
-                snprintf(why, sizeof(why), "cannot read it: %s", strerror(-rc));
-            fprintf(stderr, "mig-gpu-mon: %s%s: %s; the defaults apply\n",
-                    c->config_file ? "--config " : "", p, why);
+        int rc = p ? config_load(cfg, p, stderr, why, sizeof(why)) : 0;
+        if (rc < 0 && !c->write_config) {
+            if (c->config_file) {
+                fprintf(stderr, "mig-gpu-mon: --config %s\n", why);
+                return 2;
+            }
+            if (rc != -ENOENT)
+                fprintf(stderr, "mig-gpu-mon: %s; the defaults apply\n", why);
         }
     }
     if (!c->interval_given)
@@ -186,6 +184,7 @@ static void apply_config(struct cli *c, struct config *cfg)
     struct tui_thresholds th = {cfg->load_warn_pct, cfg->load_alarm_pct, cfg->vram_warn_pct,
                                 cfg->vram_alarm_pct, cfg->temp_warn_c, cfg->temp_alarm_c};
     tui_set_thresholds(&th);
+    return 0;
 }
 
 /* --write-config: the settings in force, into the configuration file
@@ -264,7 +263,8 @@ int main(int argc, char **argv)
         return stdout_written("version");
     }
     struct config cfg;
-    apply_config(&c, &cfg);
+    if (apply_config(&c, &cfg) != 0)
+        return 2;
     if (c.write_config)
         return write_config(&c, &cfg);
     if (c.debug && open_debug(&c) != 0)
