@@ -187,6 +187,20 @@ static int apply_config(struct cli *c, struct config *cfg)
     return 0;
 }
 
+/* mkdir dir (mode 0700) unless it is a directory already: 0, or -1 with
+ * errno from mkdir. */
+static int make_dir(const char *dir)
+{
+    if (mkdir(dir, 0700) == 0 || errno == EEXIST)
+        return 0; /* an existing non-directory: the open after names it */
+    int e = errno;
+    struct stat st;
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0;
+    errno = e;
+    return -1;
+}
+
 /* --write-config: the settings in force, into the configuration file
  * (never over an existing one). */
 static int write_config(const struct cli *c, const struct config *cfg)
@@ -200,38 +214,55 @@ static int write_config(const struct cli *c, const struct config *cfg)
             return 2;
         }
         p = path;
-        /* its directory, $XDG_CONFIG_HOME/mig-gpu-mon */
+        /* its directory, $XDG_CONFIG_HOME/mig-gpu-mon, and that one's
+         * parent (~/.config may not exist yet); nothing above it */
         char dir[4096];
         snprintf(dir, sizeof(dir), "%s", p);
         char *slash = strrchr(dir, '/');
         if (slash) {
             *slash = '\0';
             char *parent = strrchr(dir, '/');
-            if (parent) {
+            int rc = 0;
+            if (parent && parent != dir) {
                 *parent = '\0';
-                mkdir(dir, 0700); /* ~/.config may not exist yet */
-                *parent = '/';
+                rc = make_dir(dir);
+                if (rc == 0)
+                    *parent = '/';
             }
-            mkdir(dir, 0700);
+            if (rc == 0)
+                rc = make_dir(dir);
+            if (rc != 0) {
+                int e = errno;
+                char shown[4 * sizeof(dir)];
+                cli_escape(shown, sizeof(shown), dir);
+                fprintf(stderr, "mig-gpu-mon: --write-config: cannot create %s: %s\n", shown,
+                        strerror(e));
+                return 2;
+            }
         }
     }
-    int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    char shown[4 * sizeof(path)];
+    cli_escape(shown, sizeof(shown), p);
+    int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
     if (fd < 0) {
-        fprintf(stderr, "mig-gpu-mon: --write-config: %s: %s%s\n", p, strerror(errno),
-                errno == EEXIST ? " (remove it first, or name another file with --config)" : "");
+        int e = errno;
+        fprintf(stderr, "mig-gpu-mon: --write-config: %s: %s%s\n", shown, strerror(e),
+                e == EEXIST ? " (remove it first, or name another file with --config)" : "");
         return 2;
     }
     FILE *f = fdopen(fd, "w");
     if (!f) {
+        fprintf(stderr, "mig-gpu-mon: --write-config: %s: %s\n", shown, strerror(errno));
         close(fd);
         return 1;
     }
     config_write(cfg, f);
-    if (fclose(f) != 0) {
-        fprintf(stderr, "mig-gpu-mon: --write-config: %s: %s\n", p, strerror(errno));
+    bool failed = ferror(f) != 0;
+    if (fclose(f) != 0 || failed) {
+        fprintf(stderr, "mig-gpu-mon: --write-config: %s: %s\n", shown, strerror(errno));
         return 1;
     }
-    printf("wrote %s\n", p);
+    printf("wrote %s\n", shown);
     return 0;
 }
 

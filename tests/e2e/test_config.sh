@@ -158,6 +158,21 @@ name="$TMP/$(printf 'a\033[2Jb').ini"
 err=$("$MIGMON_BIN" --config "$name" --demo=a100-sxm4-80gb --once 2>&1 >/dev/null)
 eq "escapes: the file's name" "$err" "mig-gpu-mon: --config $TMP/a\\x1b[2Jb.ini: no such file"
 
+# --write-config where the directory cannot be made: the errno's own text
+# (the test runs as root, which a mode does not stop: a read-only mount)
+mkdir -p "$TMP/ro"
+if unshare -m true 2>/dev/null; then
+    err=$(unshare -m sh -c 'mount -t tmpfs -o ro tmpfs "$1" && XDG_CONFIG_HOME="$1" "$2" --write-config' \
+        sh "$TMP/ro" "$MIGMON_BIN" 2>&1); rc=$?
+    eq "--write-config, read-only file system: exits 2" "$rc" 2
+    eq "--write-config, read-only file system: EROFS" "$err" \
+        "mig-gpu-mon: --write-config: cannot create $TMP/ro/mig-gpu-mon: Read-only file system"
+fi
+err=$(XDG_CONFIG_HOME=/sys "$MIGMON_BIN" --write-config 2>&1); rc=$?
+eq "--write-config under /sys: exits 2" "$rc" 2
+eq "--write-config under /sys: EPERM" "$err" \
+    "mig-gpu-mon: --write-config: cannot create /sys/mig-gpu-mon: Operation not permitted"
+
 # A value that is itself an option was forgotten: refused, never taken as
 # the value (no file named --no-config read, no --force written)
 err=$(cd "$TMP" && "$MIGMON_BIN" --config --no-config --demo=a100-sxm4-80gb --once 2>&1 >/dev/null); rc=$?
