@@ -3,8 +3,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "text.h"
 
 void cli_usage(FILE *f)
 {
@@ -45,6 +48,7 @@ void cli_usage(FILE *f)
           "                         container: --proc-root /host/proc)\n"
           "      --config FILE      read this configuration file instead of\n"
           "                         $XDG_CONFIG_HOME/mig-gpu-mon/config.ini (~/.config/...)\n"
+          "                         (a regular file or /dev/null, else exit status 2)\n"
           "      --no-config        read no configuration file\n"
           "      --write-config     write the settings in force (file and flags) with\n"
           "                         comments to the configuration file, then exit\n"
@@ -82,7 +86,10 @@ void cli_usage(FILE *f)
           "--demo and --debug take their value after '=' or as the next argument when\n"
           "that does not start with '-' and is not a mode (record, export, profile):\n"
           "--demo h200-mig, --debug /tmp/nvml.log; --demo export is the exporter on the\n"
-          "default scenario.\n"
+          "default scenario. Every other option's value is the next argument unless\n"
+          "that is itself an option (--config --no-config is refused as a missing value);\n"
+          "after '=' or attached it is taken as it is (--config=--odd, -o-x). -o - is\n"
+          "standard output; -5 is a value, not an option.\n"
           "\n"
           "Without --nvml-path the library is searched in LD_LIBRARY_PATH, then as\n"
           "libnvidia-ml.so.1 / libnvidia-ml.so, then in the usual distribution, container\n"
@@ -91,9 +98,40 @@ void cli_usage(FILE *f)
           "\n"
           "Exit status: 0 success (also when no GPU or driver is present: the output says\n"
           "why); 1 runtime error; 2 bad usage, --nvml-path not found, an unknown or invalid\n"
-          "--demo scenario, or a terminal the interactive monitor cannot use; 3 partial\n"
-          "snapshot (--once: a device's driver calls did not finish within --timeout).\n",
+          "--demo scenario, a --config FILE that cannot be read, or a terminal the\n"
+          "interactive monitor cannot use; 3 partial snapshot (--once: a device's driver\n"
+          "calls did not finish within --timeout).\n",
           f);
+}
+
+size_t cli_escape(char *out, size_t cap, const char *s)
+{
+    if (cap == 0)
+        return 0;
+    const unsigned char *p = (const unsigned char *)s;
+    size_t len = strlen(s), n = 0;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp;
+        size_t k = text_utf8_decode(p + i, len - i, &cp);
+        char esc[8];
+        const char *piece = (const char *)p + i;
+        size_t m = k;
+        if (k == 0) { /* a byte of no valid sequence */
+            m = (size_t)snprintf(esc, sizeof(esc), "\\x%02x", p[i]);
+            piece = esc;
+            k = 1;
+        } else if (text_is_control(cp)) {
+            m = (size_t)snprintf(esc, sizeof(esc), cp < 0x80 ? "\\x%02x" : "\\u%04x", (unsigned)cp);
+            piece = esc;
+        }
+        if (n + m >= cap) /* whole escapes and characters only */
+            break;
+        memcpy(out + n, piece, m);
+        n += m;
+        i += k;
+    }
+    out[n] = '\0';
+    return n;
 }
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
@@ -211,7 +249,29 @@ static int check_record(struct cli *c, char *err, size_t errlen)
     return 0;
 }
 
-int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
+/*
+ * Whether word would be read as one of the options (shorts: getopt's
+ * string; longs: its table): "--", --NAME or --NAME=... where NAME is a long
+ * option or the start of one (getopt_long takes abbreviations), or -X...
+ * where X is a short option. "-" (standard output for -o), negative numbers
+ * and any other word are values.
+ */
+static bool is_option(const char *word, const char *shorts, const struct option *longs)
+{
+    if (word[0] != '-' || word[1] == '\0')
+        return false;
+    if (word[1] != '-')
+        return word[1] != ':' && strchr(shorts, word[1]) != NULL;
+    if (word[2] == '\0')
+        return true;
+    size_t n = strcspn(word + 2, "=");
+    for (; n > 0 && longs->name; longs++)
+        if (strncmp(longs->name, word + 2, n) == 0)
+            return true;
+    return false;
+}
+
+static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t errlen)
 {
     enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE, OPT_TOP, OPT_DEMO,
            OPT_NO_COLOR, OPT_GPM, OPT_TIMEOUT,
@@ -256,11 +316,26 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
         argc--;
         argv++;
     }
+    static const char shorts[] = ":hVf:i:o:n:";
     optind = 1;
     opterr = 0;
-    int opt;
-    while ((opt = getopt_long(argc, argv, ":hVf:i:o:n:", longopts, NULL)) != -1) {
+    int opt, li;
+    while ((li = -1, opt = getopt_long(argc, argv, shorts, longopts, &li)) != -1) {
         unsigned long v;
+        /* getopt takes the next word as the value whatever it is: one that is
+         * itself an option (--config --no-config, -o --force) means the
+         * value was forgotten. Given with '=' or attached (-o-x), a value is
+         * taken as it is. */
+        if (optarg && optarg == argv[optind - 1] && is_option(optarg, shorts, longopts)) {
+            char name[32];
+            if (li >= 0)
+                snprintf(name, sizeof(name), "--%s", longopts[li].name);
+            else
+                snprintf(name, sizeof(name), "-%c", opt);
+            snprintf(err, errlen, "%s needs a value: %s is an option (write %s%s%s to give it "
+                                  "as the value)", name, optarg, name, li >= 0 ? "=" : "", optarg);
+            return -1;
+        }
         switch (opt) {
         case 'h': c->help = true; break;
         case 'V': c->version = true; break;
@@ -476,4 +551,16 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
         return -1;
     }
     return 0;
+}
+
+int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
+{
+    int rc = parse_args(c, argc, argv, err, errlen);
+    if (rc != 0 && errlen > 0) {
+        /* the message quotes what was typed: no terminal control in it */
+        char raw[1024];
+        snprintf(raw, sizeof(raw), "%s", err);
+        cli_escape(err, errlen, raw);
+    }
+    return rc;
 }

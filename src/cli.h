@@ -62,8 +62,22 @@ enum { CLI_GPM_AUTO = 0, CLI_GPM_ON = 1, CLI_GPM_OFF = 2 };
 #define CLI_INTERVAL_MAX_MS 3600000u
 #define CLI_INTERVAL_DEFAULT_MS 1000u
 
-/* Returns 0, or -1 with one line (no trailing newline) in err. */
+/* Returns 0, or -1 with one line (no trailing newline) in err, its
+ * quotations escaped (cli_escape). A value taken from the next word that is
+ * itself an option (--config --no-config, -o -n) is refused as missing;
+ * with '=' (--config=--odd) or attached (-o-n) it is taken. */
 int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen);
+
+/*
+ * s into out (cap bytes with the NUL) for a message: what a terminal would
+ * act on is written as text, a control below 0x80 as \xHH (ESC: \x1b, tab
+ * \x09), a C1 or bidirectional control as \uHHHH (U+009B: \u009b, U+202E:
+ * \u202e), and each byte of invalid UTF-8 as \xHH; the rest is copied.
+ * Cut before an escape or character that does not fit. Returns the length
+ * written. For the command line's values and the configuration file's
+ * name and text.
+ */
+size_t cli_escape(char *out, size_t cap, const char *s);
 void cli_usage(FILE *f);
 
 /*

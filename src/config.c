@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <ini.h>
 #include <math.h>
@@ -8,9 +9,14 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "history.h"
+
+/* Bad lines reported one by one; the rest are counted in one line. */
+#define REPORTS_MAX 20
 
 void config_defaults(struct config *c)
 {
@@ -45,31 +51,72 @@ int config_default_path(char *out, size_t len)
 
 struct parse {
     struct config *c;
-    const char *path;
     FILE *file, *errs;
-    int line; /* the line inih is on (counted by read_line) */
+    int line;        /* the line inih is on (counted by read_line) */
+    int read_errno;  /* a read failed: its errno */
+    unsigned bad;    /* bad lines */
+    char shown[4 * 4096 + 1]; /* the path, escaped (cli_escape) */
 };
-
-/* inih's reader: counts lines, so each report names its line. */
-static char *read_line(char *str, int num, void *stream)
-{
-    struct parse *p = stream;
-    char *s = fgets(str, num, p->file);
-    if (s)
-        p->line++;
-    return s;
-}
 
 static void bad(struct parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void bad(struct parse *p, const char *fmt, ...)
 {
-    fprintf(p->errs, "%s:%d: ", p->path, p->line);
+    p->c->errors++;
+    if (++p->bad > REPORTS_MAX)
+        return;
+    /* a line is at most INI_MAX_LINE bytes: the message fits */
+    char msg[1024], shown[4 * sizeof(msg)];
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(p->errs, fmt, ap);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    fputc('\n', p->errs);
-    p->c->errors++;
+    cli_escape(shown, sizeof(shown), msg); /* it quotes the file */
+    fprintf(p->errs, "%s:%d: %s\n", p->shown, p->line, shown);
+}
+
+/*
+ * inih's reader, one line of the file per call, so that inih's line numbers
+ * are the file's. inih cuts a line at num - 1 bytes (INI_MAX_LINE, 200 in
+ * Debian's build, which has no INI_ALLOW_REALLOC) and parses the rest as a
+ * line of its own: the tail of a long comment could become a setting. So a
+ * line that does not fit whole with its newline, and one with a NUL byte
+ * (inih would see only what comes before it), is reported here and handed
+ * to inih empty. Only num bytes are ever held, however long the line.
+ */
+static char *read_line(char *str, int num, void *stream)
+{
+    struct parse *p = stream;
+    size_t max = num > 2 ? (size_t)num - 2 : 0, n = 0;
+    bool nul = false;
+    int ch, last = 0;
+    errno = 0;
+    while ((ch = getc(p->file)) != EOF && ch != '\n') {
+        if (n < max)
+            str[n] = (char)ch;
+        nul |= ch == '\0';
+        last = ch;
+        n++;
+    }
+    if (ch == EOF && ferror(p->file)) {
+        p->read_errno = errno ? errno : EIO;
+        return NULL;
+    }
+    if (ch == EOF && n == 0)
+        return NULL;
+    p->line++;
+    size_t len = n - (last == '\r'); /* CR LF is a line end too */
+    if (len > max) {
+        bad(p, "line longer than %zu bytes; line skipped", max);
+        n = 0;
+    } else if (nul) {
+        bad(p, "a NUL byte in the line; line skipped");
+        n = 0;
+    } else if (n > max) {
+        n = max; /* the CR that did not fit: inih strips it anyway */
+    }
+    str[n] = '\n';
+    str[n + 1] = '\0';
+    return str;
 }
 
 static bool num(const char *v, double lo, double hi, double *out)
@@ -179,26 +226,125 @@ static int handler(void *user, const char *sec, const char *key, const char *val
     return 1; /* a bad line never stops the file */
 }
 
-int config_load(struct config *c, const char *path, FILE *errs)
+/* The one line config_load leaves in err: the path, escaped, and why. */
+static int failed(char *err, size_t errlen, const struct parse *p, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int failed(char *err, size_t errlen, const struct parse *p, int rc, const char *fmt, ...)
 {
-    struct parse p = {.c = c, .path = path, .errs = errs};
-    p.file = fopen(path, "re");
-    if (!p.file)
-        return -errno;
-    /* a directory opens, and then reads as an empty file */
+    if (errlen == 0)
+        return rc;
+    int n = snprintf(err, errlen, "%s: ", p->shown);
+    if (n >= 0 && (size_t)n < errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return rc;
+}
+
+/* What st is when it is not a regular file. */
+static const char *kind(const struct stat *st)
+{
+    return S_ISDIR(st->st_mode)    ? "a directory"
+           : S_ISFIFO(st->st_mode) ? "a FIFO"
+           : S_ISCHR(st->st_mode)  ? "a character device"
+           : S_ISBLK(st->st_mode)  ? "a block device"
+           : S_ISSOCK(st->st_mode) ? "a socket"
+                                   : "an unknown kind of file";
+}
+
+/* /dev/null (character device 1, 3), under any name: an empty file. */
+static bool is_null_device(const struct stat *st)
+{
+    return S_ISCHR(st->st_mode) && st->st_rdev == makedev(1, 3);
+}
+
+/* What a file that cannot be read leaves in err, and the code returned. */
+static int refuse(char *err, size_t errlen, const struct parse *p, const struct stat *st)
+{
+    return failed(err, errlen, p, S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL,
+                  "%s, not a regular file", kind(st));
+}
+
+int config_load(struct config *c, const char *path, FILE *errs, char *err, size_t errlen)
+{
+    struct parse *p = calloc(1, sizeof(*p));
+    if (!p) {
+        if (errlen)
+            snprintf(err, errlen, "%s", strerror(ENOMEM));
+        return -ENOMEM;
+    }
+    p->c = c;
+    p->errs = errs;
+    const struct config before = *c; /* what a file that fails to read leaves */
+    cli_escape(p->shown, sizeof(p->shown), path);
+    int rc = 0, fd = -1;
+    /* Only a regular file is read. The name is looked at first, so that a
+     * device is not even opened (opening one can act on it); the open never
+     * waits (a FIFO without a writer, a terminal), and what was opened is
+     * checked again, since the name may have changed in between. */
     struct stat st;
-    if (fstat(fileno(p.file), &st) == 0 && S_ISDIR(st.st_mode)) {
-        fclose(p.file);
-        return -EISDIR;
+    if (stat(path, &st) != 0) {
+        int e = errno;
+        rc = e == ENOENT ? failed(err, errlen, p, -e, "no such file")
+                         : failed(err, errlen, p, -e, "cannot read it: %s", strerror(e));
+        goto out;
     }
-    int rc = ini_parse_stream(read_line, &p, handler, &p);
-    fclose(p.file);
-    if (rc > 0) { /* a syntax error: inih skips the line and names the first */
-        fprintf(errs, "%s:%d: syntax error (expected [section] or key = value); line skipped\n",
-                path, rc);
-        c->errors++;
+    if (is_null_device(&st))
+        goto out;
+    if (!S_ISREG(st.st_mode)) {
+        rc = refuse(err, errlen, p, &st);
+        goto out;
     }
-    return 0;
+    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        int e = errno;
+        rc = failed(err, errlen, p, -e, "cannot read it: %s", strerror(e));
+        goto out;
+    }
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        rc = failed(err, errlen, p, -e, "cannot read it: %s", strerror(e));
+        goto out;
+    }
+    if (is_null_device(&st))
+        goto out;
+    if (!S_ISREG(st.st_mode)) {
+        rc = refuse(err, errlen, p, &st);
+        goto out;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK); /* a regular file: plain reads from here */
+    p->file = fdopen(fd, "r");
+    if (!p->file) {
+        int e = errno;
+        rc = failed(err, errlen, p, -e, "cannot read it: %s", strerror(e));
+        goto out;
+    }
+    fd = -1; /* the stream's now */
+    int syntax = ini_parse_stream(read_line, p, handler, p);
+    if (syntax > 0) { /* inih skips such a line and names the first */
+        p->line = syntax;
+        bad(p, "syntax error (expected [section] or key = value); line skipped");
+    }
+    if (p->bad > REPORTS_MAX)
+        fprintf(errs, "%s: %u more bad lines not reported\n", p->shown, p->bad - REPORTS_MAX);
+    if (p->read_errno) {
+        unsigned errors = c->errors;
+        *c = before; /* none of a file read in part */
+        c->errors = errors;
+        rc = failed(err, errlen, p, -p->read_errno, "cannot read it: %s after line %d",
+                    strerror(p->read_errno), p->line);
+    }
+out:
+    if (p->file)
+        fclose(p->file);
+    if (fd >= 0)
+        close(fd);
+    free(p);
+    return rc;
 }
 
 void config_write(const struct config *c, FILE *f)

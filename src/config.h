@@ -35,11 +35,21 @@ struct config {
 void config_defaults(struct config *c);
 /* The file's path into out; -1 when neither XDG_CONFIG_HOME nor HOME says. */
 int config_default_path(char *out, size_t len);
-/* Read path into c (over what c holds). Each bad line is reported on errs
- * as "path:LINE: what" and skipped. Returns 0, or a negative errno when
- * the file cannot be read, unreported: -ENOENT when it does not exist (not
- * an error for the default path), -EISDIR for a directory. */
-int config_load(struct config *c, const char *path, FILE *errs);
+/*
+ * Read path into c (over what c holds). Only a regular file is read (or a
+ * symbolic link to one); /dev/null, under any name, reads as an empty file.
+ * A directory, FIFO, device or socket is refused without being read, and
+ * nothing here waits on one. Each bad line is reported on errs as
+ * "path:LINE: what" and skipped (a line longer than inih's INI_MAX_LINE
+ * less two bytes, 198, too), the first 20 one by one; the path and the
+ * file's text in the reports are escaped (cli_escape). Returns 0, or a
+ * negative errno with one line "path: why" in err (errlen > 0) when the
+ * file cannot be read: -ENOENT when it does not exist (not an error for the
+ * default path), -EISDIR for a directory, -EINVAL for another file that is
+ * not a regular one, else the errno of the call that failed; c is then as
+ * it was (a read that fails midway applies none of the file).
+ */
+int config_load(struct config *c, const char *path, FILE *errs, char *err, size_t errlen);
 /* c as a file with every key and a comment on each (--write-config). */
 void config_write(const struct config *c, FILE *f);
 

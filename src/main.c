@@ -139,30 +139,28 @@ static int run_once(struct collector *col, const struct cli *c)
 /*
  * The configuration file under the command line: what a flag did not set
  * comes from the file (docs/config.md). Bad lines were reported and
- * skipped; a file that cannot be read (a directory) is reported and
- * ignored, a missing one only when --config named it. --write-config
- * reports nothing here: a missing file is what it is about to write, and
- * it names whatever is in the way.
+ * skipped. A --config FILE that cannot be read is an error: 2, after one
+ * line. The default file is optional: missing, nothing is said; there but
+ * unreadable (a directory, a FIFO), it is reported and the defaults apply.
+ * --write-config reports nothing here: a missing file is what it is about
+ * to write, and it names whatever is in the way.
  */
-static void apply_config(struct cli *c, struct config *cfg)
+static int apply_config(struct cli *c, struct config *cfg)
 {
     config_defaults(cfg);
     if (!c->no_config) {
-        char path[4096];
+        char path[4096], why[4 * 4096 + 256];
         const char *p = c->config_file;
         if (!p && config_default_path(path, sizeof(path)) == 0)
             p = path;
-        int rc = p ? config_load(cfg, p, stderr) : 0;
-        if (rc < 0 && !c->write_config && (rc != -ENOENT || c->config_file)) {
-            char why[160];
-            if (rc == -ENOENT)
-                snprintf(why, sizeof(why), "no such file");
-            else if (rc == -EISDIR)
-                snprintf(why, sizeof(why), "a directory, not a file");
-            else
-                snprintf(why, sizeof(why), "cannot read it: %s", strerror(-rc));
-            fprintf(stderr, "mig-gpu-mon: %s%s: %s; the defaults apply\n",
-                    c->config_file ? "--config " : "", p, why);
+        int rc = p ? config_load(cfg, p, stderr, why, sizeof(why)) : 0;
+        if (rc < 0 && !c->write_config) {
+            if (c->config_file) {
+                fprintf(stderr, "mig-gpu-mon: --config %s\n", why);
+                return 2;
+            }
+            if (rc != -ENOENT)
+                fprintf(stderr, "mig-gpu-mon: %s; the defaults apply\n", why);
         }
     }
     if (!c->interval_given)
@@ -186,6 +184,21 @@ static void apply_config(struct cli *c, struct config *cfg)
     struct tui_thresholds th = {cfg->load_warn_pct, cfg->load_alarm_pct, cfg->vram_warn_pct,
                                 cfg->vram_alarm_pct, cfg->temp_warn_c, cfg->temp_alarm_c};
     tui_set_thresholds(&th);
+    return 0;
+}
+
+/* mkdir dir (mode 0700) unless it is a directory already: 0, or -1 with
+ * errno from mkdir. */
+static int make_dir(const char *dir)
+{
+    if (mkdir(dir, 0700) == 0 || errno == EEXIST)
+        return 0; /* an existing non-directory: the open after names it */
+    int e = errno;
+    struct stat st;
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0;
+    errno = e;
+    return -1;
 }
 
 /* --write-config: the settings in force, into the configuration file
@@ -201,38 +214,55 @@ static int write_config(const struct cli *c, const struct config *cfg)
             return 2;
         }
         p = path;
-        /* its directory, $XDG_CONFIG_HOME/mig-gpu-mon */
+        /* its directory, $XDG_CONFIG_HOME/mig-gpu-mon, and that one's
+         * parent (~/.config may not exist yet); nothing above it */
         char dir[4096];
         snprintf(dir, sizeof(dir), "%s", p);
         char *slash = strrchr(dir, '/');
         if (slash) {
             *slash = '\0';
             char *parent = strrchr(dir, '/');
-            if (parent) {
+            int rc = 0;
+            if (parent && parent != dir) {
                 *parent = '\0';
-                mkdir(dir, 0700); /* ~/.config may not exist yet */
-                *parent = '/';
+                rc = make_dir(dir);
+                if (rc == 0)
+                    *parent = '/';
             }
-            mkdir(dir, 0700);
+            if (rc == 0)
+                rc = make_dir(dir);
+            if (rc != 0) {
+                int e = errno;
+                char shown[4 * sizeof(dir)];
+                cli_escape(shown, sizeof(shown), dir);
+                fprintf(stderr, "mig-gpu-mon: --write-config: cannot create %s: %s\n", shown,
+                        strerror(e));
+                return 2;
+            }
         }
     }
-    int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    char shown[4 * sizeof(path)];
+    cli_escape(shown, sizeof(shown), p);
+    int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
     if (fd < 0) {
-        fprintf(stderr, "mig-gpu-mon: --write-config: %s: %s%s\n", p, strerror(errno),
-                errno == EEXIST ? " (remove it first, or name another file with --config)" : "");
+        int e = errno;
+        fprintf(stderr, "mig-gpu-mon: --write-config: %s: %s%s\n", shown, strerror(e),
+                e == EEXIST ? " (remove it first, or name another file with --config)" : "");
         return 2;
     }
     FILE *f = fdopen(fd, "w");
     if (!f) {
+        fprintf(stderr, "mig-gpu-mon: --write-config: %s: %s\n", shown, strerror(errno));
         close(fd);
         return 1;
     }
     config_write(cfg, f);
-    if (fclose(f) != 0) {
-        fprintf(stderr, "mig-gpu-mon: --write-config: %s: %s\n", p, strerror(errno));
+    bool failed = ferror(f) != 0;
+    if (fclose(f) != 0 || failed) {
+        fprintf(stderr, "mig-gpu-mon: --write-config: %s: %s\n", shown, strerror(errno));
         return 1;
     }
-    printf("wrote %s\n", p);
+    printf("wrote %s\n", shown);
     return 0;
 }
 
@@ -264,7 +294,8 @@ int main(int argc, char **argv)
         return stdout_written("version");
     }
     struct config cfg;
-    apply_config(&c, &cfg);
+    if (apply_config(&c, &cfg) != 0)
+        return 2;
     if (c.write_config)
         return write_config(&c, &cfg);
     if (c.debug && open_debug(&c) != 0)

@@ -43,13 +43,17 @@ out=$(MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" "$MIGMON_BIN" "${SIMARGS[@]}
 jeq "a flag overrides the file: --top 0" "$out" '[.devices[0].processes | length]' '[2]'
 err=$(MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" "$MIGMON_BIN" "${SIMARGS[@]}" --once --no-config 2>&1 >/dev/null)
 eq "--no-config reads nothing" "$err" ""
-err=$("$MIGMON_BIN" --config "$TMP/none.ini" --demo=a100-sxm4-80gb --once 2>&1 >/dev/null)
-contains "--config naming no file says so" "$err" "--config $TMP/none.ini: no such file; the defaults apply"
-# a directory is reported like a missing file, and the program runs on
+# --config FILE that cannot be read: one line, exit 2, nothing run
+err=$("$MIGMON_BIN" --config "$TMP/none.ini" --demo=a100-sxm4-80gb --once 2>&1 >/dev/null); rc=$?
+eq "--config naming no file exits 2" "$rc" 2
+eq "--config naming no file says so" "$err" "mig-gpu-mon: --config $TMP/none.ini: no such file"
 mkdir -p "$TMP/cfg.d"
 err=$("$MIGMON_BIN" --config "$TMP/cfg.d" --demo=a100-sxm4-80gb --once 2>&1 >/dev/null); rc=$?
-eq "--config DIR exits 0" "$rc" 0
-eq "--config DIR says so" "$err" "mig-gpu-mon: --config $TMP/cfg.d: a directory, not a file; the defaults apply"
+eq "--config DIR exits 2" "$rc" 2
+eq "--config DIR says so" "$err" "mig-gpu-mon: --config $TMP/cfg.d: a directory, not a regular file"
+err=$("$MIGMON_BIN" --config "$TMP/base.ini/x" --demo=a100-sxm4-80gb --once 2>&1 >/dev/null); rc=$?
+eq "--config under a file exits 2" "$rc" 2
+eq "--config under a file: the errno's text" "$err" "mig-gpu-mon: --config $TMP/base.ini/x: cannot read it: Not a directory"
 err=$("$MIGMON_BIN" --config "$TMP/cfg.d" --write-config 2>&1); rc=$?
 eq "--write-config --config DIR exits 2" "$rc" 2
 eq "--write-config --config DIR: one message" "$err" "mig-gpu-mon: --write-config: $TMP/cfg.d: File exists (remove it first, or name another file with --config)"
@@ -88,3 +92,103 @@ if command -v tmux >/dev/null; then
     tui_quit cfgt q >/dev/null
     tui_kill_all
 fi
+
+# Only regular files are read, and nothing waits on one that is not: a FIFO
+# with no writer would block an open for reading. timeout: a regression
+# fails (124) instead of hanging the suite.
+mkfifo "$TMP/cfg.fifo"
+err=$(timeout 10 "$MIGMON_BIN" --config "$TMP/cfg.fifo" --demo=a100-sxm4-80gb --once 2>&1 >/dev/null); rc=$?
+eq "--config FIFO exits 2 at once" "$rc" 2
+eq "--config FIFO says so" "$err" "mig-gpu-mon: --config $TMP/cfg.fifo: a FIFO, not a regular file"
+mkdir -p "$TMP/fifo-home/mig-gpu-mon"
+mkfifo "$TMP/fifo-home/mig-gpu-mon/config.ini"
+out=$(XDG_CONFIG_HOME="$TMP/fifo-home" MIGMON_SIM_TIME=100 timeout 10 "$MIGMON_BIN" --demo=a100-sxm4-80gb \
+    --once --format json 2>"$TMP/fifo.err"); rc=$?
+eq "default file a FIFO: runs on the defaults" "$rc" 0
+eq "default file a FIFO: said once" "$(cat "$TMP/fifo.err")" \
+    "mig-gpu-mon: $TMP/fifo-home/mig-gpu-mon/config.ini: a FIFO, not a regular file; the defaults apply"
+jeq "default file a FIFO: the snapshot" "$out" '[.devices[0].name]' '["NVIDIA A100-SXM4-80GB"]'
+err=$(XDG_CONFIG_HOME="$TMP/fifo-home" timeout 10 "$MIGMON_BIN" --write-config 2>&1); rc=$?
+eq "--write-config over a FIFO exits 2 at once" "$rc" 2
+contains "--write-config over a FIFO: File exists" "$err" "config.ini: File exists"
+mkdir -p "$TMP/dir-home/mig-gpu-mon/config.ini"
+err=$(XDG_CONFIG_HOME="$TMP/dir-home" "$MIGMON_BIN" --demo=a100-sxm4-80gb --once 2>&1 >/dev/null); rc=$?
+eq "default file a directory: runs on the defaults" "$rc" 0
+eq "default file a directory: said" "$err" \
+    "mig-gpu-mon: $TMP/dir-home/mig-gpu-mon/config.ini: a directory, not a regular file; the defaults apply"
+# devices: /dev/null, under any name, is an empty file; any other is refused
+err=$(timeout 10 "$MIGMON_BIN" --config /dev/null --demo=a100-sxm4-80gb --once 2>&1 >/dev/null); rc=$?
+eq "--config /dev/null: an empty file" "$rc:$err" "0:"
+ln -s /dev/null "$TMP/null.ini"
+err=$(timeout 10 "$MIGMON_BIN" --config "$TMP/null.ini" --demo=a100-sxm4-80gb --once 2>&1 >/dev/null); rc=$?
+eq "--config LINK to /dev/null: an empty file" "$rc:$err" "0:"
+err=$(timeout 10 "$MIGMON_BIN" --config /dev/zero --demo=a100-sxm4-80gb --once 2>&1 >/dev/null); rc=$?
+eq "--config /dev/zero exits 2 at once" "$rc" 2
+eq "--config /dev/zero says so" "$err" "mig-gpu-mon: --config /dev/zero: a character device, not a regular file"
+# a link to a regular file is read
+printf '[general]\ntop = 1\n' >"$TMP/top1.ini"
+ln -s "$TMP/top1.ini" "$TMP/top1-link.ini"
+out=$(MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" "$MIGMON_BIN" "${SIMARGS[@]}" --once --format json \
+    --config "$TMP/top1-link.ini")
+jeq "--config LINK: the file it names is read" "$out" '[.devices[0].processes | length]' '[1]'
+
+# A line longer than inih's buffer is one bad line, named by its number: its
+# tail is no setting (here a comment of 199 bytes, then "top = 1"), and the
+# lines after it keep their numbers.
+{
+    printf '[general]\n; %s' "$(printf '%0197d' 0 | tr 0 x)"
+    printf 'top = 1\ninterval = 5\n'
+} >"$TMP/long.ini"
+out=$(MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" "$MIGMON_BIN" "${SIMARGS[@]}" --once --format json \
+    --config "$TMP/long.ini" 2>"$TMP/long.err"); rc=$?
+eq "long line: not fatal" "$rc" 0
+eq "long line: named with its number, then the next bad line with its own" "$(cat "$TMP/long.err")" \
+    "$TMP/long.ini:2: line longer than 198 bytes; line skipped
+$TMP/long.ini:3: interval = 5: expected milliseconds from 100 to 3600000"
+jeq "long line: its tail top = 1 is not applied" "$out" '[.devices[0].processes | length]' '[2]'
+
+# Control bytes in the file, and in its name, reach the terminal escaped.
+printf '[general]\ninterval = \033[31mred\033]0;pwned\007\n\033[2Jkey = 1\n' >"$TMP/esc.ini"
+"$MIGMON_BIN" --config "$TMP/esc.ini" --demo=a100-sxm4-80gb --once >/dev/null 2>"$TMP/esc.err"
+eq "escapes: the value and the key, escaped" "$(cat "$TMP/esc.err")" \
+    "$TMP/esc.ini:2: interval = \\x1b[31mred\\x1b]0;pwned\\x07: expected milliseconds from 100 to 3600000
+$TMP/esc.ini:3: unknown key '\\x1b[2Jkey' in [general]"
+LC_ALL=C grep -qaP '[\x00-\x09\x0b-\x1f\x7f]' "$TMP/esc.err" && bad "escapes: a control byte reached stderr" || ok
+name="$TMP/$(printf 'a\033[2Jb').ini"
+err=$("$MIGMON_BIN" --config "$name" --demo=a100-sxm4-80gb --once 2>&1 >/dev/null)
+eq "escapes: the file's name" "$err" "mig-gpu-mon: --config $TMP/a\\x1b[2Jb.ini: no such file"
+
+# --write-config where the directory cannot be made: the errno's own text
+# (the test runs as root, which a mode does not stop: a read-only mount)
+mkdir -p "$TMP/ro"
+if unshare -m true 2>/dev/null; then
+    err=$(unshare -m sh -c 'mount -t tmpfs -o ro tmpfs "$1" && XDG_CONFIG_HOME="$1" "$2" --write-config' \
+        sh "$TMP/ro" "$MIGMON_BIN" 2>&1); rc=$?
+    eq "--write-config, read-only file system: exits 2" "$rc" 2
+    eq "--write-config, read-only file system: EROFS" "$err" \
+        "mig-gpu-mon: --write-config: cannot create $TMP/ro/mig-gpu-mon: Read-only file system"
+fi
+err=$(XDG_CONFIG_HOME=/sys "$MIGMON_BIN" --write-config 2>&1); rc=$?
+eq "--write-config under /sys: exits 2" "$rc" 2
+eq "--write-config under /sys: EPERM" "$err" \
+    "mig-gpu-mon: --write-config: cannot create /sys/mig-gpu-mon: Operation not permitted"
+
+# A value that is itself an option was forgotten: refused, never taken as
+# the value (no file named --no-config read, no --force written)
+err=$(cd "$TMP" && "$MIGMON_BIN" --config --no-config --demo=a100-sxm4-80gb --once 2>&1 >/dev/null); rc=$?
+eq "--config --no-config exits 2" "$rc" 2
+eq "--config --no-config needs a value" "$err" \
+    "mig-gpu-mon: --config needs a value: --no-config is an option (write --config=--no-config to give it as the value)"
+err=$(cd "$TMP" && timeout 10 "$MIGMON_BIN" record -o --force -n 1 --demo=a100-sxm4-80gb 2>&1 >/dev/null </dev/null); rc=$?
+eq "record -o --force exits 2" "$rc:$([ -e "$TMP/--force" ] && echo written)" "2:"
+eq "record -o --force needs a value" "$err" \
+    "mig-gpu-mon: -o needs a value: --force is an option (write -o--force to give it as the value)"
+err=$("$MIGMON_BIN" -i --top 5 --demo=a100-sxm4-80gb --once 2>&1 >/dev/null); rc=$?
+eq "-i --top exits 2" "$rc" 2
+contains "-i --top needs a value" "$err" "mig-gpu-mon: -i needs a value: --top is an option"
+err=$("$MIGMON_BIN" --once --format --demo 2>&1 >/dev/null); rc=$?
+eq "--format --demo exits 2" "$rc" 2
+contains "--format --demo needs a value" "$err" "mig-gpu-mon: --format needs a value: --demo is an option"
+out=$(MIGMON_SIM_TIME=100 timeout 10 "$MIGMON_BIN" record -o - -n 1 --demo=a100-sxm4-80gb </dev/null); rc=$?
+eq "record -o - still standard output" "$rc" 0
+jeq "record -o -: the snapshot" "$out" '[.devices[0].name]' '["NVIDIA A100-SXM4-80GB"]'

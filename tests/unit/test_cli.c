@@ -279,6 +279,88 @@ static void test_export(void **state)
     assert_string_equal(err, "stray: unexpected argument (see --help)");
 }
 
+/* A value taken from the next word is refused when that word is itself an
+ * option: the value was forgotten. "-", negative numbers and values given
+ * with '=' or attached are values. */
+static void test_value_that_is_an_option(void **state)
+{
+    (void)state;
+    struct cli c;
+    char err[256];
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--config", "--no-config"), -1);
+    assert_string_equal(err, "--config needs a value: --no-config is an option (write "
+                             "--config=--no-config to give it as the value)");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "--config", "--once", "--demo"), -1);
+    assert_string_equal(err, "--config needs a value: --once is an option (write "
+                             "--config=--once to give it as the value)");
+    /* an abbreviation is an option too, as getopt reads it */
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--config", "--no-conf"), -1);
+    assert_string_equal(err, "--config needs a value: --no-conf is an option (write "
+                             "--config=--no-conf to give it as the value)");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "-i", "--top", "5"), -1);
+    assert_string_equal(err, "-i needs a value: --top is an option (write -i--top to give it "
+                             "as the value)");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "--once", "--format", "--demo"), -1);
+    assert_string_equal(err, "--format needs a value: --demo is an option (write "
+                             "--format=--demo to give it as the value)");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "-o", "--force"), -1);
+    assert_string_equal(err, "-o needs a value: --force is an option (write -o--force to give "
+                             "it as the value)");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "--output", "-n"), -1);
+    assert_string_equal(err, "--output needs a value: -n is an option (write --output=-n to "
+                             "give it as the value)");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "export", "--listen", "--compat=dcgm"), -1);
+    assert_string_equal(err, "--listen needs a value: --compat=dcgm is an option (write "
+                             "--listen=--compat=dcgm to give it as the value)");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "--nvml-path", "--", "--once"), -1);
+    assert_string_equal(err, "--nvml-path needs a value: -- is an option (write --nvml-path=-- "
+                             "to give it as the value)");
+
+    /* values */
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "-o", "-"), 0);
+    assert_string_equal(c.output, "-");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "-o", "-x.jsonl"), 0);
+    assert_string_equal(c.output, "-x.jsonl");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "record", "-o--force"), 0);
+    assert_string_equal(c.output, "--force");
+    assert_int_equal(parse(&c, err, sizeof(err), 2, "--config=--no-config"), 0);
+    assert_string_equal(c.config_file, "--no-config");
+    assert_false(c.no_config);
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--config", "-"), 0);
+    assert_string_equal(c.config_file, "-");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "-i", "-5"), -1);
+    assert_string_equal(err, "--interval -5: expected a whole number of milliseconds from 100 "
+                             "to 3600000");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "--once", "--timeout", "-1"), -1);
+    assert_string_equal(err, "--timeout -1: expected seconds, more than 0 and at most 3600");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--config", "--unknown-thing"), 0);
+    assert_string_equal(c.config_file, "--unknown-thing");
+}
+
+/* What an error quotes from the command line reaches the terminal as text. */
+static void test_errors_escape_controls(void **state)
+{
+    (void)state;
+    struct cli c;
+    char err[256];
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--gpm", "\x1b[2J\x1b]0;t\x07"), -1);
+    assert_string_equal(err, "--gpm \\x1b[2J\\x1b]0;t\\x07: expected auto, on or off");
+    assert_int_equal(parse(&c, err, sizeof(err), 2, "st\xc2\x9b" "1m\xe2\x80\xae\xff"), -1);
+    assert_string_equal(err, "st\\u009b1m\\u202e\\xff: unexpected argument (see --help)");
+    /* UTF-8 text is kept */
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--gpm", "\xc3\xa9t\xc3\xa9"), -1);
+    assert_string_equal(err, "--gpm \xc3\xa9t\xc3\xa9: expected auto, on or off");
+
+    char out[16];
+    assert_int_equal(cli_escape(out, sizeof(out), "a\tb\nc"), 11);
+    assert_string_equal(out, "a\\x09b\\x0ac");
+    /* cut before an escape that does not fit, never inside it */
+    assert_int_equal(cli_escape(out, 6, "ab\x1b"), 2);
+    assert_string_equal(out, "ab");
+    assert_int_equal(cli_escape(out, 7, "ab\x1b"), 6);
+    assert_string_equal(out, "ab\\x1b");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -291,6 +373,8 @@ int main(void)
         cmocka_unit_test(test_modes_exclude_each_other),
         cmocka_unit_test(test_debug_optional_file),
         cmocka_unit_test(test_optional_value_as_next_word),
+        cmocka_unit_test(test_value_that_is_an_option),
+        cmocka_unit_test(test_errors_escape_controls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -17,25 +18,51 @@
 
 static char path[64];
 
-static void write_file(const char *text)
+/* n bytes of text (NUL bytes too) as the file at path */
+static void write_bytes(const char *text, size_t n)
 {
     snprintf(path, sizeof(path), "/tmp/migmon-config-%d.ini", (int)getpid());
     FILE *f = fopen(path, "w");
     assert_non_null(f);
-    fputs(text, f);
+    assert_int_equal(fwrite(text, 1, n, f), n);
     fclose(f);
+}
+
+static void write_file(const char *text)
+{
+    write_bytes(text, strlen(text));
+}
+
+/* Load the file at p; the reports into errs, config_load's line into err. */
+static int load_path(struct config *c, const char *p, char *errs, size_t len, char *err,
+                     size_t errlen)
+{
+    FILE *e = fmemopen(errs, len, "w");
+    assert_non_null(e);
+    err[0] = '\0';
+    int rc = config_load(c, p, e, err, errlen);
+    fclose(e);
+    return rc;
 }
 
 /* Load text; the reports into errs. */
 static int load(struct config *c, const char *text, char *errs, size_t len)
 {
+    char err[256];
     write_file(text);
-    FILE *e = fmemopen(errs, len, "w");
-    assert_non_null(e);
-    int rc = config_load(c, path, e);
-    fclose(e);
+    int rc = load_path(c, path, errs, len, err, sizeof(err));
     unlink(path);
     return rc;
+}
+
+/* No byte a terminal acts on but the newlines ending the lines. */
+static void assert_no_controls(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '\n')
+            continue;
+        assert_false(*p < 0x20 || *p == 0x7f || *p >= 0x80);
+    }
 }
 
 static void test_every_key(void **state)
@@ -100,14 +127,168 @@ static void test_missing_file_and_syntax_error(void **state)
     struct config c;
     config_defaults(&c);
     FILE *e = fopen("/dev/null", "w");
-    assert_int_equal(config_load(&c, "/nonexistent/mig-gpu-mon/config.ini", e), -ENOENT);
-    assert_int_equal(config_load(&c, "/tmp", e), -EISDIR);
+    char err[256];
+    assert_int_equal(config_load(&c, "/nonexistent/mig-gpu-mon/config.ini", e, err, sizeof(err)),
+                     -ENOENT);
+    assert_string_equal(err, "/nonexistent/mig-gpu-mon/config.ini: no such file");
+    assert_int_equal(config_load(&c, "/tmp", e, err, sizeof(err)), -EISDIR);
+    assert_string_equal(err, "/tmp: a directory, not a regular file");
     fclose(e);
     assert_int_equal(c.errors, 0);
     char errs[1024] = "";
     load(&c, "[general]\ntop = 3\nthis line is no key\ntop = 4\n", errs, sizeof(errs));
     assert_non_null(strstr(errs, ":3: syntax error"));
     assert_int_equal(c.top, 4); /* the line after it still counts */
+}
+
+/* A FIFO (no writer: opening it to read would wait for one), a device, a
+ * directory: refused at once, named; /dev/null and links are followed. */
+static void test_only_regular_files(void **state)
+{
+    (void)state;
+    struct config c;
+    config_defaults(&c);
+    char errs[512], err[256], fifo[64], link[64];
+    snprintf(fifo, sizeof(fifo), "/tmp/migmon-config-%d.fifo", (int)getpid());
+    unlink(fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    alarm(5); /* a regression fails here instead of hanging */
+    assert_int_equal(load_path(&c, fifo, errs, sizeof(errs), err, sizeof(err)), -EINVAL);
+    char want[160];
+    snprintf(want, sizeof(want), "%s: a FIFO, not a regular file", fifo);
+    assert_string_equal(err, want);
+    alarm(0);
+    unlink(fifo);
+
+    assert_int_equal(load_path(&c, "/dev/zero", errs, sizeof(errs), err, sizeof(err)), -EINVAL);
+    assert_string_equal(err, "/dev/zero: a character device, not a regular file");
+    assert_int_equal(load_path(&c, "/", errs, sizeof(errs), err, sizeof(err)), -EISDIR);
+    assert_string_equal(err, "/: a directory, not a regular file");
+    /* /dev/null, under its name or another: an empty file */
+    assert_int_equal(load_path(&c, "/dev/null", errs, sizeof(errs), err, sizeof(err)), 0);
+    assert_string_equal(errs, "");
+    snprintf(link, sizeof(link), "/tmp/migmon-config-%d.link", (int)getpid());
+    unlink(link);
+    assert_int_equal(symlink("/dev/null", link), 0);
+    assert_int_equal(load_path(&c, link, errs, sizeof(errs), err, sizeof(err)), 0);
+    unlink(link);
+    /* a link to a regular file is read */
+    write_file("[general]\ntop = 7\n");
+    assert_int_equal(symlink(path, link), 0);
+    assert_int_equal(load_path(&c, link, errs, sizeof(errs), err, sizeof(err)), 0);
+    assert_int_equal(c.top, 7);
+    unlink(link);
+    unlink(path);
+    assert_int_equal(c.errors, 0);
+}
+
+/* inih's 200-byte buffer: a longer line is one bad line, named with its
+ * number; its tail is no setting, and the lines after it keep theirs. */
+static void test_long_line(void **state)
+{
+    (void)state;
+    struct config c;
+    config_defaults(&c);
+    char text[2048], errs[1024], want[1024];
+    char pad[400];
+    memset(pad, 'x', 300);
+    pad[300] = '\0';
+    snprintf(text, sizeof(text), "[general]\n; %s interval = 300\ntop = 5\ninterval = 50\n", pad);
+    assert_int_equal(load(&c, text, errs, sizeof(errs)), 0);
+    snprintf(want, sizeof(want),
+             "%s:2: line longer than 198 bytes; line skipped\n"
+             "%s:4: interval = 50: expected milliseconds from 100 to 3600000\n",
+             path, path);
+    assert_string_equal(errs, want);
+    assert_int_equal(c.interval_ms, CLI_INTERVAL_DEFAULT_MS);
+    assert_int_equal(c.top, 5);
+    assert_int_equal(c.errors, 2);
+
+    /* 198 bytes is a line, with LF or CR LF; 199 is not */
+    config_defaults(&c);
+    memset(pad, ' ', sizeof(pad));
+    snprintf(text, sizeof(text), "[general]\ntop = 7%.*s\r\ncarry = 9%.*s\ngpm = off%.*s\n",
+             198 - 7, pad, 198 - 9, pad, 199 - 9, pad);
+    assert_int_equal(load(&c, text, errs, sizeof(errs)), 0);
+    snprintf(want, sizeof(want), "%s:4: line longer than 198 bytes; line skipped\n", path);
+    assert_string_equal(errs, want);
+    assert_int_equal(c.top, 7);
+    assert_int_equal(c.carry, 9);
+    assert_int_equal(c.gpm, CLI_GPM_AUTO);
+
+    /* a NUL byte: inih would read only what comes before it */
+    config_defaults(&c);
+    static const char nul[] = "[general]\ntop = 2\0interval = 300\ncarry = 1\n";
+    write_bytes(nul, sizeof(nul) - 1);
+    assert_int_equal(load_path(&c, path, errs, sizeof(errs), want, sizeof(want)), 0);
+    unlink(path);
+    char line2[160];
+    snprintf(line2, sizeof(line2), "%s:2: a NUL byte in the line; line skipped\n", path);
+    assert_string_equal(errs, line2);
+    assert_int_equal(c.top, CLI_TOP_DEFAULT);
+    assert_int_equal(c.interval_ms, CLI_INTERVAL_DEFAULT_MS);
+    assert_int_equal(c.carry, 1);
+}
+
+/* What the file says is quoted with its controls escaped. */
+static void test_reports_escape_controls(void **state)
+{
+    (void)state;
+    struct config c;
+    config_defaults(&c);
+    char errs[2048], want[1024];
+    load(&c,
+         "[general]\ninterval = \x1b[31mred\n"
+         "k\x1b]0;title\x07 = 1\n"
+         "gpm = \xc2\x9b" "2J \xe2\x80\xae \xff\n"
+         "[t\x1b[2Jui]\nx = 1\n",
+         errs, sizeof(errs));
+    snprintf(want, sizeof(want),
+             "%s:2: interval = \\x1b[31mred: expected milliseconds from 100 to 3600000\n"
+             "%s:3: unknown key 'k\\x1b]0;title\\x07' in [general]\n"
+             "%s:4: gpm = \\u009b2J \\u202e \\xff: expected auto, on or off\n"
+             "%s:6: unknown key 'x' in [t\\x1b[2Jui]\n",
+             path, path, path, path);
+    assert_string_equal(errs, want);
+    assert_no_controls(errs);
+
+    /* and so is the file's name */
+    char name[64], err[512];
+    snprintf(name, sizeof(name), "/tmp/migmon-\x1b[2J-%d.ini", (int)getpid());
+    FILE *f = fopen(name, "w");
+    assert_non_null(f);
+    fputs("top = x\n", f);
+    fclose(f);
+    assert_int_equal(load_path(&c, name, errs, sizeof(errs), err, sizeof(err)), 0);
+    snprintf(want, sizeof(want),
+             "/tmp/migmon-\\x1b[2J-%d.ini:1: unknown key 'top' in []\n", (int)getpid());
+    assert_string_equal(errs, want);
+    unlink(name);
+    assert_int_equal(load_path(&c, name, errs, sizeof(errs), err, sizeof(err)), -ENOENT);
+    snprintf(want, sizeof(want), "/tmp/migmon-\\x1b[2J-%d.ini: no such file", (int)getpid());
+    assert_string_equal(err, want);
+}
+
+/* A file of nothing but bad lines (a binary given as the file): 20 reports,
+ * then a count. */
+static void test_reports_capped(void **state)
+{
+    (void)state;
+    struct config c;
+    config_defaults(&c);
+    char text[1024] = "[general]\n", errs[4096];
+    for (int i = 0; i < 25; i++)
+        strcat(text, "nope = 1\n");
+    load(&c, text, errs, sizeof(errs));
+    int lines = 0;
+    for (const char *s = errs; (s = strchr(s, '\n')); s++)
+        lines++;
+    assert_int_equal(lines, 21);
+    char want[256];
+    snprintf(want, sizeof(want), "%s:21: unknown key 'nope' in [general]\n%s: 5 more bad lines "
+                                 "not reported\n", path, path);
+    assert_non_null(strstr(errs, want));
+    assert_int_equal(c.errors, 25);
 }
 
 static void test_written_file_reads_back(void **state)
@@ -158,6 +339,10 @@ int main(void)
         cmocka_unit_test(test_every_key),
         cmocka_unit_test(test_bad_lines_reported_and_skipped),
         cmocka_unit_test(test_missing_file_and_syntax_error),
+        cmocka_unit_test(test_only_regular_files),
+        cmocka_unit_test(test_long_line),
+        cmocka_unit_test(test_reports_escape_controls),
+        cmocka_unit_test(test_reports_capped),
         cmocka_unit_test(test_written_file_reads_back),
         cmocka_unit_test(test_default_path),
     };
