@@ -219,6 +219,18 @@ SIM_DEVICE_FN(nvmlDeviceGetUUID, (nvmlDevice_t device, char *uuid, unsigned int 
               : c.d.g->uuid_raw.set ? model_copy_raw(uuid, length, &c.d.g->uuid_raw)
                                      : model_copy_string(uuid, length, c.d.g->uuid))
 
+/* The board's serial number, from the inforom: NOT_SUPPORTED without one
+ * (a scenario without `serial`), and on a MIG handle, which is not a board. */
+static nvmlReturn_t serial(const struct sim_call *c, char *out, unsigned len)
+{
+    if (c->d.m || !c->d.g->serial[0])
+        return NVML_ERROR_NOT_SUPPORTED;
+    return model_copy_string(out, len, c->d.g->serial);
+}
+
+SIM_DEVICE_FN(nvmlDeviceGetSerial, (nvmlDevice_t device, char *out, unsigned int length),
+              serial(&c, out, length))
+
 /* A MIG handle reports its parent's PCI location: MIG devices share it. */
 static nvmlReturn_t pci_info(struct sim_call *c, nvmlPciInfo_t *pci)
 {

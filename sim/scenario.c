@@ -311,6 +311,7 @@ struct key {
 static const struct key gpu_keys[] = {
     G("name", K_STR, name),
     G("uuid", K_STR, uuid),
+    G("serial", K_STR, serial),
     G("pci_device_id", K_UINT, pci_device_id),
     G("pci_subsystem_id", K_UINT, pci_subsystem_id),
     G("minor_number", K_UINT, minor_number),

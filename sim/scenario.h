@@ -93,6 +93,7 @@ struct sim_gpu {
     bool defined;
     char name[SIM_NAME_LEN];
     char uuid[SIM_NAME_LEN];
+    char serial[32]; /* "": nvmlDeviceGetSerial answers NOT_SUPPORTED */
     unsigned pci_domain, pci_bus, pci_device;
     unsigned pci_device_id, pci_subsystem_id;
     unsigned arch;

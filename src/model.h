@@ -148,6 +148,8 @@ struct device {
     char parent_uuid[MIGMON_UUID_LEN]; /* "" for a GPU */
     char name[MIGMON_NAME_LEN];
     char pci_bus_id[32];
+    char serial[32];    /* the board's serial number; a MIG device has its
+                         * parent's; "" when unknown */
     char arch[16];      /* "Ampere", "Hopper", … or "" when unknown */
     int cc_major;       /* -1 when unknown */
     int cc_minor;

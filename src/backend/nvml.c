@@ -251,6 +251,16 @@ static void read_gpu_static(struct nvml_state *st, struct dev_cache *c, nvmlDevi
     } else {
         again |= f->name && transient(st->rc);
     }
+    /* NVML_DEVICE_SERIAL_BUFFER_SIZE is 30; GeForce boards have none
+     * (NOT_SUPPORTED, not asked again) */
+    char serial[32];
+    if (f->serial &&
+        CALL(st, "nvmlDeviceGetSerial", f->serial(h, serial, sizeof(serial))) == NVML_SUCCESS) {
+        text_clean(serial, sizeof(serial));
+        snprintf(c->serial, sizeof(c->serial), "%s", serial);
+    } else {
+        again |= f->serial && transient(st->rc);
+    }
     nvmlPciInfo_t pci;
     if (f->pci_info && CALL(st, "nvmlDeviceGetPciInfo", f->pci_info(h, &pci)) == NVML_SUCCESS) {
         text_clean(pci.busId, sizeof(pci.busId));
@@ -804,6 +814,7 @@ static bool sample_migs(struct nvml_state *st, struct snapshot *s, nvmlDevice_t 
         text_copy(d->parent_uuid, sizeof(d->parent_uuid), parent->uuid);
         text_copy(d->name, sizeof(d->name), c->name);
         text_copy(d->pci_bus_id, sizeof(d->pci_bus_id), parent->pci_bus_id);
+        text_copy(d->serial, sizeof(d->serial), parent->serial);
         text_copy(d->arch, sizeof(d->arch), parent->arch);
         text_copy(d->profile, sizeof(d->profile), c->profile);
         d->cc_major = parent->cc_major;
@@ -982,6 +993,7 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
     d->mig_enabled = mig;
     text_copy(d->name, sizeof(d->name), c->name);
     text_copy(d->pci_bus_id, sizeof(d->pci_bus_id), c->pci);
+    text_copy(d->serial, sizeof(d->serial), c->serial);
     text_copy(d->arch, sizeof(d->arch), c->arch);
     d->cc_major = c->cc_major;
     d->cc_minor = c->cc_minor;

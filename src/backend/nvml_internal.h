@@ -41,6 +41,7 @@ struct dev_cache {
     int mig_mode;     /* last MIG mode seen (GPU), -1 unknown */
     char name[MIGMON_NAME_LEN];
     char pci[32];
+    char serial[32]; /* the board's (inforom); "" unknown */
     char arch[16];
     int cc_major, cc_minor;
     int slices_total;

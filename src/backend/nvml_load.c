@@ -55,6 +55,7 @@ static const struct sym_row rows[] = {
     {F(handle_by_index), true, {"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex"}},
     {F(name), false, {"nvmlDeviceGetName"}},
     {F(uuid), false, {"nvmlDeviceGetUUID"}},
+    {F(serial), false, {"nvmlDeviceGetSerial"}},
     {F(pci_info), false, {"nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2",
                           "nvmlDeviceGetPciInfo"}},
     {F(arch), false, {"nvmlDeviceGetArchitecture"}},

@@ -29,6 +29,7 @@ struct nvml_fns {
     nvml_fn_handle_by_index handle_by_index;
     nvml_fn_dev_str name;
     nvml_fn_dev_str uuid;
+    nvml_fn_dev_str serial;
     nvml_fn_dev_pci pci_info;          /* _v3, _v2, unversioned */
     nvml_fn_dev_uint arch;
     nvml_fn_dev_int2 cuda_cc;

@@ -117,6 +117,7 @@ static void write_device(struct jsonw *w, const struct snapshot *s, const struct
     str_or_null(w, "parent_uuid", d->parent_uuid);
     str_or_null(w, "name", d->name);
     str_or_null(w, "pci_bus_id", d->pci_bus_id);
+    str_or_null(w, "serial", d->serial);
     str_or_null(w, "architecture", d->arch);
     jsonw_key(w, "compute_capability");
     if (d->cc_major >= 0) {

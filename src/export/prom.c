@@ -523,7 +523,7 @@ static void write_identity(struct ctx *c)
 {
     const struct snapshot *s = c->s;
     family(c, "migmon_device_info", GAUGE,
-           "One per GPU: identity, architecture and MIG mode; value 1.");
+           "One per GPU: identity, architecture, MIG mode and serial number; value 1.");
     for (size_t i = 0; i < s->ndevices; i++) {
         const struct device *d = &s->devices[i];
         const char *l = labels_of(c, i, LAB_MIGMON);
@@ -537,6 +537,8 @@ static void write_identity(struct ctx *c)
         label(c, "architecture", d->arch);
         label(c, "compute_capability", cc);
         label(c, "mig_mode", d->mig_enabled ? "enabled" : "disabled");
+        if (d->serial[0]) /* what an RMA asks for; absent when unknown */
+            label(c, "serial", d->serial);
         sample_close(c, 1);
     }
     family(c, "migmon_mig_info", GAUGE,

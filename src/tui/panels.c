@@ -640,6 +640,8 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
         dp(l, R_SELECTED, dl_cat(L, nm));
         dp(l, R_NORMAL, dl_cat(L, "  ", d->pci_bus_id[0] ? d->pci_bus_id : "bus N/A",
                                d->mig_enabled ? "  MIG on" : ""));
+        if (d->serial[0]) /* a board without one (GeForce) says nothing */
+            dp(l, R_NORMAL, dl_cat(L, "  S/N ", d->serial));
     }
     l = dl_add(L, false);
     dp(l, R_NORMAL, "UUID ");

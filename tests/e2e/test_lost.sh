@@ -30,8 +30,8 @@ lost_rec "$FAULTS" 28 -n 8 -o "$L/f.jsonl"
 eq "faults: 8 snapshots, lost from the third" \
     "$(jq -c '.devices[1].lost' "$L/f.jsonl" | tr '\n' ' ')" "false false true true true true true true "
 eq "faults: the lost GPU's identity is the one read before, every tick" \
-    "$(jq -c '.devices[1] | [.name, .uuid, .pci_bus_id, .architecture, .uuid_error]' "$L/f.jsonl" | LC_ALL=C sort -u)" \
-    "[\"NVIDIA A100-SXM4-80GB\",\"$G1\",\"00000000:0F:00.0\",\"Ampere\",null]"
+    "$(jq -c '.devices[1] | [.name, .uuid, .serial, .pci_bus_id, .architecture, .uuid_error]' "$L/f.jsonl" | LC_ALL=C sort -u)" \
+    "[\"NVIDIA A100-SXM4-80GB\",\"$G1\",\"1652022005678\",\"00000000:0F:00.0\",\"Ampere\",null]"
 eq "faults: every metric of the lost GPU is null, with the error as its reason" \
     "$(jq -c 'select(.devices[1].lost) | .devices[1].metrics[] | [.value, .source, .reason]' "$L/f.jsonl" | LC_ALL=C sort -u)" \
     '[null,"none","NVML_ERROR_GPU_IS_LOST"]'
@@ -97,6 +97,8 @@ wait "$epid" 2>/dev/null
 eq "prometheus: migmon_gpu_lost 1 on the real UUID, bus id and model" \
     "$(printf '%s\n' "$page" | grep '^migmon_gpu_lost{gpu="1"')" \
     "migmon_gpu_lost{gpu=\"1\",uuid=\"$G1\",pci_bus_id=\"00000000:0F:00.0\",model=\"NVIDIA A100-SXM4-80GB\"} 1"
+eq "prometheus: the lost GPU's info keeps its serial number" \
+    "$(printf '%s\n' "$page" | grep -o '^migmon_device_info{gpu="1",.*serial="[0-9]*"} 1' | grep -o 'serial="[0-9]*"')" 'serial="1652022005678"'
 eq "prometheus: no series of the lost GPU without its UUID" \
     "$(printf '%s\n' "$page" | grep -c 'gpu="1",uuid=""')" 0
 eq "prometheus: no reading of the lost GPU" \

@@ -274,7 +274,7 @@ for i in 1 2 3 4; do tui_tick lost; done
 scr=$(tui_capture lost)
 contains "lost GPU keeps its name, marked LOST with its age" "$scr" "▶   GPU 1 A100-SXM4-80GB LOST "
 contains "lost GPU keeps its UUID" "$scr" "UUID GPU-66666666-7777-4888-9999-aaaaaaaaaaaa"
-contains "lost GPU keeps its bus id" "$scr" "Name NVIDIA A100-SXM4-80GB  00000000:0F:00.0"
+contains "lost GPU keeps its bus id and serial number" "$scr" "Name NVIDIA A100-SXM4-80GB  00000000:0F:00.0  S/N 1652022005678"
 TUI_MASK='s/LOST [0-9]+s/LOST Ns/; s/lost [0-9]+ s ago/lost N s ago/' \
     tui_screen "a lost GPU, ticks after the loss" lost faults-lost-120x40
 contains "the other GPU still has figures" "$(printf '%s\n' "$scr" | grep 'GPU 0 A100-SXM4-80GB')" "%"

@@ -1631,6 +1631,23 @@ static void test_hostile_strings(void **state)
     assert_string_equal(buf, "GPU-0c0c0c0c-1111-4222-8333-444444444444");
 }
 
+/* The board's serial number as a scenario gives it; NOT_SUPPORTED where it
+ * gives none (a board without an inforom), INSUFFICIENT_SIZE for a short
+ * buffer. */
+static void test_serial(void **state)
+{
+    char buf[32];
+    (void)state;
+    start("faults.ini", "0");
+    assert_int_equal(N(nvmlDeviceGetSerial)(gpu(1), buf, 30), NVML_SUCCESS);
+    assert_string_equal(buf, "1652022005678");
+    assert_int_equal(N(nvmlDeviceGetSerial)(gpu(0), buf, 5), NVML_ERROR_INSUFFICIENT_SIZE);
+    assert_int_equal(N(nvmlDeviceGetSerial)(gpu(0), NULL, 30), NVML_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(N(nvmlShutdown)(), NVML_SUCCESS);
+    start("a100-sxm4-80gb.ini", "0");
+    assert_int_equal(N(nvmlDeviceGetSerial)(gpu(0), buf, 30), NVML_ERROR_NOT_SUPPORTED);
+}
+
 static void test_hostile_values(void **state)
 {
     nvmlDevice_t d;
@@ -1978,6 +1995,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hostile_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hostile_process_storm, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hostile_more_keys, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_serial, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hostile_needs_opt_in, setup, teardown),
         cmocka_unit_test_setup_teardown(test_variant_exports_match_table, setup, teardown),
         cmocka_unit_test_setup_teardown(test_variant_behaviour, setup, teardown),
