@@ -218,12 +218,16 @@ static int outpath_reopen(struct outpath *o, int *fd, bool *header, const char *
 {
     char p[512];
     struct stat st;
-    int nfd = outfile_open(o->path, O_WRONLY | O_APPEND | O_CREAT, 0644, &st);
+    /* O_NONBLOCK: a FIFO put at the path without a reader fails (ENXIO)
+     * instead of blocking with the stop signals blocked */
+    int nfd = outfile_open(o->path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK, 0644, &st);
+    if (nfd >= 0)
+        fcntl(nfd, F_SETFL, fcntl(nfd, F_GETFL) & ~O_NONBLOCK);
     if (nfd < 0) {
         char e[3200];
         outfile_strerror(e, sizeof(e), o->path, errno);
         text_clean_lines(e, sizeof(e));
-        fprintf(stderr, "mig-gpu-mon: reopening %s: %s\n", shown(o->path, p, sizeof(p)), e);
+        fprintf(stderr, "mig-gpu-mon: reopening %s\n", e); /* e names the path */
         return -1;
     }
     if (!S_ISREG(st.st_mode)) {
