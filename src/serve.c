@@ -4,17 +4,29 @@
  * Threads and ownership:
  * - The front end thread (serve_run's loop, or whoever calls
  *   serve_publish) owns srv->buf and renders into it.
- * - libmicrohttpd's one polling thread (epoll) runs on_request.
+ * - The HTTP thread (http_main) runs libmicrohttpd's event loop (epoll,
+ *   driven by us rather than by a thread of the library's, so that the
+ *   deadlines below are kept by the same thread): every MHD callback
+ *   (on_connection, on_request, on_completed) runs on it, and it alone
+ *   owns srv->lim and every struct conn. serve_start creates the daemon
+ *   before the thread starts and serve_stop stops it after the join.
  * - srv->mu guards srv->cur, srv->published_ns and the refs of every page.
  *   A page is immutable once published; it is freed by whoever drops its
  *   last reference: the publisher replacing it, or a finished response
  *   (page_unref, MHD's free callback).
  *
- * Bounds: at most conn_limit connections (more are closed as they are
- * accepted), each closed after timeout_s of silence (a client that holds a
- * request half-sent), and at most conn_memory bytes of request per
- * connection (a larger request line or headers get 431). Anything but GET
- * or HEAD of /metrics or /health gets 404 (unknown path) or 405.
+ * Bounds (connlimit.h, docs/prometheus.md): each request, from the accept
+ * or from the answer before it, must be in and answered within timeout_s;
+ * a client address holds at most conn_per_client connections and all at
+ * most conn_limit; a new connection over a bound gets in and an older one
+ * is closed (the oldest idle or unfinished first), so held connections
+ * cannot keep a scraper out. Closing is a shutdown() of MHD's socket from
+ * the HTTP thread: MHD sees the hang-up on its next turn and closes and
+ * frees the connection itself (the fd stays MHD's until its CLOSED
+ * notification, so it cannot be reused under us). At most
+ * conn_memory bytes of request per connection (a larger request line or
+ * headers get 431). Anything but GET or HEAD of /metrics or /health gets
+ * 404 (unknown path) or 405.
  *
  * libmicrohttpd is opened when a server starts (mhd_load), not linked: it
  * brings GnuTLS and eight more libraries with it, and every other mode
@@ -28,6 +40,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -39,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -46,6 +60,7 @@
 #include <zlib.h>
 
 #include "clock.h"
+#include "connlimit.h"
 #include "engine.h"
 
 /* The library's ABI name, as Debian's libmicrohttpd12 and Fedora's
@@ -64,6 +79,10 @@ static struct {
     __typeof__(MHD_queue_response) *queue_response;
     __typeof__(MHD_destroy_response) *destroy_response;
     __typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+    __typeof__(MHD_get_connection_info) *get_connection_info;
+    __typeof__(MHD_get_daemon_info) *get_daemon_info;
+    __typeof__(MHD_get_timeout) *get_timeout;
+    __typeof__(MHD_run) *run;
 } mhd;
 static bool mhd_ok;
 static char mhd_err[512]; /* why it could not be loaded */
@@ -94,6 +113,10 @@ static void mhd_load_once(void)
         MHD_SYM(queue_response, "MHD_queue_response"),
         MHD_SYM(destroy_response, "MHD_destroy_response"),
         MHD_SYM(lookup_connection_value, "MHD_lookup_connection_value"),
+        MHD_SYM(get_connection_info, "MHD_get_connection_info"),
+        MHD_SYM(get_daemon_info, "MHD_get_daemon_info"),
+        MHD_SYM(get_timeout, "MHD_get_timeout"),
+        MHD_SYM(run, "MHD_run"),
 #undef MHD_SYM
     };
     for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
@@ -120,8 +143,22 @@ static int mhd_load(void)
 }
 
 #define DEFAULT_CONN_LIMIT 512u
+#define DEFAULT_CONN_PER_CLIENT 64u
 #define DEFAULT_TIMEOUT_S 10u
 #define DEFAULT_CONN_MEMORY 16384u
+/* Connections MHD may hold beyond conn_limit: one chosen to be closed is
+ * shut down at once but leaves MHD's count on its next turn, and MHD
+ * stops accepting while at its own limit, which is what must not happen. */
+#define CONN_SLACK 64u
+/* Descriptors the process needs besides the connections: NVML and the
+ * simulator, the GPM helper's pipes, /proc, the log, epoll, the pipes
+ * here. */
+#define FD_RESERVE 64u
+/* The listen backlog: room for a burst of a thousand connections arriving
+ * at once, so that a scraper's SYN among them is not dropped (a dropped
+ * SYN is retried after 1 s). The kernel takes at most net.core.somaxconn
+ * (4096 by default since Linux 5.4). */
+#define LISTEN_BACKLOG 4096
 
 struct page {
     unsigned refs; /* srv->mu */
@@ -131,8 +168,21 @@ struct page {
     size_t gzlen;
 };
 
+/* One TCP connection, from MHD's STARTED notification to its CLOSED one;
+ * the HTTP thread's. */
+struct conn {
+    struct connlimit_conn lim; /* first: connlimit hands back its address */
+    int fd;                    /* MHD's socket: shut down to close, never closed here */
+};
+
 struct server {
     struct MHD_Daemon *d;
+    int epoll_fd;            /* MHD's, polled by the HTTP thread */
+    int stop[2];             /* a pipe: serve_stop writes, the HTTP thread polls */
+    pthread_t thread;        /* http_main */
+    bool thread_started;
+    struct connlimit lim;    /* the HTTP thread's */
+    char note[200];          /* serve_start: the bounds lowered to fit RLIMIT_NOFILE */
     int port;
     char where[160];         /* "http://127.0.0.1:9400" for the log line */
     uint64_t stale_ns;       /* /health: a page older than this is KO */
@@ -256,8 +306,35 @@ static bool accepts_gzip(const char *ae)
     return star;
 }
 
-static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status, const char *body,
-                                  const char *allow)
+/* The struct conn of an MHD connection (NULL when on_connection could
+ * not make one). */
+static struct conn *conn_of(struct MHD_Connection *mc)
+{
+    const union MHD_ConnectionInfo *ci =
+        mhd.get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+static void conn_close(struct connlimit_conn *l)
+{
+    shutdown(((struct conn *)l)->fd, SHUT_RDWR);
+}
+
+/* Queue r, closing the connection after it when its bounds are crowded
+ * (connlimit_crowded). */
+static enum MHD_Result queue_reply(struct server *srv, struct MHD_Connection *conn,
+                                   unsigned status, struct MHD_Response *r)
+{
+    struct conn *c = conn_of(conn);
+    if (c && connlimit_crowded(&srv->lim, &c->lim))
+        mhd.add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+    enum MHD_Result rc = mhd.queue_response(conn, status, r);
+    mhd.destroy_response(r);
+    return rc;
+}
+
+static enum MHD_Result reply_text(struct server *srv, struct MHD_Connection *conn,
+                                  unsigned status, const char *body, const char *allow)
 {
     struct MHD_Response *r =
         mhd.create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
@@ -266,9 +343,7 @@ static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status, 
     mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
     if (allow)
         mhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
-    enum MHD_Result rc = mhd.queue_response(conn, status, r);
-    mhd.destroy_response(r);
-    return rc;
+    return queue_reply(srv, conn, status, r);
 }
 
 static enum MHD_Result reply_metrics(struct server *srv, struct MHD_Connection *conn)
@@ -279,7 +354,7 @@ static enum MHD_Result reply_metrics(struct server *srv, struct MHD_Connection *
         p->refs++;
     pthread_mutex_unlock(&srv->mu);
     if (!p)
-        return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "no sample yet\n", NULL);
+        return reply_text(srv, conn, MHD_HTTP_SERVICE_UNAVAILABLE, "no sample yet\n", NULL);
     bool gz = p->gz &&
               accepts_gzip(mhd.lookup_connection_value(conn, MHD_HEADER_KIND,
                                                        MHD_HTTP_HEADER_ACCEPT_ENCODING));
@@ -293,9 +368,7 @@ static enum MHD_Result reply_metrics(struct server *srv, struct MHD_Connection *
     mhd.add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
     if (gz)
         mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
-    enum MHD_Result rc = mhd.queue_response(conn, MHD_HTTP_OK, r);
-    mhd.destroy_response(r); /* the page is released when the response is done */
-    return rc;
+    return queue_reply(srv, conn, MHD_HTTP_OK, r); /* the page is released when it is sent */
 }
 
 static enum MHD_Result reply_health(struct server *srv, struct MHD_Connection *conn)
@@ -305,11 +378,58 @@ static enum MHD_Result reply_health(struct server *srv, struct MHD_Connection *c
     uint64_t at = srv->published_ns;
     pthread_mutex_unlock(&srv->mu);
     if (!have)
-        return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "KO: no sample yet\n", NULL);
+        return reply_text(srv, conn, MHD_HTTP_SERVICE_UNAVAILABLE, "KO: no sample yet\n", NULL);
     if (clock_mono_ns() - at > srv->stale_ns)
-        return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+        return reply_text(srv, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
                           "KO: the sampling thread has published nothing lately\n", NULL);
-    return reply_text(conn, MHD_HTTP_OK, "OK\n", NULL);
+    return reply_text(srv, conn, MHD_HTTP_OK, "OK\n", NULL);
+}
+
+/* MHD's STARTED and CLOSED notifications: a connection is listed from its
+ * accept to its close. */
+static void on_connection(void *cls, struct MHD_Connection *mc, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    struct server *srv = cls;
+    struct conn *c = *socket_context;
+    if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        if (c) {
+            connlimit_remove(&srv->lim, &c->lim);
+            free(c);
+            *socket_context = NULL;
+        }
+        return;
+    }
+    const union MHD_ConnectionInfo *fdi =
+        mhd.get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+    const union MHD_ConnectionInfo *ai =
+        mhd.get_connection_info(mc, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (!fdi)
+        return; /* not with a socket of its own: MHD's bounds alone */
+    c = calloc(1, sizeof(*c));
+    struct connlimit_conn *victim = NULL;
+    if (!c || connlimit_add(&srv->lim, &c->lim, ai ? ai->client_addr : NULL, clock_mono_ns(),
+                            &victim) != 0) {
+        free(c);
+        shutdown(fdi->connect_fd, SHUT_RDWR); /* out of memory: not taken */
+        return;
+    }
+    c->fd = fdi->connect_fd;
+    *socket_context = c;
+    if (victim)
+        conn_close(victim);
+}
+
+/* A request is done: a kept-alive connection waits for the next one, with
+ * a new deadline. */
+static void on_completed(void *cls, struct MHD_Connection *mc, void **req_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)req_cls;
+    struct server *srv = cls;
+    struct conn *c = conn_of(mc);
+    if (c && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+        connlimit_answered(&srv->lim, &c->lim, clock_mono_ns());
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -320,14 +440,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     (void)version;
     (void)upload_data;
     struct server *srv = cls;
+    struct conn *c = conn_of(conn);
+    if (c)
+        connlimit_answering(&c->lim);
     bool metrics = strcmp(url, "/metrics") == 0, health = strcmp(url, "/health") == 0;
     if (!metrics && !health)
-        return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found: try /metrics or /health\n",
+        return reply_text(srv, conn, MHD_HTTP_NOT_FOUND, "not found: try /metrics or /health\n",
                           NULL);
     /* Answered on the first call, before any body is read: a body (a
      * POST's) is never buffered; the connection is closed after it. */
     if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
-        return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n",
+        return reply_text(srv, conn, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed\n",
                           "GET, HEAD");
     /* A GET is answered once the whole request is in (the second call),
      * so the connection can be kept alive for the next scrape. */
@@ -395,7 +518,8 @@ static int listen_on(const char *spec, char *where, size_t wlen, int *port, char
             setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
             if (ai->ai_family == AF_INET6 && !host[0])
                 setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-            if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 128) != 0) {
+            if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 ||
+                listen(fd, LISTEN_BACKLOG) != 0) {
                 saved = errno;
                 close(fd);
                 fd = -1;
@@ -429,6 +553,65 @@ static int listen_on(const char *spec, char *where, size_t wlen, int *port, char
     return fd;
 }
 
+/* The HTTP thread: MHD's event loop, and the deadlines. Signals are
+ * blocked (serve_start). Ends when serve_stop writes to srv->stop. */
+static void *http_main(void *arg)
+{
+    struct server *srv = arg;
+    for (;;) {
+        int wait_ms = -1;
+        MHD_UNSIGNED_LONG_LONG t;
+        if (mhd.get_timeout(srv->d, &t) == MHD_YES)
+            wait_ms = t < INT_MAX ? (int)t : INT_MAX;
+        uint64_t next = connlimit_next_deadline(&srv->lim);
+        if (next) {
+            uint64_t now = clock_mono_ns();
+            uint64_t ms = next > now ? (next - now + 999999) / 1000000 : 0;
+            if (wait_ms < 0 || ms < (uint64_t)wait_ms)
+                wait_ms = (int)ms;
+        }
+        struct pollfd p[2] = {{.fd = srv->epoll_fd, .events = POLLIN},
+                              {.fd = srv->stop[0], .events = POLLIN}};
+        if (poll(p, 2, wait_ms) < 0 && errno != EINTR)
+            poll(NULL, 0, 10); /* not expected (ENOMEM): no busy loop */
+        if (p[1].revents)
+            break;
+        mhd.run(srv->d);
+        uint64_t now = clock_mono_ns();
+        struct connlimit_conn *x;
+        while ((x = connlimit_expired(&srv->lim, now)))
+            conn_close(x);
+    }
+    return NULL;
+}
+
+/* Room for every connection MHD may hold: the soft RLIMIT_NOFILE is raised
+ * as far as needed (up to the hard one; prlimit, because the shipped
+ * unit's system-call filter denies setrlimit but allows prlimit64); where
+ * the hard limit is lower, *cap is lowered to fit and why goes to note. */
+static void fit_fd_limit(unsigned *cap, char *note, size_t notelen)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return;
+    rlim_t need = (rlim_t)*cap + CONN_SLACK + FD_RESERVE;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+        struct rlimit up = rl;
+        up.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+        if (prlimit(0, RLIMIT_NOFILE, &up, NULL) == 0)
+            rl.rlim_cur = up.rlim_cur;
+    }
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+        return;
+    unsigned fit = rl.rlim_cur > CONN_SLACK + FD_RESERVE + 16
+                       ? (unsigned)(rl.rlim_cur - CONN_SLACK - FD_RESERVE)
+                       : 16;
+    snprintf(note, notelen,
+             "the open-file limit (%llu) leaves room for %u connections at once, not %u",
+             (unsigned long long)rl.rlim_cur, fit, *cap);
+    *cap = fit;
+}
+
 int serve_start(struct server **out, const struct serve_opts *o, char *err, size_t errlen)
 {
     *out = NULL;
@@ -442,35 +625,71 @@ int serve_start(struct server **out, const struct serve_opts *o, char *err, size
         free(srv);
         return -1;
     }
+    srv->stop[0] = srv->stop[1] = -1;
+    if (pipe2(srv->stop, O_CLOEXEC | O_NONBLOCK) != 0) {
+        snprintf(err, errlen, "%s", strerror(errno));
+        free(srv);
+        return -1;
+    }
     pthread_mutex_init(&srv->mu, NULL);
     srv->popts = o->page;
+    unsigned cap = o->conn_limit ? o->conn_limit : DEFAULT_CONN_LIMIT;
+    unsigned timeout_s = o->timeout_s ? o->timeout_s : DEFAULT_TIMEOUT_S;
+    fit_fd_limit(&cap, srv->note, sizeof(srv->note));
+    unsigned per_client = o->conn_per_client ? o->conn_per_client : DEFAULT_CONN_PER_CLIENT;
+    connlimit_init(&srv->lim, cap, per_client, (uint64_t)timeout_s * 1000000000ull);
     uint64_t iv = (uint64_t)(o->interval_ms ? o->interval_ms : 1000) * 1000000ull;
     srv->stale_ns = 5 * iv > 10000000000ull ? 5 * iv : 10000000000ull;
     int fd = listen_on(o->listen ? o->listen : ":9400", srv->where, sizeof(srv->where),
                        &srv->port, err, errlen);
     if (fd < 0)
         goto fail;
-    /* The HTTP thread gets none of the signals the front end handles. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
+    /* MHD's own limit is above ours (CONN_SLACK): ours closes the oldest,
+     * MHD's would stop accepting. Its idle timeout is a backstop only: a
+     * request's deadline (connlimit) always comes first. The callbacks
+     * go through varargs: typed here so that a wrong one does not build. */
+    MHD_NotifyConnectionCallback notify_conn = on_connection;
+    MHD_RequestCompletedCallback notify_done = on_completed;
     srv->d = mhd.start_daemon(
-        MHD_USE_EPOLL_INTERNAL_THREAD, 0, NULL, NULL, on_request, srv, MHD_OPTION_LISTEN_SOCKET,
-        fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)(o->conn_limit ? o->conn_limit
-                                                                   : DEFAULT_CONN_LIMIT),
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(o->timeout_s ? o->timeout_s : DEFAULT_TIMEOUT_S),
+        MHD_USE_EPOLL, 0, NULL, NULL, on_request, srv, MHD_OPTION_LISTEN_SOCKET, fd,
+        MHD_OPTION_CONNECTION_LIMIT, cap + CONN_SLACK, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-        (size_t)(o->conn_memory ? o->conn_memory : DEFAULT_CONN_MEMORY), MHD_OPTION_END);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+        (size_t)(o->conn_memory ? o->conn_memory : DEFAULT_CONN_MEMORY),
+        MHD_OPTION_NOTIFY_CONNECTION, notify_conn, srv, MHD_OPTION_NOTIFY_COMPLETED, notify_done,
+        srv, MHD_OPTION_END);
     if (!srv->d) {
         close(fd);
         snprintf(err, errlen, "cannot start the HTTP server on %s", srv->where);
         goto fail;
     }
+    const union MHD_DaemonInfo *di = mhd.get_daemon_info(srv->d, MHD_DAEMON_INFO_EPOLL_FD);
+    srv->epoll_fd = di ? di->epoll_fd : -1;
+    if (srv->epoll_fd < 0) {
+        snprintf(err, errlen, "cannot start the HTTP server on %s: no epoll", srv->where);
+        goto fail_daemon;
+    }
+    /* The HTTP thread gets none of the signals the front end handles. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int prc = pthread_create(&srv->thread, NULL, http_main, srv);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (prc != 0) {
+        snprintf(err, errlen, "cannot start the HTTP thread: %s", strerror(prc));
+        goto fail_daemon;
+    }
+    srv->thread_started = true;
     *out = srv;
     return 0;
+fail_daemon:
+    fd = (int)mhd.quiesce_daemon(srv->d);
+    mhd.stop_daemon(srv->d);
+    if (fd >= 0)
+        close(fd);
 fail:
     pthread_mutex_destroy(&srv->mu);
+    close(srv->stop[0]);
+    close(srv->stop[1]);
     free(srv);
     return -1;
 }
@@ -484,8 +703,15 @@ void serve_stop(struct server *srv)
 {
     if (!srv)
         return;
-    /* After this no request runs and every response has been freed, so
-     * the server's reference is the last one. */
+    /* The HTTP thread ends first; then the daemon is this thread's: its
+     * stop closes every connection (on_connection frees each struct
+     * conn) and frees every response, so the server's page reference is
+     * the last one. */
+    char b = 1;
+    ssize_t n = write(srv->stop[1], &b, 1); /* an empty pipe of ours: cannot fail */
+    (void)n;
+    if (srv->thread_started)
+        pthread_join(srv->thread, NULL);
     int fd = (int)mhd.quiesce_daemon(srv->d);
     mhd.stop_daemon(srv->d);
     if (fd >= 0)
@@ -493,6 +719,8 @@ void serve_stop(struct server *srv)
     page_free(srv->cur);
     prom_buf_free(&srv->buf);
     pthread_mutex_destroy(&srv->mu);
+    close(srv->stop[0]);
+    close(srv->stop[1]);
     free(srv);
 }
 
@@ -544,6 +772,8 @@ int serve_run(struct collector *col, const struct serve_opts *o)
         goto out;
     }
     fprintf(stderr, "mig-gpu-mon: serving %s/metrics and /health\n", srv->where);
+    if (srv->note[0])
+        fprintf(stderr, "mig-gpu-mon: %s\n", srv->note);
     while (!quit_requested) {
         struct pollfd p[2] = {{.fd = engine_fd(eng), .events = POLLIN},
                               {.fd = pfd[0], .events = POLLIN}};

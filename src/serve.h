@@ -21,10 +21,11 @@ struct serve_opts {
     const char *listen;     /* "ADDR:PORT", ":PORT", "[V6]:PORT"; port 0: any free */
     unsigned interval_ms;   /* sampling interval */
     struct prom_opts page;
-    /* Bounds on request handling; 0 takes the default (serve.c). */
-    unsigned conn_limit;    /* connections open at once; more are closed at once */
-    unsigned timeout_s;     /* a connection idle this long is closed */
-    size_t conn_memory;     /* per connection, headers included: larger requests get 431 */
+    /* Bounds on request handling (connlimit.h); 0 takes the default (serve.c). */
+    unsigned conn_limit;      /* connections open at once; over it the oldest waiting one closes */
+    unsigned conn_per_client; /* the same from one client address (IPv6: one /64) */
+    unsigned timeout_s;       /* a request's deadline, from accept or the answer before it */
+    size_t conn_memory;       /* per connection, headers included: larger requests get 431 */
 };
 
 struct server;
