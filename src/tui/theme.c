@@ -76,7 +76,7 @@ void tui_glyphs_init(struct tui_glyphs *g, bool utf8)
         g->deg = "";
         g->down = "v";
         g->cross = "x";
-        g->ellipsis = "~";
+        g->ellipsis = ">"; /* "~" is the estimate marker; ">": more to the right, as vim */
         g->sel = ">";
         g->fold_open = "-";
         g->fold_closed = "+";

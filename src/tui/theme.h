@@ -52,7 +52,7 @@ struct tui_glyphs {
     const char *deg;      /* "°" or "" */
     const char *down;     /* "↓" or "v": slowdown temperature */
     const char *cross;    /* "✕" or "x": shutdown temperature */
-    const char *ellipsis; /* "…" or "~" */
+    const char *ellipsis; /* "…" or ">": never a value marker ("~" estimate, "*" carried) */
     const char *sel;      /* "▶" or ">": selected device marker */
     const char *fold_open, *fold_closed; /* "▾" "▸" / "-" "+": a GPU's instances shown or folded */
     const char *bar_on_s, *bar_off_s, *shade_s; /* bar_on, bar_off, shade as UTF-8 */

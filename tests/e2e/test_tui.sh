@@ -315,6 +315,11 @@ tui_quit nocolor q >/dev/null
 P=$(tui_proc ascii two-core)
 tui_start ascii 80 24 2 MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" LANG=C -- "${SIMARGS[@]}" --proc-root "$P" --no-color
 tui_screen "ASCII fallback in the C locale" ascii a100-80x24-ascii
+# a cut text ends in ">", never in "~", the estimate marker: "(6~" read as
+# an estimated 6 (this scenario has no estimate on screen)
+scr=$(tui_capture ascii)
+contains "C locale: a cut VRAM figure ends in >" "$scr" "80.0 GiB (6>"
+eq "C locale: no ~ on a screen without estimates" "$(printf '%s' "$scr" | grep -c '~')" 0
 if tui_capture ascii | LC_ALL=C grep -q '[^[:print:][:space:]]'; then
     bad "C locale: non-ASCII characters on the screen"
 else
