@@ -127,8 +127,9 @@ eq "csv: ... and the GPU row holds them, read directly" \
     "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $3 == "gpu" && NR == 2 {
         print ($c["power_w"] > 0), $c["power_w_source"], $c["temperature_c_source"] }' <<<"$dgx")" "1 direct direct"
 # GPM (H200): the instances' utilisation is gpm; NVLink is the whole GPU's,
-# gpm on the GPU row and the parent's on each MIG row
-rec h200-mig.ini -o "$R/gpm.csv" -f csv -n 4 -i 150
+# gpm on the GPU row and the parent's on each MIG row (--once waits for the
+# GPM helper's first values)
+mon h200-mig.ini --once -f csv >"$R/gpm.csv"
 eq "csv: GPM sources: MIG gpu_util_pct, GPU nvlink_tx, MIG nvlink_tx" \
     "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } {
         if ($3 == "mig") { u[$c["gpu_util_pct_source"]]++; m[$c["nvlink_tx_bytes_per_s_source"]]++ }
