@@ -53,13 +53,16 @@ static const char *const id_cols[] = {
     "stall",
 };
 
+/* Each value column is followed by its source column, "<name>_source". */
 void csv_write_header(FILE *f)
 {
     for (size_t i = 0; i < sizeof(id_cols) / sizeof(id_cols[0]); i++)
         fprintf(f, "%s%s", i ? "," : "", id_cols[i]);
-    for (int k = 0; k < M_COUNT; k++)
-        fprintf(f, ",%s", metric_info((enum metric_id)k)->name);
-    fputs(",process_count\n", f);
+    for (int k = 0; k < M_COUNT; k++) {
+        const char *name = metric_info((enum metric_id)k)->name;
+        fprintf(f, ",%s,%s_source", name, name);
+    }
+    fputs(",process_count,process_count_source\n", f);
 }
 
 static void col_str(FILE *f, const char *s)
@@ -79,12 +82,23 @@ static void col_int(FILE *f, int v)
         fprintf(f, "%d", v);
 }
 
-static void col_metric(FILE *f, const struct metric *m)
+/*
+ * A value and its source: the word JSON gives ("direct", "gpm", "process",
+ * "estimate", "carried"), "none" beside an empty value. On a MIG row a
+ * GPU-wide value is the parent's: it is on the GPU row just above, so here
+ * the value is left empty and the source says "parent" (JSON's scope). A
+ * copy on every instance's row would count a GPU once per MIG device in any
+ * sum over rows (power, energy, PCIe and NVLink traffic).
+ */
+static void col_metric(FILE *f, const struct metric *m, bool parents)
 {
     char b[64];
-    fputc(',', f);
-    if (metric_ok(m) && numfmt_double(b, sizeof(b), m->value))
-        fputs(b, f);
+    if (parents) {
+        fputs(",,parent", f);
+        return;
+    }
+    bool ok = metric_ok(m) && numfmt_double(b, sizeof(b), m->value);
+    fprintf(f, ",%s,%s", ok ? b : "", ok ? metric_source_name(m->src) : "none");
 }
 
 void csv_write_rows(FILE *f, const struct snapshot *s)
@@ -107,8 +121,9 @@ void csv_write_rows(FILE *f, const struct snapshot *s)
         fputs(d->lost ? ",1" : ",0", f);
         col_str(f, d->stall);
         for (int k = 0; k < M_COUNT; k++)
-            col_metric(f, &d->m[k]);
-        col_metric(f, &d->process_count);
+            col_metric(f, &d->m[k],
+                       d->kind == DEV_MIG && metric_info((enum metric_id)k)->gpu_wide);
+        col_metric(f, &d->process_count, false);
         fputc('\n', f);
     }
 }

@@ -1,7 +1,8 @@
 /*
  * csv.h — the snapshot as CSV rows (RFC 4180): one row per device, the
- * columns of csv_write_header (docs/record.md). An unknown value is an
- * empty field, never 0.
+ * columns of csv_write_header (docs/record.md). Every value has a source
+ * column after it. An unknown value is an empty field, never 0; a MIG row
+ * leaves the parent GPU's values to the GPU row.
  */
 #ifndef MIGMON_CSV_H
 #define MIGMON_CSV_H

@@ -67,7 +67,7 @@ grep -q '"' "$R/a.csv" && bad "csv: h200-mig has no field that needs quoting" ||
 ndev=$(printf '%s' "$once" | jq '.devices | length')
 eq "csv: a header and one row per device per tick" "$(wc -l <"$R/a.csv")" $((1 + 2 * ndev))
 eq "csv: every row has the header's column count" \
-    "$(awk -F, 'NR == 1 { n = NF; next } NF != n { bad++ } END { print n, bad + 0 }' "$R/a.csv")" "52 0"
+    "$(awk -F, 'NR == 1 { n = NF; next } NF != n { bad++ } END { print n, bad + 0 }' "$R/a.csv")" "89 0"
 col() { # col NAME ROW: the field of column NAME in data row ROW
     awk -F, -v name="$1" -v row="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
         NR == row + 1 { print $c }' "$R/a.csv"
@@ -86,9 +86,55 @@ doc_cols=$(awk '/^RFC 4180: a header line/ { on = 1 }
         while (match(c, /`[^`]+`/)) { printf "%s%s", sep, substr(c, RSTART + 1, RLENGTH - 2); sep = ","
             c = substr(c, RSTART + RLENGTH) } }
     on && /^[0-9]+ columns\./ { print ""; print $1; exit }' "$MIGMON_SRC/docs/record.md")
-eq "csv: docs/record.md documents 52 columns" \
-    "$(sed -n 2p <<<"$doc_cols"):$(head -1 <<<"$doc_cols" | tr , '\n' | wc -l)" "52:52"
+eq "csv: docs/record.md documents 89 columns" \
+    "$(sed -n 2p <<<"$doc_cols"):$(head -1 <<<"$doc_cols" | tr , '\n' | wc -l)" "89:89"
 eq "csv: the header is the documented column list" "$(head -1 "$R/a.csv")" "$(head -1 <<<"$doc_cols")"
+
+# --- CSV: sources and the parent's values -----------------------------------
+eq "csv: each metric column has its source column right after it" \
+    "$(head -1 "$R/a.csv" | awk -F, '{ for (i = 16; i <= NF; i += 2) { n++; if ($(i + 1) != $i "_source") bad++ }
+        print n, bad + 0 }')" "37 0"
+# every cell of every device against --once JSON: the value (empty when null
+# or when it is the parent's) and the source word ("parent" for scope parent)
+csv_vs_json='($csv | split("\n") | map(select(length > 0) | split(","))) as $rows
+    | ($rows[0] | to_entries | map({key: .value, value: .key}) | from_entries) as $col
+    | [range(1; $rows | length) as $r | $j.devices[$r - 1] as $d | $rows[$r] as $row
+       | ($d.metrics + {process_count: $d.process_count}) | to_entries[] | .key as $k | .value as $m
+       | (if $m.scope == "parent" then ["", "parent"]
+          else [($m.value // "" | tostring), $m.source] end) as $want
+       | [($row[$col[$k]] | if . == "" then . else tonumber | tostring end), $row[$col[$k + "_source"]]]
+       | select(. != $want) | "\($d.kind) \($d.mig_index // $d.index) \($k): \(.) not \($want)"]
+    | (($rows | length) - 1 | tostring) + " rows, " + (length | tostring) + " differ " + (.[:3] | join("; "))'
+for sc in h200-mig dgx-a100-8x7; do
+    mon $sc.ini --once -f json --gpm off >"$R/$sc.json"
+    mon $sc.ini --once -f csv --gpm off >"$R/$sc.csv"
+    eq "csv: $sc: every value and source as in JSON, a parent's value on its GPU row only" \
+        "$(jq -n -r --slurpfile js "$R/$sc.json" --rawfile csv "$R/$sc.csv" "\$js[0] as \$j | $csv_vs_json" 2>&1)" \
+        "$(jq -r '.devices | length' "$R/$sc.json") rows, 0 differ "
+done
+dgx=$(cat "$R/dgx-a100-8x7.csv")
+eq "csv: power_w summed over every row is the GPUs' sum (each GPU once, not once per MIG device)" \
+    "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "power_w") c = i; next }
+        { all += $c } $3 == "gpu" { gpu += $c; n++ } END { print n, (all == gpu), (gpu > 0) }' <<<"$dgx")" "8 1 1"
+# the GPU-wide metrics: those JSON marks scope parent on a MIG device
+wide=$(jq -r '[.devices[] | select(.kind == "mig") | .metrics | to_entries[]
+    | select(.value.scope == "parent") | .key] | unique | join(" ")' "$R/dgx-a100-8x7.json")
+eq "csv: a MIG row's GPU-wide cells (all 22) are empty and say parent" \
+    "$(awk -F, -v wide="$wide" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; nw = split(wide, w, " "); next }
+        $3 == "mig" { n++; for (i = 1; i <= nw; i++) if ($c[w[i]] != "" || $c[w[i] "_source"] != "parent") bad++ }
+        END { print nw, n, bad + 0 }' <<<"$dgx")" "22 56 0"
+eq "csv: ... and the GPU row holds them, read directly" \
+    "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $3 == "gpu" && NR == 2 {
+        print ($c["power_w"] > 0), $c["power_w_source"], $c["temperature_c_source"] }' <<<"$dgx")" "1 direct direct"
+# GPM (H200): the instances' utilisation is gpm; NVLink is the whole GPU's,
+# gpm on the GPU row and the parent's on each MIG row (--once waits for the
+# GPM helper's first values)
+mon h200-mig.ini --once -f csv >"$R/gpm.csv"
+eq "csv: GPM sources: MIG gpu_util_pct, GPU nvlink_tx, MIG nvlink_tx" \
+    "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } {
+        if ($3 == "mig") { u[$c["gpu_util_pct_source"]]++; m[$c["nvlink_tx_bytes_per_s_source"]]++ }
+        else g[$c["nvlink_tx_bytes_per_s_source"]]++ }
+        END { n = 0; for (k in m) n++; print ("gpm" in u), ("gpm" in g), n == 1 && ("parent" in m) }' "$R/gpm.csv")" "1 1 1"
 
 # --- a killed recorder leaves whole lines only ------------------------------
 rec_bg dgx-a100-8x7.ini -o "$R/k.jsonl" -i 100 --gpm off &
