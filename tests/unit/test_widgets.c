@@ -893,7 +893,7 @@ static void test_box(void **state)
     /* ASCII */
     fill_sentinel();
     tui_box(stdscr, &ascii, r, "Mem Ctrl 38%", R_TITLE);
-    assert_row(2, 2, L"+ Mem Ctr~ +");
+    assert_row(2, 2, L"+ Mem Ctr> +");
     assert_row(3, 2, L"|          |");
     assert_row(5, 2, L"+----------+");
     assert_outside_untouched(r);
