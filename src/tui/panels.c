@@ -660,14 +660,18 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
     /* the rest, two to a row on a wide panel */
     l = dl_add(L, true);
     dp(l, R_NORMAL, "Clk ");
-    dp(l, R_CPU, dl_cat(L, tui_fmt_num(a, sizeof(a), &m[M_CLK_GFX], 1, 0), "/",
-                        tui_fmt_num(b, sizeof(b), &m[M_CLK_SM], 1, 0), "/",
-                        tui_fmt_num(c, sizeof(c), &m[M_CLK_MEM], 1, 0), " MHz"));
-    dp(l, R_FREE, " gfx/sm/mem  ");
+    if (!metric_ok(&m[M_CLK_GFX]) && !metric_ok(&m[M_CLK_SM]) && !metric_ok(&m[M_CLK_MEM])) {
+        dp(l, R_FREE, "N/A  "); /* not "N/A/N/A/N/A MHz" */
+    } else {
+        dp(l, R_CPU, dl_cat(L, tui_fmt_num(a, sizeof(a), &m[M_CLK_GFX], 1, 0), "/",
+                            tui_fmt_num(b, sizeof(b), &m[M_CLK_SM], 1, 0), "/",
+                            tui_fmt_num(c, sizeof(c), &m[M_CLK_MEM], 1, 0), " MHz"));
+        dp(l, R_FREE, " gfx/sm/mem  ");
+    }
     if (metric_ok(&m[M_PSTATE]))
         dp(l, tui_role_pstate((int)m[M_PSTATE].value), dl_whole(L, "P", m[M_PSTATE].value));
     else
-        dp(l, R_FREE, "P?");
+        dp(l, R_FREE, "P-state N/A");
     dp(l, R_FREE, par);
     l = dl_add(L, true);
     dp(l, R_NORMAL, "Energy ");
@@ -681,8 +685,13 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
     dp(l, R_FREE, par);
     l = dl_add(L, true);
     dp(l, R_NORMAL, "PCIe ");
-    dp(l, R_PCIE, dl_cat(L, "Gen", tui_fmt_num(a, sizeof(a), &m[M_PCIE_GEN], 1, 0), " x",
-                         tui_fmt_num(b, sizeof(b), &m[M_PCIE_WIDTH], 1, 0)));
+    if (!metric_ok(&m[M_PCIE_GEN]) && !metric_ok(&m[M_PCIE_WIDTH]))
+        dp(l, R_FREE, "N/A"); /* not "GenN/A xN/A" */
+    else /* "Gen4 x16", "Gen N/A x16", "Gen4 x N/A" */
+        dp(l, R_PCIE, dl_cat(L, metric_ok(&m[M_PCIE_GEN]) ? "Gen" : "Gen ",
+                             tui_fmt_num(a, sizeof(a), &m[M_PCIE_GEN], 1, 0),
+                             metric_ok(&m[M_PCIE_WIDTH]) ? " x" : " x ",
+                             tui_fmt_num(b, sizeof(b), &m[M_PCIE_WIDTH], 1, 0)));
     dp(l, R_NORMAL, "  TX ");
     dp(l, tui_na_or(&m[M_PCIE_TX], R_PCIE), dl_cat(L, tui_fmt_rate(a, sizeof(a), &m[M_PCIE_TX])));
     dp(l, R_NORMAL, "  RX ");

@@ -275,6 +275,9 @@ scr=$(tui_capture lost)
 contains "lost GPU keeps its name, marked LOST with its age" "$scr" "▶   GPU 1 A100-SXM4-80GB LOST "
 contains "lost GPU keeps its UUID" "$scr" "UUID GPU-66666666-7777-4888-9999-aaaaaaaaaaaa"
 contains "lost GPU keeps its bus id and serial number" "$scr" "Name NVIDIA A100-SXM4-80GB  00000000:0F:00.0  S/N 1652022005678"
+# nothing read: one N/A, not "GenN/A xN/A" or "N/A/N/A/N/A MHz ... P?"
+contains "lost GPU: PCIe N/A" "$scr" "PCIe N/A  TX N/A  RX N/A"
+contains "lost GPU: clocks and P-state N/A" "$scr" "Clk N/A  P-state N/A"
 TUI_MASK='s/LOST [0-9]+s/LOST Ns/; s/lost [0-9]+ s ago/lost N s ago/' \
     tui_screen "a lost GPU, ticks after the loss" lost faults-lost-120x40
 contains "the other GPU still has figures" "$(printf '%s\n' "$scr" | grep 'GPU 0 A100-SXM4-80GB')" "%"
