@@ -269,12 +269,14 @@ $(BUILD)/bench_scale: bench/bench_scale.c $(BUILD)/libmigmon.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) $(LIBS)
 $(BUILD)/bench_prom: bench/bench_prom.c $(BUILD)/libmigmon.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) $(LIBS)
+$(BUILD)/bench_procinfo: bench/bench_procinfo.c $(BUILD)/libmigmon.a
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) $(LIBS)
 $(BUILD)/bench_tui: bench/bench_tui.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL) -lutil
 .PHONY: bench
 bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(BUILD)/bench_engine $(BUILD)/bench_scale \
-		$(BUILD)/bench_tui $(BUILD)/bench_prom $(SIM_ALL)
+		$(BUILD)/bench_tui $(BUILD)/bench_prom $(BUILD)/bench_procinfo $(SIM_ALL)
 	@for s in a100-sxm4-80gb h100-pcie-mig-535 dgx-a100-8x7; do \
 		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_tick sim/scenarios/$$s.ini 2000; done
 	@echo "== with the GPM helper (sampling every 100 ms)"
@@ -289,6 +291,8 @@ bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(BUILD)/bench_engine $(BU
 	@echo "== devices x processes"
 	@MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) MIGMON_SIM_SCENARIOS=$(CURDIR)/sim/scenarios \
 		$(BUILD)/bench_scale $(CURDIR)/$(BIN) 10
+	@echo "== /proc facts of GPU processes that exist on this host"
+	@for n in 100 1000; do $(BUILD)/bench_procinfo $$n 2000; done
 	@echo "== the /metrics page (export)"
 	@for s in a100-sxm4-80gb dgx-a100-8x7; do \
 		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_prom sim/scenarios/$$s.ini 2000; done

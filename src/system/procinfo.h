@@ -16,6 +16,10 @@
  *
  * Facts are cached per (PID, start time) so a reused PID is never mistaken
  * for the old process; entries not used during a tick are dropped at its end.
+ * An exec keeps both, so user and command line are read again at the next
+ * tick when the name or the stack address in stat changed since they were
+ * read, and at least every PROCINFO_REREAD_S seconds otherwise
+ * (docs/processes.md).
  * After warm-up a tick allocates nothing.
  */
 #ifndef MIGMON_PROCINFO_H
@@ -30,6 +34,12 @@
 enum procinfo_ns { PROCINFO_NS_HOST, PROCINFO_NS_ANCESTOR, PROCINFO_NS_OWN };
 
 struct procinfo;
+
+/* The longest a cached user and command line go without being read again,
+ * in seconds of the clock given to procinfo_begin: an exec that changes
+ * neither the name nor the stack address in stat (python exec'ing python
+ * without ASLR, or in a process we may not inspect) shows within it. */
+#define PROCINFO_REREAD_S 5
 
 /* proc_root NULL means "/proc". Returns 0 or -ENOMEM. */
 int procinfo_open(struct procinfo **out, const char *proc_root);
@@ -57,6 +67,9 @@ struct procinfo_stat {
     uint64_t utime, stime; /* clock ticks */
     uint64_t start_time;   /* clock ticks after boot */
     int64_t rss_pages;
+    /* field 28, the address of the stack's start: new at every exec (ASLR);
+     * 0 when absent or when the process is not ours to inspect */
+    uint64_t start_stack;
 };
 /* Any user can put terminal escape sequences in a process name or argv.
  * Replace C0 controls, DEL and UTF-8-encoded C1 controls with '?' in place, so

@@ -512,3 +512,48 @@ wait "$dpid"; rc=$?
 eq "stdin /dev/null: SIGTERM ends it with status 0" "$rc" 0
 wait "$fpid"; rc=$?
 eq "stdin a regular file: SIGTERM ends it with status 0" "$rc" 0
+
+# --- a process that execs: its new command line within the re-read cadence --
+# Two live processes made GPU processes of the simulated A100 wait for a
+# flag, then exec: sh -> sleep (another name: read again at the next tick)
+# and sh -> sh (the same exe and name: at the next tick by its new stack
+# address, else at the latest 5 s after the previous read;
+# docs/processes.md).
+flag=$R/exec.go
+sh -c 'while [ ! -e "$0" ]; do sleep 0.1; done; exec sleep 61' "$flag" &
+xa=$!
+sh -c 'while [ ! -e "$0" ]; do sleep 0.1; done; exec sh -c "sleep 62; :"' "$flag" &
+xb=$!
+printf '%s 0 1000\n%s 0 500\n' "$xa" "$xb" >"$R/exec.ctl"
+MIGMON_SIM_PROC_FILE="$R/exec.ctl" rec_bg a100-sxm4-80gb.ini -o "$R/exec.jsonl" -i 250 --gpm off &
+rpid=$!
+cmds="[.devices[0].processes[] | select(.pid == $xa or .pid == $xb) | .command]"
+wait_lines "$R/exec.jsonl" 2 || bad "exec: no records from the recorder"
+t_flag=$(date +%s.%N)
+: >"$flag"
+new='["sleep 61","sh -c sleep 62; :"]'
+end=$((SECONDS + 20))
+while [ "$SECONDS" -lt "$end" ]; do
+    [ "$(tail -n 1 "$R/exec.jsonl" | jq -c "$cmds" 2>/dev/null)" == "$new" ] && break
+    sleep 0.1
+done
+kill -TERM "$rpid"
+wait "$rpid"
+xbc=$(pgrep -P "$xb") # the second one's sleep, ended after its shell
+kill "$xa" "$xb" 2>/dev/null
+wait "$xa" "$xb" 2>/dev/null
+[ -n "$xbc" ] && kill "$xbc" 2>/dev/null
+jeq "exec: the first record shows the command lines before the exec" \
+    "$(head -n 1 "$R/exec.jsonl")" "$cmds | map(startswith(\"sh -c while\"))" '[true,true]'
+# seconds from the flag to the first record showing each new command line
+# (the timestamp is RFC 3339 with milliseconds)
+ts='(.timestamp | (.[0:19] + "Z" | fromdateiso8601) + (.[20:23] | tonumber) / 1000)'
+for want in 'sleep 61' 'sh -c sleep 62; :'; do
+    late=$(jq -rs --arg w "$want" --argjson t "$t_flag" \
+        "[.[] | select($cmds | index([\$w])) | $ts - \$t][0] // \"never\"" "$R/exec.jsonl")
+    case $late in
+    never) bad "exec: '$want' never shown within 20 s" ;;
+    *) awk -v s="$late" 'BEGIN { exit !(s ~ /^-?[0-9.]+$/ && s + 0 <= 7) }' && ok ||
+        bad "exec: '$want' shown $late s after the exec (cadence 5 s, 2 s slack)" ;;
+    esac
+done

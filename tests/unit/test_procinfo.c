@@ -1,7 +1,8 @@
 /*
  * /proc facts of GPU processes from fixture trees (tests/fixtures/proc/):
  * stat/status/cgroup parsing, the three PID-namespace views, CPU % deltas,
- * PID reuse told apart by start time, cache pruning.
+ * PID reuse told apart by start time, cache pruning, facts read again after
+ * an exec.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -41,6 +42,12 @@ static void test_parse_stat(void **state)
     assert_int_equal(st.stime, 56);
     assert_int_equal(st.start_time, 812345);
     assert_int_equal(st.rss_pages, 777);
+    assert_int_equal(st.start_stack, 0); /* the line ends before field 28 */
+    line = "4101 (python3) S 1 4101 4101 0 -1 4194560 10 0 0 0 1234 56 0 0 20 0 8 0 812345 "
+           "8123456789 777 18446744073709551615 94000000000000 94000000100000 "
+           "140730000000000 0 0\n";
+    assert_int_equal(procinfo_parse_stat(line, &st), 0);
+    assert_int_equal(st.start_stack, 140730000000000ull);
     assert_int_equal(procinfo_parse_stat("4101 (truncated) S 1 2 3", &st), -1);
     assert_int_equal(procinfo_parse_stat("garbage", &st), -1);
 }
@@ -332,6 +339,162 @@ static void test_second_look(void **state)
     rmdir(root);
 }
 
+/* A fixture process for the exec test: root/4101/{stat,status,cmdline}.
+ * Files are rewritten in place (procinfo keeps stat open and preads it, as
+ * /proc shows one process's stat through one descriptor). */
+static void put_file(const char *root, const char *name, const char *text, size_t len)
+{
+    char f[PATH_MAX + 64];
+    snprintf(f, sizeof(f), "%s/4101/%s", root, name);
+    FILE *out = fopen(f, "wb");
+    assert_non_null(out);
+    assert_int_equal(fwrite(text, 1, len, out), len);
+    fclose(out);
+}
+
+/* stat of PID 4101: comm, CPU ticks (utime), start time (field 22),
+ * startstack (field 28). */
+static void put_stat(const char *root, const char *comm, unsigned utime, unsigned long long start,
+                     unsigned long long stack)
+{
+    char line[512];
+    int n = snprintf(line, sizeof(line),
+                     "4101 (%s) S 1 4101 4101 0 -1 4194560 10 0 0 0 %u 0 0 0 20 0 8 0 %llu "
+                     "8123456789 777 18446744073709551615 94000000000000 94000000100000 %llu 0 0 "
+                     "0 0 0 0 0 0 0 17 3 0 0 0 0 0\n",
+                     comm, utime, start, stack);
+    put_file(root, "stat", line, (size_t)n);
+}
+
+static void put_uid(const char *root, unsigned uid)
+{
+    char text[128];
+    int n = snprintf(text, sizeof(text), "Name:\tx\nUid:\t%u\t%u\t%u\t%u\nNSpid:\t4101\n", uid, uid,
+                     uid, uid);
+    put_file(root, "status", text, (size_t)n);
+}
+
+/* argv as /proc shows it: NUL after each argument */
+static void put_cmdline(const char *root, const char *args)
+{
+    char buf[256];
+    size_t n = strlen(args);
+    assert_true(n + 1 < sizeof(buf));
+    memcpy(buf, args, n + 1);
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == ' ')
+            buf[i] = '\0';
+    put_file(root, "cmdline", buf, n + 1);
+}
+
+static void fill_at(struct procinfo *pi, uint64_t secs, struct gpu_process *p)
+{
+    procinfo_begin(pi, secs * 1000000000ull);
+    *p = (struct gpu_process){.pid = 4101};
+    procinfo_fill(pi, p);
+    procinfo_end(pi);
+}
+
+/*
+ * A process that execs keeps its PID and start time. Its command line and
+ * user are read again on the next tick when its name or its stack address
+ * (stat fields 2 and 28) changed, and at least every PROCINFO_REREAD_S
+ * seconds when neither did (python exec'ing python, seen without ASLR or
+ * without the access that shows the stack address); its CPU % carries on
+ * across the exec. Another start time is another process.
+ */
+static void test_exec_rereads_facts(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/migmon-procinfo-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    char dir[PATH_MAX + 32];
+    snprintf(dir, sizeof(dir), "%s/4101", root);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    put_stat(root, "pyenv", 100, 812345, 140730000000000ull);
+    put_uid(root, 0);
+    put_cmdline(root, "bash /root/.pyenv/libexec/pyenv exec python3 -c x");
+
+    struct procinfo *pi;
+    assert_int_equal(procinfo_open(&pi, root), 0);
+    struct gpu_process p;
+    fill_at(pi, 1, &p);
+    assert_string_equal(p.name, "pyenv");
+    assert_string_equal(p.command, "bash /root/.pyenv/libexec/pyenv exec python3 -c x");
+    assert_string_equal(p.user, "root");
+    assert_int_equal(p.cpu_pct.src, MSRC_NONE);
+
+    /* Only the command line changed (an exec that stat does not show, or
+     * setproctitle): not read again a second later (the first re-read comes
+     * at least half the cadence after first sight)... */
+    put_cmdline(root, "bash /root/.pyenv/libexec/pyenv exec python3 -c y");
+    put_stat(root, "pyenv", 200, 812345, 140730000000000ull);
+    fill_at(pi, 2, &p);
+    assert_string_equal(p.command, "bash /root/.pyenv/libexec/pyenv exec python3 -c x");
+    assert_int_equal(p.cpu_pct.src, MSRC_DIRECT);
+    /* ...but within the cadence */
+    uint64_t t = 1 + PROCINFO_REREAD_S;
+    fill_at(pi, t, &p);
+    assert_string_equal(p.command, "bash /root/.pyenv/libexec/pyenv exec python3 -c y");
+    assert_int_equal(p.cpu_pct.src, MSRC_DIRECT); /* the same process: CPU % goes on */
+    assert_int_equal(p.start_time, 812345);
+    /* and not again a second after that re-read */
+    put_cmdline(root, "bash /root/.pyenv/libexec/pyenv exec python3 -c z");
+    fill_at(pi, ++t, &p);
+    assert_string_equal(p.command, "bash /root/.pyenv/libexec/pyenv exec python3 -c y");
+
+    /* bash -> python3, also becoming another user: a new name; the next
+     * tick */
+    put_stat(root, "python3", 300, 812345, 140730000000000ull);
+    put_cmdline(root, "python3 -c import time; time.sleep(30)");
+    put_uid(root, 4242);
+    fill_at(pi, ++t, &p);
+    assert_string_equal(p.name, "python3");
+    assert_string_equal(p.command, "python3 -c import time; time.sleep(30)");
+    assert_string_equal(p.user, "4242");
+    assert_int_equal(p.cpu_pct.src, MSRC_DIRECT);
+
+    /* python3 -> python3: the same name, a new stack address; the next
+     * tick */
+    put_stat(root, "python3", 400, 812345, 140720000000000ull);
+    put_cmdline(root, "python3 -m torch.distributed.run train.py");
+    fill_at(pi, ++t, &p);
+    assert_string_equal(p.command, "python3 -m torch.distributed.run train.py");
+
+    /* Exiting: no memory left (stack address 0), an empty command line, no
+     * status. What was read before stays. */
+    put_stat(root, "python3", 400, 812345, 0);
+    put_file(root, "cmdline", "", 0);
+    char f[PATH_MAX + 64];
+    snprintf(f, sizeof(f), "%s/status", dir);
+    unlink(f);
+    fill_at(pi, ++t, &p);
+    assert_string_equal(p.command, "python3 -m torch.distributed.run train.py");
+    assert_string_equal(p.user, "4242");
+
+    /* The PID reused: another start time is a new process. Nothing of the
+     * old one is carried: no CPU % baseline, no cached strings. */
+    put_stat(root, "sleep", 5000, 999999, 140710000000000ull);
+    fill_at(pi, ++t, &p);
+    assert_int_equal(p.start_time, 999999);
+    assert_string_equal(p.name, "sleep");
+    assert_string_equal(p.command, "");
+    assert_string_equal(p.user, "");
+    assert_int_equal(p.cpu_pct.src, MSRC_NONE);
+    fill_at(pi, ++t, &p);
+    assert_int_equal(p.cpu_pct.src, MSRC_DIRECT);
+    assert_float_equal(p.cpu_pct.value, 0.0, 0);
+    procinfo_close(pi);
+
+    static const char *const names[] = {"stat", "cmdline"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        snprintf(f, sizeof(f), "%s/%s", dir, names[i]);
+        unlink(f);
+    }
+    rmdir(dir);
+    rmdir(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -343,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_own_namespace_view),
         cmocka_unit_test(test_cpu_delta_and_pid_reuse),
         cmocka_unit_test(test_second_look),
+        cmocka_unit_test(test_exec_rereads_facts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
