@@ -291,28 +291,22 @@ int config_load(struct config *c, const char *path, FILE *errs, char *err, size_
                          : failed(err, errlen, p, -e, "cannot read it: %s", strerror(e));
         goto out;
     }
-    if (is_null_device(&st))
-        goto out;
-    if (!S_ISREG(st.st_mode)) {
-        rc = refuse(err, errlen, p, &st);
-        goto out;
-    }
-    fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-        int e = errno;
-        rc = failed(err, errlen, p, -e, "cannot read it: %s", strerror(e));
-        goto out;
-    }
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        rc = failed(err, errlen, p, -e, "cannot read it: %s", strerror(e));
-        goto out;
-    }
-    if (is_null_device(&st))
-        goto out;
-    if (!S_ISREG(st.st_mode)) {
-        rc = refuse(err, errlen, p, &st);
-        goto out;
+    for (int pass = 0; pass < 2; pass++) {
+        /* pass 0: the path; pass 1: what the open gave */
+        if (is_null_device(&st))
+            goto out;
+        if (!S_ISREG(st.st_mode)) {
+            rc = refuse(err, errlen, p, &st);
+            goto out;
+        }
+        if (pass == 1)
+            break;
+        fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0 || fstat(fd, &st) != 0) {
+            int e = errno;
+            rc = failed(err, errlen, p, -e, "cannot read it: %s", strerror(e));
+            goto out;
+        }
     }
     int fl = fcntl(fd, F_GETFL);
     if (fl >= 0)

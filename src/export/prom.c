@@ -548,39 +548,29 @@ static void write_identity(struct ctx *c)
         if (s->devices[i].kind == DEV_MIG && l)
             sample_plain(c, l, 1);
     }
+    /* The device states, 0 or 1 for every device of a kind. */
     static const struct {
         enum device_kind kind;
+        bool lost; /* else: stalled */
         const char *name, *help;
-    } stalled[] = {
-        {DEV_GPU, "migmon_gpu_sampling_stalled",
+    } states[] = {
+        {DEV_GPU, false, "migmon_gpu_sampling_stalled",
          "1 while a driver call for this GPU has not returned: its values are absent or "
          "carried."},
-        {DEV_MIG, "migmon_mig_sampling_stalled",
+        {DEV_MIG, false, "migmon_mig_sampling_stalled",
          "1 while a driver call for this MIG device has not returned."},
-    };
-    for (int k = 0; k < 2; k++) {
-        family(c, stalled[k].name, GAUGE, stalled[k].help);
-        for (size_t i = 0; i < s->ndevices; i++) {
-            const char *l = labels_of(c, i, LAB_MIGMON);
-            if (s->devices[i].kind == stalled[k].kind && l)
-                sample_plain(c, l, s->devices[i].stall ? 1 : 0);
-        }
-    }
-    static const struct {
-        enum device_kind kind;
-        const char *name, *help;
-    } lost[] = {
-        {DEV_GPU, "migmon_gpu_lost",
+        {DEV_GPU, true, "migmon_gpu_lost",
          "1 when the GPU has fallen off the bus (NVML_ERROR_GPU_IS_LOST); its labels are the "
          "identity read before."},
-        {DEV_MIG, "migmon_mig_lost", "1 when the MIG device's GPU has fallen off the bus."},
+        {DEV_MIG, true, "migmon_mig_lost", "1 when the MIG device's GPU has fallen off the bus."},
     };
-    for (int k = 0; k < 2; k++) {
-        family(c, lost[k].name, GAUGE, lost[k].help);
+    for (size_t k = 0; k < sizeof(states) / sizeof(states[0]); k++) {
+        family(c, states[k].name, GAUGE, states[k].help);
         for (size_t i = 0; i < s->ndevices; i++) {
+            const struct device *d = &s->devices[i];
             const char *l = labels_of(c, i, LAB_MIGMON);
-            if (s->devices[i].kind == lost[k].kind && l)
-                sample_plain(c, l, s->devices[i].lost ? 1 : 0);
+            if (d->kind == states[k].kind && l)
+                sample_plain(c, l, (states[k].lost ? d->lost : d->stall != NULL) ? 1 : 0);
         }
     }
     static const char *const pc[2] = {"migmon_gpu_processes", "migmon_mig_processes"};
