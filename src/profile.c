@@ -406,7 +406,11 @@ static void report_text(FILE *f, const struct prof *P, int status, double wall_s
     }
     if (P->w.visible_note[0])
         fprintf(f, "Note: %s\n", P->w.visible_note);
-    if (P->w.failed)
+    /* the first one's reason was said on stderr when it failed: a report
+     * there says it once */
+    if (P->w.failed && f == stderr && !P->w.quiet)
+        fprintf(f, "Failed samples: %lu (the first one's reason is above)\n", P->w.failed);
+    else if (P->w.failed)
         fprintf(f, "Failed samples: %lu (first: %s)\n", P->w.failed, P->w.first_error);
 }
 
