@@ -240,6 +240,27 @@ else
         '[true,true]'
 fi
 
+# options before and after the word profile, one rule with the other modes
+rm -f "$MIGMON_SIM_PROC_FILE"
+MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" -f json \
+    profile -i 100 -o "$TMP/around.json" -- "$CHILD" 0 300 1 0 0 150 0
+eq "profile: options before and after the word, the command's status" "$?" 0
+jeq "profile: options before and after the word applied" "$(cat "$TMP/around.json")" \
+    '[.interval_ms, .peak_gpu_memory_bytes]' '[100,314572800]'
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo profile -- true 2>&1); rc=$?
+eq "--demo profile -- true: exit 0" "$rc" 0
+contains "--demo profile -- true: the demo's devices" "$out" "GPU 0 NVIDIA H200"
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" profile --demo -- true 2>&1); rc=$?
+eq "profile --demo -- true: exit 0" "$rc" 0
+contains "profile --demo -- true: the demo's devices" "$out" "GPU 0 NVIDIA H200"
+# after --, nothing is read: a mode word or an option is the command's
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" profile -f json --demo -- sh -c 'exit 5' record --once 2>&1); rc=$?
+eq "profile -- sh -c ... record --once: the command's status" "$rc" 5
+jeq "profile -- CMD: the command as given" "$out" '.command' '["sh","-c","exit 5","record","--once"]'
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo profile -- record 2>&1); rc=$?
+eq "profile -- record: record is the command (127: not found)" "$rc" 127
+contains "profile -- record: said so" "$out" "cannot run 'record': No such file or directory"
+
 # process lists refused: the device's used memory growth, labelled as such
 sed -n '1,/^\[process/p' "$SCN/a100-sxm4-80gb.ini" | sed '$d' >"$TMP/noprocs.ini"
 printf '[fault.noprocs]\ntarget = gpu.0\nfunction = nvmlDeviceGet*RunningProcesses*\nreturn = NO_PERMISSION\n' \
