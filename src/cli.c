@@ -13,7 +13,13 @@
 void cli_usage(FILE *f)
 {
     fputs("Usage: mig-gpu-mon [OPTIONS]\n"
-          "       mig-gpu-mon record [-o FILE] [--format jsonl|csv|influx] [OPTIONS]\n"
+          "       mig-gpu-mon --once [-f table|json|prometheus|csv|influx] [--timeout S]\n"
+          "                   [OPTIONS]\n"
+          "       mig-gpu-mon record [-o FILE] [-f jsonl|csv|influx] [-n N] [--duration S]\n"
+          "                   [OPTIONS]\n"
+          "       mig-gpu-mon export [--listen ADDR:PORT] [--compat dcgm] [OPTIONS]\n"
+          "       mig-gpu-mon profile [PROFILE-OPTIONS] -- COMMAND [ARGS...]\n"
+          "                   (mig-gpu-mon profile --help lists them)\n"
           "Monitor NVIDIA GPUs, every MIG instance, the processes using them, and the\n"
           "host's CPUs and memory.\n"
           "\n"

@@ -282,6 +282,12 @@ profile_refused "stray: unexpected argument before profile (profile [OPTIONS] --
     --demo -i 100 stray profile -- true
 [ -e "$TMP/modes.jsonl" ] && bad "a refused command line created the output file" || ok
 
+# --help's Usage names every mode, each on a line of its own
+usage=$("$MIGMON_BIN" --help | sed -n '1,/^Monitor/p')
+for m in "Usage: mig-gpu-mon [OPTIONS]" "       mig-gpu-mon --once " "       mig-gpu-mon record " \
+    "       mig-gpu-mon export " "       mig-gpu-mon profile [PROFILE-OPTIONS] -- COMMAND [ARGS...]"; do
+    contains "--help Usage: $m" "$usage" "$m"
+done
 contains "--help: where options go" "$("$MIGMON_BIN" --help)" "Options go before or after the mode word"
 
 # A terminal without cursor addressing (TERM=dumb) is refused like an
