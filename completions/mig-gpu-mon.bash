@@ -10,9 +10,25 @@ _mig_gpu_mon_scenarios() {
 
 _mig_gpu_mon() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local mode="" w
-    for w in "${COMP_WORDS[@]:1:COMP_CWORD-1}"; do
-        case "$w" in record | export | profile) mode=$w ;; --) [ "$mode" = profile ] && return 0 ;; esac
+    # The mode: the first word that is record, export or profile and is not
+    # an option's value, before "--" (as the program reads it)
+    local mode="" w value=0 i
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        w=${COMP_WORDS[i]}
+        if [ "$value" = 1 ]; then
+            value=0
+            continue
+        fi
+        case "$w" in
+        --) return 0 ;; # profile's COMMAND, or words no mode takes
+        # --opt=value arrives as (--opt, =, value)
+        =) value=1 ;;
+        -f | --format | -i | --interval | -o | --output | -n | --count | --nvml-path | --proc-root | \
+            --top | --config | --gpm | --timeout | --listen | --compat | --duration | --trigger | \
+            --timeline)
+            [ "${COMP_WORDS[i + 1]}" != "=" ] && value=1 ;;
+        record | export | profile) [ -z "$mode" ] && mode=$w ;;
+        esac
     done
     # --opt=value arrives as (--opt, =, value)
     if [ "$prev" = "=" ] && [ "$COMP_CWORD" -ge 2 ]; then
@@ -39,7 +55,8 @@ _mig_gpu_mon() {
     esac
     local opts
     case "$mode" in
-    profile) opts="-i --interval -o --output -f --format --timeline --nvml-path --demo -h --help --" ;;
+    profile) opts="-i --interval -o --output -f --format --timeline --nvml-path --demo --proc-root -h
+        --help --" ;;
     record) opts="-o --output --append --force -f --format --duration -n --count --trigger -i --interval
         --top --gpm --nvml-path --demo --debug --proc-root --config --no-config" ;;
     export) opts="--listen --compat --export-processes -i --interval --top --gpm --nvml-path --demo

@@ -7,12 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile.h"
 #include "text.h"
 
 void cli_usage(FILE *f)
 {
     fputs("Usage: mig-gpu-mon [OPTIONS]\n"
-          "       mig-gpu-mon record [-o FILE] [--format jsonl|csv|influx] [OPTIONS]\n"
+          "       mig-gpu-mon --once [-f table|json|prometheus|csv|influx] [--timeout S]\n"
+          "                   [OPTIONS]\n"
+          "       mig-gpu-mon record [-o FILE] [-f jsonl|csv|influx] [-n N] [--duration S]\n"
+          "                   [OPTIONS]\n"
+          "       mig-gpu-mon export [--listen ADDR:PORT] [--compat dcgm] [OPTIONS]\n"
+          "       mig-gpu-mon profile [PROFILE-OPTIONS] -- COMMAND [ARGS...]\n"
+          "                   (mig-gpu-mon profile --help lists them)\n"
           "Monitor NVIDIA GPUs, every MIG instance, the processes using them, and the\n"
           "host's CPUs and memory.\n"
           "\n"
@@ -23,9 +30,16 @@ void cli_usage(FILE *f)
           "  profile [OPTS] -- CMD  run CMD and report its peak GPU and CPU memory, energy\n"
           "                         and activity (mig-gpu-mon profile --help)\n"
           "  export                 serve Prometheus metrics over HTTP (/metrics, /health)\n"
-          "  record                 write a snapshot every interval until stopped (first\n"
-          "                         argument; see Recording below)\n"
+          "  record                 write a snapshot every interval until stopped (see\n"
+          "                         Recording below)\n"
           "  One mode at a time: two of them together are refused.\n"
+          "\n"
+          "Options go before or after the mode word: --demo record -n 1 is\n"
+          "record -n 1 --demo. The mode is the first argument that is record, export\n"
+          "or profile and is not an option's value (an option that takes a value takes\n"
+          "it first: -o record names a file); nothing after -- is read as a mode or an\n"
+          "option (profile -- CMD: CMD and its arguments are CMD's). Two modes, or an\n"
+          "option of another mode (-o FILE without record), are refused: exit status 2.\n"
           "\n"
           "Options:\n"
           "      --demo[=SCENARIO]  run on the bundled NVML simulator (default scenario\n"
@@ -147,8 +161,8 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
     return 0;
 }
 
-/* The modes, in the order a conflict names them: record and profile are
- * words that must come first, export a word anywhere, --once an option. */
+/* The modes, in the order a conflict names them: record, export and
+ * profile are words (cli_mode_index finds the one), --once an option. */
 static const char *const mode_names[] = {"record", "export", "profile", "--once"};
 enum { MODE_RECORD = 1u << 0, MODE_EXPORT = 1u << 1, MODE_PROFILE = 1u << 2, MODE_ONCE = 1u << 3 };
 
@@ -249,19 +263,136 @@ static int check_record(struct cli *c, char *err, size_t errlen)
     return 0;
 }
 
+/* The monitor's options (record and export take the same table; what does
+ * not belong to the mode given is refused after the parse). */
+enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE, OPT_TOP, OPT_DEMO,
+       OPT_NO_COLOR, OPT_GPM, OPT_TIMEOUT,
+       OPT_LISTEN = 300, OPT_COMPAT, OPT_EXPORT_PROCESSES };
+enum { OPT_APPEND = 512, OPT_FORCE, OPT_DURATION, OPT_TRIGGER };
+enum { OPT_CONFIG = 600, OPT_NO_CONFIG, OPT_WRITE_CONFIG };
+static const struct option longopts[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {"once", no_argument, NULL, OPT_ONCE},
+    {"format", required_argument, NULL, 'f'},
+    {"interval", required_argument, NULL, 'i'},
+    {"nvml-path", required_argument, NULL, OPT_NVML_PATH},
+    {"debug", optional_argument, NULL, OPT_DEBUG},
+    {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
+    {"top", required_argument, NULL, OPT_TOP},
+    {"demo", optional_argument, NULL, OPT_DEMO},
+    {"no-color", no_argument, NULL, OPT_NO_COLOR},
+    {"config", required_argument, NULL, OPT_CONFIG},
+    {"no-config", no_argument, NULL, OPT_NO_CONFIG},
+    {"write-config", no_argument, NULL, OPT_WRITE_CONFIG},
+    {"gpm", required_argument, NULL, OPT_GPM},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"listen", required_argument, NULL, OPT_LISTEN},
+    {"compat", required_argument, NULL, OPT_COMPAT},
+    {"export-processes", no_argument, NULL, OPT_EXPORT_PROCESSES},
+    {"output", required_argument, NULL, 'o'},
+    {"append", no_argument, NULL, OPT_APPEND},
+    {"force", no_argument, NULL, OPT_FORCE},
+    {"duration", required_argument, NULL, OPT_DURATION},
+    {"count", required_argument, NULL, 'n'},
+    {"trigger", required_argument, NULL, OPT_TRIGGER},
+    {NULL, 0, NULL, 0},
+};
+/* '-': a word that is no option comes back in its place (as 1), so the
+ * mode word is known by where it is, and nothing is moved (also under
+ * POSIXLY_CORRECT) */
+static const char shorts[] = "-:hVf:i:o:n:";
+
+const struct cli_options cli_monitor_options = {.shorts = shorts, .longs = longopts};
+
 /*
- * Whether word would be read as one of the options (shorts: getopt's
+ * How getopt_long reads --NAME (NAME up to any '='), with the tables of
+ * every mode at once: the has_arg of the option NAME names, exactly, or as
+ * the start of options that all take a value alike. -1: none, or starts of
+ * options that differ (getopt refuses those where they are ambiguous).
+ */
+static int long_has_arg(const char *name, const struct cli_options *const *sets)
+{
+    size_t n = strcspn(name, "=");
+    int found = -1;
+    bool mixed = false;
+    for (; *sets; sets++) {
+        for (const struct option *o = (*sets)->longs; o->name; o++) {
+            if (strncmp(o->name, name, n) != 0)
+                continue;
+            if (o->name[n] == '\0')
+                return o->has_arg;
+            if (found >= 0 && found != o->has_arg)
+                mixed = true;
+            found = o->has_arg;
+        }
+    }
+    return mixed ? -1 : found;
+}
+
+/* Whether the short option ch takes a value in one of the modes (its
+ * getopt string has one ':' after it; no mode has a short option whose
+ * value is optional). */
+static bool short_has_arg(char ch, const struct cli_options *const *sets)
+{
+    for (; *sets; sets++) {
+        const char *s = (*sets)->shorts;
+        s += strspn(s, "+-:"); /* getopt's flags, not options */
+        const char *p = ch == ':' ? NULL : strchr(s, ch);
+        if (p && p[1] == ':' && p[2] != ':')
+            return true;
+    }
+    return false;
+}
+
+int cli_mode_index(int argc, char **argv)
+{
+    static const struct cli_options *const sets[] = {&cli_monitor_options, &profile_options,
+                                                     NULL};
+    for (int i = 1; i < argc; i++) {
+        const char *w = argv[i];
+        if (strcmp(w, "--") == 0)
+            return 0; /* what follows is no option and no mode */
+        if (w[0] != '-' || w[1] == '\0') {
+            if (mode_bit(w) & (MODE_RECORD | MODE_EXPORT | MODE_PROFILE))
+                return i;
+            continue;
+        }
+        if (w[1] == '-') {
+            if (strchr(w, '='))
+                continue;
+            int has = long_has_arg(w + 2, sets);
+            if (has == required_argument ||
+                (has == optional_argument && i + 1 < argc && argv[i + 1][0] != '-' &&
+                 !mode_bit(argv[i + 1])))
+                i++;
+            continue;
+        }
+        /* -abc: the first that takes a value takes the rest, or the next word */
+        for (const char *p = w + 1; *p; p++) {
+            if (short_has_arg(*p, sets)) {
+                if (p[1] == '\0')
+                    i++;
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+/*
+ * Whether word would be read as one of the options (optstring: getopt's
  * string; longs: its table): "--", --NAME or --NAME=... where NAME is a long
  * option or the start of one (getopt_long takes abbreviations), or -X...
  * where X is a short option. "-" (standard output for -o), negative numbers
  * and any other word are values.
  */
-static bool is_option(const char *word, const char *shorts, const struct option *longs)
+static bool is_option(const char *word, const char *optstring, const struct option *longs)
 {
     if (word[0] != '-' || word[1] == '\0')
         return false;
     if (word[1] != '-')
-        return word[1] != ':' && strchr(shorts, word[1]) != NULL;
+        return word[1] != ':' && strchr(optstring, word[1]) != NULL;
     if (word[2] == '\0')
         return true;
     size_t n = strcspn(word + 2, "=");
@@ -273,50 +404,20 @@ static bool is_option(const char *word, const char *shorts, const struct option 
 
 static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t errlen)
 {
-    enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE, OPT_TOP, OPT_DEMO,
-           OPT_NO_COLOR, OPT_GPM, OPT_TIMEOUT,
-           OPT_LISTEN = 300, OPT_COMPAT, OPT_EXPORT_PROCESSES };
-    enum { OPT_APPEND = 512, OPT_FORCE, OPT_DURATION, OPT_TRIGGER };
-    enum { OPT_CONFIG = 600, OPT_NO_CONFIG, OPT_WRITE_CONFIG };
-    static const struct option longopts[] = {
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {"once", no_argument, NULL, OPT_ONCE},
-        {"format", required_argument, NULL, 'f'},
-        {"interval", required_argument, NULL, 'i'},
-        {"nvml-path", required_argument, NULL, OPT_NVML_PATH},
-        {"debug", optional_argument, NULL, OPT_DEBUG},
-        {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
-        {"top", required_argument, NULL, OPT_TOP},
-        {"demo", optional_argument, NULL, OPT_DEMO},
-        {"no-color", no_argument, NULL, OPT_NO_COLOR},
-        {"config", required_argument, NULL, OPT_CONFIG},
-        {"no-config", no_argument, NULL, OPT_NO_CONFIG},
-        {"write-config", no_argument, NULL, OPT_WRITE_CONFIG},
-        {"gpm", required_argument, NULL, OPT_GPM},
-        {"timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"listen", required_argument, NULL, OPT_LISTEN},
-        {"compat", required_argument, NULL, OPT_COMPAT},
-        {"export-processes", no_argument, NULL, OPT_EXPORT_PROCESSES},
-        {"output", required_argument, NULL, 'o'},
-        {"append", no_argument, NULL, OPT_APPEND},
-        {"force", no_argument, NULL, OPT_FORCE},
-        {"duration", required_argument, NULL, OPT_DURATION},
-        {"count", required_argument, NULL, 'n'},
-        {"trigger", required_argument, NULL, OPT_TRIGGER},
-        {NULL, 0, NULL, 0},
-    };
     memset(c, 0, sizeof(*c));
     c->interval_ms = CLI_INTERVAL_DEFAULT_MS;
     c->timeout_ms = CLI_TIMEOUT_DEFAULT_MS;
     c->top = CLI_TOP_DEFAULT;
-    /* The mode word: the rest is parsed as if "record" were the program. */
-    if (argc >= 2 && strcmp(argv[1], "record") == 0) {
-        c->record = true;
-        argc--;
-        argv++;
-    }
-    static const char shorts[] = ":hVf:i:o:n:";
+    /* The mode word stays where it is, so --demo or --debug before it see
+     * a mode there, not a value. */
+    int at = cli_mode_index(argc, argv);
+    unsigned mode = at ? mode_bit(argv[at]) : 0;
+    c->record = mode == MODE_RECORD;
+    c->exporter = mode == MODE_EXPORT;
+    /* any other mode among the words counts (also after "--"), so that two
+     * modes are refused whatever their order */
+    unsigned modes = mode;
+    const char *stray = NULL;
     optind = 1;
     opterr = 0;
     int opt, li;
@@ -326,7 +427,8 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
          * itself an option (--config --no-config, -o --force) means the
          * value was forgotten. Given with '=' or attached (-o-x), a value is
          * taken as it is. */
-        if (optarg && optarg == argv[optind - 1] && is_option(optarg, shorts, longopts)) {
+        if (opt != 1 && optarg && optarg == argv[optind - 1] &&
+            is_option(optarg, shorts, longopts)) {
             char name[32];
             if (li >= 0)
                 snprintf(name, sizeof(name), "--%s", longopts[li].name);
@@ -337,6 +439,13 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
             return -1;
         }
         switch (opt) {
+        case 1:
+            if (optind - 1 != at) {
+                modes |= mode_bit(optarg);
+                if (!stray)
+                    stray = optarg;
+            }
+            break;
         case 'h': c->help = true; break;
         case 'V': c->version = true; break;
         case OPT_ONCE: c->once = true; break;
@@ -491,22 +600,24 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
             return -1;
         }
     }
-    /* getopt has moved the words to the end: any mode among them counts,
-     * so that two modes are refused whatever their order */
-    unsigned modes = (c->record ? MODE_RECORD : 0) | (c->once ? MODE_ONCE : 0);
-    for (int i = optind; i < argc; i++)
+    for (int i = optind; i < argc; i++) { /* after "--" */
         modes |= mode_bit(argv[i]);
+        if (!stray)
+            stray = argv[i];
+    }
+    if (c->once)
+        modes |= MODE_ONCE;
     if (check_modes(modes, err, errlen) != 0)
         return -1;
-    if (optind < argc && strcmp(argv[optind], "export") == 0) {
-        c->exporter = true;
-        optind++;
-    }
-    if (optind < argc) {
-        if (mode_bit(argv[optind]) & (MODE_RECORD | MODE_PROFILE))
-            snprintf(err, errlen, "%s must be the first argument (see --help)", argv[optind]);
+    if (stray) {
+        if (mode && mode_bit(stray) == mode)
+            snprintf(err, errlen, "%s given twice (see --help)", stray);
         else
-            snprintf(err, errlen, "%s: unexpected argument (see --help)", argv[optind]);
+            snprintf(err, errlen, "%s: unexpected argument (see --help)", stray);
+        return -1;
+    }
+    if (mode == MODE_PROFILE) { /* profile_main parses it, with its own options */
+        snprintf(err, errlen, "profile: see profile --help");
         return -1;
     }
     if (c->demo && c->nvml_path) {
@@ -524,6 +635,15 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
     }
     if (c->timeout_given && !c->once) {
         snprintf(err, errlen, "--timeout needs --once");
+        return -1;
+    }
+    if (c->record && c->listen) {
+        snprintf(err, errlen, "--listen needs export");
+        return -1;
+    }
+    if (c->record && (c->compat_dcgm || c->export_processes)) {
+        snprintf(err, errlen, "%s needs export or --once --format prometheus",
+                 c->compat_dcgm ? "--compat" : "--export-processes");
         return -1;
     }
     if (c->record)

@@ -36,7 +36,7 @@ struct cli {
     const char *listen;     /* --listen ADDR:PORT, borrowed; NULL: CLI_LISTEN_DEFAULT */
     bool compat_dcgm;       /* --compat dcgm */
     bool export_processes;  /* --export-processes */
-    /* record mode (the first argument is the word `record`) */
+    /* record mode (the mode word `record`) */
     bool record;
     const char *output;     /* -o FILE; "-": standard output (the default) */
     bool append, force;     /* -o FILE exists: add to it, replace it */
@@ -62,10 +62,37 @@ enum { CLI_GPM_AUTO = 0, CLI_GPM_ON = 1, CLI_GPM_OFF = 2 };
 #define CLI_INTERVAL_MAX_MS 3600000u
 #define CLI_INTERVAL_DEFAULT_MS 1000u
 
+struct option;
+
+/* A mode's options as getopt_long takes them. */
+struct cli_options {
+    const char *shorts;         /* getopt's string */
+    const struct option *longs; /* getopt_long's table, ending in a NULL name */
+};
+
+/* The monitor's: --once, record and export. */
+extern const struct cli_options cli_monitor_options;
+
+/*
+ * Where the mode word is in argv: the index of the first argument that is
+ * record, export or profile and is not the value of an option, before any
+ * "--" (nothing after it is a mode, or an option: profile's COMMAND); 0 when
+ * there is none. Options may come before and after it. Values are read as
+ * getopt_long reads them, with the options of every mode (cli_monitor_options,
+ * profile_options), so the answer is the same whichever mode parses:
+ * a value that must be given is the rest of the word or the next word,
+ * whatever it is (-o record names a file); --demo's and --debug's optional
+ * value follows '=' or is the next word when that does not start with '-'
+ * and is not a mode word (cli_optional_value).
+ */
+int cli_mode_index(int argc, char **argv);
+
 /* Returns 0, or -1 with one line (no trailing newline) in err, its
  * quotations escaped (cli_escape). A value taken from the next word that is
  * itself an option (--config --no-config, -o -n) is refused as missing;
- * with '=' (--config=--odd) or attached (-o-n) it is taken. */
+ * with '=' (--config=--odd) or attached (-o-n) it is taken. The mode word
+ * may be anywhere cli_mode_index finds it; profile is not parsed here
+ * (profile_main), and refused. */
 int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen);
 
 /*

@@ -273,11 +273,12 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], GPM_HELPER_ARG) == 0)
         return gpm_helper_main(argc, argv);
     /* profile -- CMD: a mode with options of its own (profile.c) */
-    if (argc >= 2 && strcmp(argv[1], "profile") == 0) {
+    int at = cli_mode_index(argc, argv);
+    if (at && strcmp(argv[at], "profile") == 0) {
         static char exe[4096];
         ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
         exe[n > 0 ? n : 0] = '\0';
-        return profile_main(argc - 1, argv + 1, exe);
+        return profile_main(argc, argv, at, exe);
     }
     struct cli c;
     char err[512];

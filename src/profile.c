@@ -85,6 +85,9 @@ static void usage(FILE *f)
           "      --proc-root DIR   read processes and memory from DIR instead of /proc\n"
           "  -h, --help            this help\n"
           "\n"
+          "OPTIONS may also come before the word profile (mig-gpu-mon --demo profile\n"
+          "-- CMD). What follows -- is COMMAND and its arguments, never read here.\n"
+          "\n"
           "The exit status is COMMAND's (128+N when it died of signal N; 127 when it\n"
           "cannot be found, 126 when it cannot be executed); 1 when COMMAND succeeded\n"
           "but the report or timeline could not be written. SIGINT, SIGTERM, SIGHUP\n"
@@ -92,28 +95,57 @@ static void usage(FILE *f)
           f);
 }
 
-static int parse(struct prof_opts *o, int argc, char **argv)
+enum { O_TIMELINE = 256, O_NVML, O_DEMO, O_PROC_ROOT };
+static const struct option longopts[] = {
+    {"interval", required_argument, NULL, 'i'},
+    {"output", required_argument, NULL, 'o'},
+    {"format", required_argument, NULL, 'f'},
+    {"timeline", required_argument, NULL, O_TIMELINE},
+    {"nvml-path", required_argument, NULL, O_NVML},
+    {"demo", optional_argument, NULL, O_DEMO},
+    {"proc-root", required_argument, NULL, O_PROC_ROOT},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* '+': options end at COMMAND, so its own options stay its own */
+const struct cli_options profile_options = {.shorts = "+:i:o:f:h", .longs = longopts};
+
+/*
+ * argv[at] is the mode word: options come before and after it, COMMAND
+ * after it (after "--", or from the first other word on). getopt stops at
+ * the mode word as at any word that is no option; it is stepped over and
+ * the options go on. Returns an exit status, or -1 to go on.
+ */
+static int parse(struct prof_opts *o, int argc, char **argv, int at)
 {
-    enum { O_TIMELINE = 256, O_NVML, O_DEMO, O_PROC_ROOT };
-    static const struct option longopts[] = {
-        {"interval", required_argument, NULL, 'i'},
-        {"output", required_argument, NULL, 'o'},
-        {"format", required_argument, NULL, 'f'},
-        {"timeline", required_argument, NULL, O_TIMELINE},
-        {"nvml-path", required_argument, NULL, O_NVML},
-        {"demo", optional_argument, NULL, O_DEMO},
-        {"proc-root", required_argument, NULL, O_PROC_ROOT},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     memset(o, 0, sizeof(*o));
     o->interval_ms = PROF_INTERVAL_DEFAULT_MS;
     char err[160];
     optind = 1;
     opterr = 0;
-    int opt;
-    /* '+': options end at COMMAND, so its own options stay its own */
-    while ((opt = getopt_long(argc, argv, "+:i:o:f:h", longopts, NULL)) != -1) {
+    bool past_mode = false, dashdash = false;
+    for (;;) {
+        int before = optind;
+        int opt = getopt_long(argc, argv, profile_options.shorts, longopts, NULL);
+        if (opt == -1 && !past_mode && optind == at) {
+            past_mode = true;
+            optind++;
+            continue;
+        }
+        if (opt == -1) {
+            /* getopt steps over "--" and stops after it */
+            dashdash = optind == before + 1 && strcmp(argv[before], "--") == 0;
+            break;
+        }
+        if (optarg && optarg == argv[at]) {
+            /* an abbreviation cli_mode_index reads as no option of one
+             * meaning (--o: --once or --output in the other modes) took the
+             * mode word as its value */
+            fprintf(stderr, "mig-gpu-mon profile: %s profile: write the option in full, or its "
+                            "value after '='\n", argv[optind - 2]);
+            return 2;
+        }
         switch (opt) {
         case 'i': {
             char *end;
@@ -163,10 +195,16 @@ static int parse(struct prof_opts *o, int argc, char **argv)
             return 2;
         }
     }
-    /* COMMAND is what follows "--"; before it, a mode is one too many */
-    if (optind < argc && strcmp(argv[optind], "--") == 0) {
-        optind++;
-    } else if (optind < argc && cli_mode_conflict("profile", argv[optind], err, sizeof(err)) != 0) {
+    /* COMMAND is what follows "--", never read; without "--", a word
+     * before the mode word is out of place, and a second mode is one too
+     * many */
+    if (!dashdash && optind < argc && !past_mode) {
+        fprintf(stderr, "mig-gpu-mon profile: %s: unexpected argument before profile (profile "
+                        "[OPTIONS] -- COMMAND [ARGS...])\n", argv[optind]);
+        return 2;
+    }
+    if (!dashdash && optind < argc &&
+        cli_mode_conflict("profile", argv[optind], err, sizeof(err)) != 0) {
         fprintf(stderr, "mig-gpu-mon: %s\n", err);
         return 2;
     }
@@ -406,7 +444,11 @@ static void report_text(FILE *f, const struct prof *P, int status, double wall_s
     }
     if (P->w.visible_note[0])
         fprintf(f, "Note: %s\n", P->w.visible_note);
-    if (P->w.failed)
+    /* the first one's reason was said on stderr when it failed: a report
+     * there says it once */
+    if (P->w.failed && f == stderr && !P->w.quiet)
+        fprintf(f, "Failed samples: %lu (the first one's reason is above)\n", P->w.failed);
+    else if (P->w.failed)
         fprintf(f, "Failed samples: %lu (first: %s)\n", P->w.failed, P->w.first_error);
 }
 
@@ -443,11 +485,11 @@ static FILE *output_open(const char *path)
     return f;
 }
 
-int profile_main(int argc, char **argv, const char *self_exe)
+int profile_main(int argc, char **argv, int at, const char *self_exe)
 {
     static struct prof P; /* large (devices, tree); one per process */
     memset(&P, 0, sizeof(P));
-    int rc = parse(&P.o, argc, argv);
+    int rc = parse(&P.o, argc, argv, at);
     if (rc >= 0)
         return rc;
     char demo_lib[4096], demo_label[160];

@@ -348,7 +348,7 @@ static void note_error(struct watch *W, const char *what)
     W->failed++;
     if (W->first_error[0])
         return;
-    snprintf(W->first_error, sizeof(W->first_error), "%.500s", what);
+    snprintf(W->first_error, sizeof(W->first_error), "%s", what); /* whole: as big as gpu_error */
     text_clean_lines(W->first_error, sizeof(W->first_error));
     if (!W->quiet)
         fprintf(stderr, "mig-gpu-mon profile: a sample failed (later failures not shown): %s\n",

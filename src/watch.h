@@ -77,7 +77,7 @@ struct watch {
     bool any_delta;
     double peak_rss;
     unsigned long samples, failed;
-    char first_error[512];
+    char first_error[2048]; /* the first failed sample's gpu_error, whole */
     char error[2048]; /* why the last sample had no GPU figures; "" when it had */
     char visible_note[512];
 };

@@ -217,15 +217,28 @@ static int resolve(struct nvml_lib *lib, char *err, size_t errlen)
     return 0;
 }
 
-/* Append "  path: reason\n" to the list of attempts. */
-static void note_attempt(char *list, size_t len, const char *path, const char *why)
+/* The attempts, each "\n  path: reason", for the message of a library not
+ * found. A line is there whole or not at all: those past the room (a long
+ * LD_LIBRARY_PATH) are counted, and the message says how many. The room
+ * leaves the message's other words space in the callers' 2048 bytes
+ * (gpu_error, with "waiting for the NVIDIA driver ...: " before it). */
+struct attempts {
+    char list[1536];
+    unsigned left_out;
+};
+
+static void note_attempt(struct attempts *a, const char *path, const char *why)
 {
-    size_t used = strlen(list);
-    if (used < len)
-        snprintf(list + used, len - used, "\n  %s: %s", path, why);
+    size_t used = strlen(a->list);
+    int n = snprintf(NULL, 0, "\n  %s: %s", path, why);
+    if (a->left_out || n < 0 || used + (size_t)n >= sizeof(a->list)) {
+        a->left_out++;
+        return;
+    }
+    snprintf(a->list + used, sizeof(a->list) - used, "\n  %s: %s", path, why);
 }
 
-static int try_path(struct nvml_lib *lib, const char *path, char *tried, size_t triedlen,
+static int try_path(struct nvml_lib *lib, const char *path, struct attempts *tried,
                     char *lasterr, size_t lasterrlen)
 {
     dlerror();
@@ -241,7 +254,7 @@ static int try_path(struct nvml_lib *lib, const char *path, char *tried, size_t 
             why += plen + 1;
         while (*why == ' ')
             why++;
-        note_attempt(tried, triedlen, path, why);
+        note_attempt(tried, path, why);
         return -1;
     }
     debuglog_printf("dlopen %s -> loaded", path);
@@ -263,7 +276,7 @@ int nvml_lib_open(struct nvml_lib *lib, const char *explicit_path, bool *explici
     memset(lib, 0, sizeof(*lib));
     if (explicit_missing)
         *explicit_missing = false;
-    char tried[2048] = "";
+    struct attempts tried = {.list = ""};
     char lasterr[512] = "";
 
     if (explicit_path) {
@@ -274,7 +287,7 @@ int nvml_lib_open(struct nvml_lib *lib, const char *explicit_path, bool *explici
             snprintf(err, errlen, "--nvml-path %s: no such file", explicit_path);
             return -1;
         }
-        if (try_path(lib, explicit_path, tried, sizeof(tried), lasterr, sizeof(lasterr)) != 0) {
+        if (try_path(lib, explicit_path, &tried, lasterr, sizeof(lasterr)) != 0) {
             snprintf(err, errlen, "--nvml-path %s: cannot load it: %s", explicit_path, lasterr);
             return -1;
         }
@@ -296,7 +309,7 @@ int nvml_lib_open(struct nvml_lib *lib, const char *explicit_path, bool *explici
             if (n > 0 && n < 3000) {
                 char cand[4096];
                 snprintf(cand, sizeof(cand), "%.*s/libnvidia-ml.so.1", (int)n, p);
-                if (try_path(lib, cand, tried, sizeof(tried), lasterr, sizeof(lasterr)) == 0)
+                if (try_path(lib, cand, &tried, lasterr, sizeof(lasterr)) == 0)
                     goto loaded;
             }
             if (!end)
@@ -305,14 +318,17 @@ int nvml_lib_open(struct nvml_lib *lib, const char *explicit_path, bool *explici
         }
     }
     for (size_t i = 0; default_paths[i]; i++) {
-        if (try_path(lib, default_paths[i], tried, sizeof(tried), lasterr, sizeof(lasterr)) == 0)
+        if (try_path(lib, default_paths[i], &tried, lasterr, sizeof(lasterr)) == 0)
             goto loaded;
     }
     /* each path tried is listed with its error: the last one is not repeated */
+    char more[64] = "";
+    if (tried.left_out)
+        snprintf(more, sizeof(more), "\n  (%u more not shown)", tried.left_out);
     snprintf(err, errlen,
-             "NVML library (libnvidia-ml) not found; is the NVIDIA driver installed? Tried:%s\n"
+             "NVML library (libnvidia-ml) not found; is the NVIDIA driver installed? Tried:%s%s\n"
              "If the library is elsewhere, run with --nvml-path /path/to/libnvidia-ml.so.1",
-             tried);
+             tried.list, more);
     return -1;
 
 loaded:

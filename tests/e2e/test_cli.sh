@@ -134,9 +134,11 @@ printf 'not a library\n' >"$TMP/nomhd-cli/libmicrohttpd.so.12"
 err=$(LD_LIBRARY_PATH="$TMP/nomhd-cli" timeout 10 "$MIGMON_BIN" --demo export --listen 127.0.0.1:0 2>&1); rc=$?
 eq "--demo export --listen: the exporter on the default scenario (no libmicrohttpd here: exit 2)" "$rc" 2
 contains "--demo export --listen: the exporter starts" "$err" "mig-gpu-mon: the HTTP server needs libmicrohttpd"
-err=$(timeout 10 "$MIGMON_BIN" --debug record -n 1 2>&1 </dev/null); rc=$?
-eq "--debug record exits 2" "$rc" 2
-eq "--debug record: the mode word out of place" "$err" "mig-gpu-mon: record must be the first argument (see --help)"
+out=$(XDG_STATE_HOME="$TMP/debug-state" MIGMON_SIM_TIME=100 timeout 20 "$MIGMON_BIN" --debug record -n 1 --demo \
+    2>"$TMP/debug-record.err" </dev/null); rc=$?
+eq "--debug record -n 1: the mode, exit 0" "$rc" 0
+eq "--debug record -n 1: one snapshot" "$(printf '%s\n' "$out" | jq -c '[.devices[0].name]' 2>&1)" '["NVIDIA H200"]'
+[ -s "$TMP/debug-state/mig-gpu-mon/debug.log" ] && ok || bad "--debug record: no log at the default path"
 
 # Two modes together are refused in either order, with one line and exit
 # status 2, before anything is opened or written
@@ -180,6 +182,113 @@ modes_refused "export and profile exclude each other" profile --demo export
 [ -e "$TMP/modes.jsonl" ] && bad "profile record: the output file was created" || ok
 MIGMON_SIM_TIME=100 "$MIGMON_BIN" profile -o /dev/null --demo -- sh -c 'exit 3' record 2>/dev/null; rc=$?
 eq "profile -- CMD: after --, a mode word is the command's" "$rc" 3
+
+# Options go before or after the mode word, one rule for every mode: the
+# mode is the first argument that is record, export or profile and is not an
+# option's value; nothing after -- is read as a mode or an option
+out=$(MIGMON_SIM_TIME=100 timeout 20 "$MIGMON_BIN" --demo=h200-mig record -n 1 --gpm off \
+    2>"$TMP/around.err" </dev/null); rc=$?
+eq "--demo=h200-mig record -n 1 --gpm off: exit 0" "$rc" 0
+eq "--demo=h200-mig record -n 1 --gpm off: one snapshot of the scenario" \
+    "$(printf '%s\n' "$out" | jq -sc '[length, .[0].devices[0].name]' 2>&1)" '[1,"NVIDIA H200"]'
+eq "--demo=h200-mig record -n 1 --gpm off: nothing on stderr" "$(cat "$TMP/around.err")" ""
+out=$(MIGMON_SIM_TIME=100 timeout 20 "$MIGMON_BIN" -n 2 --demo h200-mig -i 100 record </dev/null); rc=$?
+eq "-n 2 --demo h200-mig -i 100 record: exit 0" "$rc" 0
+eq "-n 2 --demo h200-mig -i 100 record: two snapshots" "$(printf '%s\n' "$out" | jq -s length 2>&1)" 2
+# export, options before and after the word: started, then stopped
+rm -f "$TMP/around-export.err"
+MIGMON_SIM_TIME=100 "$MIGMON_BIN" -i 200 export --listen 127.0.0.1:0 --demo 2>"$TMP/around-export.err" \
+    </dev/null &
+exp_pid=$!
+for _ in $(seq 100); do
+    grep -q "serving\|libmicrohttpd" "$TMP/around-export.err" 2>/dev/null && break
+    sleep 0.05
+done
+err=$(cat "$TMP/around-export.err")
+case "$err" in
+*"needs libmicrohttpd"*)
+    wait "$exp_pid"
+    echo "     (no libmicrohttpd: -i 200 export --listen checked as parsed only)"
+    ok ;;
+*"serving http://127.0.0.1:"*)
+    port=$(printf '%s' "$err" | grep -oE '127\.0\.0\.1:[0-9]+' | head -1 | cut -d: -f2)
+    if command -v curl >/dev/null; then
+        eq "-i 200 export --listen --demo: /health answers" \
+            "$(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/health")" 200
+    fi
+    kill -TERM "$exp_pid"
+    wait "$exp_pid"
+    eq "-i 200 export --listen --demo: stopped by SIGTERM, exit 0" "$?" 0 ;;
+*)
+    kill -TERM "$exp_pid" 2>/dev/null
+    wait "$exp_pid"
+    bad "-i 200 export --listen 127.0.0.1:0 --demo did not start: $err" ;;
+esac
+# profile: its options before and after the word
+for args in "--demo profile -f json -- true" "profile --demo -f json -- true" \
+    "-f json --demo profile -- true"; do
+    # shellcheck disable=SC2086
+    out=$(MIGMON_SIM_TIME=100 timeout 20 "$MIGMON_BIN" $args 2>&1 </dev/null); rc=$?
+    eq "$args: the command's status" "$rc" 0
+    jeq "$args: the report, on the default scenario" "$out" '[.command, .devices[0].name]' \
+        '[["true"],"NVIDIA H200"]'
+done
+# an option's value is taken first, also when it is a mode word (files
+# named like the modes, in a directory of their own)
+mw="$TMP/mode-words"
+mkdir -p "$mw"
+(cd "$mw" && MIGMON_SIM_TIME=100 timeout 20 "$MIGMON_BIN" --demo -o record record -n 1 </dev/null)
+eq "-o record record -n 1: exit 0" "$?" 0
+eq "-o record record: the file named record has the snapshot" \
+    "$(jq -sc '[length, .[0].devices[0].name]' "$mw/record" 2>&1)" '[1,"NVIDIA H200"]'
+(cd "$mw" && MIGMON_SIM_TIME=100 timeout 20 "$MIGMON_BIN" record --demo -n 1 -o export </dev/null)
+eq "record -o export: exit 0, a recording" "$?" 0
+[ -s "$mw/export" ] && ok || bad "record -o export: no file named export"
+rm -f "$mw/record"
+(cd "$mw" && MIGMON_SIM_TIME=100 timeout 20 "$MIGMON_BIN" -f json -o record --demo profile -- true 2>/dev/null)
+eq "-o record profile -- true: the command's status" "$?" 0
+jeq "-o record profile: the report in the file named record" "$(cat "$mw/record" 2>&1)" '.command' '["true"]'
+rm -rf "$mw"
+modes_refused "-o, --append, --force, --duration, -n and --trigger need the record mode (mig-gpu-mon record ...)" \
+    -o record --demo
+modes_refused "record: unexpected argument (see --help)" --demo -- record
+modes_refused "record given twice (see --help)" record -n 1 --demo record
+# after --, a mode word is the command's
+out=$(MIGMON_SIM_TIME=100 timeout 20 "$MIGMON_BIN" --demo profile -- record 2>&1 </dev/null); rc=$?
+eq "--demo profile -- record: record is the command (not found: 127)" "$rc" 127
+contains "--demo profile -- record: the command named" "$out" "cannot run 'record': No such file or directory"
+# the real conflicts, with options around the words: exit 2, one line
+modes_refused "record and export exclude each other" --demo -n 1 record export
+modes_refused "record and export exclude each other" -i 200 export -o modes.jsonl record
+modes_refused "record and profile exclude each other" --demo record -n 1 -- profile true
+modes_refused "export and profile exclude each other" -i 200 export --demo profile -- true
+modes_refused "record and --once exclude each other" --demo record -n 1 --once
+modes_refused "--listen needs export" --listen 127.0.0.1:0 --demo record -n 1
+modes_refused "--compat needs export or --once --format prometheus" --demo record --compat dcgm -n 1
+modes_refused "-o, --append, --force, --duration, -n and --trigger need the record mode (mig-gpu-mon record ...)" \
+    --demo -o modes.jsonl export --listen 127.0.0.1:0
+modes_refused "--timeline: unknown option (see --help)" --timeline t.jsonl --demo record
+# profile's own parser says so, as "mig-gpu-mon profile: ..."
+profile_refused() { # profile_refused MESSAGE ARGS...
+    local want=$1 err rc
+    shift
+    err=$(cd "$TMP" && timeout 10 "$MIGMON_BIN" "$@" 2>&1 </dev/null); rc=$?
+    eq "$*: exits 2" "$rc" 2
+    eq "$*: one message" "$err" "mig-gpu-mon profile: $want"
+}
+profile_refused "--listen: unknown option (see profile --help)" --listen 127.0.0.1:0 --demo profile -- true
+profile_refused "-n: unknown option (see profile --help)" -n 1 profile --demo -- true
+profile_refused "stray: unexpected argument before profile (profile [OPTIONS] -- COMMAND [ARGS...])" \
+    --demo -i 100 stray profile -- true
+[ -e "$TMP/modes.jsonl" ] && bad "a refused command line created the output file" || ok
+
+# --help's Usage names every mode, each on a line of its own
+usage=$("$MIGMON_BIN" --help | sed -n '1,/^Monitor/p')
+for m in "Usage: mig-gpu-mon [OPTIONS]" "       mig-gpu-mon --once " "       mig-gpu-mon record " \
+    "       mig-gpu-mon export " "       mig-gpu-mon profile [PROFILE-OPTIONS] -- COMMAND [ARGS...]"; do
+    contains "--help Usage: $m" "$usage" "$m"
+done
+contains "--help: where options go" "$("$MIGMON_BIN" --help)" "Options go before or after the mode word"
 
 # A terminal without cursor addressing (TERM=dumb) is refused like an
 # unknown one: one line, exit 2, nothing written to it, its modes as found.

@@ -20,6 +20,17 @@ eq "completion: --demo NAME from the program" "$(comp "$MIGMON_BIN" --demo h200)
 eq "completion: --demo=NAME (bash splits at =)" "$(comp "$MIGMON_BIN" --demo = dgx)" "dgx-a100-8x7 "
 eq "completion: profile's options" "$(comp "$MIGMON_BIN" profile --ti)" "--timeline "
 eq "completion: after profile's --, the command's own" "$(comp "$MIGMON_BIN" profile -- --o)" " "
+# the mode where the program finds it: options may come before it, and an
+# option's value is no mode
+eq "completion: options before record" "$(comp "$MIGMON_BIN" --demo h200-mig record --app)" "--append "
+eq "completion: --demo before record" "$(comp "$MIGMON_BIN" --demo record --app)" "--append "
+eq "completion: options before export" "$(comp "$MIGMON_BIN" -i 200 export --li)" "--listen "
+eq "completion: options before profile" "$(comp "$MIGMON_BIN" --demo profile --ti)" "--timeline "
+eq "completion: -o record is a file, no mode" "$(comp "$MIGMON_BIN" -o record --app)" " "
+eq "completion: --config=record is a file, no mode" "$(comp "$MIGMON_BIN" --config = record --app)" " "
+eq "completion: profile -o record: profile's formats" "$(comp "$MIGMON_BIN" profile -o record -f "")" "json text "
+eq "completion: after --demo profile --, the command's own" "$(comp "$MIGMON_BIN" --demo profile -- --o)" " "
+eq "completion: profile's --proc-root" "$(comp "$MIGMON_BIN" profile --pro)" "--proc-root "
 if command -v zsh >/dev/null; then
     zsh -n "$MIGMON_SRC/completions/_mig-gpu-mon"
     eq "completion: the zsh file parses" "$?" 0

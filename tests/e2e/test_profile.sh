@@ -214,6 +214,53 @@ jeq "profile: no driver, metric unavailable" "$out" '.gpu_memory_metric' '"unava
 jeq "profile: no driver, GPU peak null" "$out" '.peak_gpu_memory_bytes' null
 jeq "profile: no driver, CPU peak there" "$out" '.peak_cpu_memory_bytes >= 32 * 1048576' true
 
+# no driver, the report on stderr: the library search is said once, whole
+# (every path tried on a line of its own with its reason, the hint last);
+# the report refers to it. To a file, the report has it whole.
+if [ -e /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1 ] || ldconfig -p 2>/dev/null | grep -q libnvidia-ml; then
+    echo "note: a real NVML is installed; skipping the no-driver message checks" >&2
+else
+    LD_LIBRARY_PATH="$empty" "$MIGMON_BIN" profile -- sleep 0.3 2>"$TMP/nd.err"
+    eq "profile, no driver: the command's status" "$?" 0
+    nd=$(cat "$TMP/nd.err")
+    eq "profile, no driver: the search said once" \
+        "$(grep -c 'NVML library (libnvidia-ml) not found' "$TMP/nd.err")" 1
+    eq "profile, no driver: the 12 paths tried, each once and whole" \
+        "$(grep -cE '^  [^ ]*libnvidia-ml\.so(\.1)?: cannot open shared object file: No such file or directory$' "$TMP/nd.err")" 12
+    contains "profile, no driver: the hint, whole" "$nd" \
+        "If the library is elsewhere, run with --nvml-path /path/to/libnvidia-ml.so.1"
+    contains "profile, no driver: the WSL path, the last tried" "$nd" "  /usr/lib/wsl/lib/libnvidia-ml.so.1: "
+    contains "profile, no driver: the report refers to it" "$nd" "(the first one's reason is above)"
+    LD_LIBRARY_PATH="$empty" "$MIGMON_BIN" profile -o "$TMP/nd.txt" -- true 2>/dev/null
+    contains "profile, no driver, report to a file: the reason whole" "$(cat "$TMP/nd.txt")" \
+        "/usr/lib/wsl/lib/libnvidia-ml.so.1: cannot open shared object file: No such file or directory"
+    LD_LIBRARY_PATH="$empty" "$MIGMON_BIN" profile -f json -o "$TMP/nd.json" -- true 2>/dev/null
+    jeq "profile, no driver: first_error whole" "$(cat "$TMP/nd.json")" \
+        '.first_error | [contains("/usr/lib/wsl/lib/libnvidia-ml.so.1: cannot open"), endswith("--nvml-path /path/to/libnvidia-ml.so.1")]' \
+        '[true,true]'
+fi
+
+# options before and after the word profile, one rule with the other modes
+rm -f "$MIGMON_SIM_PROC_FILE"
+MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" -f json \
+    profile -i 100 -o "$TMP/around.json" -- "$CHILD" 0 300 1 0 0 150 0
+eq "profile: options before and after the word, the command's status" "$?" 0
+jeq "profile: options before and after the word applied" "$(cat "$TMP/around.json")" \
+    '[.interval_ms, .peak_gpu_memory_bytes]' '[100,314572800]'
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo profile -- true 2>&1); rc=$?
+eq "--demo profile -- true: exit 0" "$rc" 0
+contains "--demo profile -- true: the demo's devices" "$out" "GPU 0 NVIDIA H200"
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" profile --demo -- true 2>&1); rc=$?
+eq "profile --demo -- true: exit 0" "$rc" 0
+contains "profile --demo -- true: the demo's devices" "$out" "GPU 0 NVIDIA H200"
+# after --, nothing is read: a mode word or an option is the command's
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" profile -f json --demo -- sh -c 'exit 5' record --once 2>&1); rc=$?
+eq "profile -- sh -c ... record --once: the command's status" "$rc" 5
+jeq "profile -- CMD: the command as given" "$out" '.command' '["sh","-c","exit 5","record","--once"]'
+out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo profile -- record 2>&1); rc=$?
+eq "profile -- record: record is the command (127: not found)" "$rc" 127
+contains "profile -- record: said so" "$out" "cannot run 'record': No such file or directory"
+
 # process lists refused: the device's used memory growth, labelled as such
 sed -n '1,/^\[process/p' "$SCN/a100-sxm4-80gb.ini" | sed '$d' >"$TMP/noprocs.ini"
 printf '[fault.noprocs]\ntarget = gpu.0\nfunction = nvmlDeviceGet*RunningProcesses*\nreturn = NO_PERMISSION\n' \

@@ -142,9 +142,10 @@ static void test_record_mode(void **state)
     assert_int_equal(parse(&c, err, sizeof(err), 3, "-o", "f"), -1);
     assert_string_equal(err, "-o, --append, --force, --duration, -n and --trigger need the "
                              "record mode (mig-gpu-mon record ...)");
-    /* the word counts only as the first argument */
-    assert_int_equal(parse(&c, err, sizeof(err), 4, "-i", "500", "record"), -1);
-    assert_string_equal(err, "record must be the first argument (see --help)");
+    /* options may come before the mode word */
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "-i", "500", "record"), 0);
+    assert_true(c.record);
+    assert_int_equal(c.interval_ms, 500);
 }
 
 /* Two modes together are refused whatever their order, named in one order. */
@@ -168,8 +169,9 @@ static void test_modes_exclude_each_other(void **state)
                              "prints the page once)");
     assert_int_equal(parse(&c, err, sizeof(err), 3, "profile", "--once"), -1);
     assert_string_equal(err, "profile and --once exclude each other");
+    /* profile has a parser of its own (profile_main) */
     assert_int_equal(parse(&c, err, sizeof(err), 2, "profile"), -1);
-    assert_string_equal(err, "profile must be the first argument (see --help)");
+    assert_string_equal(err, "profile: see profile --help");
 
     /* for profile, which parses its own arguments */
     assert_int_equal(cli_mode_conflict("profile", "--once", err, sizeof(err)), -1);
@@ -361,6 +363,129 @@ static void test_errors_escape_controls(void **state)
     assert_string_equal(out, "ab\\x1b");
 }
 
+/* cli_mode_index on argv (argv[0] the program). */
+static int mode_at(int argc, ...)
+{
+    char *argv[16];
+    va_list ap;
+    va_start(ap, argc);
+    argv[0] = "mig-gpu-mon";
+    for (int i = 1; i < argc; i++)
+        argv[i] = va_arg(ap, char *);
+    va_end(ap);
+    argv[argc] = NULL;
+    return cli_mode_index(argc, argv);
+}
+
+/* The mode is the first argument that is a mode word and is not an option's
+ * value, before "--". */
+static void test_mode_index(void **state)
+{
+    (void)state;
+    assert_int_equal(mode_at(1), 0);
+    assert_int_equal(mode_at(2, "record"), 1);
+    assert_int_equal(mode_at(3, "--once", "record"), 2);
+    assert_int_equal(mode_at(4, "-i", "200", "export"), 3);
+    assert_int_equal(mode_at(3, "-i200", "export"), 2);
+    assert_int_equal(mode_at(3, "foo", "record"), 2);
+    assert_int_equal(mode_at(3, "-", "record"), 2);
+    assert_int_equal(mode_at(3, "record", "export"), 1);
+    /* a value that must be given is taken first, whatever it is */
+    assert_int_equal(mode_at(3, "-o", "record"), 0);
+    assert_int_equal(mode_at(4, "-o", "record", "record"), 3);
+    assert_int_equal(mode_at(4, "--config", "export", "export"), 3);
+    assert_int_equal(mode_at(4, "-n", "profile", "record"), 3);
+    assert_int_equal(mode_at(3, "-orecord", "export"), 2);
+    assert_int_equal(mode_at(3, "--output=record", "export"), 2);
+    assert_int_equal(mode_at(4, "--out", "record", "record"), 3); /* an abbreviation */
+    assert_int_equal(mode_at(4, "--config", "--no-config", "record"), 3);
+    /* and profile's own options are read the same */
+    assert_int_equal(mode_at(4, "--timeline", "record", "profile"), 3);
+    /* --demo and --debug: the next word unless it starts with '-' or is a mode */
+    assert_int_equal(mode_at(3, "--demo", "record"), 2);
+    assert_int_equal(mode_at(4, "--demo", "h200-mig", "record"), 3);
+    assert_int_equal(mode_at(3, "--demo=record", "export"), 2);
+    assert_int_equal(mode_at(5, "--debug", "profile", "--", "true"), 2);
+    assert_int_equal(mode_at(4, "--debug", "/tmp/x.log", "profile"), 3);
+    /* nothing after "--" is a mode */
+    assert_int_equal(mode_at(3, "--", "record"), 0);
+    assert_int_equal(mode_at(4, "--demo", "--", "profile"), 0);
+    assert_int_equal(mode_at(4, "profile", "--", "record"), 1);
+    /* -- as a value is a value */
+    assert_int_equal(mode_at(4, "--nvml-path", "--", "record"), 3);
+}
+
+/* Options before or after the mode word: one rule for record and export. */
+static void test_options_around_the_mode(void **state)
+{
+    (void)state;
+    struct cli c;
+    char err[256];
+    assert_int_equal(parse(&c, err, sizeof(err), 7, "--demo=h200-mig", "record", "-n", "1",
+                           "--gpm", "off"),
+                     0);
+    assert_true(c.record && c.demo);
+    assert_string_equal(c.demo_scenario, "h200-mig");
+    assert_int_equal(c.count, 1);
+    assert_int_equal(c.gpm, CLI_GPM_OFF);
+    assert_int_equal(parse(&c, err, sizeof(err), 6, "--demo", "h200-mig", "-n", "2", "record"), 0);
+    assert_true(c.record);
+    assert_string_equal(c.demo_scenario, "h200-mig");
+    assert_int_equal(c.count, 2);
+    assert_int_equal(parse(&c, err, sizeof(err), 5, "--debug", "record", "-n", "1"), 0);
+    assert_true(c.debug && c.record);
+    assert_null(c.debug_file);
+    assert_int_equal(parse(&c, err, sizeof(err), 6, "-i", "200", "export", "--listen",
+                           "127.0.0.1:0"),
+                     0);
+    assert_true(c.exporter);
+    assert_false(c.record);
+    assert_int_equal(c.interval_ms, 200);
+    assert_string_equal(c.listen, "127.0.0.1:0");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "--listen", ":0", "export"), 0);
+    assert_true(c.exporter);
+    /* a mode word that is an option's value is that value */
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "-o", "record", "record"), 0);
+    assert_true(c.record);
+    assert_string_equal(c.output, "record");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "-o", "export"), 0);
+    assert_true(c.record);
+    assert_false(c.exporter);
+    assert_string_equal(c.output, "export");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--config", "record"), 0);
+    assert_false(c.record);
+    assert_string_equal(c.config_file, "record");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "-o", "record"), -1);
+    assert_string_equal(err, "-o, --append, --force, --duration, -n and --trigger need the "
+                             "record mode (mig-gpu-mon record ...)");
+    /* ... also after the mode word, as a value that is an option is refused */
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "--config", "--no-config", "record"), -1);
+    assert_string_equal(err, "--config needs a value: --no-config is an option (write "
+                             "--config=--no-config to give it as the value)");
+    /* after "--" a word is no mode */
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "--demo", "--", "record"), -1);
+    assert_string_equal(err, "record: unexpected argument (see --help)");
+    assert_int_equal(parse(&c, err, sizeof(err), 5, "record", "-n", "1", "record"), -1);
+    assert_string_equal(err, "record given twice (see --help)");
+    /* the real conflicts: two modes, an option of another mode */
+    assert_int_equal(parse(&c, err, sizeof(err), 5, "-n", "1", "record", "export"), -1);
+    assert_string_equal(err, "record and export exclude each other");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "--demo", "export", "record"), -1);
+    assert_string_equal(err, "record and export exclude each other");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "--listen", ":0", "record"), -1);
+    assert_string_equal(err, "--listen needs export");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "--compat", "dcgm"), -1);
+    assert_string_equal(err, "--compat needs export or --once --format prometheus");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--export-processes", "record"), -1);
+    assert_string_equal(err, "--export-processes needs export or --once --format prometheus");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "-o", "f", "export"), -1);
+    assert_string_equal(err, "-o, --append, --force, --duration, -n and --trigger need the "
+                             "record mode (mig-gpu-mon record ...)");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "--demo", "profile", "--", "true"), -1);
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "--demo", "record", "--once"), -1);
+    assert_string_equal(err, "record and --once exclude each other");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -375,6 +500,8 @@ int main(void)
         cmocka_unit_test(test_optional_value_as_next_word),
         cmocka_unit_test(test_value_that_is_an_option),
         cmocka_unit_test(test_errors_escape_controls),
+        cmocka_unit_test(test_mode_index),
+        cmocka_unit_test(test_options_around_the_mode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
