@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2317 # the teardown functions run from traps
 # scripts/ci-chroot.sh: run ./test.sh the way the README promises it works,
 # on a fresh minimal Debian 12 (bookworm) machine that has nothing but git.
 # CI runs this (.ci/run); docs/ci.md describes it.
@@ -10,7 +11,7 @@
 #   2. makes the base tarball ($MIGMON_CI_DIR/bookworm-minbase.tgz: the .debs
 #      of `debootstrap --variant=minbase --include=git bookworm`) unless a
 #      cached one made with the same arguments is there;
-#   3. in a private mount and PID namespace (unshare), installs a new root
+#   3. in a private mount namespace (unshare), installs a new root
 #      from that tarball ($MIGMON_CI_DIR/root, deleted first), gives it this
 #      machine's Debian apt sources (same mirror, same suites: bookworm,
 #      -updates, -security), its Acquire:: apt settings, resolv.conf and
@@ -18,13 +19,16 @@
 #      nodes, a new devpts instance, /dev/shm), clones the committed HEAD of
 #      this checkout to /root/mig-gpu-mon and runs ./test.sh there as root
 #      with CI=true, no stdin and a login-like environment;
-#   4. when that ends (or on an error or a signal): kills whatever is left in
-#      the namespace, unmounts everything, checks that nothing is mounted
-#      under the root any more and only then deletes it (--one-file-system).
+#   4. when that ends (or on an error or a signal): kills every process
+#      whose root is the chroot (servers the tests left running), unmounts
+#      everything, checks that nothing is mounted under the root any more and
+#      only then deletes it (--one-file-system).
 #
 # Nothing is ever mounted in this machine's own mount namespace: the mounts
 # live in the private namespace and go away with it even if this script is
-# killed; and the PID namespace ends every process the tests leave behind.
+# killed. There is no PID namespace: the tests must see the machine's own
+# PIDs as a real machine's would (the monitor takes NVML's PIDs as invisible
+# inside a PID namespace other than the init one).
 #
 # Environment:
 #   MIGMON_CI_CMD=...     run this bash command in the clone instead of
@@ -121,6 +125,25 @@ debian_mirror() {
         }'
 }
 
+# Kill every process whose root directory is the chroot's (compared by
+# device and inode, which holds across mount namespaces).
+kill_chrooted() {
+    local id d pid i left
+    id=$(stat -c %d:%i "$root" 2>/dev/null) || return 0
+    for ((i = 0; i < 50; i++)); do
+        left=0
+        for d in /proc/[0-9]*; do
+            pid=${d#/proc/}
+            [ "$pid" != "$$" ] || continue
+            [ "$(stat -Lc %d:%i "$d/root" 2>/dev/null)" = "$id" ] || continue
+            kill -KILL "$pid" 2>/dev/null && left=1
+        done
+        [ "$left" -eq 0 ] && return 0
+        sleep 0.1
+    done
+    echo "ci-chroot: processes in $root would not end" >&2
+}
+
 # Mount points at or under $1 in the current mount namespace, deepest first.
 mounts_under() {
     findmnt -rn -o TARGET | awk -v r="$1" '$0 == r || index($0, r "/") == 1' | sort -r
@@ -139,22 +162,22 @@ remove_root() {
 }
 
 # ---------------------------------------------------------------------------
-# Inside the private namespaces (PID 1 there): install the root, set it up,
-# run the suite, tear down. $1 = the commit to test.
+# Inside the private mount namespace: install the root, set it up, run the
+# suite, tear down. $1 = the commit to test.
 inside() {
-    local rev=$1 rc=0 t
-    # shellcheck disable=SC2317 # called from the trap
+    local rev=$1 rc=0 t run_pid=
     teardown() {
         local m
-        # every other process of the PID namespace: daemons and servers the
-        # tests left running would keep their mounts busy
-        kill -KILL -1 2>/dev/null || true
-        wait 2>/dev/null || true
+        # what the tests left running would keep the mounts busy
+        kill_chrooted
         mounts_under "$root" | while read -r m; do
             umount "$m" 2>/dev/null || umount -l "$m" || echo "ci-chroot: cannot unmount $m" >&2
         done
     }
     trap teardown EXIT
+    trap 'exit 143' TERM
+    trap 'exit 130' INT
+    trap 'exit 129' HUP
 
     t=$SECONDS
     log "installing the root from $tarball"
@@ -210,14 +233,20 @@ inside() {
     done
     t=$SECONDS
     log "running in the chroot: $cmd"
-    chroot "$root" /usr/bin/env -i "${envs[@]}" /bin/bash -c "cd $clone && $cmd" </dev/null || rc=$?
+    # in the background so that a signal reaches the traps at once, with INT
+    # and QUIT as they were (a background job would ignore them, and so
+    # would every test)
+    (
+        trap - INT QUIT
+        exec chroot "$root" /usr/bin/env -i "${envs[@]}" /bin/bash -c "cd $clone && $cmd" </dev/null
+    ) &
+    run_pid=$!
+    wait "$run_pid" || rc=$?
     log "the command ended with status $rc after $(elapsed "$t")"
     return "$rc"
 }
 
 if [ "${1:-}" = --inside ]; then
-    # teardown's kill -1 must only ever reach the namespace's own processes
-    [ "$$" -eq 1 ] || die "--inside is for the PID namespace this script makes"
     mirror=$3
     inside "$2"
     exit
@@ -278,21 +307,21 @@ fi
 remove_root || exit 1
 
 ns_pid=
-# shellcheck disable=SC2317 # called from the traps
 on_signal() {
     trap - INT TERM HUP
     log "interrupted: ending the chroot"
-    # unshare --kill-child: its end kills the namespace's PID 1 and so every
-    # process in the namespace; its mounts go with it
-    [ -n "$ns_pid" ] && kill -TERM "$ns_pid" 2>/dev/null
-    [ -n "$ns_pid" ] && wait "$ns_pid" 2>/dev/null
+    # the inner script ends the chroot's processes and unmounts
+    if [ -n "$ns_pid" ]; then
+        kill -TERM "$ns_pid" 2>/dev/null
+        wait "$ns_pid" 2>/dev/null
+    fi
     exit 130
 }
-# shellcheck disable=SC2317
 on_exit() {
     if [ "${MIGMON_CI_KEEP:-}" = 1 ]; then
         log "MIGMON_CI_KEEP=1: the root stays in $root"
     else
+        kill_chrooted
         remove_root || true
     fi
 }
@@ -305,8 +334,7 @@ rc=0
 # and so would every test)
 (
     trap - INT QUIT
-    exec unshare --mount --pid --fork --kill-child --mount-proc \
-        "$0" --inside "$rev" "$mirror" </dev/null
+    exec unshare --mount --propagation private "$0" --inside "$rev" "$mirror" </dev/null
 ) &
 ns_pid=$!
 wait "$ns_pid" || rc=$?
