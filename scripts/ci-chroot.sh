@@ -43,6 +43,7 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
+self=$repo/scripts/$(basename "$0")
 suite=bookworm
 variant=minbase
 include=git
@@ -334,7 +335,7 @@ rc=0
 # and so would every test)
 (
     trap - INT QUIT
-    exec unshare --mount --propagation private "$0" --inside "$rev" "$mirror" </dev/null
+    exec unshare --mount --propagation private "$self" --inside "$rev" "$mirror" </dev/null
 ) &
 ns_pid=$!
 wait "$ns_pid" || rc=$?
