@@ -264,11 +264,14 @@ mkdir -p "$ci_dir"
 ci_dir=$(cd "$ci_dir" && pwd -P)
 tarball=$ci_dir/$suite-$variant.tgz
 root=$ci_dir/root
+# one run at a time per directory (the lock is not handed to the chroot)
+exec 9>"$ci_dir/lock"
+flock -n 9 || die "another run is using $ci_dir"
 rev=$(git -C "$repo" rev-parse HEAD)
 [ -z "$(git -C "$repo" status --porcelain --untracked-files=no)" ] ||
     log "note: the checkout has uncommitted changes; only the commit $rev is tested"
 
-for tool in debootstrap unshare chroot findmnt; do
+for tool in debootstrap unshare chroot findmnt flock; do
     command -v "$tool" >/dev/null 2>&1 && continue
     [ "$tool" = debootstrap ] || die "$tool not found (util-linux / coreutils)"
     command -v apt-get >/dev/null 2>&1 || die "debootstrap is missing and there is no apt-get to install it"
@@ -335,7 +338,7 @@ rc=0
 # and so would every test)
 (
     trap - INT QUIT
-    exec unshare --mount --propagation private "$self" --inside "$rev" "$mirror" </dev/null
+    exec unshare --mount --propagation private "$self" --inside "$rev" "$mirror" </dev/null 9>&-
 ) &
 ns_pid=$!
 wait "$ns_pid" || rc=$?
