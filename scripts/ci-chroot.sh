@@ -316,8 +316,8 @@ on_signal() {
     log "interrupted: ending the chroot"
     # the inner script ends the chroot's processes and unmounts
     if [ -n "$ns_pid" ]; then
-        kill -TERM "$ns_pid" 2>/dev/null
-        wait "$ns_pid" 2>/dev/null
+        kill -TERM "$ns_pid" 2>/dev/null || true
+        wait "$ns_pid" 2>/dev/null || true
     fi
     exit 130
 }
