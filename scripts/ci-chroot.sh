@@ -162,6 +162,22 @@ remove_root() {
     rm -rf --one-file-system "$root"
 }
 
+# How long apt spent installing in the chroot (its history log).
+apt_time() {
+    local h=$root/var/log/apt/history.log s e total=0 n=0
+    [ -f "$h" ] || return 0
+    while IFS= read -r line; do
+        case "$line" in
+        Start-Date:*) s=$(date -d "${line#Start-Date: }" +%s 2>/dev/null) || s= ;;
+        End-Date:*)
+            e=$(date -d "${line#End-Date: }" +%s 2>/dev/null) || continue
+            [ -n "$s" ] && total=$((total + e - s)) && n=$((n + 1))
+            ;;
+        esac
+    done <"$h"
+    [ "$n" -eq 0 ] || log "apt installed packages in the chroot for $total s ($n runs)"
+}
+
 # ---------------------------------------------------------------------------
 # Inside the private mount namespace: install the root, set it up, run the
 # suite, tear down. $1 = the commit to test.
@@ -244,6 +260,7 @@ inside() {
     run_pid=$!
     wait "$run_pid" || rc=$?
     log "the command ended with status $rc after $(elapsed "$t")"
+    apt_time
     return "$rc"
 }
 
