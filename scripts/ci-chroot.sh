@@ -279,6 +279,7 @@ case "$ci_dir" in
 esac
 mkdir -p "$ci_dir"
 ci_dir=$(cd "$ci_dir" && pwd -P)
+export MIGMON_CI_DIR=$ci_dir # the same, resolved, for the part in the namespace
 tarball=$ci_dir/$suite-$variant.tgz
 root=$ci_dir/root
 # one run at a time per directory (the lock is not handed to the chroot)
