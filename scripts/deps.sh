@@ -41,26 +41,43 @@ install_packages() {
     pm=$(detect_pm)
     case "$pm" in
     apt)
-        want=(gcc make libc6-dev libinih-dev libncurses-dev)
+        # binutils: the Makefile runs objcopy and ld itself (gcc brings it too)
+        want=(gcc binutils make libc6-dev libinih-dev libncurses-dev)
         want+=(libmicrohttpd-dev zlib1g-dev)
-        [ "$1" = test ] && want+=(libcmocka-dev jq valgrind tmux python3 pkgconf mandoc)
-        [ "$1" = test ] && want+=(prometheus curl)
-        # a real InfluxDB 1.x for the line-protocol test (tests/e2e/test_influxdb.sh)
-        [ "$1" = test ] && want+=(influxdb)
+        if [ "$1" = test ]; then
+            want+=(libcmocka-dev jq valgrind tmux python3 pkgconf mandoc)
+            # Commands the tests run that a minimal Debian (debootstrap
+            # --variant=minbase) lacks; everything else they call is in it
+            # (coreutils, util-linux and bsdutils' script and setsid, mount,
+            # diffutils, findutils, mawk, perl-base, ncurses-bin):
+            # pgrep (test_gpm, test_tui_gpm, test_hang)
+            want+=(procps)
+            want+=(prometheus curl)
+            # a real InfluxDB 1.x for the line-protocol test (tests/e2e/test_influxdb.sh)
+            want+=(influxdb)
+            # load generators and other tools of further tests: here
+        fi
         ;;
     dnf | yum)
-        want=(gcc make glibc-devel inih-devel ncurses-devel)
+        want=(gcc binutils make glibc-devel inih-devel ncurses-devel)
         want+=(libmicrohttpd-devel zlib-devel)
-        [ "$1" = test ] && want+=(libcmocka-devel jq valgrind tmux python3 pkgconf mandoc)
-        [ "$1" = test ] && want+=(golang-github-prometheus curl)
-        # No influxdb: Fedora and EPEL carry no InfluxDB server. The line-
-        # protocol test (tests/e2e/test_influxdb.sh) needs influxd 1.x and
-        # fails without it; InfluxData's own RPM repository has it as influxdb.
+        if [ "$1" = test ]; then
+            want+=(libcmocka-devel jq valgrind tmux python3 pkgconf mandoc)
+            # What Debian has in its minimal system and a minimal Fedora or
+            # RHEL may not: pgrep, script and setsid, diff and cmp, find,
+            # and Perl with the socket modules (test_record)
+            want+=(procps-ng util-linux diffutils findutils perl-interpreter perl-IO perl-Socket)
+            want+=(golang-github-prometheus curl)
+            # No influxdb: Fedora and EPEL carry no InfluxDB server. The line-
+            # protocol test (tests/e2e/test_influxdb.sh) needs influxd 1.x and
+            # fails without it; InfluxData's own RPM repository has it as influxdb.
+            # load generators and other tools of further tests: here
+        fi
         ;;
     *)
         echo "error: no apt-get, dnf or yum found; install a C compiler, make, inih, ncurses," \
-            "libmicrohttpd and zlib (and for tests cmocka, jq, valgrind, tmux, curl," \
-            "Prometheus with promtool and InfluxDB 1.x) by hand, then run 'make'" >&2
+            "libmicrohttpd and zlib (and for tests cmocka, jq, valgrind, tmux, python3, pkgconf," \
+            "mandoc, procps, curl, Prometheus with promtool and InfluxDB 1.x) by hand, then run 'make'" >&2
         exit 1
         ;;
     esac

@@ -66,8 +66,10 @@ hang_ctrl() {
     tmx send-keys -t "$1" "$2"
     hang_exit "$1"
 }
+# (the patterns' bracket expressions hold multibyte characters: a UTF-8
+# locale, whatever the caller's)
 row_of() { # row_of SCREEN N: GPU N's row of the device list (name, gauges, figures)
-    printf '%s\n' "$1" | grep -o "GPU $2 A100-SXM4-80GB[^│]*"
+    printf '%s\n' "$1" | LC_ALL=C.UTF-8 grep -o "GPU $2 A100-SXM4-80GB[^│]*"
 }
 util_of() { # util_of ROW: the utilisation figure, NN% (with a trailing * when carried) or N/A
     printf '%s\n' "$1" | sed 's/^GPU [0-9]* A100-SXM4-80GB//' | grep -oE '([0-9]+%\*?|N/A)' | head -1

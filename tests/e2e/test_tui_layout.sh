@@ -59,8 +59,9 @@ done
 P=$(tui_proc keys two-core)
 tui_start keys 200 60 2 MIGMON_SIM_SCENARIO="$SCN/dgx-a100-8x7.ini" -- "${SIMARGS[@]}" --proc-root "$P"
 scr=$(tui_capture keys)
-eq "dgx 200x60: all 8 GPUs on screen" "$(printf '%s\n' "$scr" | grep -cE '[▾▸] GPU [0-7] A100')" 8
-dev_rows=$(printf '%s\n' "$scr" | grep -cE '│[▶ ] +([▾▸] GPU|[├└] MIG)')
+# (bracket expressions of multibyte characters: a UTF-8 locale, whatever the caller's)
+eq "dgx 200x60: all 8 GPUs on screen" "$(printf '%s\n' "$scr" | LC_ALL=C.UTF-8 grep -cE '[▾▸] GPU [0-7] A100')" 8
+dev_rows=$(printf '%s\n' "$scr" | LC_ALL=C.UTF-8 grep -cE '│[▶ ] +([▾▸] GPU|[├└] MIG)')
 [ "$dev_rows" -ge 30 ] && ok || bad "dgx 200x60: $dev_rows device rows, expected 30 or more"
 contains "dgx 200x60: a folded GPU says how many instances it hides" "$scr" "▸ GPU 7 A100-SXM4-80GB +7 MIG"
 # digits jump to a GPU; two quick digits; Enter folds and unfolds
