@@ -29,6 +29,19 @@ jeq() {
     eq "$1" "$got" "$4"
 }
 
+# export_port ERRFILE: the port an exporter started with --listen
+# 127.0.0.1:0 says on its stderr (in ERRFILE) that it listens on, waiting
+# up to 5 s; empty when it never says so.
+export_port() {
+    local i p
+    for ((i = 0; i < 100; i++)); do
+        p=$(grep -oE '127\.0\.0\.1:[0-9]+/metrics' "$1" 2>/dev/null | grep -oE '[0-9]+/' | tr -d /)
+        [ -n "$p" ] && break
+        sleep 0.05
+    done
+    echo "$p"
+}
+
 # Run the monitor on a simulator scenario: mon SCENARIO [ARGS...]
 mon() {
     local scen=$1

@@ -79,12 +79,7 @@ eq "influx: a lost line has no reading" \
 MIGMON_SIM_SCENARIO="$FAULTS" MIGMON_SIM_TIME=28+1 "$MIGMON_BIN" export --nvml-path "$MIGMON_SIM_LIB" \
     --listen 127.0.0.1:0 -i 100 2>"$L/exp.err" &
 epid=$!
-port=
-for ((i = 0; i < 100; i++)); do
-    port=$(grep -oE '127\.0\.0\.1:[0-9]+/metrics' "$L/exp.err" 2>/dev/null | grep -oE ':[0-9]+' | tr -d :)
-    [ -n "$port" ] && break
-    sleep 0.05
-done
+port=$(export_port "$L/exp.err")
 page=
 for ((i = 0; i < 100; i++)); do
     page=$(curl -s -m 2 "http://127.0.0.1:$port/metrics")

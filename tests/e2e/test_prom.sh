@@ -100,12 +100,7 @@ start_export() {
         2>"$TMP/$name.err" &
     PROM_PIDS+=($!)
     LAST_PID=$!
-    PORT=
-    for ((i = 0; i < 100; i++)); do
-        PORT=$(grep -oE '127\.0\.0\.1:[0-9]+/metrics' "$TMP/$name.err" 2>/dev/null | grep -oE ':[0-9]+' | tr -d :)
-        [ -n "$PORT" ] && break
-        sleep 0.05
-    done
+    PORT=$(export_port "$TMP/$name.err")
     [ -n "$PORT" ] || bad "$name: export did not start: $(cat "$TMP/$name.err")"
 }
 # wait_health PORT: up to 10 s for /health 200

@@ -36,12 +36,7 @@ lim_start() {
         2>"$TMP/lim-$name.err" &
     LPID=$!
     LIM_PIDS+=("$LPID")
-    LPORT=
-    for ((i = 0; i < 100; i++)); do
-        LPORT=$(grep -oE '127\.0\.0\.1:[0-9]+/metrics' "$TMP/lim-$name.err" 2>/dev/null | grep -oE '[0-9]+/' | tr -d /)
-        [ -n "$LPORT" ] && break
-        sleep 0.05
-    done
+    LPORT=$(export_port "$TMP/lim-$name.err")
     [ -n "$LPORT" ] || bad "$name: export did not start: $(cat "$TMP/lim-$name.err")"
     # the MIG series need two GPM samples (a tick)
     for ((i = 0; i < 100; i++)); do
