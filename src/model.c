@@ -1,10 +1,43 @@
 #include "snapshot.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The joined reasons: written under why_lock, never freed or moved. */
+static pthread_mutex_t why_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct why_pair {
+    const char *a, *b;
+    char *joined;
+} why_pairs[MIGMON_WHY_JOINS];
+static size_t why_npairs;
+
+const char *metric_why_join(const char *a, const char *b)
+{
+    if (!a || !b)
+        return a ? a : b;
+    const char *out = a;
+    pthread_mutex_lock(&why_lock);
+    size_t i = 0;
+    while (i < why_npairs && !(why_pairs[i].a == a && why_pairs[i].b == b))
+        i++;
+    if (i < why_npairs) {
+        out = why_pairs[i].joined;
+    } else if (why_npairs < MIGMON_WHY_JOINS) {
+        size_t n = strlen(a) + 2 + strlen(b) + 1;
+        char *j = malloc(n);
+        if (j) {
+            snprintf(j, n, "%s; %s", a, b);
+            why_pairs[why_npairs++] = (struct why_pair){a, b, j};
+            out = j;
+        }
+    }
+    pthread_mutex_unlock(&why_lock);
+    return out;
+}
 
 const char *metric_source_name(enum metric_source s)
 {

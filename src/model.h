@@ -59,6 +59,13 @@ static inline bool metric_ok(const struct metric *m)
 
 const char *metric_source_name(enum metric_source s);
 
+/* "a; b" as a string that lives as long as the program, for a reason made
+ * of two static reasons (NVML's and GPM's). The same pair gives the same
+ * pointer; a or b NULL gives the other. Bounded: once MIGMON_WHY_JOINS
+ * distinct pairs are held, further pairs give a. Thread-safe. */
+#define MIGMON_WHY_JOINS 64
+const char *metric_why_join(const char *a, const char *b);
+
 /* Device metrics, in the order they are exported. Names in model.c. */
 enum metric_id {
     M_GPU_UTIL,

@@ -1059,6 +1059,14 @@ void nvml_gpm_apply(const struct gpm_client *g, struct snapshot *s)
                     d->m[M_GPU_UTIL] = gg;
                 if (metric_ok(&gm))
                     d->m[M_MEM_UTIL] = gm;
+                /* NVML's reason alone hides why GPM has no figure either
+                 * (off, stalled, a driver it is disabled on): both said */
+                for (int k = 0; k < 2; k++) {
+                    struct metric *m = &d->m[k ? M_MEM_UTIL : M_GPU_UTIL];
+                    const struct metric *gv_k = k ? &gm : &gg;
+                    if (!metric_ok(m))
+                        m->why = metric_why_join(m->why, gv_k->why);
+                }
             }
         } else {
             /* The compute instance's own values where the driver samples MIG

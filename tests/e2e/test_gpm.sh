@@ -114,6 +114,18 @@ jeq "corrupts, auto: GPM off with the reason" "$out" \
     "$sel"'0) | .metrics.gpu_util_pct.reason | startswith("GPM off for this GPU: after GPM calls the driver failed memory reads")' 'true'
 eq "corrupts, auto: MIG VRAM exact" "$(printf '%s' "$out" | jq -c '[.devices[].metrics.memory_used_bytes.value]')" \
     "$(printf '%s' "$ref" | jq -c '[.devices[].metrics.memory_used_bytes.value]')"
+# The MIG-enabled parent says both why NVML has no figure and why GPM
+# has none, not only the first (the cause was on its MIG rows alone).
+jeq "corrupts, auto: the parent says why GPM is off too" "$out" \
+    '.devices[0].metrics | [.gpu_util_pct.reason, .mem_util_pct.reason] | map(startswith("NVML does not report utilisation while MIG mode is enabled (NVML_ERROR_NOT_SUPPORTED); GPM off for this GPU: after GPM calls")) ' '[true,true]'
+jeq "--gpm off: the parent names the option" "$ref" \
+    '.devices[0].metrics.gpu_util_pct.reason' '"NVML does not report utilisation while MIG mode is enabled (NVML_ERROR_NOT_SUPPORTED); GPM off (--gpm off)"'
+out=$(mon gpm-hang.ini --once --format json)
+jeq "gpm-hang: the parent names the stalled GPM call" "$out" \
+    '.devices[0].metrics.gpu_util_pct.reason' '"NVML does not report utilisation while MIG mode is enabled (NVML_ERROR_NOT_SUPPORTED); GPM helper stalled in nvmlGpmMigSampleGet; restarting it"'
+out=$(mon dgx-a100-8x7.ini --once --format json)
+jeq "A100 MIG: the parent names what would measure it" "$out" \
+    '.devices[0].metrics.gpu_util_pct.reason' '"NVML does not report utilisation while MIG mode is enabled (NVML_ERROR_NOT_SUPPORTED); needs Hopper or later (GPM) or DCGM profiling"'
 out=$(mon h100-pcie-mig-535-gpm-corrupts.ini --once --format json --gpm on)
 jeq "corrupts, --gpm on: GPM values flow" "$out" \
     '[.devices[] | select(.kind=="mig") | .metrics.gpu_util_pct.source] | unique' '["gpm"]'
