@@ -186,94 +186,280 @@ static void pcie_chart(WINDOW *win, const struct tui_view *v, struct rect r, con
     }
 }
 
-static void activity_charts(WINDOW *win, const struct tui_view *v, const struct device *d,
-                            const struct hist_device *hd)
+/* ---- the GPU charts: which, and how tall ---- */
+
+/* Reason lines an N/A chart shows at the most (the i popup has the rest). */
+enum { WHY_LINES_MAX = 3 };
+
+/* Lines s takes wrapped at spaces into w columns (as draw_why draws it). */
+static int wrap_lines(const char *s, int w)
 {
-    char t1[160], a[32], b[32], c[32];
-    const struct metric none = metric_none(NULL);
-    const struct metric *m = d ? d->m : NULL;
-    const struct rect *r = v->lay.chart;
-    int n = v->lay.ncharts;
-    /* GPM's quantities are named as such: graphics activity, and DRAM
-     * bandwidth rather than the memory controller's busy time. */
-    bool gpm_gpu = m && m[M_GPU_UTIL].src == MSRC_GPM, gpm_mem = m && m[M_MEM_UTIL].src == MSRC_GPM;
-    if (n > 0) {
-        snprintf(t1, sizeof(t1), "GPU Util %s%s", tui_fmt_pct(a, sizeof(a), m ? &m[M_GPU_UTIL] : &none, 0),
-                 gpm_gpu ? " gpm" : "");
-        chart(win, v, r[0], t1, hd ? &hd->s[HS_GPU_UTIL] : NULL, 100, R_GPU, d ? NULL : "no device",
-              max_pct);
+    int n = 0;
+    size_t len = strlen(s);
+    while (len > 0 && w > 0) {
+        size_t take = len;
+        if (take > (size_t)w) {
+            take = (size_t)w;
+            size_t sp = take;
+            while (sp > 0 && s[sp] != ' ')
+                sp--;
+            if (sp > 0)
+                take = sp;
+        }
+        s += take;
+        len -= take;
+        while (len > 0 && *s == ' ')
+            s++, len--;
+        n++;
     }
-    if (n > 1) {
-        snprintf(t1, sizeof(t1), "%s %s%s", gpm_mem ? "DRAM BW" : "Mem Ctrl",
-                 tui_fmt_pct(a, sizeof(a), m ? &m[M_MEM_UTIL] : &none, 0), gpm_mem ? " gpm" : "");
-        chart(win, v, r[1], t1, hd ? &hd->s[HS_MEM_UTIL] : NULL, 100, R_MEMCTL, NULL, max_pct);
-    }
-    if (n > 2) {
-        struct metric vp = d ? tui_vram_pct(d) : none, su, st;
-        if (d && snapshot_mig_vram_sum(v->snap, (size_t)(d - v->snap->devices), &su, &st)) {
-            vp = metric_direct(100.0 * su.value / st.value);
-            vp.src = su.src;
-            snprintf(t1, sizeof(t1), "VRAM %s instances %s / %s (%s)", v->theme.g.sum,
-                     tui_fmt_bytes(a, sizeof(a), &su), tui_fmt_bytes(b, sizeof(b), &st),
-                     tui_fmt_pct(c, sizeof(c), &vp, 0));
-        } else if (m && metric_ok(&m[M_MEM_USED]) && metric_ok(&m[M_MEM_TOTAL]))
-            snprintf(t1, sizeof(t1), "VRAM %s / %s (%s)", tui_fmt_bytes(a, sizeof(a), &m[M_MEM_USED]),
-                     tui_fmt_bytes(b, sizeof(b), &m[M_MEM_TOTAL]), tui_fmt_pct(c, sizeof(c), &vp, 0));
-        else if (m && metric_ok(&m[M_MEM_USED]))
-            snprintf(t1, sizeof(t1), "VRAM %s", tui_fmt_bytes(a, sizeof(a), &m[M_MEM_USED]));
-        else
-            snprintf(t1, sizeof(t1), "VRAM N/A");
-        /* scale: the last total ever read, never collapsing on a failed read */
-        chart(win, v, r[2], t1, hd ? &hd->s[HS_VRAM_USED] : NULL, hd ? hd->vram_total : 0, R_VRAM,
-              hd ? "total VRAM never read: no scale" : NULL, max_bytes);
-    }
-    if (n > 3 && d)
-        pcie_chart(win, v, r[3], d, hd);
+    return n ? n : 1;
 }
 
-/* c: temperature, power and clocks of the selected device (its GPU's for a
- * MIG device: they are GPU-wide). */
-static void thermal_charts(WINDOW *win, const struct tui_view *v, const struct device *d,
-                           const struct hist_device *hd)
+/* The reason inside an N/A chart, wrapped; the last line it has room for
+ * holds the rest, cut with the ellipsis. */
+static void draw_why(WINDOW *win, const struct tui_view *v, struct rect in, const char *s)
 {
-    char t1[160], a[32], b[32];
-    const struct metric none = metric_none(NULL);
-    const struct metric *m = d ? d->m : NULL;
-    const struct rect *r = v->lay.chart;
-    int n = v->lay.ncharts;
-    const char *par = d && d->kind == DEV_MIG ? " [GPU]" : "";
-    double tmax = m && metric_ok(&m[M_TEMP_SHUTDOWN]) ? m[M_TEMP_SHUTDOWN].value : 100;
-    double pmax = m && metric_ok(&m[M_POWER_LIMIT]) ? m[M_POWER_LIMIT].value : 0;
-    double cmax = 0, mmax = 0;
-    if (hd) {
-        struct hist_series ps = series_at(&hd->s[HS_POWER], v->hist_age);
-        struct hist_series cs = series_at(&hd->s[HS_CLK_SM], v->hist_age);
-        struct hist_series ms = series_at(&hd->s[HS_CLK_MEM], v->hist_age);
-        if (pmax <= 0)
-            pmax = window_max(&ps, ps.len);
-        cmax = window_max(&cs, cs.len);
-        mmax = window_max(&ms, ms.len);
+    char buf[512];
+    for (int y = in.y; y < in.y + in.h && *s; y++) {
+        size_t take = strlen(s);
+        if (y < in.y + in.h - 1 && take > (size_t)in.w) {
+            take = (size_t)in.w;
+            size_t sp = take;
+            while (sp > 0 && s[sp] != ' ')
+                sp--;
+            if (sp > 0)
+                take = sp;
+        }
+        if (take >= sizeof(buf))
+            take = sizeof(buf) - 1;
+        memcpy(buf, s, take);
+        buf[take] = '\0';
+        tui_text(win, &v->theme, in, y, in.x, R_FREE, buf);
+        s += take;
+        while (*s == ' ')
+            s++;
     }
-    if (n > 0) {
-        fahrenheit = v->fahrenheit;
+}
+
+/* The history series a chart draws (NULL: it has none). */
+static const struct hist_series *kind_series(const struct hist_device *hd, enum tui_chart_kind k)
+{
+    static const int series[TC_COUNT] = {
+        [TC_GPU_UTIL] = HS_GPU_UTIL, [TC_MEM_BW] = HS_MEM_UTIL, [TC_VRAM] = HS_VRAM_USED,
+        [TC_PCIE] = HS_PCIE_TX,      [TC_TEMP] = HS_TEMP,       [TC_POWER] = HS_POWER,
+        [TC_CLK_SM] = HS_CLK_SM,     [TC_CLK_MEM] = HS_CLK_MEM,
+    };
+    return hd ? &hd->s[series[k]] : NULL;
+}
+
+/* The metric a chart is about. */
+static const struct metric *kind_metric(const struct device *d, enum tui_chart_kind k)
+{
+    static const enum metric_id id[TC_COUNT] = {
+        [TC_GPU_UTIL] = M_GPU_UTIL, [TC_MEM_BW] = M_MEM_UTIL, [TC_VRAM] = M_MEM_USED,
+        [TC_PCIE] = M_PCIE_TX,      [TC_TEMP] = M_TEMP,       [TC_POWER] = M_POWER,
+        [TC_CLK_SM] = M_CLK_SM,     [TC_CLK_MEM] = M_CLK_MEM,
+    };
+    return &d->m[id[k]];
+}
+
+static const char *const kind_label[TC_COUNT] = {
+    [TC_GPU_UTIL] = "GPU Util", [TC_MEM_BW] = "MemBW", [TC_VRAM] = "VRAM", [TC_PCIE] = "PCIe",
+    [TC_TEMP] = "Temp",         [TC_POWER] = "Power", [TC_CLK_SM] = "SM clock",
+    [TC_CLK_MEM] = "Mem clock",
+};
+
+/* A chart with nothing to draw: its value N/A now and no real point in the
+ * window it would show. Its reason, or NULL when it has data. */
+static const char *empty_why(const struct tui_view *v, const struct device *d,
+                             const struct hist_device *hd, enum tui_chart_kind k, int width)
+{
+    const struct metric *m = kind_metric(d, k);
+    if (metric_ok(m))
+        return NULL;
+    if (k == TC_PCIE && metric_ok(&d->m[M_PCIE_RX]))
+        return NULL;
+    const struct hist_series *s = kind_series(hd, k);
+    if (s) {
+        struct hist_series view = series_at(s, v->hist_age);
+        if (window_max(&view, shown_points(width - 2, &view)) >= 0)
+            return NULL;
+    }
+    return m->why ? m->why : "not read";
+}
+
+static void plan_add(struct tui_chart_plan *p, const struct tui_view *v, const struct device *d,
+                     const struct hist_device *hd, enum tui_chart_kind k, int width)
+{
+    if (p->n >= TUI_CHARTS_MAX)
+        return;
+    int i = p->n++;
+    p->kind[i] = k;
+    p->why[i] = d ? empty_why(v, d, hd, k, width) : NULL;
+    p->same_as[i] = -1;
+    p->rows[i] = 0;
+    if (!p->why[i])
+        return;
+    /* the same reason as the chart above: said once */
+    for (int j = 0; j < i; j++)
+        if (p->why[j] && strcmp(p->why[j], p->why[i]) == 0) {
+            p->same_as[i] = j;
+            p->rows[i] = 2 + 1;
+            return;
+        }
+    int lines = wrap_lines(p->why[i], width - 2);
+    p->rows[i] = 2 + (lines < WHY_LINES_MAX ? lines : WHY_LINES_MAX);
+}
+
+void tui_plan_gpu_charts(const struct tui_view *v, int width, struct tui_chart_plan *p)
+{
+    const struct device *d = tui_view_selected(v);
+    const struct hist_device *hd = d && v->hist ? history_device(v->hist, d->uuid) : NULL;
+    memset(p, 0, sizeof(*p));
+    if (v->charts == CHARTS_THERMAL) {
+        plan_add(p, v, d, hd, TC_TEMP, width);
+        plan_add(p, v, d, hd, TC_POWER, width);
+        plan_add(p, v, d, hd, TC_CLK_SM, width);
+        plan_add(p, v, d, hd, TC_CLK_MEM, width);
+        return;
+    }
+    plan_add(p, v, d, hd, TC_GPU_UTIL, width);
+    plan_add(p, v, d, hd, TC_MEM_BW, width);
+    plan_add(p, v, d, hd, TC_VRAM, width);
+    if (d && tui_device_has_pcie(d))
+        plan_add(p, v, d, hd, TC_PCIE, width);
+    /* no activity to chart (a MIG GPU before Hopper): the GPU's power and
+     * temperature take the rows, titled as what they are */
+    if (d && (p->why[0] || p->why[1])) {
+        plan_add(p, v, d, hd, TC_POWER, width);
+        plan_add(p, v, d, hd, TC_TEMP, width);
+        for (int i = p->n - 2; i < p->n; i++)
+            if (p->why[i]) { /* no use for a second reason box */
+                p->n = i;
+                break;
+            }
+    }
+}
+
+/* ---- the GPU charts: drawing ---- */
+
+/* " [GPU n]" on a MIG device's chart of a GPU-wide value, else "". */
+static const char *parent_mark(char *out, size_t len, const struct device *d, enum tui_chart_kind k)
+{
+    bool wide = k == TC_TEMP || k == TC_POWER || k == TC_CLK_SM || k == TC_CLK_MEM || k == TC_PCIE;
+    if (d->kind == DEV_MIG && wide)
+        snprintf(out, len, " [GPU %d]", d->index);
+    else
+        out[0] = '\0';
+    return out;
+}
+
+static void vram_title(char *t1, size_t len, const struct tui_view *v, const struct device *d,
+                       struct metric *vp)
+{
+    char a[32], b[32], c[32];
+    const struct metric *m = d->m;
+    struct metric su, st;
+    *vp = tui_vram_pct(d);
+    if (snapshot_mig_vram_sum(v->snap, (size_t)(d - v->snap->devices), &su, &st)) {
+        *vp = metric_direct(100.0 * su.value / st.value);
+        vp->src = su.src;
+        snprintf(t1, len, "VRAM %s instances %s / %s (%s)", v->theme.g.sum,
+                 tui_fmt_bytes(a, sizeof(a), &su), tui_fmt_bytes(b, sizeof(b), &st),
+                 tui_fmt_pct(c, sizeof(c), vp, 0));
+    } else if (metric_ok(&m[M_MEM_USED]) && metric_ok(&m[M_MEM_TOTAL]))
+        snprintf(t1, len, "VRAM %s / %s (%s)", tui_fmt_bytes(a, sizeof(a), &m[M_MEM_USED]),
+                 tui_fmt_bytes(b, sizeof(b), &m[M_MEM_TOTAL]), tui_fmt_pct(c, sizeof(c), vp, 0));
+    else if (metric_ok(&m[M_MEM_USED]))
+        snprintf(t1, len, "VRAM %s", tui_fmt_bytes(a, sizeof(a), &m[M_MEM_USED]));
+    else
+        snprintf(t1, len, "VRAM N/A");
+}
+
+static void draw_one(WINDOW *win, const struct tui_view *v, const struct device *d,
+                     const struct hist_device *hd, const struct tui_chart_plan *p, int i,
+                     struct rect r)
+{
+    char t1[200], a[32], b[32], pm[24];
+    enum tui_chart_kind k = p->kind[i];
+    const struct metric *m = d->m;
+    parent_mark(pm, sizeof(pm), d, k);
+    if (p->why[i]) { /* the title as always, the reason inside */
+        if (k == TC_VRAM)
+            snprintf(t1, sizeof(t1), "VRAM N/A");
+        else
+            snprintf(t1, sizeof(t1), "%s N/A%s", kind_label[k], pm);
+        struct rect in = tui_box(win, &v->theme, r, t1, R_TITLE);
+        if (in.h <= 0 || in.w <= 0)
+            return;
+        char msg[96];
+        if (p->same_as[i] >= 0) {
+            snprintf(msg, sizeof(msg), "N/A: as %s above", kind_label[p->kind[p->same_as[i]]]);
+            draw_why(win, v, in, msg);
+        } else {
+            draw_why(win, v, in, p->why[i]);
+        }
+        return;
+    }
+    const char *src = "";
+    switch (k) {
+    case TC_GPU_UTIL:
+    case TC_MEM_BW: {
+        /* GPM's figures are marked as such (graphics activity, DRAM
+         * bandwidth rather than the memory controller's busy time) */
+        const struct metric *x = kind_metric(d, k);
+        src = x->src == MSRC_GPM ? " gpm" : "";
+        snprintf(t1, sizeof(t1), "%s %s%s", kind_label[k], tui_fmt_pct(a, sizeof(a), x, 0), src);
+        chart(win, v, r, t1, kind_series(hd, k), 100, k == TC_GPU_UTIL ? R_GPU : R_MEMCTL, NULL,
+              max_pct);
+        break;
+    }
+    case TC_VRAM: {
+        struct metric vp;
+        vram_title(t1, sizeof(t1), v, d, &vp);
+        /* scale: the last total ever read, never collapsing on a failed read */
+        chart(win, v, r, t1, kind_series(hd, k), hd ? hd->vram_total : 0, R_VRAM,
+              hd ? "total VRAM never read: no scale" : NULL, max_bytes);
+        break;
+    }
+    case TC_PCIE:
+        pcie_chart(win, v, r, d, hd);
+        break;
+    case TC_TEMP: {
+        double tmax = metric_ok(&m[M_TEMP_SHUTDOWN]) ? m[M_TEMP_SHUTDOWN].value : 100;
         struct metric sc = metric_direct(tmax);
-        snprintf(t1, sizeof(t1), "Temp %s%s  scale %s", tui_fmt_temp(a, sizeof(a), v, m ? &m[M_TEMP] : &none),
-                 par, tui_fmt_temp(b, sizeof(b), v, &sc));
-        chart(win, v, r[0], t1, hd ? &hd->s[HS_TEMP] : NULL, tmax, R_WARN, d ? NULL : "no device",
-              max_temp);
+        fahrenheit = v->fahrenheit;
+        snprintf(t1, sizeof(t1), "Temp %s%s  scale %s", tui_fmt_temp(a, sizeof(a), v, &m[M_TEMP]),
+                 pm, tui_fmt_temp(b, sizeof(b), v, &sc));
+        chart(win, v, r, t1, kind_series(hd, k), tmax, R_WARN, NULL, max_temp);
+        break;
     }
-    if (n > 1) {
-        snprintf(t1, sizeof(t1), "Power %s W / %s W%s", tui_fmt_num(a, sizeof(a), m ? &m[M_POWER] : &none, 1, 0),
-                 tui_fmt_num(b, sizeof(b), m ? &m[M_POWER_LIMIT] : &none, 1, 0), par);
-        chart(win, v, r[1], t1, hd ? &hd->s[HS_POWER] : NULL, pmax, R_ALARM, NULL, max_watts);
+    case TC_POWER: {
+        double pmax = metric_ok(&m[M_POWER_LIMIT]) ? m[M_POWER_LIMIT].value : 0;
+        if (pmax <= 0 && hd) {
+            struct hist_series ps = series_at(&hd->s[HS_POWER], v->hist_age);
+            pmax = window_max(&ps, ps.len);
+        }
+        snprintf(t1, sizeof(t1), "Power %s W / %s W%s", tui_fmt_num(a, sizeof(a), &m[M_POWER], 1, 0),
+                 tui_fmt_num(b, sizeof(b), &m[M_POWER_LIMIT], 1, 0), pm);
+        chart(win, v, r, t1, kind_series(hd, k), pmax, R_ALARM, NULL, max_watts);
+        break;
     }
-    if (n > 2) {
-        snprintf(t1, sizeof(t1), "SM clock %s MHz%s", tui_fmt_num(a, sizeof(a), m ? &m[M_CLK_SM] : &none, 1, 0), par);
-        chart(win, v, r[2], t1, hd ? &hd->s[HS_CLK_SM] : NULL, cmax, R_CPU, NULL, max_mhz);
+    case TC_CLK_SM:
+    case TC_CLK_MEM: {
+        double cmax = 0;
+        if (hd) {
+            struct hist_series cs = series_at(kind_series(hd, k), v->hist_age);
+            cmax = window_max(&cs, cs.len);
+        }
+        snprintf(t1, sizeof(t1), "%s %s MHz%s", kind_label[k],
+                 tui_fmt_num(a, sizeof(a), kind_metric(d, k), 1, 0), pm);
+        chart(win, v, r, t1, kind_series(hd, k), cmax, k == TC_CLK_SM ? R_CPU : R_MEMCTL, NULL,
+              max_mhz);
+        break;
     }
-    if (n > 3) {
-        snprintf(t1, sizeof(t1), "Mem clock %s MHz%s", tui_fmt_num(a, sizeof(a), m ? &m[M_CLK_MEM] : &none, 1, 0), par);
-        chart(win, v, r[3], t1, hd ? &hd->s[HS_CLK_MEM] : NULL, mmax, R_MEMCTL, NULL, max_mhz);
+    case TC_COUNT:
+        break;
     }
 }
 
@@ -281,10 +467,15 @@ void tui_draw_gpu_charts(WINDOW *win, const struct tui_view *v)
 {
     const struct device *d = tui_view_selected(v);
     const struct hist_device *hd = d && v->hist ? history_device(v->hist, d->uuid) : NULL;
-    if (v->charts == CHARTS_THERMAL)
-        thermal_charts(win, v, d, hd);
-    else
-        activity_charts(win, v, d, hd);
+    const struct tui_chart_plan *p = &v->cplan;
+    int n = v->lay.ncharts < p->n ? v->lay.ncharts : p->n;
+    for (int i = 0; i < n; i++) {
+        if (d)
+            draw_one(win, v, d, hd, p, i, v->lay.chart[i]);
+        else
+            chart(win, v, v->lay.chart[i], kind_label[p->kind[i]], NULL, 0, R_FREE,
+                  i == 0 ? "no device" : NULL, NULL);
+    }
 }
 
 void tui_draw_host_charts(WINDOW *win, const struct tui_view *v)

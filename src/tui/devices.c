@@ -44,6 +44,30 @@ static size_t gpu_of(const struct snapshot *s, size_t i)
     return i;
 }
 
+/* Rows of the list with every automatic GPU unfolded (returned) and with
+ * every one folded (*base); a GPU the user folded is one row in both. */
+static size_t count_rows(const struct tui_view *v, size_t *base)
+{
+    const struct snapshot *s = v->snap;
+    size_t all = 0;
+    *base = 0;
+    for (size_t i = 0; s && i < s->ndevices;) {
+        const struct device *d = &s->devices[i];
+        size_t k = d->kind == DEV_GPU ? nchildren(s, i) : 0;
+        enum tui_fold f = fold_of(v, d);
+        *base += 1 + (f == FOLD_OPEN ? k : 0);
+        all += 1 + (f == FOLD_CLOSED ? 0 : k);
+        i += 1 + k;
+    }
+    return all;
+}
+
+size_t tui_view_rows_wanted(const struct tui_view *v)
+{
+    size_t base;
+    return count_rows(v, &base);
+}
+
 void tui_view_build_rows(struct tui_view *v, int room)
 {
     const struct snapshot *s = v->snap;
@@ -58,16 +82,7 @@ void tui_view_build_rows(struct tui_view *v, int room)
         v->drow_cap = s->ndevices;
     }
     size_t sel_gpu = v->sel < s->ndevices ? gpu_of(s, v->sel) : (size_t)-1;
-    /* rows with every automatic GPU folded, and with every one unfolded */
-    size_t base = 0, all = 0;
-    for (size_t i = 0; i < s->ndevices;) {
-        const struct device *d = &s->devices[i];
-        size_t k = d->kind == DEV_GPU ? nchildren(s, i) : 0;
-        enum tui_fold f = fold_of(v, d);
-        base += 1 + (f == FOLD_OPEN ? k : 0);
-        all += 1 + (f == FOLD_CLOSED ? 0 : k);
-        i += 1 + k;
-    }
+    size_t base, all = count_rows(v, &base);
     bool everything = room <= 0 || all <= (size_t)room;
     size_t budget = room > 0 && (size_t)room > base ? (size_t)room - base : 0;
     /* the selected device's GPU first, then the others in order */

@@ -3,7 +3,8 @@
 #include <string.h>
 
 /* Boxes: one row of content costs three rows with the borders. */
-enum { BORDER = 2, BOX_MIN = 3, CHART_MIN = 3, HOST_CHARTS_MIN = 10, BARS = 2 };
+enum { BORDER = 2, BOX_MIN = 3, CHART_MIN = 3, HOST_CHARTS_MIN = 10, BARS = 2, LEGEND = 2,
+       HOST_ALWAYS_H = 40, HOST_ALWAYS_W = 120 };
 
 static struct rect rect_make(int y, int x, int h, int w)
 {
@@ -33,28 +34,73 @@ int tui_cpu_rows_needed(size_t ncores, int id_width, int w)
     return rows > 100000 ? 100000 : (int)rows;
 }
 
-/* Left column: the CPU panel as tall as its cores need, the charts below. */
-static void left_column(struct tui_layout *l, struct rect c, const struct tui_layout_want *want)
+/* Rows of a chart at the least. */
+static int chart_min(const struct tui_layout_want *want, int i)
+{
+    return want->chart_fixed[i] > 0 ? want->chart_fixed[i] : CHART_MIN;
+}
+
+/* Left column: the CPU panel as tall as its cores need, the charts below,
+ * and the host charts under them when host (the right column had no room). */
+static void left_column(struct tui_layout *l, struct rect c, const struct tui_layout_want *want,
+                        bool host, bool force_host)
 {
     int need = tui_cpu_rows_needed(want->ncores, want->cpu_id_width, c.w - BORDER) + BORDER;
     int cap = imax(BOX_MIN, c.h * 3 / 5);
     int cpu = imin(need, cap);
     int rest = c.h - cpu;
     int n = imin(imax(want->ncharts, 0), TUI_CHARTS_MAX);
-    n = imin(n, rest / CHART_MIN);
-    if (n <= 0) { /* no room for a chart: the cores take the column */
+    /* drop what does not fit: the host charts first unless they must stay,
+     * then the GPU charts from the last */
+    for (;;) {
+        int mins = host ? 2 * CHART_MIN + LEGEND : 0;
+        for (int i = 0; i < n; i++)
+            mins += chart_min(want, i);
+        if (mins <= rest)
+            break;
+        if (host && (!force_host || n == 0))
+            host = false;
+        else
+            n--;
+    }
+    if (n <= 0 && !host) { /* no room for a chart: the cores take the column */
         n = 0;
         cpu = c.h;
         rest = 0;
     }
     l->cpu = rect_make(c.y, c.x, cpu, c.w);
     l->ncharts = n;
+    /* each chart its minimum, the rows left to the charts of data */
+    int h[TUI_CHARTS_MAX + 2], nflex = 0, left = rest - (host ? LEGEND : 0);
+    int total = n + (host ? 2 : 0);
+    for (int i = 0; i < total; i++) {
+        bool fixed = i < n && want->chart_fixed[i] > 0;
+        h[i] = i < n ? chart_min(want, i) : CHART_MIN;
+        left -= h[i];
+        nflex += !fixed;
+    }
+    for (int i = 0, k = 0; i < total && left > 0; i++) {
+        bool fixed = i < n && want->chart_fixed[i] > 0;
+        if (nflex > 0 && fixed)
+            continue;
+        int share = nflex > 0 ? nflex : total;
+        int give = left / (share - k); /* even split, the remainder to the last ones */
+        h[i] += give;
+        left -= give;
+        k++;
+    }
     int y = c.y + cpu;
     for (int i = 0; i < n; i++) {
-        int hh = rest / (n - i); /* even split, the remainder to the last ones */
-        l->chart[i] = rect_make(y, c.x, hh, c.w);
-        y += hh;
-        rest -= hh;
+        l->chart[i] = rect_make(y, c.x, h[i], c.w);
+        y += h[i];
+    }
+    if (host) {
+        l->host_charts = l->host_left = true;
+        l->cpu_total = rect_make(y, c.x, h[n], c.w);
+        y += h[n];
+        l->legend = rect_make(y, c.x, LEGEND, c.w);
+        y += LEGEND;
+        l->ram = rect_make(y, c.x, h[n + 1], c.w);
     }
 }
 
@@ -66,7 +112,8 @@ static void right_column(struct tui_layout *l, struct rect c, const struct tui_l
     int dev_want = imax(want->dev_rows, 1) + BORDER;
     int key = imax(want->detail_key, 1) + BORDER;
     int full = imax(want->detail_full, want->detail_key) + BORDER;
-    int proc_min = 1 + TUI_PROC_ROWS_MIN + BORDER;
+    /* the header and the rows there are (one for "No GPU processes"), up to 3 */
+    int proc_min = 1 + imax(1, imin(want->proc_rows, TUI_PROC_ROWS_MIN)) + BORDER;
     int proc_want = imax(1 + want->proc_rows + BORDER, proc_min);
 
     int dev = BOX_MIN, det = key, procs = proc_min;
@@ -121,7 +168,7 @@ static void right_column(struct tui_layout *l, struct rect c, const struct tui_l
     y += procs;
     if (l->host_charts) {
         /* CPU total 40 %, the legend 2 rows, the RAM chart the rest */
-        int legend = 2;
+        int legend = LEGEND;
         int cpu = imax(BOX_MIN, (host - legend) * 2 / 5);
         l->cpu_total = rect_make(y, c.x, cpu, c.w);
         y += cpu;
@@ -148,6 +195,7 @@ void tui_layout_compute(struct tui_layout *l, int h, int w, const struct tui_lay
     l->footer = rect_make(h - 1, 0, 1, w);
     int main_y = 1, main_h = h - 2;
     int lw = w >= 160 ? w / 2 : w * 2 / 5;
-    left_column(l, rect_make(main_y, 0, main_h, lw), want);
     right_column(l, rect_make(main_y, lw, main_h, w - lw), want);
+    left_column(l, rect_make(main_y, 0, main_h, lw), want, !l->host_charts,
+                h >= HOST_ALWAYS_H && w >= HOST_ALWAYS_W);
 }

@@ -19,7 +19,15 @@
  *    rows, to the process rows, and when at least 10 rows remain, to the
  *    host charts (CPU total, legend, RAM); what is still left lengthens the
  *    process list. When even the minimums do not fit, the detail panel
- *    shrinks to one line, then goes.
+ *    shrinks to one line, then goes. The process panel's minimum is the
+ *    rows its processes take, up to 3: an empty row is not kept from the
+ *    detail panel;
+ *  - a GPU chart whose value is N/A with nothing in its window is only as
+ *    tall as its reason (chart_fixed); the charts of data share the rest;
+ *  - the host charts are never dropped at 120x40 or larger: when the right
+ *    column has no room for them they go under the GPU charts, which give
+ *    way from the last; below that size they go there only when every GPU
+ *    chart still fits.
  *
  * Header and footer are one line each. Below TUI_MIN_W x TUI_MIN_H only a
  * "terminal too small" message is drawn.
@@ -34,7 +42,7 @@
 
 #define TUI_MIN_W 40
 #define TUI_MIN_H 12
-#define TUI_CHARTS_MAX 4
+#define TUI_CHARTS_MAX 6
 /* Process rows the right column keeps below the header at the least. */
 #define TUI_PROC_ROWS_MIN 3
 
@@ -46,7 +54,10 @@ struct tui_layout_want {
     int detail_key;   /* the detail panel's key lines (util, VRAM, temp+power, why) */
     int detail_full;  /* every line of the detail panel at the right column's width */
     int proc_rows;    /* process rows of the selected device */
-    int ncharts;      /* GPU charts wanted (3 or 4) */
+    int ncharts;      /* GPU charts wanted, in the order they are dropped last to first */
+    /* Rows (borders included) of a chart that only says why its value is
+     * N/A; 0: a chart of data, which shares what is left. */
+    int chart_fixed[TUI_CHARTS_MAX];
 };
 
 struct tui_layout {
@@ -54,6 +65,7 @@ struct tui_layout {
     bool too_small;
     bool detail;    /* detail panel shown */
     bool host_charts; /* CPU total, legend and RAM chart shown */
+    bool host_left;   /* ... and placed under the GPU charts (the right column is full) */
     int ncharts;    /* GPU charts shown, 0..TUI_CHARTS_MAX */
     struct rect header, footer;
     struct rect cpu, devices, detail_r, procs;

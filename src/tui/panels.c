@@ -360,7 +360,7 @@ static void draw_detail_gpm(WINDOW *win, const struct tui_view *v, struct rect i
         const char *label;
     } rows[] = {
         {M_GPU_UTIL, "Graphics activity"}, {M_SM_UTIL, "SM activity"},
-        {M_SM_OCCUPANCY, "SM occupancy"},  {M_MEM_UTIL, "DRAM bandwidth"},
+        {M_SM_OCCUPANCY, "SM occupancy"},  {M_MEM_UTIL, "MemBW (DRAM)"},
         {M_TENSOR_UTIL, "Tensor (any)"},   {M_HMMA_TENSOR_UTIL, "Tensor HMMA"},
         {M_IMMA_TENSOR_UTIL, "Tensor IMMA"}, {M_DFMA_TENSOR_UTIL, "Tensor DFMA"},
         {M_FP64_UTIL, "FP64"},             {M_FP32_UTIL, "FP32"},
@@ -369,6 +369,8 @@ static void draw_detail_gpm(WINDOW *win, const struct tui_view *v, struct rect i
         {M_PCIE_TX, "PCIe TX"},            {M_PCIE_RX, "PCIe RX"},
     };
     struct detail_cursor cur = {.in = in, .y = in.y, .col = 0, .two = in.w >= 90};
+    char gpu_mark[24]; /* the same marker as the detail panel's */
+    snprintf(gpu_mark, sizeof(gpu_mark), " [GPU %d]", d->index);
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         const struct metric *m = &d->m[rows[i].id];
         /* On a full GPU the utilisation and memory rows are NVML's direct
@@ -384,7 +386,7 @@ static void draw_detail_gpm(WINDOW *win, const struct tui_view *v, struct rect i
         snprintf(label, sizeof(label), "%-18s", rows[i].label);
         const char *scope = "";
         if (d->kind == DEV_MIG && metric_info(rows[i].id)->gpu_wide)
-            scope = " [GPU]";
+            scope = gpu_mark;
         else if (m->scope == MSCOPE_GPU_INSTANCE)
             scope = " [GPU instance]";
         if (metric_ok(m))
@@ -406,6 +408,8 @@ struct dline {
     struct piece p[16];
     int n;
     bool pair;
+    unsigned opt; /* pieces (bits by index) left out when the line is too wide */
+    bool mark;    /* the last piece is a "[GPU n]" marker: never cut */
 };
 
 struct dlines {
@@ -494,6 +498,8 @@ static struct dline *dl_add(struct dlines *L, bool pair)
     struct dline *l = &L->l[L->n++];
     l->n = 0;
     l->pair = pair;
+    l->opt = 0;
+    l->mark = false;
     return l;
 }
 
@@ -501,6 +507,24 @@ static void dp(struct dline *l, enum tui_role role, const char *s)
 {
     if (l && l->n < (int)(sizeof(l->p) / sizeof(l->p[0])))
         l->p[l->n++] = (struct piece){role, s};
+}
+
+/* A piece the line can do without (thresholds, unit words) when narrow. */
+static void dp_opt(struct dline *l, enum tui_role role, const char *s)
+{
+    if (l && l->n < (int)(sizeof(l->p) / sizeof(l->p[0])) && l->n < 32)
+        l->opt |= 1u << l->n;
+    dp(l, role, s);
+}
+
+/* The line's last piece: a MIG device's "[GPU n]" (or nothing). */
+static void dp_mark(struct dline *l, const char *par)
+{
+    if (!par[0])
+        return;
+    dp(l, R_FREE, par);
+    if (l)
+        l->mark = true;
 }
 
 static void dp_metric(struct dlines *L, struct dline *l, const char *label, const struct metric *m,
@@ -517,7 +541,7 @@ static const char *first_reason(const struct device *d, const char **label, int 
     static const struct {
         enum metric_id id;
         const char *label;
-    } key[] = {{M_GPU_UTIL, "GPU util"}, {M_MEM_UTIL, "Mem util"}, {M_SM_UTIL, "SM util"},
+    } key[] = {{M_GPU_UTIL, "GPU util"}, {M_MEM_UTIL, "MemBW"}, {M_SM_UTIL, "SM util"},
                {M_MEM_USED, "VRAM"},     {M_TEMP, "Temp"},         {M_POWER, "Power"}};
     const char *why = NULL;
     *count = 0;
@@ -565,10 +589,11 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
                                      "bus?); identity and charts from before", d->lost_for_s));
     }
     /* utilisation */
-    bool gpm_mem = m[M_MEM_UTIL].src == MSRC_GPM;
+    /* MemBW: the memory controller's busy time (NVML) or DRAM bandwidth
+     * (GPM, tagged gpm): one name for both, never read as VRAM use */
     l = dl_add(L, false);
     dp_metric(L, l, "GPU ", &m[M_GPU_UTIL], R_NORMAL);
-    dp_metric(L, l, gpm_mem ? "  DRAM " : "  Mem ", &m[M_MEM_UTIL], R_NORMAL);
+    dp_metric(L, l, "  MemBW ", &m[M_MEM_UTIL], R_NORMAL);
     dp_metric(L, l, "  SM ", &m[M_SM_UTIL], R_NORMAL);
     dp_metric(L, l, "  Enc ", &m[M_ENC_UTIL], R_VRAM);
     dp_metric(L, l, "  Dec ", &m[M_DEC_UTIL], R_VRAM);
@@ -598,7 +623,7 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
     dp(l, t_ok ? tui_role_temp(m[M_TEMP].value) : R_FREE,
        dl_cat(L, tui_fmt_temp(a, sizeof(a), v, &m[M_TEMP])));
     if (metric_ok(&m[M_TEMP_SLOWDOWN]) || metric_ok(&m[M_TEMP_SHUTDOWN]))
-        dp(l, R_FREE, dl_cat(L, " (", g->down, temp_num(a, sizeof(a), v, &m[M_TEMP_SLOWDOWN]), " ",
+        dp_opt(l, R_FREE, dl_cat(L, " (", g->down, temp_num(a, sizeof(a), v, &m[M_TEMP_SLOWDOWN]), " ",
                              g->cross, temp_num(b, sizeof(b), v, &m[M_TEMP_SHUTDOWN]), ")"));
     dp(l, R_NORMAL, "  Power ");
     dp(l, tui_na_or(&m[M_POWER], R_NORMAL), dl_cat(L, tui_fmt_num(a, sizeof(a), &m[M_POWER], 1, 0),
@@ -606,7 +631,7 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
     dp(l, tui_na_or(&m[M_POWER_LIMIT], R_NORMAL),
        dl_cat(L, " / ", tui_fmt_num(b, sizeof(b), &m[M_POWER_LIMIT], 1, 0),
               metric_ok(&m[M_POWER_LIMIT]) ? " W" : ""));
-    dp(l, R_FREE, par);
+    dp_mark(l, par);
     /* why a key value is missing: the question MIG users ask first */
     const char *label = NULL;
     int nwhy = 0;
@@ -666,13 +691,14 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
         dp(l, R_CPU, dl_cat(L, tui_fmt_num(a, sizeof(a), &m[M_CLK_GFX], 1, 0), "/",
                             tui_fmt_num(b, sizeof(b), &m[M_CLK_SM], 1, 0), "/",
                             tui_fmt_num(c, sizeof(c), &m[M_CLK_MEM], 1, 0), " MHz"));
-        dp(l, R_FREE, " gfx/sm/mem  ");
+        dp_opt(l, R_FREE, " gfx/sm/mem");
+        dp(l, R_FREE, "  ");
     }
     if (metric_ok(&m[M_PSTATE]))
         dp(l, tui_role_pstate((int)m[M_PSTATE].value), dl_whole(L, "P", m[M_PSTATE].value));
     else
         dp(l, R_FREE, "P-state N/A");
-    dp(l, R_FREE, par);
+    dp_mark(l, par);
     l = dl_add(L, true);
     dp(l, R_NORMAL, "Energy ");
     if (metric_ok(&m[M_ENERGY]))
@@ -680,9 +706,9 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
                                m[M_ENERGY].src == MSRC_CARRIED ? "*" : ""));
     else
         dp(l, R_FREE, "N/A");
-    dp(l, R_FREE, " since driver load");
+    dp_opt(l, R_FREE, " since driver load");
     dp_metric(L, l, "  Fan ", &m[M_FAN], R_NORMAL);
-    dp(l, R_FREE, par);
+    dp_mark(l, par);
     l = dl_add(L, true);
     dp(l, R_NORMAL, "PCIe ");
     if (!metric_ok(&m[M_PCIE_GEN]) && !metric_ok(&m[M_PCIE_WIDTH]))
@@ -696,7 +722,7 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
     dp(l, tui_na_or(&m[M_PCIE_TX], R_PCIE), dl_cat(L, tui_fmt_rate(a, sizeof(a), &m[M_PCIE_TX])));
     dp(l, R_NORMAL, "  RX ");
     dp(l, tui_na_or(&m[M_PCIE_RX], R_PCIE), dl_cat(L, tui_fmt_rate(a, sizeof(a), &m[M_PCIE_RX])));
-    dp(l, R_FREE, par);
+    dp_mark(l, par);
     l = dl_add(L, true);
     bool unc_bad = metric_ok(&m[M_ECC_UNCORR]) && m[M_ECC_UNCORR].value > 0;
     dp(l, R_NORMAL, "ECC ");
@@ -707,8 +733,12 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
     dp(l, R_NORMAL, "  uncorrected ");
     dp(l, unc_bad ? R_ALARM : tui_na_or(&m[M_ECC_UNCORR], R_GOOD),
        dl_cat(L, tui_fmt_num(b, sizeof(b), &m[M_ECC_UNCORR], 1, 0)));
+    dp_mark(l, par);
     l = dl_add(L, true);
-    dp(l, R_NORMAL, "Throttle ");
+    dp(l, R_NORMAL, "Processes ");
+    dp(l, tui_na_or(&d->process_count, R_NORMAL),
+       dl_cat(L, tui_fmt_num(a, sizeof(a), &d->process_count, 1, 0)));
+    dp(l, R_NORMAL, "  Throttle ");
     if (d->throttle_valid) {
         /* idle is not a slowdown worth an alarm */
         const char *words[16];
@@ -720,9 +750,7 @@ static void build_detail(struct dlines *L, const struct tui_view *v, const struc
     } else {
         dp(l, R_FREE, "N/A");
     }
-    dp(l, R_NORMAL, "  Processes ");
-    dp(l, tui_na_or(&d->process_count, R_NORMAL),
-       dl_cat(L, tui_fmt_num(a, sizeof(a), &d->process_count, 1, 0)));
+    dp_mark(l, par); /* the GPU's clocks are slowed, not the instance's */
 }
 
 /* Rows the lines take at a panel width w. */
@@ -736,6 +764,30 @@ static int detail_rows(const struct dlines *L, int upto, int w)
         rows++;
     }
     return rows;
+}
+
+/* One detail line in r: when it is too wide, without its optional pieces,
+ * and then cut before its marker, which stays whole at the end. */
+static void draw_dline(WINDOW *win, const struct tui_view *v, struct rect r, const struct dline *l)
+{
+    struct piece p[16];
+    int n = 0, w = 0, full = 0;
+    for (int i = 0; i < l->n; i++)
+        full += l->p[i].s ? tui_text_width(l->p[i].s) : 0;
+    for (int i = 0; i < l->n; i++) {
+        if (full > r.w && i < 32 && (l->opt >> i & 1u))
+            continue;
+        p[n++] = l->p[i];
+        w += p[n - 1].s ? tui_text_width(p[n - 1].s) : 0;
+    }
+    if (w <= r.w || !l->mark || n < 2) {
+        tui_line(win, v, r, r.y, p, (size_t)n);
+        return;
+    }
+    int mw = tui_text_width(p[n - 1].s);
+    struct rect body = {r.y, r.x, 1, r.w > mw ? r.w - mw : 0};
+    tui_line(win, v, body, r.y, p, (size_t)(n - 1));
+    tui_text(win, &v->theme, r, r.y, r.x + body.w, p[n - 1].role, p[n - 1].s);
 }
 
 static void draw_detail(WINDOW *win, struct tui_view *v, const struct dlines *L)
@@ -754,12 +806,11 @@ static void draw_detail(WINDOW *win, struct tui_view *v, const struct dlines *L)
     for (int i = 0; i < L->n && y < in.y + in.h; i++, y++) {
         const struct dline *l = &L->l[i];
         if (two && l->pair && i + 1 < L->n && L->l[i + 1].pair) {
-            tui_line(win, v, (struct rect){y, in.x, 1, half}, y, l->p, (size_t)l->n);
+            draw_dline(win, v, (struct rect){y, in.x, 1, half}, l);
             i++;
-            tui_line(win, v, (struct rect){y, in.x + half + 2, 1, in.w - half - 2}, y, L->l[i].p,
-                     (size_t)L->l[i].n);
+            draw_dline(win, v, (struct rect){y, in.x + half + 2, 1, in.w - half - 2}, &L->l[i]);
         } else {
-            tui_line(win, v, (struct rect){y, in.x, 1, in.w}, y, l->p, (size_t)l->n);
+            draw_dline(win, v, (struct rect){y, in.x, 1, in.w}, l);
         }
     }
     if (detail_rows(L, L->n, in.w) > in.h) /* some lines did not fit */
@@ -860,12 +911,15 @@ static void draw_screen(WINDOW *win, struct tui_view *v)
     struct tui_layout_want want = {
         .ncores = v->snap && v->snap->host_ok ? v->snap->host.ncores : 0,
         .cpu_id_width = 1,
-        .dev_rows = v->snap ? (int)v->snap->ndevices : 0,
+        .dev_rows = (int)tui_view_rows_wanted(v),
         .detail_key = d ? detail_rows(&L, L.key, inner) : 1,
         .detail_full = d ? (v->gpm_page ? 16 : detail_rows(&L, L.n, inner)) : 1,
         .proc_rows = (int)v->nrows,
-        .ncharts = v->charts == CHARTS_ACTIVITY && !(d && tui_device_has_pcie(d)) ? 3 : 4,
     };
+    tui_plan_gpu_charts(v, lw, &v->cplan);
+    want.ncharts = v->cplan.n;
+    for (int i = 0; i < v->cplan.n; i++)
+        want.chart_fixed[i] = v->cplan.rows[i];
     if (v->snap && v->snap->host_ok)
         for (size_t i = 0; i < v->snap->host.ncores; i++) {
             int id = v->snap->host.cores[i].id, dw = 1;

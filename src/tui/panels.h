@@ -34,6 +34,20 @@ enum tui_fold { FOLD_AUTO = 0, FOLD_OPEN, FOLD_CLOSED };
 /* Lower chart set, switched with c. */
 enum tui_charts { CHARTS_ACTIVITY = 0, CHARTS_THERMAL, CHARTS_COUNT };
 
+/* The GPU charts of one draw (charts.c): what each shows and, for one with
+ * nothing to draw, its reason and the rows it takes. */
+enum tui_chart_kind {
+    TC_GPU_UTIL = 0, TC_MEM_BW, TC_VRAM, TC_PCIE, TC_TEMP, TC_POWER, TC_CLK_SM, TC_CLK_MEM,
+    TC_COUNT
+};
+struct tui_chart_plan {
+    int n;
+    enum tui_chart_kind kind[TUI_CHARTS_MAX];
+    const char *why[TUI_CHARTS_MAX]; /* N/A with nothing in the window: why; else NULL */
+    int same_as[TUI_CHARTS_MAX];     /* the chart above with the same reason, or -1 */
+    int rows[TUI_CHARTS_MAX];        /* rows of an N/A chart, borders included; 0 data */
+};
+
 /*
  * The view: what the user chose (selection, scroll, folds, pause, overlays,
  * filter) and what the last draw computed. Owned by the UI thread alone
@@ -86,6 +100,7 @@ struct tui_view {
     int cmd_scroll; /* first wrapped line shown (also the reasons popup) */
 
     struct tui_layout lay;
+    struct tui_chart_plan cplan; /* the GPU charts of the last draw */
     /* filled by the draw: process rows of the selected device (for a MIG
      * parent, of all its instances too), sorted; indexes in snap->procs */
     size_t nrows;
@@ -121,6 +136,9 @@ void tui_view_jump_digit(struct tui_view *v, int digit, uint64_t now_ns);
  * fits, else the selected device's GPU is and then the others in order
  * while they fit. */
 void tui_view_build_rows(struct tui_view *v, int room);
+/* Device rows the list takes with nothing folded but what the user folded:
+ * the rows the layout is asked for. */
+size_t tui_view_rows_wanted(const struct tui_view *v);
 /* Device (position in snap->devices) at screen row y in the devices panel,
  * or -1. */
 long tui_view_device_at(const struct tui_view *v, int y, int x);

@@ -22,7 +22,7 @@ tui_keys h200g Down
 scr=$(tui_capture h200g)
 contains "MIG row shows GPU util with the gpm marker" "$(printf '%s\n' "$scr" | grep 'MIG 0 3g.71gb')" "gpm"
 contains "GPU util chart of the MIG device is GPM's" "$scr" "GPU Util 85% gpm"
-contains "memory chart names DRAM bandwidth" "$scr" "DRAM BW"
+contains "memory chart is MemBW, from GPM" "$scr" "┌ MemBW 60% gpm"
 tui_screen "h200 MIG device with GPM values at 120x40" h200g h200-gpm-120x40
 tui_keys h200g g
 scr=$(tui_capture h200g)

@@ -49,6 +49,24 @@ for sc in a100-sxm4-80gb h200-mig dgx-a100-8x7; do
             ;;
         dgx-a100-8x7-80x24)
             contains "dgx 80x24: folded GPUs counted" "$scr" "rows ▼"
+            # the reason inside the N/A chart, once; no empty process rows
+            contains "dgx 80x24: the reason in the GPU Util chart" "$scr" "│NVML does not report          │"
+            contains "dgx 80x24: MemBW says it once" "$scr" "│N/A: as GPU Util above        │"
+            contains "dgx 80x24: the GPU's power charted instead" "$scr" "┌ Power 85 W / 400 W ─"
+            eq "dgx 80x24: the process panel ends under its one row" \
+                "$(printf '%s\n' "$scr" | grep -A1 '  20100 C ' | tail -1 | grep -c '└─')" 1
+            ;;
+        dgx-a100-8x7-120x40)
+            # Ampere MIG: the N/A charts say why and give their rows away;
+            # the host charts are kept (under the GPU charts: the right
+            # column holds 15 device rows and the whole detail)
+            contains "dgx 120x40: the whole reason in the chart" "$scr" "│needs Hopper or later (GPM) or DCGM profiling │"
+            for t in "┌ MemBW N/A ─" "┌ VRAM Σ instances" "┌ PCIe TX" "┌ Power 85 W / 400 W" "┌ Temp 40°C" "┌ CPU Total 42.4%" "┌ RAM ─"; do
+                contains "dgx 120x40: chart '$t'" "$scr" "$t"
+            done
+            contains "dgx 120x40: the RAM legend" "$scr" "▮ used  ▮ cached  ▯ free"
+            contains "dgx 120x40: the detail says MemBW" "$scr" "│GPU N/A  MemBW N/A  SM N/A"
+            contains "dgx 120x40: the whole detail panel" "$scr" "│Processes 1  Throttle none"
             ;;
         esac
         tui_quit "$lay" q >/dev/null
@@ -122,6 +140,14 @@ eq "Esc clears the filter" "$(tui_capture filt | grep -cE '│ +7[01][0-9]{2} ')
 # s sorts without focusing the list first
 tui_keys filt s
 contains "s from the device list" "$(tui_capture filt)" "Processes (by SM%)"
+# Enter folds GPU 0: the Devices panel shrinks to its one row, the rows go
+# to the panels below (none stays empty)
+eq "before folding: 5 device rows" "$(tui_capture filt | grep -A7 '┌ Devices' | tail -1 | grep -c '┌ Detail')" 1
+tui_keys filt Enter
+scr=$(tui_capture filt)
+contains "Enter folds the GPU" "$scr" "▶ ▸ GPU 0 H200 +4 MIG"
+eq "folded: the Detail panel right under the one row" \
+    "$(printf '%s\n' "$scr" | grep -A3 '┌ Devices' | tail -1 | grep -c '┌ Detail')" 1
 tui_quit filt q >/dev/null
 
 # --- the header: versions, and where --debug writes ---

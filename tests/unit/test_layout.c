@@ -26,7 +26,8 @@ static void check_tiling(const struct tui_layout *l)
 {
     struct rect all[] = {l->header,   l->footer,    l->cpu,      l->devices, l->detail_r,
                          l->procs,    l->chart[0],  l->chart[1], l->chart[2], l->chart[3],
-                         l->cpu_total, l->mem_bars, l->legend,   l->ram};
+                         l->chart[4], l->chart[5],  l->cpu_total, l->mem_bars, l->legend,
+                         l->ram};
     size_t n = sizeof(all) / sizeof(all[0]);
     for (size_t i = 0; i < n; i++) {
         assert_true(inside(all[i], l->h, l->w));
@@ -170,7 +171,8 @@ static void test_every_size_tiles(void **state)
                                                .detail_key = 3 + k,
                                                .detail_full = 6 + 2 * k,
                                                .proc_rows = k * 7,
-                                               .ncharts = 3 + (h + w) % 2};
+                                               .ncharts = 3 + (h + w) % 4,
+                                               .chart_fixed = {k == 1 ? 5 : 0, k == 1 ? 3 : 0}};
                 tui_layout_compute(&l, h, w, &want);
                 assert_false(l.too_small);
                 check_tiling(&l);
@@ -178,11 +180,69 @@ static void test_every_size_tiles(void **state)
                 if (l.detail)
                     assert_true(l.detail_r.h >= 3);
                 /* the right column is filled to the footer */
-                struct rect last = l.host_charts ? l.ram : l.mem_bars.h ? l.mem_bars : l.procs;
+                struct rect last = l.host_charts && !l.host_left ? l.ram
+                                   : l.mem_bars.h                ? l.mem_bars
+                                                                 : l.procs;
                 if (last.h == 0)
                     last = l.devices;
                 assert_int_equal(last.y + last.h, h - 1);
             }
+}
+
+/* The DGX with its first GPU unfolded (15 rows), the whole detail (12
+ * lines) and one process: no room for the host charts on the right. */
+static const struct tui_layout_want dgx_mig = {
+    .ncores = 2, .cpu_id_width = 1, .dev_rows = 15, .detail_key = 4, .detail_full = 12,
+    .proc_rows = 1, .ncharts = 6, .chart_fixed = {5, 3, 0, 0, 0, 0}};
+
+static void test_na_charts_take_their_reason_and_host_charts_stay(void **state)
+{
+    (void)state;
+    struct tui_layout l;
+    tui_layout_compute(&l, 40, 120, &dgx_mig);
+    check_tiling(&l);
+    /* the right column is full: the host charts go under the GPU charts */
+    assert_true(l.host_charts);
+    assert_true(l.host_left);
+    assert_int_equal(l.cpu_total.x, 0);
+    assert_int_equal(l.legend.h, 2);
+    assert_int_equal(l.ram.y + l.ram.h, 39);
+    /* the two N/A charts are as tall as their reasons */
+    assert_int_equal(l.chart[0].h, 5);
+    assert_int_equal(l.chart[1].h, 3);
+    /* every chart of data and both host charts at least 3 rows */
+    assert_int_equal(l.ncharts, 6);
+    for (int i = 2; i < 6; i++)
+        assert_true(l.chart[i].h >= 3);
+    assert_true(l.cpu_total.h >= 3 && l.ram.h >= 3);
+    /* the process panel's minimum is its one row (and the row left over
+     * at the end): the detail is whole */
+    assert_int_equal(l.procs.h, 1 + 1 + 2 + 1);
+    assert_int_equal(l.detail_r.h, 12 + 2);
+}
+
+static void test_host_charts_under_the_gpu_charts_only_when_all_fit(void **state)
+{
+    (void)state;
+    struct tui_layout l;
+    /* 80x24: 19 rows under the CPU panel; the six GPU charts need 20: the
+     * host charts are not forced there and the last GPU chart goes */
+    tui_layout_compute(&l, 24, 80, &dgx_mig);
+    check_tiling(&l);
+    assert_false(l.host_charts);
+    assert_int_equal(l.ncharts, 5);
+    /* at 120x40 and above the host charts stay, the GPU charts give way
+     * from the last: a CPU panel of 256 cores (capped at 3/5) leaves 16 rows */
+    struct tui_layout_want many = dgx_mig;
+    many.ncores = 256;
+    many.cpu_id_width = 3;
+    tui_layout_compute(&l, 40, 120, &many);
+    check_tiling(&l);
+    assert_true(l.host_left);
+    assert_int_equal(l.cpu.h, 22);
+    /* 16 rows: 2 host charts and the legend take 8, the reasons 5 + 3 */
+    assert_int_equal(l.ncharts, 2);
+    assert_int_equal(l.chart[0].h + l.chart[1].h, 8);
 }
 
 int main(void)
@@ -195,6 +255,8 @@ int main(void)
         cmocka_unit_test(test_three_charts_without_pcie),
         cmocka_unit_test(test_small_terminal_drops_detail_then_charts),
         cmocka_unit_test(test_every_size_tiles),
+        cmocka_unit_test(test_na_charts_take_their_reason_and_host_charts_stay),
+        cmocka_unit_test(test_host_charts_under_the_gpu_charts_only_when_all_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

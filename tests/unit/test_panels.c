@@ -518,7 +518,7 @@ static void test_detail_lines_on_screen(void **state)
         "UUID GPU-aaaaaaaa-1111-2222-3333-444444444444  Arch Hopper  CC 9.0",
         "Clk 1755/1755/2619 MHz gfx/sm/mem  P2",
         "PCIe Gen5 x16",
-        "Throttle SW power cap, HW slowdown, HW thermal slowdown, other  Processes 0",
+        "Processes 0  Throttle SW power cap, HW slowdown, HW thermal slowdown, other",
         "VRAM 20.0 GiB / 80.0 GiB (25%)",
         "", /* the clock: set per round */
     };
