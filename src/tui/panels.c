@@ -159,18 +159,31 @@ static void draw_header(WINDOW *win, const struct tui_view *v)
     struct rect r = v->lay.header;
     const struct tui_theme *t = &v->theme;
     tui_fill(win, t, r, R_HEADER);
-    char left[1024], ver[256] = "", clk[40]; /* left holds a whole host name and ver */
+    char left[1024], clk[40]; /* left holds a whole host name and the versions */
     const struct snapshot *s = v->snap;
+    const char *host = s && s->host.hostname[0] ? s->host.hostname : "";
+    char drv[96] = "", cuda[32] = "", nvml[96] = "";
     if (s && s->driver_version[0]) {
-        char cuda[32] = "";
+        snprintf(drv, sizeof(drv), "  driver %s", s->driver_version);
         if (s->cuda_driver_version > 0)
             snprintf(cuda, sizeof(cuda), "  CUDA %d.%d", s->cuda_driver_version / 1000,
                      s->cuda_driver_version % 1000 / 10);
-        snprintf(ver, sizeof(ver), "  driver %s%s%s%s", s->driver_version, cuda,
-                 s->nvml_version[0] ? "  NVML " : "", s->nvml_version);
+        if (s->nvml_version[0])
+            snprintf(nvml, sizeof(nvml), "  NVML %s", s->nvml_version);
     }
-    snprintf(left, sizeof(left), " mig-gpu-mon  %s%s%s%s", s && s->host.hostname[0] ? s->host.hostname : "",
-             v->demo_label ? "  " : "", v->demo_label ? v->demo_label : "", ver);
+    /* what the width holds, the least needed last: the NVML version goes
+     * first, then CUDA's, then the demo's file name; the driver's stays */
+    const char *demo = v->demo_label ? v->demo_label : "";
+    const char *demo_short = v->demo_label ? "DEMO" : "";
+    int fit = r.w - 21; /* the clock and a space */
+    const char *steps[][3] = {{demo, cuda, nvml}, {demo, cuda, ""}, {demo, "", ""},
+                              {demo_short, "", ""}};
+    for (size_t k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
+        snprintf(left, sizeof(left), " mig-gpu-mon  %s%s%s%s%s%s", host, steps[k][0][0] ? "  " : "",
+                 steps[k][0], drv, steps[k][1], steps[k][2]);
+        if (tui_text_width(left) <= fit)
+            break;
+    }
     /* the clock changes once a second: formatted then (the UI thread's) */
     static time_t clk_at = (time_t)-1;
     static char clk_s[sizeof(clk)];

@@ -242,6 +242,27 @@ else
     kill "$victim"
 fi
 
+# --- a process that execs after the first ticks (sh -> sleep, as torchrun,
+# conda run and exec python entrypoints do) shows its new command line
+# at the next tick, not its first one forever ---
+flag=$TMP/tui-exec.go
+sh -c 'while [ ! -e "$0" ]; do sleep 0.05; done; exec sleep 303' "$flag" &
+xp=$!
+for ((i = 0; i < 100; i++)); do grep -q tui-exec "/proc/$xp/cmdline" 2>/dev/null && break; sleep 0.02; done
+sed -n '1,/^\[process/p' "$SCN/a100-sxm4-80gb.ini" | sed '$d' >"$TMP/exec.ini"
+printf '[process.exec]\npid = %s\ngpu = 0\nused_mib = 5000\n' "$xp" >>"$TMP/exec.ini"
+tui_start exec 120 40 2 MIGMON_SIM_SCENARIO="$TMP/exec.ini" -- "${SIMARGS[@]}"
+contains "before exec: the shell's command line" "$(tui_capture exec)" "sh -c while [ ! -e"
+: >"$flag"
+for ((i = 0; i < 100; i++)); do [ "$(cat /proc/$xp/comm 2>/dev/null)" = sleep ] && break; sleep 0.02; done
+tui_tick exec
+scr=$(tui_capture exec)
+contains "after exec: the new command line at the next tick" "$scr" "sleep 303"
+case "$scr" in *"sh -c while"*) bad "after exec: the first command line is still shown" ;; *) ok ;; esac
+tui_quit exec q >/dev/null
+kill "$xp" 2>/dev/null
+wait "$xp" 2>/dev/null
+
 # --- Enter shows the whole command line, however long (a snapshot keeps
 # 512 bytes): wrapped in the popup, scrolled with Up/Down ---
 long_arg=$(printf 'x%.0s' $(seq 1 3000))
