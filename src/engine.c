@@ -18,6 +18,20 @@
 
 #include "clock.h"
 
+/*
+ * Priming: CPU % (host and processes) and GPM's values are deltas between
+ * two samples, so the first snapshot has them N/A. The second tick comes
+ * ENGINE_PRIME_MS after the first whatever the interval (an hour's
+ * interval would show N/A for an hour), then the grid restarts from it.
+ * That tick first waits, at most ENGINE_PRIME_GPM_WAIT_MS more, for the
+ * GPM helper's first values (it needs two samples 100 ms apart of its
+ * own). --once primes the same way (main.c run_once). Manual mode (the
+ * screen tests) steps its own ticks and is not primed.
+ */
+#define ENGINE_PRIME_MS 200u
+#define ENGINE_PRIME_GPM_WAIT_MS 1000u
+#define ENGINE_PRIME_SLICE_MS 50u
+
 struct engine {
     struct collector *col;
     struct engine_opts o;
@@ -58,6 +72,36 @@ static void publish(struct engine *e)
     }
 }
 
+static bool stopping(struct engine *e)
+{
+    pthread_mutex_lock(&e->mu);
+    bool stop = e->stop;
+    pthread_mutex_unlock(&e->mu);
+    return stop;
+}
+
+/* The priming tick's wait for the sources that need two samples of their
+ * own (GPM), until `until` at most. In slices, so engine_stop is never
+ * kept waiting long (collect_settle does not watch for it); a settle that
+ * returns before its slice is up has nothing more to wait for (values are
+ * there, or there will be none). */
+static void prime_settle(struct engine *e, uint64_t until)
+{
+    for (;;) {
+        uint64_t now = clock_mono_ns();
+        if (now >= until || stopping(e))
+            return;
+        uint64_t ms = (until - now) / 1000000ull;
+        if (ms > ENGINE_PRIME_SLICE_MS)
+            ms = ENGINE_PRIME_SLICE_MS;
+        if (ms == 0)
+            return;
+        collect_settle(e->col, (unsigned)ms);
+        if (clock_mono_ns() - now < ms * 1000000ull)
+            return;
+    }
+}
+
 static void *run(void *arg)
 {
     struct engine *e = arg;
@@ -65,7 +109,10 @@ static void *run(void *arg)
     pthread_mutex_lock(&e->mu);
     uint64_t interval = (uint64_t)e->o.interval_ms * 1000000ull;
     pthread_mutex_unlock(&e->mu);
+    const uint64_t prime_ns = (uint64_t)ENGINE_PRIME_MS * 1000000ull;
     uint64_t start = clock_mono_ns();
+    /* the second tick is the priming one (the top of this file) */
+    bool prime = !e->o.manual && interval > prime_ns;
     for (uint64_t k = 0;; k++) {
         pthread_mutex_lock(&e->mu);
         if (e->regrid) { /* a new interval: the next tick one interval from now */
@@ -73,6 +120,7 @@ static void *run(void *arg)
             interval = (uint64_t)e->o.interval_ms * 1000000ull;
             start = clock_mono_ns();
             k = 1;
+            prime = false;
         }
         if (e->o.manual) {
             /* one tick per request, and only after the last one was taken */
@@ -82,8 +130,8 @@ static void *run(void *arg)
                 e->pending--;
         } else if (k > 0) {
             uint64_t now = clock_mono_ns();
-            uint64_t next = start + k * interval;
-            if (next <= now) { /* a slow tick: skip the missed grid points */
+            uint64_t next = prime ? start + prime_ns : start + k * interval;
+            if (!prime && next <= now) { /* a slow tick: skip the missed grid points */
                 k = (now - start) / interval + 1;
                 next = start + k * interval;
             }
@@ -102,11 +150,20 @@ static void *run(void *arg)
         pthread_mutex_unlock(&e->mu);
         if (stop)
             break;
+        bool priming = prime && k == 1;
+        if (priming)
+            prime_settle(e, start + prime_ns + (uint64_t)ENGINE_PRIME_GPM_WAIT_MS * 1000000ull);
         /* How long a tick waits for the driver: most of an interval, so a
          * late device is reported in the same tick and the next tick
          * starts on time. */
-        collect_tick_until(e->col, &e->back, clock_mono_ns() + interval / 4 * 3);
+        uint64_t t = clock_mono_ns();
+        collect_tick_until(e->col, &e->back, t + interval / 4 * 3);
         publish(e);
+        if (priming) { /* the grid from the priming tick on */
+            prime = false;
+            start = t;
+            k = 0;
+        }
     }
     collect_detach(e->col); /* what dies with this thread ends cleanly first */
     return NULL;

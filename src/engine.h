@@ -9,6 +9,10 @@
  * snapshot is ever shared: each is owned by exactly one side at a time, so
  * the pointers inside (devices, processes, cores, reasons in the notes)
  * stay valid for whoever holds it.
+ *
+ * Ticks: the first at once, the second ~200 ms later whatever the interval
+ * (priming: CPU % and GPM values need two samples; engine.c), then one per
+ * interval from that one on. docs/engine.md.
  */
 #ifndef MIGMON_ENGINE_H
 #define MIGMON_ENGINE_H

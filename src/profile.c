@@ -339,6 +339,10 @@ static void report_json(FILE *f, const struct prof *P, int status, double wall_s
         }
         json_num_or_null(&w, "peak_gpu_memory_bytes", x->alloc_seen, x->peak_alloc);
         json_num_or_null(&w, "peak_used_growth_bytes", x->delta_ok, x->peak_delta);
+        /* the device's activity, every process on it counted: NVML and GPM
+         * have no per-process utilisation of a GPU or MIG instance */
+        jsonw_key(&w, "util_scope");
+        jsonw_str(&w, x->mig ? "instance" : "gpu");
         json_num_or_null(&w, "util_peak_pct", x->util_n > 0, x->util_peak);
         json_num_or_null(&w, "util_mean_pct", x->util_n > 0,
                          x->util_n ? round(x->util_sum / x->util_n * 10) / 10 : 0);
@@ -408,7 +412,7 @@ static void report_text(FILE *f, const struct prof *P, int status, double wall_s
         const struct watch_dev *x = &P->w.dev[i];
         if (!x->visible)
             continue;
-        char id[64], mem[48], util[64], en[48], tmp[32], thr[256] = "none";
+        char id[64], mem[48], util[128], en[48], tmp[32], thr[256] = "none";
         if (x->mig)
             snprintf(id, sizeof(id), "GPU %d MIG %d %s", x->index, x->mig_index, x->profile);
         else
@@ -417,14 +421,18 @@ static void report_text(FILE *f, const struct prof *P, int status, double wall_s
             units_bytes(mem, sizeof(mem), x->peak_alloc);
         else
             snprintf(mem, sizeof(mem), "N/A");
+        /* The activity is the whole device's or instance's, the command's
+         * and everyone else's on it: said so, beside the command's own
+         * memory (util_scope in JSON). */
+        const char *scope = x->mig ? "whole instance" : "whole GPU";
         if (x->util_n)
-            snprintf(util, sizeof(util), "peak %.0f%% mean %.0f%% (%s)", x->util_peak,
-                     x->util_sum / x->util_n, metric_source_name(x->util_src));
+            snprintf(util, sizeof(util), "activity (%s, all its processes) peak %.0f%% mean %.0f%% (%s)",
+                     scope, x->util_peak, x->util_sum / x->util_n, metric_source_name(x->util_src));
         else
-            snprintf(util, sizeof(util), "N/A");
+            snprintf(util, sizeof(util), "activity (%s, all its processes) N/A", scope);
         if (x->mig) { /* no energy, temperature or throttling of its own */
-            fprintf(f, "  %s: GPU memory %s, util %s; energy, temp, throttle: see GPU %d\n", id,
-                    mem, util, x->index);
+            fprintf(f, "  %s: GPU memory %s, %s; energy, temp, throttle: see GPU %d\n", id, mem,
+                    util, x->index);
             continue;
         }
         if (x->energy0_ok)
@@ -439,8 +447,8 @@ static void report_text(FILE *f, const struct prof *P, int status, double wall_s
         size_t n = units_throttle_words(x->throttle, words, 16), off = 0;
         for (size_t k = 0; k < n && off < sizeof(thr); k++)
             off += (size_t)snprintf(thr + off, sizeof(thr) - off, "%s%s", k ? ", " : "", words[k]);
-        fprintf(f, "  %s: GPU memory %s, util %s, energy %s, temp peak %s, throttle %s\n", id,
-                mem, util, en, tmp, thr);
+        fprintf(f, "  %s: GPU memory %s, %s, energy %s, temp peak %s, throttle %s\n", id, mem,
+                util, en, tmp, thr);
     }
     if (P->w.visible_note[0])
         fprintf(f, "Note: %s\n", P->w.visible_note);

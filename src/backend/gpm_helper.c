@@ -3,8 +3,9 @@
  * of every GPU, GPU instance and (driver 595+) compute instance, metrics
  * between consecutive samples, sent as records over stdout (gpm.h).
  *
- * One round per interval on a fixed grid: every entity of a GPU is sampled
- * back to back so their windows line up; metrics come from the previous
+ * One round per interval on a fixed grid (after a first round 100 ms before
+ * it: priming): every entity of a GPU is sampled back to back so their
+ * windows line up; metrics come from the previous
  * round's sample and this one's (the interval is at least 100 ms, as NVIDIA
  * asks). Each sample object is allocated once and freed exactly once, also
  * when the MIG layout changes. Before every NVML call that can stall, a
@@ -54,6 +55,8 @@ const unsigned gpm_metric_nvml_id[GPM_NMETRICS] = {
 /* Memory canary: right after the first GPM round, then every N rounds. */
 #define CANARY_EVERY 10
 #define MAX_ENTITIES 64 /* whole GPU + 7 GIs + up to 56 CIs is far below */
+/* The second round's distance from the first (priming; gpm_helper_main). */
+#define GPM_PRIME_NS (100ull * 1000000ull)
 
 struct ent {
     enum gpm_scope scope;
@@ -424,6 +427,18 @@ static bool round_gpu(struct helper *hp, struct hgpu *g)
     return sent;
 }
 
+/* Every GPU's round, then the record that closes it. */
+static void one_round(struct helper *hp)
+{
+    bool have = false;
+    for (size_t i = 0; i < hp->ngpus; i++)
+        have = round_gpu(hp, &hp->gpus[i]) || have;
+    struct gpm_rec_cycle cyc;
+    memset(&cyc, 0, sizeof(cyc));
+    cyc.have_values = have;
+    send_rec(&cyc, GPM_REC_CYCLE, sizeof(cyc));
+}
+
 /* Sleep until deadline; false when stdin says the monitor is gone. */
 static bool wait_until(uint64_t deadline)
 {
@@ -537,15 +552,19 @@ int gpm_helper_main(int argc, char **argv)
         memset(&done, 0, sizeof(done));
         send_rec(&done, GPM_REC_DONE, sizeof(done));
     } else {
+        /* Priming: the first values need two rounds; the second comes
+         * GPM_PRIME_NS after the first ends (never less: NVIDIA's minimum
+         * between samples), not a whole interval later, so a long interval
+         * does not leave every GPM value N/A for that long (the engine's
+         * priming tick waits for it). The grid starts from the second. */
+        bool more = true;
+        if (interval > GPM_PRIME_NS) {
+            one_round(&hp);
+            more = wait_until(clock_mono_ns() + GPM_PRIME_NS);
+        }
         uint64_t start = clock_mono_ns();
-        for (uint64_t k = 1;; k++) {
-            bool have = false;
-            for (size_t i = 0; i < hp.ngpus; i++)
-                have = round_gpu(&hp, &hp.gpus[i]) || have;
-            struct gpm_rec_cycle cyc;
-            memset(&cyc, 0, sizeof(cyc));
-            cyc.have_values = have;
-            send_rec(&cyc, GPM_REC_CYCLE, sizeof(cyc));
+        for (uint64_t k = 1; more; k++) {
+            one_round(&hp);
             uint64_t next = start + k * interval;
             uint64_t now = clock_mono_ns();
             if (next <= now) /* a slow round: skip the missed grid points */

@@ -284,6 +284,35 @@ static void fmt_rate(char *out, size_t len, const struct metric *m)
         units_rate(out, len, m->value);
 }
 
+/* NVLink TX/RX as "120/118 GB/s": both figures in the larger one's unit,
+ * written once, so the pair cannot read as one figure "per" another (the
+ * old "120 GB/s/118 GB/s"). A missing side is N/A beside the other, whole
+ * with its unit; neither is one N/A. */
+static void fmt_rate_pair(char *out, size_t len, const struct metric *tx, const struct metric *rx)
+{
+    bool a = metric_ok(tx), b = metric_ok(rx);
+    if (!a && !b) {
+        snprintf(out, len, "N/A");
+        return;
+    }
+    if (!a || !b) {
+        char x[24], y[24];
+        fmt_rate(x, sizeof(x), tx);
+        fmt_rate(y, sizeof(y), rx);
+        snprintf(out, len, "%s/%s", x, y);
+        return;
+    }
+    double hi = tx->value > rx->value ? tx->value : rx->value;
+    /* the thresholds of units_rate: the pair reads as each figure would */
+    double div = hi < 999.5e3 ? 1e3 : hi < 999.5e6 ? 1e6 : 1e9;
+    const char *unit = hi < 999.5e3 ? "kB/s" : hi < 999.5e6 ? "MB/s" : "GB/s";
+    double v[2] = {tx->value / div, rx->value / div};
+    char part[2][24];
+    for (int k = 0; k < 2; k++)
+        snprintf(part[k], sizeof(part[k]), "%.*f", div > 1e3 && v[k] < 9.95 ? 1 : 0, v[k]);
+    snprintf(out, len, "%s/%s %s", part[0], part[1], unit);
+}
+
 /* GPM's per-device activity (Hopper and later), for devices that have any. */
 static void write_gpm(FILE *f, const struct snapshot *s)
 {
@@ -305,16 +334,14 @@ static void write_gpm(FILE *f, const struct snapshot *s)
                     "HMMA", "IMMA", "DFMA", "FP64", "FP32", "FP16", "INT", nvlink_w, "NVLINK TX/RX");
             header = true;
         }
-        char id[32], v[NCOL][16], tx[24], rx[24], nv[56], row[256];
+        char id[32], v[NCOL][16], nv[56], row[256];
         device_id(id, sizeof(id), d);
         for (size_t k = 0; k < NCOL; k++)
             table_fmt_metric(v[k], sizeof(v[k]), &d->m[cols_gpm[k]], 1, 0, "%");
         if (d->kind == DEV_MIG) {
             snprintf(nv, sizeof(nv), "^");
         } else {
-            fmt_rate(tx, sizeof(tx), &d->m[M_NVLINK_TX]);
-            fmt_rate(rx, sizeof(rx), &d->m[M_NVLINK_RX]);
-            snprintf(nv, sizeof(nv), "%s/%s", tx, rx);
+            fmt_rate_pair(nv, sizeof(nv), &d->m[M_NVLINK_TX], &d->m[M_NVLINK_RX]);
         }
         snprintf(row, sizeof(row), "%-6s %5s %6s %5s %5s %5s %5s %5s %5s %5s %*s", id, v[0], v[1],
                  v[2], v[3], v[4], v[5], v[6], v[7], v[8], nvlink_w, nv);
@@ -334,8 +361,8 @@ static void write_process_row(FILE *f, const char *id, const struct gpu_process 
 {
     char mem[32], sm[16], mu[16], cpu[16], user[64], type[16], cmd[600], row[800];
     table_fmt_metric(mem, sizeof(mem), &p->mem_bytes, 1.0 / (1024 * 1024), 0, "MiB");
-    table_fmt_metric(sm, sizeof(sm), &p->sm_util, 1, 0, "");
-    table_fmt_metric(mu, sizeof(mu), &p->mem_util, 1, 0, "");
+    table_fmt_metric(sm, sizeof(sm), &p->sm_util, 1, 0, "%");
+    table_fmt_metric(mu, sizeof(mu), &p->mem_util, 1, 0, "%");
     table_fmt_metric(cpu, sizeof(cpu), &p->cpu_pct, 1, 1, "");
     snprintf(user, sizeof(user), "%s", p->user[0] ? p->user : "N/A");
     fit(user, 10);
@@ -346,7 +373,7 @@ static void write_process_row(FILE *f, const char *id, const struct gpu_process 
     snprintf(type, sizeof(type), "%s%s", proc_type_name(p->type),
              p->unattributed && !wide ? "?" : "");
     t->unattr_mark = t->unattr_mark || (p->unattributed && !wide);
-    int n = snprintf(row, sizeof(row), "%-6s %8u %-5s %9s%s %4s %4s %6s %s%*s ", id, p->pid, type,
+    int n = snprintf(row, sizeof(row), "%-6s %8u %-5s %9s%s %4s %6s %6s %s%*s ", id, p->pid, type,
                      mem, p->carried ? "*" : " ", sm, mu, cpu, user, 10 - cols(user), "");
     const char *pre = p->unattributed && wide ? "(unattributed) " : "";
     if (p->command[0])
@@ -367,10 +394,11 @@ static void write_process_row(FILE *f, const char *id, const struct gpu_process 
  * Returns true when a row marked a process unattributed with "?". */
 static bool write_processes(FILE *f, const struct snapshot *s)
 {
-    /* SM% and BW% are the process's shares of the SM and of memory
-     * bandwidth; VRAM is the memory it holds */
-    fprintf(f, "\n%-6s %8s %-5s %10s %4s %4s %6s %-10s %s\n", "ID", "PID", "TYPE", "VRAM", "SM%",
-            "BW%", "CPU%", "USER", "COMMAND");
+    /* SM% and MemBW% are the process's shares of the SM and of memory
+     * bandwidth (memory-controller busy time, as the device's MemBW;
+     * docs/metrics.md); VRAM is the memory it holds */
+    fprintf(f, "\n%-6s %8s %-5s %10s %4s %6s %6s %-10s %s\n", "ID", "PID", "TYPE", "VRAM", "SM%",
+            "MemBW%", "CPU%", "USER", "COMMAND");
     struct proc_tally t = {0, 0, false};
     size_t nread = 0; /* devices whose list was read */
     for (size_t i = 0; i < s->ndevices; i++) {
@@ -458,7 +486,9 @@ void table_write_snapshot(FILE *f, const struct snapshot *s)
     vram_w = width >= 100 ? 24 : 18;
     power_w = width >= 100 ? 11 : 9;
     nvlink_w = width >= 100 ? 21 : 18;
-    fprintf(f, "%-6s %-*s %5s %5s %5s %*s %5s %*s\n", "ID", name_w, "DEVICE", "GPU", "MEM", "SM",
+    /* MemBW: memory bandwidth (memory-controller busy time), not VRAM
+     * use, which is the VRAM column; one name in every output */
+    fprintf(f, "%-6s %-*s %5s %5s %5s %*s %5s %*s\n", "ID", name_w, "DEVICE", "GPU", "MemBW", "SM",
             vram_w, "VRAM USED/TOTAL", "TEMP", power_w, "POWER");
     bool sum_mark = false;
     for (size_t i = 0; i < s->ndevices; i++)
@@ -475,6 +505,6 @@ void table_write_snapshot(FILE *f, const struct snapshot *s)
     for (size_t i = 0; i < s->ndevices; i++)
         gpm = gpm || s->devices[i].m[M_GPU_UTIL].src == MSRC_GPM;
     if (gpm)
-        fprintf(f, "GPU/MEM/SM of MIG-mode devices come from GPM: graphics activity, DRAM\n"
+        fprintf(f, "GPU/MemBW/SM of MIG-mode devices come from GPM: graphics activity, DRAM\n"
                    "bandwidth and SM activity of the instance (docs/mig-utilisation.md)\n");
 }

@@ -555,9 +555,11 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     L.v.snap = L.shown;
     L.v.hist = &L.hist;
 
-    /* The engine samples in its own thread on a drift-corrected grid; this
-     * loop only waits for keys, signals and the engine's "new snapshot"
-     * byte, so it never waits for the driver. Screen tests (manual mode)
+    /* The engine samples in its own thread on a drift-corrected grid (its
+     * second sample ~200 ms after the first whatever the interval, so CPU %
+     * and GPM values are on screen at once: engine.c); this loop only
+     * waits for keys, signals and the engine's "new snapshot" byte, so it
+     * never waits for the driver. Screen tests (manual mode)
      * first wait (bounded) for the GPM helper's first values, so their
      * screens do not depend on its timing, then take test_ticks samples
      * and one more per SIGUSR1, each shown. */

@@ -486,12 +486,12 @@ eq "table, 80: a long note wraps with an indent" \
          parent's list cannot be split; see the parent's unattributed processes)"
 eq "table, 80: an unattributed process row fits, marked C?" \
     "$(printf '%s\n' "$out" | grep '^0  *4187 ')" \
-    "0          4187 C?      9000MiB   N/A  N/A    N/A N/A        N/A (not visible..."
+    "0          4187 C?      9000MiB   N/A    N/A    N/A N/A        N/A (not visib..."
 contains "table, 80: the ? after a type is explained" "$out" \
     "? after TYPE = on a MIG GPU, not attributed to one of its instances"
 out=$(COLUMNS=100 MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=mig-unattributed --once)
 contains "table, 100: unattributed said in words" "$out" \
-    "0          4187 C       9000MiB   N/A  N/A    N/A N/A        (unattributed) N/A (not visible from..."
+    "0          4187 C       9000MiB   N/A    N/A    N/A N/A        (unattributed) N/A (not visible fr..."
 case "$out" in *"C? "* | *"? after TYPE"*) bad "table, 100: the narrow mark used at 100 columns" ;; *) ok ;; esac
 out=$(env -u COLUMNS MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=hostile --once)
 eq "table, 80: a long driver version is cut, marked" "$(printf '%s\n' "$out" | sed -n 2p)" \
@@ -509,14 +509,34 @@ eq "table, 80: the host line breaks between groups" "$(printf '%s\n' "$out" | se
 # processes" would be false
 out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=inaccessible-gpu --once)
 contains "table: the process header" "$out" \
-    "ID          PID TYPE        VRAM  SM%  BW%   CPU% USER       COMMAND"
-case "$out" in *MEM%*) bad "table: the process header says MEM%" ;; *) ok ;; esac
+    "ID          PID TYPE        VRAM  SM% MemBW%   CPU% USER       COMMAND"
+case "$out" in *MEM%* | *" BW%"*) bad "table: the process header says MEM% or BW%" ;; *) ok ;; esac
 eq "table: no power figure at all is one N/A" "$(printf '%s\n' "$out" | grep '^1  *(unknown)')" \
     "1      (unknown)                          N/A   N/A   N/A                      N/A   N/A         N/A"
 case "$out" in *N/A/N/A*) bad "table: N/A/N/A printed" ;; *) ok ;; esac
 contains "table: an unreadable process list says why" "$out" "1      processes N/A (NVML_ERROR_NO_PERMISSION)"
 case "$out" in *"no GPU processes"*) bad "table: 'no GPU processes' beside a list that is N/A" ;; *) ok ;; esac
 contains "table: the readable devices have none" "$out" "none on the other devices"
+# Memory-controller activity is MemBW (not VRAM use: that is the VRAM
+# column), one name for it everywhere (docs/metrics.md); the process shares
+# are percentages and say so; NVLink TX/RX is one pair in one unit, not
+# "146 GB/s/118 GB/s". a100: processes 31337 (SM 38, MemBW 21) and 31402
+# (3, 1); h100-sxm at 100 s: NVLink TX 146, RX 118 GB/s.
+out=$(env -u COLUMNS MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=a100-sxm4-80gb --once)
+contains "table: the device header says MemBW" "$out" \
+    "ID     DEVICE                 GPU MemBW    SM    VRAM USED/TOTAL  TEMP     POWER"
+contains "table: a process's SM% and MemBW% with their % sign" "$out" \
+    "0         31337 C      52120MiB   38%    21%    N/A "
+contains "table: ... one-digit shares too" "$out" "0         31402 C       2300MiB    3%     1%    N/A "
+case "$out" in *" MEM "*) bad "table: a MEM column" ;; *) ok ;; esac
+out=$(env -u COLUMNS MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=h100-sxm --once)
+eq "table: NVLink TX/RX in one unit" "$(printf '%s\n' "$out" | grep -A1 'NVLINK TX/RX' | sed -n 2p)" \
+    "0        61%    55%   50%   N/A    2%   N/A   14%   20%    9%       146/118 GB/s"
+case "$out" in *"GB/s/"* | *"B/s/"*) bad "table: a rate followed by /" ;; *) ok ;; esac
+out=$(env -u COLUMNS MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=h200-mig --once)
+eq "table: NVLink at 0 on both sides, one unit" "$(printf '%s\n' "$out" | grep -A1 'NVLINK TX/RX' | sed -n 2p)" \
+    "0        26%    22%   21%    0%    0%    0%    4%    5%    4%           0/0 kB/s"
+contains "table: the GPM key names MemBW" "$out" "GPU/MemBW/SM of MIG-mode devices come from GPM"
 out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=h100-sxm --once --top 1)
 case "$out" in *"no GPU processes"* | *"none on the other"*) bad "table: a list with processes said empty" ;; *) ok ;; esac
 out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=process-churn --once --top 2)

@@ -18,3 +18,30 @@ for k in $keys; do
     grep -qF -e "\`$k\`" -e "\"$k\"" "${docs[@]}" || missing+=("$k")
 done
 eq "docs: every JSON member of the snapshots is documented" "${missing[*]}" ""
+
+# docs/metrics.md maps every label to its names in each output: every
+# Prometheus metric the exporter writes (prom_write, the renderer of both
+# export and --once --format prometheus) on the bundled scenarios, process
+# metrics included (--export-processes, processes visible through a /proc
+# fixture), is named there as `name`, so the table cannot fall behind
+proms=$(for s in h200-mig dgx-a100-8x7 a100-sxm4-80gb h100-sxm hostile no-gpu inaccessible-gpu faults; do
+    pr=()
+    [ "$s" = dgx-a100-8x7 ] && pr=(--proc-root "$MIGMON_SRC/tests/fixtures/proc/gpu-host")
+    MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/$s.ini" MIGMON_SIM_TIME=100 \
+        "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --once --format prometheus --export-processes \
+        "${pr[@]}" </dev/null 2>/dev/null
+done | awk '$1 == "#" && $2 == "TYPE" { print $3 }' | sort -u)
+# the scenarios did write GPU, MIG, GPM, host, process and status families
+for k in migmon_gpu_utilization_ratio migmon_mig_memory_utilization_ratio migmon_gpu_nvlink_tx_bytes_per_second \
+    migmon_host_cpu_utilization_ratio migmon_process_cpu_ratio migmon_nvml_up migmon_mig_info; do
+    grep -qx -- "$k" <<<"$proms" || bad "docs: the scenarios wrote no $k (scenarios changed?)"
+done
+missing=()
+for k in $proms; do
+    grep -qF -e "\`$k\`" "$MIGMON_SRC/docs/metrics.md" || missing+=("$k")
+done
+eq "docs: every Prometheus metric the exporter writes is in docs/metrics.md" "${missing[*]}" ""
+# ... and the one name of memory-controller activity is there with its meaning
+contains "docs: metrics.md names MemBW and what it is" "$(cat "$MIGMON_SRC/docs/metrics.md")" \
+    "**MemBW** (memory bandwidth /
+memory-controller busy time)"

@@ -29,7 +29,8 @@ jeq "profile: peak in MiB" "$r" '.peak_gpu_memory_mb' 3500
 jeq "profile: the device's own peak" "$r" '.devices[0].peak_gpu_memory_bytes' 3670016000
 jeq "profile: CPU peak holds the 64 MiB touched" "$r" '.peak_cpu_memory_bytes >= 64 * 1048576' true
 jeq "profile: ru_maxrss in bytes, at least 64 MiB" "$r" '.ru_maxrss_bytes >= 64 * 1048576' true
-jeq "profile: utilisation with its source" "$r" '.devices[0] | [.util_source, (.util_peak_pct > 0)]' '["direct",true]'
+jeq "profile: utilisation with its source and scope" "$r" \
+    '.devices[0] | [.util_source, .util_scope, (.util_peak_pct > 0)]' '["direct","gpu",true]'
 jeq "profile: energy counted" "$r" '.devices[0].energy_joules > 0' true
 jeq "profile: exit status in the report" "$r" '.exit_status' 7
 n=$(jq -r .samples <<<"$r")
@@ -82,9 +83,22 @@ jeq "profile: MIG rows name their parent GPU" "$r" \
     '[.devices[] | select(.kind == "mig") | .parent_uuid] | unique' "[\"$h200\"]"
 prof h200-mig -o "$TMP/m1.txt" -- "$CHILD" 0:1 200 2 300 0 150 0
 out=$(cat "$TMP/m1.txt")
-contains "profile: text, the MIG job's memory on MIG 1" "$out" "  GPU 0 MIG 1 2g.35gb: GPU memory 700 MiB, util "
+contains "profile: text, the MIG job's memory on MIG 1" "$out" "  GPU 0 MIG 1 2g.35gb: GPU memory 700 MiB, activity "
 contains "profile: text, a MIG row points to its GPU for energy" "$out" "; energy, temp, throttle: see GPU 0"
 eq "profile: text, energy shown once (the GPU's)" "$(grep -c 'energy [0-9]' <<<"$out")" 1
+# the activity is the whole device's or instance's (other tenants'
+# processes counted), and said so: a sleep on h200-mig's MIG 0 (3g.71gb,
+# 85 % busy with others' work) is not "util 85 %" of the command
+contains "profile: text, a MIG row's activity is the whole instance's" "$out" \
+    "  GPU 0 MIG 0 3g.71gb: GPU memory 0 MiB, activity (whole instance, all its processes) peak "
+contains "profile: text, the GPU row's activity is the whole GPU's" "$out" \
+    "  GPU 0 NVIDIA H200: GPU memory 0 MiB, activity (whole GPU, all its processes) peak "
+case "$out" in *", util "*) bad "profile: text, an unlabelled 'util' figure" ;; *) ok ;; esac
+jeq "profile: JSON util_scope, gpu on the GPU row, instance on each MIG row" "$(cat "$TMP/m1.json")" \
+    '[.devices[] | [.kind, .util_scope, .util_source]]' \
+    '[["gpu","gpu","gpm"],["mig","instance","gpm"],["mig","instance","gpm"],["mig","instance","gpm"],["mig","instance","gpm"]]'
+jeq "profile: JSON, MIG 0's activity is its tenants' (some 85 %) though the job is on MIG 1" \
+    "$(cat "$TMP/m1.json")" '.devices[] | select(.mig_index == 0) | .util_peak_pct > 50' true
 
 # died of a signal: 128 + N
 prof a100-sxm4-80gb -- "$CHILD" 0 100 1 0 0 100 sig9 2>/dev/null

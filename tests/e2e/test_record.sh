@@ -268,8 +268,39 @@ MIGMON_SIM_SCENARIO="$R/slow-power.ini" MIGMON_SIM_TIME=100 \
     "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" -o "$R/grid.jsonl" -n 8 -i 300 </dev/null; rc=$?
 eq "slow driver: exit 0" "$rc" 0
 eq "slow driver: the power was read (slowly)" "$(jq -s -c '[.[].devices[0].metrics.power_w.source] | unique' "$R/grid.jsonl")" '["direct"]'
-gap=$(jq -s '(.[7].elapsed_ns - .[0].elapsed_ns) / 7 / 1000000 | round' "$R/grid.jsonl")
+# (the second tick is the priming one, ~200 ms after the first: the grid
+# is counted from it)
+gap=$(jq -s '(.[7].elapsed_ns - .[1].elapsed_ns) / 6 / 1000000 | round' "$R/grid.jsonl")
 [ "$gap" -ge 285 ] && [ "$gap" -le 315 ] && ok || bad "slow driver: ticks $gap ms apart on average, not 300"
+
+# --- priming: the second sample within ~200 ms whatever the interval --------
+# CPU % and GPM values are deltas of two samples: with an hour's interval
+# they would stay N/A for an hour. The second sample comes ~200 ms after
+# the first (plus a bounded wait for GPM's first values), with them; then
+# the interval is kept. Real time, GPM on (h200-mig: MIG instances on GPM).
+t0=$(date +%s%N)
+timeout 20 env MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIME=100 \
+    "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" -o "$R/prime.jsonl" -n 2 -i 3600000 </dev/null; rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+eq "priming: record -i 3600000 -n 2 ends" "$rc" 0
+[ "$ms" -lt 5000 ] && ok || bad "priming: two samples at an hour's interval took $ms ms"
+jeq "priming: the first sample's CPU % is N/A (one sample, no delta), the second's read" \
+    "$(jq -s -c . "$R/prime.jsonl")" \
+    '[.[0].host.cpu.total_pct.value, (.[1].host.cpu.total_pct.value | type)]' '[null,"number"]'
+jeq "priming: the second sample ~200 ms after the first" "$(jq -s -c . "$R/prime.jsonl")" \
+    '(.[1].elapsed_ns - .[0].elapsed_ns) / 1000000 | (. >= 150 and . < 1500)' true
+jeq "priming: the second sample has GPM values (a MIG instance's utilisation, the GPU's occupancy)" \
+    "$(sed -n 2p "$R/prime.jsonl")" \
+    '[.devices[1].metrics.gpu_util_pct.source, (.devices[0].metrics.sm_occupancy_pct.value | type)]' \
+    '["gpm","number"]'
+# after it, the interval: a third sample does not follow 200 ms later
+rec_bg h200-mig.ini -o "$R/prime3.jsonl" -i 2000 --gpm off &
+pp=$!
+wait_lines "$R/prime3.jsonl" 2
+sleep 1
+kill -TERM "$pp"
+wait "$pp"
+eq "priming: then the interval (2 s): 2 samples in the first ~1.2 s" "$(wc -l <"$R/prime3.jsonl")" 2
 
 # --- signals and a closed pipe end it cleanly -------------------------------
 first=$(timeout 10 "$BASH" -c 'MIGMON_SIM_SCENARIO="$1/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIME=100 \
