@@ -150,6 +150,19 @@ eq "folded: the Detail panel right under the one row" \
     "$(printf '%s\n' "$scr" | grep -A3 '┌ Devices' | tail -1 | grep -c '┌ Detail')" 1
 tui_quit filt q >/dev/null
 
+# --- markers in the C locale: `>` ends a cut text, `~` stays the estimate
+# marker, `[GPU n]` is whole (h200-mig, MIG 0 selected, 80x24) ---
+P=$(tui_proc asc two-core)
+tui_start asc 80 24 2 MIGMON_SIM_SCENARIO="$SCN/h200-mig.ini" LANG=C -- "${SIMARGS[@]}" --proc-root "$P" --no-color
+tui_keys asc Down
+tui_screen "h200-mig MIG 0 at 80x24 in the C locale" asc h200-mig-80x24-ascii
+scr=$(tui_capture asc)
+contains "C locale: a cut text ends in >" "$scr" "Enc N>|"
+case "$scr" in *"~"*) bad "C locale: '~' on a screen without estimates" ;; *) ok ;; esac
+contains "C locale: the GPU-wide temperature line keeps its marker" "$scr" "|Temp 52C  Power 499 W / 700 W [GPU 0]"
+contains "C locale: energy and fan keep the marker" "$scr" "Energy 139 kWh  Fan N/A [GPU 0]"
+tui_quit asc q >/dev/null
+
 # --- the header: versions, and where --debug writes ---
 tui_start dbg 160 40 2 MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" -- "${SIMARGS[@]}" \
     --proc-root "$(tui_proc dbg two-core)" --debug="$TMP/tui-debug.log"
