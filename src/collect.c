@@ -117,6 +117,11 @@ void collect_set_takeover(struct collector *c, void (*fn)(void *arg), void *arg)
         c->be->set_takeover(c->be_state, fn, arg);
 }
 
+bool collect_abandon(struct collector *c)
+{
+    return c->be && c->be_state && c->be->abandon && c->be->abandon(c->be_state);
+}
+
 void collect_detach(struct collector *c)
 {
     if (c->be && c->be_state && c->be->detach)

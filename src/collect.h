@@ -85,6 +85,11 @@ void collect_second_look(struct collector *c, struct snapshot *s);
  * another thread that carries the ticking on (backend_ops.set_takeover).
  * NULL clears it; once this returns, fn is not running and will not run. */
 void collect_set_takeover(struct collector *c, void (*fn)(void *arg), void *arg);
+/* Any thread, the takeover cleared: the thread ticking is given up on. True
+ * when it was in a driver call: from then on it touches neither the
+ * collector nor its snapshot (collect_tick_until returns
+ * COLLECT_TAKEN_OVER); false when it was not, and will end its tick. */
+bool collect_abandon(struct collector *c);
 /* The sampling thread is about to end (the collector lives on): see
  * backend_ops.detach. */
 void collect_detach(struct collector *c);

@@ -315,11 +315,25 @@ void engine_stop(struct engine *e)
      * thread asks it to leave first). A thread still in the driver is not
      * waited for: it never touches the collector again. */
     uint64_t deadline = clock_mono_ns() + STOP_WAIT_NS;
+    pthread_mutex_lock(&e->mu);
+    for (int round = 0; round < 2 && !e->holder_out; round++) {
+        struct timespec ts = {.tv_sec = (time_t)(deadline / 1000000000ull),
+                              .tv_nsec = (long)(deadline % 1000000000ull)};
+        while (!e->holder_out && pthread_cond_timedwait(&e->gone_cv, &e->mu, &ts) != ETIMEDOUT)
+            ;
+        if (e->holder_out)
+            break;
+        /* In the driver, it is left there; anywhere else it is about to
+         * end its tick (every wait of a tick returns once interrupted). */
+        pthread_mutex_unlock(&e->mu);
+        bool in_driver = collect_abandon(e->col);
+        pthread_mutex_lock(&e->mu);
+        if (in_driver)
+            break;
+        deadline = clock_mono_ns() + STOP_WAIT_NS;
+    }
     struct timespec ts = {.tv_sec = (time_t)(deadline / 1000000000ull),
                           .tv_nsec = (long)(deadline % 1000000000ull)};
-    pthread_mutex_lock(&e->mu);
-    while (!e->holder_out && pthread_cond_timedwait(&e->gone_cv, &e->mu, &ts) != ETIMEDOUT)
-        ;
     e->release = true;
     pthread_cond_broadcast(&e->cv);
     while (e->spares && pthread_cond_timedwait(&e->gone_cv, &e->mu, &ts) != ETIMEDOUT)

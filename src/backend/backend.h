@@ -74,6 +74,12 @@ struct backend_ops {
      * was in: neither the snapshot nor anything else of the caller's. fn
      * NULL clears it; when it returns no takeover is running or will run. */
     void (*set_takeover)(void *state, void (*takeover)(void *arg), void *arg);
+    /* Optional (NULL: false). From any thread, once the takeover is
+     * cleared: the thread sampling on its own thread is given up on (the
+     * program is stopping and will not wait for it). True when it was in a
+     * driver call: it then returns BACKEND_TAKEN_OVER when the call comes
+     * back, touching nothing of the caller's. */
+    bool (*abandon)(void *state);
 };
 
 extern const struct backend_ops nvml_backend_ops;

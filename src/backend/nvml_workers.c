@@ -655,6 +655,20 @@ again:
     return 0;
 }
 
+static bool root_abandon(void *p)
+{
+    struct nvml_root *r = p;
+    pthread_mutex_lock(&r->mu);
+    bool in = r->inl_active;
+    if (in) { /* as the watchdog does, with nobody to carry the tick on */
+        r->inl_gen++;
+        r->inl_active = false;
+        r->inl_left++;
+    }
+    pthread_mutex_unlock(&r->mu);
+    return in;
+}
+
 static void root_interrupt(void *p)
 {
     struct nvml_root *r = p;
@@ -740,4 +754,5 @@ const struct backend_ops nvml_backend_ops = {
     .interrupt = root_interrupt,
     .detach = root_detach,
     .set_takeover = root_set_takeover,
+    .abandon = root_abandon,
 };
