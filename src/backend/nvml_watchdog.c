@@ -46,6 +46,9 @@ static void *watchdog_main(void *arg)
             r->parallel = true; /* the rest of the tick on the GPUs' own threads */
             r->counted_ahead = !r->inl_counting;
             r->takeovers++;
+            /* the tick carried on waits for the GPU the call is in */
+            if (r->inl_cur && r->inl_cur <= r->nworkers && r->workers[r->inl_cur - 1])
+                r->workers[r->inl_cur - 1]->wait_next = true;
         } else if (r->inl_active) {
             nvml_watchdog_arm(r, r->inl_fire_ns); /* an expiry from before a re-arm */
         }

@@ -382,6 +382,7 @@ static bool inl_holds(struct nvml_root *r, uint64_t gen)
 static enum inl_end inline_sample(struct nvml_root *r, size_t nw, uint64_t fire, bool count)
 {
     uint64_t gen = r->inl_gen;
+    r->inl_cur = 0;
     r->inl_active = true;
     r->inl_fire_ns = fire;
     r->inl_counting = count;
