@@ -84,6 +84,16 @@ struct result {
     double us_tick, calls;
 };
 
+/* The ticks are the engine's (GPUs on the ticking thread while the
+ * driver is quick): a call that overran its tick ends the benchmark, whose
+ * figures would then say nothing. */
+static void takeover(void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "bench_scale: a driver call overran its tick; no figures\n");
+    _exit(1);
+}
+
 static int measure(const char *lib, int ticks, struct result *r)
 {
     struct collector c;
@@ -91,6 +101,7 @@ static int measure(const char *lib, int ticks, struct result *r)
     char err[2048];
     if (collect_open(&c, &o, err, sizeof(err)) != 0)
         return -1;
+    collect_set_takeover(&c, takeover, NULL);
     void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
     unsigned long (*calls)(const char *) =
         h ? (unsigned long (*)(const char *))dlsym(h, "migmon_sim_call_count") : NULL;

@@ -6,7 +6,13 @@
  *   MIGMON_BENCH_GPM_EXE=build/mig-gpu-mon build/bench_tick SCENARIO [TICKS]
  *
  * Prints the median and 90th-percentile wall time per tick, the CPU time per
- * tick (getrusage), and heap calls per steady-state tick. With
+ * tick (getrusage), heap calls and threads woken per steady-state tick (the
+ * voluntary context switches of every thread of the process). The ticks are
+ * the engine's: the collector may sample the GPUs on the calling thread
+ * (a takeover is set; one that fires ends the benchmark, since a figure
+ * with a stalled call in it says nothing). BENCH_NO_TAKEOVER=1 measures the
+ * way of a caller that cannot be replaced (--once, profile): each GPU on
+ * its own thread. With
  * MIGMON_BENCH_GPM_EXE the GPM helper runs (sampling every 100 ms): the
  * monitor's per-tick figures then include reading its pipe, and the
  * helper's own CPU time is reported per sampling round and per second. The simulator's own
@@ -14,6 +20,7 @@
  * bound of our share; compare runs as ratios, not absolutes.
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +86,41 @@ static int helper_pid(void)
     return found;
 }
 
+/* Voluntary context switches of every thread of this process: each is a
+ * thread that blocked and was woken again. */
+static unsigned long long wakeups(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return 0;
+    unsigned long long sum = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char path[300], line[128];
+        snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        unsigned long long n = 0;
+        while (fgets(line, sizeof(line), f))
+            if (sscanf(line, "voluntary_ctxt_switches: %llu", &n) == 1)
+                break;
+        fclose(f);
+        sum += n;
+    }
+    closedir(d);
+    return sum;
+}
+
+static void takeover(void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "bench_tick: a driver call overran its tick; no figures\n");
+    _exit(1);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -117,6 +159,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_tick: %s\n", err[0] ? err : c.gpu_error);
         return 1;
     }
+    const char *nt = getenv("BENCH_NO_TAKEOVER");
+    bool inline_ok = !(nt && *nt && strcmp(nt, "0") != 0);
+    if (inline_ok)
+        collect_set_takeover(&c, takeover, NULL);
     struct snapshot s;
     memset(&s, 0, sizeof(s));
     if (gpm_exe)
@@ -127,6 +173,7 @@ int main(int argc, char **argv)
     uint64_t w0 = clock_mono_ns();
     uint64_t *ns = calloc((size_t)ticks, sizeof(*ns));
     long heap0 = heap_calls;
+    unsigned long long wk0 = wakeups();
     double cpu0 = cpu_s();
     for (int i = 0; i < ticks; i++) {
         uint64_t t = clock_mono_ns();
@@ -134,6 +181,7 @@ int main(int argc, char **argv)
         ns[i] = clock_mono_ns() - t;
     }
     double cpu = cpu_s() - cpu0;
+    unsigned long long wk = wakeups() - wk0;
     long heap = heap_calls - heap0;
     (void)w0;
     /* The helper's cost: 5 s of real-time ticks at its 100 ms interval. */
@@ -147,12 +195,14 @@ int main(int argc, char **argv)
     double wall = (double)(clock_mono_ns() - hw0) / 1e9;
     double h1 = hpid > 0 ? proc_cpu_s(hpid) : -1;
     qsort(ns, (size_t)ticks, sizeof(*ns), cmp_u64);
-    printf("scenario %s: %zu devices, %d ticks\n", argv[1], s.ndevices, ticks);
+    printf("scenario %s: %zu devices, %d ticks%s\n", argv[1], s.ndevices, ticks,
+           inline_ok ? "" : " (BENCH_NO_TAKEOVER: each GPU on its own thread)");
     printf("  wall per tick: median %.1f us, p90 %.1f us\n", (double)ns[ticks / 2] / 1e3,
            (double)ns[ticks * 9 / 10] / 1e3);
     printf("  cpu per tick:  %.1f us (at 1 s interval: %.4f %% of one core)\n",
            cpu / ticks * 1e6, cpu / ticks * 100.0);
     printf("  heap calls per steady-state tick: %.3f\n", (double)heap / ticks);
+    printf("  threads woken per steady-state tick: %.2f\n", (double)wk / ticks);
     if (gpm_exe) {
         size_t ngpm = 0;
         for (size_t i = 0; i < s.ndevices; i++)

@@ -30,10 +30,13 @@
  * BENCH_RUNS (1..15, default 3) sets the runs per figure and BENCH_SIZES
  * the terminal sizes ("200x60,80x24"; default 200x60, 120x40 and 80x24).
  *
- * A second line splits the monitor's CPU by thread name (the front end is
- * mig-gpu-mon, then migmon-engine, migmon-runner, migmon-system and the
- * GPUs' own migmon-gpuN together), from /proc/PID/task/TID/schedstat, the
- * mean of the runs.
+ * Each line also gives the threads woken per tick: the voluntary context
+ * switches of every thread of the process (/proc/PID/task/TID/status), a
+ * thread that blocks and is woken again being one. A second line splits
+ * the monitor's CPU and wake-ups by thread name (the front end is
+ * mig-gpu-mon, then migmon-engine, migmon-system, migmon-watchdog and the
+ * GPUs' own migmon-gpuN together), from /proc/PID/task/TID/schedstat and
+ * status, the mean of the runs.
  *
  * First it prints what one wake-up of an idle thread costs this machine
  * (a thread sleeping to a 100 ms grid, its CPU time per wake): the floor
@@ -64,20 +67,41 @@
 struct result {
     double cpu_us_per_tick;
     double bytes_per_tick;
+    double wakeups_per_tick;  /* every thread's voluntary context switches */
     char name[NAMES_MAX][16]; /* threads by name; "" unused */
     double name_us[NAMES_MAX];
+    double name_wk[NAMES_MAX]; /* wake-ups per tick by name */
 };
 
 struct task_cpu {
     long tid;
     char name[16];
     uint64_t ns;
+    uint64_t wakes; /* voluntary context switches: each is a sleep, then a wake-up */
 };
 
 #define TASKS_MAX 256
 
-/* Every thread of pid: its id, its name (the GPUs' threads under one name)
- * and the CPU time it has run (schedstat's first field, ns). */
+/* A thread's voluntary context switches (its status file): a thread that
+ * blocks, in poll, a futex or a sleep, switches out voluntarily once and is
+ * woken once, so their count is the wake-ups it cost. */
+static uint64_t task_wakes(pid_t pid, long tid)
+{
+    char f[96], line[128];
+    snprintf(f, sizeof(f), "/proc/%d/task/%ld/status", (int)pid, tid);
+    FILE *st = fopen(f, "r");
+    if (!st)
+        return 0;
+    unsigned long long n = 0;
+    while (fgets(line, sizeof(line), st))
+        if (sscanf(line, "voluntary_ctxt_switches: %llu", &n) == 1)
+            break;
+    fclose(st);
+    return n;
+}
+
+/* Every thread of pid: its id, its name (the GPUs' threads under one name),
+ * the CPU time it has run (schedstat's first field, ns) and its wake-ups. */
 static size_t tasks_read(pid_t pid, struct task_cpu *t)
 {
     char path[64];
@@ -115,6 +139,7 @@ static size_t tasks_read(pid_t pid, struct task_cpu *t)
         t[n].tid = tid;
         snprintf(t[n].name, sizeof(t[n].name), "%.15s", buf);
         t[n].ns = ns;
+        t[n].wakes = task_wakes(pid, tid);
         n++;
     }
     closedir(d);
@@ -127,13 +152,19 @@ static void tasks_split(const struct task_cpu *a, size_t na, const struct task_c
 {
     memset(out->name, 0, sizeof(out->name));
     memset(out->name_us, 0, sizeof(out->name_us));
+    memset(out->name_wk, 0, sizeof(out->name_wk));
+    out->wakeups_per_tick = 0;
     for (size_t i = 0; i < nb; i++) {
-        uint64_t before = 0;
+        uint64_t before = 0, wbefore = 0;
         for (size_t j = 0; j < na; j++)
-            if (a[j].tid == b[i].tid)
+            if (a[j].tid == b[i].tid) {
                 before = a[j].ns;
-        if (b[i].ns < before)
+                wbefore = a[j].wakes;
+            }
+        if (b[i].ns < before || b[i].wakes < wbefore)
             continue;
+        double wk = (double)(b[i].wakes - wbefore) / ticks;
+        out->wakeups_per_tick += wk;
         int k = 0;
         while (k < NAMES_MAX && out->name[k][0] && strcmp(out->name[k], b[i].name) != 0)
             k++;
@@ -141,6 +172,7 @@ static void tasks_split(const struct task_cpu *a, size_t na, const struct task_c
             continue;
         snprintf(out->name[k], sizeof(out->name[k]), "%s", b[i].name);
         out->name_us[k] += (double)(b[i].ns - before) / 1e3 / ticks;
+        out->name_wk[k] += wk;
     }
 }
 
@@ -226,10 +258,9 @@ static double thread_cpu_us(void)
 
 /* The machine's price of a wake-up: the CPU time of a thread that does
  * nothing but sleep to the next 100 ms and wake, per wake (median of 3
- * rounds of 10). The monitor's threads wake 3 to 4 times a tick, nvtop's
- * one thread once, so on a machine where this is tens of microseconds (a
- * VM whose guest switches trap to the hypervisor) it is a large part of
- * both figures and of their ratio. */
+ * rounds of 10). Every thread woken in a tick pays it, so on a machine
+ * where this is tens of microseconds (a VM whose guest switches trap to
+ * the hypervisor) it is a large part of both figures and of their ratio. */
 static double wake_floor_us(void)
 {
     double round[3];
@@ -384,20 +415,26 @@ int main(int argc, char **argv)
     for (int s = 0; s < nscen; s++) {
         for (int z = 0; z < nsizes; z++) {
             double cpu[RUNS_MAX], bytes[RUNS_MAX], ncpu[RUNS_MAX], bcpu[RUNS_MAX];
+            double wk[RUNS_MAX], nwk[RUNS_MAX], bwk[RUNS_MAX];
             static struct result by[RUNS_MAX];
             int ok = 0, nok = 0, bok = 0;
             for (int r = 0; r < runs; r++) {
                 struct result res;
                 if (cmp && run_once(bin, scen[s], sizes[z][0], sizes[z][1], seconds, true,
-                                    &res) == 0)
+                                    &res) == 0) {
+                    nwk[nok] = res.wakeups_per_tick;
                     ncpu[nok++] = res.cpu_us_per_tick;
+                }
                 if (base && run_once(base, scen[s], sizes[z][0], sizes[z][1], seconds, false,
-                                     &res) == 0)
+                                     &res) == 0) {
+                    bwk[bok] = res.wakeups_per_tick;
                     bcpu[bok++] = res.cpu_us_per_tick;
+                }
                 if (run_once(bin, scen[s], sizes[z][0], sizes[z][1], seconds, false, &res) != 0)
                     continue;
                 cpu[ok] = res.cpu_us_per_tick;
                 bytes[ok] = res.bytes_per_tick;
+                wk[ok] = res.wakeups_per_tick;
                 by[ok] = res;
                 ok++;
             }
@@ -411,25 +448,29 @@ int main(int argc, char **argv)
                    "to the terminal: %7.0f bytes/tick",
                    scen[s], sizes[z][0], sizes[z][1], mine, cpu[0], cpu[ok - 1],
                    median(bytes, ok));
+            printf("; wake-ups/tick %.1f", median(wk, ok));
             if (nok > 0)
-                printf("; nvtop %7.1f us, ratio %.2f", median(ncpu, nok), mine / median(ncpu, nok));
+                printf("; nvtop %7.1f us, ratio %.2f, wake-ups/tick %.1f", median(ncpu, nok),
+                       mine / median(ncpu, nok), median(nwk, nok));
             else if (cmp)
                 printf("; nvtop failed");
             if (bok > 0) {
                 double b = median(bcpu, bok);
-                printf("; base %7.1f us (%.1f..%.1f), ours/base %.2f", b, bcpu[0], bcpu[bok - 1],
-                       mine / b);
+                printf("; base %7.1f us (%.1f..%.1f), ours/base %.2f, base wake-ups/tick %.1f", b,
+                       bcpu[0], bcpu[bok - 1], mine / b, median(bwk, bok));
             } else if (base) {
                 printf("; base failed");
             }
-            printf("\n    by thread (us/tick, mean of %d):", ok);
+            printf("\n    by thread (us/tick and wake-ups/tick, mean of %d):", ok);
             for (int k = 0; k < NAMES_MAX && by[0].name[k][0]; k++) {
-                double sum = 0;
+                double sum = 0, wsum = 0;
                 for (int r = 0; r < ok; r++)
                     for (int j = 0; j < NAMES_MAX; j++)
-                        if (strcmp(by[r].name[j], by[0].name[k]) == 0)
+                        if (strcmp(by[r].name[j], by[0].name[k]) == 0) {
                             sum += by[r].name_us[j];
-                printf(" %s %.0f", by[0].name[k], sum / ok);
+                            wsum += by[r].name_wk[j];
+                        }
+                printf(" %s %.0f/%.1f", by[0].name[k], sum / ok, wsum / ok);
             }
             printf("\n");
             fflush(stdout);

@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "errors.h"
+#include "scenario_values.h"
 
 struct ctx {
     struct sim_scenario *s;
@@ -58,201 +59,15 @@ static int fail(struct ctx *c, const char *fmt, ...)
     return 0; /* inih: this line is an error */
 }
 
-/* ---- scalar parsers ---- */
-
-static int parse_ull(const char *v, unsigned long long *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(v, &end, 0);
-    if (end == v || *end || errno || *v == '-')
-        return -1;
-    *out = x;
-    return 0;
-}
-
-static int parse_uint(const char *v, unsigned *out)
-{
-    unsigned long long x;
-    if (parse_ull(v, &x) != 0 || x > 0xFFFFFFFFull)
-        return -1;
-    *out = (unsigned)x;
-    return 0;
-}
-
-static int parse_long(const char *v, long *out)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 0);
-    if (end == v || *end || errno)
-        return -1;
-    *out = x;
-    return 0;
-}
-
-static int parse_double(const char *v, double *out)
-{
-    char *end;
-    double x = strtod(v, &end);
-    if (end == v || *end || isnan(x))
-        return -1;
-    *out = x;
-    return 0;
-}
-
-static int parse_bool(const char *v, bool *out)
-{
-    static const char *yes[] = {"true", "yes", "on", "1"}, *no[] = {"false", "no", "off", "0"};
-    for (int i = 0; i < 4; i++) {
-        if (!strcasecmp(v, yes[i])) {
-            *out = true;
-            return 0;
-        }
-        if (!strcasecmp(v, no[i])) {
-            *out = false;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-static int hexval(char ch)
-{
-    if (ch >= '0' && ch <= '9')
-        return ch - '0';
-    if (ch >= 'a' && ch <= 'f')
-        return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F')
-        return ch - 'A' + 10;
-    return -1;
-}
-
-/*
- * A raw string (struct sim_raw): the text with C-style escapes decoded.
- * \xNN takes exactly two hex digits; \e is ESC (0x1b), \a BEL, \b BS,
- * \t, \n, \r, and \\ a backslash. Any other byte stands for itself (inih
- * has trimmed the ends and cut a " ;" comment: write \x20 or \x3b for them).
- */
-static int parse_raw(const char *v, struct sim_raw *out, char *err, size_t errlen)
-{
-    unsigned n = 0;
-    while (*v) {
-        int ch = (unsigned char)*v++;
-        if (ch == '\\') {
-            int e = (unsigned char)*v++, hi, lo;
-            switch (e) {
-            case 'x':
-                if ((hi = hexval(v[0])) < 0 || (lo = hexval(v[1])) < 0) {
-                    snprintf(err, errlen, "\\x needs two hex digits");
-                    return -1;
-                }
-                ch = hi * 16 + lo;
-                v += 2;
-                break;
-            case 'e':
-                ch = 0x1b;
-                break;
-            case 'a':
-                ch = '\a';
-                break;
-            case 'b':
-                ch = '\b';
-                break;
-            case 't':
-                ch = '\t';
-                break;
-            case 'n':
-                ch = '\n';
-                break;
-            case 'r':
-                ch = '\r';
-                break;
-            case '\\':
-                ch = '\\';
-                break;
-            default:
-                snprintf(err, errlen, "unknown escape (known: \\xNN \\e \\a \\b \\t \\n \\r \\\\)");
-                return -1;
-            }
-        }
-        if (n == sizeof(out->bytes)) {
-            snprintf(err, errlen, "longer than %zu bytes", sizeof(out->bytes));
-            return -1;
-        }
-        out->bytes[n++] = (char)ch;
-    }
-    out->set = true;
-    out->len = n;
-    return 0;
-}
-
 /* A raw key's value: its bytes, or a load error naming the line. */
 static int raw_key(struct ctx *c, const char *section, const char *name, const char *value,
                    struct sim_raw *out)
 {
     char rerr[120];
     needs_hostile(c, section, name);
-    if (parse_raw(value, out, rerr, sizeof(rerr)) != 0)
+    if (scenario_parse_raw(value, out, rerr, sizeof(rerr)) != 0)
         return fail(c, "[%s] %s: %s", section, name, rerr);
     return 1;
-}
-
-/* on / off / unsupported, for MIG and ECC modes. */
-static int parse_mode(const char *v, int *out)
-{
-    bool b;
-    if (!strcasecmp(v, "unsupported") || !strcasecmp(v, "none")) {
-        *out = -1;
-        return 0;
-    }
-    if (parse_bool(v, &b) != 0)
-        return -1;
-    *out = b ? 1 : 0;
-    return 0;
-}
-
-static int parse_arch(const char *v, unsigned *out)
-{
-    static const struct {
-        const char *name;
-        unsigned arch;
-    } archs[] = {{"kepler", 2}, {"maxwell", 3}, {"pascal", 4},     {"volta", 5},  {"turing", 6},
-                 {"ampere", 7}, {"ada", 8},     {"hopper", 9},     {"blackwell", 10},
-                 {"rubin", 13}, {"unknown", 0xffffffffu}};
-    for (size_t i = 0; i < sizeof(archs) / sizeof(archs[0]); i++) {
-        if (!strcasecmp(v, archs[i].name)) {
-            *out = archs[i].arch;
-            return 0;
-        }
-    }
-    return parse_uint(v, out);
-}
-
-/* "535.129.03" or "450.66": two or three dot-separated decimal parts. */
-int sim_version_parse(const char *s, sim_version_t *out)
-{
-    unsigned long part[3] = {0, 0, 0};
-    int n = 0;
-    for (;;) {
-        char *end;
-        if (*s < '0' || *s > '9')
-            return -1;
-        part[n] = strtoul(s, &end, 10);
-        if (part[n] > 65535)
-            return -1;
-        n++;
-        s = end;
-        if (*s == '\0')
-            break;
-        if (*s != '.' || n == 3)
-            return -1;
-        s++;
-    }
-    if (n < 2)
-        return -1;
-    *out = SIM_VERSION(part[0], part[1], part[2]);
-    return 0;
 }
 
 /* ---- key tables ---- */
@@ -428,40 +243,40 @@ static int apply_key(struct ctx *c, const struct key *keys, void *obj, const cha
         memcpy(p, value, strlen(value) + 1);
         return 1;
     case K_UINT:
-        if (parse_uint(value, (unsigned *)(void *)p) == 0)
+        if (scenario_parse_uint(value, (unsigned *)(void *)p) == 0)
             return 1;
         break;
     case K_ULL:
-        if (parse_ull(value, (unsigned long long *)(void *)p) == 0)
+        if (scenario_parse_ull(value, (unsigned long long *)(void *)p) == 0)
             return 1;
         break;
     case K_LONG:
-        if (parse_long(value, (long *)(void *)p) == 0)
+        if (scenario_parse_long(value, (long *)(void *)p) == 0)
             return 1;
         break;
     case K_DOUBLE:
-        if (parse_double(value, (double *)(void *)p) == 0)
+        if (scenario_parse_double(value, (double *)(void *)p) == 0)
             return 1;
         break;
     case K_BOOL:
-        if (parse_bool(value, (bool *)(void *)p) == 0)
+        if (scenario_parse_bool(value, (bool *)(void *)p) == 0)
             return 1;
         break;
     case K_TRI: {
         bool b;
-        if (parse_bool(value, &b) == 0) {
+        if (scenario_parse_bool(value, &b) == 0) {
             *(int *)(void *)p = b;
             return 1;
         }
         break;
     }
     case K_MODE:
-        if (parse_mode(value, (int *)(void *)p) == 0)
+        if (scenario_parse_mode(value, (int *)(void *)p) == 0)
             return 1;
         break;
     case K_MW: {
         double w;
-        if (parse_double(value, &w) == 0 && w >= 0 && w < 4.0e6) {
+        if (scenario_parse_double(value, &w) == 0 && w >= 0 && w < 4.0e6) {
             *(unsigned *)(void *)p = (unsigned)llround(w * 1000.0);
             return 1;
         }
@@ -612,7 +427,7 @@ static int system_key(struct ctx *c, const char *name, const char *value)
     }
     if (!strcmp(name, "cuda_version")) {
         long v;
-        if (parse_long(value, &v) != 0 || v < 1000 || v > 99999)
+        if (scenario_parse_long(value, &v) != 0 || v < 1000 || v > 99999)
             return fail(c, "[system] cuda_version: expected e.g. 12020, got '%s'", value);
         y->cuda_version = (int)v;
         return 1;
@@ -627,7 +442,7 @@ static int system_key(struct ctx *c, const char *name, const char *value)
                   : name[0] == 'p' ? &y->privileged
                   : name[0] == 'h' ? &y->hostile
                                    : &y->gpm_corrupts_session;
-        if (parse_bool(value, b) != 0)
+        if (scenario_parse_bool(value, b) != 0)
             return fail(c, "[system] %s: expected true or false, got '%s'", name, value);
         return 1;
     }
@@ -655,7 +470,7 @@ static int gpu_key(struct ctx *c, const char *section, int lo, int hi, const cha
             g->pci_bus = b;
             g->pci_device = dv;
         } else if (!strcmp(name, "architecture")) {
-            if (parse_arch(value, &g->arch) != 0)
+            if (scenario_parse_arch(value, &g->arch) != 0)
                 return fail(c, "[%s] architecture: unknown '%s'", section, value);
         } else if (!strcmp(name, "compute_capability")) {
             int used = 0;
@@ -677,7 +492,7 @@ static int gpu_key(struct ctx *c, const char *section, int lo, int hi, const cha
                                     : w == 'u' ? &g->mem_used_raw
                                                : &g->mem_free_raw;
             needs_hostile(c, section, name);
-            if (parse_ull(value, v) != 0)
+            if (scenario_parse_ull(value, v) != 0)
                 return fail(c, "[%s] %s: expected bytes (0 to 18446744073709551615), got '%s'",
                             section, name, value);
             *(w == 't' ? &g->mem_total_raw_set
@@ -685,7 +500,7 @@ static int gpu_key(struct ctx *c, const char *section, int lo, int hi, const cha
                          : &g->mem_free_raw_set) = true;
         } else if (!strcmp(name, "procs_insufficient_storm")) {
             needs_hostile(c, section, name);
-            if (parse_bool(value, &g->procs_storm) != 0)
+            if (scenario_parse_bool(value, &g->procs_storm) != 0)
                 return fail(c, "[%s] %s: expected true or false, got '%s'", section, name,
                             value);
         } else if (!strcmp(name, "mig_profiles")) {
@@ -719,7 +534,7 @@ static int mig_id_key(struct ctx *c, const char *section, struct sim_mig *m, int
     memcpy(buf, value, n + 1);
     if (inc)
         buf[n - 1] = '\0';
-    if (parse_uint(buf, &v) != 0)
+    if (scenario_parse_uint(buf, &v) != 0)
         return fail(c, "[%s] %s: expected an id, or N+ in a slot range, got '%s'", section, name,
                     value);
     *(name[0] == 'g' ? &m->gi : &m->ci) = (long)v + (inc ? offset : 0);
@@ -767,14 +582,14 @@ static int proc_key(struct ctx *c, const char *section, struct sim_proc *p, cons
 {
     if (!strcmp(name, "gpu") || !strcmp(name, "mig")) {
         long v;
-        if (parse_long(value, &v) != 0 || v < 0 || v >= (name[0] == 'g' ? SIM_MAX_GPUS
+        if (scenario_parse_long(value, &v) != 0 || v < 0 || v >= (name[0] == 'g' ? SIM_MAX_GPUS
                                                                           : SIM_MAX_MIG_SLOTS))
             return fail(c, "[%s] %s: bad index '%s'", section, name, value);
         *(name[0] == 'g' ? &p->gpu : &p->slot) = (int)v;
         return 1;
     }
     if (!strcmp(name, "pid")) {
-        if (parse_uint(value, &p->pid) != 0)
+        if (scenario_parse_uint(value, &p->pid) != 0)
             return fail(c, "[%s] pid: bad value '%s'", section, value);
         p->pid_given = true;
         if (p->pid == 0)
@@ -783,7 +598,7 @@ static int proc_key(struct ctx *c, const char *section, struct sim_proc *p, cons
     }
     if (!strcmp(name, "used_raw_bytes")) {
         needs_hostile(c, section, name);
-        if (parse_ull(value, &p->used_raw) != 0)
+        if (scenario_parse_ull(value, &p->used_raw) != 0)
             return fail(c, "[%s] %s: expected bytes (0 to 18446744073709551615), got '%s'",
                         section, name, value);
         p->used_raw_set = true;

@@ -85,7 +85,10 @@ int collect_tick_until(struct collector *c, struct snapshot *s, uint64_t deadlin
         snprintf(s->gpu_error, sizeof(s->gpu_error), "%s", c->gpu_error);
         return 0;
     }
-    if (c->be->sample(c->be_state, s, deadline_ns) != 0) {
+    int rc = c->be->sample(c->be_state, s, deadline_ns);
+    if (rc == BACKEND_TAKEN_OVER)
+        return COLLECT_TAKEN_OVER; /* c and s are another thread's now */
+    if (rc != 0) {
         s->gpu_ok = false;
         snprintf(s->gpu_error, sizeof(s->gpu_error), "%s",
                  backend_last_error(c->be, c->be_state));
@@ -106,6 +109,17 @@ bool collect_first_sight(const struct snapshot *s)
 void collect_second_look(struct collector *c, struct snapshot *s)
 {
     procpost_second_look(c->pinfo, s, clock_mono_ns());
+}
+
+void collect_set_takeover(struct collector *c, void (*fn)(void *arg), void *arg)
+{
+    if (c->be && c->be_state && c->be->set_takeover)
+        c->be->set_takeover(c->be_state, fn, arg);
+}
+
+bool collect_abandon(struct collector *c)
+{
+    return c->be && c->be_state && c->be->abandon && c->be->abandon(c->be_state);
 }
 
 void collect_detach(struct collector *c)

@@ -53,6 +53,9 @@ struct collector {
 };
 
 #define COLLECT_ERR_BAD_NVML_PATH (-2)
+/* collect_tick_until: another thread carries the tick on (collect_set_takeover);
+ * the caller must not touch the collector or the snapshot again. */
+#define COLLECT_TAKEN_OVER 1
 
 /* Returns 0, or COLLECT_ERR_BAD_NVML_PATH with a message in err. */
 int collect_open(struct collector *c, const struct collect_opts *o, char *err, size_t errlen);
@@ -63,8 +66,11 @@ void collect_interrupt(struct collector *c);
  * one-shot snapshot has their values. */
 void collect_settle(struct collector *c, unsigned timeout_ms);
 /* Fill s for this tick, returning by deadline_ns (CLOCK_MONOTONIC) whatever
- * the driver does (s->partial tells). Always leaves s consistent; returns 0.
- * Owner: one thread at a time (the sampling engine, or --once). */
+ * the driver does (s->partial tells). Always leaves s consistent; returns 0,
+ * or COLLECT_TAKEN_OVER (only with a takeover set): the tick was given to
+ * another thread while this one was stuck in a driver call, and this
+ * thread must touch neither c nor s again. Owner: one thread at a time
+ * (the sampling engine, or --once). */
 int collect_tick_until(struct collector *c, struct snapshot *s, uint64_t deadline_ns);
 /* The same with the deadline the collector's budget gives. */
 int collect_tick(struct collector *c, struct snapshot *s);
@@ -73,6 +79,17 @@ int collect_tick(struct collector *c, struct snapshot *s);
  * gives them their CPU % over that moment. */
 bool collect_first_sight(const struct snapshot *s);
 void collect_second_look(struct collector *c, struct snapshot *s);
+/* The calling thread can be replaced (the engine): with fn set, the
+ * backend may make quick driver calls on the thread that ticks, and calls
+ * fn(arg) from a thread of its own when one of them stalls; fn must start
+ * another thread that carries the ticking on (backend_ops.set_takeover).
+ * NULL clears it; once this returns, fn is not running and will not run. */
+void collect_set_takeover(struct collector *c, void (*fn)(void *arg), void *arg);
+/* Any thread, the takeover cleared: the thread ticking is given up on. True
+ * when it was in a driver call: from then on it touches neither the
+ * collector nor its snapshot (collect_tick_until returns
+ * COLLECT_TAKEN_OVER); false when it was not, and will end its tick. */
+bool collect_abandon(struct collector *c);
 /* The sampling thread is about to end (the collector lives on): see
  * backend_ops.detach. */
 void collect_detach(struct collector *c);

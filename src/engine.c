@@ -18,6 +18,9 @@
 
 #include "clock.h"
 
+/* How long engine_stop waits for the sampling thread to finish its tick. */
+#define STOP_WAIT_NS (300ull * 1000000ull)
+
 /*
  * Priming: CPU % (host and processes) and GPM's values are deltas between
  * two samples, so the first snapshot has them N/A. The second tick comes
@@ -31,15 +34,16 @@
 #define ENGINE_PRIME_MS 200u
 #define ENGINE_PRIME_GPM_WAIT_MS 1000u
 #define ENGINE_PRIME_SLICE_MS 50u
+#define PRIME_NS ((uint64_t)ENGINE_PRIME_MS * 1000000ull)
 
 struct engine {
     struct collector *col;
     struct engine_opts o;
-    pthread_t thr;
     pthread_mutex_t mu;
-    pthread_cond_t cv; /* stop, a tick request, or the front end took a snapshot */
+    pthread_cond_t cv; /* stop, a tick request, the front end took a snapshot, a takeover */
+    pthread_cond_t gone_cv; /* a sampling thread left its role or ended */
     int fds[2];        /* wake pipe: [0] for the front end's poll */
-    struct snapshot back; /* the engine thread's */
+    struct snapshot back; /* the sampling thread's */
     /* mu */
     struct snapshot ready;
     bool fresh;        /* ready holds a snapshot the front end has not taken */
@@ -47,6 +51,20 @@ struct engine {
     unsigned pending;  /* manual mode: ticks requested */
     bool regrid;       /* o.interval_ms changed: restart the grid */
     bool stop;
+    /* The grid and the tick in progress: the sampling thread's, handed
+     * over under mu when another takes the sampling over. */
+    uint64_t start, interval, k, deadline;
+    bool resume;       /* the thread taking over runs the tick at deadline first */
+    bool prime;        /* the next tick (k == 1) is the priming one */
+    /* Threads: the one sampling, those given up on while stuck in the
+     * driver, and those that came back from it and wait to take over (so
+     * that a thread that started the GPM helper stays alive: the helper
+     * dies with it). */
+    unsigned threads;  /* alive */
+    unsigned spares;   /* waiting to take over */
+    unsigned wanted;   /* takeovers asked of the spares */
+    bool holder_out;   /* the sampling thread left its loop on stop */
+    bool release;      /* stopping: the spares end */
 };
 
 static void snap_swap(struct snapshot *a, struct snapshot *b)
@@ -102,71 +120,157 @@ static void prime_settle(struct engine *e, uint64_t until)
     }
 }
 
-static void *run(void *arg)
+/* Wait for the next tick's time (mu held); false on stop. */
+static bool next_tick(struct engine *e)
 {
-    struct engine *e = arg;
-    pthread_setname_np(pthread_self(), "migmon-engine");
-    pthread_mutex_lock(&e->mu);
-    uint64_t interval = (uint64_t)e->o.interval_ms * 1000000ull;
-    pthread_mutex_unlock(&e->mu);
-    const uint64_t prime_ns = (uint64_t)ENGINE_PRIME_MS * 1000000ull;
-    uint64_t start = clock_mono_ns();
-    /* the second tick is the priming one (the top of this file) */
-    bool prime = !e->o.manual && interval > prime_ns;
-    for (uint64_t k = 0;; k++) {
-        pthread_mutex_lock(&e->mu);
-        if (e->regrid) { /* a new interval: the next tick one interval from now */
-            e->regrid = false;
-            interval = (uint64_t)e->o.interval_ms * 1000000ull;
-            start = clock_mono_ns();
-            k = 1;
-            prime = false;
-        }
-        if (e->o.manual) {
-            /* one tick per request, and only after the last one was taken */
-            while (!e->stop && (e->pending == 0 || e->fresh))
-                pthread_cond_wait(&e->cv, &e->mu);
-            if (!e->stop)
-                e->pending--;
-        } else if (k > 0) {
+    if (e->regrid) { /* a new interval: the next tick one interval from now */
+        e->regrid = false;
+        e->prime = false;
+        e->interval = (uint64_t)e->o.interval_ms * 1000000ull;
+        e->start = clock_mono_ns();
+        e->k = 1;
+    }
+    if (e->o.manual) {
+        /* one tick per request, and only after the last one was taken */
+        while (!e->stop && (e->pending == 0 || e->fresh))
+            pthread_cond_wait(&e->cv, &e->mu);
+        if (!e->stop)
+            e->pending--;
+    } else if (e->k > 0) {
+        for (;;) {
             uint64_t now = clock_mono_ns();
-            uint64_t next = prime ? start + prime_ns : start + k * interval;
-            if (!prime && next <= now) { /* a slow tick: skip the missed grid points */
-                k = (now - start) / interval + 1;
-                next = start + k * interval;
+            bool priming = e->prime && e->k == 1;
+            uint64_t next = priming ? e->start + PRIME_NS : e->start + e->k * e->interval;
+            if (!priming && next <= now) { /* a slow tick: skip the missed grid points */
+                e->k = (now - e->start) / e->interval + 1;
+                next = e->start + e->k * e->interval;
             }
             struct timespec ts = {.tv_sec = (time_t)(next / 1000000000ull),
                                   .tv_nsec = (long)(next % 1000000000ull)};
             while (!e->stop && !e->regrid && clock_mono_ns() < next)
                 if (pthread_cond_timedwait(&e->cv, &e->mu, &ts) == ETIMEDOUT)
                     break;
-            if (e->regrid && !e->stop) { /* wait on the new grid instead */
-                pthread_mutex_unlock(&e->mu);
-                k--;
-                continue;
-            }
-        }
-        bool stop = e->stop;
-        pthread_mutex_unlock(&e->mu);
-        if (stop)
-            break;
-        bool priming = prime && k == 1;
-        if (priming)
-            prime_settle(e, start + prime_ns + (uint64_t)ENGINE_PRIME_GPM_WAIT_MS * 1000000ull);
-        /* How long a tick waits for the driver: most of an interval, so a
-         * late device is reported in the same tick and the next tick
-         * starts on time. */
-        uint64_t t = clock_mono_ns();
-        collect_tick_until(e->col, &e->back, t + interval / 4 * 3);
-        publish(e);
-        if (priming) { /* the grid from the priming tick on */
-            prime = false;
-            start = t;
-            k = 0;
+            if (!e->regrid || e->stop)
+                break;
+            e->regrid = false; /* wait on the new grid instead */
+            e->prime = false;
+            e->interval = (uint64_t)e->o.interval_ms * 1000000ull;
+            e->start = clock_mono_ns();
+            e->k = 1;
         }
     }
-    collect_detach(e->col); /* what dies with this thread ends cleanly first */
+    return !e->stop;
+}
+
+/* The sampling role (mu held on entry and return): tick until stop (true),
+ * or until this thread's tick was given to another while it was stuck in
+ * the driver (false). */
+static bool sample_role(struct engine *e)
+{
+    for (;;) {
+        if (!e->resume) {
+            if (!next_tick(e))
+                return true;
+            /* How long a tick waits for the driver: most of an interval, so
+             * a late device is reported in the same tick and the next tick
+             * starts on time. */
+            e->deadline = clock_mono_ns() + e->interval / 4 * 3;
+        }
+        /* a tick taken over is run as it was, not primed again */
+        bool priming = !e->resume && e->prime && e->k == 1;
+        e->resume = false;
+        uint64_t prime_until = e->start + PRIME_NS + (uint64_t)ENGINE_PRIME_GPM_WAIT_MS * 1000000ull;
+        pthread_mutex_unlock(&e->mu);
+        if (priming)
+            prime_settle(e, prime_until);
+        pthread_mutex_lock(&e->mu);
+        if (priming) /* the tick's deadline from when it really starts */
+            e->deadline = clock_mono_ns() + e->interval / 4 * 3;
+        uint64_t deadline = e->deadline;
+        pthread_mutex_unlock(&e->mu);
+        uint64_t t = clock_mono_ns();
+        if (collect_tick_until(e->col, &e->back, deadline) == COLLECT_TAKEN_OVER) {
+            pthread_mutex_lock(&e->mu); /* e outlives every thread counted in threads */
+            return false;
+        }
+        publish(e);
+        pthread_mutex_lock(&e->mu);
+        if (priming) { /* the grid from the priming tick on */
+            e->start = t;
+            e->k = 0;
+        }
+        if (e->k >= 1 || priming) /* the second tick is done: primed, or taken over */
+            e->prime = false;
+        e->k++;
+    }
+}
+
+static void *run(void *arg)
+{
+    struct engine *e = arg;
+    pthread_setname_np(pthread_self(), "migmon-engine");
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        if (sample_role(e)) {
+            pthread_mutex_unlock(&e->mu);
+            collect_detach(e->col); /* what dies with this thread ends cleanly first */
+            pthread_mutex_lock(&e->mu);
+            e->holder_out = true;
+            break;
+        }
+        /* Given up on and back from the driver: wait to take over. */
+        if (e->stop)
+            break;
+        e->spares++;
+        pthread_cond_broadcast(&e->gone_cv);
+        while (!e->release && !e->wanted)
+            pthread_cond_wait(&e->cv, &e->mu);
+        e->spares--;
+        if (!e->wanted)
+            break;
+        e->wanted--;
+    }
+    e->threads--;
+    pthread_cond_broadcast(&e->gone_cv); /* under mu: e may be freed once it is released */
+    pthread_mutex_unlock(&e->mu);
     return NULL;
+}
+
+/* Start a sampling thread (mu held); 0 or an errno. */
+static int thread_add(struct engine *e)
+{
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    /* The signals the front end handles are never delivered to us. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    pthread_t t;
+    int rc = pthread_create(&t, &a, run, e);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&a);
+    if (rc == 0)
+        e->threads++;
+    return rc;
+}
+
+/* From the backend's watchdog: the sampling thread is stuck in the driver;
+ * another carries the tick on (a spare, or a new thread). */
+static void takeover(void *arg)
+{
+    struct engine *e = arg;
+    pthread_mutex_lock(&e->mu);
+    if (!e->stop) {
+        e->resume = true;
+        if (e->spares > e->wanted) {
+            e->wanted++;
+            pthread_cond_broadcast(&e->cv);
+        } else if (thread_add(e) != 0) {
+            e->resume = false; /* nothing to carry it on: the tick is lost */
+        }
+    }
+    pthread_mutex_unlock(&e->mu);
 }
 
 int engine_start(struct engine **out, struct collector *col, const struct engine_opts *o)
@@ -179,6 +283,10 @@ int engine_start(struct engine **out, struct collector *col, const struct engine
     e->o = *o;
     if (e->o.interval_ms == 0)
         e->o.interval_ms = 1000;
+    e->interval = (uint64_t)e->o.interval_ms * 1000000ull;
+    e->start = clock_mono_ns();
+    /* the second tick is the priming one (the top of this file) */
+    e->prime = !e->o.manual && e->interval > PRIME_NS;
     if (pipe2(e->fds, O_CLOEXEC | O_NONBLOCK) != 0) {
         int err = -errno;
         free(e);
@@ -189,17 +297,18 @@ int engine_start(struct engine **out, struct collector *col, const struct engine
     pthread_condattr_init(&a);
     pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
     pthread_cond_init(&e->cv, &a);
+    pthread_cond_init(&e->gone_cv, &a);
     pthread_condattr_destroy(&a);
-    /* The signals the front end handles are never delivered to us. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
-    int rc = pthread_create(&e->thr, NULL, run, e);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    collect_set_takeover(col, takeover, e);
+    pthread_mutex_lock(&e->mu);
+    int rc = thread_add(e);
+    pthread_mutex_unlock(&e->mu);
     if (rc != 0) {
+        collect_set_takeover(col, NULL, NULL);
         close(e->fds[0]);
         close(e->fds[1]);
         pthread_cond_destroy(&e->cv);
+        pthread_cond_destroy(&e->gone_cv);
         pthread_mutex_destroy(&e->mu);
         free(e);
         return -rc;
@@ -264,15 +373,48 @@ void engine_stop(struct engine *e)
         return;
     pthread_mutex_lock(&e->mu);
     e->stop = true;
-    pthread_cond_signal(&e->cv);
+    pthread_cond_broadcast(&e->cv);
     pthread_mutex_unlock(&e->mu);
+    collect_set_takeover(e->col, NULL, NULL); /* nobody is given up on from now */
     collect_interrupt(e->col); /* a tick waiting for a stuck driver returns now */
-    pthread_join(e->thr, NULL);
+    /* The sampling thread ends its tick, then the spares (after it: the
+     * GPM helper dies with the thread that started it, and the sampling
+     * thread asks it to leave first). A thread still in the driver is not
+     * waited for: it never touches the collector again. */
+    uint64_t deadline = clock_mono_ns() + STOP_WAIT_NS;
+    pthread_mutex_lock(&e->mu);
+    for (int round = 0; round < 2 && !e->holder_out; round++) {
+        struct timespec ts = {.tv_sec = (time_t)(deadline / 1000000000ull),
+                              .tv_nsec = (long)(deadline % 1000000000ull)};
+        while (!e->holder_out && pthread_cond_timedwait(&e->gone_cv, &e->mu, &ts) != ETIMEDOUT)
+            ;
+        if (e->holder_out)
+            break;
+        /* In the driver, it is left there; anywhere else it is about to
+         * end its tick (every wait of a tick returns once interrupted). */
+        pthread_mutex_unlock(&e->mu);
+        bool in_driver = collect_abandon(e->col);
+        pthread_mutex_lock(&e->mu);
+        if (in_driver)
+            break;
+        deadline = clock_mono_ns() + STOP_WAIT_NS;
+    }
+    struct timespec ts = {.tv_sec = (time_t)(deadline / 1000000000ull),
+                          .tv_nsec = (long)(deadline % 1000000000ull)};
+    e->release = true;
+    pthread_cond_broadcast(&e->cv);
+    while (e->spares && pthread_cond_timedwait(&e->gone_cv, &e->mu, &ts) != ETIMEDOUT)
+        ;
+    unsigned left = e->threads;
+    pthread_mutex_unlock(&e->mu);
+    if (left)
+        return; /* e stays for the threads still in the driver; they end with the process */
     close(e->fds[0]);
     close(e->fds[1]);
     snapshot_free(&e->back);
     snapshot_free(&e->ready);
     pthread_cond_destroy(&e->cv);
+    pthread_cond_destroy(&e->gone_cv);
     pthread_mutex_destroy(&e->mu);
     free(e);
 }

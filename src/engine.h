@@ -1,7 +1,10 @@
 /*
  * engine.h — the sampling engine: a thread that ticks the collector on a
  * drift-corrected grid and publishes each complete snapshot, so a front end
- * never waits for the driver.
+ * never waits for the driver. While the driver is quick that thread makes
+ * the driver calls itself; when one stalls, the backend's watchdog has the
+ * engine carry the ticking on in another thread (collect_set_takeover), and
+ * the stuck one is left in the driver.
  *
  * Hand-off is by swapping whole snapshots (triple buffering): the engine
  * fills its own, then swaps it with the "ready" slot under a mutex; a front
@@ -46,8 +49,10 @@ bool engine_acquire(struct engine *e, struct snapshot *s);
 void engine_set_interval(struct engine *e, unsigned interval_ms);
 /* Manual mode: take one more sample now. */
 void engine_request_tick(struct engine *e, unsigned n);
-/* Stops the thread (bounded: the engine never blocks in the driver itself)
- * and frees the engine's snapshots; the collector is the caller's again. */
+/* Stops the sampling (bounded: the sampling thread is waited for at most
+ * 0.3 s, one stuck in the driver not at all) and frees the engine's
+ * snapshots, or leaves them to a thread still in the driver; the collector
+ * is the caller's again (that thread never touches it). */
 void engine_stop(struct engine *e);
 
 #endif

@@ -5,8 +5,8 @@
  * be read), its peak RSS, and per device utilisation, energy, temperature
  * and throttle reasons (docs/profile.md).
  *
- * One owner: a watch is used by one thread at a time (its collector's
- * worker threads are its own and never touch it).
+ * One owner: a watch is used by one thread at a time (its engine's and
+ * collector's threads are its own and never touch it).
  */
 #ifndef MIGMON_WATCH_H
 #define MIGMON_WATCH_H
@@ -17,6 +17,7 @@
 #include <sys/types.h>
 
 #include "collect.h"
+#include "engine.h"
 
 #define WATCH_TREE_MAX 4096
 #define WATCH_DEV_MAX 1024
@@ -65,6 +66,11 @@ struct watch {
     int timeline_errno; /* of the first failed timeline write; none is tried after it */
     pid_t root; /* the tree's root; 0: none yet */
     struct collector col;
+    /* Ticks after the first, one per watch_sample (manual): the sampling
+     * thread samples the GPUs itself while the driver is quick, and a
+     * stalled call is given up on without holding the caller; NULL: the
+     * caller's thread ticks. */
+    struct engine *eng;
     struct snapshot s;
     size_t ndev;
     struct watch_dev dev[WATCH_DEV_MAX];

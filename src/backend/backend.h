@@ -27,6 +27,9 @@ enum backend_err {
     BACKEND_ERR_BAD_PATH = -3,    /* an explicitly named library is missing: exit 2 */
     BACKEND_ERR_INIT = -4,        /* library loaded but init failed (driver, permission) */
     BACKEND_ERR_NOMEM = -5,
+    /* sample: the tick was given to another thread while this one was in a
+     * driver call (see set_takeover); not an error */
+    BACKEND_TAKEN_OVER = 1,
 };
 
 struct backend_ops {
@@ -60,6 +63,23 @@ struct backend_ops {
      * (the GPM helper is killed when the thread that started it ends, so
      * it is asked to leave first). A later sample starts it again. */
     void (*detach)(void *state);
+    /* Optional (NULL: the caller is never replaced). The calling thread can
+     * be replaced: while the driver is quick, sample may make the tick's
+     * driver calls on the calling thread itself. When one of them runs past
+     * the tick's rescue point, the backend calls takeover(arg) from a
+     * thread of its own; takeover must start another thread that carries
+     * the caller's role on (it calls start and sample for the tick, with
+     * the same deadline). The stuck sample, once its call comes back,
+     * returns BACKEND_TAKEN_OVER having touched nothing but the device it
+     * was in: neither the snapshot nor anything else of the caller's. fn
+     * NULL clears it; when it returns no takeover is running or will run. */
+    void (*set_takeover)(void *state, void (*takeover)(void *arg), void *arg);
+    /* Optional (NULL: false). From any thread, once the takeover is
+     * cleared: the thread sampling on its own thread is given up on (the
+     * program is stopping and will not wait for it). True when it was in a
+     * driver call: it then returns BACKEND_TAKEN_OVER when the call comes
+     * back, touching nothing of the caller's. */
+    bool (*abandon)(void *state);
 };
 
 extern const struct backend_ops nvml_backend_ops;

@@ -1,6 +1,8 @@
 /*
- * nvml_internal.h — state shared by the NVML backend's files (nvml.c: devices
- * and metrics; nvml_procs.c: process lists). Not for use outside
+ * nvml_internal.h — state shared by the NVML backend's files, used one way:
+ * nvml_workers.c (threads) calls nvml.c (one GPU's walk), which calls
+ * nvml_read.c (one device's values) and nvml_procs.c (process lists);
+ * nvml_read.c calls nvml_procs.c. None calls back up. Not for use outside
  * src/backend/ except by the backend's unit tests.
  */
 #ifndef MIGMON_NVML_INTERNAL_H
@@ -243,6 +245,26 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
                      const char *uuid, struct snapshot *part);
 /* GPM's values (from the helper's records) into a merged snapshot. */
 void nvml_gpm_apply(const struct gpm_client *g, struct snapshot *s);
+
+/* ---- nvml_read.c: one device's calls ---- */
+
+/* A device's static facts are due: never read, or a retry's tick reached. */
+bool nvml_static_due(const struct nvml_state *st, const struct dev_cache *c);
+/* Static facts: read once, but a read that failed for a passing reason is
+ * retried with backoff, so one UNKNOWN at start does not leave a name or
+ * threshold N/A for the run. */
+void nvml_read_gpu_static(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h);
+/* The GPU's slice total from its GPU-instance profiles; -1 unknown. */
+int nvml_read_slices_total(struct nvml_state *st, nvmlDevice_t h);
+/* A GPU's per-tick values into d (its cached settings at the slow cadence). */
+void nvml_read_gpu_dynamic(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
+                           struct device *d);
+/* A MIG device's static facts (name, GI/CI ids, slices, profile). */
+void nvml_read_mig_static(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h);
+/* A MIG device's values into d: its memory and utilisation tiers, the
+ * GPU-wide values copied from parent. */
+void nvml_read_mig(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
+                   const struct device *parent, struct device *d);
 
 /* ---- nvml_procs.c ---- */
 

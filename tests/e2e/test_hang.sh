@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Driver calls that never return (hang-power.ini, hang-power-late.ini,
-# hang-init.ini) and a driver that appears while the monitor runs. NVML is
-# called only from worker threads: --once --timeout prints what it has and
+# hang-init.ini) and a driver that appears while the monitor runs. A stuck
+# call never holds the front end: --once --timeout prints what it has and
 # exits 3; the interactive monitor keeps the healthy GPU updating, names the
 # call a GPU is stuck in, answers keys, and ends on q, Ctrl-C, SIGTERM and
 # SIGHUP within 1 s with the terminal restored, even while a call (nvmlInit
@@ -317,10 +317,11 @@ fi
 tui_kill_all
 
 # === 6. GPUs sampled in turn by one thread: the first one hangs =============
-# While the driver is quick, one runner thread samples the GPUs one after the
-# other. When it hangs in GPU 0, GPU 1 (not reached yet) is handed to its own
-# thread half way to the tick's deadline: it is never late, not even on the
-# tick the hang began.
+# While the driver is quick, the engine's sampling thread samples the GPUs
+# one after the other. When it hangs in GPU 0, the watchdog gives the
+# sampling to another thread half way to the tick's deadline, which hands
+# GPU 1 (not reached yet) to its own thread: it is never late, not even on
+# the tick the hang began.
 sed 's/^target = gpu\.1$/target = gpu.0/' "$SCN/hang-power-late.ini" >"$TMP/hang-first.ini"
 MIGMON_SIM_TIME=0+1 MIGMON_SIM_SCENARIO="$TMP/hang-first.ini" "$MIGMON_BIN" record "${SIMARGS[@]}" \
     --gpm off -i 200 -n 9 --force -o "$TMP/hang-first.jsonl" 2>"$TMP/hang-first.err" </dev/null
@@ -335,11 +336,12 @@ eq "hang in the first GPU: GPU 1 fresh on every tick" "$g1" \
     "direct direct direct direct direct direct direct direct direct "
 
 # === 7. The GPU count hangs ================================================
-# While the driver is quick the runner thread counts the GPUs at the start
+# While the driver is quick the sampling thread counts the GPUs at the start
 # of each tick, without waking the system worker. When that count never
-# returns, the GPUs it had not reached go to their own threads half way to
-# the deadline, and every later tick samples them there from the last
-# enumeration (the system worker, asked next, hangs in the count too).
+# returns, the watchdog gives the sampling to another thread half way to the
+# deadline; the GPUs go to their own threads, and every later tick samples
+# them there from the last enumeration (the system worker, asked next, hangs
+# in the count too).
 sed '/^\[fault\.power-hangs\]/,$d' "$SCN/hang-power-late.ini" >"$TMP/hang-count.ini"
 printf '[fault.count-hangs]\ntarget = system\nfunction = nvmlDeviceGetCount_v2\nhang = true\nfrom = 4\n' \
     >>"$TMP/hang-count.ini"
