@@ -12,12 +12,18 @@
 #include "proclist.h"
 #include "tui/fmt.h"
 
+#define SHOWN_MAX 256 /* rows on screen at once; a taller panel shows this many */
+
 _Static_assert((int)PSORT_MEMORY == (int)PROCLIST_BY_MEMORY && (int)PSORT_SM == (int)PROCLIST_BY_SM &&
                    (int)PSORT_CPU == (int)PROCLIST_BY_CPU && (int)PSORT_PID == (int)PROCLIST_BY_PID,
                "the s key's order is proclist's");
 
 void tui_allprocs_toggle(struct tui_view *v)
 {
+    if (!v->all_procs && (!v->snap || v->snap->ndevices == 0)) {
+        snprintf(v->status, sizeof(v->status), "no GPU: no processes to list");
+        return;
+    }
     v->all_procs = !v->all_procs;
     v->proc_focus = false;
     v->proc_sel = 0;
@@ -51,11 +57,32 @@ static struct rect panel_rect(const struct tui_view *v)
                          l->devices.w};
 }
 
+/* The first row shown when the panel has room for rows rows: the cursor's
+ * row is the last one shown once it is past the first screen. */
+static size_t first_shown(const struct tui_view *v, int rows)
+{
+    return rows > 0 && v->proc_sel >= (size_t)rows ? v->proc_sel - (size_t)rows + 1 : 0;
+}
+
 bool tui_allprocs_key(struct tui_view *v, int key)
 {
-    int page = panel_rect(v).h - 3; /* borders and the header line */
+    struct rect r = panel_rect(v);
+    int page = r.h - 3; /* borders and the header line */
     size_t step = page > 1 ? (size_t)page : 1, last = v->nrows ? v->nrows - 1 : 0;
+    MEVENT ev;
     switch (key) {
+    case KEY_MOUSE: /* a click on a row selects it */
+        if (getmouse(&ev) != OK || !(ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) ||
+            ev.x <= r.x || ev.x >= r.x + r.w - 1 || ev.y < r.y + 2 || ev.y >= r.y + r.h - 1)
+            return false;
+        {
+            int rows = r.h - 3 < SHOWN_MAX ? r.h - 3 : SHOWN_MAX;
+            size_t k = first_shown(v, rows) + (size_t)(ev.y - r.y - 2);
+            if (k >= v->nrows)
+                return false;
+            v->proc_sel = k;
+        }
+        break;
     case KEY_NPAGE: v->proc_sel = v->proc_sel + step < last ? v->proc_sel + step : last; break;
     case KEY_PPAGE: v->proc_sel = v->proc_sel > step ? v->proc_sel - step : 0; break;
     case KEY_HOME: v->proc_sel = 0; break;
@@ -94,7 +121,6 @@ static const int drop_order[] = {C_RSS, C_GICI, C_TIME, C_USER, C_CPU, C_SM};
 #define CMD_MIN 16
 #define USER_W 8
 #define CELL_LEN (PROC_USER_LEN + 8) /* a whole user name and the ellipsis */
-#define SHOWN_MAX 256 /* rows on screen at once; a taller panel shows this many */
 
 /* s cut to w columns (counted one per character: user names), its end
  * marked with the ellipsis. */
@@ -186,8 +212,7 @@ static void tally(const struct snapshot *s, size_t *unread, double *beyond)
 void tui_draw_allprocs(WINDOW *win, struct tui_view *v)
 {
     static const char *const sort_names[PSORT_COUNT] = {"VRAM", "SM%", "CPU%", "PID"};
-    tui_view_sort_procs(v);
-    size_t unread;
+    size_t unread; /* v->rows: sorted by the frame (tui_draw), before the layout */
     double beyond;
     tally(v->snap, &unread, &beyond);
     char title[200];
@@ -209,9 +234,7 @@ void tui_draw_allprocs(WINDOW *win, struct tui_view *v)
     int rows = in.h - 1;
     if (rows > SHOWN_MAX)
         rows = SHOWN_MAX;
-    size_t first = 0;
-    if (v->proc_sel >= (size_t)rows)
-        first = v->proc_sel - (size_t)rows + 1;
+    size_t first = first_shown(v, rows);
     size_t shown = v->nrows - first < (size_t)rows ? v->nrows - first : (size_t)rows;
 
     static char cell[SHOWN_MAX][C_CMD][CELL_LEN]; /* the UI thread's */

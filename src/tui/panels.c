@@ -842,7 +842,7 @@ static void draw_screen(WINDOW *win, struct tui_view *v)
     if (d)
         build_detail(&L, v, d);
     int lw = w >= 160 ? w / 2 : w * 2 / 5, inner = w - lw - 2;
-    if (d)
+    if (d && !v->all_procs)
         tui_view_sort_procs(v);
     struct tui_layout_want want = {
         .ncores = v->snap && v->snap->host_ok ? v->snap->host.ncores : 0,

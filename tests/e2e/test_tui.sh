@@ -323,6 +323,13 @@ contains "all processes: Down moves to the second process, the charts follow" \
     "$(tui_capture allp | tail -1)" "[3/5]"
 tui_keys allp End
 contains "all processes: End selects the last" "$(tui_capture allp | tail -1)" "[4/5]"
+# a mouse click (X10 encoding) on the first process row, then End again
+ap_row=$(tui_capture allp | grep -n '┌ All processes' | cut -d: -f1) # 1-based screen row of the border
+n=$(tui_frames allp)
+tmx send-keys -t allp -H 1b 5b 4d 20 $(printf '%x' $((32 + 70))) $(printf '%x' $((32 + ap_row + 2)))
+tui_wait allp $((n + 1))
+contains "all processes: a click selects the first process" "$(tui_capture allp | tail -1)" "[2/5]"
+tui_keys allp End
 tui_keys allp Enter
 scr=$(tui_capture allp)
 contains "all processes: Enter shows the process under the cursor" "$scr" "PID 7102  local PID 7102"
@@ -354,6 +361,12 @@ tui_screen "all processes: h200-mig at 80x24" allp80 h200-allprocs-80x24
 contains "all processes at 80x24: the narrow columns" "$(tui_capture allp80)" \
     "│ PID DEV     VRAM SM% CPU% COMMAND            │"
 tui_quit allp80 q >/dev/null
+# no GPU: nothing to list, and the footer says so
+tui_start allp0 80 24 2 MIGMON_SIM_SCENARIO="$SCN/no-gpu.ini" -- "${SIMARGS[@]}" --proc-root "$(tui_proc allp0 two-core)"
+tui_keys allp0 a
+contains "all processes without a GPU: said in the footer" "$(tui_capture allp0 | tail -1)" \
+    "no GPU: no processes to list"
+tui_quit allp0 q >/dev/null
 
 # --- an 8-colour terminal: basic colours only ---
 tui_start c8 80 24 2 MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" TERM=screen -- "${SIMARGS[@]}" \
