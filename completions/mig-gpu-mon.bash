@@ -61,7 +61,7 @@ _mig_gpu_mon() {
         --top --gpm --nvml-path --demo --debug --proc-root --config --no-config" ;;
     export) opts="--listen --compat --export-processes -i --interval --top --gpm --nvml-path --demo
         --debug --proc-root --config --no-config" ;;
-    *) opts="record export profile --once -f --format --timeout -i --interval --top --no-color --gpm
+    *) opts="record export profile --once --all-processes -f --format --timeout -i --interval --top --no-color --gpm
         --nvml-path --debug --demo --proc-root --listen --compat --export-processes --config
         --no-config --write-config -h --help -V --version" ;;
     esac

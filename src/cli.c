@@ -15,6 +15,7 @@ void cli_usage(FILE *f)
     fputs("Usage: mig-gpu-mon [OPTIONS]\n"
           "       mig-gpu-mon --once [-f table|json|prometheus|csv|influx] [--timeout S]\n"
           "                   [OPTIONS]\n"
+          "       mig-gpu-mon --once --all-processes [-f table|json] [OPTIONS]\n"
           "       mig-gpu-mon record [-o FILE] [-f jsonl|csv|influx] [-n N] [--duration S]\n"
           "                   [OPTIONS]\n"
           "       mig-gpu-mon export [--listen ADDR:PORT] [--compat dcgm] [OPTIONS]\n"
@@ -47,6 +48,9 @@ void cli_usage(FILE *f)
           "                         or without .ini, or a file path containing a '/')\n"
           "  -f, --format FMT       output of --once: table (default), json, prometheus, csv or\n"
           "                         influx; of record: jsonl (default), csv or influx\n"
+          "      --all-processes    --once: every GPU process of every GPU and MIG device,\n"
+          "                         once, largest GPU memory first, as a table or (-f json)\n"
+          "                         a JSON array; all of them unless --top is given\n"
           "      --timeout SECONDS  --once: wait at most this long for the driver (default\n"
           "                         10); a device still stuck is printed as N/A naming the\n"
           "                         call, and the exit status is 3\n"
@@ -266,7 +270,7 @@ static int check_record(struct cli *c, char *err, size_t errlen)
 /* The monitor's options (record and export take the same table; what does
  * not belong to the mode given is refused after the parse). */
 enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE, OPT_TOP, OPT_DEMO,
-       OPT_NO_COLOR, OPT_GPM, OPT_TIMEOUT,
+       OPT_NO_COLOR, OPT_GPM, OPT_TIMEOUT, OPT_ALL_PROCESSES,
        OPT_LISTEN = 300, OPT_COMPAT, OPT_EXPORT_PROCESSES };
 enum { OPT_APPEND = 512, OPT_FORCE, OPT_DURATION, OPT_TRIGGER };
 enum { OPT_CONFIG = 600, OPT_NO_CONFIG, OPT_WRITE_CONFIG };
@@ -274,6 +278,7 @@ static const struct option longopts[] = {
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {"once", no_argument, NULL, OPT_ONCE},
+    {"all-processes", no_argument, NULL, OPT_ALL_PROCESSES},
     {"format", required_argument, NULL, 'f'},
     {"interval", required_argument, NULL, 'i'},
     {"nvml-path", required_argument, NULL, OPT_NVML_PATH},
@@ -449,6 +454,7 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
         case 'h': c->help = true; break;
         case 'V': c->version = true; break;
         case OPT_ONCE: c->once = true; break;
+        case OPT_ALL_PROCESSES: c->all_processes = true; break;
         case 'f': c->format_arg = optarg; break; /* its mode is known at the end */
         case 'i':
             if (parse_uint(optarg, ULONG_MAX, &v) != 0) {
@@ -633,6 +639,11 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
                               "for a series use record -i MS");
         return -1;
     }
+    if (c->all_processes && !c->once) {
+        snprintf(err, errlen, "--all-processes needs --once (the interactive monitor's key a "
+                              "shows the same list)");
+        return -1;
+    }
     if (c->timeout_given && !c->once) {
         snprintf(err, errlen, "--timeout needs --once");
         return -1;
@@ -660,6 +671,11 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
     if (c->format_arg &&
         parse_format(once_formats, "", c->format_arg, &c->format, err, errlen) != 0)
         return -1;
+    if (c->all_processes && c->format != FMT_TABLE && c->format != FMT_JSON) {
+        snprintf(err, errlen, "--all-processes --format %s: expected table or json",
+                 c->format_arg);
+        return -1;
+    }
     if (c->listen && !c->exporter) {
         snprintf(err, errlen, "--listen needs export");
         return -1;

@@ -12,6 +12,7 @@ enum cli_format { FMT_TABLE = 0, FMT_JSON, FMT_PROM, FMT_JSONL, FMT_CSV, FMT_INF
 
 struct cli {
     bool help, version, once;
+    bool all_processes;     /* --once --all-processes: one list of every process */
     enum cli_format format;
     const char *format_arg; /* --format's value, borrowed; NULL: the mode's default */
     unsigned interval_ms;

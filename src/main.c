@@ -20,8 +20,10 @@
 #include "debuglog.h"
 #include "demo.h"
 #include "profile.h"
+#include "proclist.h"
 #include "text.h"
 #include "export/json.h"
+#include "export/json_procs.h"
 #include "export/prom.h"
 #include "export/table.h"
 #include "serve.h"
@@ -81,6 +83,31 @@ static int stdout_written(const char *what)
     return 1;
 }
 
+/* --all-processes --format json: the array holds what is known; what it
+ * does not hold (no driver, a list that could not be read, --top's cut) is
+ * said on stderr, one line each, so stdout stays one JSON value. */
+static void all_processes_notes(const struct snapshot *s)
+{
+    if (!s->gpu_ok) {
+        size_t n = strcspn(s->gpu_error, "\n");
+        fprintf(stderr, "mig-gpu-mon: no GPU data: %.*s\n", (int)n, s->gpu_error);
+        return;
+    }
+    for (size_t i = 0; i < s->ndevices; i++) {
+        const struct device *d = &s->devices[i];
+        if (d->kind == DEV_GPU && d->mig_enabled)
+            continue; /* its list is its instances' */
+        char id[32];
+        proclist_device_label(id, sizeof(id), d);
+        if (!metric_ok(&d->process_count))
+            fprintf(stderr, "mig-gpu-mon: device %s: processes N/A (%s)\n", id,
+                    d->process_count.why ? d->process_count.why : "not read");
+        else if (d->process_count.value > (double)d->nprocs)
+            fprintf(stderr, "mig-gpu-mon: device %s: %.0f more processes (--top)\n", id,
+                    d->process_count.value - (double)d->nprocs);
+    }
+}
+
 /* Exit status of a snapshot in which some device did not answer in time. */
 #define EXIT_PARTIAL 3
 
@@ -118,7 +145,14 @@ static int run_once(struct collector *col, const struct cli *c)
         }
     }
     struct prom_opts po = {.dcgm = c->compat_dcgm, .processes = c->export_processes};
-    if (c->format == FMT_JSON)
+    int wrc = 0;
+    if (c->all_processes && c->format == FMT_JSON) {
+        wrc = json_write_all_processes(stdout, &s, false);
+        if (wrc == 0)
+            all_processes_notes(&s);
+    } else if (c->all_processes)
+        wrc = table_write_all_processes(stdout, &s);
+    else if (c->format == FMT_JSON)
         json_write_snapshot(stdout, &s, false);
     else if (c->format == FMT_PROM)
         prom_write(stdout, &s, &po);
@@ -128,6 +162,10 @@ static int run_once(struct collector *col, const struct cli *c)
         table_write_snapshot(stdout, &s);
     bool partial = s.partial;
     snapshot_free(&s);
+    if (wrc != 0) {
+        fprintf(stderr, "mig-gpu-mon: out of memory for the process list\n");
+        return 1;
+    }
     if (stdout_written("snapshot") != 0)
         return 1;
     if (partial)
@@ -299,6 +337,10 @@ int main(int argc, char **argv)
         return 2;
     if (c.write_config)
         return write_config(&c, &cfg);
+    /* every process is what --all-processes is for: no --top cut unless
+     * asked for on the command line (the file's top is for device lists) */
+    if (c.all_processes && !c.top_given)
+        c.top = 0;
     if (c.debug && open_debug(&c) != 0)
         return 2;
 

@@ -60,9 +60,8 @@ static void value_or_null(struct jsonw *w, const char *key, const struct metric 
         jsonw_null(w);
 }
 
-static void write_process(struct jsonw *w, const struct gpu_process *p)
+void json_process_members(struct jsonw *w, const struct gpu_process *p)
 {
-    jsonw_obj_open(w);
     jsonw_key(w, "pid");
     jsonw_uint(w, p->pid);
     jsonw_key(w, "local_pid");
@@ -89,6 +88,12 @@ static void write_process(struct jsonw *w, const struct gpu_process *p)
     jsonw_bool(w, p->unattributed);
     jsonw_key(w, "carried");
     jsonw_bool(w, p->carried);
+}
+
+static void write_process(struct jsonw *w, const struct gpu_process *p)
+{
+    jsonw_obj_open(w);
+    json_process_members(w, p);
     jsonw_obj_close(w);
 }
 

@@ -1,5 +1,6 @@
 #include "export/table.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "proclist.h"
 #include "units.h"
 
 /* The table is never narrower than this: the device rows' fixed columns
@@ -174,10 +176,7 @@ static bool fmt_mem(char *out, size_t len, const struct snapshot *s, size_t i)
 
 static void device_id(char *out, size_t len, const struct device *d)
 {
-    if (d->kind == DEV_MIG)
-        snprintf(out, len, "%d/%d", d->index, d->mig_index);
-    else
-        snprintf(out, len, "%d", d->index);
+    proclist_device_label(out, len, d);
 }
 
 /* True when the VRAM is the instances' sum. */
@@ -507,4 +506,139 @@ void table_write_snapshot(FILE *f, const struct snapshot *s)
     if (gpm)
         fprintf(f, "GPU/MemBW/SM of MIG-mode devices come from GPM: graphics activity, DRAM\n"
                    "bandwidth and SM activity of the instance (docs/mig-utilisation.md)\n");
+}
+
+/* ---- --all-processes ---- */
+
+enum { A_PID, A_DEV, A_GICI, A_VRAM, A_SM, A_CPU, A_RSS, A_TIME, A_USER, A_CMD, A_N };
+static const char *const a_head[A_N] = {"PID", "DEV",     "GI/CI", "VRAM", "SM%",
+                                        "CPU%", "RSS", "ELAPSED", "USER", "COMMAND"};
+#define A_CELL 80
+
+/* The cells of process i of s, the command (cut later) in cmd. */
+static void all_cells(const struct snapshot *s, size_t i, char c[A_CMD][A_CELL], char *cmd,
+                      size_t cmdlen, bool *unattr)
+{
+    const struct gpu_process *p = &s->procs[i];
+    long di = proclist_device_of(s, i);
+    const struct device *d = di >= 0 ? &s->devices[di] : NULL;
+    double mib = 1.0 / (1024 * 1024);
+    snprintf(c[A_PID], A_CELL, "%u", (unsigned)p->pid);
+    if (d)
+        device_id(c[A_DEV], A_CELL - 1, d);
+    else
+        snprintf(c[A_DEV], A_CELL, "?");
+    if (p->unattributed) { /* on a MIG GPU, in none of its instances */
+        strcat(c[A_DEV], "?");
+        *unattr = true;
+    }
+    bool mig = d && (d->kind == DEV_MIG || d->mig_enabled);
+    if (p->gi_id >= 0)
+        snprintf(c[A_GICI], A_CELL, p->ci_id >= 0 ? "%d/%d" : "%d/?", p->gi_id, p->ci_id);
+    else
+        snprintf(c[A_GICI], A_CELL, "%s", mig ? "?/?" : "-");
+    table_fmt_metric(c[A_VRAM], A_CELL, &p->mem_bytes, mib, 0, "MiB");
+    if (p->carried) /* as the device table's process rows: kept from an earlier list */
+        strcat(c[A_VRAM], "*");
+    table_fmt_metric(c[A_SM], A_CELL, &p->sm_util, 1, 0, "");
+    table_fmt_metric(c[A_CPU], A_CELL, &p->cpu_pct, 1, 1, "");
+    table_fmt_metric(c[A_RSS], A_CELL, &p->rss_bytes, mib, 0, "MiB");
+    struct metric el = proclist_elapsed(s, p, proclist_clk_tck());
+    proclist_fmt_elapsed(c[A_TIME], A_CELL, &el);
+    snprintf(c[A_USER], A_CELL, "%s", p->user[0] ? p->user : "N/A");
+    fit(c[A_USER], 10);
+    if (p->command[0])
+        snprintf(cmd, cmdlen, "%.511s", p->command);
+    else if (p->name[0])
+        snprintf(cmd, cmdlen, "[%.63s]", p->name);
+    else
+        snprintf(cmd, cmdlen, "N/A (not visible from here)");
+}
+
+/* The columns padded to w (in columns: a user name may be UTF-8), DEV and
+ * USER to the left, the figures to the right, one space apart. */
+static int all_line(char *out, size_t len, const int w[A_CMD], const char *const text[A_CMD])
+{
+    size_t n = 0;
+    for (int c = 0; c < A_CMD && n + 1 < len; c++) {
+        int pad = w[c] - cols(text[c]);
+        int k = c == A_DEV || c == A_USER
+                    ? snprintf(out + n, len - n, "%s%*s ", text[c], pad > 0 ? pad : 0, "")
+                    : snprintf(out + n, len - n, "%*s%s ", pad > 0 ? pad : 0, "", text[c]);
+        if (k < 0)
+            break;
+        n += (size_t)k < len - n ? (size_t)k : len - n - 1;
+    }
+    return (int)n;
+}
+
+int table_write_all_processes(FILE *f, const struct snapshot *s)
+{
+    width = out_width(f);
+    if (!s->gpu_ok) {
+        fprintf(f, "gpu: N/A\n");
+        put_message(f, s->gpu_error);
+        return 0;
+    }
+    size_t total = 0;
+    proclist_collect(s, NULL, NULL, 0, &total);
+    size_t *rows = total ? malloc(total * sizeof(*rows)) : NULL;
+    if (total && !rows)
+        return -ENOMEM;
+    size_t n = proclist_collect(s, NULL, rows, total, NULL);
+    proclist_sort(s, rows, n, PROCLIST_BY_MEMORY);
+    /* columns as wide as their widest value: a first pass measures */
+    char c[A_CMD][A_CELL], cmd[PROC_CMD_LEN + 80], row[PROC_CMD_LEN + A_N * A_CELL];
+    const char *text[A_CMD];
+    int w[A_CMD];
+    bool unattr = false;
+    for (int k = 0; k < A_CMD; k++)
+        w[k] = cols(a_head[k]);
+    for (size_t r = 0; r < n; r++) {
+        all_cells(s, rows[r], c, cmd, sizeof(cmd), &unattr);
+        for (int k = 0; k < A_CMD; k++)
+            if (cols(c[k]) > w[k])
+                w[k] = cols(c[k]);
+    }
+    for (int k = 0; k < A_CMD; k++)
+        text[k] = a_head[k];
+    int at = all_line(row, sizeof(row), w, text);
+    snprintf(row + at, sizeof(row) - (size_t)at, "%s", a_head[A_CMD]);
+    put_row(f, row);
+    for (size_t r = 0; r < n; r++) {
+        all_cells(s, rows[r], c, cmd, sizeof(cmd), &unattr);
+        for (int k = 0; k < A_CMD; k++)
+            text[k] = c[k];
+        at = all_line(row, sizeof(row), w, text);
+        int room = width - cols(row); /* the command takes what is left, cut to it */
+        fit(cmd, room > 8 ? room : 8);
+        snprintf(row + at, sizeof(row) - (size_t)at, "%s", cmd);
+        put_row(f, row);
+    }
+    free(rows);
+    /* what the list does not hold, said: unread lists, --top's cut */
+    size_t unread = 0;
+    for (size_t i = 0; i < s->ndevices; i++) {
+        const struct device *d = &s->devices[i];
+        char id[32], msg[320];
+        if (d->kind == DEV_GPU && d->mig_enabled)
+            continue; /* its list is its instances' */
+        device_id(id, sizeof(id), d);
+        if (!metric_ok(&d->process_count)) {
+            snprintf(msg, sizeof(msg), "processes N/A (%s)",
+                     d->process_count.why ? d->process_count.why : "not read");
+            fprintf(f, "%-6s ", id);
+            put_wrapped(f, 7, 9, msg, " ");
+            unread++;
+        } else if (d->process_count.value > (double)d->nprocs) {
+            fprintf(f, "%-6s ... %.0f more (--top)\n", id,
+                    d->process_count.value - (double)d->nprocs);
+        }
+    }
+    if (n == 0)
+        fprintf(f, unread ? "none in the lists read\n" : "no GPU processes\n");
+    fprintf(f, "N/A = not available; * = carried; ELAPSED as ps -o etime\n");
+    if (unattr)
+        fprintf(f, "? after DEV = on a MIG GPU, not attributed to one of its instances\n");
+    return 0;
 }

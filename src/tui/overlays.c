@@ -57,6 +57,7 @@ static void draw_help(WINDOW *win, const struct tui_view *v)
         "  Up/Down Enter     move / show the whole command line",
         "  k                 send a signal (TERM, INT or KILL)",
         "  Esc               back to the devices",
+        "a                   all processes of every GPU and MIG device (a, Esc: back)",
         "space               pause the display (sampling and history go on)",
         "q, Ctrl-C           quit",
         "",

@@ -18,8 +18,10 @@
 #include <strings.h>
 #include <time.h>
 
+#include "proclist.h"
 #include "text.h"
 #include "units.h"
+#include "tui/allprocs.h"
 #include "tui/charts.h"
 #include "tui/fmt.h"
 #include "tui/overlays.h"
@@ -70,39 +72,11 @@ void tui_view_free(struct tui_view *v)
 
 /* ---- processes ---- */
 
-static double sort_key(const struct gpu_process *p, enum proc_sort k)
-{
-    const struct metric *m = k == PSORT_SM ? &p->sm_util : k == PSORT_CPU ? &p->cpu_pct
-                                                                          : &p->mem_bytes;
-    return metric_ok(m) ? m->value : -1.0; /* unknown sorts after every known value */
-}
-
-static int cmp_rows(const void *pa, const void *pb, void *arg)
-{
-    const struct tui_view *v = arg;
-    const struct gpu_process *a = &v->snap->procs[*(const size_t *)pa];
-    const struct gpu_process *b = &v->snap->procs[*(const size_t *)pb];
-    if (v->psort != PSORT_PID) {
-        double ka = sort_key(a, v->psort), kb = sort_key(b, v->psort);
-        if (ka != kb)
-            return ka > kb ? -1 : 1;
-    }
-    return a->pid < b->pid ? -1 : a->pid > b->pid;
-}
-
-static bool filtered_out(const struct tui_view *v, const struct gpu_process *p)
-{
-    if (!v->filter[0])
-        return false;
-    return !strcasestr(p->command, v->filter) && !strcasestr(p->name, v->filter) &&
-           !strcasestr(p->user, v->filter);
-}
-
 static void add_rows(struct tui_view *v, const struct device *d)
 {
     for (size_t k = 0; k < d->nprocs && v->nrows < TUI_PROC_ROWS_MAX; k++) {
         size_t i = d->proc_first + k;
-        if (i < v->snap->nprocs && !filtered_out(v, &v->snap->procs[i]))
+        if (i < v->snap->nprocs && proclist_match(&v->snap->procs[i], v->filter))
             v->rows[v->nrows++] = i;
     }
 }
@@ -120,24 +94,34 @@ void tui_view_sort_procs(struct tui_view *v)
     const struct device *d = tui_view_selected(v);
     if (!d)
         return;
-    add_rows(v, d);
-    if (lists_instances(v->snap, v->sel))
-        for (size_t i = v->sel + 1; i < v->snap->ndevices; i++) {
-            const struct device *c = &v->snap->devices[i];
-            if (c->kind != DEV_MIG || c->parent_pos != (int)v->sel)
-                break;
-            add_rows(v, c);
-        }
-    qsort_r(v->rows, v->nrows, sizeof(v->rows[0]), cmp_rows, v);
+    if (v->all_procs) {
+        tui_allprocs_rows(v);
+    } else {
+        add_rows(v, d);
+        if (lists_instances(v->snap, v->sel))
+            for (size_t i = v->sel + 1; i < v->snap->ndevices; i++) {
+                const struct device *c = &v->snap->devices[i];
+                if (c->kind != DEV_MIG || c->parent_pos != (int)v->sel)
+                    break;
+                add_rows(v, c);
+            }
+        proclist_sort(v->snap, v->rows, v->nrows, (enum proclist_key)v->psort);
+    }
     size_t n = v->nrows;
-    /* keep the cursor on the same PID when it is still listed */
-    if (v->proc_sel_pid)
+    /* keep the cursor on the same PID when it is still listed (where it
+     * is, when it is listed twice: a process on two GPUs) */
+    if (v->proc_sel_pid && !(v->proc_sel < n && v->snap->procs[v->rows[v->proc_sel]].pid ==
+                                                    v->proc_sel_pid))
         for (size_t i = 0; i < n; i++)
-            if (v->snap->procs[v->rows[i]].pid == v->proc_sel_pid)
+            if (v->snap->procs[v->rows[i]].pid == v->proc_sel_pid) {
                 v->proc_sel = i;
+                break;
+            }
     if (v->proc_sel >= n)
         v->proc_sel = n ? n - 1 : 0;
     v->proc_sel_pid = n ? v->snap->procs[v->rows[v->proc_sel]].pid : 0;
+    if (v->all_procs)
+        tui_allprocs_follow(v);
 }
 
 const struct gpu_process *tui_view_selected_proc(const struct tui_view *v)
@@ -235,11 +219,12 @@ static void draw_footer(WINDOW *win, const struct tui_view *v)
         tui_text(win, t, left, r.y, r.x, R_WARN, v->status);
     } else {
         bool u = t->g.utf8;
-        const char *keys = v->proc_focus
+        const char *keys = v->all_procs ? tui_allprocs_footer(u)
+                           : v->proc_focus
                                ? (u ? " Esc Devices  \u2191\u2193 Process  Enter Command  k Signal  "
-                                      "s Sort  / Filter  ? Help"
+                                      "s Sort  / Filter  a All  ? Help"
                                     : " Esc Devices  Up/Dn Process  Enter Command  k Signal  "
-                                      "s Sort  / Filter  ? Help")
+                                      "s Sort  / Filter  a All  ? Help")
                                : (u ? " q Quit  \u2191\u2193 Device  Enter Fold  p Processes  "
                                       "c Charts  i Why N/A  +- Interval  ? Help"
                                     : " q Quit  Up/Dn Device  Enter Fold  p Processes  "
@@ -911,6 +896,8 @@ static void draw_procs(WINDOW *win, struct tui_view *v)
 
 static void draw_screen(WINDOW *win, struct tui_view *v)
 {
+    if (v->all_procs) /* first: the selection follows the process under the cursor */
+        tui_view_sort_procs(v);
     const struct device *d = tui_view_selected(v);
     int h, w;
     getmaxyx(win, h, w);
@@ -919,7 +906,7 @@ static void draw_screen(WINDOW *win, struct tui_view *v)
     if (d)
         build_detail(&L, v, d);
     int lw = w >= 160 ? w / 2 : w * 2 / 5, inner = w - lw - 2;
-    if (d)
+    if (d && !v->all_procs)
         tui_view_sort_procs(v);
     struct tui_layout_want want = {
         .ncores = v->snap && v->snap->host_ok ? v->snap->host.ncores : 0,
@@ -958,10 +945,14 @@ static void draw_screen(WINDOW *win, struct tui_view *v)
     draw_header(win, v);
     draw_cpu(win, v);
     if (v->snap && v->snap->ndevices > 0) {
-        tui_draw_devices(win, v);
-        if (v->lay.detail)
-            draw_detail(win, v, &L);
-        draw_procs(win, v);
+        if (v->all_procs) {
+            tui_draw_allprocs(win, v);
+        } else {
+            tui_draw_devices(win, v);
+            if (v->lay.detail)
+                draw_detail(win, v, &L);
+            draw_procs(win, v);
+        }
     } else {
         draw_no_gpu(win, v);
     }

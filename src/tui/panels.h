@@ -17,7 +17,9 @@
 
 enum proc_sort { PSORT_MEMORY = 0, PSORT_SM, PSORT_CPU, PSORT_PID, PSORT_COUNT };
 
-#define TUI_PROC_ROWS_MAX 512
+/* Rows of a process list: the selected device's, or every device's in the
+ * all-processes view (key a), which says when there were more. */
+#define TUI_PROC_ROWS_MAX 4096
 
 enum tui_modal {
     MODAL_NONE = 0,
@@ -83,6 +85,7 @@ struct tui_view {
     bool paused;
     enum tui_modal modal;
     bool proc_focus;      /* arrows move in the process list */
+    bool all_procs;       /* key a: every device's processes in one list (allprocs.h) */
     bool gpm_page;        /* the detail panel shows every GPM metric (key g) */
     enum tui_charts charts; /* key c */
     size_t proc_sel;      /* row in the sorted process list */
@@ -102,8 +105,11 @@ struct tui_view {
     struct tui_layout lay;
     struct tui_chart_plan cplan; /* the GPU charts of the last draw */
     /* filled by the draw: process rows of the selected device (for a MIG
-     * parent, of all its instances too), sorted; indexes in snap->procs */
-    size_t nrows;
+     * parent, of all its instances too), or in the all-processes view of
+     * every device, each process once; sorted; indexes in snap->procs.
+     * nrows_total: the all-processes view's count before the cut at
+     * TUI_PROC_ROWS_MAX. */
+    size_t nrows, nrows_total;
     size_t rows[TUI_PROC_ROWS_MAX];
 };
 
@@ -142,7 +148,9 @@ size_t tui_view_rows_wanted(const struct tui_view *v);
 /* Device (position in snap->devices) at screen row y in the devices panel,
  * or -1. */
 long tui_view_device_at(const struct tui_view *v, int y, int x);
-/* Sort the selected device's processes into v->rows by v->psort. */
+/* Sort the selected device's processes into v->rows by v->psort (in the
+ * all-processes view every device's; the selection then follows the device
+ * of the process under the cursor). */
 void tui_view_sort_procs(struct tui_view *v);
 /* Free what the view owns (the device list). */
 void tui_view_free(struct tui_view *v);

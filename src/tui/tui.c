@@ -20,6 +20,7 @@
 #include "history.h"
 #include "system/procinfo.h"
 #include "debuglog.h"
+#include "tui/allprocs.h"
 #include "tui/overlays.h"
 #include "tui/panels.h"
 
@@ -347,7 +348,10 @@ static bool handle_key(struct loop *L, int key)
         v->psort = (enum proc_sort)((v->psort + 1) % PSORT_COUNT);
         return true;
     case 'p':
-        v->proc_focus = !v->proc_focus;
+        v->proc_focus = !v->all_procs && !v->proc_focus;
+        return true;
+    case 'a':
+        tui_allprocs_toggle(v);
         return true;
     case 'g':
         v->gpm_page = !v->gpm_page;
@@ -368,10 +372,11 @@ static bool handle_key(struct loop *L, int key)
         return true;
     case 27: /* Esc */
         v->proc_focus = false;
+        v->all_procs = false;
         v->filter[0] = '\0';
         return true;
     }
-    if (v->proc_focus) {
+    if (v->proc_focus || v->all_procs) {
         switch (key) {
         case KEY_DOWN:
         case 'j':
@@ -402,6 +407,10 @@ static bool handle_key(struct loop *L, int key)
             return true;
         }
         }
+    }
+    if (v->all_procs) { /* the device list's keys are not for this view */
+        tui_allprocs_key(v, key);
+        return true;
     }
     if (key >= '0' && key <= '9') {
         tui_view_jump_digit(v, key - '0', clock_mono_ns());

@@ -13,6 +13,7 @@ comp() { # comp WORD...: what bash completes for the last word
 }
 eq "completion: modes" "$(comp "$MIGMON_BIN" re)" "record "
 eq "completion: options" "$(comp "$MIGMON_BIN" --no-)" "--no-color --no-config "
+eq "completion: --all-processes" "$(comp "$MIGMON_BIN" --once --all)" "--all-processes "
 eq "completion: --format values" "$(comp "$MIGMON_BIN" --once --format p)" "prometheus "
 eq "completion: record's formats" "$(comp "$MIGMON_BIN" record -f "")" "csv influx jsonl "
 eq "completion: --gpm" "$(comp "$MIGMON_BIN" --gpm o)" "off on "

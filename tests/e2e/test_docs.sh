@@ -9,6 +9,14 @@ keys=$(for s in h200-mig dgx-a100-8x7 a100-sxm4-80gb hostile no-gpu inaccessible
     MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/$s.ini" MIGMON_SIM_TIME=100 \
         "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --once --format json --gpm off </dev/null
 done | jq -r '[paths | map(select(type == "string")) | last | select(. != null)] | .[]' | sort -u)
+# and those of --once --all-processes (docs/json.md, "All processes")
+apkeys=$(MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIME=100 \
+    "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --once --all-processes --format json --gpm off </dev/null |
+    jq -r '.[] | keys[]' | sort -u)
+for k in device gpu_uuid elapsed_s sm_util_source; do
+    grep -qx -- "$k" <<<"$apkeys" || bad "docs: --all-processes wrote no member $k"
+done
+keys=$(printf '%s\n%s\n' "$keys" "$apkeys" | sort -u)
 # the scenarios did write: top level, host, device, metric and process members
 for k in schema cuda_driver_version total_pct gpu_instance_id gpu_util_pct source memory_bytes; do
     grep -qx -- "$k" <<<"$keys" || bad "docs: the snapshots have no member $k (scenarios changed?)"

@@ -320,6 +320,75 @@ contains "MIG without UUID: reason in the detail" "$scr" "UUID N/A (NVML_ERROR_U
 contains "MIG without UUID: its profile" "$scr" "2g.20gb"
 tui_quit nouuid q >/dev/null
 
+# --- the all-processes view (key a): every process of the H200's MIG
+# devices in one list, /proc facts from the h200-node fixture (start times
+# against its uptime of 93784.25 s: 1-01:00:00, 02:03:04 and 05:07) ---
+P=$(tui_proc allp h200-node)
+tui_start allp 120 40 3 MIGMON_SIM_SCENARIO="$SCN/h200-mig.ini" -- "${SIMARGS[@]}" --proc-root "$P"
+tui_cpu_step allp
+tui_keys allp a
+tui_screen "all processes: h200-mig at 120x40" allp h200-allprocs-120x40
+scr=$(tui_capture allp)
+contains "all processes: the title counts each process once" "$scr" "All processes (by VRAM): 3 "
+contains "all processes: the vLLM server on MIG 0/0, GI 1 CI 0, its VRAM, time and user" "$scr" \
+    "│7001 0/0   1/0 37.1 GiB N/A   0% 1-01:00:00 root python3 -m vllm.entr…│"
+contains "all processes: the embedder on 0/1, a UID without a name" "$scr" \
+    "│7040 0/1   5/0 12.2 GiB N/A   0%   02:03:04 4242 python3 embed_worker…│"
+contains "all processes: the notebook on 0/2" "$scr" \
+    "│7102 0/2  13/0  4.0 GiB N/A   0%      05:07 root /opt/conda/bin/pytho…│"
+eq "all processes: no device list in this view" "$(printf '%s\n' "$scr" | grep -c '┌ Devices')" 0
+contains "all processes: its own footer" "$(printf '%s\n' "$scr" | tail -1)" " a Devices  ↑↓ Process  Enter Command"
+contains "all processes: the charts are the cursor's device's (MIG 0/0)" "$(printf '%s\n' "$scr" | tail -1)" "[2/5]"
+tui_keys allp Down
+contains "all processes: Down moves to the second process, the charts follow" \
+    "$(tui_capture allp | tail -1)" "[3/5]"
+tui_keys allp End
+contains "all processes: End selects the last" "$(tui_capture allp | tail -1)" "[4/5]"
+# a mouse click (X10 encoding) on the first process row, then End again
+ap_row=$(tui_capture allp | grep -n '┌ All processes' | cut -d: -f1) # 1-based screen row of the border
+n=$(tui_frames allp)
+tmx send-keys -t allp -H 1b 5b 4d 20 $(printf '%x' $((32 + 70))) $(printf '%x' $((32 + ap_row + 2)))
+tui_wait allp $((n + 1))
+contains "all processes: a click selects the first process" "$(tui_capture allp | tail -1)" "[2/5]"
+tui_keys allp End
+tui_keys allp Enter
+scr=$(tui_capture allp)
+contains "all processes: Enter shows the process under the cursor" "$scr" "PID 7102  local PID 7102"
+contains "all processes: its whole command line" "$scr" "runtime/kernel-1.json"
+tui_keys allp x s
+contains "all processes: s sorts" "$(tui_capture allp)" "All processes (by SM%): 3 "
+tui_keys allp s s s / e m b Enter
+scr=$(tui_capture allp)
+contains "all processes: the filter narrows the list" "$scr" "All processes (by VRAM) /emb: 1 "
+contains "all processes: the filter keeps the embedder" "$scr" "│7040 0/1"
+case "$scr" in *"│7001 "*) bad "all processes: the filter kept the vLLM server" ;; *) ok ;; esac
+tui_keys allp Escape
+scr=$(tui_capture allp)
+contains "all processes: Esc goes back to the device list" "$(printf '%s\n' "$scr" | tail -1)" "Enter Fold"
+contains "all processes: the cursor's device stays selected" "$(printf '%s\n' "$scr" | tail -1)" "[3/5]"
+contains "all processes: Esc cleared the filter" "$scr" "Processes (by VRAM) ─"
+tui_keys allp a
+contains "all processes: a again" "$(tui_capture allp)" "All processes (by VRAM): 3 "
+tui_keys allp a
+contains "all processes: a leaves it" "$(tui_capture allp | tail -1)" "Enter Fold"
+tui_quit allp q >/dev/null
+# at 80x24 the columns give way: PID, device, VRAM, SM% and CPU% and the
+# command stay
+P=$(tui_proc allp80 h200-node)
+tui_start allp80 80 24 3 MIGMON_SIM_SCENARIO="$SCN/h200-mig.ini" -- "${SIMARGS[@]}" --proc-root "$P"
+tui_cpu_step allp80
+tui_keys allp80 a
+tui_screen "all processes: h200-mig at 80x24" allp80 h200-allprocs-80x24
+contains "all processes at 80x24: the narrow columns" "$(tui_capture allp80)" \
+    "│ PID DEV     VRAM SM% CPU% COMMAND            │"
+tui_quit allp80 q >/dev/null
+# no GPU: nothing to list, and the footer says so
+tui_start allp0 80 24 2 MIGMON_SIM_SCENARIO="$SCN/no-gpu.ini" -- "${SIMARGS[@]}" --proc-root "$(tui_proc allp0 two-core)"
+tui_keys allp0 a
+contains "all processes without a GPU: said in the footer" "$(tui_capture allp0 | tail -1)" \
+    "no GPU: no processes to list"
+tui_quit allp0 q >/dev/null
+
 # --- an 8-colour terminal: basic colours only ---
 tui_start c8 80 24 2 MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" TERM=screen -- "${SIMARGS[@]}" \
     --proc-root "$(tui_proc c8 two-core)"

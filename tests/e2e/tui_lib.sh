@@ -16,13 +16,13 @@ TUI_SOCK="migmon-test-$$"
 # when the caller (CI) runs in the C locale.
 tmx() { LC_ALL=C.UTF-8 tmux -u -L "$TUI_SOCK" -f /dev/null "$@"; }
 
-# A private copy of a fixture /proc: stat.1 as stat (stat.2 comes later with
+# A private copy of a fixture /proc (with its process directories): stat.1 as stat (stat.2 comes later with
 # tui_cpu_step), and a fixed host name.
 tui_proc() {
     local name=$1 fixture=$2 dir="$TMP/proc-$1"
     rm -rf "$dir"
     mkdir -p "$dir/sys/kernel"
-    cp "$MIGMON_SRC/tests/fixtures/proc/$fixture"/* "$dir/"
+    cp -R "$MIGMON_SRC/tests/fixtures/proc/$fixture"/. "$dir/"
     cp "$dir/stat.1" "$dir/stat"
     echo "gpu-node-07" >"$dir/sys/kernel/hostname"
     echo "$dir"

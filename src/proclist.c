@@ -1,0 +1,166 @@
+/*
+ * proclist.c — every GPU process of a snapshot once (proclist.h).
+ */
+#include "proclist.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+bool proclist_match(const struct gpu_process *p, const char *filter)
+{
+    if (!filter || !filter[0])
+        return true;
+    return strcasestr(p->command, filter) || strcasestr(p->name, filter) ||
+           strcasestr(p->user, filter);
+}
+
+/* The same process: the same PID, and the same start time unless one of
+ * the two entries could not read it (the same tick's lists: a PID reused
+ * between them would need the process to exit and another to take its
+ * number within one sample). */
+static bool same_process(const struct gpu_process *a, const struct gpu_process *b)
+{
+    return a->pid == b->pid &&
+           (a->start_time == b->start_time || a->start_time == 0 || b->start_time == 0);
+}
+
+/* The process at k of device di's list is listed elsewhere and kept there:
+ * earlier in the same list, or by one of the MIG devices of di (a MIG-enabled
+ * GPU lists the processes no instance could be given; one that an instance
+ * lists as well is that instance's). */
+static bool shadowed(const struct snapshot *s, size_t di, size_t k)
+{
+    const struct device *d = &s->devices[di];
+    const struct gpu_process *p = &s->procs[d->proc_first + k];
+    for (size_t j = 0; j < k; j++)
+        if (same_process(&s->procs[d->proc_first + j], p))
+            return true;
+    if (d->kind != DEV_GPU || !d->mig_enabled)
+        return false;
+    for (size_t ci = 0; ci < s->ndevices; ci++) {
+        const struct device *c = &s->devices[ci];
+        if (c->kind != DEV_MIG || c->parent_pos != (int)di)
+            continue;
+        for (size_t j = 0; j < c->nprocs && c->proc_first + j < s->nprocs; j++)
+            if (same_process(&s->procs[c->proc_first + j], p))
+                return true;
+    }
+    return false;
+}
+
+size_t proclist_collect(const struct snapshot *s, const char *filter, size_t *out, size_t cap,
+                        size_t *total)
+{
+    size_t n = 0, all = 0;
+    for (size_t di = 0; s && di < s->ndevices; di++) {
+        const struct device *d = &s->devices[di];
+        for (size_t k = 0; k < d->nprocs && d->proc_first + k < s->nprocs; k++) {
+            size_t i = d->proc_first + k;
+            if (!proclist_match(&s->procs[i], filter) || shadowed(s, di, k))
+                continue;
+            all++;
+            if (n < cap)
+                out[n++] = i;
+        }
+    }
+    if (total)
+        *total = all;
+    return n;
+}
+
+struct sort_ctx {
+    const struct snapshot *s;
+    enum proclist_key key;
+};
+
+static double key_of(const struct gpu_process *p, enum proclist_key k)
+{
+    const struct metric *m = k == PROCLIST_BY_SM    ? &p->sm_util
+                             : k == PROCLIST_BY_CPU ? &p->cpu_pct
+                                                    : &p->mem_bytes;
+    return metric_ok(m) ? m->value : -1.0; /* unknown sorts after every known value */
+}
+
+static int cmp_rows(const void *pa, const void *pb, void *arg)
+{
+    const struct sort_ctx *c = arg;
+    size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
+    const struct gpu_process *a = &c->s->procs[ia], *b = &c->s->procs[ib];
+    if (c->key != PROCLIST_BY_PID) {
+        double ka = key_of(a, c->key), kb = key_of(b, c->key);
+        if (ka != kb)
+            return ka > kb ? -1 : 1;
+    }
+    if (a->pid != b->pid)
+        return a->pid < b->pid ? -1 : 1;
+    return ia < ib ? -1 : ia > ib;
+}
+
+void proclist_sort(const struct snapshot *s, size_t *rows, size_t n, enum proclist_key key)
+{
+    struct sort_ctx c = {s, key};
+    if (n > 1)
+        qsort_r(rows, n, sizeof(rows[0]), cmp_rows, &c);
+}
+
+long proclist_device_of(const struct snapshot *s, size_t i)
+{
+    for (size_t di = 0; di < s->ndevices; di++) {
+        const struct device *d = &s->devices[di];
+        if (i >= d->proc_first && i < d->proc_first + d->nprocs)
+            return (long)di;
+    }
+    return -1;
+}
+
+void proclist_device_label(char *out, size_t len, const struct device *d)
+{
+    if (d->kind == DEV_MIG)
+        snprintf(out, len, "%d/%d", d->index, d->mig_index);
+    else
+        snprintf(out, len, "%d", d->index);
+}
+
+long proclist_clk_tck(void)
+{
+    static long hz; /* the same for the whole run: read once */
+    if (hz <= 0) {
+        long v = sysconf(_SC_CLK_TCK);
+        hz = v > 0 ? v : 100;
+    }
+    return hz;
+}
+
+struct metric proclist_elapsed(const struct snapshot *s, const struct gpu_process *p, long hz)
+{
+    if (p->start_time == 0)
+        return metric_none("start time unknown (not visible from here)");
+    if (!s->host_ok || !metric_ok(&s->host.uptime_s))
+        return metric_none("host uptime unknown");
+    if (hz <= 0)
+        hz = proclist_clk_tck();
+    double e = s->host.uptime_s.value - (double)p->start_time / (double)hz;
+    if (!isfinite(e) || e < -1.0)
+        return metric_none("start time later than the host's uptime");
+    return metric_direct(e < 0 ? 0 : e);
+}
+
+const char *proclist_fmt_elapsed(char *out, size_t len, const struct metric *m)
+{
+    if (!metric_ok(m) || !(m->value >= 0) || m->value > 1e12) {
+        snprintf(out, len, "N/A");
+        return out;
+    }
+    unsigned long long t = (unsigned long long)m->value; /* whole seconds, as ps */
+    unsigned long long d = t / 86400, h = t / 3600 % 24, mi = t / 60 % 60, sec = t % 60;
+    if (d)
+        snprintf(out, len, "%llu-%02llu:%02llu:%02llu", d, h, mi, sec);
+    else if (h)
+        snprintf(out, len, "%02llu:%02llu:%02llu", h, mi, sec);
+    else
+        snprintf(out, len, "%02llu:%02llu", mi, sec);
+    return out;
+}
