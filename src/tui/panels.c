@@ -195,6 +195,27 @@ static void draw_header(WINDOW *win, const struct tui_view *v)
         tui_text(win, t, r, r.y, r.x + r.w - cw, R_HEADER, clk);
 }
 
+/* The footer's keys ("  "-separated, "? Help" last) in w columns: the
+ * keys before "? Help" give way, least needed first (the interval, then
+ * what is named elsewhere: fold, charts, the all-process list, sort and
+ * filter), so "? Help", which lists them all, always shows. */
+static const char *footer_fit(char *out, size_t len, const char *keys, int w)
+{
+    static const char *const drop[] = {"+- Interval", "Enter Fold", "c Charts", "a All",
+                                       "/ Filter", "s Sort", "Enter Command"};
+    snprintf(out, len, "%s", keys);
+    for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]) && tui_text_width(out) > w; i++) {
+        char *at = strstr(out, drop[i]);
+        if (!at || at == out)
+            continue;
+        size_t n = strlen(drop[i]);
+        if (at[n] == ' ' && at[n + 1] == ' ')
+            n += 2; /* the item and the two spaces after it */
+        memmove(at, at + n, strlen(at + n) + 1);
+    }
+    return out;
+}
+
 static void draw_footer(WINDOW *win, const struct tui_view *v)
 {
     struct rect r = v->lay.footer;
@@ -225,11 +246,12 @@ static void draw_footer(WINDOW *win, const struct tui_view *v)
                                       "s Sort  / Filter  a All  ? Help"
                                     : " Esc Devices  Up/Dn Process  Enter Command  k Signal  "
                                       "s Sort  / Filter  a All  ? Help")
-                               : (u ? " q Quit  \u2191\u2193 Device  Enter Fold  p Processes  "
+                               : (u ? " q Quit  \u2191\u2193 Device  Enter Fold  p Processes  a All  "
                                       "c Charts  i Why N/A  +- Interval  ? Help"
-                                    : " q Quit  Up/Dn Device  Enter Fold  p Processes  "
+                                    : " q Quit  Up/Dn Device  Enter Fold  p Processes  a All  "
                                       "c Charts  i Why N/A  +- Interval  ? Help");
-        tui_text(win, t, left, r.y, r.x, R_NORMAL, keys);
+        char fit[256];
+        tui_text(win, t, left, r.y, r.x, R_NORMAL, footer_fit(fit, sizeof(fit), keys, left.w));
     }
     if (r.w > rw)
         tui_text(win, t, r, r.y, r.x + r.w - rw, v->paused ? R_WARN : R_NORMAL, right);

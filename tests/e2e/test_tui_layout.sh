@@ -31,6 +31,14 @@ for sc in a100-sxm4-80gb h200-mig dgx-a100-8x7; do
             contains "80x24: gauges" "$(printf '%s\n' "$scr" | grep 'MIG 0 3g.71gb')" "▮"
             contains "80x24: VRAM figure" "$scr" "VRAM 64.2 GiB / 140 GiB"
             contains "80x24: temperature and power" "$scr" "Power 499 W / 700 W"
+            contains "80x24: the footer keeps ? Help" "$(printf '%s\n' "$scr" | tail -1)" "i Why N/A  ? Help"
+            contains "80x24: the header keeps the driver version" "$(printf '%s\n' "$scr" | head -1)" "driver 570.211.01"
+            # ? : the whole help at 80x24, its last legend line included
+            tui_keys "$lay" '?'
+            help=$(tui_capture "$lay")
+            contains "80x24 help: the key of the all-process list" "$help" "every GPU process in one list"
+            contains "80x24 help: the last legend line" "$help" "its own needs privilege)│"
+            tui_keys "$lay" x
             eq "80x24: three process rows with GI/CI" \
                 "$(printf '%s\n' "$scr" | grep -cE '│ +7[01][0-9]{2} C +[0-9]+/[0-9]+ ')" 3
             ;;
