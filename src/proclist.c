@@ -3,6 +3,7 @@
  */
 #include "proclist.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,4 +164,21 @@ const char *proclist_fmt_elapsed(char *out, size_t len, const struct metric *m)
     else
         snprintf(out, len, "%02llu:%02llu", mi, sec);
     return out;
+}
+
+size_t *proclist_all_by_memory(const struct snapshot *s, size_t *n)
+{
+    size_t total = 0;
+    *n = 0;
+    proclist_collect(s, NULL, NULL, 0, &total);
+    if (total == 0)
+        return NULL;
+    size_t *rows = malloc(total * sizeof(*rows));
+    if (!rows) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    *n = proclist_collect(s, NULL, rows, total, NULL);
+    proclist_sort(s, rows, *n, PROCLIST_BY_MEMORY);
+    return rows;
 }

@@ -41,6 +41,11 @@ size_t proclist_collect(const struct snapshot *s, const char *filter, size_t *ou
  * s->procs. PROCLIST_BY_PID: ascending PID. */
 void proclist_sort(const struct snapshot *s, size_t *rows, size_t n, enum proclist_key key);
 
+/* Every process of s once, by VRAM, in a new array of *n indexes (the
+ * caller frees it); NULL with *n = 0 when there is none or, with errno
+ * ENOMEM, when the array could not be had. */
+size_t *proclist_all_by_memory(const struct snapshot *s, size_t *n);
+
 /* Whether p's command, name or user contains filter, ignoring case (an
  * empty or NULL filter matches every process). */
 bool proclist_match(const struct gpu_process *p, const char *filter);

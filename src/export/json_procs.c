@@ -57,13 +57,11 @@ static void write_entry(struct jsonw *w, const struct snapshot *s, size_t i)
 
 int json_write_all_processes(FILE *f, const struct snapshot *s, bool pretty)
 {
-    size_t total = 0;
-    proclist_collect(s, NULL, NULL, 0, &total);
-    size_t *rows = total ? malloc(total * sizeof(*rows)) : NULL;
-    if (total && !rows)
+    size_t n;
+    errno = 0;
+    size_t *rows = proclist_all_by_memory(s, &n);
+    if (!rows && errno == ENOMEM)
         return -ENOMEM;
-    size_t n = proclist_collect(s, NULL, rows, total, NULL);
-    proclist_sort(s, rows, n, PROCLIST_BY_MEMORY);
     struct jsonw w;
     jsonw_init(&w, f, pretty);
     jsonw_arr_open(&w);

@@ -580,13 +580,11 @@ int table_write_all_processes(FILE *f, const struct snapshot *s)
         put_message(f, s->gpu_error);
         return 0;
     }
-    size_t total = 0;
-    proclist_collect(s, NULL, NULL, 0, &total);
-    size_t *rows = total ? malloc(total * sizeof(*rows)) : NULL;
-    if (total && !rows)
+    size_t n;
+    errno = 0;
+    size_t *rows = proclist_all_by_memory(s, &n);
+    if (!rows && errno == ENOMEM)
         return -ENOMEM;
-    size_t n = proclist_collect(s, NULL, rows, total, NULL);
-    proclist_sort(s, rows, n, PROCLIST_BY_MEMORY);
     /* columns as wide as their widest value: a first pass measures */
     char c[A_CMD][A_CELL], cmd[PROC_CMD_LEN + 80], row[PROC_CMD_LEN + A_N * A_CELL];
     const char *text[A_CMD];

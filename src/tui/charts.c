@@ -197,15 +197,7 @@ static int wrap_lines(const char *s, int w)
     int n = 0;
     size_t len = strlen(s);
     while (len > 0 && w > 0) {
-        size_t take = len;
-        if (take > (size_t)w) {
-            take = (size_t)w;
-            size_t sp = take;
-            while (sp > 0 && s[sp] != ' ')
-                sp--;
-            if (sp > 0)
-                take = sp;
-        }
+        size_t take = tui_wrap_take(s, len, w);
         s += take;
         len -= take;
         while (len > 0 && *s == ' ')
@@ -222,14 +214,8 @@ static void draw_why(WINDOW *win, const struct tui_view *v, struct rect in, cons
     char buf[512];
     for (int y = in.y; y < in.y + in.h && *s; y++) {
         size_t take = strlen(s);
-        if (y < in.y + in.h - 1 && take > (size_t)in.w) {
-            take = (size_t)in.w;
-            size_t sp = take;
-            while (sp > 0 && s[sp] != ' ')
-                sp--;
-            if (sp > 0)
-                take = sp;
-        }
+        if (y < in.y + in.h - 1)
+            take = tui_wrap_take(s, take, in.w);
         if (take >= sizeof(buf))
             take = sizeof(buf) - 1;
         memcpy(buf, s, take);

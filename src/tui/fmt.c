@@ -235,3 +235,13 @@ const char *tui_fmt_temp(char *out, size_t len, const struct tui_view *v, const 
              v->fahrenheit ? "F" : "C", m->src == MSRC_CARRIED ? "*" : "");
     return out;
 }
+
+size_t tui_wrap_take(const char *s, size_t len, int w)
+{
+    if (w <= 0 || len <= (size_t)w)
+        return len;
+    size_t take = (size_t)w, sp = take;
+    while (sp > 0 && s[sp] != ' ')
+        sp--;
+    return sp > 0 ? sp : take;
+}

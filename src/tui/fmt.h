@@ -38,6 +38,11 @@ const char *tui_src_tag(const struct metric *m);
 enum tui_role tui_na_or(const struct metric *m, enum tui_role role);
 /* Display columns of UTF-8 text. */
 int tui_text_width(const char *s);
+
+/* Bytes of the first of len bytes of s that one line of w columns takes,
+ * broken at the last space that fits (the whole w when there is none).
+ * Byte-counted: for reasons and messages, which are ASCII. */
+size_t tui_wrap_take(const char *s, size_t len, int w);
 /* A device's name; short drops the "NVIDIA " every product name starts
  * with. Without a name: what NVML said instead, in parentheses. */
 void tui_device_name(char *out, size_t len, const struct device *d, bool short_name);

@@ -233,15 +233,7 @@ static int wrap_clipped(WINDOW *win, const struct tui_view *v, struct rect clip,
     if (!*p)
         return y + 1;
     while (*p) {
-        size_t take = strlen(p);
-        if (take > (size_t)clip.w) {
-            take = (size_t)clip.w;
-            size_t sp = take;
-            while (sp > 0 && p[sp] != ' ')
-                sp--;
-            if (sp > 0)
-                take = sp;
-        }
+        size_t take = tui_wrap_take(p, strlen(p), clip.w);
         if (take >= sizeof(buf))
             take = sizeof(buf) - 1;
         memcpy(buf, p, take);

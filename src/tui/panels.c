@@ -281,15 +281,7 @@ void tui_draw_wrapped(WINDOW *win, const struct tui_view *v, struct rect r, int 
     char buf[1024];
     const char *p = text;
     while (*p && *y < r.y + r.h) {
-        size_t len = strcspn(p, "\n"), take = len;
-        if (take > (size_t)r.w) {
-            take = (size_t)r.w;
-            size_t sp = take;
-            while (sp > 0 && p[sp] != ' ')
-                sp--;
-            if (sp > 0)
-                take = sp;
-        }
+        size_t take = tui_wrap_take(p, strcspn(p, "\n"), r.w);
         if (take >= sizeof(buf))
             take = sizeof(buf) - 1;
         memcpy(buf, p, take);

@@ -381,6 +381,20 @@ static void test_mig_parent_lists_its_instances_processes(void **state)
 
 /* tui_fmt_whole writes what snprintf("%s%.0f%s") writes: ties to even,
  * "-0", values near 2^53 and 10^15, and every cut of a short buffer. */
+/* Wrapping breaks at the last space that fits, else at the width. */
+static void test_wrap_take(void **state)
+{
+    (void)state;
+    const char *s = "needs Hopper or later (GPM)";
+    assert_int_equal(tui_wrap_take(s, strlen(s), 100), strlen(s));
+    assert_int_equal(tui_wrap_take(s, strlen(s), strlen(s)), strlen(s));
+    /* "needs Hopper or" fits 16 columns; the space after it is the break */
+    assert_int_equal(tui_wrap_take(s, strlen(s), 16), 15);
+    /* a word longer than the line is cut at the width */
+    assert_int_equal(tui_wrap_take("NVML_ERROR_NOT_SUPPORTED", 24, 10), 10);
+    assert_int_equal(tui_wrap_take(s, strlen(s), 0), strlen(s));
+}
+
 static void test_fmt_whole_is_printf(void **state)
 {
     (void)state;
@@ -614,6 +628,7 @@ int main(void)
         cmocka_unit_test(test_digits_jump_to_a_gpu),
         cmocka_unit_test(test_mig_parent_lists_its_instances_processes),
         cmocka_unit_test(test_fmt_whole_is_printf),
+        cmocka_unit_test(test_wrap_take),
         cmocka_unit_test(test_detail_lines_on_screen),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
