@@ -152,6 +152,19 @@ bool nvml_static_due(const struct nvml_state *st, const struct dev_cache *c)
     return !c->have_static || (c->static_retry && st->tick >= c->static_retry);
 }
 
+/* The device's name into c; true when the read failed for a passing reason. */
+static bool read_name(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h)
+{
+    const struct nvml_fns *f = &st->lib.f;
+    char name[MIGMON_NAME_LEN];
+    if (f->name && CALL(st, "nvmlDeviceGetName", f->name(h, name, sizeof(name))) == 0) {
+        text_clean(name, sizeof(name)); /* bounded, terminated, no controls */
+        snprintf(c->name, sizeof(c->name), "%s", name);
+        return false;
+    }
+    return f->name && transient(st->rc);
+}
+
 /* Static facts: read once, but a read that failed for a passing reason is
  * retried with backoff (static_backoff), so one UNKNOWN at start does not
  * leave a name or threshold N/A for the run. */
@@ -159,13 +172,7 @@ void nvml_read_gpu_static(struct nvml_state *st, struct dev_cache *c, nvmlDevice
 {
     const struct nvml_fns *f = &st->lib.f;
     bool again = false;
-    char name[MIGMON_NAME_LEN];
-    if (f->name && CALL(st, "nvmlDeviceGetName", f->name(h, name, sizeof(name))) == 0) {
-        text_clean(name, sizeof(name)); /* bounded, terminated, no controls */
-        snprintf(c->name, sizeof(c->name), "%s", name);
-    } else {
-        again |= f->name && transient(st->rc);
-    }
+    again |= read_name(st, c, h);
     /* NVML_DEVICE_SERIAL_BUFFER_SIZE is 30; GeForce boards have none
      * (NOT_SUPPORTED, not asked again) */
     char serial[32];
@@ -499,13 +506,7 @@ void nvml_read_mig_static(struct nvml_state *st, struct dev_cache *c, nvmlDevice
 {
     const struct nvml_fns *f = &st->lib.f;
     bool again = false;
-    char name[MIGMON_NAME_LEN];
-    if (f->name && CALL(st, "nvmlDeviceGetName", f->name(h, name, sizeof(name))) == 0) {
-        text_clean(name, sizeof(name)); /* bounded, terminated, no controls */
-        snprintf(c->name, sizeof(c->name), "%s", name);
-    } else {
-        again |= f->name && transient(st->rc);
-    }
+    again |= read_name(st, c, h);
     unsigned int id = 0;
     if (f->gpu_instance_id && CALL(st, "nvmlDeviceGetGpuInstanceId", f->gpu_instance_id(h, &id)) == 0)
         c->gi_id = (int)id;

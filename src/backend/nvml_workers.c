@@ -215,6 +215,22 @@ static const char *root_last_error(void *p)
     return r->err;
 }
 
+/* The GPM client, started with the first READY tick (a fork: on the
+ * sampling thread, which the helper dies with). */
+static void gpm_start(struct nvml_root *r)
+{
+    if (r->gpm_tried)
+        return;
+    r->gpm_tried = true;
+    struct gpm_client_opts go = {
+        .exe = r->gpm_exe[0] ? r->gpm_exe : NULL,
+        .lib_path = r->lib.real_path,
+        .interval_ms = r->o.interval_ms,
+        .mode = (enum gpm_mode)r->o.gpm_mode,
+    };
+    r->gpm = gpm_client_open(&go);
+}
+
 static void root_settle(void *p, unsigned timeout_ms)
 {
     struct nvml_root *r = p;
@@ -225,16 +241,8 @@ static void root_settle(void *p, unsigned timeout_ms)
         wait_until(&r->done_cv, &r->mu, deadline);
     bool ready = r->sys == SYS_READY;
     pthread_mutex_unlock(&r->mu);
-    if (ready && !r->gpm_tried) {
-        r->gpm_tried = true;
-        struct gpm_client_opts go = {
-            .exe = r->gpm_exe[0] ? r->gpm_exe : NULL,
-            .lib_path = r->lib.real_path,
-            .interval_ms = r->o.interval_ms,
-            .mode = (enum gpm_mode)r->o.gpm_mode,
-        };
-        r->gpm = gpm_client_open(&go);
-    }
+    if (ready)
+        gpm_start(r);
     uint64_t now = mono();
     if (r->gpm && now < deadline)
         gpm_client_settle(r->gpm, (unsigned)((deadline - now) / 1000000ull));
@@ -444,21 +452,6 @@ static enum inl_end inline_sample(struct nvml_root *r, size_t nw, uint64_t fire,
     return INL_DONE;
 }
 
-/* The GPM client, started with the first READY tick (a fork: on the
- * sampling thread, which the helper dies with). */
-static void gpm_start(struct nvml_root *r)
-{
-    if (r->gpm_tried)
-        return;
-    r->gpm_tried = true;
-    struct gpm_client_opts go = {
-        .exe = r->gpm_exe[0] ? r->gpm_exe : NULL,
-        .lib_path = r->lib.real_path,
-        .interval_ms = r->o.interval_ms,
-        .mode = (enum gpm_mode)r->o.gpm_mode,
-    };
-    r->gpm = gpm_client_open(&go);
-}
 
 /* Not READY (mu held, dropped): the reason, -1. */
 static int not_ready(struct nvml_root *r, struct snapshot *s)
