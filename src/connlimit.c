@@ -123,12 +123,17 @@ static void unlist(struct connlimit *l, struct connlimit_conn *c)
 
 /* The one to close when a bound is passed, other than skip: the oldest
  * kept-alive conn waiting for another request (its client has had its
- * answers), else the oldest still waiting for its first request, else the
- * oldest. */
+ * answers), else the oldest still waiting for its first request since
+ * before young_from, else the oldest being answered, else the oldest that
+ * just came. A conn accepted less than CONNLIMIT_GRACE_NS ago is spared
+ * while others are being answered: a scraper's request is read within
+ * that, and a flood of back-to-back requests from the scraper's own
+ * address must not close it before (the flood's conns are then the ones
+ * being answered). */
 static struct connlimit_conn *oldest(struct connlimit_conn *head, bool per_client,
-                                     const struct connlimit_conn *skip)
+                                     const struct connlimit_conn *skip, uint64_t young_from)
 {
-    struct connlimit_conn *fresh = NULL, *busy = NULL;
+    struct connlimit_conn *fresh = NULL, *busy = NULL, *young = NULL;
     for (struct connlimit_conn *c = head; c; c = per_client ? c->cnext : c->next) {
         if (c == skip)
             continue;
@@ -137,11 +142,14 @@ static struct connlimit_conn *oldest(struct connlimit_conn *head, bool per_clien
                 busy = c;
         } else if (c->answered) {
             return c;
+        } else if (c->deadline_ns > young_from) {
+            if (!young)
+                young = c;
         } else if (!fresh) {
             fresh = c;
         }
     }
-    return fresh ? fresh : busy;
+    return fresh ? fresh : busy ? busy : young;
 }
 
 int connlimit_add(struct connlimit *l, struct connlimit_conn *c, const struct sockaddr *sa,
@@ -172,10 +180,11 @@ int connlimit_add(struct connlimit *l, struct connlimit_conn *c, const struct so
     /* Each bound was kept before c, so one conn out is enough: one of
      * c's client brings both counts back. */
     struct connlimit_conn *v = NULL;
+    uint64_t young_from = now + l->deadline_ns - (now > CONNLIMIT_GRACE_NS ? CONNLIMIT_GRACE_NS : now);
     if (cl->n > l->max_per_client)
-        v = oldest(cl->head, true, c);
+        v = oldest(cl->head, true, c, young_from);
     else if (l->n > l->max_conns)
-        v = oldest(l->head, false, c);
+        v = oldest(l->head, false, c, young_from);
     if (v)
         unlist(l, v);
     *victim = v;

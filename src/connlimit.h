@@ -11,6 +11,9 @@
  * So connections held open, by another client or by the scraper's own
  * address, never keep a new one out, and a scraper, whose request comes
  * at once and is answered from memory, is done before it is the oldest.
+ * A connection waiting for its first request is spared for its first
+ * CONNLIMIT_GRACE_NS while there is one being answered to close instead
+ * (a flood of back-to-back requests from the scraper's own address).
  *
  * Bookkeeping only: the caller embeds a struct connlimit_conn in each of
  * its connections and closes those it is told to. One thread owns a
@@ -35,6 +38,7 @@ struct connlimit_conn {
 };
 
 #define CONNLIMIT_BUCKETS 256
+#define CONNLIMIT_GRACE_NS (100ull * 1000000ull) /* 100 ms */
 
 struct connlimit {
     unsigned max_conns, max_per_client;

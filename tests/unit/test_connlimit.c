@@ -81,18 +81,20 @@ static void test_per_client(void **state)
     assert_null(add(&l, &c[1], "192.0.2.7", 2));
     assert_null(add(&l, &c[2], "192.0.2.7", 3));
     assert_null(add(&l, &c[5], "192.0.2.8", 3)); /* another client: its own bound */
-    /* over the bound: the client's oldest waiting for its first request */
+    /* over the bound: the client's oldest waiting for its first request
+     * (past the grace) */
+    const uint64_t G = CONNLIMIT_GRACE_NS;
     connlimit_answering(&c[0]);
-    assert_ptr_equal(add(&l, &c[3], "192.0.2.7", 4), &c[1]);
+    assert_ptr_equal(add(&l, &c[3], "192.0.2.7", 4 + G), &c[1]);
     assert_null(c[1].client);
     /* ... but a kept-alive one waiting for another request goes first */
-    connlimit_answered(&l, &c[0], 5);
-    assert_ptr_equal(add(&l, &c[4], "192.0.2.7", 6), &c[0]);
+    connlimit_answered(&l, &c[0], 5 + G);
+    assert_ptr_equal(add(&l, &c[4], "192.0.2.7", 6 + G), &c[0]);
     /* every other one being answered: the oldest (never the new one) */
     connlimit_answering(&c[2]);
     connlimit_answering(&c[3]);
     connlimit_answering(&c[4]);
-    assert_ptr_equal(add(&l, &c[1], "192.0.2.7", 7), &c[2]);
+    assert_ptr_equal(add(&l, &c[1], "192.0.2.7", 7 + G), &c[2]);
     assert_int_equal(l.n, 4);
     assert_int_equal(l.clients, 2);
     connlimit_remove(&l, &c[1]);
@@ -105,6 +107,37 @@ static void test_per_client(void **state)
     assert_null(l.tail);
 }
 
+/* A scraper's connection that has just come is not closed for a flood
+ * from its own address while a flood connection is being answered; past
+ * the grace it is a waiting connection like any other. */
+static void test_grace_for_a_new_connection(void **state)
+{
+    (void)state;
+    struct connlimit l;
+    struct connlimit_conn c[4];
+    const uint64_t G = CONNLIMIT_GRACE_NS, T = 10 * G;
+    connlimit_init(&l, 100, 2, D);
+    assert_null(add(&l, &c[0], "127.0.0.1", T)); /* the flood's, being answered */
+    connlimit_answering(&c[0]);
+    assert_null(add(&l, &c[1], "127.0.0.1", T + 1)); /* the scraper's */
+    /* 1 ms later the flood reconnects: its busy conn goes, not the scraper */
+    assert_ptr_equal(add(&l, &c[2], "127.0.0.1", T + 1000000), &c[0]);
+    assert_non_null(c[1].client);
+    /* the new flood conn is answered; after the grace the scraper (which
+     * never sent its request) is the one to go */
+    connlimit_answering(&c[2]);
+    assert_ptr_equal(add(&l, &c[3], "127.0.0.1", T + 1 + G), &c[1]);
+    /* only conns that just came: the oldest of them goes (never the new one) */
+    connlimit_remove(&l, &c[2]);
+    connlimit_remove(&l, &c[3]);
+    assert_null(add(&l, &c[0], "127.0.0.1", T + 2 * G));
+    assert_null(add(&l, &c[1], "127.0.0.1", T + 2 * G + 1));
+    assert_ptr_equal(add(&l, &c[2], "127.0.0.1", T + 2 * G + 2), &c[0]);
+    connlimit_remove(&l, &c[1]);
+    connlimit_remove(&l, &c[2]);
+    assert_int_equal(l.n, 0);
+}
+
 static void test_total(void **state)
 {
     (void)state;
@@ -115,12 +148,14 @@ static void test_total(void **state)
     assert_null(add(&l, &c[1], "10.0.0.2", 2));
     assert_null(add(&l, &c[2], "10.0.0.3", 3));
     connlimit_answering(&c[0]);
-    /* the oldest unfinished of any client, the new one's client's or not */
-    assert_ptr_equal(add(&l, &c[3], "10.0.0.4", 4), &c[1]);
+    /* the oldest unfinished of any client, the new one's client's or not
+     * (each past the grace of a new connection) */
+    const uint64_t G = CONNLIMIT_GRACE_NS;
+    assert_ptr_equal(add(&l, &c[3], "10.0.0.4", 4 + G), &c[1]);
     assert_int_equal(l.n, 3);
     assert_int_equal(l.clients, 3);
-    assert_ptr_equal(add(&l, &c[4], "10.0.0.4", 5), &c[2]);
-    assert_ptr_equal(add(&l, &c[1], "10.0.0.5", 6), &c[3]);
+    assert_ptr_equal(add(&l, &c[4], "10.0.0.4", 5 + G), &c[2]);
+    assert_ptr_equal(add(&l, &c[1], "10.0.0.5", 6 + 3 * G), &c[3]);
     assert_int_equal(l.n, 3);
     connlimit_remove(&l, &c[0]);
     connlimit_remove(&l, &c[1]);
@@ -166,6 +201,7 @@ int main(void)
         cmocka_unit_test(test_deadlines),
         cmocka_unit_test(test_per_client),
         cmocka_unit_test(test_total),
+        cmocka_unit_test(test_grace_for_a_new_connection),
         cmocka_unit_test(test_client_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
