@@ -115,10 +115,12 @@ static const char *max_bytes(char *out, size_t len, double v)
 
 /* The thermal charts' unit (the view's), for max_temp; UI thread only. */
 static bool fahrenheit;
+static const char *degree = ""; /* the theme's ° ("" in ASCII) */
 
 static const char *max_temp(char *out, size_t len, double v)
 {
-    snprintf(out, len, "%.0f %s", fahrenheit ? v * 9.0 / 5.0 + 32.0 : v, fahrenheit ? "F" : "C");
+    /* as the title writes temperatures: "41°C" ("41C" in ASCII) */
+    snprintf(out, len, "%.0f%s%s", fahrenheit ? v * 9.0 / 5.0 + 32.0 : v, degree, fahrenheit ? "F" : "C");
     return out;
 }
 
@@ -415,6 +417,7 @@ static void draw_one(WINDOW *win, const struct tui_view *v, const struct device 
         double tmax = metric_ok(&m[M_TEMP_SHUTDOWN]) ? m[M_TEMP_SHUTDOWN].value : 100;
         struct metric sc = metric_direct(tmax);
         fahrenheit = v->fahrenheit;
+        degree = v->theme.g.deg;
         snprintf(t1, sizeof(t1), "Temp %s%s  scale %s", tui_fmt_temp(a, sizeof(a), v, &m[M_TEMP]),
                  pm, tui_fmt_temp(b, sizeof(b), v, &sc));
         chart(win, v, r, t1, kind_series(hd, k), tmax, R_WARN, NULL, max_temp);
