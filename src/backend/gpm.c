@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/helper_proc.h"
 #include "backend/nvml_api.h"
 #include "backend/nvml_load.h"
 #include "clock.h"
@@ -122,9 +123,8 @@ struct gpm_client {
     char lib[4096];
     enum helper_state hs;
     const char *why_global; /* a reason for every device (off, gave up) */
-    pid_t pid;
-    int rfd, wfd;           /* from / to the helper */
-    uint64_t started_ns, last_rx_ns, restart_at;
+    struct helper_proc hp;  /* the running helper, if any */
+    uint64_t restart_at;
     uint64_t interval_ns;
     unsigned consecutive;   /* failures since values last flowed */
     unsigned global_fails;  /* stalls outside any GPU (init) */
@@ -136,8 +136,6 @@ struct gpm_client {
     size_t ngpus;
     struct centity *ents;
     size_t nents, cap_ents;
-    unsigned char buf[65536];
-    size_t nbuf;
 };
 
 static uint64_t watchdog_ns(const struct gpm_client *g)
@@ -174,29 +172,14 @@ static const struct cgpu *gpu_by_uuid(const struct gpm_client *g, const char *uu
 
 static void spawn(struct gpm_client *g)
 {
-    int to_child[2], from_child[2];
-    if (pipe2(to_child, O_CLOEXEC) != 0)
-        goto fail;
-    if (pipe2(from_child, O_CLOEXEC) != 0) {
-        close(to_child[0]);
-        close(to_child[1]);
-        goto fail;
-    }
-    /* argv is built before fork: the child may only make async-signal-safe
-     * calls (the monitor may have other threads). */
     char interval[24];
     snprintf(interval, sizeof(interval), "%u", g->o.interval_ms);
     size_t nex = 0;
     for (size_t i = 0; i < g->ngpus; i++)
         nex += g->gpus[i].excluded && g->gpus[i].uuid[0];
     char **argv = calloc(6 + nex, sizeof(char *));
-    if (!argv) {
-        close(to_child[0]);
-        close(to_child[1]);
-        close(from_child[0]);
-        close(from_child[1]);
+    if (!argv)
         goto fail;
-    }
     size_t a = 0;
     argv[a++] = g->exe;
     argv[a++] = (char *)GPM_HELPER_ARG;
@@ -208,45 +191,14 @@ static void spawn(struct gpm_client *g)
             argv[a++] = g->gpus[i].uuid;
     }
     argv[a] = NULL;
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* Out of the terminal's process group (Ctrl-C is the monitor's to
-         * handle), killed with the monitor even if the monitor crashes. */
-        setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(0);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        dup2(to_child[0], 0);
-        dup2(from_child[1], 1);
-        int dn = open("/dev/null", O_WRONLY);
-        if (dn >= 0)
-            dup2(dn, 2);
-        execv(g->exe, argv);
-        _exit(127);
-    }
+    int rc = helper_proc_spawn(&g->hp, argv);
     free(argv);
-    close(to_child[0]);
-    close(from_child[1]);
-    if (pid < 0) {
-        close(to_child[1]);
-        close(from_child[0]);
+    if (rc != 0)
         goto fail;
-    }
-    fcntl(from_child[0], F_SETFL, O_NONBLOCK);
-    g->pid = pid;
-    g->rfd = from_child[0];
-    g->wfd = to_child[1];
     g->hs = HS_RUNNING;
-    g->started_ns = g->last_rx_ns = clock_mono_ns();
-    g->nbuf = 0;
     g->done = false;
     g->cur_gpu = 0xffff;
     g->cur_call = GPM_CALL_INIT;
-    debuglog_printf("gpm: helper started, pid %d", (int)pid);
     return;
 fail:
     debuglog_printf("gpm: could not start the helper: %s", strerror(errno));
@@ -254,40 +206,10 @@ fail:
     g->why_global = WHY_HELPER_GAVE_UP;
 }
 
-/* Ends the running helper (SIGKILL when it does not leave by itself) and
- * reaps it, so none is left behind as a zombie. */
-static void reap(struct gpm_client *g, bool kill_it)
-{
-    if (g->pid <= 0)
-        return;
-    if (g->wfd >= 0)
-        close(g->wfd);
-    if (g->rfd >= 0)
-        close(g->rfd);
-    g->wfd = g->rfd = -1;
-    int status = 0;
-    pid_t r = waitpid(g->pid, &status, WNOHANG);
-    if (r == 0 && !kill_it) {
-        /* stdin is closed: a healthy helper leaves within its poll. */
-        for (int i = 0; i < 50 && r == 0; i++) {
-            struct timespec ts = {0, 2 * 1000000L};
-            nanosleep(&ts, NULL);
-            r = waitpid(g->pid, &status, WNOHANG);
-        }
-    }
-    if (r == 0) {
-        kill(g->pid, SIGKILL);
-        while (waitpid(g->pid, &status, 0) < 0 && errno == EINTR)
-            ;
-    }
-    debuglog_printf("gpm: helper %d ended", (int)g->pid);
-    g->pid = -1;
-}
-
 /* The helper stalled or died while at (cur_gpu, cur_call). */
 static void failed(struct gpm_client *g, bool stalled, uint64_t now)
 {
-    reap(g, true);
+    helper_proc_reap(&g->hp, true);
     g->consecutive++;
     enum gpm_call call = g->cur_call < GPM_CALL_COUNT ? g->cur_call : GPM_CALL_NONE;
     struct cgpu *c = g->cur_gpu < g->ngpus ? &g->gpus[g->cur_gpu] : NULL;
@@ -307,11 +229,8 @@ static void failed(struct gpm_client *g, bool stalled, uint64_t now)
         g->why_global = stalled ? WHY_STALLED[call] : WHY_HELPER_FAILED;
     }
     uint64_t base = g->o.backoff_ms ? (uint64_t)g->o.backoff_ms * 1000000ull : 1000000000ull;
-    uint64_t backoff = base << (g->consecutive > 6 ? 5 : g->consecutive - 1);
-    if (backoff > GPM_BACKOFF_MAX_NS)
-        backoff = GPM_BACKOFF_MAX_NS;
     g->hs = HS_WAITING;
-    g->restart_at = now + backoff;
+    g->restart_at = now + helper_backoff_ns(g->consecutive, base, GPM_BACKOFF_MAX_NS);
 }
 
 static struct centity *entity(struct gpm_client *g, const struct gpm_rec_values *r)
@@ -341,8 +260,10 @@ static struct centity *entity(struct gpm_client *g, const struct gpm_rec_values 
     return e;
 }
 
-static void on_record(struct gpm_client *g, const unsigned char *p, uint8_t type, uint64_t now)
+static void on_record(void *ctx, const unsigned char *p, uint8_t type)
 {
+    struct gpm_client *g = ctx;
+    uint64_t now = g->hp.last_rx_ns;
     switch (type) {
     case GPM_REC_GPU: {
         struct gpm_rec_gpu r;
@@ -427,31 +348,7 @@ static size_t rec_size(uint8_t type)
 /* Reads everything available; returns false on EOF or a broken stream. */
 static bool drain(struct gpm_client *g, uint64_t now)
 {
-    for (;;) {
-        ssize_t n = read(g->rfd, g->buf + g->nbuf, sizeof(g->buf) - g->nbuf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return errno == EAGAIN || errno == EWOULDBLOCK;
-        if (n == 0)
-            return false;
-        g->last_rx_ns = now;
-        g->nbuf += (size_t)n;
-        size_t off = 0;
-        while (g->nbuf - off >= sizeof(struct gpm_rec_hdr)) {
-            struct gpm_rec_hdr h;
-            memcpy(&h, g->buf + off, sizeof(h));
-            size_t want = rec_size(h.type);
-            if (h.magic != GPM_PROTO_MAGIC || want == 0 || h.len != want)
-                return false; /* not our protocol: treat as a failed helper */
-            if (g->nbuf - off < want)
-                break;
-            on_record(g, g->buf + off, h.type, now);
-            off += want;
-        }
-        memmove(g->buf, g->buf + off, g->nbuf - off);
-        g->nbuf -= off;
-    }
+    return helper_proc_drain(&g->hp, GPM_PROTO_MAGIC, rec_size, on_record, g, now);
 }
 
 struct gpm_client *gpm_client_open(const struct gpm_client_opts *o)
@@ -460,8 +357,7 @@ struct gpm_client *gpm_client_open(const struct gpm_client_opts *o)
     if (!g)
         return NULL;
     g->o = *o;
-    g->pid = -1;
-    g->rfd = g->wfd = -1;
+    helper_proc_init(&g->hp, "gpm");
     if (g->o.interval_ms < 100)
         g->o.interval_ms = 100;
     g->interval_ns = (uint64_t)g->o.interval_ms * 1000000ull;
@@ -495,16 +391,16 @@ void gpm_client_poll(struct gpm_client *g)
     bool open = drain(g, now);
     if (!open || g->done) {
         if (g->done) { /* it exits right after saying so */
-            reap(g, false);
+            helper_proc_reap(&g->hp, false);
             g->hs = HS_FINISHED;
         } else {
             failed(g, false, now);
         }
         return;
     }
-    if (now - g->last_rx_ns > watchdog_ns(g)) {
+    if (now - g->hp.last_rx_ns > watchdog_ns(g)) {
         debuglog_printf("gpm: helper silent for %.1f s (GPU %u, call %d): restarting",
-                        (double)(now - g->last_rx_ns) / 1e9, g->cur_gpu, (int)g->cur_call);
+                        (double)(now - g->hp.last_rx_ns) / 1e9, g->cur_gpu, (int)g->cur_call);
         failed(g, true, now);
     }
 }
@@ -518,10 +414,7 @@ void gpm_client_settle(struct gpm_client *g, unsigned timeout_ms)
         uint64_t now = clock_mono_ns();
         if (now >= deadline)
             break;
-        struct pollfd p = {.fd = g->rfd, .events = POLLIN};
-        int ms = (int)((deadline - now) / 1000000ull) + 1;
-        if (poll(&p, 1, ms) < 0 && errno != EINTR)
-            break;
+        helper_proc_wait(&g->hp, (int)((deadline - now) / 1000000ull) + 1);
         gpm_client_poll(g);
     }
     gpm_client_poll(g);
@@ -531,7 +424,7 @@ void gpm_client_close(struct gpm_client *g)
 {
     if (!g)
         return;
-    reap(g, false);
+    helper_proc_reap(&g->hp, false);
     free(g->gpus);
     free(g->ents);
     free(g);
@@ -539,7 +432,7 @@ void gpm_client_close(struct gpm_client *g)
 
 int gpm_client_helper_pid(const struct gpm_client *g)
 {
-    return g && g->pid > 0 ? (int)g->pid : -1;
+    return g && g->hp.pid > 0 ? (int)g->hp.pid : -1;
 }
 
 /* Why a GPU has no GPM values, or NULL when values may be looked up. */

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend/helper_proc.h"
 #include "model.h"
 
 enum gpm_mode {
@@ -51,9 +52,7 @@ enum gpm_metric {
 /* The NVML metric id of each enum gpm_metric. */
 extern const unsigned gpm_metric_nvml_id[GPM_NMETRICS];
 
-/* ---- the pipe protocol (helper -> client), native byte order ----
- * Every record starts with a header and is written with one write(2) of at
- * most PIPE_BUF bytes, so records never interleave or tear. */
+/* ---- the pipe protocol (helper -> client; framing in helper_proc.h) ---- */
 
 #define GPM_PROTO_MAGIC 0x4D50u /* "PM" */
 
@@ -90,17 +89,10 @@ enum gpm_scope {
     GPM_SCOPE_CI,      /* nvmlGpmSampleGet on a MIG handle (595+): one compute instance */
 };
 
-struct gpm_rec_hdr {
-    uint16_t magic;
-    uint8_t type; /* enum gpm_rec_type */
-    uint8_t pad;
-    uint32_t len; /* of the whole record */
-};
-
 #define GPM_UUID_LEN 96
 
 struct gpm_rec_gpu {
-    struct gpm_rec_hdr h;
+    struct helper_rec_hdr h;
     uint16_t gpu;   /* the helper's GPU index */
     uint16_t state; /* enum gpm_gpu_state */
     int32_t rc;     /* the NVML answer behind the state */
@@ -110,7 +102,7 @@ struct gpm_rec_gpu {
 };
 
 struct gpm_rec_values {
-    struct gpm_rec_hdr h;
+    struct helper_rec_hdr h;
     uint16_t gpu;
     uint8_t scope; /* enum gpm_scope */
     uint8_t nci;   /* GI scope: compute instances in the GPU instance */
@@ -123,13 +115,13 @@ struct gpm_rec_values {
 };
 
 struct gpm_rec_progress {
-    struct gpm_rec_hdr h;
+    struct helper_rec_hdr h;
     uint16_t gpu;
     uint16_t call; /* enum gpm_call */
 };
 
 struct gpm_rec_cycle {
-    struct gpm_rec_hdr h;
+    struct helper_rec_hdr h;
     uint32_t have_values; /* this round produced metrics (not only first samples) */
     uint32_t pad;
 };

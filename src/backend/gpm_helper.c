@@ -17,9 +17,7 @@
  * before the first GPM call and fails afterwards is reported; in auto mode
  * GPM then stops on that GPU.
  */
-#include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,25 +95,9 @@ struct helper {
     nvmlGpmMetricsGet_t *mg; /* one request, reused (13 KB) */
 };
 
-static int out_fd = 1;
-
 static void send_rec(void *rec, enum gpm_rec_type type, size_t len)
 {
-    struct gpm_rec_hdr *h = rec;
-    h->magic = GPM_PROTO_MAGIC;
-    h->type = (uint8_t)type;
-    h->pad = 0;
-    h->len = (uint32_t)len;
-    const char *p = rec;
-    while (len > 0) {
-        ssize_t n = write(out_fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            _exit(0); /* the monitor is gone */
-        p += n;
-        len -= (size_t)n;
-    }
+    helper_send(GPM_PROTO_MAGIC, rec, (uint8_t)type, len);
 }
 
 static void progress(unsigned gpu, enum gpm_call call)
@@ -439,27 +421,6 @@ static void one_round(struct helper *hp)
     send_rec(&cyc, GPM_REC_CYCLE, sizeof(cyc));
 }
 
-/* Sleep until deadline; false when stdin says the monitor is gone. */
-static bool wait_until(uint64_t deadline)
-{
-    for (;;) {
-        uint64_t now = clock_mono_ns();
-        if (now >= deadline)
-            return true;
-        struct pollfd p = {.fd = 0, .events = POLLIN};
-        int ms = (int)((deadline - now + 999999) / 1000000);
-        int r = poll(&p, 1, ms);
-        if (r < 0 && errno != EINTR)
-            return false;
-        if (r > 0) {
-            char buf[64];
-            ssize_t n = read(0, buf, sizeof(buf));
-            if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
-                return false;
-        }
-    }
-}
-
 static void setup_gpus(struct helper *hp, int nexcl, char **excl)
 {
     const struct nvml_fns *f = hp->f;
@@ -560,7 +521,7 @@ int gpm_helper_main(int argc, char **argv)
         bool more = true;
         if (interval > GPM_PRIME_NS) {
             one_round(&hp);
-            more = wait_until(clock_mono_ns() + GPM_PRIME_NS);
+            more = helper_wait_until(clock_mono_ns() + GPM_PRIME_NS);
         }
         uint64_t start = clock_mono_ns();
         for (uint64_t k = 1; more; k++) {
@@ -570,7 +531,7 @@ int gpm_helper_main(int argc, char **argv)
             if (next <= now) /* a slow round: skip the missed grid points */
                 next = start + ((now - start) / interval + 1) * interval;
             k = (next - start) / interval;
-            if (!wait_until(next))
+            if (!helper_wait_until(next))
                 break;
         }
     }

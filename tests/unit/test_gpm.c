@@ -34,7 +34,7 @@ static char self[4096];
 
 static void put(void *rec, enum gpm_rec_type type, size_t len)
 {
-    struct gpm_rec_hdr *h = rec;
+    struct helper_rec_hdr *h = rec;
     h->magic = GPM_PROTO_MAGIC;
     h->type = (uint8_t)type;
     h->len = (uint32_t)len;

@@ -1,0 +1,71 @@
+/*
+ * helper_proc.h — a source that runs in its own process (GPM, DCGM): the
+ * record pipe both sides speak, the client's spawn / read / reap, and the
+ * helper's send and wait.
+ *
+ * A helper is this binary started with a mode argument (`--gpm-helper`,
+ * `--dcgm-helper`). It writes fixed-size records to its stdout, each with
+ * one write(2) of at most PIPE_BUF bytes, so records never interleave or
+ * tear; it leaves when its stdin reaches EOF (the monitor went away) or a
+ * write fails. The client never blocks on it: a helper stuck in a vendor
+ * call only goes silent, and the client's watchdog kills and restarts it.
+ *
+ * Owner: one struct helper_proc per client, used by the client's thread only.
+ */
+#ifndef MIGMON_HELPER_PROC_H
+#define MIGMON_HELPER_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Every record starts with this header (native byte order). */
+struct helper_rec_hdr {
+    uint16_t magic; /* per protocol */
+    uint8_t type;
+    uint8_t pad;
+    uint32_t len; /* of the whole record */
+};
+
+struct helper_proc {
+    const char *tag; /* "gpm", "dcgm": names the helper in the debug log */
+    pid_t pid;       /* -1: none running */
+    int rfd, wfd;    /* from / to the helper */
+    uint64_t started_ns, last_rx_ns;
+    size_t nbuf;
+    unsigned char buf[65536];
+};
+
+void helper_proc_init(struct helper_proc *p, const char *tag);
+/* Starts argv[0] with argv: out of the terminal's process group, killed with
+ * the monitor, stderr to /dev/null. 0, or -1 with errno. */
+int helper_proc_spawn(struct helper_proc *p, char *const argv[]);
+/* Ends the running helper and reaps it: a healthy one leaves within 100 ms
+ * of its stdin closing; one that does not (or kill_it) gets SIGKILL. */
+void helper_proc_reap(struct helper_proc *p, bool kill_it);
+
+/* The size of a record of this type, 0 for a type the protocol lacks. */
+typedef size_t (*helper_rec_size_fn)(uint8_t type);
+typedef void (*helper_rec_fn)(void *ctx, const unsigned char *rec, uint8_t type);
+/* Reads what the helper sent and hands each whole record to on. false on
+ * EOF or a stream that is not the protocol (a failed helper). */
+bool helper_proc_drain(struct helper_proc *p, uint16_t magic, helper_rec_size_fn size,
+                       helper_rec_fn on, void *ctx, uint64_t now);
+/* Waits up to ms for the helper to have something to read. */
+void helper_proc_wait(const struct helper_proc *p, int ms);
+
+/* Restart delay after the n-th consecutive failure (n >= 1): base doubling,
+ * at most max_ns. */
+uint64_t helper_backoff_ns(unsigned n, uint64_t base_ns, uint64_t max_ns);
+
+/* ---- the helper's side ---- */
+
+/* Writes one record to stdout (header filled in here); a monitor that went
+ * away ends the helper. */
+void helper_send(uint16_t magic, void *rec, uint8_t type, size_t len);
+/* Sleeps until deadline (CLOCK_MONOTONIC ns); false when stdin says the
+ * monitor is gone. */
+bool helper_wait_until(uint64_t deadline);
+
+#endif
