@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <getopt.h>
@@ -60,6 +61,12 @@ void cli_usage(FILE *f)
           "      --gpm MODE         per-MIG activity from GPM on Hopper and later, in a helper\n"
           "                         process: auto (default), on (keep it even if the driver\n"
           "                         misbehaves after GPM calls) or off\n"
+          "      --dcgm WHERE       per-MIG activity on Ampere (A100, A30) from DCGM's\n"
+          "                         profiling fields, in a helper process: auto (default: a\n"
+          "                         running nv-hostengine, else an embedded engine when root\n"
+          "                         and no other DCGM engine runs), HOST[:PORT] or unix:PATH\n"
+          "                         of an nv-hostengine, embedded, or off\n"
+          "      --dcgm-lib PATH    load this libdcgm instead of libdcgm.so.4 / .so.3\n"
           "      --nvml-path PATH   load this libnvidia-ml instead of searching for it\n"
           "      --proc-root DIR    read the host's CPUs, memory and processes from DIR\n"
           "                         instead of /proc (the host's /proc mounted in a\n"
@@ -270,7 +277,7 @@ static int check_record(struct cli *c, char *err, size_t errlen)
 /* The monitor's options (record and export take the same table; what does
  * not belong to the mode given is refused after the parse). */
 enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE, OPT_TOP, OPT_DEMO,
-       OPT_NO_COLOR, OPT_GPM, OPT_TIMEOUT, OPT_ALL_PROCESSES,
+       OPT_NO_COLOR, OPT_GPM, OPT_DCGM, OPT_DCGM_LIB, OPT_TIMEOUT, OPT_ALL_PROCESSES,
        OPT_LISTEN = 300, OPT_COMPAT, OPT_EXPORT_PROCESSES };
 enum { OPT_APPEND = 512, OPT_FORCE, OPT_DURATION, OPT_TRIGGER };
 enum { OPT_CONFIG = 600, OPT_NO_CONFIG, OPT_WRITE_CONFIG };
@@ -291,6 +298,8 @@ static const struct option longopts[] = {
     {"no-config", no_argument, NULL, OPT_NO_CONFIG},
     {"write-config", no_argument, NULL, OPT_WRITE_CONFIG},
     {"gpm", required_argument, NULL, OPT_GPM},
+    {"dcgm", required_argument, NULL, OPT_DCGM},
+    {"dcgm-lib", required_argument, NULL, OPT_DCGM_LIB},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"listen", required_argument, NULL, OPT_LISTEN},
     {"compat", required_argument, NULL, OPT_COMPAT},
@@ -541,6 +550,22 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
             }
             c->gpm_given = true;
             break;
+        case OPT_DCGM:
+            if (cli_parse_dcgm(optarg, &c->dcgm, c->dcgm_addr, sizeof(c->dcgm_addr)) != 0) {
+                snprintf(err, errlen,
+                         "--dcgm %.200s: expected auto, off, embedded, HOST[:PORT] or unix:PATH",
+                         optarg);
+                return -1;
+            }
+            c->dcgm_given = true;
+            break;
+        case OPT_DCGM_LIB:
+            if (!*optarg) {
+                snprintf(err, errlen, "--dcgm-lib: expected a file path");
+                return -1;
+            }
+            c->dcgm_lib = optarg;
+            break;
         case OPT_LISTEN:
             if (!strchr(optarg, ':')) {
                 snprintf(err, errlen, "--listen %s: expected ADDR:PORT or :PORT", optarg);
@@ -699,4 +724,39 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
         cli_escape(err, errlen, raw);
     }
     return rc;
+}
+
+int cli_parse_dcgm(const char *s, int *mode, char *addr, size_t addrlen)
+{
+    addr[0] = '\0';
+    if (!strcmp(s, "auto") || !strcmp(s, "off") || !strcmp(s, "embedded")) {
+        *mode = !strcmp(s, "auto") ? CLI_DCGM_AUTO : !strcmp(s, "off") ? CLI_DCGM_OFF
+                                                                        : CLI_DCGM_EMBEDDED;
+        return 0;
+    }
+    size_t n = strlen(s);
+    if (n == 0 || n >= addrlen)
+        return -1;
+    if (!strncmp(s, "unix:", 5)) {
+        if (s[5] != '/')
+            return -1; /* an absolute socket path */
+    } else {
+        const char *colon = strrchr(s, ':');
+        size_t host = colon ? (size_t)(colon - s) : n;
+        if (host == 0)
+            return -1;
+        for (size_t i = 0; i < host; i++) {
+            if (!(isalnum((unsigned char)s[i]) || s[i] == '.' || s[i] == '-'))
+                return -1;
+        }
+        if (colon) {
+            char *end;
+            long port = strtol(colon + 1, &end, 10);
+            if (end == colon + 1 || *end || port < 1 || port > 65535)
+                return -1;
+        }
+    }
+    memcpy(addr, s, n + 1);
+    *mode = CLI_DCGM_ADDR;
+    return 0;
 }

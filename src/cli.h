@@ -25,10 +25,13 @@ struct cli {
     const char *demo_scenario; /* --demo=SCENARIO; NULL: the default */
     bool no_color;          /* --no-color (NO_COLOR is read by the UI) */
     int gpm;                /* --gpm: CLI_GPM_* (the values of enum gpm_mode) */
+    int dcgm;               /* --dcgm: CLI_DCGM_* (the values of enum dcgm_mode) */
+    char dcgm_addr[160];    /* --dcgm ADDR: "host:port" or "unix:PATH" */
+    const char *dcgm_lib;   /* --dcgm-lib, borrowed; NULL: search */
     unsigned timeout_ms;    /* --timeout: --once waits at most this for the driver */
     bool timeout_given;
     /* what the command line set, so the configuration file fills the rest */
-    bool interval_given, top_given, gpm_given;
+    bool interval_given, top_given, gpm_given, dcgm_given;
     const char *config_file; /* --config FILE; NULL: the default path */
     bool no_config;          /* --no-config */
     bool write_config;       /* --write-config */
@@ -55,6 +58,11 @@ struct cli {
 #define CLI_TIMEOUT_MAX_S 3600.0
 
 enum { CLI_GPM_AUTO = 0, CLI_GPM_ON = 1, CLI_GPM_OFF = 2 };
+enum { CLI_DCGM_AUTO = 0, CLI_DCGM_ADDR = 1, CLI_DCGM_EMBEDDED = 2, CLI_DCGM_OFF = 3 };
+
+/* "auto", "off", "embedded", "unix:PATH" or "HOST[:PORT]" into *mode and
+ * addr (addrlen bytes); -1 for anything else. */
+int cli_parse_dcgm(const char *s, int *mode, char *addr, size_t addrlen);
 
 #define CLI_TOP_DEFAULT 16u
 #define CLI_TOP_MAX 100000u

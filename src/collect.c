@@ -31,6 +31,9 @@ int collect_open(struct collector *c, const struct collect_opts *o, char *err, s
                               .gpm_mode = o->gpm_mode,
                               .interval_ms = o->interval_ms,
                               .gpm_exe = o->gpm_exe,
+                              .dcgm_mode = o->dcgm_mode,
+                              .dcgm_addr = o->dcgm_addr,
+                              .dcgm_lib = o->dcgm_lib,
                               .one_shot = o->one_shot};
     int rc = c->be->open(&c->be_state, &bo, c->gpu_error, sizeof(c->gpu_error));
     if (rc == BACKEND_ERR_BAD_PATH) {

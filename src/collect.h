@@ -26,7 +26,10 @@ struct collect_opts {
     unsigned top;          /* processes kept per device, by memory; 0 = all */
     int gpm_mode;          /* enum gpm_mode: auto, on, off */
     unsigned interval_ms;  /* the tick period (the GPM helper samples at it) */
-    const char *gpm_exe;   /* the GPM helper binary (this one); NULL: no GPM */
+    const char *gpm_exe;   /* the GPM and DCGM helper binary (this one); NULL: neither */
+    int dcgm_mode;         /* enum dcgm_mode: auto, addr, embedded, off */
+    const char *dcgm_addr; /* host:port or unix:PATH for DCGM_MODE_ADDR */
+    const char *dcgm_lib;  /* NULL: search libdcgm.so.4, then .so.3 */
     unsigned budget_ms;    /* collect_tick's wait for the driver; 0: COLLECT_BUDGET_MS */
     bool one_shot;         /* one snapshot (--once): messages promise no retry */
 };

@@ -167,6 +167,9 @@ static int handler(void *user, const char *sec, const char *key, const char *val
             c->gpm = CLI_GPM_OFF;
         else
             bad(p, "gpm = %s: expected auto, on or off", val);
+    } else if (IS("general", "dcgm")) {
+        if (cli_parse_dcgm(val, &c->dcgm, c->dcgm_addr, sizeof(c->dcgm_addr)) != 0)
+            bad(p, "dcgm = %s: expected auto, off, embedded, HOST[:PORT] or unix:PATH", val);
     } else if (IS("general", "history")) {
         if (num(val, 60, 100000, &d) && d == floor(d))
             c->history = (unsigned)d;
@@ -352,6 +355,9 @@ void config_write(const struct config *c, FILE *f)
                "top = %u\n"
                "; per-MIG activity from GPM on Hopper and later: auto, on or off\n"
                "gpm = %s\n"
+               "; per-MIG activity on Ampere from DCGM: auto, off, embedded, HOST[:PORT] or\n"
+               "; unix:PATH of an nv-hostengine\n"
+               "dcgm = %s\n"
                "; points kept per chart series (60 .. 100000)\n"
                "history = %u\n"
                "; samples a failed read keeps its last value, marked carried (0 .. 60)\n"
@@ -378,7 +384,12 @@ void config_write(const struct config *c, FILE *f)
                "; also emit dcgm-exporter's series: dcgm or none\n"
                "compat = %s\n",
             c->interval_ms, c->top,
-            c->gpm == CLI_GPM_ON ? "on" : c->gpm == CLI_GPM_OFF ? "off" : "auto", c->history,
+            c->gpm == CLI_GPM_ON ? "on" : c->gpm == CLI_GPM_OFF ? "off" : "auto",
+            c->dcgm == CLI_DCGM_ADDR       ? c->dcgm_addr
+            : c->dcgm == CLI_DCGM_OFF      ? "off"
+            : c->dcgm == CLI_DCGM_EMBEDDED ? "embedded"
+                                           : "auto",
+            c->history,
             c->carry, c->color ? "on" : "off", c->vram_warn_pct, c->vram_alarm_pct,
             c->load_warn_pct, c->load_alarm_pct, c->temp_warn_c, c->temp_alarm_c,
             c->thermal_charts ? "thermal" : "activity", c->fahrenheit ? "F" : "C", c->listen,

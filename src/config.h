@@ -16,6 +16,8 @@ struct config {
     unsigned interval_ms; /* 100 .. 3600000 */
     unsigned top;         /* processes per device, 0 = all */
     int gpm;              /* CLI_GPM_AUTO / ON / OFF */
+    int dcgm;             /* CLI_DCGM_* */
+    char dcgm_addr[160];  /* CLI_DCGM_ADDR: host:port or unix:PATH */
     unsigned history;     /* points per chart series, 60 .. 100000 */
     unsigned carry;       /* ticks a failed read is carried, 0 .. 60 */
     /* [tui] */

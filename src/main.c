@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "config.h"
 #include "clock.h"
+#include "backend/dcgm.h"
 #include "backend/gpm.h"
 #include "collect.h"
 #include "debuglog.h"
@@ -35,6 +36,9 @@
 static volatile sig_atomic_t stop_requested;
 
 #define ONCE_GPM_INTERVAL_MS 110u
+_Static_assert((int)CLI_DCGM_OFF == (int)DCGM_MODE_OFF && (int)CLI_DCGM_ADDR == (int)DCGM_MODE_ADDR &&
+                   (int)CLI_DCGM_EMBEDDED == (int)DCGM_MODE_EMBEDDED,
+               "--dcgm's values are enum dcgm_mode's");
 /* How long --once waits for the GPM helper's first values (its NVML init
  * may take a while on a large machine). */
 #define ONCE_GPM_WAIT_MS 3000u
@@ -207,6 +211,10 @@ static int apply_config(struct cli *c, struct config *cfg)
         c->top = cfg->top;
     if (!c->gpm_given)
         c->gpm = cfg->gpm;
+    if (!c->dcgm_given) {
+        c->dcgm = cfg->dcgm;
+        snprintf(c->dcgm_addr, sizeof(c->dcgm_addr), "%s", cfg->dcgm_addr);
+    }
     carry_ticks_set(cfg->carry);
     if (!cfg->color)
         c->no_color = true;
@@ -218,6 +226,8 @@ static int apply_config(struct cli *c, struct config *cfg)
     cfg->interval_ms = c->interval_ms;
     cfg->top = c->top;
     cfg->gpm = c->gpm;
+    cfg->dcgm = c->dcgm;
+    snprintf(cfg->dcgm_addr, sizeof(cfg->dcgm_addr), "%s", c->dcgm_addr);
     cfg->color = !c->no_color;
     struct tui_thresholds th = {cfg->load_warn_pct, cfg->load_alarm_pct, cfg->vram_warn_pct,
                                 cfg->vram_alarm_pct, cfg->temp_warn_c, cfg->temp_alarm_c};
@@ -310,6 +320,9 @@ int main(int argc, char **argv)
     /* The GPM helper: this binary in a hidden mode (backend/gpm.h). */
     if (argc >= 2 && strcmp(argv[1], GPM_HELPER_ARG) == 0)
         return gpm_helper_main(argc, argv);
+    /* The DCGM helper likewise (backend/dcgm.h). */
+    if (argc >= 2 && strcmp(argv[1], DCGM_HELPER_ARG) == 0)
+        return dcgm_helper_main(argc, argv);
     /* profile -- CMD: a mode with options of its own (profile.c) */
     int at = cli_mode_index(argc, argv);
     if (at && strcmp(argv[at], "profile") == 0) {
@@ -370,6 +383,21 @@ int main(int argc, char **argv)
             return 2;
         }
         c.nvml_path = demo_lib;
+        /* The bundled simulator's DCGM beside its NVML, serving the same
+         * scenario, unless another was named. */
+        static char demo_dcgm[4096 + 16];
+        const char *slash = strrchr(demo_lib, '/');
+        if (!c.dcgm_lib && slash) {
+            snprintf(demo_dcgm, sizeof(demo_dcgm), "%.*s/libdcgm.so.4", (int)(slash - demo_lib),
+                     demo_lib);
+            if (access(demo_dcgm, R_OK) == 0)
+                c.dcgm_lib = demo_dcgm;
+        }
+    }
+    if (c.dcgm_lib && access(c.dcgm_lib, R_OK) != 0) {
+        fprintf(stderr, "mig-gpu-mon: --dcgm-lib %s: %s\n", c.dcgm_lib, strerror(errno));
+        debuglog_close();
+        return 2;
     }
 
     /* A recording's file first: refusing to overwrite needs no driver. */
@@ -397,6 +425,9 @@ int main(int argc, char **argv)
                               .gpm_mode = c.gpm,
                               .interval_ms = c.once ? ONCE_GPM_INTERVAL_MS : c.interval_ms,
                               .gpm_exe = self_exe,
+                              .dcgm_mode = c.dcgm,
+                              .dcgm_addr = c.dcgm_addr,
+                              .dcgm_lib = c.dcgm_lib,
                               .one_shot = c.once};
     char cerr[2048];
     if (collect_open(&col, &co, cerr, sizeof(cerr)) != 0) {

@@ -48,6 +48,7 @@ const char *metric_source_name(enum metric_source s)
     case MSRC_PROCESS: return "process";
     case MSRC_ESTIMATE: return "estimate";
     case MSRC_CARRIED: return "carried";
+    case MSRC_DCGM: return "dcgm";
     }
     return "none";
 }

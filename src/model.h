@@ -19,6 +19,7 @@ enum metric_source {
     MSRC_PROCESS,  /* aggregated from per-process samples */
     MSRC_ESTIMATE, /* a real parent utilisation scaled by the slice share */
     MSRC_CARRIED,  /* last good value held for a bounded number of ticks */
+    MSRC_DCGM,     /* DCGM's profiling fields (any GPU DCGM profiles; Ampere MIG) */
 };
 
 /* What a value describes when that is not simply "this device". GPU-wide

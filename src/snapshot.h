@@ -17,6 +17,10 @@ struct snapshot {
     char driver_version[80];
     char nvml_version[80];
     int cuda_driver_version; /* nvmlSystemGetCudaDriverVersion_v2: 12040 = 12.4; 0 unknown */
+    /* Where DCGM's values come from ("DCGM via nv-hostengine unix:/tmp/
+     * nv-hostengine, watched every 1 s") or why there are none; "" when no
+     * backend said. */
+    char dcgm_info[256];
     bool gpu_ok;         /* false: gpu_error says why there are no devices */
     char gpu_error[2048];
     size_t ndevices;

@@ -17,7 +17,10 @@ struct backend_opts {
     const char *nvml_path; /* --nvml-path, or NULL to search */
     int gpm_mode;          /* enum gpm_mode (backend/gpm.h): auto, on, off */
     unsigned interval_ms;  /* the sampling period, for sources with their own cadence */
-    const char *gpm_exe;   /* binary run as the GPM helper; NULL: no GPM */
+    const char *gpm_exe;   /* binary run as the GPM and DCGM helpers; NULL: neither */
+    int dcgm_mode;         /* enum dcgm_mode (backend/dcgm.h): auto, addr, embedded, off */
+    const char *dcgm_addr; /* the hostengine for DCGM_MODE_ADDR */
+    const char *dcgm_lib;  /* --dcgm-lib, or NULL to search libdcgm.so.4 / .so.3 */
     bool one_shot;         /* one snapshot (--once): no retry is promised */
 };
 

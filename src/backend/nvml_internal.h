@@ -100,6 +100,7 @@ struct nvml_pu {
 };
 
 struct gpm_client;
+struct dcgm_client;
 
 /*
  * The sampling context of one thread: a copy of the library's entry points
@@ -245,6 +246,8 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
                      const char *uuid, struct snapshot *part);
 /* GPM's values (from the helper's records) into a merged snapshot. */
 void nvml_gpm_apply(const struct gpm_client *g, struct snapshot *s);
+/* DCGM's, after GPM's (dcgm_apply.c). */
+void nvml_dcgm_apply(const struct dcgm_client *c, struct snapshot *s);
 
 /* ---- nvml_read.c: one device's calls ---- */
 

@@ -147,6 +147,8 @@ struct nvml_root {
     bool tick_open;   /* mu: a sample still waits for this tick (ticks is written under mu too) */
     uint64_t sys_tick_seq; /* mu: the system worker's request made for this tick; 0 none */
     struct gpm_client *gpm;
+    struct dcgm_client *dcgm; /* started and used with gpm, by the same thread */
+    char dcgm_addr[160], dcgm_lib[4096];
     bool gpm_tried;
     uint64_t ticks, last_enum_tick;
     unsigned enum_every; /* ticks between re-enumerations */

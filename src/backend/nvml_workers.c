@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/dcgm.h"
 #include "backend/gpm.h"
 #include "backend/nvml_root.h"
 #include "debuglog.h"
@@ -176,6 +177,8 @@ static int root_open(void **out, const struct backend_opts *o, char *err, size_t
         r->o = *o;
         snprintf(r->nvml_path, sizeof(r->nvml_path), "%s", o->nvml_path ? o->nvml_path : "");
         snprintf(r->gpm_exe, sizeof(r->gpm_exe), "%s", o->gpm_exe ? o->gpm_exe : "");
+        snprintf(r->dcgm_addr, sizeof(r->dcgm_addr), "%s", o->dcgm_addr ? o->dcgm_addr : "");
+        snprintf(r->dcgm_lib, sizeof(r->dcgm_lib), "%s", o->dcgm_lib ? o->dcgm_lib : "");
     }
     /* An explicitly named library must exist and load now (exit 2
      * otherwise); the search, and init, may be retried while the driver is
@@ -215,8 +218,8 @@ static const char *root_last_error(void *p)
     return r->err;
 }
 
-/* The GPM client, started with the first READY tick (a fork: on the
- * sampling thread, which the helper dies with). */
+/* The GPM and DCGM clients, started with the first READY tick (forks: on
+ * the sampling thread, which the helpers die with). */
 static void gpm_start(struct nvml_root *r)
 {
     if (r->gpm_tried)
@@ -229,6 +232,14 @@ static void gpm_start(struct nvml_root *r)
         .mode = (enum gpm_mode)r->o.gpm_mode,
     };
     r->gpm = gpm_client_open(&go);
+    struct dcgm_client_opts dco = {
+        .exe = r->gpm_exe[0] ? r->gpm_exe : NULL,
+        .lib_path = r->dcgm_lib[0] ? r->dcgm_lib : NULL,
+        .mode = (enum dcgm_mode)r->o.dcgm_mode,
+        .addr = r->dcgm_addr,
+        .interval_ms = r->o.interval_ms,
+    };
+    r->dcgm = dcgm_client_open(&dco);
 }
 
 static void root_settle(void *p, unsigned timeout_ms)
@@ -246,6 +257,9 @@ static void root_settle(void *p, unsigned timeout_ms)
     uint64_t now = mono();
     if (r->gpm && now < deadline)
         gpm_client_settle(r->gpm, (unsigned)((deadline - now) / 1000000ull));
+    now = mono();
+    if (r->dcgm && now < deadline)
+        dcgm_client_settle(r->dcgm, (unsigned)((deadline - now) / 1000000ull));
 }
 
 static void root_set_takeover(void *p, void (*fn)(void *arg), void *arg)
@@ -482,7 +496,8 @@ static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
     s->nprocs = 0;
     s->partial = false;
     r->err[0] = '\0';
-    gpm_client_poll(r->gpm); /* non-blocking: what the helper sent since */
+    gpm_client_poll(r->gpm); /* non-blocking: what the helpers sent since */
+    dcgm_client_poll(r->dcgm);
 
     pthread_mutex_lock(&r->mu);
     if (!r->began)
@@ -646,6 +661,7 @@ again:
     }
     gpm_start(r);
     nvml_gpm_apply(r->gpm, s);
+    nvml_dcgm_apply(r->dcgm, s);
     return 0;
 }
 
@@ -679,7 +695,9 @@ static void root_detach(void *p)
 {
     struct nvml_root *r = p;
     gpm_client_close(r->gpm);
+    dcgm_client_close(r->dcgm);
     r->gpm = NULL;
+    r->dcgm = NULL;
     r->gpm_tried = false;
 }
 
@@ -689,7 +707,9 @@ static void root_close(void *p)
     if (!r)
         return;
     gpm_client_close(r->gpm);
+    dcgm_client_close(r->dcgm);
     r->gpm = NULL;
+    r->dcgm = NULL;
     pthread_mutex_lock(&r->mu);
     r->stop = true;
     r->relay = false; /* the system worker no longer touches the GPU workers... */

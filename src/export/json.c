@@ -196,6 +196,7 @@ void json_write_snapshot(FILE *f, const struct snapshot *s, bool pretty)
         snprintf(cuda, sizeof(cuda), "%d.%d", s->cuda_driver_version / 1000,
                  s->cuda_driver_version % 1000 / 10);
     str_or_null(&w, "cuda_driver_version", cuda);
+    str_or_null(&w, "dcgm", s->dcgm_info);
     jsonw_key(&w, "host");
     if (s->host_ok)
         json_write_host(&w, &s->host);

@@ -500,12 +500,15 @@ void table_write_snapshot(FILE *f, const struct snapshot *s)
         fprintf(f, "? after TYPE = on a MIG GPU, not attributed to one of its instances\n");
     if (sum_mark)
         fprintf(f, "S before VRAM = the sum of a MIG GPU's instances (its own needs privilege)\n");
-    bool gpm = false;
-    for (size_t i = 0; i < s->ndevices; i++)
+    bool gpm = false, dcgm = false;
+    for (size_t i = 0; i < s->ndevices; i++) {
         gpm = gpm || s->devices[i].m[M_GPU_UTIL].src == MSRC_GPM;
-    if (gpm)
-        fprintf(f, "GPU/MemBW/SM of MIG-mode devices come from GPM: graphics activity, DRAM\n"
-                   "bandwidth and SM activity of the instance (docs/mig-utilisation.md)\n");
+        dcgm = dcgm || s->devices[i].m[M_GPU_UTIL].src == MSRC_DCGM;
+    }
+    if (gpm || dcgm)
+        fprintf(f, "GPU/MemBW/SM of MIG-mode devices come from %s: graphics activity, DRAM\n"
+                   "bandwidth and SM activity of the instance (docs/mig-utilisation.md)\n",
+                gpm && dcgm ? "GPM or DCGM" : gpm ? "GPM" : "DCGM");
 }
 
 /* ---- --all-processes ---- */

@@ -393,10 +393,10 @@ static void draw_one(WINDOW *win, const struct tui_view *v, const struct device 
     switch (k) {
     case TC_GPU_UTIL:
     case TC_MEM_BW: {
-        /* GPM's figures are marked as such (graphics activity, DRAM
+        /* GPM's and DCGM's figures are marked as such (graphics activity, DRAM
          * bandwidth rather than the memory controller's busy time) */
         const struct metric *x = kind_metric(d, k);
-        src = x->src == MSRC_GPM ? " gpm" : "";
+        src = x->src == MSRC_GPM ? " gpm" : x->src == MSRC_DCGM ? " dcgm" : "";
         snprintf(t1, sizeof(t1), "%s %s%s", kind_label[k], tui_fmt_pct(a, sizeof(a), x, 0), src);
         chart(win, v, r, t1, kind_series(hd, k), 100, k == TC_GPU_UTIL ? R_GPU : R_MEMCTL, NULL,
               max_pct);

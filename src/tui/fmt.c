@@ -107,6 +107,7 @@ const char *tui_src_tag(const struct metric *m)
 {
     switch (m->src) {
     case MSRC_GPM: return " gpm";
+    case MSRC_DCGM: return " dcgm";
     case MSRC_PROCESS: return " proc";
     default: return "";
     }

@@ -286,8 +286,12 @@ static void draw_reasons(WINDOW *win, struct tui_view *v)
         ADD("throttle reasons: not readable\n");
         count++;
     }
+    /* Where per-instance activity can come from on this machine. */
+    if (v->snap && v->snap->dcgm_info[0])
+        ADD("%sDCGM: %s\n", count ? "\n" : "Every value of this device was read.\n\n",
+            v->snap->dcgm_info);
 #undef ADD
-    if (count == 0)
+    if (off == 0)
         snprintf(text, sizeof(text), "Every value of this device was read.");
     int bw = v->lay.w - 4, bh = v->lay.h - 4;
     if (bw < 20 || bh < 3)
