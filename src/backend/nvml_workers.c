@@ -32,6 +32,7 @@
 
 #include "backend/backend.h"
 #include "backend/gpm.h"
+#include "backend/nvml.h"
 #include "backend/nvml_root.h"
 #include "debuglog.h"
 
