@@ -23,8 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/nvml_internal.h"
+#include "backend/nvml.h"
 #include "backend/nvml_load.h"
+#include "backend/nvml_state.h"
 #include "export/csv.h"
 #include "export/influx.h"
 #include "export/json.h"

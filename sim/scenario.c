@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "errors.h"
+#include "scenario_check.h"
 #include "scenario_values.h"
 
 struct ctx {

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "profiles.h"
+#include "scenario_values.h"
 #include "valfn.h"
 
 #define SIM_MAX_GPUS 1024     /* the scaling benchmark goes to 1,000 */
@@ -20,13 +21,6 @@
 #define SIM_MAX_PROCS 16384
 #define SIM_MAX_FAULTS 32
 #define SIM_NAME_LEN 96
-#define SIM_RAW_LEN 200 /* a raw string's bytes: more than an INI line can give */
-
-/* Driver versions compare as (major, minor, patch); "535.129.03" = 535,129,3. */
-typedef unsigned long long sim_version_t;
-#define SIM_VERSION(a, b, c) (((sim_version_t)(a) << 32) | ((sim_version_t)(b) << 16) | (c))
-/* Parses "535.129.03" or "450.66"; returns 0 or -1. */
-int sim_version_parse(const char *s, sim_version_t *out);
 
 enum { SIM_PROC_COMPUTE = 1, SIM_PROC_GRAPHICS = 2, SIM_PROC_MPS = 4 };
 enum { SIM_MIG_UNSUPPORTED = -1, SIM_MIG_OFF = 0, SIM_MIG_ON = 1 };
@@ -59,19 +53,6 @@ enum sim_gpm_rate {
     SIM_GPM_N
 };
 extern const char *const sim_gpm_keys[SIM_GPM_N];
-
-/*
- * A hostile scenario's raw string ([system] hostile = true): the exact bytes
- * a call writes instead of the modelled text, after decoding the escapes
- * \xNN, \e, \a, \b, \t, \n, \r and \\. It may hold any byte, NUL
- * included. A caller's buffer of `length` bytes gets min(len, length) of
- * them, and a NUL only if there is room left (model_copy_raw).
- */
-struct sim_raw {
-    bool set;
-    unsigned len;
-    char bytes[SIM_RAW_LEN];
-};
 
 struct sim_system {
     char driver[32];
@@ -204,11 +185,5 @@ struct sim_scenario {
 struct sim_scenario *scenario_load(const char *path, const char *driver_override, char *err,
                                    size_t errlen);
 void scenario_free(struct sim_scenario *s);
-
-/* Cross-field checks and defaults (scenario_check.c). */
-int scenario_finish(struct sim_scenario *s, const char *driver_override, char *err,
-                    size_t errlen);
-/* The CUDA version a driver branch ships (535 -> 12020). */
-int scenario_default_cuda(sim_version_t drv);
 
 #endif

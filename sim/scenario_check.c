@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "scenario.h"
+#include "scenario_check.h"
 
 static int errf(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "scenario_check.h"
+
 #define HANDLE_MAGIC 0x4e564d4cu /* "NVML" */
 
 struct sym_info {

@@ -202,4 +202,9 @@ void dcgm_client_mig(const struct dcgm_client *c, const char *gpu_uuid, int gi_i
  * a reason, never 0. */
 struct metric dcgm_metric(const struct dcgm_view *v, enum dcgm_metric k);
 
+struct snapshot;
+/* DCGM's values into a merged snapshot, after GPM's (dcgm_apply.c), and
+ * the snapshot's dcgm_info line. */
+void dcgm_apply(const struct dcgm_client *c, struct snapshot *s);
+
 #endif

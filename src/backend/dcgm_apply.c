@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "backend/dcgm.h"
-#include "backend/nvml_internal.h"
+#include "snapshot.h"
 
 /* The metrics DCGM can fill, with their field. */
 static const struct {
@@ -73,7 +73,7 @@ static void fill(struct device *d, const struct dcgm_view *v, bool quiet)
     }
 }
 
-void nvml_dcgm_apply(const struct dcgm_client *c, struct snapshot *s)
+void dcgm_apply(const struct dcgm_client *c, struct snapshot *s)
 {
     const char *desc = dcgm_client_describe(c);
     snprintf(s->dcgm_info, sizeof(s->dcgm_info), "%s", desc);

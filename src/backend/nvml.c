@@ -1,12 +1,9 @@
 /*
  * nvml.c — one GPU's sample: the GPU, its MIG slots and their devices, one
  * struct device each, with the identity a lost GPU keeps; the values come
- * from nvml_read.c, the process lists from nvml_procs.c.
- *
- * Static facts are cached per UUID (a MIG handle may be reused with other
- * properties after reconfiguration, a UUID may not). Calls that a device has
- * answered with NOT_SUPPORTED / FUNCTION_NOT_FOUND are remembered per device
- * so a failing call (~200 µs on MIG) is not repeated every tick.
+ * from nvml_read.c, the process lists from nvml_procs.c, each device's
+ * cached facts and remembered answers from its entry in the context's
+ * cache (nvml_state.c).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -16,61 +13,14 @@
 #include "backend/backend.h"
 #include "backend/gpm.h"
 #include "backend/mig_util.h"
-#include "backend/nvml_internal.h"
+#include "backend/nvml.h"
 #include "backend/nvml_load.h"
+#include "backend/nvml_procs.h"
+#include "backend/nvml_read.h"
+#include "backend/nvml_state.h"
 #include "clock.h"
 #include "debuglog.h"
 #include "text.h"
-
-static struct dev_cache *cache_get(struct nvml_state *st, const char *uuid, bool mig)
-{
-    /* A tick looks up its GPU and then its instances in the enumeration's
-     * order, which is the entries' order: the one after the last found is
-     * usually the one (an entry is 672 bytes: a cold line a comparison). */
-    size_t h = st->cache_next;
-    if (h < st->ncache && st->cache[h].mig == mig && strcmp(st->cache[h].uuid, uuid) == 0) {
-        st->cache_next = h + 1;
-        return &st->cache[h];
-    }
-    for (size_t i = 0; i < st->ncache; i++) {
-        if (st->cache[i].mig == mig && strcmp(st->cache[i].uuid, uuid) == 0) {
-            st->cache_next = i + 1;
-            return &st->cache[i];
-        }
-    }
-    if (st->ncache == st->capcache) {
-        size_t cap = st->capcache ? st->capcache * 2 : 16;
-        struct dev_cache *n = realloc(st->cache, cap * sizeof(*n));
-        if (!n)
-            return NULL;
-        st->cache = n;
-        st->capcache = cap;
-    }
-    struct dev_cache *c = &st->cache[st->ncache++];
-    st->cache_next = st->ncache;
-    memset(c, 0, sizeof(*c));
-    snprintf(c->uuid, sizeof(c->uuid), "%s", uuid);
-    c->mig = mig;
-    c->mig_mode = -1;
-    c->cc_major = c->cc_minor = -1;
-    c->slices_total = c->gi_id = c->ci_id = c->slices = c->ci_slices = -1;
-    return c;
-}
-
-/* Drop entries for devices that disappeared (MIG reconfiguration, GPU loss). */
-static void cache_prune(struct nvml_state *st)
-{
-    size_t w = 0;
-    for (size_t r = 0; r < st->ncache; r++) {
-        if (st->cache[r].seen) {
-            st->cache[r].seen = false;
-            if (w != r)
-                st->cache[w] = st->cache[r];
-            w++;
-        }
-    }
-    st->ncache = w;
-}
 
 /* ------------------------------------------------------------ GPM values */
 
@@ -220,7 +170,7 @@ static bool sample_migs(struct nvml_state *st, struct snapshot *s, nvmlDevice_t 
         else
             snprintf(key, sizeof(key), "?%u@%.*s", m->slot, (int)sizeof(key) - 16,
                      s->devices[parent_pos].uuid);
-        struct dev_cache *c = cache_get(st, key, true);
+        struct dev_cache *c = nvml_cache_get(st, key, true);
         struct device *d = next_device(st, s);
         if (!c || !d)
             break;
@@ -256,34 +206,6 @@ static bool sample_migs(struct nvml_state *st, struct snapshot *s, nvmlDevice_t 
     if (label)
         snprintf(st->label, sizeof(st->label), "%s", parent_label);
     return fresh;
-}
-
-void nvml_state_init(struct nvml_state *st, const struct nvml_lib *lib)
-{
-    memset(st, 0, sizeof(*st));
-    st->lib = *lib; /* a copy of the entry points; the root owns the handle */
-    st->inited = true;
-    snprintf(st->label, sizeof(st->label), "-");
-}
-
-void nvml_state_free(struct nvml_state *st)
-{
-    free(st->cache);
-    free(st->pu_buf);
-    free(st->pui_buf);
-    free(st->pus);
-    free(st->pus_ix);
-    free(st->ident);
-    st->ident = NULL;
-    st->nident = st->ident_cap = 0;
-    st->pus_ix = NULL;
-    st->pus_ixcap = 0;
-    nvml_procs_free(st);
-    st->cache = NULL;
-    st->pu_buf = NULL;
-    st->pui_buf = NULL;
-    st->pus = NULL;
-    st->ncache = st->capcache = st->cache_next = st->pu_cap = st->pui_cap = st->npus = st->pus_cap = 0;
 }
 
 /* The part's devices as this GPU's identity (a sample that read it). */
@@ -379,11 +301,11 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
             d->process_count = metric_none(why);
         }
         mark_lost(st, part);
-        cache_prune(st);
+        nvml_cache_prune(st);
         return;
     }
     text_clean(d->uuid, sizeof(d->uuid));
-    struct dev_cache *c = cache_get(st, d->uuid, false);
+    struct dev_cache *c = nvml_cache_get(st, d->uuid, false);
     if (!c)
         return;
     c->seen = true;
@@ -421,7 +343,7 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
     d->cc_major = c->cc_major;
     d->cc_minor = c->cc_minor;
     d->slices_total = c->slices_total;
-    st->pus_dev = NULL; /* set by this device's process_util, if it runs */
+    st->pus_dev = NULL; /* set by this device's nvml_process_util, if it runs */
     nvml_read_gpu_dynamic(st, c, h, d);
     if (mig) {
         if (!st->slots_valid || st->tick - st->slots_tick >= st->slow_every)
@@ -449,7 +371,7 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
     if (!st->lost || !ident_replay(st, part, lost_why))
         ident_save(st, part);
     mark_lost(st, part);
-    cache_prune(st);
+    nvml_cache_prune(st);
 }
 
 void nvml_gpm_apply(const struct gpm_client *g, struct snapshot *s)

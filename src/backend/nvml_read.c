@@ -10,8 +10,10 @@
 #include <string.h>
 
 #include "backend/mig_util.h"
-#include "backend/nvml_internal.h"
 #include "backend/nvml_load.h"
+#include "backend/nvml_procs_util.h"
+#include "backend/nvml_read.h"
+#include "backend/nvml_state.h"
 #include "debuglog.h"
 #include "text.h"
 

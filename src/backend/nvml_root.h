@@ -26,7 +26,7 @@
 #include <time.h>
 
 #include "backend/backend.h"
-#include "backend/nvml_internal.h"
+#include "backend/nvml_state.h"
 #include "backend/nvml_load.h"
 #include "clock.h"
 #include "snapshot.h"

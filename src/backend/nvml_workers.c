@@ -33,6 +33,7 @@
 #include "backend/backend.h"
 #include "backend/dcgm.h"
 #include "backend/gpm.h"
+#include "backend/nvml.h"
 #include "backend/nvml_root.h"
 #include "debuglog.h"
 
@@ -661,7 +662,7 @@ again:
     }
     gpm_start(r);
     nvml_gpm_apply(r->gpm, s);
-    nvml_dcgm_apply(r->dcgm, s);
+    dcgm_apply(r->dcgm, s);
     return 0;
 }
 

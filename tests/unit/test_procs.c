@@ -18,7 +18,9 @@
 
 #include "sim_env.h"
 
-#include "backend/nvml_internal.h"
+#include "backend/nvml_procs_read.h"
+#include "backend/nvml_procs_util.h"
+#include "backend/nvml_state.h"
 #include "collect.h"
 
 static char proc_root[PATH_MAX];
@@ -532,7 +534,7 @@ static void test_read_kind_retries(void **state)
                      NVML_ERROR_INSUFFICIENT_SIZE);
     assert_true(fake_calls <= 4);
     assert_int_equal(fst.list.n, 0);
-    nvml_procs_free(&fst);
+    nvml_state_free(&fst);
 }
 
 /* A storm of INSUFFICIENT_SIZE grows the list buffer to its cap (65,536
@@ -567,7 +569,7 @@ static void test_list_buffer_capped_then_shrunk(void **state)
                      NVML_SUCCESS);
     assert_int_equal(fst.list.n, 3000);
     assert_int_equal(fst.raw_cap, 3000 + 750 + 4);
-    nvml_procs_free(&fst);
+    nvml_state_free(&fst);
 }
 
 /* ---- per-process utilisation against fake NVML functions ---- */
@@ -697,7 +699,7 @@ static void test_tables_given_back_after_a_storm(void **state)
     assert_int_equal(fst.list.n, 200);
     assert_int_equal(fst.list.cap, 1024);
     assert_int_equal(fst.list.ixcap, 512);
-    nvml_procs_free(&fst);
+    nvml_state_free(&fst);
 
     memset(&fst, 0, sizeof(fst));
     fst.lib.f.processes_util_info = fake_util_info;

@@ -1,12 +1,17 @@
 /*
- * nvml_internal.h — state shared by the NVML backend's files, used one way:
- * nvml_workers.c (threads) calls nvml.c (one GPU's walk), which calls
- * nvml_read.c (one device's values) and nvml_procs.c (process lists);
- * nvml_read.c calls nvml_procs.c. None calls back up. Not for use outside
- * src/backend/ except by the backend's unit tests.
+ * nvml_state.h — the NVML backend's shared internals: one GPU's sampling
+ * context (struct nvml_state) with its per-device caches, the CALL macro
+ * and the memo of calls a device never answers (nvml_state.c). The files
+ * above use it one way: nvml_workers.c (threads) calls nvml.c (one GPU's
+ * walk), which calls nvml_read.c (one device's values) and nvml_procs.c
+ * (who runs where); nvml_read.c and nvml_procs.c call nvml_procs_util.c
+ * (per-process utilisation), nvml_procs.c calls nvml_procs_read.c (the
+ * lists as NVML gives them). None calls back up, and nothing here calls
+ * any of them. Not for use outside src/backend/ except by the backend's
+ * unit tests and fuzz target.
  */
-#ifndef MIGMON_NVML_INTERNAL_H
-#define MIGMON_NVML_INTERNAL_H
+#ifndef MIGMON_NVML_STATE_H
+#define MIGMON_NVML_STATE_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -73,11 +78,15 @@ struct dev_cache {
     unsigned long long proc_util_last_seen;
 };
 
+/* A GPU or compute instance id NVML did not give (its
+ * NVML_INVALID_INSTANCE_ID). */
+#define NVML_NO_ID 0xFFFFFFFFu
+
 /* One entry of a merged process list, as NVML gave it. */
 struct nvml_proc {
     uint32_t pid;
     unsigned long long mem; /* bytes, or NVML_VALUE_NOT_AVAILABLE_ULL */
-    unsigned gi, ci;        /* NVML_INVALID_INSTANCE_ID (0xFFFFFFFF) when unknown */
+    unsigned gi, ci;        /* NVML_NO_ID when unknown */
     unsigned type;          /* PROC_* bits */
 };
 
@@ -99,17 +108,6 @@ struct nvml_pu {
     unsigned long long ts;
 };
 
-struct gpm_client;
-struct dcgm_client;
-
-/*
- * The sampling context of one thread: a copy of the library's entry points
- * (the root in nvml_workers.c owns the library), the per-device caches and
- * the scratch buffers. Each GPU has its own, so GPUs share nothing but the
- * library. Owner: the thread that claimed the GPU's tick (the runner or the
- * GPU's own thread, one at a time; see nvml_workers.c), except cur_sym,
- * which the engine reads (atomically) to name a stalled call.
- */
 /* A MIG slot that held a device at the last walk. */
 struct mig_slot {
     unsigned int slot;
@@ -125,6 +123,14 @@ enum proc_mode {
     PM_PER_MIG, /* each MIG handle's own list */
 };
 
+/*
+ * The sampling context of one thread: a copy of the library's entry points
+ * (the root in nvml_workers.c owns the library), the per-device caches and
+ * the scratch buffers. Each GPU has its own, so GPUs share nothing but the
+ * library. Owner: the thread that claimed the GPU's tick (the runner or the
+ * GPU's own thread, one at a time; see nvml_workers.c), except cur_sym,
+ * which the engine reads (atomically) to name a stalled call.
+ */
 struct nvml_state {
     struct nvml_lib lib;
     /* The NVML call in progress (its symbol name, a static string) or NULL:
@@ -167,7 +173,7 @@ struct nvml_state {
     size_t pu_cap;
     nvmlProcessUtilizationInfo_v1_t *pui_buf;
     size_t pui_cap;
-    /* Per-process samples of the device process_util() read last; pus_dev
+    /* Per-process samples of the device nvml_process_util() read last; pus_dev
      * says which (NULL: none this tick). Grown as needed, given back like
      * the process list's table. */
     struct nvml_pu *pus;
@@ -233,85 +239,58 @@ static inline struct metric memo_none(const struct dev_cache *c, enum memo_call 
 
 #define NVML_NO_SYMBOL "not exported by this NVML library"
 
-/* ---- nvml.c: one GPU per call ---- */
+/* The most entries one process list may take (2 MiB at the widest stride),
+ * and the most per-process utilisation samples one answer may take (2.5 MiB
+ * at 40 bytes): the count is the driver's word, up to 2^32-1, and a driver
+ * that keeps asking for more is answered with its own INSUFFICIENT_SIZE,
+ * never with unbounded memory. Far above any real GPU's process count. */
+#define NVML_MAX_PROC_ENTRIES 65536u
 
 /* A fresh context over the root's library (copied); free with
- * nvml_state_free. */
+ * nvml_state_free, which gives back every buffer the context grew. */
 void nvml_state_init(struct nvml_state *st, const struct nvml_lib *lib);
 void nvml_state_free(struct nvml_state *st);
-/* Sample GPU i (handle h, or hrc: why its handle could not be had) and its
- * MIG devices into part (devices[0] is the GPU, parent_pos relative to
- * part), with their process lists. */
-void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvmlReturn_t hrc,
-                     const char *uuid, struct snapshot *part);
-/* GPM's values (from the helper's records) into a merged snapshot. */
-void nvml_gpm_apply(const struct gpm_client *g, struct snapshot *s);
-/* DCGM's, after GPM's (dcgm_apply.c). */
-void nvml_dcgm_apply(const struct dcgm_client *c, struct snapshot *s);
 
-/* ---- nvml_read.c: one device's calls ---- */
+/* The cache entry of a device (a GPU's UUID, or a MIG device's key), made
+ * when it is new; NULL when out of memory. */
+struct dev_cache *nvml_cache_get(struct nvml_state *st, const char *uuid, bool mig);
+/* Drop entries for devices that disappeared (MIG reconfiguration, GPU
+ * loss): those not marked seen since the last prune. */
+void nvml_cache_prune(struct nvml_state *st);
 
-/* A device's static facts are due: never read, or a retry's tick reached. */
-bool nvml_static_due(const struct nvml_state *st, const struct dev_cache *c);
-/* Static facts: read once, but a read that failed for a passing reason is
- * retried with backoff, so one UNKNOWN at start does not leave a name or
- * threshold N/A for the run. */
-void nvml_read_gpu_static(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h);
-/* The GPU's slice total from its GPU-instance profiles; -1 unknown. */
-int nvml_read_slices_total(struct nvml_state *st, nvmlDevice_t h);
-/* A GPU's per-tick values into d (its cached settings at the slow cadence). */
-void nvml_read_gpu_dynamic(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
-                           struct device *d);
-/* A MIG device's static facts (name, GI/CI ids, slices, profile). */
-void nvml_read_mig_static(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h);
-/* A MIG device's values into d: its memory and utilisation tiers, the
- * GPU-wide values copied from parent. */
-void nvml_read_mig(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
-                   const struct device *parent, struct device *d);
+/* ---- open-addressing indexes (position + 1 per slot, 0 empty) ---- */
 
-/* ---- nvml_procs.c ---- */
+static inline size_t nvml_ix_slot(uint64_t key, size_t cap)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
 
-/*
- * Per-process utilisation samples newer than the last seen one, kept per PID
- * in st->pus for the process list (st->pus_dev = c), and aggregated for the
- * device. GetProcessesUtilizationInfo (550+) first on a full GPU, else
- * GetProcessUtilization. Concurrent processes' SM shares overlap in time, so
- * their sum is an upper bound; it is clamped to 100. Returns 0 with sm and
- * mem set, or the NVML code.
- */
-nvmlReturn_t nvml_process_util(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
-                               bool mig, double *sm, double *mem);
+static inline void nvml_ix_insert(uint32_t *ix, size_t cap, uint64_t key, size_t pos)
+{
+    size_t h = nvml_ix_slot(key, cap);
+    while (ix[h])
+        h = (h + 1) & (cap - 1);
+    ix[h] = (uint32_t)pos + 1;
+}
+
+/* Room for n entries, at most half full. 1: reallocated and cleared (the
+ * caller re-inserts its entries); 0: it fits; -1: out of memory. */
+int nvml_ix_reserve(uint32_t **ix, size_t *cap, size_t n);
+
+/* Shrink *buf (*cap entries of elem bytes) after an answer of count
+ * entries: a buffer grown past 4,096 entries is given back once an answer
+ * uses under an eighth of it, down to twice that answer, 1,024 entries at
+ * least, so a storm of INSUFFICIENT_SIZE does not hold its peak for good.
+ * A failed realloc keeps the old buffer. */
+void nvml_buf_shrink(void **buf, size_t *cap, size_t count, size_t elem);
 
 /*
- * Read one process-list symbol of handle h into st->list, merging by PID and
- * instance with what is already there (type bits OR-ed). Over-allocates and
- * retries while NVML answers INSUFFICIENT_SIZE (the list grows between the
- * calls). Returns the NVML code of the last call.
+ * A table (entries and their index) after a tick that used n of its *cap
+ * entries: grown past 4,096 and now under an eighth full, it is cut like a
+ * sample buffer, and a new index sized for n replaces the old one (the
+ * caller re-inserts its entries). False when nothing changed: small
+ * enough already, or an allocation failed (the old table stays whole).
  */
-nvmlReturn_t nvml_procs_read_kind(struct nvml_state *st, nvmlDevice_t h, nvml_fn_dev_procs fn,
-                                  size_t stride, unsigned type, const char *sym);
-/* Compute, graphics and MPS lists of h merged into st->list (emptied first).
- * Succeeds when the compute list could be read (the others are optional:
- * graphics is not supported on MIG, MPS needs Volta). */
-nvmlReturn_t nvml_procs_read(struct nvml_state *st, nvmlDevice_t h);
-/* Empty a list (and its index). */
-void nvml_proc_list_clear(struct nvml_proc_list *l);
-/* The same; optional false reads only the compute list. */
-nvmlReturn_t nvml_procs_read_lists(struct nvml_state *st, nvmlDevice_t h, bool optional);
-/* A GPU with MIG off: its list into s->procs for device pos. */
-void nvml_procs_gpu(struct nvml_state *st, const struct dev_cache *c, nvmlDevice_t h,
-                    struct snapshot *s, size_t pos);
-/* Before a MIG-enabled GPU's instances: decide how its lists are read
- * this tick (the parent's aggregate when privileged, remembered per GPU and
- * re-checked at the slow cadence; else each instance's own). */
-void nvml_procs_mig_begin(struct nvml_state *st, nvmlDevice_t parent_h);
-/* A MIG device: its own list, or queued for the parent's. */
-void nvml_procs_mig(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t mh,
-                    struct snapshot *s, size_t pos);
-/* After a MIG-enabled GPU's instances: the parent fallback for the queued
- * ones, unattributed processes on the parent, the parent's count. */
-void nvml_procs_mig_done(struct nvml_state *st, nvmlDevice_t parent_h, struct snapshot *s,
-                         size_t parent_pos);
-void nvml_procs_free(struct nvml_state *st);
+bool nvml_table_trim(void **e, size_t *cap, size_t n, size_t elem, uint32_t **ix, size_t *ixcap);
 
 #endif
