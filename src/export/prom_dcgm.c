@@ -45,7 +45,7 @@ enum dcgm_kind {
     DK_GPU,     /* on GPUs, any source but an estimate */
     DK_ANY,     /* on GPUs and MIG devices */
     DK_FB_FREE, /* total - used, on GPUs and MIG devices */
-    DK_GPM,     /* on GPUs and MIG devices, GPM values only */
+    DK_PROF,    /* on GPUs and MIG devices, profiling values only (GPM or DCGM) */
 };
 
 /* DCGM's int64 fields are written as whole numbers, as dcgm-exporter
@@ -83,16 +83,16 @@ static const struct dcgm_fam dcgm_fams[] = {
     {"DCGM_FI_DEV_MEM_CLOCK", PROM_GAUGE, "Memory clock frequency (in MHz).", M_CLK_MEM, DK_GPU, 1,
      DW_ROUND},
     {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", PROM_GAUGE, "Ratio of time the graphics engine is active.",
-     M_GPU_UTIL, DK_GPM, 0.01, DW_NO},
+     M_GPU_UTIL, DK_PROF, 0.01, DW_NO},
     {"DCGM_FI_PROF_SM_ACTIVE", PROM_GAUGE, "The ratio of cycles an SM has at least 1 warp assigned.",
-     M_SM_UTIL, DK_GPM, 0.01, DW_NO},
+     M_SM_UTIL, DK_PROF, 0.01, DW_NO},
     {"DCGM_FI_PROF_SM_OCCUPANCY", PROM_GAUGE, "The ratio of number of warps resident on an SM.",
-     M_SM_OCCUPANCY, DK_GPM, 0.01, DW_NO},
+     M_SM_OCCUPANCY, DK_PROF, 0.01, DW_NO},
     {"DCGM_FI_PROF_DRAM_ACTIVE", PROM_GAUGE,
      "Ratio of cycles the device memory interface is active sending or receiving data.",
-     M_MEM_UTIL, DK_GPM, 0.01, DW_NO},
+     M_MEM_UTIL, DK_PROF, 0.01, DW_NO},
     {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", PROM_GAUGE, "Ratio of cycles the tensor (HMMA) pipe is active.",
-     M_TENSOR_UTIL, DK_GPM, 0.01, DW_NO},
+     M_TENSOR_UTIL, DK_PROF, 0.01, DW_NO},
     {"DCGM_FI_PROF_PCIE_TX_BYTES", PROM_GAUGE,
      "The rate of data transmitted over the PCIe bus - including both protocol headers and data "
      "payloads - in bytes per second.",
@@ -129,8 +129,8 @@ void prom_dcgm_write(struct prom_ctx *c)
                 v = t->value - v;
                 break;
             }
-            case DK_GPM:
-                if (m->src != MSRC_GPM)
+            case DK_PROF:
+                if (m->src != MSRC_GPM && m->src != MSRC_DCGM)
                     continue;
                 break;
             }
