@@ -1,8 +1,10 @@
 /*
  * panels.c — the panels of the seed README's screen ("Screen Layout"):
  * header, CPU cores, detail, processes and footer, and the whole frame
- * (tui_draw). The device list is in devices.c, the charts in charts.c, the
- * overlays in overlays.c.
+ * (tui_draw), which lays the panes out and draws them. The device list is
+ * in devices.c, the charts in charts.c, the all-processes view in
+ * allprocs.c, the overlays in overlays.c; what they all read is the view
+ * (view.c).
  *
  * Conventions on screen: "N/A" (dim) for a value that could not be read;
  * "~" before an estimate; "*" after a carried value; a dim "gpm"/"proc"
@@ -18,123 +20,13 @@
 #include <strings.h>
 #include <time.h>
 
-#include "proclist.h"
-#include "text.h"
 #include "units.h"
 #include "tui/allprocs.h"
 #include "tui/charts.h"
+#include "tui/devices.h"
 #include "tui/fmt.h"
 #include "tui/overlays.h"
 #include "tui/widgets.h"
-
-/* ---- selection ---- */
-
-void tui_view_follow(struct tui_view *v)
-{
-    const struct snapshot *s = v->snap;
-    if (!s || s->ndevices == 0) {
-        v->sel = 0;
-        return;
-    }
-    if (v->sel_uuid[0])
-        for (size_t i = 0; i < s->ndevices; i++)
-            if (strcmp(s->devices[i].uuid, v->sel_uuid) == 0) {
-                v->sel = i;
-                return;
-            }
-    if (v->sel >= s->ndevices)
-        v->sel = s->ndevices - 1;
-    snprintf(v->sel_uuid, sizeof(v->sel_uuid), "%s", s->devices[v->sel].uuid);
-}
-
-void tui_view_select_abs(struct tui_view *v, size_t index)
-{
-    const struct snapshot *s = v->snap;
-    if (!s || s->ndevices == 0)
-        return;
-    if (index >= s->ndevices)
-        index = s->ndevices - 1;
-    if (index != v->sel) {
-        v->proc_sel = 0;
-        v->proc_sel_pid = 0;
-    }
-    v->sel = index;
-    snprintf(v->sel_uuid, sizeof(v->sel_uuid), "%s", s->devices[index].uuid);
-}
-
-void tui_view_free(struct tui_view *v)
-{
-    free(v->drow);
-    v->drow = NULL;
-    v->ndrow = v->drow_cap = 0;
-    tui_view_free_cmdline(v);
-}
-
-/* ---- processes ---- */
-
-static void add_rows(struct tui_view *v, const struct device *d)
-{
-    for (size_t k = 0; k < d->nprocs && v->nrows < TUI_PROC_ROWS_MAX; k++) {
-        size_t i = d->proc_first + k;
-        if (i < v->snap->nprocs && proclist_match(&v->snap->procs[i], v->filter))
-            v->rows[v->nrows++] = i;
-    }
-}
-
-/* A MIG-mode GPU's processes run in its instances: its list is theirs,
- * with the ones that could not be attributed (kept on the GPU itself). */
-static bool lists_instances(const struct snapshot *s, size_t sel)
-{
-    return s->devices[sel].kind == DEV_GPU && s->devices[sel].mig_enabled;
-}
-
-void tui_view_sort_procs(struct tui_view *v)
-{
-    v->nrows = 0;
-    const struct device *d = tui_view_selected(v);
-    if (!d)
-        return;
-    if (v->all_procs) {
-        tui_allprocs_rows(v);
-    } else {
-        add_rows(v, d);
-        if (lists_instances(v->snap, v->sel))
-            for (size_t i = v->sel + 1; i < v->snap->ndevices; i++) {
-                const struct device *c = &v->snap->devices[i];
-                if (c->kind != DEV_MIG || c->parent_pos != (int)v->sel)
-                    break;
-                add_rows(v, c);
-            }
-        proclist_sort(v->snap, v->rows, v->nrows, (enum proclist_key)v->psort);
-    }
-    size_t n = v->nrows;
-    /* keep the cursor on the same PID when it is still listed (where it
-     * is, when it is listed twice: a process on two GPUs) */
-    if (v->proc_sel_pid && !(v->proc_sel < n && v->snap->procs[v->rows[v->proc_sel]].pid ==
-                                                    v->proc_sel_pid))
-        for (size_t i = 0; i < n; i++)
-            if (v->snap->procs[v->rows[i]].pid == v->proc_sel_pid) {
-                v->proc_sel = i;
-                break;
-            }
-    if (v->proc_sel >= n)
-        v->proc_sel = n ? n - 1 : 0;
-    v->proc_sel_pid = n ? v->snap->procs[v->rows[v->proc_sel]].pid : 0;
-    if (v->all_procs)
-        tui_allprocs_follow(v);
-}
-
-const struct gpu_process *tui_view_selected_proc(const struct tui_view *v)
-{
-    if (!tui_view_selected(v) || v->nrows == 0 || v->proc_sel >= v->nrows)
-        return NULL;
-    return &v->snap->procs[v->rows[v->proc_sel]];
-}
-
-bool tui_device_has_pcie(const struct device *d)
-{
-    return metric_ok(&d->m[M_PCIE_TX]) || metric_ok(&d->m[M_PCIE_RX]);
-}
 
 /* ---- header and footer ---- */
 
@@ -275,8 +167,8 @@ static void draw_cpu(WINDOW *win, const struct tui_view *v)
 }
 
 /* Word-wrap text (lines split at '\n') into r from row *y on. */
-void tui_draw_wrapped(WINDOW *win, const struct tui_view *v, struct rect r, int *y,
-                      enum tui_role role, const char *text)
+static void draw_wrapped(WINDOW *win, const struct tui_view *v, struct rect r, int *y,
+                         enum tui_role role, const char *text)
 {
     char buf[1024];
     const char *p = text;
@@ -319,8 +211,8 @@ static void draw_no_gpu(WINDOW *win, const struct tui_view *v)
         hint = "The simulator could not start this scenario:";
     else if (strstr(err, "nvmlInit failed") || strstr(err, "driver went away"))
         hint = "The NVIDIA driver is not ready; the monitor retries by itself:";
-    tui_draw_wrapped(win, v, in, &y, R_WARN, hint);
-    tui_draw_wrapped(win, v, in, &y, R_FREE, err);
+    draw_wrapped(win, v, in, &y, R_WARN, hint);
+    draw_wrapped(win, v, in, &y, R_FREE, err);
 }
 
 /* ---- the GPM page ---- */
@@ -930,10 +822,11 @@ static void draw_screen(WINDOW *win, struct tui_view *v)
         .detail_full = d ? (v->gpm_page ? 16 : detail_rows(&L, L.n, inner)) : 1,
         .proc_rows = (int)v->nrows,
     };
-    tui_plan_gpu_charts(v, lw, &v->cplan);
-    want.ncharts = v->cplan.n;
-    for (int i = 0; i < v->cplan.n; i++)
-        want.chart_fixed[i] = v->cplan.rows[i];
+    struct tui_chart_plan plan;
+    tui_plan_gpu_charts(v, lw, &plan);
+    want.ncharts = plan.n;
+    for (int i = 0; i < plan.n; i++)
+        want.chart_fixed[i] = plan.rows[i];
     if (v->snap && v->snap->host_ok)
         for (size_t i = 0; i < v->snap->host.ncores; i++) {
             int id = v->snap->host.cores[i].id, dw = 1;
@@ -953,7 +846,7 @@ static void draw_screen(WINDOW *win, struct tui_view *v)
                  TUI_MIN_H);
         struct rect all = {0, 0, h, w};
         int y = h / 2 - 1;
-        tui_draw_wrapped(win, v, all, &y, R_WARN, msg);
+        draw_wrapped(win, v, all, &y, R_WARN, msg);
         return;
     }
     draw_header(win, v);
@@ -970,7 +863,7 @@ static void draw_screen(WINDOW *win, struct tui_view *v)
     } else {
         draw_no_gpu(win, v);
     }
-    tui_draw_gpu_charts(win, v);
+    tui_draw_gpu_charts(win, v, &plan);
     tui_draw_host_charts(win, v);
     draw_footer(win, v);
     tui_draw_overlay(win, v);
