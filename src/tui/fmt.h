@@ -1,6 +1,6 @@
 /*
  * fmt.h — formatting and drawing helpers shared by the TUI's pane files
- * (panels.c, devices.c, charts.c, allprocs.c, overlays.c); not
+ * (panels.c, detail.c, devices.c, charts.c, allprocs.c, overlays.c); not
  * part of the TUI's interface.
  */
 #ifndef MIGMON_TUI_FMT_H
