@@ -12,6 +12,8 @@
 
 #include "tui/charts.h"
 #include "tui/fmt.h"
+#include "tui/meters.h"
+#include "tui/sparkline.h"
 #include "units.h"
 
 

@@ -35,8 +35,6 @@ struct metric tui_vram_pct(const struct device *d);
 const char *tui_src_tag(const struct metric *m);
 /* role, or the dim N/A role when m is none */
 enum tui_role tui_na_or(const struct metric *m, enum tui_role role);
-/* Display columns of UTF-8 text. */
-int tui_text_width(const char *s);
 
 /* Bytes of the first of len bytes of s that one line of w columns takes,
  * broken at the last space that fits (the whole w when there is none).

@@ -22,6 +22,8 @@
 #include "tui/detail.h"
 #include "tui/devices.h"
 #include "tui/fmt.h"
+#include "tui/frame.h"
+#include "tui/meters.h"
 #include "tui/overlays.h"
 #include "tui/widgets.h"
 

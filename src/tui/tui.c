@@ -26,6 +26,7 @@
 #include "tui/view.h"
 
 #include <term.h> /* setupterm: after curses.h (theme.h) */
+#include "tui/frame.h"
 #include "tui/termout.h"
 #include "tui/widgets.h"
 

@@ -18,6 +18,7 @@
 
 #include "history.h"
 #include "tui/fmt.h"
+#include "tui/frame.h"
 #include "tui/panels.h"
 
 static struct device devs[16];
