@@ -21,9 +21,9 @@
 #include "clock.h"
 #include "collect.h"
 #include "history.h"
+#include "tui/frame.h"
 #include "tui/panels.h"
 #include "tui/termout.h"
-#include "tui/widgets.h"
 
 static long heap_calls;
 void *__real_malloc(size_t n);

@@ -1,8 +1,8 @@
 /*
- * allprocs.c — the "All processes" view (allprocs.h): its rows, its keys,
- * and its panel, whose columns are as wide as what they hold this frame and
- * give way, least needed first, to keep at least CMD_MIN columns of the
- * command line.
+ * allprocs.c — the "All processes" view (allprocs.h): its keys and its
+ * panel (its rows are the view's, view.c), whose columns are as wide as
+ * what they hold this frame and give way, least needed first, to keep at
+ * least CMD_MIN columns of the command line.
  */
 #include "tui/allprocs.h"
 
@@ -14,10 +14,6 @@
 
 #define SHOWN_MAX 256 /* rows on screen at once; a taller panel shows this many */
 
-_Static_assert((int)PSORT_MEMORY == (int)PROCLIST_BY_MEMORY && (int)PSORT_SM == (int)PROCLIST_BY_SM &&
-                   (int)PSORT_CPU == (int)PROCLIST_BY_CPU && (int)PSORT_PID == (int)PROCLIST_BY_PID,
-               "the s key's order is proclist's");
-
 void tui_allprocs_toggle(struct tui_view *v)
 {
     if (!v->all_procs && (!v->snap || v->snap->ndevices == 0)) {
@@ -28,24 +24,6 @@ void tui_allprocs_toggle(struct tui_view *v)
     v->proc_focus = false;
     v->proc_sel = 0;
     v->proc_sel_pid = 0;
-}
-
-void tui_allprocs_rows(struct tui_view *v)
-{
-    v->nrows = proclist_collect(v->snap, v->filter, v->rows, TUI_PROC_ROWS_MAX, &v->nrows_total);
-    proclist_sort(v->snap, v->rows, v->nrows, (enum proclist_key)v->psort);
-}
-
-void tui_allprocs_follow(struct tui_view *v)
-{
-    if (v->nrows == 0 || v->proc_sel >= v->nrows)
-        return;
-    long di = proclist_device_of(v->snap, v->rows[v->proc_sel]);
-    if (di < 0 || (size_t)di == v->sel)
-        return;
-    /* not tui_view_select_abs: that would reset the cursor it follows */
-    v->sel = (size_t)di;
-    snprintf(v->sel_uuid, sizeof(v->sel_uuid), "%s", v->snap->devices[di].uuid);
 }
 
 /* Where the view goes: the device list, the detail and the process panels

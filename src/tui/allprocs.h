@@ -5,24 +5,19 @@
  * bars stay. The list is proclist.c's (each process once, the MIG device
  * kept over its parent); sorting (s), filtering (/), the cursor, the
  * process popup (Enter) and signals (k) are the process list's own, on
- * v->rows. The charts follow the device of the process under the cursor.
+ * v->rows (built by tui_view_sort_procs). The charts follow the device of
+ * the process under the cursor.
  */
 #ifndef MIGMON_TUI_ALLPROCS_H
 #define MIGMON_TUI_ALLPROCS_H
 
 #include <stdbool.h>
 
-#include "tui/panels.h"
+#include "tui/view.h"
 
 /* Key a: into the view or back to the device list (the device of the
  * process the cursor was on stays selected). */
 void tui_allprocs_toggle(struct tui_view *v);
-/* Every device's processes into v->rows, filtered and sorted as the
- * view's keys say; v->nrows_total is the count before TUI_PROC_ROWS_MAX. */
-void tui_allprocs_rows(struct tui_view *v);
-/* Select the device of the process under the cursor (after the cursor was
- * pinned), so the charts and the footer's [i/n] are that device's. */
-void tui_allprocs_follow(struct tui_view *v);
 /* A key the view handles itself (PgUp, PgDn, Home, End move the cursor);
  * the device list's keys do nothing here. True when the key was used. */
 bool tui_allprocs_key(struct tui_view *v, int key);

@@ -12,6 +12,8 @@
 
 #include "tui/charts.h"
 #include "tui/fmt.h"
+#include "tui/meters.h"
+#include "tui/sparkline.h"
 #include "units.h"
 
 
@@ -114,13 +116,13 @@ static const char *max_bytes(char *out, size_t len, double v)
 }
 
 /* The thermal charts' unit (the view's), for max_temp; UI thread only. */
-static bool fahrenheit;
-static const char *degree = ""; /* the theme's ° ("" in ASCII) */
+static bool max_in_f;
+static const char *max_deg = ""; /* the theme's ° ("" in ASCII) */
 
 static const char *max_temp(char *out, size_t len, double v)
 {
     /* as the title writes temperatures: "41°C" ("41C" in ASCII) */
-    snprintf(out, len, "%.0f%s%s", fahrenheit ? v * 9.0 / 5.0 + 32.0 : v, degree, fahrenheit ? "F" : "C");
+    snprintf(out, len, "%.0f%s%s", max_in_f ? v * 9.0 / 5.0 + 32.0 : v, max_deg, max_in_f ? "F" : "C");
     return out;
 }
 
@@ -229,6 +231,12 @@ static void draw_why(WINDOW *win, const struct tui_view *v, struct rect in, cons
     }
 }
 
+/* The device has PCIe throughput figures (the PCIe chart is shown). */
+static bool has_pcie(const struct device *d)
+{
+    return metric_ok(&d->m[M_PCIE_TX]) || metric_ok(&d->m[M_PCIE_RX]);
+}
+
 /* The history series a chart draws (NULL: it has none). */
 static const struct hist_series *kind_series(const struct hist_device *hd, enum tui_chart_kind k)
 {
@@ -314,7 +322,7 @@ void tui_plan_gpu_charts(const struct tui_view *v, int width, struct tui_chart_p
     plan_add(p, v, d, hd, TC_GPU_UTIL, width);
     plan_add(p, v, d, hd, TC_MEM_BW, width);
     plan_add(p, v, d, hd, TC_VRAM, width);
-    if (d && tui_device_has_pcie(d))
+    if (d && has_pcie(d))
         plan_add(p, v, d, hd, TC_PCIE, width);
     /* no activity to chart (a MIG GPU before Hopper): the GPU's power and
      * temperature take the rows, titled as what they are */
@@ -416,8 +424,8 @@ static void draw_one(WINDOW *win, const struct tui_view *v, const struct device 
     case TC_TEMP: {
         double tmax = metric_ok(&m[M_TEMP_SHUTDOWN]) ? m[M_TEMP_SHUTDOWN].value : 100;
         struct metric sc = metric_direct(tmax);
-        fahrenheit = v->fahrenheit;
-        degree = v->theme.g.deg;
+        max_in_f = v->fahrenheit;
+        max_deg = v->theme.g.deg;
         snprintf(t1, sizeof(t1), "Temp %s%s  scale %s", tui_fmt_temp(a, sizeof(a), v, &m[M_TEMP]),
                  pm, tui_fmt_temp(b, sizeof(b), v, &sc));
         chart(win, v, r, t1, kind_series(hd, k), tmax, R_WARN, NULL, max_temp);
@@ -452,11 +460,10 @@ static void draw_one(WINDOW *win, const struct tui_view *v, const struct device 
     }
 }
 
-void tui_draw_gpu_charts(WINDOW *win, const struct tui_view *v)
+void tui_draw_gpu_charts(WINDOW *win, const struct tui_view *v, const struct tui_chart_plan *p)
 {
     const struct device *d = tui_view_selected(v);
     const struct hist_device *hd = d && v->hist ? history_device(v->hist, d->uuid) : NULL;
-    const struct tui_chart_plan *p = &v->cplan;
     int n = v->lay.ncharts < p->n ? v->lay.ncharts : p->n;
     for (int i = 0; i < n; i++) {
         if (d)

@@ -1,8 +1,8 @@
 /*
- * fmt.c — the TUI's formatting and drawing helpers shared by panels.c and
- * charts.c: values with their markers, runs of coloured text, the selected
- * device. Depends on the widgets and the view only, so the panel files do
- * not depend on each other.
+ * fmt.c — the TUI's formatting and drawing helpers shared by the pane files:
+ * values with their markers, runs of coloured text, a device row's figures.
+ * Depends on the widgets and the view only, so the pane files do not
+ * depend on each other.
  */
 #include "tui/fmt.h"
 
@@ -81,14 +81,6 @@ void tui_line(WINDOW *win, const struct tui_view *v, struct rect r, int y,
     for (size_t i = 0; i < n && x < r.x + r.w; i++)
         if (p[i].s && *p[i].s)
             x = tui_text(win, &v->theme, r, y, x, p[i].role, p[i].s);
-}
-
-const struct device *tui_view_selected(const struct tui_view *v)
-{
-    const struct snapshot *s = v->snap;
-    if (!s || s->ndevices == 0 || v->sel >= s->ndevices)
-        return NULL;
-    return &s->devices[v->sel];
 }
 
 struct metric tui_vram_pct(const struct device *d)

@@ -1,11 +1,12 @@
 /*
- * fmt.h — formatting and drawing helpers shared by the TUI's panel files
- * (panels.c, charts.c); not part of the TUI's interface.
+ * fmt.h — formatting and drawing helpers shared by the TUI's pane files
+ * (panels.c, detail.c, devices.c, charts.c, allprocs.c, overlays.c); not
+ * part of the TUI's interface.
  */
 #ifndef MIGMON_TUI_FMT_H
 #define MIGMON_TUI_FMT_H
 
-#include "tui/panels.h"
+#include "tui/view.h"
 #include "tui/widgets.h"
 
 #define MIB (1024.0 * 1024.0)
@@ -30,14 +31,10 @@ const char *tui_fmt_num(char *out, size_t len, const struct metric *m, double sc
                         int decimals);
 /* VRAM used / total in %, none when either is unknown */
 struct metric tui_vram_pct(const struct device *d);
-/* the selected device, or NULL */
-const struct device *tui_view_selected(const struct tui_view *v);
 /* " gpm", " proc" or "" after a value from GPM / per-process samples */
 const char *tui_src_tag(const struct metric *m);
 /* role, or the dim N/A role when m is none */
 enum tui_role tui_na_or(const struct metric *m, enum tui_role role);
-/* Display columns of UTF-8 text. */
-int tui_text_width(const char *s);
 
 /* Bytes of the first of len bytes of s that one line of w columns takes,
  * broken at the last space that fits (the whole w when there is none).
@@ -67,7 +64,5 @@ int tui_gauge(WINDOW *win, const struct tui_view *v, struct rect r, int y, int x
 int tui_dev_figures_width(int gauge_cells);
 void tui_dev_figures(WINDOW *win, const struct tui_view *v, struct rect r, size_t i,
                      int gauge_cells);
-/* The device list (devices.c). */
-void tui_draw_devices(WINDOW *win, struct tui_view *v);
 
 #endif

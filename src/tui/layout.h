@@ -38,7 +38,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "tui/widgets.h"
+#include "tui/rect.h"
 
 #define TUI_MIN_W 40
 #define TUI_MIN_H 12

@@ -63,64 +63,6 @@ static void draw_help(WINDOW *win, const struct tui_view *v)
     };
     draw_modal(win, v, "Help (any key closes)", lines, sizeof(lines) / sizeof(lines[0]));
 }
-/* The most of a command line the popup reads: /proc shows at most the
- * argument area, bounded by ARG_MAX (2 MiB by default); we keep 256 KiB. */
-#define CMDLINE_MAX (256u * 1024u)
-
-void tui_view_free_cmdline(struct tui_view *v)
-{
-    free(v->full_cmd);
-    v->full_cmd = NULL;
-    v->full_cmd_len = 0;
-    v->cmd_scroll = 0;
-}
-
-void tui_view_load_cmdline(struct tui_view *v, const char *proc_root)
-{
-    tui_view_free_cmdline(v);
-    const struct gpu_process *p = tui_view_selected_proc(v);
-    if (!p)
-        return;
-    char path[4200];
-    char *buf = malloc(CMDLINE_MAX + 1);
-    if (!buf)
-        return;
-    size_t got = 0;
-    if (p->local_pid > 0) {
-        snprintf(path, sizeof(path), "%s/%lld/cmdline", proc_root ? proc_root : "/proc",
-                 (long long)p->local_pid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        while (fd >= 0 && got < CMDLINE_MAX) {
-            ssize_t r = read(fd, buf + got, CMDLINE_MAX - got);
-            if (r <= 0)
-                break;
-            got += (size_t)r;
-        }
-        if (fd >= 0)
-            close(fd);
-    }
-    /* As the snapshot's command was made (procinfo.c): arguments joined by
-     * spaces, newlines as spaces, then cleaned. It is the first
-     * PROC_CMD_LEN - 1 bytes of that text, cleaned on their own (a
-     * character cut in two there is '?'): the same prefix, made the same
-     * way, must equal it, or this is another process now. Raw bytes would
-     * differ from it at every tab, control or invalid byte. */
-    while (got > 0 && buf[got - 1] == '\0')
-        got--;
-    for (size_t i = 0; i < got; i++)
-        if (buf[i] == '\0' || buf[i] == '\n')
-            buf[i] = ' ';
-    buf[got] = '\0';
-    char head[PROC_CMD_LEN];
-    snprintf(head, sizeof(head), "%s", buf);
-    text_clean(head, sizeof(head));
-    text_clean(buf, got + 1);
-    if (got == 0 || strcmp(head, p->command) != 0)
-        snprintf(buf, CMDLINE_MAX + 1, "%s", p->command); /* exited, or another process now */
-    v->full_cmd = buf;
-    v->full_cmd_len = strlen(buf);
-}
-
 
 bool tui_proc_signalable(const struct gpu_process *p, const char *proc_root, char *why,
                          size_t len)

@@ -6,7 +6,7 @@
 #ifndef MIGMON_TUI_OVERLAYS_H
 #define MIGMON_TUI_OVERLAYS_H
 
-#include "tui/panels.h"
+#include "tui/view.h"
 
 /* The popup v->modal names, if any. */
 void tui_draw_overlay(WINDOW *win, struct tui_view *v);
@@ -16,9 +16,5 @@ void tui_draw_overlay(WINDOW *win, struct tui_view *v);
  * proc_root or /proc). When not, why (for the footer). */
 bool tui_proc_signalable(const struct gpu_process *p, const char *proc_root, char *why,
                          size_t len);
-
-/* Word-wrapped text into r from row *y on (panels.c). */
-void tui_draw_wrapped(WINDOW *win, const struct tui_view *v, struct rect r, int *y,
-                      enum tui_role role, const char *text);
 
 #endif

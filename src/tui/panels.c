@@ -1,8 +1,10 @@
 /*
  * panels.c — the panels of the seed README's screen ("Screen Layout"):
- * header, CPU cores, detail, processes and footer, and the whole frame
- * (tui_draw). The device list is in devices.c, the charts in charts.c, the
- * overlays in overlays.c.
+ * header, CPU cores, processes and footer, and the whole frame (tui_draw),
+ * which lays the panes out and draws them. The device list is in
+ * devices.c, the detail panel in detail.c, the charts in charts.c, the
+ * all-processes view in allprocs.c, the overlays in overlays.c; what they
+ * all read is the view (view.c).
  *
  * Conventions on screen: "N/A" (dim) for a value that could not be read;
  * "~" before an estimate; "*" after a carried value; a dim "gpm"/"proc"
@@ -11,130 +13,19 @@
  */
 #include "tui/panels.h"
 
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
-#include "proclist.h"
-#include "text.h"
-#include "units.h"
 #include "tui/allprocs.h"
 #include "tui/charts.h"
+#include "tui/detail.h"
+#include "tui/devices.h"
 #include "tui/fmt.h"
+#include "tui/frame.h"
+#include "tui/meters.h"
 #include "tui/overlays.h"
 #include "tui/widgets.h"
-
-/* ---- selection ---- */
-
-void tui_view_follow(struct tui_view *v)
-{
-    const struct snapshot *s = v->snap;
-    if (!s || s->ndevices == 0) {
-        v->sel = 0;
-        return;
-    }
-    if (v->sel_uuid[0])
-        for (size_t i = 0; i < s->ndevices; i++)
-            if (strcmp(s->devices[i].uuid, v->sel_uuid) == 0) {
-                v->sel = i;
-                return;
-            }
-    if (v->sel >= s->ndevices)
-        v->sel = s->ndevices - 1;
-    snprintf(v->sel_uuid, sizeof(v->sel_uuid), "%s", s->devices[v->sel].uuid);
-}
-
-void tui_view_select_abs(struct tui_view *v, size_t index)
-{
-    const struct snapshot *s = v->snap;
-    if (!s || s->ndevices == 0)
-        return;
-    if (index >= s->ndevices)
-        index = s->ndevices - 1;
-    if (index != v->sel) {
-        v->proc_sel = 0;
-        v->proc_sel_pid = 0;
-    }
-    v->sel = index;
-    snprintf(v->sel_uuid, sizeof(v->sel_uuid), "%s", s->devices[index].uuid);
-}
-
-void tui_view_free(struct tui_view *v)
-{
-    free(v->drow);
-    v->drow = NULL;
-    v->ndrow = v->drow_cap = 0;
-    tui_view_free_cmdline(v);
-}
-
-/* ---- processes ---- */
-
-static void add_rows(struct tui_view *v, const struct device *d)
-{
-    for (size_t k = 0; k < d->nprocs && v->nrows < TUI_PROC_ROWS_MAX; k++) {
-        size_t i = d->proc_first + k;
-        if (i < v->snap->nprocs && proclist_match(&v->snap->procs[i], v->filter))
-            v->rows[v->nrows++] = i;
-    }
-}
-
-/* A MIG-mode GPU's processes run in its instances: its list is theirs,
- * with the ones that could not be attributed (kept on the GPU itself). */
-static bool lists_instances(const struct snapshot *s, size_t sel)
-{
-    return s->devices[sel].kind == DEV_GPU && s->devices[sel].mig_enabled;
-}
-
-void tui_view_sort_procs(struct tui_view *v)
-{
-    v->nrows = 0;
-    const struct device *d = tui_view_selected(v);
-    if (!d)
-        return;
-    if (v->all_procs) {
-        tui_allprocs_rows(v);
-    } else {
-        add_rows(v, d);
-        if (lists_instances(v->snap, v->sel))
-            for (size_t i = v->sel + 1; i < v->snap->ndevices; i++) {
-                const struct device *c = &v->snap->devices[i];
-                if (c->kind != DEV_MIG || c->parent_pos != (int)v->sel)
-                    break;
-                add_rows(v, c);
-            }
-        proclist_sort(v->snap, v->rows, v->nrows, (enum proclist_key)v->psort);
-    }
-    size_t n = v->nrows;
-    /* keep the cursor on the same PID when it is still listed (where it
-     * is, when it is listed twice: a process on two GPUs) */
-    if (v->proc_sel_pid && !(v->proc_sel < n && v->snap->procs[v->rows[v->proc_sel]].pid ==
-                                                    v->proc_sel_pid))
-        for (size_t i = 0; i < n; i++)
-            if (v->snap->procs[v->rows[i]].pid == v->proc_sel_pid) {
-                v->proc_sel = i;
-                break;
-            }
-    if (v->proc_sel >= n)
-        v->proc_sel = n ? n - 1 : 0;
-    v->proc_sel_pid = n ? v->snap->procs[v->rows[v->proc_sel]].pid : 0;
-    if (v->all_procs)
-        tui_allprocs_follow(v);
-}
-
-const struct gpu_process *tui_view_selected_proc(const struct tui_view *v)
-{
-    if (!tui_view_selected(v) || v->nrows == 0 || v->proc_sel >= v->nrows)
-        return NULL;
-    return &v->snap->procs[v->rows[v->proc_sel]];
-}
-
-bool tui_device_has_pcie(const struct device *d)
-{
-    return metric_ok(&d->m[M_PCIE_TX]) || metric_ok(&d->m[M_PCIE_RX]);
-}
 
 /* ---- header and footer ---- */
 
@@ -275,8 +166,8 @@ static void draw_cpu(WINDOW *win, const struct tui_view *v)
 }
 
 /* Word-wrap text (lines split at '\n') into r from row *y on. */
-void tui_draw_wrapped(WINDOW *win, const struct tui_view *v, struct rect r, int *y,
-                      enum tui_role role, const char *text)
+static void draw_wrapped(WINDOW *win, const struct tui_view *v, struct rect r, int *y,
+                         enum tui_role role, const char *text)
 {
     char buf[1024];
     const char *p = text;
@@ -319,515 +210,8 @@ static void draw_no_gpu(WINDOW *win, const struct tui_view *v)
         hint = "The simulator could not start this scenario:";
     else if (strstr(err, "nvmlInit failed") || strstr(err, "driver went away"))
         hint = "The NVIDIA driver is not ready; the monitor retries by itself:";
-    tui_draw_wrapped(win, v, in, &y, R_WARN, hint);
-    tui_draw_wrapped(win, v, in, &y, R_FREE, err);
-}
-
-/* ---- the GPM page ---- */
-
-/* Rows of the detail panel. On a wide panel (>= 90 columns) the shorter
- * lines (clocks … throttle) go two to a row, so every metric fits in the
- * seed's 50 % of the GPU panel on a 200x60 terminal. */
-struct detail_cursor {
-    struct rect in;
-    int y;
-    int col; /* 1: the left half of row y is taken */
-    bool two;
-};
-
-static void detail_line(WINDOW *win, const struct tui_view *v, struct detail_cursor *c,
-                        bool pairable, const struct piece *p, size_t n)
-{
-    struct rect r = c->in;
-    int half = (c->in.w - 2) / 2;
-    if (pairable && c->two) {
-        if (c->col == 0) {
-            r.w = half;
-            c->col = 1;
-        } else {
-            r.x += half + 2;
-            r.w = c->in.w - half - 2;
-            c->col = 0;
-        }
-    } else if (c->col == 1) {
-        c->y++;
-        c->col = 0;
-    }
-    if (c->y >= c->in.y + c->in.h)
-        return;
-    r.y = c->y;
-    r.h = 1;
-    tui_line(win, v, r, c->y, p, n);
-    if (c->col == 0)
-        c->y++;
-}
-
-/* The GPM page (key g): every GPM metric of the selected device, one per
- * line with its source, or N/A with the reason. */
-static void draw_detail_gpm(WINDOW *win, const struct tui_view *v, struct rect in,
-                            const struct device *d)
-{
-    static const struct {
-        enum metric_id id;
-        const char *label;
-    } rows[] = {
-        {M_GPU_UTIL, "Graphics activity"}, {M_SM_UTIL, "SM activity"},
-        {M_SM_OCCUPANCY, "SM occupancy"},  {M_MEM_UTIL, "MemBW (DRAM)"},
-        {M_TENSOR_UTIL, "Tensor (any)"},   {M_HMMA_TENSOR_UTIL, "Tensor HMMA"},
-        {M_IMMA_TENSOR_UTIL, "Tensor IMMA"}, {M_DFMA_TENSOR_UTIL, "Tensor DFMA"},
-        {M_FP64_UTIL, "FP64"},             {M_FP32_UTIL, "FP32"},
-        {M_FP16_UTIL, "FP16"},             {M_INT_UTIL, "Integer"},
-        {M_NVLINK_TX, "NVLink TX"},        {M_NVLINK_RX, "NVLink RX"},
-        {M_PCIE_TX, "PCIe TX"},            {M_PCIE_RX, "PCIe RX"},
-    };
-    struct detail_cursor cur = {.in = in, .y = in.y, .col = 0, .two = in.w >= 90};
-    char gpu_mark[24]; /* the same marker as the detail panel's */
-    snprintf(gpu_mark, sizeof(gpu_mark), " [GPU %d]", d->index);
-    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-        const struct metric *m = &d->m[rows[i].id];
-        /* On a full GPU the utilisation and memory rows are NVML's direct
-         * readings, not GPM's: say which. */
-        char val[48], label[32], note[160];
-        bool rate = strcmp(metric_info(rows[i].id)->unit, "B/s") == 0;
-        if (!metric_ok(m))
-            snprintf(val, sizeof(val), "N/A");
-        else if (rate)
-            tui_fmt_rate(val, sizeof(val), m);
-        else
-            tui_fmt_pct(val, sizeof(val), m, 1);
-        snprintf(label, sizeof(label), "%-18s", rows[i].label);
-        const char *scope = "";
-        if (d->kind == DEV_MIG && metric_info(rows[i].id)->gpu_wide)
-            scope = gpu_mark;
-        else if (m->scope == MSCOPE_GPU_INSTANCE)
-            scope = " [GPU instance]";
-        if (metric_ok(m))
-            snprintf(note, sizeof(note), " %s%s", metric_source_name(m->src), scope);
-        else
-            snprintf(note, sizeof(note), " %s", m->why ? m->why : "");
-        struct piece p[] = {{R_NORMAL, label}, {tui_na_or(m, R_NORMAL), val}, {R_FREE, note}};
-        detail_line(win, v, &cur, metric_ok(m), p, 3);
-    }
-}
-
-/* ---- detail ---- */
-
-/* The detail panel as lines in order of importance: what an operator
- * looks at first (stall or loss, utilisation, VRAM, temperature and power,
- * why a value is missing), then identity and the rest. A short panel shows
- * the first lines; a wide one (>= 90 columns) pairs the pairable lines. */
-struct dline {
-    struct piece p[16];
-    int n;
-    bool pair;
-    unsigned opt; /* pieces (bits by index) left out when the line is too wide */
-    bool mark;    /* the last piece is a "[GPU n]" marker: never cut */
-};
-
-struct dlines {
-    struct dline l[20];
-    int n, key;
-    char buf[4096];
-    size_t used;
-};
-
-static const char *dl_str(struct dlines *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static const char *dl_str(struct dlines *L, const char *fmt, ...)
-{
-    char *out = L->buf + L->used;
-    size_t room = sizeof(L->buf) - L->used;
-    if (room < 2)
-        return "";
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(out, room, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return "";
-    L->used += (size_t)n < room ? (size_t)n + 1 : room;
-    return out;
-}
-
-/* The strings up to a NULL, one after another: dl_str's "%s%s…" without
- * printf (a detail panel is built every frame, about thirty strings). */
-static const char *dl_cat_(struct dlines *L, ...)
-{
-    char *out = L->buf + L->used;
-    size_t room = sizeof(L->buf) - L->used, n = 0;
-    if (room < 2)
-        return "";
-    va_list ap;
-    va_start(ap, L);
-    for (const char *p; (p = va_arg(ap, const char *)) != NULL;) {
-        size_t k = strlen(p);
-        if (k > room - 1 - n)
-            k = room - 1 - n;
-        memcpy(out + n, p, k);
-        n += k;
-    }
-    va_end(ap);
-    out[n] = '\0';
-    L->used += n + 1;
-    return out;
-}
-#define dl_cat(L, ...) dl_cat_((L), __VA_ARGS__, (const char *)NULL)
-
-/* sep and s appended to last, the string dl_cat just returned (nothing
- * when last is not the newest string of L: the buffer was full). */
-static void dl_join(struct dlines *L, const char *last, const char *sep, const char *s)
-{
-    size_t n = strlen(last);
-    if (last + n + 1 != L->buf + L->used)
-        return;
-    char *end = L->buf + L->used - 1; /* last's NUL */
-    size_t room = sizeof(L->buf) - L->used;
-    const char *parts[2] = {sep, s};
-    for (int i = 0; i < 2; i++) {
-        size_t k = strlen(parts[i]);
-        if (k > room)
-            k = room;
-        memcpy(end, parts[i], k);
-        end += k;
-        room -= k;
-        L->used += k;
-    }
-    *end = '\0';
-}
-
-/* pre and v as "%.0f": dl_str's "P%.0f" without printf. */
-static const char *dl_whole(struct dlines *L, const char *pre, double v)
-{
-    char b[48];
-    if (!tui_fmt_whole(b, sizeof(b), pre, v, ""))
-        return dl_str(L, "%s%.0f", pre, v);
-    return dl_cat(L, b);
-}
-
-static struct dline *dl_add(struct dlines *L, bool pair)
-{
-    if (L->n >= (int)(sizeof(L->l) / sizeof(L->l[0])))
-        return NULL;
-    struct dline *l = &L->l[L->n++];
-    l->n = 0;
-    l->pair = pair;
-    l->opt = 0;
-    l->mark = false;
-    return l;
-}
-
-static void dp(struct dline *l, enum tui_role role, const char *s)
-{
-    if (l && l->n < (int)(sizeof(l->p) / sizeof(l->p[0])))
-        l->p[l->n++] = (struct piece){role, s};
-}
-
-/* A piece the line can do without (thresholds, unit words) when narrow. */
-static void dp_opt(struct dline *l, enum tui_role role, const char *s)
-{
-    if (l && l->n < (int)(sizeof(l->p) / sizeof(l->p[0])) && l->n < 32)
-        l->opt |= 1u << l->n;
-    dp(l, role, s);
-}
-
-/* The line's last piece: a MIG device's "[GPU n]" (or nothing). */
-static void dp_mark(struct dline *l, const char *par)
-{
-    if (!par[0])
-        return;
-    dp(l, R_FREE, par);
-    if (l)
-        l->mark = true;
-}
-
-static void dp_metric(struct dlines *L, struct dline *l, const char *label, const struct metric *m,
-                      enum tui_role role)
-{
-    char b[32];
-    dp(l, R_NORMAL, label);
-    dp(l, tui_na_or(m, role), dl_cat(L, tui_fmt_pct(b, sizeof(b), m, 0)));
-    dp(l, R_FREE, tui_src_tag(m));
-}
-
-static const char *first_reason(const struct device *d, const char **label, int *count)
-{
-    static const struct {
-        enum metric_id id;
-        const char *label;
-    } key[] = {{M_GPU_UTIL, "GPU util"}, {M_MEM_UTIL, "MemBW"}, {M_SM_UTIL, "SM util"},
-               {M_MEM_USED, "VRAM"},     {M_TEMP, "Temp"},         {M_POWER, "Power"}};
-    const char *why = NULL;
-    *count = 0;
-    for (size_t i = 0; i < sizeof(key) / sizeof(key[0]); i++) {
-        const struct metric *m = &d->m[key[i].id];
-        if (metric_ok(m) || !m->why)
-            continue;
-        if (!why) {
-            why = m->why;
-            *label = key[i].label;
-        }
-        (*count)++;
-    }
-    return why;
-}
-
-/* A threshold temperature in the view's unit, without the unit: "89". */
-static const char *temp_num(char *out, size_t len, const struct tui_view *v, const struct metric *m)
-{
-    if (!metric_ok(m))
-        snprintf(out, len, "N/A");
-    else
-        snprintf(out, len, "%.0f", v->fahrenheit ? m->value * 9.0 / 5.0 + 32.0 : m->value);
-    return out;
-}
-
-static void build_detail(struct dlines *L, const struct tui_view *v, const struct device *d)
-{
-    const struct snapshot *s = v->snap;
-    const struct tui_glyphs *g = &v->theme.g;
-    const struct metric *m = d->m;
-    bool mig = d->kind == DEV_MIG;
-    char a[64], b[64], c[64];
-    struct dline *l;
-    L->n = 0;
-    L->used = 0; /* every dl_str string of this build comes after this */
-    const char *par = mig ? dl_str(L, " [GPU %d]", d->index) : "";
-
-    if (d->stall || d->lost) {
-        l = dl_add(L, false);
-        if (d->stall)
-            dp(l, R_ALARM, d->stall);
-        else
-            dp(l, R_ALARM, dl_str(L, "GPU lost %.0f s ago: NVML_ERROR_GPU_IS_LOST (fell off the "
-                                     "bus?); identity and charts from before", d->lost_for_s));
-    }
-    /* utilisation */
-    /* MemBW: the memory controller's busy time (NVML) or DRAM bandwidth
-     * (GPM, tagged gpm): one name for both, never read as VRAM use */
-    l = dl_add(L, false);
-    dp_metric(L, l, "GPU ", &m[M_GPU_UTIL], R_NORMAL);
-    dp_metric(L, l, "  MemBW ", &m[M_MEM_UTIL], R_NORMAL);
-    dp_metric(L, l, "  SM ", &m[M_SM_UTIL], R_NORMAL);
-    dp_metric(L, l, "  Enc ", &m[M_ENC_UTIL], R_VRAM);
-    dp_metric(L, l, "  Dec ", &m[M_DEC_UTIL], R_VRAM);
-    /* VRAM */
-    struct metric vp = tui_vram_pct(d);
-    l = dl_add(L, false);
-    dp(l, R_NORMAL, "VRAM ");
-    if (metric_ok(&m[M_MEM_USED]) || metric_ok(&m[M_MEM_TOTAL]))
-        dp(l, metric_ok(&vp) ? tui_role_vram(vp.value) : R_FREE,
-           dl_cat(L, tui_fmt_bytes(a, sizeof(a), &m[M_MEM_USED]), " / ",
-                  tui_fmt_bytes(b, sizeof(b), &m[M_MEM_TOTAL]), " (", tui_fmt_pct(c, sizeof(c), &vp, 0),
-                  ")"));
-    else
-        dp(l, R_FREE, "N/A");
-    struct metric su, st;
-    if (snapshot_mig_vram_sum(s, (size_t)(d - s->devices), &su, &st)) {
-        /* NVML gives a MIG-enabled GPU's own memory only with privilege:
-         * what its instances hold, said as such */
-        dp(l, R_FREE, dl_cat(L, "  ", g->sum, " instances "));
-        dp(l, tui_role_vram(100.0 * su.value / st.value),
-           dl_cat(L, tui_fmt_bytes(a, sizeof(a), &su), " / ", tui_fmt_bytes(b, sizeof(b), &st)));
-    }
-    /* temperature and power */
-    l = dl_add(L, false);
-    bool t_ok = metric_ok(&m[M_TEMP]);
-    dp(l, R_NORMAL, "Temp ");
-    dp(l, t_ok ? tui_role_temp(m[M_TEMP].value) : R_FREE,
-       dl_cat(L, tui_fmt_temp(a, sizeof(a), v, &m[M_TEMP])));
-    if (metric_ok(&m[M_TEMP_SLOWDOWN]) || metric_ok(&m[M_TEMP_SHUTDOWN]))
-        dp_opt(l, R_FREE, dl_cat(L, " (", g->down, temp_num(a, sizeof(a), v, &m[M_TEMP_SLOWDOWN]), " ",
-                             g->cross, temp_num(b, sizeof(b), v, &m[M_TEMP_SHUTDOWN]), ")"));
-    dp(l, R_NORMAL, "  Power ");
-    dp(l, tui_na_or(&m[M_POWER], R_NORMAL), dl_cat(L, tui_fmt_num(a, sizeof(a), &m[M_POWER], 1, 0),
-                                                   metric_ok(&m[M_POWER]) ? " W" : ""));
-    dp(l, tui_na_or(&m[M_POWER_LIMIT], R_NORMAL),
-       dl_cat(L, " / ", tui_fmt_num(b, sizeof(b), &m[M_POWER_LIMIT], 1, 0),
-              metric_ok(&m[M_POWER_LIMIT]) ? " W" : ""));
-    dp_mark(l, par);
-    /* why a key value is missing: the question MIG users ask first */
-    const char *label = NULL;
-    int nwhy = 0;
-    const char *why = first_reason(d, &label, &nwhy);
-    if (why) {
-        l = dl_add(L, false);
-        dp(l, R_FREE, dl_cat(L, label, " N/A: ", why));
-        if (nwhy > 1)
-            dp(l, R_FREE, dl_str(L, " (+%d more: i)", nwhy - 1));
-    }
-    L->key = L->n;
-
-    /* identity */
-    l = dl_add(L, false);
-    dp(l, R_NORMAL, "Name ");
-    if (mig) {
-        const struct device *p = d->parent_pos >= 0 ? &s->devices[d->parent_pos] : NULL;
-        char gi[16] = "?", ci[16] = "?", pn[MIGMON_NAME_LEN + 8] = "?";
-        if (d->gi_id >= 0)
-            snprintf(gi, sizeof(gi), "%d", d->gi_id);
-        if (d->ci_id >= 0)
-            snprintf(ci, sizeof(ci), "%d", d->ci_id);
-        if (p)
-            tui_device_name(pn, sizeof(pn), p, false);
-        dp(l, R_SELECTED, dl_str(L, "MIG %s  GI %s CI %s  %d/%d slices of GPU %d %s",
-                                 d->profile[0] ? d->profile : "?", gi, ci, d->slices,
-                                 p ? p->slices_total : -1, d->index, pn));
-    } else {
-        char nm[MIGMON_NAME_LEN + 8];
-        tui_device_name(nm, sizeof(nm), d, false);
-        dp(l, R_SELECTED, dl_cat(L, nm));
-        dp(l, R_NORMAL, dl_cat(L, "  ", d->pci_bus_id[0] ? d->pci_bus_id : "bus N/A",
-                               d->mig_enabled ? "  MIG on" : ""));
-        if (d->serial[0]) /* a board without one (GeForce) says nothing */
-            dp(l, R_NORMAL, dl_cat(L, "  S/N ", d->serial));
-    }
-    l = dl_add(L, false);
-    dp(l, R_NORMAL, "UUID ");
-    if (d->uuid[0])
-        dp(l, R_NORMAL, d->uuid);
-    else
-        dp(l, R_FREE, dl_cat(L, "N/A (", d->uuid_why ? d->uuid_why : "not readable", ")"));
-    dp(l, R_NORMAL, "  Arch ");
-    dp(l, d->arch[0] ? R_NORMAL : R_FREE, d->arch[0] ? d->arch : "N/A");
-    dp(l, R_NORMAL, "  CC ");
-    if (d->cc_major >= 0)
-        dp(l, R_NORMAL, dl_str(L, "%d.%d", d->cc_major, d->cc_minor));
-    else
-        dp(l, R_FREE, "N/A");
-
-    /* the rest, two to a row on a wide panel */
-    l = dl_add(L, true);
-    dp(l, R_NORMAL, "Clk ");
-    if (!metric_ok(&m[M_CLK_GFX]) && !metric_ok(&m[M_CLK_SM]) && !metric_ok(&m[M_CLK_MEM])) {
-        dp(l, R_FREE, "N/A  "); /* not "N/A/N/A/N/A MHz" */
-    } else {
-        dp(l, R_CPU, dl_cat(L, tui_fmt_num(a, sizeof(a), &m[M_CLK_GFX], 1, 0), "/",
-                            tui_fmt_num(b, sizeof(b), &m[M_CLK_SM], 1, 0), "/",
-                            tui_fmt_num(c, sizeof(c), &m[M_CLK_MEM], 1, 0), " MHz"));
-        dp_opt(l, R_FREE, " gfx/sm/mem");
-        dp(l, R_FREE, "  ");
-    }
-    if (metric_ok(&m[M_PSTATE]))
-        dp(l, tui_role_pstate((int)m[M_PSTATE].value), dl_whole(L, "P", m[M_PSTATE].value));
-    else
-        dp(l, R_FREE, "P-state N/A");
-    dp_mark(l, par);
-    l = dl_add(L, true);
-    dp(l, R_NORMAL, "Energy ");
-    if (metric_ok(&m[M_ENERGY]))
-        dp(l, R_NORMAL, dl_cat(L, units_energy(a, sizeof(a), m[M_ENERGY].value),
-                               m[M_ENERGY].src == MSRC_CARRIED ? "*" : ""));
-    else
-        dp(l, R_FREE, "N/A");
-    dp_opt(l, R_FREE, " since driver load");
-    dp_metric(L, l, "  Fan ", &m[M_FAN], R_NORMAL);
-    dp_mark(l, par);
-    l = dl_add(L, true);
-    dp(l, R_NORMAL, "PCIe ");
-    if (!metric_ok(&m[M_PCIE_GEN]) && !metric_ok(&m[M_PCIE_WIDTH]))
-        dp(l, R_FREE, "N/A"); /* not "GenN/A xN/A" */
-    else /* "Gen4 x16", "Gen N/A x16", "Gen4 x N/A" */
-        dp(l, R_PCIE, dl_cat(L, metric_ok(&m[M_PCIE_GEN]) ? "Gen" : "Gen ",
-                             tui_fmt_num(a, sizeof(a), &m[M_PCIE_GEN], 1, 0),
-                             metric_ok(&m[M_PCIE_WIDTH]) ? " x" : " x ",
-                             tui_fmt_num(b, sizeof(b), &m[M_PCIE_WIDTH], 1, 0)));
-    dp(l, R_NORMAL, "  TX ");
-    dp(l, tui_na_or(&m[M_PCIE_TX], R_PCIE), dl_cat(L, tui_fmt_rate(a, sizeof(a), &m[M_PCIE_TX])));
-    dp(l, R_NORMAL, "  RX ");
-    dp(l, tui_na_or(&m[M_PCIE_RX], R_PCIE), dl_cat(L, tui_fmt_rate(a, sizeof(a), &m[M_PCIE_RX])));
-    dp_mark(l, par);
-    l = dl_add(L, true);
-    bool unc_bad = metric_ok(&m[M_ECC_UNCORR]) && m[M_ECC_UNCORR].value > 0;
-    dp(l, R_NORMAL, "ECC ");
-    dp(l, tui_na_or(&m[M_ECC_MODE], R_NORMAL),
-       !metric_ok(&m[M_ECC_MODE]) ? "N/A" : m[M_ECC_MODE].value ? "on" : "off");
-    dp(l, R_NORMAL, "  corrected ");
-    dp(l, tui_na_or(&m[M_ECC_CORR], R_GOOD), dl_cat(L, tui_fmt_num(a, sizeof(a), &m[M_ECC_CORR], 1, 0)));
-    dp(l, R_NORMAL, "  uncorrected ");
-    dp(l, unc_bad ? R_ALARM : tui_na_or(&m[M_ECC_UNCORR], R_GOOD),
-       dl_cat(L, tui_fmt_num(b, sizeof(b), &m[M_ECC_UNCORR], 1, 0)));
-    dp_mark(l, par);
-    l = dl_add(L, true);
-    dp(l, R_NORMAL, "Processes ");
-    dp(l, tui_na_or(&d->process_count, R_NORMAL),
-       dl_cat(L, tui_fmt_num(a, sizeof(a), &d->process_count, 1, 0)));
-    dp(l, R_NORMAL, "  Throttle ");
-    if (d->throttle_valid) {
-        /* idle is not a slowdown worth an alarm */
-        const char *words[16];
-        size_t n = units_throttle_words(d->throttle_mask & ~(uint64_t)1, words, 16);
-        const char *tb = n ? dl_cat(L, words[0]) : "none";
-        for (size_t i = 1; i < n; i++) /* appended in place: nothing came after tb */
-            dl_join(L, tb, ", ", words[i]);
-        dp(l, n ? R_ALARM : R_GOOD, tb);
-    } else {
-        dp(l, R_FREE, "N/A");
-    }
-    dp_mark(l, par); /* the GPU's clocks are slowed, not the instance's */
-}
-
-/* Rows the lines take at a panel width w. */
-static int detail_rows(const struct dlines *L, int upto, int w)
-{
-    bool two = w >= 90;
-    int rows = 0;
-    for (int i = 0; i < upto; i++) {
-        if (two && L->l[i].pair && i + 1 < upto && L->l[i + 1].pair)
-            i++;
-        rows++;
-    }
-    return rows;
-}
-
-/* One detail line in r: when it is too wide, without its optional pieces,
- * and then cut before its marker, which stays whole at the end. */
-static void draw_dline(WINDOW *win, const struct tui_view *v, struct rect r, const struct dline *l)
-{
-    struct piece p[16];
-    int n = 0, w = 0, full = 0;
-    for (int i = 0; i < l->n; i++)
-        full += l->p[i].s ? tui_text_width(l->p[i].s) : 0;
-    for (int i = 0; i < l->n; i++) {
-        if (full > r.w && i < 32 && (l->opt >> i & 1u))
-            continue;
-        p[n++] = l->p[i];
-        w += p[n - 1].s ? tui_text_width(p[n - 1].s) : 0;
-    }
-    if (w <= r.w || !l->mark || n < 2) {
-        tui_line(win, v, r, r.y, p, (size_t)n);
-        return;
-    }
-    int mw = tui_text_width(p[n - 1].s);
-    struct rect body = {r.y, r.x, 1, r.w > mw ? r.w - mw : 0};
-    tui_line(win, v, body, r.y, p, (size_t)(n - 1));
-    tui_text(win, &v->theme, r, r.y, r.x + body.w, p[n - 1].role, p[n - 1].s);
-}
-
-static void draw_detail(WINDOW *win, struct tui_view *v, const struct dlines *L)
-{
-    struct rect in = tui_box(win, &v->theme, v->lay.detail_r,
-                             v->gpm_page ? "Detail: GPM (g: back)" : "Detail", R_TITLE);
-    const struct device *d = tui_view_selected(v);
-    if (!d || in.h <= 0)
-        return;
-    if (v->gpm_page) {
-        draw_detail_gpm(win, v, in, d);
-        return;
-    }
-    bool two = in.w >= 90;
-    int half = (in.w - 2) / 2, y = in.y;
-    for (int i = 0; i < L->n && y < in.y + in.h; i++, y++) {
-        const struct dline *l = &L->l[i];
-        if (two && l->pair && i + 1 < L->n && L->l[i + 1].pair) {
-            draw_dline(win, v, (struct rect){y, in.x, 1, half}, l);
-            i++;
-            draw_dline(win, v, (struct rect){y, in.x + half + 2, 1, in.w - half - 2}, &L->l[i]);
-        } else {
-            draw_dline(win, v, (struct rect){y, in.x, 1, in.w}, l);
-        }
-    }
-    if (detail_rows(L, L->n, in.w) > in.h) /* some lines did not fit */
-        tui_text(win, &v->theme, v->lay.detail_r, v->lay.detail_r.y + v->lay.detail_r.h - 1,
-                 v->lay.detail_r.x + v->lay.detail_r.w - 14, R_FREE, " more: i, g ");
+    draw_wrapped(win, v, in, &y, R_WARN, hint);
+    draw_wrapped(win, v, in, &y, R_FREE, err);
 }
 
 /* ---- processes ---- */
@@ -915,10 +299,10 @@ static void draw_screen(WINDOW *win, struct tui_view *v)
     const struct device *d = tui_view_selected(v);
     int h, w;
     getmaxyx(win, h, w);
-    static struct dlines L; /* the UI thread's */
+    static struct tui_dlines L; /* the UI thread's */
     L.n = L.key = 0;
     if (d)
-        build_detail(&L, v, d);
+        tui_detail_build(&L, v, d);
     int lw = w >= 160 ? w / 2 : w * 2 / 5, inner = w - lw - 2;
     if (d && !v->all_procs)
         tui_view_sort_procs(v);
@@ -926,14 +310,15 @@ static void draw_screen(WINDOW *win, struct tui_view *v)
         .ncores = v->snap && v->snap->host_ok ? v->snap->host.ncores : 0,
         .cpu_id_width = 1,
         .dev_rows = (int)tui_view_rows_wanted(v),
-        .detail_key = d ? detail_rows(&L, L.key, inner) : 1,
-        .detail_full = d ? (v->gpm_page ? 16 : detail_rows(&L, L.n, inner)) : 1,
+        .detail_key = d ? tui_detail_rows(&L, L.key, inner) : 1,
+        .detail_full = d ? (v->gpm_page ? 16 : tui_detail_rows(&L, L.n, inner)) : 1,
         .proc_rows = (int)v->nrows,
     };
-    tui_plan_gpu_charts(v, lw, &v->cplan);
-    want.ncharts = v->cplan.n;
-    for (int i = 0; i < v->cplan.n; i++)
-        want.chart_fixed[i] = v->cplan.rows[i];
+    struct tui_chart_plan plan;
+    tui_plan_gpu_charts(v, lw, &plan);
+    want.ncharts = plan.n;
+    for (int i = 0; i < plan.n; i++)
+        want.chart_fixed[i] = plan.rows[i];
     if (v->snap && v->snap->host_ok)
         for (size_t i = 0; i < v->snap->host.ncores; i++) {
             int id = v->snap->host.cores[i].id, dw = 1;
@@ -953,7 +338,7 @@ static void draw_screen(WINDOW *win, struct tui_view *v)
                  TUI_MIN_H);
         struct rect all = {0, 0, h, w};
         int y = h / 2 - 1;
-        tui_draw_wrapped(win, v, all, &y, R_WARN, msg);
+        draw_wrapped(win, v, all, &y, R_WARN, msg);
         return;
     }
     draw_header(win, v);
@@ -964,13 +349,13 @@ static void draw_screen(WINDOW *win, struct tui_view *v)
         } else {
             tui_draw_devices(win, v);
             if (v->lay.detail)
-                draw_detail(win, v, &L);
+                tui_draw_detail(win, v, &L);
             draw_procs(win, v);
         }
     } else {
         draw_no_gpu(win, v);
     }
-    tui_draw_gpu_charts(win, v);
+    tui_draw_gpu_charts(win, v, &plan);
     tui_draw_host_charts(win, v);
     draw_footer(win, v);
     tui_draw_overlay(win, v);

@@ -23,8 +23,10 @@
 #include "tui/allprocs.h"
 #include "tui/overlays.h"
 #include "tui/panels.h"
+#include "tui/view.h"
 
 #include <term.h> /* setupterm: after curses.h (theme.h) */
+#include "tui/frame.h"
 #include "tui/termout.h"
 #include "tui/widgets.h"
 

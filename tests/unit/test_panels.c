@@ -1,4 +1,4 @@
-/* Unit tests for the view logic of src/tui/panels.c: selection by UUID,
+/* Unit tests for the view logic of src/tui/view.c: selection by UUID,
  * movement, mouse hit-testing and process sorting. Drawing itself is
  * covered by test_widgets.c and the tmux screen tests. */
 #include <setjmp.h>
@@ -18,6 +18,7 @@
 
 #include "history.h"
 #include "tui/fmt.h"
+#include "tui/frame.h"
 #include "tui/panels.h"
 
 static struct device devs[16];

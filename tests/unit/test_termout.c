@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tui/frame.h"
 #include "tui/termout.h"
 #include "tui/widgets.h"
 

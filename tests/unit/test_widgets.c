@@ -1,6 +1,7 @@
-/* test_widgets.c — the TUI's drawing widgets (tui/widgets.c), drawn into a
- * real curses screen (newterm() on /dev/null, xterm-256color, 60x220) and
- * read back cell by cell: glyph, colour pair and attributes.
+/* test_widgets.c — the TUI's drawing widgets (tui/widgets.c, sparkline.c,
+ * meters.c) and the frame they draw into (tui/frame.c, canvas.c), drawn
+ * into a real curses screen (newterm() on /dev/null, xterm-256color,
+ * 60x220) and read back cell by cell: glyph, colour pair and attributes.
  *
  * Every drawing test fills the screen with a sentinel first and checks that
  * nothing outside the widget's rectangle changed. */
@@ -17,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tui/frame.h"
+#include "tui/meters.h"
+#include "tui/sparkline.h"
 #include "tui/widgets.h"
 
 #define LINES_N 60

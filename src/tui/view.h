@@ -1,0 +1,161 @@
+/*
+ * view.h — the view of the interactive monitor: what the user chose
+ * (selection, folds, scroll, the process cursor, pause, popups, filter) and
+ * what the last draw computed (the device list as shown, the process rows),
+ * with the movement over them. Every pane reads it; tui.c's keys change it;
+ * panels.c's draw fills it. No curses calls and no drawing here.
+ */
+#ifndef MIGMON_TUI_VIEW_H
+#define MIGMON_TUI_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "history.h"
+#include "snapshot.h"
+#include "tui/layout.h"
+#include "tui/theme.h"
+
+enum proc_sort { PSORT_MEMORY = 0, PSORT_SM, PSORT_CPU, PSORT_PID, PSORT_COUNT };
+
+/* Rows of a process list: the selected device's, or every device's in the
+ * all-processes view (key a), which says when there were more. */
+#define TUI_PROC_ROWS_MAX 4096
+
+enum tui_modal {
+    MODAL_NONE = 0,
+    MODAL_HELP,
+    MODAL_PROC_DETAIL,  /* full command line of the selected process */
+    MODAL_KILL_CONFIRM, /* "signal PID n: t TERM  i INT  k KILL  Esc" */
+    MODAL_REASONS,      /* every N/A of the selected device with its full reason */
+};
+
+/* Collapse state of a GPU's MIG instances in the device list. */
+enum tui_fold { FOLD_AUTO = 0, FOLD_OPEN, FOLD_CLOSED };
+#define TUI_FOLD_MAX 1024 /* GPU indexes with a fold state of their own */
+
+/* Lower chart set, switched with c. */
+enum tui_charts { CHARTS_ACTIVITY = 0, CHARTS_THERMAL, CHARTS_COUNT };
+
+/*
+ * The view: what the user chose (selection, scroll, folds, pause, overlays,
+ * filter) and what the last draw computed. Owned by the UI thread alone
+ * (tui.c's loop); the sampling engine never sees it.
+ */
+struct tui_view {
+    struct tui_theme theme;
+    unsigned interval_ms;
+    const char *demo_label; /* "DEMO h200-mig" in the header, or NULL */
+    const char *debug_path; /* --debug's file, shown in the header, or NULL */
+    bool fahrenheit;        /* temperatures shown in °F (stored and coloured in °C) */
+
+    /* data, borrowed for one draw */
+    const struct snapshot *snap;
+    const struct history *hist;
+    size_t hist_age; /* chart offset: ticks recorded since the display froze */
+
+    /* selection: the UUID is the identity; sel is its position this tick */
+    char sel_uuid[MIGMON_UUID_LEN];
+    size_t sel;
+    int dev_scroll; /* first row of the device list shown */
+    /* The device list as shown: positions in snap->devices, GPUs followed
+     * by their instances unless folded. Rebuilt by every draw and by the
+     * movement functions; owned (grown, never shrunk). */
+    size_t *drow;
+    size_t ndrow, drow_cap;
+    int dev_room; /* device rows the last layout had room for; 0 unknown */
+    unsigned char fold[TUI_FOLD_MAX]; /* enum tui_fold by GPU index */
+    /* digits typed to jump to a GPU: the number so far and when */
+    int jump_num;
+    uint64_t jump_ns;
+
+    bool paused;
+    enum tui_modal modal;
+    bool proc_focus;      /* arrows move in the process list */
+    bool all_procs;       /* key a: every device's processes in one list (allprocs.h) */
+    bool gpm_page;        /* the detail panel shows every GPM metric (key g) */
+    enum tui_charts charts; /* key c */
+    size_t proc_sel;      /* row in the sorted process list */
+    enum proc_sort psort;
+    uint32_t proc_sel_pid; /* the PID the process cursor is on */
+    /* process filter (key /): rows whose command, name or user contain it */
+    char filter[64];
+    bool filter_edit;     /* typing into the filter */
+    char status[256];     /* one-line message in the footer; "" none */
+    /* The process popup: the whole command line, read from /proc when the
+     * popup opens (a snapshot keeps only its first PROC_CMD_LEN bytes);
+     * owned by the view, freed by tui_view_free_cmdline. */
+    char *full_cmd;
+    size_t full_cmd_len;
+    int cmd_scroll; /* first wrapped line shown (also the reasons popup) */
+
+    struct tui_layout lay;
+    /* filled by the draw: process rows of the selected device (for a MIG
+     * parent, of all its instances too), or in the all-processes view of
+     * every device, each process once; sorted; indexes in snap->procs.
+     * nrows_total: the all-processes view's count before the cut at
+     * TUI_PROC_ROWS_MAX. */
+    size_t nrows, nrows_total;
+    size_t rows[TUI_PROC_ROWS_MAX];
+};
+
+/* Read the selected process's whole command line into v->full_cmd (up to
+ * the kernel's limit for what /proc shows, cleaned of controls); falls back
+ * to the snapshot's shortened copy. */
+void tui_view_load_cmdline(struct tui_view *v, const char *proc_root);
+void tui_view_free_cmdline(struct tui_view *v);
+
+/* Re-find the selected device by UUID in v->snap (selection follows the
+ * device across re-enumeration; a vanished device leaves the cursor at the
+ * same position). Call after every new snapshot. */
+void tui_view_follow(struct tui_view *v);
+/* Move the selection by delta rows of the device list as shown (clamped),
+ * or select the device at position index in snap->devices. */
+void tui_view_select(struct tui_view *v, long delta);
+void tui_view_select_abs(struct tui_view *v, size_t index);
+/* The first / last row of the device list; a page up or down. */
+void tui_view_select_home(struct tui_view *v);
+void tui_view_select_end(struct tui_view *v);
+void tui_view_page(struct tui_view *v, int dir);
+/* Fold or unfold the selected GPU's instances (on an instance: its GPU's,
+ * and the GPU becomes the selection). */
+void tui_view_toggle_fold(struct tui_view *v);
+/* A digit typed: jump to GPU n (digits typed within a second add up:
+ * 1 then 2 is GPU 12 when there is one). now_ns: a monotonic clock. */
+void tui_view_jump_digit(struct tui_view *v, int digit, uint64_t now_ns);
+/* Rebuild v->drow for a list of `room` rows (0: unlimited): folded GPUs
+ * hide their instances; GPUs in FOLD_AUTO are unfolded when everything
+ * fits, else the selected device's GPU is and then the others in order
+ * while they fit. */
+void tui_view_build_rows(struct tui_view *v, int room);
+/* Device rows the list takes with nothing folded but what the user folded:
+ * the rows the layout is asked for. */
+size_t tui_view_rows_wanted(const struct tui_view *v);
+/* Device (position in snap->devices) at screen row y in the devices panel,
+ * or -1. */
+long tui_view_device_at(const struct tui_view *v, int y, int x);
+/* Sort the selected device's processes into v->rows by v->psort (in the
+ * all-processes view every device's; the selection then follows the device
+ * of the process under the cursor). */
+void tui_view_sort_procs(struct tui_view *v);
+/* Free what the view owns (the device list, the popup's command line). */
+void tui_view_free(struct tui_view *v);
+
+/* The process under the cursor of the process list, or NULL. */
+const struct gpu_process *tui_view_selected_proc(const struct tui_view *v);
+
+/* The selected device, or NULL. */
+const struct device *tui_view_selected(const struct tui_view *v);
+
+/* Row of device position i in the device list as shown (v->drow), or -1. */
+long tui_view_row_of(const struct tui_view *v, size_t i);
+/* The device tree of a snapshot, as the list shows it: the MIG instances
+ * that follow GPU g (the backend lists each GPU's instances right after
+ * it), whether device i is one of them, and the GPU (position) of device
+ * i: itself, or its parent. */
+size_t tui_dev_instances(const struct snapshot *s, size_t g);
+bool tui_dev_is_instance_of(const struct snapshot *s, size_t i, size_t g);
+size_t tui_dev_gpu_of(const struct snapshot *s, size_t i);
+
+#endif
