@@ -228,12 +228,14 @@ static void draw_reasons(WINDOW *win, struct tui_view *v)
         ADD("throttle reasons: not readable\n");
         count++;
     }
-    /* Where per-instance activity can come from on this machine. */
-    if (v->snap && v->snap->dcgm_info[0])
-        ADD("%sDCGM: %s\n", count ? "\n" : "Every value of this device was read.\n\n",
+    /* Where the missing activity could come from on this machine. */
+    bool activity_na = !metric_ok(&d->m[M_GPU_UTIL]) || !metric_ok(&d->m[M_SM_UTIL]) ||
+                       !metric_ok(&d->m[M_SM_OCCUPANCY]) || !metric_ok(&d->m[M_TENSOR_UTIL]);
+    if (v->snap && v->snap->dcgm_info[0] && activity_na)
+        ADD("\n%s%s\n", strncmp(v->snap->dcgm_info, "DCGM ", 5) ? "DCGM: " : "",
             v->snap->dcgm_info);
 #undef ADD
-    if (off == 0)
+    if (count == 0)
         snprintf(text, sizeof(text), "Every value of this device was read.");
     int bw = v->lay.w - 4, bh = v->lay.h - 4;
     if (bw < 20 || bh < 3)
