@@ -312,7 +312,8 @@ static void fmt_rate_pair(char *out, size_t len, const struct metric *tx, const 
     snprintf(out, len, "%s/%s %s", part[0], part[1], unit);
 }
 
-/* GPM's per-device activity (Hopper and later), for devices that have any. */
+/* GPM's (Hopper and later) or DCGM's per-device activity, for devices that
+ * have any; the heading names the source. */
 static void write_gpm(FILE *f, const struct snapshot *s)
 {
     static const enum metric_id cols_gpm[] = {
@@ -328,7 +329,11 @@ static void write_gpm(FILE *f, const struct snapshot *s)
         if (!any)
             continue;
         if (!header) {
-            fprintf(f, "\nGPM activity (%% of the device's own capacity)\n");
+            bool dcgm = false;
+            for (size_t j = 0; j < s->ndevices; j++)
+                dcgm = dcgm || s->devices[j].m[M_SM_OCCUPANCY].src == MSRC_DCGM ||
+                       s->devices[j].m[M_TENSOR_UTIL].src == MSRC_DCGM;
+            fprintf(f, "\n%s activity (%% of the device's own capacity)\n", dcgm ? "DCGM" : "GPM");
             fprintf(f, "%-6s %5s %6s %5s %5s %5s %5s %5s %5s %5s %*s\n", "ID", "OCC", "TENSOR",
                     "HMMA", "IMMA", "DFMA", "FP64", "FP32", "FP16", "INT", nvlink_w, "NVLINK TX/RX");
             header = true;
