@@ -72,10 +72,21 @@ jeq "--compat dcgm h200: GR_ENGINE_ACTIVE per MIG instance (GPU_I_ID, GPU_I_PROF
     '[["1","3g.71gb",0.85],["5","2g.35gb",0.205014417563635],["13","1g.18gb",0.117568741204067],["14","1g.18gb",0]]'
 jeq "--compat dcgm h200: dcgm-exporter's label names on the MIG series" "$samples" \
     "$gr"' | map(.labels | keys) | unique' \
-    '[["GPU_I_ID","GPU_I_PROFILE","Hostname","UUID","device","gpu","modelName","pci_bus_id"]]'
+    '[["DCGM_FI_DRIVER_VERSION","GPU_I_ID","GPU_I_PROFILE","Hostname","UUID","device","gpu","hostname","modelName","pci_bus_id"]]'
 jeq "--compat dcgm h200: ... and values (the parent GPU's)" "$samples" \
-    "$gr"' | map(.labels | [.gpu, .UUID, .pci_bus_id, .device, .modelName, .Hostname]) | unique' \
-    "[[\"0\",\"GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8\",\"00000000:19:00.0\",\"nvidia0\",\"NVIDIA H200\",\"$(uname -n)\"]]"
+    "$gr"' | map(.labels | [.gpu, .UUID, .pci_bus_id, .device, .modelName, .Hostname, .hostname, .DCGM_FI_DRIVER_VERSION]) | unique' \
+    "[[\"0\",\"GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8\",\"00000000:19:00.0\",\"nvidia0\",\"NVIDIA H200\",\"$(uname -n)\",\"$(uname -n)\",\"570.211.01\"]]"
+# dcgm-exporter's MIG model: the MIG-mode GPU only through its instances,
+# each with the GPU-wide values, so sums count memory once
+jeq "--compat dcgm h200: sum(FB_USED) = the instances' sum, no whole-GPU series" "$samples" \
+    'map(select(.name == "DCGM_FI_DEV_FB_USED")) | [length, (map(.value) | add), (map(select(.labels.GPU_I_ID == null)) | length)]' \
+    "[4,$(printf '%s' "$json" | jq '[.devices[] | select(.kind == "mig") | .metrics.memory_used_bytes.value / 1048576 | floor] | add'),0]"
+jeq "--compat dcgm h200: every instance has the GPU's temperature, power and clocks" "$samples" \
+    '[("DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_SM_CLOCK") as $n | map(select(.name == $n and .labels.GPU_I_ID != null)) | length]' \
+    '[4,4,4]'
+page=$(NODE_NAME=gpu-node-7 MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=h200-mig --once --format prometheus --compat dcgm)
+contains "--compat dcgm: Hostname and hostname from NODE_NAME" "$page" 'Hostname="gpu-node-7",hostname="gpu-node-7",'
+contains "NODE_NAME: migmon_ series carry node" "$page" 'model="NVIDIA H200",node="gpu-node-7",'
 # per MIG device of the JSON: [GI, GPM?, DCGM series, in 0-1, = migmon_ ratio, = JSON % / 100]
 got=$(jq -n -c --argjson p "$samples" --argjson j "$json" '
     [$j.devices[] | select(.kind == "mig") | . as $m | ($m.gpu_instance_id | tostring) as $gi |
@@ -178,7 +189,7 @@ jeq "prometheus dcgm: ... ratios in 0-1, the 3g.71gb one busy" "$r" \
     '[.data.result[] | .value[1] | tonumber | . >= 0 and . <= 1] + [.data.result[] | select(.metric.GPU_I_ID == "1") | .value[1] | tonumber > 0.5]' \
     '[true,true,true,true,true]'
 r=$(q 'DCGM_FI_DEV_FB_USED{job="h200dcgm"}')
-jeq "prometheus dcgm: FB_USED for the GPU and each MIG instance" "$r" '.data.result | length' 5
+jeq "prometheus dcgm: FB_USED for each MIG instance (the MIG GPU only through them)" "$r" '.data.result | length' 4
 jeq "prometheus dcgm: FB_USED of MIG 3g.71gb in MiB" "$r" \
     '.data.result[] | select(.metric.GPU_I_ID == "1") | .value[1] | tonumber | floor' 42535
 jeq "prometheus dcgm: no DCGM series from the exporters without --compat" \
