@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "profiles.h"
+#include "scenario_dcgm.h"
 #include "valfn.h"
 
 #define SIM_MAX_GPUS 1024     /* the scaling benchmark goes to 1,000 */
@@ -192,6 +193,7 @@ struct sim_scenario {
     struct sim_proc *procs;
     int n_faults;
     struct sim_fault faults[SIM_MAX_FAULTS];
+    struct sim_dcgm dcgm; /* [dcgm]: read only by the simulated libdcgm */
 };
 
 /*
