@@ -461,8 +461,8 @@ struct metric dcgm_metric(const struct dcgm_view *v, enum dcgm_metric k)
     case DCGM_ST_OK: break;
     case DCGM_VALUE_BLANK: return metric_none(WHY_BLANK);
     case DCGM_VALUE_UNWATCHED: return metric_none(WHY_MULTI_PASS);
-    case DCGM_ST_NOT_SUPPORTED:
-    case DCGM_ST_NO_DATA: return metric_none(WHY_NOT_HERE);
+    case DCGM_ST_NO_DATA: return metric_none(WHY_BLANK);
+    case DCGM_ST_NOT_SUPPORTED: return metric_none(WHY_NOT_HERE);
     default: return metric_none(WHY_VALUE_ERR);
     }
     double x = v->v[k];
