@@ -340,6 +340,20 @@ void dcgm_client_settle(struct dcgm_client *c, unsigned timeout_ms)
     dcgm_client_poll(c);
 }
 
+void dcgm_client_wait_state(struct dcgm_client *c, unsigned timeout_ms)
+{
+    if (!c)
+        return;
+    uint64_t deadline = clock_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
+    while (c->hs == HS_RUNNING && !c->have_state) {
+        uint64_t now = clock_mono_ns();
+        if (now >= deadline)
+            break;
+        helper_proc_wait(&c->hp, (int)((deadline - now) / 1000000ull) + 1);
+        dcgm_client_poll(c);
+    }
+}
+
 void dcgm_client_close(struct dcgm_client *c)
 {
     if (!c)

@@ -713,6 +713,8 @@ int dcgm_helper_main(int argc, char **argv)
         send_state(d, DCGM_STATE_NOT_INSTALLED, DCGM_CALL_LOAD, lrc, false, detail);
         send_done();
     } else {
+        /* Installed: said at once, before any connect can take its time. */
+        send_state(d, DCGM_STATE_STARTING, DCGM_CALL_LOAD, DCGM_ST_OK, false, NULL);
         int rc = d->f.init();
         if (rc != DCGM_ST_OK) {
             send_state(d, DCGM_STATE_FAILED, DCGM_CALL_LOAD, rc, false, "dcgmInit");

@@ -241,6 +241,9 @@ static void gpm_start(struct nvml_root *r)
         .interval_ms = r->o.interval_ms,
     };
     r->dcgm = dcgm_client_open(&dco);
+    /* Whether DCGM is there at all is known within milliseconds; the first
+     * snapshot says it (a slow connect is not waited for). */
+    dcgm_client_wait_state(r->dcgm, 150);
 }
 
 static void root_settle(void *p, unsigned timeout_ms)
