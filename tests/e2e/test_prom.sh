@@ -17,6 +17,11 @@ for tool in promtool prometheus curl; do
 done
 PR="$MIGMON_SRC/tests/fixtures/proc/gpu-host"
 DASH="$MIGMON_SRC/contrib/grafana/mig-gpu-mon.json"
+# provisioned from a file or a ConfigMap, the dashboard must resolve its
+# data source itself: a datasource variable, no import-time input
+jeq "dashboard: a datasource variable, used by every query" "$(cat "$DASH")" \
+    '[(.templating.list[0] | .type, .name), (.__inputs == null), ([.. | objects | select(has("datasource") and (.datasource | type) == "object") | .datasource.uid] | unique)]' \
+    '["datasource","datasource",true,["${datasource}"]]'
 PROM_PIDS=()
 
 now_ns() { date +%s%N; }
