@@ -425,7 +425,8 @@ int prom_render(struct prom_buf *b, const struct snapshot *s, const struct prom_
     if (c.oom)
         return -ENOMEM;
     write_exporter(&c);
-    write_host(&c);
+    if (!o || !o->no_host)
+        write_host(&c);
     write_identity(&c);
     write_metrics(&c);
     if (o && o->processes)

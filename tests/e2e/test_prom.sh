@@ -51,6 +51,12 @@ page=$(mon h200-mig.ini --once --format prometheus)
 contains "--once prometheus: a MIG ratio from GPM" "$page" \
     'migmon_mig_utilization_ratio{gpu="0",uuid="GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8",pci_bus_id="00000000:19:00.0",model="NVIDIA H200",gpu_instance_id="1",compute_instance_id="0",mig_profile="3g.71gb",mig_uuid="MIG-760076c7-d3b3-392a-4dba-0e98392dab98",source="gpm"} 0.'
 case "$page" in *DCGM_FI_*) bad "--once prometheus without --compat has DCGM series" ;; *) ok ;; esac
+eq "--no-host: no host series" "$(mon h200-mig.ini --once --format prometheus --no-host | grep -c '^migmon_host_')" 0
+eq "--no-host: the device series stay" "$(mon h200-mig.ini --once --format prometheus --no-host | grep -c '^migmon_mig_utilization_ratio{')" 4
+[ "$(printf '%s\n' "$page" | grep -c '^migmon_host_')" -gt 10 ] && ok || bad "without --no-host: host series expected"
+err=$(mon h200-mig.ini --once --format json --no-host 2>&1); rc=$?
+eq "--no-host with json: exit 2" "$rc" 2
+contains "--no-host with json: says what it needs" "$err" "--no-host needs export or --once --format prometheus"
 case "$page" in *migmon_process_*) bad "--once prometheus without --export-processes has process series" ;; *) ok ;; esac
 page=$(mon dgx-a100-8x7.ini --once --format prometheus --compat dcgm)
 contains "--compat dcgm: MIG framebuffer in MiB with dcgm's labels" "$page" 'DCGM_FI_DEV_FB_USED{gpu="0",UUID="GPU-'
