@@ -156,5 +156,26 @@ if command -v tmux >/dev/null; then
     [ $(((t1 - t0) / 1000000)) -lt 1000 ] && ok || bad "dcgm hang: q took $(((t1 - t0) / 1000000)) ms"
     for ((i = 0; i < 40 && $(dcgm_helpers) > 0; i++)); do sleep 0.05; done
     eq "dcgm hang: no helper left behind" "$(dcgm_helpers)" 0
+    # The DGX with DCGM at 120x40: every MIG row has its activity (a stored
+    # screen of the device list: the charts' history depends on when the
+    # helper's first values came)
+    P=$(tui_proc dcgmdgx two-core)
+    tui_start dcgmdgx 120 40 1 MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/dgx-a100-8x7.ini" MIGMON_SIM_TIME=1000 -- \
+        --nvml-path "$MIGMON_SIM_LIB" --dcgm-lib "$DCGM_LIB" --proc-root "$P"
+    for ((i = 0; i < 40; i++)); do
+        tui_tick dcgmdgx
+        case "$(tui_capture dcgmdgx)" in *"MIG 1 1g.10gb"*%*dcgm*) break ;; esac
+        sleep 0.1
+    done
+    tui_cpu_step dcgmdgx
+    rows=$(tui_capture dcgmdgx | LC_ALL=C.UTF-8 grep -oE '[▾▸] GPU [0-9].*|[├└] MIG [0-9].*')
+    want="$MIGMON_SRC/tests/e2e/screens/dcgm-dgx-120x40-devices.txt"
+    [ "${MIGMON_UPDATE_SCREENS:-}" = 1 ] && printf '%s\n' "$rows" >"$want"
+    if [ -f "$want" ] && [ "$rows" = "$(cat "$want")" ]; then ok; else
+        bad "dcgm dgx 120x40: device list differs from $want:
+$(diff "$want" <(printf '%s\n' "$rows") | head -20)"
+    fi
+    contains "dcgm dgx 120x40: the detail marks DCGM's values" "$(tui_capture dcgmdgx)" "dcgm"
+    tui_quit dcgmdgx q >/dev/null
     tui_kill_all
 fi
