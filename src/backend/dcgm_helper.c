@@ -348,7 +348,7 @@ static int gpu_uuids(struct dh *d, const unsigned *ids, int n, char (*uuid)[DCGM
         for (int k = 0; k < n; k++) {
             if (v[i].entityGroupId == DCGM_FE_GPU && v[i].entityId == ids[k]) {
                 v[i].value.str[DCGM_MAX_STR_LENGTH - 1] = '\0';
-                snprintf(uuid[k], DCGM_UUID_LEN, "%s", v[i].value.str);
+                snprintf(uuid[k], DCGM_UUID_LEN, "%.*s", DCGM_UUID_LEN - 1, v[i].value.str);
             }
         }
     }
