@@ -556,7 +556,8 @@ int main(int argc, char **argv)
             double alone = res_median(by, ok, offsetof(struct result, cpu_us_per_tick), NULL, NULL);
             double rmain = res_median(by, ok, offsetof(struct result, rss_main_kb), NULL, NULL);
             double rhelp = res_median(by, ok, offsetof(struct result, rss_helpers_kb), NULL, NULL);
-            double bytes = res_median(by, ok, offsetof(struct result, bytes_per_tick), NULL, NULL);
+            double blo, bhi;
+            double bytes = res_median(by, ok, offsetof(struct result, bytes_per_tick), &blo, &bhi);
             double wk = res_median(by, ok, offsetof(struct result, wakeups_per_tick), NULL, NULL);
             static struct result rss_sum[RUNS_MAX];
             for (int r = 0; r < ok; r++)
@@ -579,7 +580,7 @@ int main(int argc, char **argv)
             printf("\n    RSS kB       %7.0f = main %.0f + helpers %.0f", rss, rmain, rhelp);
             if (nok > 0)
                 printf(" | nvtop %7.0f | ours/nvtop %.2f", nrss, rss / nrss);
-            printf("\n    bytes/tick   %7.0f", bytes);
+            printf("\n    bytes/tick   %7.0f (%.0f..%.0f)", bytes, blo, bhi);
             if (nok > 0)
                 printf(" | nvtop %7.0f | ours/nvtop %.2f", nbytes,
                        nbytes > 0 ? bytes / nbytes : 0.0);
