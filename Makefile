@@ -275,9 +275,9 @@ $(BUILD)/bench_prom: bench/bench_prom.c $(BUILD)/libmigmon.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) $(LIBS)
 $(BUILD)/bench_procinfo: bench/bench_procinfo.c $(BUILD)/libmigmon.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) $(LIBS)
-$(BUILD)/bench_tui: bench/bench_tui.c
+$(BUILD)/bench_tui: bench/bench_tui.c bench/proctree.c bench/proctree.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(LDFLAGS_ALL) -lutil
+	$(CC) $(CFLAGS_ALL) -o $@ bench/bench_tui.c bench/proctree.c $(LDFLAGS_ALL) -lutil
 .PHONY: bench
 bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(BUILD)/bench_engine $(BUILD)/bench_scale \
 		$(BUILD)/bench_tui $(BUILD)/bench_prom $(BUILD)/bench_procinfo $(SIM_ALL)

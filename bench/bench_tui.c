@@ -1,54 +1,78 @@
 /*
- * bench_tui — what the interactive monitor costs a machine, whole process.
+ * bench_tui — what the interactive monitor costs a machine, whole process
+ * tree.
  *
  *   build/bench_tui BINARY [SECONDS] [SCENARIO...]
  *
  * Runs BINARY --demo=SCENARIO -i 100 in a pseudo-terminal (TERM
  * xterm-256color, C.UTF-8) of 200x60, 120x40 and 80x24, reads everything it
  * writes to the terminal as a terminal would, lets it warm up for 2 s, then
- * measures SECONDS (default 10): the process's CPU time (every thread, from
- * its CPU-time clock) per tick, and the bytes written to the terminal per
- * tick, a tick being one 100 ms interval of wall time (the monitor draws one
- * frame per sample). Then it sends 'q' and reaps the monitor. Each figure is
- * the median of 3 runs. Default scenarios: a100-sxm4-80gb and dgx-a100-8x7.
+ * measures SECONDS (default 10), a tick being one 100 ms interval of wall
+ * time (the monitor draws one frame per sample). Then it sends 'q' and reaps
+ * the monitor. Each figure is the median of 3 runs. Default scenarios:
+ * a100-sxm4-80gb and dgx-a100-8x7.
  *
- * The simulator stands in for the driver and runs inside the monitor, so
- * its cost is included; the GPM helper, where a scenario starts one, is a
- * separate process and is not.
+ * CPU, the headline figure ("tree"): the monitor and every process under it
+ * (its helpers: this binary run as --gpm-helper, --dcgm-helper). The tree is
+ * found from each thread's /proc/PID/task/TID/children (a helper is the
+ * child of whichever thread forked it), or, on a kernel without that file,
+ * by a scan of /proc for parent links; it is read at the window's start,
+ * every 500 ms in it and at its end. Each process's CPU is its CPU-time
+ * clock (clock_getcpuclockid: utime + stime of every thread, those that
+ * exited included, in ns; /proc/PID/stat gives the same sum in 10 ms
+ * clock ticks, too coarse against a window's 40-60 ms), keyed by PID and
+ * start time so a reused PID is another process. A process counts its last
+ * reading minus its first; one that started in the window counts from 0
+ * (a new process's clock starts there), one that ended counts up to its
+ * last reading (at most 500 ms of its use is lost; one that lived less than
+ * that between two readings is not seen). "monitor alone" is the monitor's
+ * process by itself. nvtop (no helpers) is measured by the same code.
+ *
+ * RSS: VmRSS (/proc/PID/status, kB) at the window's end, of the monitor
+ * ("main") and of the processes under it alive then ("helpers", summed).
+ * A sum of VmRSS counts pages the processes share (the binary, libc) once
+ * per process.
+ *
+ * Bytes: what was read from the terminal per tick. Threads woken: the
+ * voluntary context switches of every thread in the tree
+ * (/proc/PID/task/TID/status), a thread that blocks and is woken again
+ * being one.
+ *
+ * The simulator stands in for the driver and runs inside the monitor (and
+ * inside the GPM helper), so its cost is included.
  *
  * With BENCH_NVTOP (the path of an nvtop binary), MIGMON_SIM_LIB (the
  * simulator's libnvidia-ml.so.1) and MIGMON_SIM_SCENARIOS (the scenario
  * directory) set, nvtop -d 1 (10 refreshes a second) runs on the same
  * simulator, in the same terminal sizes, its runs interleaved with ours, and
- * each line also gives nvtop's median and the ratio: the machine's speed
- * changes from minute to minute, the ratio much less.
+ * each figure also gives nvtop's median and ours / nvtop: the machine's
+ * speed changes from minute to minute, the ratio much less.
  *
  * With BENCH_BASE (the path of another build of mig-gpu-mon, e.g. a clone of
  * an older commit, whose --demo finds its own simulator as usual), that
- * build's runs are interleaved with ours as well and each line gives its
- * median and ours / base: a before/after comparison in the same minutes.
- * BENCH_RUNS (1..15, default 3) sets the runs per figure and BENCH_SIZES
- * the terminal sizes ("200x60,80x24"; default 200x60, 120x40 and 80x24).
+ * build's runs are interleaved with ours as well and a line gives its
+ * tree median and ours / base: a before/after comparison in the same
+ * minutes. BENCH_RUNS (1..15, default 3) sets the runs per figure and
+ * BENCH_SIZES the terminal sizes ("200x60,80x24"; default 200x60, 120x40
+ * and 80x24).
  *
- * Each line also gives the threads woken per tick: the voluntary context
- * switches of every thread of the process (/proc/PID/task/TID/status), a
- * thread that blocks and is woken again being one. A second line splits
- * the monitor's CPU and wake-ups by thread name (the front end is
- * mig-gpu-mon, then migmon-engine, migmon-system, migmon-watchdog and the
- * GPUs' own migmon-gpuN together), from /proc/PID/task/TID/schedstat and
- * status, the mean of the runs.
+ * A last line splits the monitor's CPU and wake-ups by thread name (the
+ * front end is mig-gpu-mon, then migmon-engine, migmon-system,
+ * migmon-watchdog and the GPUs' own migmon-gpuN together; from
+ * /proc/PID/task/TID/schedstat and status), then the processes under it by
+ * mode, the mean of the runs.
  *
  * First it prints what one wake-up of an idle thread costs this machine
  * (a thread sleeping to a 100 ms grid, its CPU time per wake): the floor
  * under every thread the monitor or nvtop wakes each tick.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,19 +82,28 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proctree.h"
+
 #define RUNS_MAX 15
 #define WARMUP_MS 2000
 #define INTERVAL_MS 100
 
 #define NAMES_MAX 8
+#define HELPERS_MAX 4
 
 struct result {
-    double cpu_us_per_tick;
+    double tree_us_per_tick; /* the monitor and every process under it */
+    double cpu_us_per_tick;  /* the monitor's process alone */
     double bytes_per_tick;
-    double wakeups_per_tick;  /* every thread's voluntary context switches */
-    char name[NAMES_MAX][16]; /* threads by name; "" unused */
+    double wakeups_per_tick;  /* every thread's voluntary context switches, the tree's */
+    double rss_main_kb;       /* VmRSS at the end of the window */
+    double rss_helpers_kb;    /* the processes under it alive then, summed */
+    char name[NAMES_MAX][16]; /* the monitor's threads by name; "" unused */
     double name_us[NAMES_MAX];
-    double name_wk[NAMES_MAX]; /* wake-ups per tick by name */
+    double name_wk[NAMES_MAX];    /* wake-ups per tick by name */
+    char helper[HELPERS_MAX][16]; /* the processes under it by label; "" unused */
+    double helper_us[HELPERS_MAX];
+    double helper_wk[HELPERS_MAX];
 };
 
 struct task_cpu {
@@ -82,39 +115,14 @@ struct task_cpu {
 
 #define TASKS_MAX 256
 
-/* A thread's voluntary context switches (its status file): a thread that
- * blocks, in poll, a futex or a sleep, switches out voluntarily once and is
- * woken once, so their count is the wake-ups it cost. */
-static uint64_t task_wakes(pid_t pid, long tid)
-{
-    char f[96], line[128];
-    snprintf(f, sizeof(f), "/proc/%d/task/%ld/status", (int)pid, tid);
-    FILE *st = fopen(f, "r");
-    if (!st)
-        return 0;
-    unsigned long long n = 0;
-    while (fgets(line, sizeof(line), st))
-        if (sscanf(line, "voluntary_ctxt_switches: %llu", &n) == 1)
-            break;
-    fclose(st);
-    return n;
-}
-
 /* Every thread of pid: its id, its name (the GPUs' threads under one name),
  * the CPU time it has run (schedstat's first field, ns) and its wake-ups. */
 static size_t tasks_read(pid_t pid, struct task_cpu *t)
 {
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-    DIR *d = opendir(path);
-    if (!d)
-        return 0;
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < TASKS_MAX) {
-        long tid = atol(e->d_name);
-        if (tid <= 0)
-            continue;
+    static long tids[TASKS_MAX];
+    size_t nt = proctree_tids(pid, tids, TASKS_MAX), n = 0;
+    for (size_t i = 0; i < nt; i++) {
+        long tid = tids[i];
         char f[96], buf[64];
         snprintf(f, sizeof(f), "/proc/%d/task/%ld/comm", (int)pid, tid);
         FILE *c = fopen(f, "r");
@@ -139,10 +147,9 @@ static size_t tasks_read(pid_t pid, struct task_cpu *t)
         t[n].tid = tid;
         snprintf(t[n].name, sizeof(t[n].name), "%.15s", buf);
         t[n].ns = ns;
-        t[n].wakes = task_wakes(pid, tid);
+        t[n].wakes = proctree_task_wakes(pid, tid);
         n++;
     }
-    closedir(d);
     return n;
 }
 
@@ -173,6 +180,44 @@ static void tasks_split(const struct task_cpu *a, size_t na, const struct task_c
         snprintf(out->name[k], sizeof(out->name[k]), "%s", b[i].name);
         out->name_us[k] += (double)(b[i].ns - before) / 1e3 / ticks;
         out->name_wk[k] += wk;
+    }
+}
+
+/* How often the tree is read during a window: a helper that starts in the
+ * window is first seen then, one that ends is last read then. */
+#define TREE_POLL_MS 500
+
+/* The tree's figures from one window's ledger into out: the root's own
+ * thread split is tasks_split's; the processes under it are summed by label. */
+static void acct_result(const struct proctree_ledger *a, pid_t root, double ticks,
+                        struct result *out)
+{
+    memset(out->helper, 0, sizeof(out->helper));
+    memset(out->helper_us, 0, sizeof(out->helper_us));
+    memset(out->helper_wk, 0, sizeof(out->helper_wk));
+    out->tree_us_per_tick = 0;
+    out->rss_main_kb = out->rss_helpers_kb = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        const struct proctree_entry *p = &a->p[i];
+        double us =
+            p->last_ns >= p->first_ns ? (double)(p->last_ns - p->first_ns) / 1e3 / ticks : 0;
+        double wk = p->last_wk >= p->first_wk ? (double)(p->last_wk - p->first_wk) / ticks : 0;
+        out->tree_us_per_tick += us;
+        if (p->pid == root) {
+            out->rss_main_kb = p->rss_kb > 0 ? (double)p->rss_kb : 0;
+            continue;
+        }
+        if (p->rss_kb > 0)
+            out->rss_helpers_kb += (double)p->rss_kb;
+        out->wakeups_per_tick += wk;
+        int k = 0;
+        while (k < HELPERS_MAX && out->helper[k][0] && strcmp(out->helper[k], p->label) != 0)
+            k++;
+        if (k == HELPERS_MAX)
+            continue;
+        snprintf(out->helper[k], sizeof(out->helper[k]), "%s", p->label);
+        out->helper_us[k] += us;
+        out->helper_wk[k] += wk;
     }
 }
 
@@ -282,6 +327,59 @@ static double wake_floor_us(void)
     return median(round, 3);
 }
 
+/* The median over n results of one double field (its offsetof); lo and
+ * hi, where given, get the range. */
+static double res_median(const struct result *r, int n, size_t off, double *lo, double *hi)
+{
+    double v[RUNS_MAX];
+    for (int i = 0; i < n; i++)
+        memcpy(&v[i], (const char *)&r[i] + off, sizeof(v[i]));
+    double m = median(v, n);
+    if (lo)
+        *lo = v[0];
+    if (hi)
+        *hi = v[n - 1];
+    return m;
+}
+
+/* One name's mean over the runs, us and wake-ups per tick. */
+static void split_mean(const struct result *by, int n, bool helper, const char *name, double *us,
+                       double *wk)
+{
+    *us = *wk = 0;
+    for (int r = 0; r < n; r++) {
+        int max = helper ? HELPERS_MAX : NAMES_MAX;
+        for (int j = 0; j < max; j++) {
+            const char *nm = helper ? by[r].helper[j] : by[r].name[j];
+            if (strcmp(nm, name) == 0) {
+                *us += helper ? by[r].helper_us[j] : by[r].name_us[j];
+                *wk += helper ? by[r].helper_wk[j] : by[r].name_wk[j];
+            }
+        }
+    }
+    *us /= n;
+    *wk /= n;
+}
+
+/* The monitor's CPU and wake-ups by thread name, then by helper process. */
+static void print_split(const struct result *by, int n)
+{
+    printf("\n    by thread (us/tick and woken/tick, mean of %d):", n);
+    for (int k = 0; k < NAMES_MAX && by[0].name[k][0]; k++) {
+        double us, wk;
+        split_mean(by, n, false, by[0].name[k], &us, &wk);
+        printf(" %s %.0f/%.1f", by[0].name[k], us, wk);
+    }
+    if (by[0].helper[0][0])
+        printf("; processes under it:");
+    for (int k = 0; k < HELPERS_MAX && by[0].helper[k][0]; k++) {
+        double us, wk;
+        split_mean(by, n, true, by[0].helper[k], &us, &wk);
+        printf(" %s %.0f/%.1f", by[0].helper[k], us, wk);
+    }
+    printf("\n");
+}
+
 static int run_once(const char *bin, const char *scenario, int cols, int rows, int seconds,
                     bool nvtop, struct result *out)
 {
@@ -325,11 +423,31 @@ static int run_once(const char *bin, const char *scenario, int cols, int rows, i
         goto out;
     }
     static struct task_cpu ta[TASKS_MAX], tb[TASKS_MAX];
+    static struct proctree obs;
+    static struct proctree_ledger acct;
+    proctree_read(pid, false, &obs);
+    proctree_fold(&acct, &obs, true);
     size_t na = tasks_read(pid, ta);
     uint64_t c0 = now_ns(cpu), w0 = now_ns(CLOCK_MONOTONIC);
-    long long bytes = drain_until(master, w0 + (uint64_t)seconds * 1000000000u);
+    uint64_t end = w0 + (uint64_t)seconds * 1000000000u;
+    long long bytes = 0;
+    for (;;) {
+        uint64_t next = now_ns(CLOCK_MONOTONIC) + (uint64_t)TREE_POLL_MS * 1000000u;
+        long long n = drain_until(master, next < end ? next : end);
+        if (n < 0) {
+            bytes = -1;
+            break;
+        }
+        bytes += n;
+        if (next >= end)
+            break;
+        proctree_read(pid, false, &obs);
+        proctree_fold(&acct, &obs, false);
+    }
     uint64_t c1 = now_ns(cpu), w1 = now_ns(CLOCK_MONOTONIC);
     size_t nb = tasks_read(pid, tb);
+    proctree_read(pid, true, &obs);
+    proctree_fold(&acct, &obs, false);
     if (bytes < 0 || c1 < c0) {
         fprintf(stderr, "bench_tui: the monitor exited while measured (%s)\n", scenario);
         goto out;
@@ -338,6 +456,7 @@ static int run_once(const char *bin, const char *scenario, int cols, int rows, i
     out->cpu_us_per_tick = (double)(c1 - c0) / 1e3 / ticks;
     out->bytes_per_tick = (double)bytes / ticks;
     tasks_split(ta, na, tb, nb, ticks, out);
+    acct_result(&acct, pid, ticks, out);
     rc = 0;
 out:
     if (write(master, "q", 1) != 1)
@@ -414,65 +533,70 @@ int main(int argc, char **argv)
     int failed = 0;
     for (int s = 0; s < nscen; s++) {
         for (int z = 0; z < nsizes; z++) {
-            double cpu[RUNS_MAX], bytes[RUNS_MAX], ncpu[RUNS_MAX], bcpu[RUNS_MAX];
-            double wk[RUNS_MAX], nwk[RUNS_MAX], bwk[RUNS_MAX];
-            static struct result by[RUNS_MAX];
+            static struct result by[RUNS_MAX], nv[RUNS_MAX], bs[RUNS_MAX];
             int ok = 0, nok = 0, bok = 0;
             for (int r = 0; r < runs; r++) {
-                struct result res;
-                if (cmp && run_once(bin, scen[s], sizes[z][0], sizes[z][1], seconds, true,
-                                    &res) == 0) {
-                    nwk[nok] = res.wakeups_per_tick;
-                    ncpu[nok++] = res.cpu_us_per_tick;
-                }
+                if (cmp &&
+                    run_once(bin, scen[s], sizes[z][0], sizes[z][1], seconds, true, &nv[nok]) == 0)
+                    nok++;
                 if (base && run_once(base, scen[s], sizes[z][0], sizes[z][1], seconds, false,
-                                     &res) == 0) {
-                    bwk[bok] = res.wakeups_per_tick;
-                    bcpu[bok++] = res.cpu_us_per_tick;
-                }
-                if (run_once(bin, scen[s], sizes[z][0], sizes[z][1], seconds, false, &res) != 0)
-                    continue;
-                cpu[ok] = res.cpu_us_per_tick;
-                bytes[ok] = res.bytes_per_tick;
-                wk[ok] = res.wakeups_per_tick;
-                by[ok] = res;
-                ok++;
+                                     &bs[bok]) == 0)
+                    bok++;
+                if (run_once(bin, scen[s], sizes[z][0], sizes[z][1], seconds, false, &by[ok]) == 0)
+                    ok++;
             }
+            printf("  %-16s %3dx%-3d", scen[s], sizes[z][0], sizes[z][1]);
             if (ok == 0) {
-                printf("  %-16s %3dx%-3d failed\n", scen[s], sizes[z][0], sizes[z][1]);
+                printf(" failed\n");
                 failed = 1;
                 continue;
             }
-            double mine = median(cpu, ok);
-            printf("  %-16s %3dx%-3d CPU per tick: median %7.1f us (%.1f..%.1f); "
-                   "to the terminal: %7.0f bytes/tick",
-                   scen[s], sizes[z][0], sizes[z][1], mine, cpu[0], cpu[ok - 1],
-                   median(bytes, ok));
-            printf("; wake-ups/tick %.1f", median(wk, ok));
+            double lo, hi;
+            double tree = res_median(by, ok, offsetof(struct result, tree_us_per_tick), &lo, &hi);
+            double alone = res_median(by, ok, offsetof(struct result, cpu_us_per_tick), NULL, NULL);
+            double rmain = res_median(by, ok, offsetof(struct result, rss_main_kb), NULL, NULL);
+            double rhelp = res_median(by, ok, offsetof(struct result, rss_helpers_kb), NULL, NULL);
+            double blo, bhi;
+            double bytes = res_median(by, ok, offsetof(struct result, bytes_per_tick), &blo, &bhi);
+            double wk = res_median(by, ok, offsetof(struct result, wakeups_per_tick), NULL, NULL);
+            static struct result rss_sum[RUNS_MAX];
+            for (int r = 0; r < ok; r++)
+                rss_sum[r].rss_main_kb = by[r].rss_main_kb + by[r].rss_helpers_kb;
+            double rss = res_median(rss_sum, ok, offsetof(struct result, rss_main_kb), NULL, NULL);
+            printf("\n    CPU us/tick  tree %7.1f (%.1f..%.1f), monitor alone %.1f", tree, lo, hi,
+                   alone);
+            double ntree = 0, nrss = 0, nbytes = 0, nwk = 0;
+            if (nok > 0) {
+                ntree = res_median(nv, nok, offsetof(struct result, tree_us_per_tick), &lo, &hi);
+                nrss = res_median(nv, nok, offsetof(struct result, rss_main_kb), NULL, NULL) +
+                       res_median(nv, nok, offsetof(struct result, rss_helpers_kb), NULL, NULL);
+                nbytes = res_median(nv, nok, offsetof(struct result, bytes_per_tick), NULL, NULL);
+                nwk = res_median(nv, nok, offsetof(struct result, wakeups_per_tick), NULL, NULL);
+                printf(" | nvtop %7.1f (%.1f..%.1f) | ours/nvtop %.2f", ntree, lo, hi,
+                       tree / ntree);
+            } else if (cmp) {
+                printf(" | nvtop failed");
+            }
+            printf("\n    RSS kB       %7.0f = main %.0f + helpers %.0f", rss, rmain, rhelp);
             if (nok > 0)
-                printf("; nvtop %7.1f us, ratio %.2f, wake-ups/tick %.1f", median(ncpu, nok),
-                       mine / median(ncpu, nok), median(nwk, nok));
-            else if (cmp)
-                printf("; nvtop failed");
+                printf(" | nvtop %7.0f | ours/nvtop %.2f", nrss, rss / nrss);
+            printf("\n    bytes/tick   %7.0f (%.0f..%.0f)", bytes, blo, bhi);
+            if (nok > 0)
+                printf(" | nvtop %7.0f | ours/nvtop %.2f", nbytes,
+                       nbytes > 0 ? bytes / nbytes : 0.0);
+            printf("\n    woken/tick   %7.1f", wk);
+            if (nok > 0)
+                printf(" | nvtop %7.1f", nwk);
             if (bok > 0) {
-                double b = median(bcpu, bok);
-                printf("; base %7.1f us (%.1f..%.1f), ours/base %.2f, base wake-ups/tick %.1f", b,
-                       bcpu[0], bcpu[bok - 1], mine / b, median(bwk, bok));
+                double b = res_median(bs, bok, offsetof(struct result, tree_us_per_tick), &lo, &hi);
+                printf("\n    base         tree %7.1f us/tick (%.1f..%.1f), ours/base %.2f, "
+                       "woken/tick %.1f",
+                       b, lo, hi, tree / b,
+                       res_median(bs, bok, offsetof(struct result, wakeups_per_tick), NULL, NULL));
             } else if (base) {
-                printf("; base failed");
+                printf("\n    base failed");
             }
-            printf("\n    by thread (us/tick and wake-ups/tick, mean of %d):", ok);
-            for (int k = 0; k < NAMES_MAX && by[0].name[k][0]; k++) {
-                double sum = 0, wsum = 0;
-                for (int r = 0; r < ok; r++)
-                    for (int j = 0; j < NAMES_MAX; j++)
-                        if (strcmp(by[r].name[j], by[0].name[k]) == 0) {
-                            sum += by[r].name_us[j];
-                            wsum += by[r].name_wk[j];
-                        }
-                printf(" %s %.0f/%.1f", by[0].name[k], sum / ok, wsum / ok);
-            }
-            printf("\n");
+            print_split(by, ok);
             fflush(stdout);
         }
     }
