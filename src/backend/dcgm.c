@@ -37,6 +37,9 @@ static const char *const WHY_NO_ENGINE_OTHER =
     "no nv-hostengine answered, and another DCGM engine runs here that may hold the profiling "
     "module: give its address with --dcgm ADDR";
 static const char *const WHY_NO_ENGINE_ADDR = "the nv-hostengine given with --dcgm does not answer";
+static const char *const WHY_NO_ENGINE_GPM =
+    "no nv-hostengine answered, and no embedded DCGM engine is started where every GPU has GPM "
+    "(Hopper or later)";
 static const char *const WHY_REQUIRES_ROOT =
     "DCGM answered REQUIRES_ROOT: profiling fields and MIG instances of this GPU need root, or "
     "an nv-hostengine running as root";
@@ -120,7 +123,8 @@ static void spawn(struct dcgm_client *c)
     snprintf(interval, sizeof(interval), "%u", c->o.interval_ms);
     const char *mode = c->o.mode == DCGM_MODE_EMBEDDED ? "embedded"
                        : c->o.mode == DCGM_MODE_ADDR   ? "addr"
-                                                       : "auto";
+                       : c->o.embedded_ok              ? "auto"
+                                                       : "auto-no-embedded";
     char *argv[] = {c->exe,         (char *)DCGM_HELPER_ARG, c->lib, (char *)mode, c->addr,
                     interval,       NULL};
     if (helper_proc_spawn(&c->hp, argv) != 0) {
@@ -141,6 +145,8 @@ static const char *state_reason(const struct dcgm_rec_state *s)
     case DCGM_STATE_NOT_INSTALLED:
         return s->rc == -1 ? WHY_NOT_INSTALLED : WHY_LIB_OLD;
     case DCGM_STATE_NO_ENGINE:
+        if (strcmp(s->detail, "GPM everywhere") == 0)
+            return WHY_NO_ENGINE_GPM;
         if (s->detail[0] && strcmp(s->detail, "not root") != 0)
             return WHY_NO_ENGINE_OTHER;
         return strchr(s->where, ',') ? WHY_NO_ENGINE_USER : WHY_NO_ENGINE_ADDR;

@@ -149,7 +149,7 @@ struct dcgm_rec_cycle {
 };
 
 /* The helper's entry point: argv = {exe, "--dcgm-helper", LIBRARY|"", MODE
- * (auto|addr|embedded), ADDRESS|"", INTERVAL_MS}. */
+ * (auto|auto-no-embedded|addr|embedded), ADDRESS|"", INTERVAL_MS}. */
 int dcgm_helper_main(int argc, char **argv);
 #define DCGM_HELPER_ARG "--dcgm-helper"
 
@@ -163,6 +163,8 @@ struct dcgm_client_opts {
     enum dcgm_mode mode;
     const char *addr;     /* DCGM_MODE_ADDR: "host:port" or "unix:PATH" */
     unsigned interval_ms; /* DCGM's update interval (>= 100) */
+    /* auto mode may start an embedded engine (some GPU has no GPM). */
+    bool embedded_ok;
     unsigned backoff_ms, watchdog_floor_ms; /* 0: defaults (1 s doubling to 30 s; 1 s) */
 };
 

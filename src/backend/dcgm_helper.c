@@ -33,6 +33,9 @@
  * 4128 bytes each is 396 KB of buffer. */
 #define READ_BATCH 8
 #define MAX_ENTS (DCGM_MAX_NUM_DEVICES * 15)
+/* The MIG layout is read again this often (a reconfiguration is rare; the
+ * hierarchy is 73 KB). */
+#define REWALK_NS (10ull * 1000000000ull)
 
 const unsigned short dcgm_metric_field[DCGM_NMETRICS] = {
     [DCGM_GR_ENGINE] = DCGM_FI_PROF_GR_ENGINE_ACTIVE, [DCGM_SM_ACTIVE] = DCGM_FI_PROF_SM_ACTIVE,
@@ -85,6 +88,7 @@ struct dh {
     void *dl;
     struct dfns f;
     enum dcgm_mode mode;
+    bool no_embedded; /* auto: never start an embedded engine */
     char addr[DCGM_WHERE_LEN];
     unsigned interval_ms;
     dcgmHandle_t h;
@@ -290,6 +294,10 @@ static int connect_dcgm(struct dh *d)
             return 0;
     }
     snprintf(d->st.where, sizeof(d->st.where), "%s, %s", where[0], where[1]);
+    if (d->no_embedded) {
+        send_state(d, DCGM_STATE_NO_ENGINE, DCGM_CALL_CONNECT, rc, true, "GPM everywhere");
+        return 1;
+    }
     if (geteuid() != 0) {
         send_state(d, DCGM_STATE_NO_ENGINE, DCGM_CALL_CONNECT, rc, true, "not root");
         return 1;
@@ -635,11 +643,42 @@ static int setup(struct dh *d)
     return rc;
 }
 
+/* The MIG layout again (every REWALK_NS): when it changed, the group is
+ * rebuilt and watched anew (new GPU instances get values, gone ones stop).
+ * DCGM_ST_OK, or the failing answer. */
+static int rewalk(struct dh *d)
+{
+    static struct hent old[MAX_ENTS];
+    unsigned nold = d->nents;
+    memcpy(old, d->ents, sizeof(old[0]) * nold);
+    int rc = discover(d);
+    if (rc != DCGM_ST_OK)
+        return rc;
+    bool same = nold == d->nents;
+    for (unsigned i = 0; same && i < nold; i++)
+        same = old[i].e.entityGroupId == d->ents[i].e.entityGroupId &&
+               old[i].e.entityId == d->ents[i].e.entityId && old[i].gi_id == d->ents[i].gi_id &&
+               old[i].ci_id == d->ents[i].ci_id && old[i].nci == d->ents[i].nci;
+    if (same)
+        return DCGM_ST_OK;
+    progress(DCGM_CALL_WATCH);
+    if (d->watching)
+        d->f.unwatch(d->h, d->grp, d->fg);
+    if (d->have_fg)
+        d->f.fg_destroy(d->h, d->fg);
+    if (d->have_grp)
+        d->f.group_destroy(d->h, d->grp);
+    d->watching = d->have_fg = d->have_grp = false;
+    return watch(d);
+}
+
 /* Waits (with heartbeats every interval) until deadline; false when the
  * monitor went away. */
 static bool idle_until(struct dh *d, uint64_t deadline)
 {
-    uint64_t step = (uint64_t)d->interval_ms * 1000000ull;
+    /* every interval, but not more than twice a second: the client's
+     * watchdog allows 3 intervals and at least 1 s */
+    uint64_t step = (uint64_t)(d->interval_ms < 500 ? 500 : d->interval_ms) * 1000000ull;
     for (;;) {
         uint64_t now = clock_mono_ns();
         if (now >= deadline)
@@ -664,11 +703,16 @@ static int run(struct dh *d)
                 send_state(d, DCGM_STATE_WATCHING, DCGM_CALL_NONE, DCGM_ST_OK, false, NULL);
                 retry = RETRY_FIRST_NS;
                 uint64_t interval = (uint64_t)d->interval_ms * 1000000ull;
-                uint64_t next = clock_mono_ns();
+                uint64_t next = clock_mono_ns(), walked = next;
                 for (;;) {
                     rc = read_round(d);
                     if (rc != DCGM_ST_OK)
                         break;
+                    if (clock_mono_ns() - walked >= REWALK_NS) {
+                        walked = clock_mono_ns();
+                        if ((rc = rewalk(d)) != DCGM_ST_OK)
+                            break;
+                    }
                     next += interval;
                     uint64_t now = clock_mono_ns();
                     if (next <= now)
@@ -691,7 +735,7 @@ static int run(struct dh *d)
 int dcgm_helper_main(int argc, char **argv)
 {
     if (argc < 6) {
-        fprintf(stderr, "usage: %s %s LIBRARY|'' auto|addr|embedded ADDRESS|'' INTERVAL_MS\n",
+        fprintf(stderr, "usage: %s %s LIBRARY|'' auto|auto-no-embedded|addr|embedded ADDRESS|'' INTERVAL_MS\n",
                 argv[0], DCGM_HELPER_ARG);
         return 2;
     }
@@ -702,6 +746,7 @@ int dcgm_helper_main(int argc, char **argv)
     d->mode = strcmp(argv[3], "embedded") == 0 ? DCGM_MODE_EMBEDDED
               : strcmp(argv[3], "addr") == 0   ? DCGM_MODE_ADDR
                                                : DCGM_MODE_AUTO;
+    d->no_embedded = strcmp(argv[3], "auto-no-embedded") == 0;
     snprintf(d->addr, sizeof(d->addr), "%s", argv[4]);
     long ms = strtol(argv[5], NULL, 10);
     d->interval_ms = ms < 100 ? 100 : (unsigned)ms;

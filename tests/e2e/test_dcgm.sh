@@ -90,6 +90,11 @@ if [ "$(id -u)" = 0 ]; then
     jeq "no hostengine, root: an embedded engine" "$out" '.dcgm' '"DCGM embedded in the helper, watched every 0.11 s"'
     jeq "no hostengine, root: values from it" "$out" '[.devices[] | select(.kind=="mig") | .metrics.gpu_util_pct.source] | unique' '["dcgm"]'
 fi
+# Every GPU has GPM (H200): no embedded engine, whoever runs it; GPM's values stay
+out=$(mon h200-mig.ini --once --format json --dcgm-lib "$DCGM_LIB")
+jeq "hopper only, no hostengine: no embedded engine, said" "$out" '.dcgm' \
+    '"no nv-hostengine answered, and no embedded DCGM engine is started where every GPU has GPM (Hopper or later)"'
+jeq "hopper only: MIG activity from GPM, unchanged" "$out" '[.devices[] | select(.kind=="mig") | .metrics.gpu_util_pct.source] | unique' '["gpm"]'
 # Embedded forced where DCGM needs root for MIG: REQUIRES_ROOT, once
 out=$(mon dcgm-requires-root.ini --once --format json --dcgm-lib "$DCGM_LIB" --dcgm embedded)
 jeq "REQUIRES_ROOT: named" "$out" '.dcgm | startswith("DCGM answered REQUIRES_ROOT")' true
