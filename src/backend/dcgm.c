@@ -94,7 +94,7 @@ struct cent {
 
 struct dcgm_client {
     struct dcgm_client_opts o;
-    char exe[4096], lib[4096], addr[DCGM_WHERE_LEN];
+    char exe[4096], lib[4096], nvml[4096], addr[DCGM_WHERE_LEN];
     enum helper_state hs;
     const char *why_global; /* a reason for every device, NULL while values may flow */
     struct helper_proc hp;
@@ -123,10 +123,9 @@ static void spawn(struct dcgm_client *c)
     snprintf(interval, sizeof(interval), "%u", c->o.interval_ms);
     const char *mode = c->o.mode == DCGM_MODE_EMBEDDED ? "embedded"
                        : c->o.mode == DCGM_MODE_ADDR   ? "addr"
-                       : c->o.embedded_ok              ? "auto"
-                                                       : "auto-no-embedded";
-    char *argv[] = {c->exe,         (char *)DCGM_HELPER_ARG, c->lib, (char *)mode, c->addr,
-                    interval,       NULL};
+                                                       : "auto";
+    char *argv[] = {c->exe,   (char *)DCGM_HELPER_ARG, c->lib, (char *)mode, c->addr,
+                    interval, c->nvml, NULL};
     if (helper_proc_spawn(&c->hp, argv) != 0) {
         debuglog_printf("dcgm: could not start the helper: %s", strerror(errno));
         c->hs = HS_OFF;
@@ -285,6 +284,7 @@ struct dcgm_client *dcgm_client_open(const struct dcgm_client_opts *o)
     c->interval_ns = (uint64_t)c->o.interval_ms * 1000000ull;
     snprintf(c->lib, sizeof(c->lib), "%s", o->lib_path ? o->lib_path : "");
     snprintf(c->addr, sizeof(c->addr), "%s", o->addr ? o->addr : "");
+    snprintf(c->nvml, sizeof(c->nvml), "%s", o->nvml_path ? o->nvml_path : "");
     if (o->mode == DCGM_MODE_OFF) {
         c->hs = HS_OFF;
         c->why_global = WHY_OFF;

@@ -149,7 +149,7 @@ struct dcgm_rec_cycle {
 };
 
 /* The helper's entry point: argv = {exe, "--dcgm-helper", LIBRARY|"", MODE
- * (auto|auto-no-embedded|addr|embedded), ADDRESS|"", INTERVAL_MS}. */
+ * (auto|addr|embedded), ADDRESS|"", INTERVAL_MS, NVML_LIBRARY|""}. */
 int dcgm_helper_main(int argc, char **argv);
 #define DCGM_HELPER_ARG "--dcgm-helper"
 
@@ -163,8 +163,9 @@ struct dcgm_client_opts {
     enum dcgm_mode mode;
     const char *addr;     /* DCGM_MODE_ADDR: "host:port" or "unix:PATH" */
     unsigned interval_ms; /* DCGM's update interval (>= 100) */
-    /* auto mode may start an embedded engine (some GPU has no GPM). */
-    bool embedded_ok;
+    /* The NVML library the monitor loaded: in auto mode the helper asks it
+     * whether any GPU lacks GPM before it starts an embedded engine. */
+    const char *nvml_path;
     unsigned backoff_ms, watchdog_floor_ms; /* 0: defaults (1 s doubling to 30 s; 1 s) */
 };
 

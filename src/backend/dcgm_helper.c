@@ -20,6 +20,7 @@
 
 #include "backend/dcgm.h"
 #include "backend/dcgm_api.h"
+#include "backend/nvml_load.h"
 #include "clock.h"
 
 /* How long a connect may take (DCGM's own timeout; the watchdog is the
@@ -88,7 +89,7 @@ struct dh {
     void *dl;
     struct dfns f;
     enum dcgm_mode mode;
-    bool no_embedded; /* auto: never start an embedded engine */
+    const char *nvml; /* the monitor's NVML library, to ask about GPM */
     char addr[DCGM_WHERE_LEN];
     unsigned interval_ms;
     dcgmHandle_t h;
@@ -248,6 +249,38 @@ static int other_engine(char *name, size_t nlen)
     return found;
 }
 
+/* Every GPU has GPM (Hopper or later), asked of the NVML library in this
+ * process (a hang here is the helper's, which the watchdog ends): then an
+ * embedded engine would only duplicate GPM's sampling. False when unsure. */
+static bool gpm_everywhere(const char *nvml_path)
+{
+    if (!nvml_path || !nvml_path[0])
+        return false;
+    struct nvml_lib lib;
+    bool missing = false;
+    char err[256];
+    progress(DCGM_CALL_EMBEDDED);
+    if (nvml_lib_open(&lib, nvml_path, &missing, err, sizeof(err)) != 0)
+        return false;
+    const struct nvml_fns *f = &lib.f;
+    bool all = false;
+    nvmlReturn_t rc = f->init_with_flags ? f->init_with_flags(NVML_INIT_FLAG_NO_GPUS) : f->init();
+    unsigned n = 0;
+    if (rc == NVML_SUCCESS && f->arch && f->device_count(&n) == NVML_SUCCESS && n > 0) {
+        all = true;
+        for (unsigned i = 0; all && i < n; i++) {
+            nvmlDevice_t h;
+            unsigned arch = 0;
+            all = f->handle_by_index(i, &h) == NVML_SUCCESS && f->arch(h, &arch) == NVML_SUCCESS &&
+                  arch >= NVML_DEVICE_ARCH_HOPPER && arch != NVML_DEVICE_ARCH_UNKNOWN;
+        }
+    }
+    if (rc == NVML_SUCCESS)
+        f->shutdown();
+    nvml_lib_close(&lib);
+    return all;
+}
+
 static int start_embedded(struct dh *d)
 {
     dcgmStartEmbeddedV2Params_v1 p;
@@ -294,7 +327,11 @@ static int connect_dcgm(struct dh *d)
             return 0;
     }
     snprintf(d->st.where, sizeof(d->st.where), "%s, %s", where[0], where[1]);
-    if (d->no_embedded) {
+    /* asked once: the GPUs' architectures do not change */
+    static int everywhere = -1;
+    if (everywhere < 0)
+        everywhere = gpm_everywhere(d->nvml);
+    if (everywhere) {
         send_state(d, DCGM_STATE_NO_ENGINE, DCGM_CALL_CONNECT, rc, true, "GPM everywhere");
         return 1;
     }
@@ -735,7 +772,7 @@ static int run(struct dh *d)
 int dcgm_helper_main(int argc, char **argv)
 {
     if (argc < 6) {
-        fprintf(stderr, "usage: %s %s LIBRARY|'' auto|auto-no-embedded|addr|embedded ADDRESS|'' INTERVAL_MS\n",
+        fprintf(stderr, "usage: %s %s LIBRARY|'' auto|addr|embedded ADDRESS|'' INTERVAL_MS [NVML]\n",
                 argv[0], DCGM_HELPER_ARG);
         return 2;
     }
@@ -746,7 +783,7 @@ int dcgm_helper_main(int argc, char **argv)
     d->mode = strcmp(argv[3], "embedded") == 0 ? DCGM_MODE_EMBEDDED
               : strcmp(argv[3], "addr") == 0   ? DCGM_MODE_ADDR
                                                : DCGM_MODE_AUTO;
-    d->no_embedded = strcmp(argv[3], "auto-no-embedded") == 0;
+    d->nvml = argc > 6 ? argv[6] : "";
     snprintf(d->addr, sizeof(d->addr), "%s", argv[4]);
     long ms = strtol(argv[5], NULL, 10);
     d->interval_ms = ms < 100 ? 100 : (unsigned)ms;

@@ -219,25 +219,9 @@ static const char *root_last_error(void *p)
     return r->err;
 }
 
-/* An embedded DCGM engine (as root, with no other engine on the node) is
- * worth its cost only where GPM cannot serve: a GPU before Hopper. s is the
- * first snapshot, or NULL before one (then allowed). */
-static bool dcgm_embedded_ok(const struct snapshot *s)
-{
-    if (!s)
-        return true;
-    for (size_t i = 0; i < s->ndevices; i++) {
-        const struct device *d = &s->devices[i];
-        if (d->kind == DEV_GPU && d->arch[0] && strcmp(d->arch, "Hopper") != 0 &&
-            strcmp(d->arch, "Blackwell") != 0 && strcmp(d->arch, "Rubin") != 0)
-            return true;
-    }
-    return false;
-}
-
 /* The GPM and DCGM clients, started with the first READY tick (forks: on
  * the sampling thread, which the helpers die with). */
-static void gpm_start(struct nvml_root *r, const struct snapshot *s)
+static void gpm_start(struct nvml_root *r)
 {
     if (r->gpm_tried)
         return;
@@ -255,7 +239,7 @@ static void gpm_start(struct nvml_root *r, const struct snapshot *s)
         .mode = (enum dcgm_mode)r->o.dcgm_mode,
         .addr = r->dcgm_addr,
         .interval_ms = r->o.interval_ms,
-        .embedded_ok = dcgm_embedded_ok(s),
+        .nvml_path = r->lib.real_path,
     };
     r->dcgm = dcgm_client_open(&dco);
     /* Whether DCGM is there at all is known within milliseconds; the first
@@ -274,7 +258,7 @@ static void root_settle(void *p, unsigned timeout_ms)
     bool ready = r->sys == SYS_READY;
     pthread_mutex_unlock(&r->mu);
     if (ready)
-        gpm_start(r, NULL);
+        gpm_start(r);
     uint64_t now = mono();
     if (r->gpm && now < deadline)
         gpm_client_settle(r->gpm, (unsigned)((deadline - now) / 1000000ull));
@@ -680,7 +664,7 @@ again:
         debuglog_printf("system tick late: stalled %.1f s in %s",
                         (double)(now - sys_t0) / 1e9, sys_sym ? sys_sym : "?");
     }
-    gpm_start(r, s);
+    gpm_start(r);
     nvml_gpm_apply(r->gpm, s);
     dcgm_apply(r->dcgm, s);
     return 0;
