@@ -353,10 +353,9 @@ static int connect_dcgm(struct dh *d)
     return -1;
 }
 
-static void disconnect(struct dh *d)
+/* The watch, the field group and the group, as far as they were made. */
+static void unwatch(struct dh *d)
 {
-    if (!d->connected)
-        return;
     if (d->watching)
         d->f.unwatch(d->h, d->grp, d->fg);
     if (d->have_fg)
@@ -364,6 +363,13 @@ static void disconnect(struct dh *d)
     if (d->have_grp)
         d->f.group_destroy(d->h, d->grp);
     d->watching = d->have_fg = d->have_grp = false;
+}
+
+static void disconnect(struct dh *d)
+{
+    if (!d->connected)
+        return;
+    unwatch(d);
     if (d->embedded)
         d->f.stop_embedded(d->h);
     else
@@ -702,13 +708,7 @@ static int rewalk(struct dh *d)
     if (same)
         return DCGM_ST_OK;
     progress(DCGM_CALL_WATCH);
-    if (d->watching)
-        d->f.unwatch(d->h, d->grp, d->fg);
-    if (d->have_fg)
-        d->f.fg_destroy(d->h, d->fg);
-    if (d->have_grp)
-        d->f.group_destroy(d->h, d->grp);
-    d->watching = d->have_fg = d->have_grp = false;
+    unwatch(d);
     return watch(d);
 }
 
