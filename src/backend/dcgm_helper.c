@@ -10,7 +10,6 @@
  * retrying (REQUIRES_ROOT, the profiling module held by another engine or
  * not loaded) ends the helper after saying so, and it is not restarted.
  */
-#include <dirent.h>
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,25 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend/dcgm.h"
-#include "backend/dcgm_api.h"
-#include "backend/nvml_load.h"
+#include "backend/dcgm_helper.h"
 #include "clock.h"
-
-/* How long a connect may take (DCGM's own timeout; the watchdog is the
- * backstop for one that ignores it). */
-#define CONNECT_TIMEOUT_MS 1000
-/* Retrying for a hostengine that is not there (yet): first after 5 s,
- * doubling to 60 s; heartbeats keep the watchdog quiet meanwhile. */
-#define RETRY_FIRST_NS (5ull * 1000000000ull)
-#define RETRY_MAX_NS (60ull * 1000000000ull)
-/* Entities read per dcgmEntitiesGetLatestValues call: 8 x 12 values of
- * 4128 bytes each is 396 KB of buffer. */
-#define READ_BATCH 8
-#define MAX_ENTS (DCGM_MAX_NUM_DEVICES * 15)
-/* The MIG layout is read again this often (a reconfiguration is rare; the
- * hierarchy is 73 KB). */
-#define REWALK_NS (10ull * 1000000000ull)
 
 const unsigned short dcgm_metric_field[DCGM_NMETRICS] = {
     [DCGM_GR_ENGINE] = DCGM_FI_PROF_GR_ENGINE_ACTIVE, [DCGM_SM_ACTIVE] = DCGM_FI_PROF_SM_ACTIVE,
@@ -56,327 +38,6 @@ const char *const dcgm_metric_name[DCGM_NMETRICS] = {
     [DCGM_NVLINK_TX] = "PROF_NVLINK_TX_BYTES",  [DCGM_NVLINK_RX] = "PROF_NVLINK_RX_BYTES",
 };
 
-struct dfns {
-    dcgm_init_fn init;
-    dcgm_shutdown_fn shutdown;
-    dcgm_start_embedded_v2_fn start_embedded;
-    dcgm_stop_embedded_fn stop_embedded;
-    dcgm_connect_v2_fn connect;
-    dcgm_disconnect_fn disconnect;
-    dcgm_get_all_supported_devices_fn devices;
-    dcgm_get_gpu_instance_hierarchy_fn hierarchy;
-    dcgm_group_create_fn group_create;
-    dcgm_group_destroy_fn group_destroy;
-    dcgm_group_add_entity_fn group_add;
-    dcgm_field_group_create_fn fg_create;
-    dcgm_field_group_destroy_fn fg_destroy;
-    dcgm_watch_fields_fn watch;
-    dcgm_unwatch_fields_fn unwatch;
-    dcgm_update_all_fields_fn update_all;
-    dcgm_entities_get_latest_values_fn latest;
-    dcgm_prof_get_supported_metric_groups_fn prof_groups;
-};
-
-struct hent {
-    dcgmGroupEntityPair_t e;
-    uint8_t scope;
-    uint8_t nci;
-    int gi_id, ci_id;
-    char gpu_uuid[DCGM_UUID_LEN];
-};
-
-struct dh {
-    void *dl;
-    struct dfns f;
-    enum dcgm_mode mode;
-    const char *nvml; /* the monitor's NVML library, to ask about GPM */
-    char addr[DCGM_WHERE_LEN];
-    unsigned interval_ms;
-    dcgmHandle_t h;
-    bool connected, embedded;
-    dcgmGpuGrp_t grp;
-    dcgmFieldGrp_t fg;
-    bool have_grp, have_fg, watching;
-    uint32_t watched;
-    int left_rc;
-    unsigned short fields[DCGM_NMETRICS];
-    int field_metric[DCGM_NMETRICS];
-    unsigned nfields;
-    struct hent ents[MAX_ENTS];
-    unsigned nents, ngpus;
-    struct dcgm_rec_state st; /* the last state sent */
-    dcgmFieldValue_v2 *vals;  /* READ_BATCH * DCGM_NMETRICS */
-};
-
-static void progress(enum dcgm_call call)
-{
-    struct dcgm_rec_progress r;
-    memset(&r, 0, sizeof(r));
-    r.call = (uint16_t)call;
-    helper_send(DCGM_PROTO_MAGIC, &r, DCGM_REC_PROGRESS, sizeof(r));
-}
-
-static void heartbeat(bool have)
-{
-    struct dcgm_rec_cycle r;
-    memset(&r, 0, sizeof(r));
-    r.have_values = have;
-    helper_send(DCGM_PROTO_MAGIC, &r, DCGM_REC_CYCLE, sizeof(r));
-}
-
-static void send_state(struct dh *d, enum dcgm_state state, enum dcgm_call call, int rc,
-                       bool retry, const char *detail)
-{
-    struct dcgm_rec_state *s = &d->st;
-    s->state = (uint16_t)state;
-    s->call = (uint16_t)call;
-    s->rc = rc;
-    s->retry = retry;
-    s->source = d->connected ? (d->embedded ? DCGM_SRC_EMBEDDED : DCGM_SRC_HOSTENGINE)
-                             : DCGM_SRC_NONE;
-    s->watched = d->watched;
-    s->left_rc = d->left_rc;
-    s->interval_ms = d->interval_ms;
-    s->ngpus = (uint16_t)d->ngpus;
-    s->nents = (uint16_t)d->nents;
-    snprintf(s->detail, sizeof(s->detail), "%s", detail ? detail : "");
-    helper_send(DCGM_PROTO_MAGIC, s, DCGM_REC_STATE, sizeof(*s));
-}
-
-static void send_done(void)
-{
-    struct dcgm_rec_cycle r;
-    memset(&r, 0, sizeof(r));
-    helper_send(DCGM_PROTO_MAGIC, &r, DCGM_REC_DONE, sizeof(r));
-}
-
-/* ------------------------------------------------------------ loading */
-
-static int load(struct dh *d, const char *path, char *detail, size_t dlen)
-{
-    static const char *const names[] = {"libdcgm.so.4", "libdcgm.so.3"};
-    if (path && path[0]) {
-        d->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    } else {
-        for (size_t i = 0; i < 2 && !d->dl; i++)
-            d->dl = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    }
-    if (!d->dl) {
-        snprintf(detail, dlen, "%s", path && path[0] ? path : "libdcgm.so.4, libdcgm.so.3");
-        return -1;
-    }
-    static const struct {
-        const char *name;
-        size_t off;
-    } syms[] = {
-#define S(n, m) {n, offsetof(struct dfns, m)}
-        S("dcgmInit", init), S("dcgmShutdown", shutdown),
-        S("dcgmStartEmbedded_v2", start_embedded), S("dcgmStopEmbedded", stop_embedded),
-        S("dcgmConnect_v2", connect), S("dcgmDisconnect", disconnect),
-        S("dcgmGetAllSupportedDevices", devices), S("dcgmGetGpuInstanceHierarchy", hierarchy),
-        S("dcgmGroupCreate", group_create), S("dcgmGroupDestroy", group_destroy),
-        S("dcgmGroupAddEntity", group_add), S("dcgmFieldGroupCreate", fg_create),
-        S("dcgmFieldGroupDestroy", fg_destroy), S("dcgmWatchFields", watch),
-        S("dcgmUnwatchFields", unwatch), S("dcgmUpdateAllFields", update_all),
-        S("dcgmEntitiesGetLatestValues", latest),
-        S("dcgmProfGetSupportedMetricGroups", prof_groups),
-#undef S
-    };
-    for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-        void *p = dlsym(d->dl, syms[i].name);
-        if (!p) {
-            snprintf(detail, dlen, "the DCGM library lacks %s", syms[i].name);
-            return -2;
-        }
-        memcpy((char *)&d->f + syms[i].off, &p, sizeof(p));
-    }
-    return 0;
-}
-
-/* ------------------------------------------------------------ connecting */
-
-static int try_connect(struct dh *d, const char *where)
-{
-    dcgmConnectV2Params_v2 p;
-    memset(&p, 0, sizeof(p));
-    p.version = dcgmConnectV2Params_version2;
-    p.timeoutMs = CONNECT_TIMEOUT_MS;
-    const char *a = where;
-    if (strncmp(where, "unix:", 5) == 0) {
-        p.addressIsUnixSocket = 1;
-        a = where + 5;
-    }
-    progress(DCGM_CALL_CONNECT);
-    dcgmHandle_t h = 0;
-    int rc = d->f.connect(a, &p, &h);
-    if (rc == DCGM_ST_OK) {
-        d->h = h;
-        d->connected = true;
-        d->embedded = false;
-        snprintf(d->st.where, sizeof(d->st.where), "%s", where);
-    }
-    return rc;
-}
-
-/* A process that runs a DCGM engine of its own (and so may hold the
- * node's one profiling module): its name and PID, or 0. */
-static int other_engine(char *name, size_t nlen)
-{
-    DIR *dir = opendir("/proc");
-    if (!dir)
-        return 0;
-    int found = 0;
-    struct dirent *de;
-    while (!found && (de = readdir(dir)) != NULL) {
-        char *end;
-        long pid = strtol(de->d_name, &end, 10);
-        if (*end || pid <= 0 || pid == (long)getpid())
-            continue;
-        char path[64], comm[64] = "";
-        snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-        FILE *f = fopen(path, "re");
-        if (!f)
-            continue;
-        if (fgets(comm, sizeof(comm), f))
-            comm[strcspn(comm, "\n")] = '\0';
-        fclose(f);
-        if (strcmp(comm, "nv-hostengine") == 0 || strcmp(comm, "dcgm-exporter") == 0) {
-            snprintf(name, nlen, "%s", comm);
-            found = (int)pid;
-        }
-    }
-    closedir(dir);
-    return found;
-}
-
-/* Every GPU has GPM (Hopper or later), asked of the NVML library in this
- * process (a hang here is the helper's, which the watchdog ends): then an
- * embedded engine would only duplicate GPM's sampling. False when unsure. */
-static bool gpm_everywhere(const char *nvml_path)
-{
-    if (!nvml_path || !nvml_path[0])
-        return false;
-    struct nvml_lib lib;
-    bool missing = false;
-    char err[256];
-    progress(DCGM_CALL_EMBEDDED);
-    if (nvml_lib_open(&lib, nvml_path, &missing, err, sizeof(err)) != 0)
-        return false;
-    const struct nvml_fns *f = &lib.f;
-    bool all = false;
-    nvmlReturn_t rc = f->init_with_flags ? f->init_with_flags(NVML_INIT_FLAG_NO_GPUS) : f->init();
-    unsigned n = 0;
-    if (rc == NVML_SUCCESS && f->arch && f->device_count(&n) == NVML_SUCCESS && n > 0) {
-        all = true;
-        for (unsigned i = 0; all && i < n; i++) {
-            nvmlDevice_t h;
-            unsigned arch = 0;
-            all = f->handle_by_index(i, &h) == NVML_SUCCESS && f->arch(h, &arch) == NVML_SUCCESS &&
-                  arch >= NVML_DEVICE_ARCH_HOPPER && arch != NVML_DEVICE_ARCH_UNKNOWN;
-        }
-    }
-    if (rc == NVML_SUCCESS)
-        f->shutdown();
-    nvml_lib_close(&lib);
-    return all;
-}
-
-static int start_embedded(struct dh *d)
-{
-    dcgmStartEmbeddedV2Params_v1 p;
-    memset(&p, 0, sizeof(p));
-    p.version = dcgmStartEmbeddedV2Params_version1;
-    p.opMode = DCGM_OPERATION_MODE_AUTO;
-    p.logFile = NULL; /* never /var/log/nv-hostengine.log */
-    progress(DCGM_CALL_EMBEDDED);
-    int rc = d->f.start_embedded(&p);
-    if (rc == DCGM_ST_OK) {
-        d->h = p.dcgmHandle;
-        d->connected = true;
-        d->embedded = true;
-        snprintf(d->st.where, sizeof(d->st.where), "embedded");
-    }
-    return rc;
-}
-
-/* Connects as the mode says. 0 connected; 1 not now (state sent, retry
- * later); -1 never (state sent). */
-static int connect_dcgm(struct dh *d)
-{
-    char detail[256];
-    int rc = DCGM_ST_CONNECTION_NOT_VALID;
-    if (d->mode == DCGM_MODE_EMBEDDED) {
-        rc = start_embedded(d);
-        if (rc == DCGM_ST_OK)
-            return 0;
-        send_state(d, DCGM_STATE_FAILED, DCGM_CALL_EMBEDDED, rc, false, NULL);
-        return -1;
-    }
-    if (d->mode == DCGM_MODE_ADDR) {
-        rc = try_connect(d, d->addr);
-        if (rc == DCGM_ST_OK)
-            return 0;
-        snprintf(d->st.where, sizeof(d->st.where), "%s", d->addr);
-        send_state(d, DCGM_STATE_NO_ENGINE, DCGM_CALL_CONNECT, rc, true, NULL);
-        return 1;
-    }
-    static const char *const where[] = {"unix:" DCGM_DEFAULT_SOCKET_PATH, "127.0.0.1:5555"};
-    for (size_t i = 0; i < 2; i++) {
-        rc = try_connect(d, where[i]);
-        if (rc == DCGM_ST_OK)
-            return 0;
-    }
-    snprintf(d->st.where, sizeof(d->st.where), "%s, %s", where[0], where[1]);
-    /* asked once: the GPUs' architectures do not change */
-    static int everywhere = -1;
-    if (everywhere < 0)
-        everywhere = gpm_everywhere(d->nvml);
-    if (everywhere) {
-        send_state(d, DCGM_STATE_NO_ENGINE, DCGM_CALL_CONNECT, rc, true, "GPM everywhere");
-        return 1;
-    }
-    if (geteuid() != 0) {
-        send_state(d, DCGM_STATE_NO_ENGINE, DCGM_CALL_CONNECT, rc, true, "not root");
-        return 1;
-    }
-    char name[64];
-    int pid = other_engine(name, sizeof(name));
-    if (pid > 0) {
-        snprintf(detail, sizeof(detail), "%s (pid %d) may hold the profiling module", name, pid);
-        send_state(d, DCGM_STATE_NO_ENGINE, DCGM_CALL_CONNECT, rc, true, detail);
-        return 1;
-    }
-    rc = start_embedded(d);
-    if (rc == DCGM_ST_OK)
-        return 0;
-    send_state(d, DCGM_STATE_FAILED, DCGM_CALL_EMBEDDED, rc, false, NULL);
-    return -1;
-}
-
-/* The watch, the field group and the group, as far as they were made. */
-static void unwatch(struct dh *d)
-{
-    if (d->watching)
-        d->f.unwatch(d->h, d->grp, d->fg);
-    if (d->have_fg)
-        d->f.fg_destroy(d->h, d->fg);
-    if (d->have_grp)
-        d->f.group_destroy(d->h, d->grp);
-    d->watching = d->have_fg = d->have_grp = false;
-}
-
-static void disconnect(struct dh *d)
-{
-    if (!d->connected)
-        return;
-    unwatch(d);
-    if (d->embedded)
-        d->f.stop_embedded(d->h);
-    else
-        d->f.disconnect(d->h);
-    d->connected = false;
-}
-
 /* ------------------------------------------------------------ discovery */
 
 static int gpu_uuids(struct dh *d, const unsigned *ids, int n, char (*uuid)[DCGM_UUID_LEN])
@@ -391,7 +52,7 @@ static int gpu_uuids(struct dh *d, const unsigned *ids, int n, char (*uuid)[DCGM
     dcgmFieldValue_v2 *v = calloc((size_t)n, sizeof(*v));
     if (!v)
         return DCGM_ST_GENERIC_ERROR;
-    progress(DCGM_CALL_READ); /* the same call as a round's read */
+    dcgmh_progress(DCGM_CALL_READ); /* the same call as a round's read */
     int rc = d->f.latest(d->h, ents, (unsigned)n, &fid, 1, DCGM_FV_FLAG_LIVE_DATA, v);
     for (int i = 0; rc == DCGM_ST_OK && i < n; i++) {
         if (v[i].status != DCGM_ST_OK || v[i].fieldType != DCGM_FT_STRING)
@@ -424,7 +85,7 @@ static struct hent *add_ent(struct dh *d, int group, unsigned id, uint8_t scope)
  * instance that has several (one CI's values are its GI's). */
 static int discover(struct dh *d)
 {
-    progress(DCGM_CALL_DISCOVER);
+    dcgmh_progress(DCGM_CALL_DISCOVER);
     unsigned ids[DCGM_MAX_NUM_DEVICES];
     int n = 0;
     int rc = d->f.devices(d->h, ids, &n);
@@ -501,7 +162,7 @@ static int choose_fields(struct dh *d)
         return DCGM_ST_GENERIC_ERROR;
     mg->version = dcgmProfGetMetricGroups_version3;
     mg->gpuId = d->ngpus ? d->ents[0].e.entityId : 0;
-    progress(DCGM_CALL_DISCOVER);
+    dcgmh_progress(DCGM_CALL_DISCOVER);
     int rc = d->f.prof_groups(d->h, mg);
     unsigned n = rc != DCGM_ST_OK ? 0
                  : mg->numMetricGroups > DCGM_PROF_MAX_NUM_GROUPS_V2 ? DCGM_PROF_MAX_NUM_GROUPS_V2
@@ -556,7 +217,7 @@ static int watch(struct dh *d)
 {
     char name[64];
     snprintf(name, sizeof(name), "mig-gpu-mon-%d", (int)getpid());
-    progress(DCGM_CALL_WATCH);
+    dcgmh_progress(DCGM_CALL_WATCH);
     int rc = d->f.group_create(d->h, DCGM_GROUP_EMPTY, name, &d->grp);
     if (rc != DCGM_ST_OK)
         return rc;
@@ -593,7 +254,7 @@ static int read_batch(struct dh *d, unsigned first, unsigned n, bool *have)
      * then matches no entity (a whole memset is 396 KB a batch). */
     for (unsigned j = 0; j < n * d->nfields; j++)
         d->vals[j].entityGroupId = DCGM_FE_NONE;
-    progress(DCGM_CALL_READ);
+    dcgmh_progress(DCGM_CALL_READ);
     int rc = d->f.latest(d->h, ents, n, d->fields, d->nfields, 0, d->vals);
     if (rc != DCGM_ST_OK)
         return rc;
@@ -648,7 +309,7 @@ static int read_round(struct dh *d)
         if (rc != DCGM_ST_OK)
             return rc;
     }
-    heartbeat(have);
+    dcgmh_heartbeat(have);
     return DCGM_ST_OK;
 }
 
@@ -673,8 +334,8 @@ static int setup(struct dh *d)
         rc = watch(d);
         if (rc == DCGM_ST_PROFILING_MULTI_PASS && d->nfields > 1) {
             /* The groups said one pass; the watch disagrees: GR_ENGINE_ACTIVE alone. */
-            disconnect(d);
-            if (connect_dcgm(d) != 0)
+            dcgmh_disconnect(d);
+            if (dcgmh_connect(d) != 0)
                 return DCGM_ST_CONNECTION_NOT_VALID;
             d->nfields = 1;
             d->fields[0] = DCGM_FI_PROF_GR_ENGINE_ACTIVE;
@@ -685,7 +346,7 @@ static int setup(struct dh *d)
         }
     }
     if (rc != DCGM_ST_OK)
-        send_state(d, DCGM_STATE_FAILED, at, rc, !final_rc(rc), NULL);
+        dcgmh_send_state(d, DCGM_STATE_FAILED, at, rc, !final_rc(rc), NULL);
     return rc;
 }
 
@@ -707,8 +368,8 @@ static int rewalk(struct dh *d)
                old[i].ci_id == d->ents[i].ci_id && old[i].nci == d->ents[i].nci;
     if (same)
         return DCGM_ST_OK;
-    progress(DCGM_CALL_WATCH);
-    unwatch(d);
+    dcgmh_progress(DCGM_CALL_WATCH);
+    dcgmh_unwatch(d);
     return watch(d);
 }
 
@@ -726,7 +387,7 @@ static bool idle_until(struct dh *d, uint64_t deadline)
         uint64_t next = now + step < deadline ? now + step : deadline;
         if (!helper_wait_until(next))
             return false;
-        heartbeat(false);
+        dcgmh_heartbeat(false);
     }
 }
 
@@ -734,13 +395,13 @@ static int run(struct dh *d)
 {
     uint64_t retry = RETRY_FIRST_NS;
     for (;;) {
-        int c = connect_dcgm(d);
+        int c = dcgmh_connect(d);
         if (c < 0)
             return 0;
         if (c == 0) {
             int rc = setup(d);
             if (rc == DCGM_ST_OK) {
-                send_state(d, DCGM_STATE_WATCHING, DCGM_CALL_NONE, DCGM_ST_OK, false, NULL);
+                dcgmh_send_state(d, DCGM_STATE_WATCHING, DCGM_CALL_NONE, DCGM_ST_OK, false, NULL);
                 retry = RETRY_FIRST_NS;
                 uint64_t interval = (uint64_t)d->interval_ms * 1000000ull;
                 uint64_t next = clock_mono_ns(), walked = next;
@@ -760,9 +421,9 @@ static int run(struct dh *d)
                     if (!helper_wait_until(next))
                         return 0;
                 }
-                send_state(d, DCGM_STATE_FAILED, DCGM_CALL_READ, rc, !final_rc(rc), NULL);
+                dcgmh_send_state(d, DCGM_STATE_FAILED, DCGM_CALL_READ, rc, !final_rc(rc), NULL);
             }
-            disconnect(d);
+            dcgmh_disconnect(d);
             if (final_rc(rc))
                 return 0;
         }
@@ -792,22 +453,22 @@ int dcgm_helper_main(int argc, char **argv)
     d->interval_ms = ms < 100 ? 100 : (unsigned)ms;
     d->vals = calloc(READ_BATCH * DCGM_NMETRICS, sizeof(*d->vals));
     char detail[256] = "";
-    progress(DCGM_CALL_LOAD);
-    int lrc = d->vals ? load(d, argv[2], detail, sizeof(detail)) : -2;
+    dcgmh_progress(DCGM_CALL_LOAD);
+    int lrc = d->vals ? dcgmh_load(d, argv[2], detail, sizeof(detail)) : -2;
     if (lrc != 0) {
-        send_state(d, DCGM_STATE_NOT_INSTALLED, DCGM_CALL_LOAD, lrc, false, detail);
-        send_done();
+        dcgmh_send_state(d, DCGM_STATE_NOT_INSTALLED, DCGM_CALL_LOAD, lrc, false, detail);
+        dcgmh_send_done();
     } else {
         /* Installed: said at once, before any connect can take its time. */
-        send_state(d, DCGM_STATE_STARTING, DCGM_CALL_LOAD, DCGM_ST_OK, false, NULL);
+        dcgmh_send_state(d, DCGM_STATE_STARTING, DCGM_CALL_LOAD, DCGM_ST_OK, false, NULL);
         int rc = d->f.init();
         if (rc != DCGM_ST_OK) {
-            send_state(d, DCGM_STATE_FAILED, DCGM_CALL_LOAD, rc, false, "dcgmInit");
-            send_done();
+            dcgmh_send_state(d, DCGM_STATE_FAILED, DCGM_CALL_LOAD, rc, false, "dcgmInit");
+            dcgmh_send_done();
         } else {
             run(d);
-            send_done();
-            disconnect(d);
+            dcgmh_send_done();
+            dcgmh_disconnect(d);
             d->f.shutdown();
         }
     }
