@@ -115,9 +115,7 @@ dcgmReturn_t dcgm_leave(dcgmReturn_t r);
 /* The call blocks for good, with the lock released, when the scenario's
  * [dcgm] hang is `what` and t >= hang_after. */
 void dcgm_maybe_hang(enum sim_dcgm_hang what, double t);
-/* groups.c: frees what a client created on c. */
-void dcgm_conn_clear(struct dcgm_conn *c);
-/* Takes the AUTO engine's samples due by t. */
+/* groups.c: takes the AUTO engine's samples due by t. */
 void dcgm_watches_advance(struct dcgm_conn *c, double t);
 /* The watch of (e, field) on c, or NULL. */
 const struct dcgm_watch *dcgm_watch_get(struct dcgm_conn *c, dcgmGroupEntityPair_t e,
@@ -129,7 +127,16 @@ bool dcgm_mig_denied(const struct dcgm_conn *c);
 /* Whether watching profiling fields on GPU gpu needs root this handle lacks. */
 bool dcgm_prof_denied(const struct dcgm_conn *c, int gpu);
 
-/* values.c: resolves a GPU / GPU_I / GPU_CI entity at time t into what the
+/* entities.c: a GPU's instances at t. */
+struct dcgm_inst {
+    long gi;                 /* NVML GI id */
+    unsigned gi_local;       /* the GI's index on its GPU */
+    const struct sim_mig *m; /* the CI; for a GI, its first CI */
+};
+
+/* The GIs (gi true) or CIs of gpu at t in DCGM's order; returns the count. */
+int dcgm_layout(int gpu, double t, bool gi, struct dcgm_inst out[SIM_MAX_MIG_SLOTS]);
+/* entities.c: resolves a GPU / GPU_I / GPU_CI entity at time t into what the
  * model computes its activity for. False if no such entity exists then
  * (or the handle sees no MIG entities). */
 bool dcgm_entity_resolve(const struct dcgm_conn *c, dcgmGroupEntityPair_t e, double t,

@@ -21,27 +21,25 @@
 #define MAX_CONNS 16
 
 static const char *const fn_names[FN_COUNT] = {
-#define X(n) [FN_##n] = #n
-    X(dcgmInit),
-    X(dcgmShutdown),
-    X(errorString),
-    X(dcgmStartEmbedded_v2),
-    X(dcgmStopEmbedded),
-    X(dcgmConnect_v2),
-    X(dcgmDisconnect),
-    X(dcgmGetAllSupportedDevices),
-    X(dcgmGetGpuInstanceHierarchy),
-    X(dcgmGroupCreate),
-    X(dcgmGroupDestroy),
-    X(dcgmGroupAddEntity),
-    X(dcgmFieldGroupCreate),
-    X(dcgmFieldGroupDestroy),
-    X(dcgmWatchFields),
-    X(dcgmUnwatchFields),
-    X(dcgmUpdateAllFields),
-    X(dcgmEntitiesGetLatestValues),
-    X(dcgmProfGetSupportedMetricGroups),
-#undef X
+    [FN_dcgmInit] = "dcgmInit",
+    [FN_dcgmShutdown] = "dcgmShutdown",
+    [FN_errorString] = "errorString",
+    [FN_dcgmStartEmbedded_v2] = "dcgmStartEmbedded_v2",
+    [FN_dcgmStopEmbedded] = "dcgmStopEmbedded",
+    [FN_dcgmConnect_v2] = "dcgmConnect_v2",
+    [FN_dcgmDisconnect] = "dcgmDisconnect",
+    [FN_dcgmGetAllSupportedDevices] = "dcgmGetAllSupportedDevices",
+    [FN_dcgmGetGpuInstanceHierarchy] = "dcgmGetGpuInstanceHierarchy",
+    [FN_dcgmGroupCreate] = "dcgmGroupCreate",
+    [FN_dcgmGroupDestroy] = "dcgmGroupDestroy",
+    [FN_dcgmGroupAddEntity] = "dcgmGroupAddEntity",
+    [FN_dcgmFieldGroupCreate] = "dcgmFieldGroupCreate",
+    [FN_dcgmFieldGroupDestroy] = "dcgmFieldGroupDestroy",
+    [FN_dcgmWatchFields] = "dcgmWatchFields",
+    [FN_dcgmUnwatchFields] = "dcgmUnwatchFields",
+    [FN_dcgmUpdateAllFields] = "dcgmUpdateAllFields",
+    [FN_dcgmEntitiesGetLatestValues] = "dcgmEntitiesGetLatestValues",
+    [FN_dcgmProfGetSupportedMetricGroups] = "dcgmProfGetSupportedMetricGroups",
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -184,9 +182,20 @@ static dcgmReturn_t conn_add(bool embedded, double t, dcgmHandle_t *h)
     return DCGM_ST_OK;
 }
 
+static void conn_clear(struct dcgm_conn *c)
+{
+    for (int i = 0; i < DCGM_MAX_NUM_GROUPS; i++) {
+        free(c->groups[i]);
+        c->groups[i] = NULL;
+    }
+    free(c->watches);
+    c->watches = NULL;
+    c->n_watches = c->watches_cap = 0;
+}
+
 static void conn_close(struct dcgm_conn **p)
 {
-    dcgm_conn_clear(*p);
+    conn_clear(*p);
     free(*p);
     *p = NULL;
 }

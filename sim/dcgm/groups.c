@@ -16,17 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void dcgm_conn_clear(struct dcgm_conn *c)
-{
-    for (int i = 0; i < DCGM_MAX_NUM_GROUPS; i++) {
-        free(c->groups[i]);
-        c->groups[i] = NULL;
-    }
-    free(c->watches);
-    c->watches = NULL;
-    c->n_watches = c->watches_cap = 0;
-}
-
 static struct dcgm_group **group_slot(struct dcgm_conn *c, dcgmGpuGrp_t id)
 {
     for (int i = 0; i < DCGM_MAX_NUM_GROUPS; i++)
