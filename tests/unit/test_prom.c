@@ -266,7 +266,27 @@ static void test_dcgm(void **state)
     (void)state;
     struct snapshot s;
     make_snapshot(&s);
+    /* dcgm-exporter's MIG model: a MIG-mode GPU only through its GPU
+     * instances, each carrying the GPU's energy (and temperature, power,
+     * clocks); no whole-GPU series of its own */
+    for (size_t i = 1; i < s.ndevices; i++) /* as the backend copies GPU-wide values */
+        s.devices[i].m[M_ENERGY] = s.devices[0].m[M_ENERGY];
     char *page = render(&s, true, false);
+    const char *gpu_only[] = {"gpu=\"0\"", "device=\"nvidia0\"", NULL};
+    for (const char *l0 = strstr(page, "\nDCGM_FI_DEV_FB_USED{"); l0;
+         l0 = strstr(l0 + 1, "\nDCGM_FI_DEV_FB_USED{")) {
+        const char *eol = strchr(l0 + 1, '\n'), *gi = strstr(l0, "GPU_I_ID=");
+        assert_true(gi && eol && gi < eol); /* every FB_USED is an instance's */
+    }
+    const char *gi1e[] = {"GPU_I_ID=\"1\"", NULL};
+    const char *le = find_sample(page, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", gi1e);
+    assert_non_null(le);
+    assert_true(value_of(le) == 12500); /* the GPU's, in mJ */
+    assert_null(find_sample(page, "DCGM_FI_DEV_GPU_UTIL", gpu_only));
+    free(page);
+    /* the same GPU outside MIG mode: its own series */
+    s.devices[0].mig_enabled = false;
+    page = render(&s, true, false);
     const char *gpu[] = {"gpu=\"0\"", "UUID=\"GPU-aaaa\"", "device=\"nvidia0\"",
                          "modelName=\"NVIDIA H200 \\\"SXM\\\"\\\\x\"", "Hostname=\"node-1\"",
                          NULL};
