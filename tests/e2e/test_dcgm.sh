@@ -82,8 +82,15 @@ jeq "--dcgm HOST:PORT that does not answer: named" "$out" '[.devices[] | select(
     "[$(printf '%s' "$ampere" | sed 's/"$//')"'; the nv-hostengine given with --dcgm does not answer"]'
 
 # No hostengine: a user gets the reason; root gets an embedded engine
-out=$(as_user env MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/dcgm-no-hostengine.ini" MIGMON_SIM_TIME=100 \
-    "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --dcgm-lib "$DCGM_LIB" --once --format json --no-config)
+# (the unprivileged user may not read the build tree, e.g. a checkout under
+# /root: a copy it can read)
+NR=$(mktemp -d /tmp/migmon-nonroot.XXXXXX)
+cp "$MIGMON_BIN" "$MIGMON_SIM_LIB" "$DCGM_LIB" "$MIGMON_SRC/sim/scenarios/dcgm-no-hostengine.ini" "$NR/"
+chmod -R a+rX "$NR"
+out=$(cd / && as_user env MIGMON_SIM_SCENARIO="$NR/dcgm-no-hostengine.ini" MIGMON_SIM_TIME=100 \
+    "$NR/$(basename "$MIGMON_BIN")" --nvml-path "$NR/libnvidia-ml.so.1" --dcgm-lib "$NR/libdcgm.so.4" \
+    --once --format json --no-config)
+rm -rf "$NR"
 jeq "no hostengine, not root: the reason says what is needed" "$out" '[.devices[] | select(.kind=="mig") | .metrics.gpu_util_pct.reason | endswith("an embedded DCGM engine needs root")] | unique' '[true]'
 if [ "$(id -u)" = 0 ]; then
     out=$(mon dcgm-no-hostengine.ini --once --format json --dcgm-lib "$DCGM_LIB")

@@ -514,9 +514,18 @@ static void test_not_root_embedded(void **state)
     (void)state;
     if (geteuid() == 0 && (pid = fork()) == 0) {
         static dcgmMigHierarchy_v2 hi;
+        use_scenario("dgx-a100-8x7.ini", "0");
+        /* the user the test becomes may not read the source tree (a CI
+         * checkout under /root): a copy it can read */
+        char copy[64], cmd[4200];
+        snprintf(copy, sizeof(copy), "/tmp/migmon-dcgm-nonroot-%d.ini", (int)getpid());
+        snprintf(cmd, sizeof(cmd), "cp '%s' %s && chmod 644 %s", getenv("MIGMON_SIM_SCENARIO"),
+                 copy, copy);
+        if (system(cmd) != 0)
+            _exit(5);
+        setenv("MIGMON_SIM_SCENARIO", copy, 1);
         if (setresuid(65534, 65534, 65534) != 0)
             _exit(2);
-        use_scenario("dgx-a100-8x7.ini", "0");
         D(dcgmInit)();
         dcgmStartEmbeddedV2Params_v1 p = {.version = dcgmStartEmbeddedV2Params_version1,
                                           .opMode = DCGM_OPERATION_MODE_AUTO};
@@ -528,6 +537,9 @@ static void test_not_root_embedded(void **state)
     if (geteuid() != 0)
         skip();
     assert_true(waitpid(pid, &st, 0) == pid);
+    char copy[64];
+    snprintf(copy, sizeof(copy), "/tmp/migmon-dcgm-nonroot-%d.ini", (int)pid);
+    unlink(copy);
     assert_true(WIFEXITED(st));
     assert_int_equal(WEXITSTATUS(st), 0);
 }
