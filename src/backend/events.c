@@ -32,6 +32,10 @@
 /* --once: after the helper is watching, the events already due come in
  * its first wait; this is how long settle gives them. */
 #define EVENTS_SETTLE_TAIL_NS (150ull * 1000000ull)
+/* The most settle waits in all. NVML reports only the events that happen
+ * after registration, so a one-shot snapshot rarely has any: its own
+ * sample (a slow enumeration after this wait) must not pay for them. */
+#define EVENTS_SETTLE_MAX_MS 400u
 
 static const char *const WHY_NO_EXE = "events not started (no helper binary given)";
 static const char *const WHY_STARTING = "waiting for the events helper";
@@ -286,6 +290,8 @@ void events_client_settle(struct events_client *c, unsigned timeout_ms)
 {
     if (!c)
         return;
+    if (timeout_ms > EVENTS_SETTLE_MAX_MS)
+        timeout_ms = EVENTS_SETTLE_MAX_MS;
     uint64_t deadline = clock_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
     uint64_t tail = 0; /* once watching: until the first wait's events are in */
     for (;;) {
