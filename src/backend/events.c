@@ -61,8 +61,6 @@ static const char *const WHY_HUNG_OFF[EVENTS_CALL_COUNT] = {
     [EVENTS_CALL_WAIT] = "events off: the events helper hung 3 times in nvmlEventSetWait_v2",
 };
 
-enum helper_state { HS_OFF, HS_RUNNING, HS_WAITING, HS_FINISHED };
-
 struct xid_key {
     char gpu_uuid[EVENTS_UUID_LEN];
     int gi_id, ci_id;
@@ -74,11 +72,9 @@ struct xid_key {
 struct events_client {
     struct events_client_opts o;
     char exe[4096], lib[4096];
-    enum helper_state hs;
     const char *why; /* NULL while events may flow */
     struct helper_proc hp;
-    uint64_t restart_at;
-    unsigned consecutive;
+    struct helper_sup sup;
     bool done, watching;
     enum events_call cur_call;
     struct events_rec_state st;
@@ -95,16 +91,17 @@ static uint64_t watchdog_ns(const struct events_client *c)
     return w < EVENTS_WATCHDOG_NS ? EVENTS_WATCHDOG_NS : w;
 }
 
-static void spawn(struct events_client *c)
+static void spawn(void *ctx)
 {
+    struct events_client *c = ctx;
     char *argv[] = {c->exe, (char *)EVENTS_HELPER_ARG, c->lib, NULL};
     if (helper_proc_spawn(&c->hp, argv) != 0) {
         debuglog_printf("events: could not start the helper: %s", strerror(errno));
-        c->hs = HS_OFF;
+        c->sup.run = HELPER_OFF;
         c->why = WHY_HELPER_FAILED;
         return;
     }
-    c->hs = HS_RUNNING;
+    c->sup.run = HELPER_RUNNING;
     c->done = c->watching = false;
     c->cur_call = EVENTS_CALL_INIT;
     if (!c->why)
@@ -125,22 +122,19 @@ static const char *state_reason(const struct events_rec_state *s)
     }
 }
 
-static void failed(struct events_client *c, bool stalled, uint64_t now)
+/* helper_sup_ops.failed */
+static void failed(void *ctx, bool stalled, uint64_t now)
 {
-    helper_proc_reap(&c->hp, true);
+    struct events_client *c = ctx;
+    if (stalled)
+        debuglog_printf("events: the helper was in call %d", (int)c->cur_call);
     c->watching = false;
-    c->consecutive++;
     enum events_call call = c->cur_call < EVENTS_CALL_COUNT ? c->cur_call : EVENTS_CALL_NONE;
-    if (c->consecutive >= EVENTS_MAX_FAILS) {
-        c->hs = HS_OFF;
-        c->why = stalled ? WHY_HUNG_OFF[call] : WHY_OFF;
-        debuglog_printf("events: helper failed %u times: events off", c->consecutive);
-        return;
-    }
-    c->why = stalled ? WHY_STALLED[call] : WHY_HELPER_FAILED;
     uint64_t base = c->o.backoff_ms ? (uint64_t)c->o.backoff_ms * 1000000ull : 1000000000ull;
-    c->hs = HS_WAITING;
-    c->restart_at = now + helper_backoff_ns(c->consecutive, base, EVENTS_BACKOFF_MAX_NS);
+    if (helper_sup_failed(&c->sup, &c->hp, EVENTS_MAX_FAILS, base, EVENTS_BACKOFF_MAX_NS, now))
+        c->why = stalled ? WHY_STALLED[call] : WHY_HELPER_FAILED;
+    else
+        c->why = stalled ? WHY_HUNG_OFF[call] : WHY_OFF;
 }
 
 static void count_xid(struct events_client *c, const struct events_item *e)
@@ -198,7 +192,7 @@ static void on_record(void *ctx, const unsigned char *p, uint8_t type)
         c->why = state_reason(&c->st);
         c->watching = c->st.state == EVENTS_STATE_WATCHING;
         if (c->watching)
-            c->consecutive = 0;
+            c->sup.fails = 0;
         debuglog_printf("events: state %u at call %u rc %d (%u of %u GPUs) %s", c->st.state,
                         c->st.call, c->st.rc, c->st.nwatched, c->st.ngpus, c->st.detail);
         break;
@@ -246,7 +240,7 @@ struct events_client *events_client_open(const struct events_client_opts *o)
     helper_proc_init(&c->hp, "events");
     snprintf(c->lib, sizeof(c->lib), "%s", o->lib_path ? o->lib_path : "");
     if (!o->exe || !o->exe[0]) {
-        c->hs = HS_OFF;
+        c->sup.run = HELPER_OFF;
         c->why = WHY_NO_EXE;
         return c;
     }
@@ -255,34 +249,22 @@ struct events_client *events_client_open(const struct events_client_opts *o)
     return c;
 }
 
+static const struct helper_sup_ops sup_ops = {
+    .magic = EVENTS_PROTO_MAGIC,
+    .size = rec_size,
+    .on = on_record,
+    .spawn = spawn,
+    .failed = failed,
+};
+
 void events_client_poll(struct events_client *c)
 {
     if (!c)
         return;
-    uint64_t now = clock_mono_ns();
-    if (c->hs == HS_WAITING && now >= c->restart_at) {
-        spawn(c);
-        now = clock_mono_ns();
-    }
-    if (c->hs != HS_RUNNING)
-        return;
-    bool open = helper_proc_drain(&c->hp, EVENTS_PROTO_MAGIC, rec_size, on_record, c, now);
-    if (!open || c->done) {
-        if (c->done) {
-            helper_proc_reap(&c->hp, false);
-            c->hs = HS_FINISHED;
-            c->watching = false;
-            if (!c->why)
-                c->why = WHY_HELPER_FAILED;
-        } else {
-            failed(c, false, now);
-        }
-        return;
-    }
-    if (now - c->hp.last_rx_ns > watchdog_ns(c)) {
-        debuglog_printf("events: helper silent for %.1f s (call %d): restarting",
-                        (double)(now - c->hp.last_rx_ns) / 1e9, (int)c->cur_call);
-        failed(c, true, now);
+    if (helper_sup_poll(&c->sup, &c->hp, &sup_ops, c, &c->done, watchdog_ns(c))) {
+        c->watching = false;
+        if (!c->why)
+            c->why = WHY_HELPER_FAILED;
     }
 }
 
@@ -296,7 +278,7 @@ void events_client_settle(struct events_client *c, unsigned timeout_ms)
     uint64_t tail = 0; /* once watching: until the first wait's events are in */
     for (;;) {
         events_client_poll(c);
-        if (c->hs != HS_RUNNING || c->done)
+        if (c->sup.run != HELPER_RUNNING || c->done)
             break;
         if (c->have_state && !c->watching && c->st.retry)
             break; /* failing and retrying by itself: nothing to wait for */
@@ -327,7 +309,7 @@ const char *events_client_why(const struct events_client *c)
 {
     if (!c)
         return WHY_NO_EXE;
-    if (c->watching && c->hs == HS_RUNNING)
+    if (c->watching && c->sup.run == HELPER_RUNNING)
         return NULL;
     return c->why ? c->why : WHY_STARTING;
 }
