@@ -56,6 +56,15 @@ jeq "none: xid_errors_total none with the reason" "$out" \
     '.devices[0].metrics.xid_errors_total | [.value, .source, (.reason | test("event API"))]' '[null,"none",true]'
 jeq "none: other values still read" "$out" '.devices[0].metrics.power_w.source' '"direct"'
 
+# --- a wait that fails: said, and retried by the helper ---
+sed 's/^events_api = no/event_wait = fail/' "$MIGMON_SRC/sim/scenarios/events-none.ini" >"$TMP/ev-fail.ini"
+out=$(MIGMON_SIM_SCENARIO="$TMP/ev-fail.ini" MIGMON_SIM_TIME=100 "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" \
+    --once --format json); rc=$?
+eq "fail: exit 0" "$rc" 0
+jeq "fail: the wait's failure is the reason" "$out" \
+    '[.events_error, .devices[0].metrics.xid_errors_total.reason]' \
+    '["nvmlEventSetWait_v2 failed; retrying","nvmlEventSetWait_v2 failed; retrying"]'
+
 # --- a wait that never returns ---
 t0=$(now_ns)
 out=$(mon events-hang.ini --once --timeout 2 --format json); rc=$?
