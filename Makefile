@@ -58,7 +58,7 @@ SIM_DIR := $(BUILD)/sim
 include sim/sim.mk
 
 .PHONY: all check unit e2e san-check tsan-check valgrind-check install uninstall clean format
-all: $(BIN) $(SIM_LIB)
+all: $(BIN) $(SIM_LIB) $(SIM_DCGM_LIBS)
 ifeq ($(SAN),)
 all: lib
 endif
@@ -224,6 +224,10 @@ install: all
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/mig-gpu-mon
 	install -m 0644 man/mig-gpu-mon.1 $(DESTDIR)$(PREFIX)/share/man/man1/mig-gpu-mon.1
 	install -m 0755 $(SIM_LIB) $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon/sim/libnvidia-ml.so.1
+	install -d $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon/sim/dcgm3
+	install -m 0755 $(SIM_DIR)/libdcgm.so.4 $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon/sim/libdcgm.so.4
+	install -m 0755 $(SIM_DIR)/dcgm3/libdcgm.so.3 \
+		$(DESTDIR)$(PREFIX)/lib/mig-gpu-mon/sim/dcgm3/libdcgm.so.3
 	install -m 0644 sim/scenarios/*.ini $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon/sim/scenarios/
 	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions
@@ -251,7 +255,7 @@ clean:
 	rm -rf build build-san build-tsan mig-gpu-mon sim/libnvidia-ml.so.1
 
 format:
-	clang-format -i $(SRC) $(wildcard src/*/*.h src/*.h sim/*.c sim/*.h tests/unit/*.c)
+	clang-format -i $(SRC) $(wildcard src/*/*.h src/*.h sim/*.c sim/*.h sim/dcgm/*.c sim/dcgm/*.h tests/unit/*.c)
 
 -include fuzz/fuzz.mk
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -24,8 +24,8 @@ _mig_gpu_mon() {
         # --opt=value arrives as (--opt, =, value)
         =) value=1 ;;
         -f | --format | -i | --interval | -o | --output | -n | --count | --nvml-path | --proc-root | \
-            --top | --config | --gpm | --timeout | --listen | --compat | --duration | --trigger | \
-            --timeline)
+            --top | --config | --gpm | --dcgm | --dcgm-lib | --timeout | --listen | --compat | --duration | \
+            --trigger | --timeline)
             [ "${COMP_WORDS[i + 1]}" != "=" ] && value=1 ;;
         record | export | profile) [ -z "$mode" ] && mode=$w ;;
         esac
@@ -46,10 +46,11 @@ _mig_gpu_mon() {
         esac
         return 0 ;;
     --gpm) COMPREPLY=($(compgen -W "auto on off" -- "$cur")); return 0 ;;
+    --dcgm) COMPREPLY=($(compgen -W "auto off embedded unix:/tmp/nv-hostengine" -- "$cur")); return 0 ;;
     --compat) COMPREPLY=($(compgen -W "dcgm" -- "$cur")); return 0 ;;
     --trigger) COMPREPLY=($(compgen -W "interval stdin" -- "$cur")); return 0 ;;
     --demo) COMPREPLY=($(compgen -W "$(_mig_gpu_mon_scenarios)" -- "$cur")); return 0 ;;
-    --nvml-path | --config | --debug | -o | --output | --timeline | --proc-root)
+    --nvml-path | --dcgm-lib | --config | --debug | -o | --output | --timeline | --proc-root)
         COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     -i | --interval | --top | --timeout | --duration | -n | --count | --listen) return 0 ;;
     esac
@@ -58,11 +59,11 @@ _mig_gpu_mon() {
     profile) opts="-i --interval -o --output -f --format --timeline --nvml-path --demo --proc-root -h
         --help --" ;;
     record) opts="-o --output --append --force -f --format --duration -n --count --trigger -i --interval
-        --top --gpm --nvml-path --demo --debug --proc-root --config --no-config" ;;
-    export) opts="--listen --compat --export-processes -i --interval --top --gpm --nvml-path --demo
-        --debug --proc-root --config --no-config" ;;
+        --top --gpm --dcgm --dcgm-lib --nvml-path --demo --debug --proc-root --config --no-config" ;;
+    export) opts="--listen --compat --export-processes --no-host -i --interval --top --gpm --dcgm --dcgm-lib
+        --nvml-path --demo --debug --proc-root --config --no-config" ;;
     *) opts="record export profile --once --all-processes -f --format --timeout -i --interval --top --no-color --gpm
-        --nvml-path --debug --demo --proc-root --listen --compat --export-processes --config
+        --dcgm --dcgm-lib --nvml-path --debug --demo --proc-root --listen --compat --export-processes --no-host --config
         --no-config --write-config -h --help -V --version" ;;
     esac
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))

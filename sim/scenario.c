@@ -4,8 +4,8 @@
  * Sections: [system], [gpu.N] or [gpu.N-M] (a key in a range applies to
  * every GPU in it; later sections override earlier ones), [gpu.R.mig.S] or
  * [gpu.R.mig.S-T] with an optional "/tag" to give one slot several MIG
- * devices over time, [process.NAME], [fault.NAME]. Keys are table-driven
- * below; docs/simulator.md lists them with their meaning and defaults.
+ * devices over time, [process.NAME], [fault.NAME], [dcgm] (scenario_dcgm.c).
+ * Keys are table-driven below; docs/simulator.md lists them with their meaning and defaults.
  * Cross-field defaults and checks are in scenario_check.c.
  */
 #include "scenario.h"
@@ -650,6 +650,12 @@ static int handler(void *user, const char *section, const char *name, const char
 
     if (!strcmp(section, "system"))
         return system_key(c, name, value);
+    if (!strcmp(section, "dcgm")) {
+        char derr[240];
+        if (scenario_dcgm_key(&c->s->dcgm, name, value, derr, sizeof(derr)) != 0)
+            return fail(c, "%s", derr);
+        return 1;
+    }
     if (!strcmp(section, "events") || !strncmp(section, "event.", 6)) {
         char eerr[240];
         if (scenario_events_key(c->s, section, name, value, eerr, sizeof(eerr)) != 0)
@@ -691,8 +697,8 @@ static int handler(void *user, const char *section, const char *name, const char
             return mig_key(c, section, lo, hi, slo, shi, tag, name, value);
         }
     }
-    return fail(c, "[%s] unknown section (expected system, gpu.N, gpu.N.mig.S, process.NAME "
-                   "or fault.NAME)",
+    return fail(c, "[%s] unknown section (expected system, gpu.N, gpu.N.mig.S, process.NAME, "
+                   "fault.NAME or dcgm)",
                 section);
 }
 

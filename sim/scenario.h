@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "profiles.h"
+#include "scenario_dcgm.h"
 #include "scenario_values.h"
 #include "valfn.h"
 
@@ -193,6 +194,7 @@ struct sim_scenario {
     struct sim_proc *procs;
     int n_faults;
     struct sim_fault faults[SIM_MAX_FAULTS];
+    struct sim_dcgm dcgm; /* [dcgm]: read only by the simulated libdcgm */
     struct sim_events events;
 };
 

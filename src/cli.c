@@ -85,6 +85,8 @@ void cli_usage(FILE *f)
           "      --compat dcgm      export, --format prometheus: also the DCGM_FI_* series\n"
           "                         dcgm-exporter writes\n"
           "      --export-processes export, --format prometheus: per-process series (pid)\n"
+          "      --no-host          export, --format prometheus: no migmon_host_* series (a\n"
+          "                         second textfile on a node that already has them)\n"
           "  -h, --help             show this help and exit\n"
           "  -V, --version          show the version and exit\n"
           "\n"
@@ -278,7 +280,7 @@ static int check_record(struct cli *c, char *err, size_t errlen)
  * not belong to the mode given is refused after the parse). */
 enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE, OPT_TOP, OPT_DEMO,
        OPT_NO_COLOR, OPT_GPM, OPT_DCGM, OPT_DCGM_LIB, OPT_TIMEOUT, OPT_ALL_PROCESSES,
-       OPT_LISTEN = 300, OPT_COMPAT, OPT_EXPORT_PROCESSES };
+       OPT_LISTEN = 300, OPT_COMPAT, OPT_EXPORT_PROCESSES, OPT_NO_HOST };
 enum { OPT_APPEND = 512, OPT_FORCE, OPT_DURATION, OPT_TRIGGER };
 enum { OPT_CONFIG = 600, OPT_NO_CONFIG, OPT_WRITE_CONFIG };
 static const struct option longopts[] = {
@@ -304,6 +306,7 @@ static const struct option longopts[] = {
     {"listen", required_argument, NULL, OPT_LISTEN},
     {"compat", required_argument, NULL, OPT_COMPAT},
     {"export-processes", no_argument, NULL, OPT_EXPORT_PROCESSES},
+    {"no-host", no_argument, NULL, OPT_NO_HOST},
     {"output", required_argument, NULL, 'o'},
     {"append", no_argument, NULL, OPT_APPEND},
     {"force", no_argument, NULL, OPT_FORCE},
@@ -581,6 +584,7 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
             c->compat_dcgm = true;
             break;
         case OPT_EXPORT_PROCESSES: c->export_processes = true; break;
+        case OPT_NO_HOST: c->no_host = true; break;
         case 'o':
             if (!*optarg) {
                 snprintf(err, errlen, "--output: expected a file path or '-'");
@@ -677,9 +681,9 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
         snprintf(err, errlen, "--listen needs export");
         return -1;
     }
-    if (c->record && (c->compat_dcgm || c->export_processes)) {
+    if (c->record && (c->compat_dcgm || c->export_processes || c->no_host)) {
         snprintf(err, errlen, "%s needs export or --once --format prometheus",
-                 c->compat_dcgm ? "--compat" : "--export-processes");
+                 c->compat_dcgm ? "--compat" : c->no_host ? "--no-host" : "--export-processes");
         return -1;
     }
     if (c->record)
@@ -705,10 +709,10 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
         snprintf(err, errlen, "--listen needs export");
         return -1;
     }
-    if ((c->compat_dcgm || c->export_processes) && !c->exporter &&
+    if ((c->compat_dcgm || c->export_processes || c->no_host) && !c->exporter &&
         !(c->once && c->format == FMT_PROM)) {
         snprintf(err, errlen, "%s needs export or --once --format prometheus",
-                 c->compat_dcgm ? "--compat" : "--export-processes");
+                 c->compat_dcgm ? "--compat" : c->no_host ? "--no-host" : "--export-processes");
         return -1;
     }
     return 0;

@@ -40,6 +40,7 @@ struct cli {
     const char *listen;     /* --listen ADDR:PORT, borrowed; NULL: CLI_LISTEN_DEFAULT */
     bool compat_dcgm;       /* --compat dcgm */
     bool export_processes;  /* --export-processes */
+    bool no_host;           /* --no-host: no migmon_host_* series */
     /* record mode (the mode word `record`) */
     bool record;
     const char *output;     /* -o FILE; "-": standard output (the default) */

@@ -149,7 +149,8 @@ static int run_once(struct collector *col, const struct cli *c)
             collect_second_look(col, &s);
         }
     }
-    struct prom_opts po = {.dcgm = c->compat_dcgm, .processes = c->export_processes};
+    struct prom_opts po = {
+        .dcgm = c->compat_dcgm, .processes = c->export_processes, .no_host = c->no_host};
     int wrc = 0;
     if (c->all_processes && c->format == FMT_JSON) {
         wrc = json_write_all_processes(stdout, &s, false);
@@ -449,7 +450,8 @@ int main(int argc, char **argv)
         struct serve_opts so = {.listen = c.listen ? c.listen : CLI_LISTEN_DEFAULT,
                                 .interval_ms = c.interval_ms,
                                 .page = {.dcgm = c.compat_dcgm,
-                                         .processes = c.export_processes}};
+                                         .processes = c.export_processes,
+                                         .no_host = c.no_host}};
         rc = serve_run(&col, &so);
     } else if (c.record) {
         rc = record_run(&col, &c, rec_fd, rec_header);

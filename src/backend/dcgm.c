@@ -321,6 +321,20 @@ void dcgm_client_settle(struct dcgm_client *c, unsigned timeout_ms)
     dcgm_client_poll(c);
 }
 
+void dcgm_client_wait_state(struct dcgm_client *c, unsigned timeout_ms)
+{
+    if (!c)
+        return;
+    uint64_t deadline = clock_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
+    while (c->sup.run == HELPER_RUNNING && !c->have_state) {
+        uint64_t now = clock_mono_ns();
+        if (now >= deadline)
+            break;
+        helper_proc_wait(&c->hp, (int)((deadline - now) / 1000000ull) + 1);
+        dcgm_client_poll(c);
+    }
+}
+
 void dcgm_client_close(struct dcgm_client *c)
 {
     if (!c)
@@ -442,8 +456,8 @@ struct metric dcgm_metric(const struct dcgm_view *v, enum dcgm_metric k)
     case DCGM_ST_OK: break;
     case DCGM_VALUE_BLANK: return metric_none(WHY_BLANK);
     case DCGM_VALUE_UNWATCHED: return metric_none(WHY_MULTI_PASS);
-    case DCGM_ST_NOT_SUPPORTED:
-    case DCGM_ST_NO_DATA: return metric_none(WHY_NOT_HERE);
+    case DCGM_ST_NO_DATA: return metric_none(WHY_BLANK);
+    case DCGM_ST_NOT_SUPPORTED: return metric_none(WHY_NOT_HERE);
     default: return metric_none(WHY_VALUE_ERR);
     }
     double x = v->v[k];

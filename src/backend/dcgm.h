@@ -170,6 +170,9 @@ struct dcgm_client_opts {
 struct dcgm_client *dcgm_client_open(const struct dcgm_client_opts *o);
 /* Reads what the helper sent, runs the watchdog. Never blocks. */
 void dcgm_client_poll(struct dcgm_client *c);
+/* Waits up to timeout_ms for the helper's first state (whether DCGM is
+ * installed at all: a few ms), so a first snapshot already says. */
+void dcgm_client_wait_state(struct dcgm_client *c, unsigned timeout_ms);
 /* Waits up to timeout_ms for the first round of values or a final state. */
 void dcgm_client_settle(struct dcgm_client *c, unsigned timeout_ms);
 void dcgm_client_close(struct dcgm_client *c);

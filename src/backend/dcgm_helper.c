@@ -68,6 +68,7 @@ struct dfns {
     dcgm_field_group_destroy_fn fg_destroy;
     dcgm_watch_fields_fn watch;
     dcgm_unwatch_fields_fn unwatch;
+    dcgm_update_all_fields_fn update_all;
     dcgm_entities_get_latest_values_fn latest;
     dcgm_prof_get_supported_metric_groups_fn prof_groups;
 };
@@ -171,7 +172,8 @@ static int load(struct dh *d, const char *path, char *detail, size_t dlen)
         S("dcgmGroupCreate", group_create), S("dcgmGroupDestroy", group_destroy),
         S("dcgmGroupAddEntity", group_add), S("dcgmFieldGroupCreate", fg_create),
         S("dcgmFieldGroupDestroy", fg_destroy), S("dcgmWatchFields", watch),
-        S("dcgmUnwatchFields", unwatch), S("dcgmEntitiesGetLatestValues", latest),
+        S("dcgmUnwatchFields", unwatch), S("dcgmUpdateAllFields", update_all),
+        S("dcgmEntitiesGetLatestValues", latest),
         S("dcgmProfGetSupportedMetricGroups", prof_groups),
 #undef S
     };
@@ -338,6 +340,7 @@ static int gpu_uuids(struct dh *d, const unsigned *ids, int n, char (*uuid)[DCGM
     dcgmFieldValue_v2 *v = calloc((size_t)n, sizeof(*v));
     if (!v)
         return DCGM_ST_GENERIC_ERROR;
+    progress(DCGM_CALL_READ); /* the same call as a round's read */
     int rc = d->f.latest(d->h, ents, (unsigned)n, &fid, 1, DCGM_FV_FLAG_LIVE_DATA, v);
     for (int i = 0; rc == DCGM_ST_OK && i < n; i++) {
         if (v[i].status != DCGM_ST_OK || v[i].fieldType != DCGM_FT_STRING)
@@ -519,9 +522,13 @@ static int watch(struct dh *d)
     long long every_us = (long long)d->interval_ms * 1000;
     double keep_s = 3.0 * d->interval_ms / 1000.0;
     rc = d->f.watch(d->h, d->grp, d->fg, every_us, keep_s < 5 ? 5 : keep_s, 2);
-    if (rc == DCGM_ST_OK)
-        d->watching = true;
-    return rc;
+    if (rc != DCGM_ST_OK)
+        return rc;
+    d->watching = true;
+    /* A watch's first value comes with the engine's next update; one forced
+     * update (as DCGM's documentation advises) has it now, so the first
+     * round already has values. */
+    return d->f.update_all(d->h, 1);
 }
 
 /* ------------------------------------------------------------ reading */
@@ -706,6 +713,8 @@ int dcgm_helper_main(int argc, char **argv)
         send_state(d, DCGM_STATE_NOT_INSTALLED, DCGM_CALL_LOAD, lrc, false, detail);
         send_done();
     } else {
+        /* Installed: said at once, before any connect can take its time. */
+        send_state(d, DCGM_STATE_STARTING, DCGM_CALL_LOAD, DCGM_ST_OK, false, NULL);
         int rc = d->f.init();
         if (rc != DCGM_ST_OK) {
             send_state(d, DCGM_STATE_FAILED, DCGM_CALL_LOAD, rc, false, "dcgmInit");

@@ -248,6 +248,9 @@ static void gpm_start(struct nvml_root *r)
         .t0_ns = r->o.t0_ns,
     };
     r->events = events_client_open(&eo);
+    /* Whether DCGM is there at all is known within milliseconds; the first
+     * snapshot says it (a slow connect is not waited for). */
+    dcgm_client_wait_state(r->dcgm, 150);
 }
 
 static void root_settle(void *p, unsigned timeout_ms)

@@ -54,7 +54,10 @@ static void build_labels(struct prom_ctx *c)
         b->off = o;
         b->off_cap = need;
     }
-    const char *host = s->host_ok ? s->host.hostname : "";
+    /* Under Kubernetes the pod's host name is the pod's: the node's name
+     * comes from NODE_NAME (the downward API), as dcgm-exporter takes it. */
+    const char *node = prom_node_name();
+    const char *host = node[0] ? node : s->host_ok ? s->host.hostname : "";
     for (size_t i = 0; i < s->ndevices; i++) {
         const struct device *d = &s->devices[i], *p = parent_of(s, d);
         bool first = true;
@@ -63,6 +66,8 @@ static void build_labels(struct prom_ctx *c)
         prom_lab_add(c, &first, "uuid", d->kind == DEV_MIG ? d->parent_uuid : d->uuid);
         prom_lab_add(c, &first, "pci_bus_id", d->pci_bus_id);
         prom_lab_add(c, &first, "model", p->name);
+        if (node[0])
+            prom_lab_add(c, &first, "node", node);
         if (d->kind == DEV_MIG) {
             prom_lab_add_int(c, &first, "gpu_instance_id", d->gi_id);
             prom_lab_add_int(c, &first, "compute_instance_id", d->ci_id);
@@ -420,7 +425,8 @@ int prom_render(struct prom_buf *b, const struct snapshot *s, const struct prom_
     if (c.oom)
         return -ENOMEM;
     write_exporter(&c);
-    write_host(&c);
+    if (!o || !o->no_host)
+        write_host(&c);
     write_identity(&c);
     write_metrics(&c);
     if (o && o->processes)

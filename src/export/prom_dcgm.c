@@ -7,8 +7,10 @@
 #include "export/prom_dcgm.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* "1c.3g.40gb" (a compute instance's profile) -> "3g.40gb", the GPU
@@ -19,6 +21,21 @@ static const char *gi_profile(const char *p)
     if (dot && dot > p && dot[-1] == 'c' && strchr(dot + 1, '.'))
         return dot + 1;
     return p;
+}
+
+static pthread_once_t node_once = PTHREAD_ONCE_INIT;
+static char node_buf[256];
+
+static void node_read(void)
+{
+    const char *n = getenv("NODE_NAME");
+    snprintf(node_buf, sizeof(node_buf), "%s", n ? n : "");
+}
+
+const char *prom_node_name(void)
+{
+    pthread_once(&node_once, node_read);
+    return node_buf;
 }
 
 void prom_dcgm_labels(struct prom_ctx *c, const struct device *d, const struct device *p,
@@ -33,6 +50,10 @@ void prom_dcgm_labels(struct prom_ctx *c, const struct device *d, const struct d
     prom_lab_add(c, &first, "device", dev);
     prom_lab_add(c, &first, "modelName", p->name);
     prom_lab_add(c, &first, "Hostname", host);
+    /* dcgm-exporter renamed Hostname to hostname; both, so dashboards of
+     * either generation work. */
+    prom_lab_add(c, &first, "hostname", host);
+    prom_lab_add(c, &first, "DCGM_FI_DRIVER_VERSION", c->s->driver_version);
     if (d->kind == DEV_MIG) {
         prom_lab_add(c, &first, "GPU_I_PROFILE", gi_profile(d->profile));
         prom_lab_add_int(c, &first, "GPU_I_ID", d->gi_id);
@@ -43,6 +64,7 @@ void prom_dcgm_labels(struct prom_ctx *c, const struct device *d, const struct d
 
 enum dcgm_kind {
     DK_GPU,     /* on GPUs, any source but an estimate */
+    DK_WIDE,    /* GPU-wide: on GPUs, and on each GPU instance of a MIG GPU */
     DK_ANY,     /* on GPUs and MIG devices */
     DK_FB_FREE, /* total - used, on GPUs and MIG devices */
     DK_PROF,    /* on GPUs and MIG devices, profiling values only (GPM or DCGM) */
@@ -74,13 +96,13 @@ static const struct dcgm_fam dcgm_fams[] = {
      DW_FLOOR},
     {"DCGM_FI_DEV_FB_FREE", PROM_GAUGE, "Framebuffer memory free (in MiB).", M_MEM_USED, DK_FB_FREE,
      MIB, DW_FLOOR},
-    {"DCGM_FI_DEV_GPU_TEMP", PROM_GAUGE, "GPU temperature (in C).", M_TEMP, DK_GPU, 1, DW_ROUND},
-    {"DCGM_FI_DEV_POWER_USAGE", PROM_GAUGE, "Power draw (in W).", M_POWER, DK_GPU, 1, DW_NO},
+    {"DCGM_FI_DEV_GPU_TEMP", PROM_GAUGE, "GPU temperature (in C).", M_TEMP, DK_WIDE, 1, DW_ROUND},
+    {"DCGM_FI_DEV_POWER_USAGE", PROM_GAUGE, "Power draw (in W).", M_POWER, DK_WIDE, 1, DW_NO},
     {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", PROM_COUNTER,
-     "Total energy consumption since boot (in mJ).", M_ENERGY, DK_GPU, 1000, DW_ROUND},
-    {"DCGM_FI_DEV_SM_CLOCK", PROM_GAUGE, "SM clock frequency (in MHz).", M_CLK_SM, DK_GPU, 1,
+     "Total energy consumption since boot (in mJ).", M_ENERGY, DK_WIDE, 1000, DW_ROUND},
+    {"DCGM_FI_DEV_SM_CLOCK", PROM_GAUGE, "SM clock frequency (in MHz).", M_CLK_SM, DK_WIDE, 1,
      DW_ROUND},
-    {"DCGM_FI_DEV_MEM_CLOCK", PROM_GAUGE, "Memory clock frequency (in MHz).", M_CLK_MEM, DK_GPU, 1,
+    {"DCGM_FI_DEV_MEM_CLOCK", PROM_GAUGE, "Memory clock frequency (in MHz).", M_CLK_MEM, DK_WIDE, 1,
      DW_ROUND},
     {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", PROM_GAUGE, "Ratio of time the graphics engine is active.",
      M_GPU_UTIL, DK_PROF, 0.01, DW_NO},
@@ -103,6 +125,21 @@ static const struct dcgm_fam dcgm_fams[] = {
      M_PCIE_RX, DK_GPU, 1, DW_ROUND},
 };
 
+/* dcgm-exporter's MIG model: a MIG-mode GPU with instances is represented
+ * by its GPU instances only (so sums over devices count memory once), each
+ * carrying the GPU-wide values. */
+static bool via_instances(const struct snapshot *s, size_t i)
+{
+    const struct device *d = &s->devices[i];
+    if (d->kind != DEV_GPU || !d->mig_enabled)
+        return false;
+    for (size_t j = i + 1; j < s->ndevices && s->devices[j].kind == DEV_MIG; j++) {
+        if (s->devices[j].parent_pos == (int)i)
+            return true;
+    }
+    return false;
+}
+
 void prom_dcgm_write(struct prom_ctx *c)
 {
     const struct snapshot *s = c->s;
@@ -113,12 +150,16 @@ void prom_dcgm_write(struct prom_ctx *c)
             const struct device *d = &s->devices[i];
             const char *l = prom_labels_of(c, i, PROM_LAB_DCGM);
             const struct metric *m = &d->m[fm->id];
-            if (!l || !metric_ok(m))
+            if (!l || !metric_ok(m) || via_instances(s, i))
                 continue;
             double v = m->value;
             switch (fm->kind) {
             case DK_GPU:
                 if (d->kind != DEV_GPU || m->src == MSRC_ESTIMATE)
+                    continue;
+                break;
+            case DK_WIDE:
+                if (m->src == MSRC_ESTIMATE)
                     continue;
                 break;
             case DK_ANY: break;

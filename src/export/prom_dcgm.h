@@ -14,6 +14,9 @@
  * the set. */
 void prom_dcgm_labels(struct prom_ctx *c, const struct device *d, const struct device *p,
                       const char *host);
+/* The node's name from NODE_NAME (Kubernetes' downward API), "" unset; read
+ * once. */
+const char *prom_node_name(void);
 /* The DCGM_FI_* families, over the devices whose dcgm label set is not
  * left out. */
 void prom_dcgm_write(struct prom_ctx *c);

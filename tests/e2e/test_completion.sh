@@ -12,7 +12,7 @@ comp() { # comp WORD...: what bash completes for the last word
         printf "%s\n" "${COMPREPLY[@]}"' _ "$MIGMON_SRC" "$@" | sort | tr '\n' ' '
 }
 eq "completion: modes" "$(comp "$MIGMON_BIN" re)" "record "
-eq "completion: options" "$(comp "$MIGMON_BIN" --no-)" "--no-color --no-config "
+eq "completion: options" "$(comp "$MIGMON_BIN" --no-)" "--no-color --no-config --no-host "
 eq "completion: --all-processes" "$(comp "$MIGMON_BIN" --once --all)" "--all-processes "
 eq "completion: --format values" "$(comp "$MIGMON_BIN" --once --format p)" "prometheus "
 eq "completion: record's formats" "$(comp "$MIGMON_BIN" record -f "")" "csv influx jsonl "
@@ -40,3 +40,4 @@ env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD -u SAN make -s -C "$MIGMON_SRC"
     PREFIX="$TMP/cprefix" DESTDIR= >/dev/null 2>&1
 [ -f "$TMP/cprefix/share/bash-completion/completions/mig-gpu-mon" ] && ok || bad "completion: bash file not installed"
 [ -f "$TMP/cprefix/share/zsh/site-functions/_mig-gpu-mon" ] && ok || bad "completion: zsh file not installed"
+eq "completion: --dcgm's values" "$(comp "$MIGMON_BIN" --dcgm e)" "embedded "

@@ -17,6 +17,11 @@ for tool in promtool prometheus curl; do
 done
 PR="$MIGMON_SRC/tests/fixtures/proc/gpu-host"
 DASH="$MIGMON_SRC/contrib/grafana/mig-gpu-mon.json"
+# provisioned from a file or a ConfigMap, the dashboard must resolve its
+# data source itself: a datasource variable, no import-time input
+jeq "dashboard: a datasource variable, used by every query" "$(cat "$DASH")" \
+    '[(.templating.list[0] | .type, .name), (.__inputs == null), ([.. | objects | select(has("datasource") and (.datasource | type) == "object") | .datasource.uid] | unique)]' \
+    '["datasource","datasource",true,["${datasource}"]]'
 PROM_PIDS=()
 
 now_ns() { date +%s%N; }
@@ -46,6 +51,12 @@ page=$(mon h200-mig.ini --once --format prometheus)
 contains "--once prometheus: a MIG ratio from GPM" "$page" \
     'migmon_mig_utilization_ratio{gpu="0",uuid="GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8",pci_bus_id="00000000:19:00.0",model="NVIDIA H200",gpu_instance_id="1",compute_instance_id="0",mig_profile="3g.71gb",mig_uuid="MIG-760076c7-d3b3-392a-4dba-0e98392dab98",source="gpm"} 0.'
 case "$page" in *DCGM_FI_*) bad "--once prometheus without --compat has DCGM series" ;; *) ok ;; esac
+eq "--no-host: no host series" "$(mon h200-mig.ini --once --format prometheus --no-host | grep -c '^migmon_host_')" 0
+eq "--no-host: the device series stay" "$(mon h200-mig.ini --once --format prometheus --no-host | grep -c '^migmon_mig_utilization_ratio{')" 4
+[ "$(printf '%s\n' "$page" | grep -c '^migmon_host_')" -gt 10 ] && ok || bad "without --no-host: host series expected"
+err=$(mon h200-mig.ini --once --format json --no-host 2>&1); rc=$?
+eq "--no-host with json: exit 2" "$rc" 2
+contains "--no-host with json: says what it needs" "$err" "--no-host needs export or --once --format prometheus"
 case "$page" in *migmon_process_*) bad "--once prometheus without --export-processes has process series" ;; *) ok ;; esac
 page=$(mon dgx-a100-8x7.ini --once --format prometheus --compat dcgm)
 contains "--compat dcgm: MIG framebuffer in MiB with dcgm's labels" "$page" 'DCGM_FI_DEV_FB_USED{gpu="0",UUID="GPU-'
@@ -72,10 +83,21 @@ jeq "--compat dcgm h200: GR_ENGINE_ACTIVE per MIG instance (GPU_I_ID, GPU_I_PROF
     '[["1","3g.71gb",0.85],["5","2g.35gb",0.205014417563635],["13","1g.18gb",0.117568741204067],["14","1g.18gb",0]]'
 jeq "--compat dcgm h200: dcgm-exporter's label names on the MIG series" "$samples" \
     "$gr"' | map(.labels | keys) | unique' \
-    '[["GPU_I_ID","GPU_I_PROFILE","Hostname","UUID","device","gpu","modelName","pci_bus_id"]]'
+    '[["DCGM_FI_DRIVER_VERSION","GPU_I_ID","GPU_I_PROFILE","Hostname","UUID","device","gpu","hostname","modelName","pci_bus_id"]]'
 jeq "--compat dcgm h200: ... and values (the parent GPU's)" "$samples" \
-    "$gr"' | map(.labels | [.gpu, .UUID, .pci_bus_id, .device, .modelName, .Hostname]) | unique' \
-    "[[\"0\",\"GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8\",\"00000000:19:00.0\",\"nvidia0\",\"NVIDIA H200\",\"$(uname -n)\"]]"
+    "$gr"' | map(.labels | [.gpu, .UUID, .pci_bus_id, .device, .modelName, .Hostname, .hostname, .DCGM_FI_DRIVER_VERSION]) | unique' \
+    "[[\"0\",\"GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8\",\"00000000:19:00.0\",\"nvidia0\",\"NVIDIA H200\",\"$(uname -n)\",\"$(uname -n)\",\"570.211.01\"]]"
+# dcgm-exporter's MIG model: the MIG-mode GPU only through its instances,
+# each with the GPU-wide values, so sums count memory once
+jeq "--compat dcgm h200: sum(FB_USED) = the instances' sum, no whole-GPU series" "$samples" \
+    'map(select(.name == "DCGM_FI_DEV_FB_USED")) | [length, (map(.value) | add), (map(select(.labels.GPU_I_ID == null)) | length)]' \
+    "[4,$(printf '%s' "$json" | jq '[.devices[] | select(.kind == "mig") | .metrics.memory_used_bytes.value / 1048576 | floor] | add'),0]"
+jeq "--compat dcgm h200: every instance has the GPU's temperature, power and clocks" "$samples" \
+    '[("DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_POWER_USAGE", "DCGM_FI_DEV_SM_CLOCK") as $n | map(select(.name == $n and .labels.GPU_I_ID != null)) | length]' \
+    '[4,4,4]'
+page=$(NODE_NAME=gpu-node-7 MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=h200-mig --once --format prometheus --compat dcgm)
+contains "--compat dcgm: Hostname and hostname from NODE_NAME" "$page" 'Hostname="gpu-node-7",hostname="gpu-node-7",'
+contains "NODE_NAME: migmon_ series carry node" "$page" 'model="NVIDIA H200",node="gpu-node-7",'
 # per MIG device of the JSON: [GI, GPM?, DCGM series, in 0-1, = migmon_ ratio, = JSON % / 100]
 got=$(jq -n -c --argjson p "$samples" --argjson j "$json" '
     [$j.devices[] | select(.kind == "mig") | . as $m | ($m.gpu_instance_id | tostring) as $gi |
@@ -178,7 +200,7 @@ jeq "prometheus dcgm: ... ratios in 0-1, the 3g.71gb one busy" "$r" \
     '[.data.result[] | .value[1] | tonumber | . >= 0 and . <= 1] + [.data.result[] | select(.metric.GPU_I_ID == "1") | .value[1] | tonumber > 0.5]' \
     '[true,true,true,true,true]'
 r=$(q 'DCGM_FI_DEV_FB_USED{job="h200dcgm"}')
-jeq "prometheus dcgm: FB_USED for the GPU and each MIG instance" "$r" '.data.result | length' 5
+jeq "prometheus dcgm: FB_USED for each MIG instance (the MIG GPU only through them)" "$r" '.data.result | length' 4
 jeq "prometheus dcgm: FB_USED of MIG 3g.71gb in MiB" "$r" \
     '.data.result[] | select(.metric.GPU_I_ID == "1") | .value[1] | tonumber | floor' 42535
 jeq "prometheus dcgm: no DCGM series from the exporters without --compat" \

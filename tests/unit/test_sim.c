@@ -24,6 +24,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "dl_env.h"
+
 #include "../../sim/exports.h" /* prototypes, only for __typeof__ */
 
 #define EPOCH_US 1700000000000000ULL
@@ -31,22 +33,6 @@
 
 static void *lib; /* the library the current test talks to */
 static void *full_lib;
-
-static const char *env(const char *name)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        fail_msg("%s is not set (run through `make unit`)", name);
-    return v;
-}
-
-static void *sym_in(void *h, const char *name)
-{
-    void *p = dlsym(h, name);
-    if (!p)
-        fail_msg("symbol %s missing", name);
-    return p;
-}
 
 /* N(nvmlFoo)(args): call the loaded library's nvmlFoo with its real type. */
 #define N(name) ((__typeof__(&name))sym_in(lib, #name))
