@@ -29,12 +29,7 @@
 #define EVENTS_BACKOFF_MAX_NS (30ull * 1000000000ull)
 /* A wait is 1 s; 3 s of silence is a helper stuck in a call. */
 #define EVENTS_WATCHDOG_NS (3000ull * 1000000ull)
-/* --once: after the helper is watching, the events already due come in
- * its first wait; this is how long settle gives them. */
-#define EVENTS_SETTLE_TAIL_NS (150ull * 1000000ull)
-/* The most settle waits in all. NVML reports only the events that happen
- * after registration, so a one-shot snapshot rarely has any: its own
- * sample (a slow enumeration after this wait) must not pay for them. */
+/* The most one wait for the helper's first state takes. */
 #define EVENTS_SETTLE_MAX_MS 400u
 
 static const char *const WHY_NO_EXE = "events not started (no helper binary given)";
@@ -268,27 +263,21 @@ void events_client_poll(struct events_client *c)
     }
 }
 
-void events_client_settle(struct events_client *c, unsigned timeout_ms)
+void events_client_wait_state(struct events_client *c, unsigned timeout_ms)
 {
     if (!c)
         return;
     if (timeout_ms > EVENTS_SETTLE_MAX_MS)
         timeout_ms = EVENTS_SETTLE_MAX_MS;
     uint64_t deadline = clock_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
-    uint64_t tail = 0; /* once watching: until the first wait's events are in */
     for (;;) {
         events_client_poll(c);
-        if (c->sup.run != HELPER_RUNNING || c->done)
+        if (c->sup.run != HELPER_RUNNING || c->done || c->have_state)
             break;
-        if (c->have_state && !c->watching && c->st.retry)
-            break; /* failing and retrying by itself: nothing to wait for */
         uint64_t now = clock_mono_ns();
-        if (c->watching && !tail)
-            tail = now + EVENTS_SETTLE_TAIL_NS;
-        uint64_t until = tail && tail < deadline ? tail : deadline;
-        if (now >= until)
+        if (now >= deadline)
             break;
-        helper_proc_wait(&c->hp, (int)((until - now) / 1000000ull) + 1);
+        helper_proc_wait(&c->hp, (int)((deadline - now) / 1000000ull) + 1);
     }
 }
 

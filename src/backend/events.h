@@ -119,9 +119,10 @@ struct events_item {
 struct events_client *events_client_open(const struct events_client_opts *o);
 /* Reads what the helper sent, runs the watchdog. Never blocks. */
 void events_client_poll(struct events_client *c);
-/* Waits up to timeout_ms (at most 400 ms) for the helper to be watching
- * and then briefly for the events already due, or for a final state. */
-void events_client_settle(struct events_client *c, unsigned timeout_ms);
+/* Waits up to timeout_ms (at most 400 ms) for the helper's first state:
+ * "watching" comes once the events already pending have been sent, so
+ * they are in the next snapshot. */
+void events_client_wait_state(struct events_client *c, unsigned timeout_ms);
 void events_client_close(struct events_client *c);
 int events_client_helper_pid(const struct events_client *c);
 

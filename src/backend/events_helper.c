@@ -178,7 +178,6 @@ static int setup(struct eh *d)
                    no_api ? "nvmlDeviceGetSupportedEventTypes" : NULL);
         return 1;
     }
-    send_state(d, EVENTS_STATE_WATCHING, EVENTS_CALL_NONE, NVML_SUCCESS, false, NULL);
     return 0;
 }
 
@@ -200,6 +199,28 @@ static void send_event(const struct eh *d, const nvmlEventData_t *ev)
     r.gi_id = ev->gpuInstanceId == NVML_EVENT_NO_INSTANCE ? -1 : (int32_t)ev->gpuInstanceId;
     r.ci_id = ev->computeInstanceId == NVML_EVENT_NO_INSTANCE ? -1 : (int32_t)ev->computeInstanceId;
     helper_send(EVENTS_PROTO_MAGIC, &r, EVENTS_REC_EVENT, sizeof(r));
+}
+
+/* The events already pending, with waits that do not block; then the
+ * state says watching, so a client that waits for it has them too. */
+static nvmlReturn_t catch_up(struct eh *d)
+{
+    nvmlReturn_t rc;
+    for (;;) {
+        nvmlEventData_t ev;
+        memset(&ev, 0, sizeof(ev));
+        progress(EVENTS_CALL_WAIT);
+        rc = d->e.wait(d->set, &ev, 0);
+        beat(rc);
+        if (rc != NVML_SUCCESS)
+            break;
+        send_event(d, &ev);
+    }
+    if (rc == NVML_ERROR_TIMEOUT) {
+        send_state(d, EVENTS_STATE_WATCHING, EVENTS_CALL_NONE, NVML_SUCCESS, false, NULL);
+        rc = NVML_SUCCESS;
+    }
+    return rc;
 }
 
 /* Waits (a heartbeat a second) until deadline; false when the monitor went away. */
@@ -224,8 +245,8 @@ static void run(struct eh *d)
         if (s > 0)
             return;
         if (s == 0) {
-            nvmlReturn_t rc;
-            for (;;) {
+            nvmlReturn_t rc = catch_up(d);
+            while (rc == NVML_SUCCESS) {
                 nvmlEventData_t ev;
                 memset(&ev, 0, sizeof(ev));
                 progress(EVENTS_CALL_WAIT);
@@ -238,6 +259,7 @@ static void run(struct eh *d)
                 if (!helper_wait_until(clock_mono_ns())) /* the monitor went away */
                     return;
                 retry = RETRY_FIRST_NS;
+                rc = NVML_SUCCESS;
             }
             teardown(d);
             if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) {

@@ -251,6 +251,7 @@ static void gpm_start(struct nvml_root *r)
     /* Whether DCGM is there at all is known within milliseconds; the first
      * snapshot says it (a slow connect is not waited for). */
     dcgm_client_wait_state(r->dcgm, 150);
+    events_client_wait_state(r->events, 150); /* and the events already pending */
 }
 
 static void root_settle(void *p, unsigned timeout_ms)
@@ -272,8 +273,13 @@ static void root_settle(void *p, unsigned timeout_ms)
     if (r->dcgm && now < deadline)
         dcgm_client_settle(r->dcgm, (unsigned)((deadline - now) / 1000000ull));
     now = mono();
-    if (r->events && now < deadline)
-        events_client_settle(r->events, (unsigned)((deadline - now) / 1000000ull));
+    /* A little more for a slow events helper; NVML reports only the events
+     * after registration, so a one-shot snapshot rarely has any, and its
+     * own sample must not pay for them. */
+    if (r->events && now < deadline) {
+        unsigned ms = (unsigned)((deadline - now) / 1000000ull);
+        events_client_wait_state(r->events, ms < 250 ? ms : 250);
+    }
 }
 
 static void root_set_takeover(void *p, void (*fn)(void *arg), void *arg)

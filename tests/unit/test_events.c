@@ -210,7 +210,7 @@ static struct events_client *client_for(const char *scenario, const char *simtim
     assert_non_null(o.exe);
     struct events_client *c = events_client_open(&o);
     assert_non_null(c);
-    events_client_settle(c, 5000);
+    events_client_wait_state(c, 5000);
     return c;
 }
 
