@@ -635,20 +635,10 @@ static int setup(struct dh *d)
     return rc;
 }
 
-/* Waits (with heartbeats every interval) until deadline; false when the
- * monitor went away. */
-static bool idle_until(struct dh *d, uint64_t deadline)
+static void idle_beat(void *ctx)
 {
-    uint64_t step = (uint64_t)d->interval_ms * 1000000ull;
-    for (;;) {
-        uint64_t now = clock_mono_ns();
-        if (now >= deadline)
-            return true;
-        uint64_t next = now + step < deadline ? now + step : deadline;
-        if (!helper_wait_until(next))
-            return false;
-        heartbeat(false);
-    }
+    (void)ctx;
+    heartbeat(false);
 }
 
 static int run(struct dh *d)
@@ -682,7 +672,9 @@ static int run(struct dh *d)
             if (final_rc(rc))
                 return 0;
         }
-        if (!idle_until(d, clock_mono_ns() + retry))
+        /* heartbeats every interval meanwhile */
+        if (!helper_idle_until(clock_mono_ns() + retry, (uint64_t)d->interval_ms * 1000000ull,
+                               idle_beat, NULL))
             return 0;
         retry = retry * 2 > RETRY_MAX_NS ? RETRY_MAX_NS : retry * 2;
     }

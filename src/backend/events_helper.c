@@ -223,18 +223,10 @@ static nvmlReturn_t catch_up(struct eh *d)
     return rc;
 }
 
-/* Waits (a heartbeat a second) until deadline; false when the monitor went away. */
-static bool idle_until(uint64_t deadline)
+static void idle_beat(void *ctx)
 {
-    for (;;) {
-        uint64_t now = clock_mono_ns();
-        if (now >= deadline)
-            return true;
-        uint64_t next = now + 1000000000ull < deadline ? now + 1000000000ull : deadline;
-        if (!helper_wait_until(next))
-            return false;
-        beat(NVML_SUCCESS);
-    }
+    (void)ctx;
+    beat(NVML_SUCCESS);
 }
 
 static void run(struct eh *d)
@@ -269,7 +261,7 @@ static void run(struct eh *d)
             }
             send_state(d, EVENTS_STATE_FAILED, EVENTS_CALL_WAIT, rc, true, "nvmlEventSetWait_v2");
         }
-        if (!idle_until(clock_mono_ns() + retry))
+        if (!helper_idle_until(clock_mono_ns() + retry, 1000000000ull, idle_beat, NULL))
             return;
         retry = retry * 2 > RETRY_MAX_NS ? RETRY_MAX_NS : retry * 2;
     }

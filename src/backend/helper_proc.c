@@ -236,3 +236,16 @@ bool helper_wait_until(uint64_t deadline)
         }
     }
 }
+
+bool helper_idle_until(uint64_t deadline, uint64_t step_ns, void (*beat)(void *ctx), void *ctx)
+{
+    for (;;) {
+        uint64_t now = clock_mono_ns();
+        if (now >= deadline)
+            return true;
+        uint64_t next = now + step_ns < deadline ? now + step_ns : deadline;
+        if (!helper_wait_until(next))
+            return false;
+        beat(ctx);
+    }
+}

@@ -100,5 +100,8 @@ void helper_send(uint16_t magic, void *rec, uint8_t type, size_t len);
 /* Sleeps until deadline (CLOCK_MONOTONIC ns); false when stdin says the
  * monitor is gone. */
 bool helper_wait_until(uint64_t deadline);
+/* The same, calling beat(ctx) every step_ns meanwhile: the heartbeat that
+ * keeps the client's watchdog quiet while the helper waits to retry. */
+bool helper_idle_until(uint64_t deadline, uint64_t step_ns, void (*beat)(void *ctx), void *ctx);
 
 #endif
