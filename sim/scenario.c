@@ -21,6 +21,7 @@
 
 #include "errors.h"
 #include "scenario_check.h"
+#include "scenario_events.h"
 #include "scenario_values.h"
 
 struct ctx {
@@ -655,6 +656,12 @@ static int handler(void *user, const char *section, const char *name, const char
             return fail(c, "%s", derr);
         return 1;
     }
+    if (!strcmp(section, "events") || !strncmp(section, "event.", 6)) {
+        char eerr[240];
+        if (scenario_events_key(c->s, section, name, value, eerr, sizeof(eerr)) != 0)
+            return fail(c, "%s", eerr);
+        return 1;
+    }
     if (!strncmp(section, "process.", 8) || !strncmp(section, "fault.", 6)) {
         bool proc = section[0] == 'p';
         const char *nm = section + (proc ? 8 : 6);
@@ -757,7 +764,8 @@ struct sim_scenario *scenario_load(const char *path, const char *driver_override
                  path, c.hostile_line, c.hostile_what);
         goto fail;
     }
-    if (scenario_finish(c.s, driver_override, c.err, sizeof(c.err)) != 0) {
+    if (scenario_finish(c.s, driver_override, c.err, sizeof(c.err)) != 0 ||
+        scenario_events_finish(c.s, c.err, sizeof(c.err)) != 0) {
         snprintf(err, errlen, "%s: %s", path, c.err);
         goto fail;
     }
@@ -774,5 +782,6 @@ void scenario_free(struct sim_scenario *s)
     free(s->gpus);
     free(s->migs);
     free(s->procs);
+    free(s->events.ev);
     free(s);
 }

@@ -160,6 +160,26 @@ struct sim_fault {
     long after_calls; /* let this many matching calls through first */
 };
 
+/* [event.NAME] sections and the [events] switches (sim/scenario_events.c,
+ * sim/api_events.c). */
+#define SIM_MAX_EVENTS 256
+enum { SIM_EVENT_WAIT_OK = 0, SIM_EVENT_WAIT_FAIL, SIM_EVENT_WAIT_HANG };
+
+struct sim_event {
+    char name[32];
+    double t;                /* simulated seconds; -inf until given */
+    int gpu, slot;           /* slot -1: the whole GPU */
+    unsigned long long type; /* one NVML_EVENT_TYPE_* bit */
+    long xid;                /* -1 until given (required for an Xid) */
+};
+
+struct sim_events {
+    bool api_off; /* events_api = no: the event functions are FUNCTION_NOT_FOUND */
+    int wait;     /* SIM_EVENT_WAIT_* */
+    int n, cap;
+    struct sim_event *ev; /* owned; sorted by t once loaded */
+};
+
 struct sim_scenario {
     char path[512];
     struct sim_system sys;
@@ -175,6 +195,7 @@ struct sim_scenario {
     int n_faults;
     struct sim_fault faults[SIM_MAX_FAULTS];
     struct sim_dcgm dcgm; /* [dcgm]: read only by the simulated libdcgm */
+    struct sim_events events;
 };
 
 /*

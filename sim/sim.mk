@@ -81,8 +81,8 @@ $(foreach v,$(SIM_VARIANTS),$(eval $(call SIM_VARIANT_RULES,$(v))))
 
 # The simulated DCGM: its own files, on the core that models the machine
 # (no NVML function of it is exported).
-SIM_CORE := state scenario scenario_check scenario_values scenario_dcgm model valfn profiles \
-	errors gpm_rates
+SIM_CORE := state scenario scenario_check scenario_values scenario_dcgm scenario_events model valfn \
+	profiles errors gpm_rates
 SIM_CORE_OBJ := $(SIM_CORE:%=$(SIM_DIR)/obj/%.o) $(SIM_DIR)/obj/variant-full.o
 SIM_DCGM_SRC := $(sort $(wildcard sim/dcgm/*.c))
 SIM_DCGM_OBJ := $(SIM_DCGM_SRC:sim/dcgm/%.c=$(SIM_DIR)/obj/dcgm/%.o)

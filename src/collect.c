@@ -34,7 +34,8 @@ int collect_open(struct collector *c, const struct collect_opts *o, char *err, s
                               .dcgm_mode = o->dcgm_mode,
                               .dcgm_addr = o->dcgm_addr,
                               .dcgm_lib = o->dcgm_lib,
-                              .one_shot = o->one_shot};
+                              .one_shot = o->one_shot,
+                              .t0_ns = c->t0_ns};
     int rc = c->be->open(&c->be_state, &bo, c->gpu_error, sizeof(c->gpu_error));
     if (rc == BACKEND_ERR_BAD_PATH) {
         snprintf(err, errlen, "%s", c->gpu_error);

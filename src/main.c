@@ -16,6 +16,7 @@
 #include "config.h"
 #include "clock.h"
 #include "backend/dcgm.h"
+#include "backend/events.h"
 #include "backend/gpm.h"
 #include "collect.h"
 #include "debuglog.h"
@@ -324,6 +325,9 @@ int main(int argc, char **argv)
     /* The DCGM helper likewise (backend/dcgm.h). */
     if (argc >= 2 && strcmp(argv[1], DCGM_HELPER_ARG) == 0)
         return dcgm_helper_main(argc, argv);
+    /* The events helper likewise (backend/events.h). */
+    if (argc >= 2 && strcmp(argv[1], EVENTS_HELPER_ARG) == 0)
+        return events_helper_main(argc, argv);
     /* profile -- CMD: a mode with options of its own (profile.c) */
     int at = cli_mode_index(argc, argv);
     if (at && strcmp(argv[at], "profile") == 0) {

@@ -92,6 +92,8 @@ static const struct metric_info infos[M_COUNT] = {
     [M_INT_UTIL] = {"integer_util_pct", "%", false, 0, 100},
     [M_NVLINK_TX] = {"nvlink_tx_bytes_per_s", "B/s", true, 0, 1e13},
     [M_NVLINK_RX] = {"nvlink_rx_bytes_per_s", "B/s", true, 0, 1e13},
+    [M_XID_ERRORS] = {"xid_errors_total", "", false, 0, 1e15},
+    [M_LAST_XID] = {"last_xid", "", false, 0, 65535},
 };
 
 /* Two readings that cannot both be true: used above total. */
@@ -250,6 +252,9 @@ void snapshot_free(struct snapshot *s)
     s->host.ncores = 0;
     free(s->notes);
     s->notes = NULL;
+    free(s->events);
+    s->events = NULL;
+    s->nevents = s->events_cap = 0;
     s->notes_len = s->notes_cap = 0;
 }
 

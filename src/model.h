@@ -107,6 +107,10 @@ enum metric_id {
     M_INT_UTIL,
     M_NVLINK_TX,
     M_NVLINK_RX,
+    /* Health events (backend/events.h): the Xid events attributed to this
+     * device since the monitor started, and the last one's code. */
+    M_XID_ERRORS,
+    M_LAST_XID,
     M_COUNT
 };
 

@@ -11,6 +11,21 @@
 #include "model.h"
 #include "system/host.h"
 
+/* One NVML health event (an Xid, an ECC error), as the events helper got
+ * it (backend/events.h). */
+struct gpu_event {
+    uint64_t elapsed_ns; /* when the helper received it, on the snapshot timeline */
+    int64_t wall_ns;
+    char gpu_uuid[MIGMON_UUID_LEN];
+    /* The device it belongs to in snapshot.devices: the MIG device whose
+     * GPU and compute instance it names, else its GPU; -1 when the GPU is
+     * not in this snapshot. */
+    int device_pos;
+    int gi_id, ci_id; /* -1: not attributed to an instance */
+    unsigned xid;     /* the Xid code (999: one the driver cannot name); 0 for ECC events */
+    unsigned long long type; /* NVML event type bits */
+};
+
 struct snapshot {
     uint64_t elapsed_ns; /* since the one reference instant taken at start */
     int64_t wall_ns;     /* CLOCK_REALTIME at the sample */
@@ -44,6 +59,15 @@ struct snapshot {
      * handed from the sampling thread to a front end. */
     char *notes;
     size_t notes_len, notes_cap;
+    /* Health events: the most recent (at most 64), oldest first, and how
+     * many arrived since start; events_why says why there are none to be
+     * had (a static string), NULL while they flow. Written by the backend's
+     * sampling thread like every other field (events_apply), read by front
+     * ends from the published snapshot. events is owned. */
+    struct gpu_event *events;
+    size_t nevents, events_cap;
+    uint64_t events_total;
+    const char *events_why;
 };
 
 int snapshot_reserve(struct snapshot *s, size_t n);

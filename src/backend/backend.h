@@ -22,6 +22,7 @@ struct backend_opts {
     const char *dcgm_addr; /* the hostengine for DCGM_MODE_ADDR */
     const char *dcgm_lib;  /* --dcgm-lib, or NULL to search libdcgm.so.4 / .so.3 */
     bool one_shot;         /* one snapshot (--once): no retry is promised */
+    uint64_t t0_ns;        /* the collector's reference instant (CLOCK_MONOTONIC); 0 unknown */
 };
 
 enum backend_err {

@@ -81,8 +81,6 @@ static const char *const WHY_HUNG_OFF[DCGM_CALL_COUNT] = {
     [DCGM_CALL_READ] = "DCGM off: the DCGM helper hung 3 times in dcgmEntitiesGetLatestValues",
 };
 
-enum helper_state { HS_OFF, HS_RUNNING, HS_WAITING, HS_FINISHED };
-
 struct cent {
     uint8_t scope;
     int gi_id, ci_id, nci;
@@ -95,11 +93,10 @@ struct cent {
 struct dcgm_client {
     struct dcgm_client_opts o;
     char exe[4096], lib[4096], nvml[4096], addr[DCGM_WHERE_LEN];
-    enum helper_state hs;
     const char *why_global; /* a reason for every device, NULL while values may flow */
     struct helper_proc hp;
-    uint64_t restart_at, interval_ns;
-    unsigned consecutive;
+    struct helper_sup sup;
+    uint64_t interval_ns;
     bool have_values, done;
     enum dcgm_call cur_call;
     struct dcgm_rec_state st; /* the helper's last state */
@@ -117,8 +114,9 @@ static uint64_t watchdog_ns(const struct dcgm_client *c)
     return w < floor ? floor : w;
 }
 
-static void spawn(struct dcgm_client *c)
+static void spawn(void *ctx)
 {
+    struct dcgm_client *c = ctx;
     char interval[24];
     snprintf(interval, sizeof(interval), "%u", c->o.interval_ms);
     const char *mode = c->o.mode == DCGM_MODE_EMBEDDED ? "embedded"
@@ -128,11 +126,11 @@ static void spawn(struct dcgm_client *c)
                     interval, c->nvml, NULL};
     if (helper_proc_spawn(&c->hp, argv) != 0) {
         debuglog_printf("dcgm: could not start the helper: %s", strerror(errno));
-        c->hs = HS_OFF;
+        c->sup.run = HELPER_OFF;
         c->why_global = WHY_HELPER_FAILED;
         return;
     }
-    c->hs = HS_RUNNING;
+    c->sup.run = HELPER_RUNNING;
     c->done = false;
     c->cur_call = DCGM_CALL_LOAD;
 }
@@ -166,21 +164,18 @@ static const char *state_reason(const struct dcgm_rec_state *s)
     }
 }
 
-static void failed(struct dcgm_client *c, bool stalled, uint64_t now)
+/* helper_sup_ops.failed */
+static void failed(void *ctx, bool stalled, uint64_t now)
 {
-    helper_proc_reap(&c->hp, true);
-    c->consecutive++;
+    struct dcgm_client *c = ctx;
+    if (stalled)
+        debuglog_printf("dcgm: the helper was in call %d", (int)c->cur_call);
     enum dcgm_call call = c->cur_call < DCGM_CALL_COUNT ? c->cur_call : DCGM_CALL_NONE;
-    if (c->consecutive >= DCGM_MAX_FAILS) {
-        c->hs = HS_OFF;
-        c->why_global = stalled ? WHY_HUNG_OFF[call] : WHY_HELPER_FAILED;
-        debuglog_printf("dcgm: helper failed %u times: DCGM off", c->consecutive);
-        return;
-    }
-    c->why_global = stalled ? WHY_STALLED[call] : WHY_HELPER_FAILED;
     uint64_t base = c->o.backoff_ms ? (uint64_t)c->o.backoff_ms * 1000000ull : 1000000000ull;
-    c->hs = HS_WAITING;
-    c->restart_at = now + helper_backoff_ns(c->consecutive, base, DCGM_BACKOFF_MAX_NS);
+    if (helper_sup_failed(&c->sup, &c->hp, DCGM_MAX_FAILS, base, DCGM_BACKOFF_MAX_NS, now))
+        c->why_global = stalled ? WHY_STALLED[call] : WHY_HELPER_FAILED;
+    else
+        c->why_global = stalled ? WHY_HUNG_OFF[call] : WHY_HELPER_FAILED;
 }
 
 static struct cent *entity(struct dcgm_client *c, const struct dcgm_rec_values *r)
@@ -248,7 +243,7 @@ static void on_record(void *ctx, const unsigned char *p, uint8_t type)
         c->cur_call = DCGM_CALL_NONE;
         if (r.have_values) {
             c->have_values = true;
-            c->consecutive = 0;
+            c->sup.fails = 0;
         }
         break;
     }
@@ -286,12 +281,12 @@ struct dcgm_client *dcgm_client_open(const struct dcgm_client_opts *o)
     snprintf(c->addr, sizeof(c->addr), "%s", o->addr ? o->addr : "");
     snprintf(c->nvml, sizeof(c->nvml), "%s", o->nvml_path ? o->nvml_path : "");
     if (o->mode == DCGM_MODE_OFF) {
-        c->hs = HS_OFF;
+        c->sup.run = HELPER_OFF;
         c->why_global = WHY_OFF;
         return c;
     }
     if (!o->exe || !o->exe[0]) {
-        c->hs = HS_OFF;
+        c->sup.run = HELPER_OFF;
         c->why_global = WHY_NO_EXE;
         return c;
     }
@@ -300,34 +295,20 @@ struct dcgm_client *dcgm_client_open(const struct dcgm_client_opts *o)
     return c;
 }
 
+static const struct helper_sup_ops sup_ops = {
+    .magic = DCGM_PROTO_MAGIC,
+    .size = rec_size,
+    .on = on_record,
+    .spawn = spawn,
+    .failed = failed,
+};
+
 void dcgm_client_poll(struct dcgm_client *c)
 {
     if (!c)
         return;
-    uint64_t now = clock_mono_ns();
-    if (c->hs == HS_WAITING && now >= c->restart_at) {
-        spawn(c);
-        now = clock_mono_ns();
-    }
-    if (c->hs != HS_RUNNING)
-        return;
-    bool open = helper_proc_drain(&c->hp, DCGM_PROTO_MAGIC, rec_size, on_record, c, now);
-    if (!open || c->done) {
-        if (c->done) {
-            helper_proc_reap(&c->hp, false);
-            c->hs = HS_FINISHED;
-            if (!c->why_global)
-                c->why_global = WHY_FAILED;
-        } else {
-            failed(c, false, now);
-        }
-        return;
-    }
-    if (now - c->hp.last_rx_ns > watchdog_ns(c)) {
-        debuglog_printf("dcgm: helper silent for %.1f s (call %d): restarting",
-                        (double)(now - c->hp.last_rx_ns) / 1e9, (int)c->cur_call);
-        failed(c, true, now);
-    }
+    if (helper_sup_poll(&c->sup, &c->hp, &sup_ops, c, &c->done, watchdog_ns(c)) && !c->why_global)
+        c->why_global = WHY_FAILED;
 }
 
 void dcgm_client_settle(struct dcgm_client *c, unsigned timeout_ms)
@@ -335,7 +316,7 @@ void dcgm_client_settle(struct dcgm_client *c, unsigned timeout_ms)
     if (!c)
         return;
     uint64_t deadline = clock_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
-    while (c->hs == HS_RUNNING && !c->have_values && !c->done &&
+    while (c->sup.run == HELPER_RUNNING && !c->have_values && !c->done &&
            !(c->have_state && c->st.state != DCGM_STATE_WATCHING && c->st.retry)) {
         uint64_t now = clock_mono_ns();
         if (now >= deadline)
@@ -351,7 +332,7 @@ void dcgm_client_wait_state(struct dcgm_client *c, unsigned timeout_ms)
     if (!c)
         return;
     uint64_t deadline = clock_mono_ns() + (uint64_t)timeout_ms * 1000000ull;
-    while (c->hs == HS_RUNNING && !c->have_state) {
+    while (c->sup.run == HELPER_RUNNING && !c->have_state) {
         uint64_t now = clock_mono_ns();
         if (now >= deadline)
             break;
@@ -427,7 +408,7 @@ static bool view_begin(const struct dcgm_client *c, struct dcgm_view *out)
         out->why = WHY_OFF;
         return false;
     }
-    if (c->why_global && c->hs != HS_RUNNING) {
+    if (c->why_global && c->sup.run != HELPER_RUNNING) {
         out->why = c->why_global;
         return false;
     }

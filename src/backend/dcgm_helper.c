@@ -373,22 +373,10 @@ static int rewalk(struct dh *d)
     return watch(d);
 }
 
-/* Waits (with heartbeats every interval) until deadline; false when the
- * monitor went away. */
-static bool idle_until(struct dh *d, uint64_t deadline)
+static void idle_beat(void *ctx)
 {
-    /* every interval, but not more than twice a second: the client's
-     * watchdog allows 3 intervals and at least 1 s */
-    uint64_t step = (uint64_t)(d->interval_ms < 500 ? 500 : d->interval_ms) * 1000000ull;
-    for (;;) {
-        uint64_t now = clock_mono_ns();
-        if (now >= deadline)
-            return true;
-        uint64_t next = now + step < deadline ? now + step : deadline;
-        if (!helper_wait_until(next))
-            return false;
-        dcgmh_heartbeat(false);
-    }
+    (void)ctx;
+    dcgmh_heartbeat(false);
 }
 
 static int run(struct dh *d)
@@ -427,7 +415,10 @@ static int run(struct dh *d)
             if (final_rc(rc))
                 return 0;
         }
-        if (!idle_until(d, clock_mono_ns() + retry))
+        /* heartbeats every interval, but not more than twice a second (the
+         * client's watchdog allows 3 intervals and at least 1 s) */
+        uint64_t beat = (uint64_t)(d->interval_ms < 500 ? 500 : d->interval_ms) * 1000000ull;
+        if (!helper_idle_until(clock_mono_ns() + retry, beat, idle_beat, NULL))
             return 0;
         retry = retry * 2 > RETRY_MAX_NS ? RETRY_MAX_NS : retry * 2;
     }

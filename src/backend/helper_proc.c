@@ -157,6 +157,47 @@ uint64_t helper_backoff_ns(unsigned n, uint64_t base_ns, uint64_t max_ns)
     return b > max_ns ? max_ns : b;
 }
 
+bool helper_sup_poll(struct helper_sup *s, struct helper_proc *p, const struct helper_sup_ops *ops,
+                     void *ctx, const bool *done, uint64_t watchdog_ns)
+{
+    uint64_t now = clock_mono_ns();
+    if (s->run == HELPER_WAITING && now >= s->restart_at) {
+        ops->spawn(ctx);
+        now = clock_mono_ns();
+    }
+    if (s->run != HELPER_RUNNING)
+        return false;
+    bool open = helper_proc_drain(p, ops->magic, ops->size, ops->on, ctx, now);
+    if (*done) {
+        helper_proc_reap(p, false);
+        s->run = HELPER_FINISHED;
+        return true;
+    }
+    if (!open) {
+        ops->failed(ctx, false, now);
+    } else if (now - p->last_rx_ns > watchdog_ns) {
+        debuglog_printf("%s: helper silent for %.1f s: restarting", p->tag,
+                        (double)(now - p->last_rx_ns) / 1e9);
+        ops->failed(ctx, true, now);
+    }
+    return false;
+}
+
+bool helper_sup_failed(struct helper_sup *s, struct helper_proc *p, unsigned max_fails,
+                       uint64_t base_ns, uint64_t max_ns, uint64_t now)
+{
+    helper_proc_reap(p, true);
+    s->fails++;
+    if (s->fails >= max_fails) {
+        s->run = HELPER_OFF;
+        debuglog_printf("%s: helper failed %u times: off", p->tag, s->fails);
+        return false;
+    }
+    s->run = HELPER_WAITING;
+    s->restart_at = now + helper_backoff_ns(s->fails, base_ns, max_ns);
+    return true;
+}
+
 void helper_send(uint16_t magic, void *rec, uint8_t type, size_t len)
 {
     struct helper_rec_hdr *h = rec;
@@ -193,5 +234,18 @@ bool helper_wait_until(uint64_t deadline)
             if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
                 return false;
         }
+    }
+}
+
+bool helper_idle_until(uint64_t deadline, uint64_t step_ns, void (*beat)(void *ctx), void *ctx)
+{
+    for (;;) {
+        uint64_t now = clock_mono_ns();
+        if (now >= deadline)
+            return true;
+        uint64_t next = now + step_ns < deadline ? now + step_ns : deadline;
+        if (!helper_wait_until(next))
+            return false;
+        beat(ctx);
     }
 }

@@ -59,6 +59,39 @@ void helper_proc_wait(const struct helper_proc *p, int ms);
  * at most max_ns. */
 uint64_t helper_backoff_ns(unsigned n, uint64_t base_ns, uint64_t max_ns);
 
+/* ---- the client's supervision: restart with backoff, the watchdog ---- */
+
+enum helper_run { HELPER_OFF = 0, HELPER_RUNNING, HELPER_WAITING, HELPER_FINISHED };
+
+struct helper_sup {
+    enum helper_run run;
+    uint64_t restart_at;
+    unsigned fails; /* in a row; the client zeroes it once the helper serves */
+};
+
+/* A client's side of its protocol and lifecycle. */
+struct helper_sup_ops {
+    uint16_t magic;
+    helper_rec_size_fn size;
+    helper_rec_fn on;
+    void (*spawn)(void *ctx); /* starts the helper; sets run */
+    /* The helper went away, broke the protocol or (stalled) was silent past
+     * the watchdog: the client says why and calls helper_sup_failed. */
+    void (*failed)(void *ctx, bool stalled, uint64_t now);
+};
+
+/* Starts the helper again once its backoff is over, hands what it sent to
+ * ops->on, and reports a failure to ops->failed. *done is the client's own
+ * "the helper said it is done" flag, which ops->on sets: then the helper is
+ * reaped, run is FINISHED and this returns true. */
+bool helper_sup_poll(struct helper_sup *s, struct helper_proc *p, const struct helper_sup_ops *ops,
+                     void *ctx, const bool *done, uint64_t watchdog_ns);
+/* A helper that failed: killed, reaped and counted. False when that makes
+ * max_fails in a row (run is OFF); else true, with a restart after the
+ * backoff (base doubling to max_ns; run is WAITING). */
+bool helper_sup_failed(struct helper_sup *s, struct helper_proc *p, unsigned max_fails,
+                       uint64_t base_ns, uint64_t max_ns, uint64_t now);
+
 /* ---- the helper's side ---- */
 
 /* Writes one record to stdout (header filled in here); a monitor that went
@@ -67,5 +100,8 @@ void helper_send(uint16_t magic, void *rec, uint8_t type, size_t len);
 /* Sleeps until deadline (CLOCK_MONOTONIC ns); false when stdin says the
  * monitor is gone. */
 bool helper_wait_until(uint64_t deadline);
+/* The same, calling beat(ctx) every step_ns meanwhile: the heartbeat that
+ * keeps the client's watchdog quiet while the helper waits to retry. */
+bool helper_idle_until(uint64_t deadline, uint64_t step_ns, void (*beat)(void *ctx), void *ctx);
 
 #endif

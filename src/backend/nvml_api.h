@@ -533,4 +533,31 @@ typedef nvmlReturn_t (*nvml_fn_dev_pci_ext)(nvmlDevice_t, nvmlPciInfoExt_v1_t *)
 typedef nvmlReturn_t (*nvml_fn_dev_detail_list)(nvmlDevice_t, nvmlProcessDetailList_v1_t *);
 typedef nvmlReturn_t (*nvml_fn_dev_cc_mem)(nvmlDevice_t, nvmlConfComputeMemSizeInfo_t *);
 
+/* ---- events (nvmlEventSetCreate ... nvmlEventSetWait_v2) ---- */
+typedef struct nvmlEventSet_st *nvmlEventSet_t;
+#define NVML_EVENT_TYPE_SINGLE_BIT_ECC 0x0001ULL
+#define NVML_EVENT_TYPE_DOUBLE_BIT_ECC 0x0002ULL
+#define NVML_EVENT_TYPE_PSTATE 0x0004ULL
+#define NVML_EVENT_TYPE_XID 0x0008ULL
+#define NVML_EVENT_TYPE_CLOCK 0x0010ULL
+/* eventData for an Xid the driver cannot name; gpuInstanceId and
+ * computeInstanceId when an event is not attributable to an instance. */
+#define NVML_EVENT_XID_UNKNOWN 999ULL
+#define NVML_EVENT_NO_INSTANCE 0xFFFFFFFFu
+typedef struct {
+    nvmlDevice_t device;
+    unsigned long long eventType;
+    unsigned long long eventData; /* the Xid for an Xid event, else 0 */
+    unsigned int gpuInstanceId;
+    unsigned int computeInstanceId;
+} nvmlEventData_t;
+_Static_assert(sizeof(nvmlEventData_t) == 32, "nvmlEventData_t");
+_Static_assert(offsetof(nvmlEventData_t, eventData) == 16, "nvmlEventData_t.eventData");
+_Static_assert(offsetof(nvmlEventData_t, gpuInstanceId) == 24, "nvmlEventData_t.gpuInstanceId");
+typedef nvmlReturn_t (*nvml_fn_event_set_create)(nvmlEventSet_t *);
+typedef nvmlReturn_t (*nvml_fn_event_set_free)(nvmlEventSet_t);
+typedef nvmlReturn_t (*nvml_fn_dev_register_events)(nvmlDevice_t, unsigned long long,
+                                                    nvmlEventSet_t);
+typedef nvmlReturn_t (*nvml_fn_event_set_wait)(nvmlEventSet_t, nvmlEventData_t *, unsigned int);
+
 #endif

@@ -148,6 +148,7 @@ struct nvml_root {
     uint64_t sys_tick_seq; /* mu: the system worker's request made for this tick; 0 none */
     struct gpm_client *gpm;
     struct dcgm_client *dcgm; /* started and used with gpm, by the same thread */
+    struct events_client *events; /* likewise */
     char dcgm_addr[160], dcgm_lib[4096];
     bool gpm_tried;
     uint64_t ticks, last_enum_tick;

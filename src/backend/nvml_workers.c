@@ -32,6 +32,7 @@
 
 #include "backend/backend.h"
 #include "backend/dcgm.h"
+#include "backend/events.h"
 #include "backend/gpm.h"
 #include "backend/nvml.h"
 #include "backend/nvml_root.h"
@@ -242,9 +243,16 @@ static void gpm_start(struct nvml_root *r)
         .nvml_path = r->lib.real_path,
     };
     r->dcgm = dcgm_client_open(&dco);
+    struct events_client_opts eo = {
+        .exe = r->gpm_exe[0] ? r->gpm_exe : NULL,
+        .lib_path = r->lib.real_path,
+        .t0_ns = r->o.t0_ns,
+    };
+    r->events = events_client_open(&eo);
     /* Whether DCGM is there at all is known within milliseconds; the first
      * snapshot says it (a slow connect is not waited for). */
     dcgm_client_wait_state(r->dcgm, 150);
+    events_client_wait_state(r->events, 150); /* and the events already pending */
 }
 
 static void root_settle(void *p, unsigned timeout_ms)
@@ -265,6 +273,14 @@ static void root_settle(void *p, unsigned timeout_ms)
     now = mono();
     if (r->dcgm && now < deadline)
         dcgm_client_settle(r->dcgm, (unsigned)((deadline - now) / 1000000ull));
+    now = mono();
+    /* A little more for a slow events helper; NVML reports only the events
+     * after registration, so a one-shot snapshot rarely has any, and its
+     * own sample must not pay for them. */
+    if (r->events && now < deadline) {
+        unsigned ms = (unsigned)((deadline - now) / 1000000ull);
+        events_client_wait_state(r->events, ms < 250 ? ms : 250);
+    }
 }
 
 static void root_set_takeover(void *p, void (*fn)(void *arg), void *arg)
@@ -503,6 +519,8 @@ static int root_sample(void *p, struct snapshot *s, uint64_t deadline)
     r->err[0] = '\0';
     gpm_client_poll(r->gpm); /* non-blocking: what the helpers sent since */
     dcgm_client_poll(r->dcgm);
+    events_client_poll(r->events);
+    s->nevents = 0; /* a reused buffer's events are not this tick's */
 
     pthread_mutex_lock(&r->mu);
     if (!r->began)
@@ -667,6 +685,7 @@ again:
     gpm_start(r);
     nvml_gpm_apply(r->gpm, s);
     dcgm_apply(r->dcgm, s);
+    events_apply(r->events, s);
     return 0;
 }
 
@@ -701,8 +720,10 @@ static void root_detach(void *p)
     struct nvml_root *r = p;
     gpm_client_close(r->gpm);
     dcgm_client_close(r->dcgm);
+    events_client_close(r->events);
     r->gpm = NULL;
     r->dcgm = NULL;
+    r->events = NULL;
     r->gpm_tried = false;
 }
 
@@ -713,8 +734,10 @@ static void root_close(void *p)
         return;
     gpm_client_close(r->gpm);
     dcgm_client_close(r->dcgm);
+    events_client_close(r->events);
     r->gpm = NULL;
     r->dcgm = NULL;
+    r->events = NULL;
     pthread_mutex_lock(&r->mu);
     r->stop = true;
     r->relay = false; /* the system worker no longer touches the GPU workers... */

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "backend/xid.h"
 #include "clock.h"
 #include "export/json_host.h"
 #include "export/jsonw.h"
@@ -174,6 +175,50 @@ static void write_device(struct jsonw *w, const struct snapshot *s, const struct
     jsonw_obj_close(w);
 }
 
+/* The health events, oldest first: where each happened (the GPU, and the
+ * MIG device when it names one), what it is and what to do about it. */
+static void write_events(struct jsonw *w, const struct snapshot *s)
+{
+    jsonw_key(w, "events_total");
+    jsonw_uint(w, s->events_total);
+    jsonw_key(w, "events_error");
+    jsonw_str(w, s->events_why);
+    jsonw_key(w, "events");
+    jsonw_arr_open(w);
+    for (size_t i = 0; i < s->nevents; i++) {
+        const struct gpu_event *e = &s->events[i];
+        const struct device *d =
+            e->device_pos >= 0 && (size_t)e->device_pos < s->ndevices ? &s->devices[e->device_pos]
+                                                                       : NULL;
+        bool xid = strcmp(xid_event_type_name(e->type), "xid") == 0;
+        jsonw_obj_open(w);
+        jsonw_key(w, "elapsed_ns");
+        jsonw_uint(w, e->elapsed_ns);
+        char ts[40];
+        clock_rfc3339(e->wall_ns, ts, sizeof(ts));
+        jsonw_key(w, "timestamp");
+        jsonw_str(w, ts);
+        int_or_null(w, "gpu", d ? d->index : -1);
+        str_or_null(w, "uuid", e->gpu_uuid);
+        int_or_null(w, "mig_index", d && d->kind == DEV_MIG ? d->mig_index : -1);
+        int_or_null(w, "gi_id", e->gi_id);
+        int_or_null(w, "ci_id", e->ci_id);
+        jsonw_key(w, "type");
+        jsonw_str(w, xid_event_type_name(e->type));
+        jsonw_key(w, "xid");
+        if (xid)
+            jsonw_uint(w, e->xid);
+        else
+            jsonw_null(w);
+        jsonw_key(w, "meaning");
+        jsonw_str(w, xid ? xid_meaning(e->xid) : NULL);
+        jsonw_key(w, "action");
+        jsonw_str(w, xid ? xid_action(e->xid) : NULL);
+        jsonw_obj_close(w);
+    }
+    jsonw_arr_close(w);
+}
+
 void json_write_snapshot(FILE *f, const struct snapshot *s, bool pretty)
 {
     struct jsonw w;
@@ -213,6 +258,7 @@ void json_write_snapshot(FILE *f, const struct snapshot *s, bool pretty)
     for (size_t i = 0; i < s->ndevices; i++)
         write_device(&w, s, &s->devices[i]);
     jsonw_arr_close(&w);
+    write_events(&w, s);
     jsonw_obj_close(&w);
     jsonw_end(&w);
 }

@@ -46,9 +46,9 @@ rec h200-mig.ini -o "$R/a.jsonl" -n 3 -i 100 --gpm off; rc=$?
 eq "jsonl: exit 0" "$rc" 0
 eq "jsonl: -n 3 writes 3 lines" "$(wc -l <"$R/a.jsonl")" 3
 once=$(mon h200-mig.ini --once --format json --gpm off)
-# what differs by nature: the clocks, and host CPU figures (a delta that
-# --once primes for 200 ms)
-norm='del(.elapsed_ns, .timestamp, .host) | .devices |= map(del(.processes[]?.cpu_pct))'
+# what differs by nature: the clocks (the snapshot's and its events'), and
+# host CPU figures (a delta that --once primes for 200 ms)
+norm='del(.elapsed_ns, .timestamp, .host, .events[]?.elapsed_ns, .events[]?.timestamp) | .devices |= map(del(.processes[]?.cpu_pct))'
 want=$(printf '%s' "$once" | jq -cS "$norm")
 n=0
 while IFS= read -r line; do
@@ -67,7 +67,7 @@ grep -q '"' "$R/a.csv" && bad "csv: h200-mig has no field that needs quoting" ||
 ndev=$(printf '%s' "$once" | jq '.devices | length')
 eq "csv: a header and one row per device per tick" "$(wc -l <"$R/a.csv")" $((1 + 2 * ndev))
 eq "csv: every row has the header's column count" \
-    "$(awk -F, 'NR == 1 { n = NF; next } NF != n { bad++ } END { print n, bad + 0 }' "$R/a.csv")" "89 0"
+    "$(awk -F, 'NR == 1 { n = NF; next } NF != n { bad++ } END { print n, bad + 0 }' "$R/a.csv")" "93 0"
 col() { # col NAME ROW: the field of column NAME in data row ROW
     awk -F, -v name="$1" -v row="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
         NR == row + 1 { print $c }' "$R/a.csv"
@@ -86,14 +86,14 @@ doc_cols=$(awk '/^RFC 4180: a header line/ { on = 1 }
         while (match(c, /`[^`]+`/)) { printf "%s%s", sep, substr(c, RSTART + 1, RLENGTH - 2); sep = ","
             c = substr(c, RSTART + RLENGTH) } }
     on && /^[0-9]+ columns\./ { print ""; print $1; exit }' "$MIGMON_SRC/docs/record.md")
-eq "csv: docs/record.md documents 89 columns" \
-    "$(sed -n 2p <<<"$doc_cols"):$(head -1 <<<"$doc_cols" | tr , '\n' | wc -l)" "89:89"
+eq "csv: docs/record.md documents 93 columns" \
+    "$(sed -n 2p <<<"$doc_cols"):$(head -1 <<<"$doc_cols" | tr , '\n' | wc -l)" "93:93"
 eq "csv: the header is the documented column list" "$(head -1 "$R/a.csv")" "$(head -1 <<<"$doc_cols")"
 
 # --- CSV: sources and the parent's values -----------------------------------
 eq "csv: each metric column has its source column right after it" \
     "$(head -1 "$R/a.csv" | awk -F, '{ for (i = 16; i <= NF; i += 2) { n++; if ($(i + 1) != $i "_source") bad++ }
-        print n, bad + 0 }')" "37 0"
+        print n, bad + 0 }')" "39 0"
 # every cell of every device against --once JSON: the value (empty when null
 # or when it is the parent's) and the source word ("parent" for scope parent)
 csv_vs_json='($csv | split("\n") | map(select(length > 0) | split(","))) as $rows
@@ -416,7 +416,7 @@ eq "influx: one timestamp per batch" "$(wc -l <<<"$ts")" 1
 now=$(date +%s%N)
 [ $((now - ts)) -ge 0 ] && [ $((now - ts)) -lt 60000000000 ] && ok || bad "influx: timestamp $ts is not the wall clock in ns ($now)"
 contains "influx: a MIG line" "$lp" \
-    "nvidia_smi_mig,arch=Hopper,name=NVIDIA\\ H200,pstate=P0,uuid=GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8,index=0,gpu_index=1,compute_index=0,parent_index=0,mig_uuid=MIG-760076c7-d3b3-392a-4dba-0e98392dab98,profile=3g.71gb memory_fb_used=42535i,memory_fb_total=67840i,memory_fb_free=25305i,process_count=1i,lost=0i "
+    "nvidia_smi_mig,arch=Hopper,name=NVIDIA\\ H200,pstate=P0,uuid=GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8,index=0,gpu_index=1,compute_index=0,parent_index=0,mig_uuid=MIG-760076c7-d3b3-392a-4dba-0e98392dab98,profile=3g.71gb memory_fb_used=42535i,memory_fb_total=67840i,memory_fb_free=25305i,xid_errors_total=0,process_count=1i,lost=0i "
 # every Telegraf integer field ends in i, every float does not
 ints='utilization_gpu|utilization_memory|utilization_encoder|utilization_decoder|memory_used|memory_free|memory_total|temperature_gpu|clocks_current_graphics|clocks_current_sm|clocks_current_memory|fan_speed|pcie_link_gen_current|pcie_link_width_current|memory_fb_used|memory_fb_free|memory_fb_total|pid|used_memory'
 lpa=$(mon a100-sxm4-80gb.ini --once --format influx)

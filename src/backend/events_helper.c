@@ -1,0 +1,312 @@
+/*
+ * events_helper.c — the events helper process: its own NVML session, one
+ * event set with the Xid (and, where the GPU supports them, ECC single and
+ * double bit) events of every GPU, and a loop of 1 s waits, each event
+ * sent to the monitor as a record (events.h).
+ *
+ * One set for every GPU: a wait returns the next event of any of them, so
+ * one 1 s wait serves the whole host. Before each wait a progress record
+ * names it, after it a heartbeat says it returned, so a wait that never
+ * returns is told from a quiet host by the client's watchdog. Answers that
+ * cannot change (no event API, no GPU with Xid events) end the helper after
+ * saying so; a wait that fails is retried after the set is built again,
+ * 5 s doubling to 60 s, with heartbeats meanwhile.
+ *
+ * The event functions are resolved here with dlsym and not in the shared
+ * symbol table: no other process calls them.
+ */
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/events.h"
+#include "backend/nvml_load.h"
+#include "clock.h"
+
+#define WAIT_MS 1000
+#define RETRY_FIRST_NS (5ull * 1000000000ull)
+#define RETRY_MAX_NS (60ull * 1000000000ull)
+#define MAX_GPUS 4096
+/* The events the monitor asks for: those that say a GPU is sick. */
+#define WANTED (NVML_EVENT_TYPE_XID | NVML_EVENT_TYPE_SINGLE_BIT_ECC | NVML_EVENT_TYPE_DOUBLE_BIT_ECC)
+
+struct efns {
+    nvml_fn_dev_ull supported;
+    nvml_fn_event_set_create create;
+    nvml_fn_event_set_free free_set;
+    nvml_fn_dev_register_events reg;
+    nvml_fn_event_set_wait wait;
+};
+
+struct egpu {
+    nvmlDevice_t h;
+    char uuid[EVENTS_UUID_LEN];
+};
+
+struct eh {
+    struct nvml_lib lib;
+    struct efns e;
+    nvmlEventSet_t set;
+    struct egpu *gpus;
+    unsigned ngpus, nwatched;
+};
+
+static void progress(enum events_call call)
+{
+    struct events_rec_progress r;
+    memset(&r, 0, sizeof(r));
+    r.call = (uint16_t)call;
+    helper_send(EVENTS_PROTO_MAGIC, &r, EVENTS_REC_PROGRESS, sizeof(r));
+}
+
+static void beat(nvmlReturn_t rc)
+{
+    struct events_rec_progress r;
+    memset(&r, 0, sizeof(r));
+    r.rc = rc;
+    helper_send(EVENTS_PROTO_MAGIC, &r, EVENTS_REC_BEAT, sizeof(r));
+}
+
+static void send_state(const struct eh *d, enum events_state state, enum events_call call,
+                       nvmlReturn_t rc, bool retry, const char *detail)
+{
+    struct events_rec_state s;
+    memset(&s, 0, sizeof(s));
+    s.state = (uint16_t)state;
+    s.call = (uint16_t)call;
+    s.rc = rc;
+    s.retry = retry;
+    s.ngpus = (uint16_t)(d->ngpus > 0xffff ? 0xffff : d->ngpus);
+    s.nwatched = (uint16_t)(d->nwatched > 0xffff ? 0xffff : d->nwatched);
+    snprintf(s.detail, sizeof(s.detail), "%s", detail ? detail : "");
+    helper_send(EVENTS_PROTO_MAGIC, &s, EVENTS_REC_STATE, sizeof(s));
+}
+
+static void send_done(void)
+{
+    struct events_rec_progress r;
+    memset(&r, 0, sizeof(r));
+    helper_send(EVENTS_PROTO_MAGIC, &r, EVENTS_REC_DONE, sizeof(r));
+}
+
+/* 0, or the name of the first event function the library lacks. */
+static const char *resolve(struct eh *d)
+{
+    static const struct {
+        const char *name;
+        size_t off;
+    } syms[] = {
+#define S(n, m) {n, offsetof(struct efns, m)}
+        S("nvmlDeviceGetSupportedEventTypes", supported), S("nvmlEventSetCreate", create),
+        S("nvmlEventSetFree", free_set), S("nvmlDeviceRegisterEvents", reg),
+        S("nvmlEventSetWait_v2", wait),
+#undef S
+    };
+    for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+        void *p = dlsym(d->lib.dl, syms[i].name);
+        if (!p)
+            return syms[i].name;
+        memcpy((char *)&d->e + syms[i].off, &p, sizeof(p));
+    }
+    return NULL;
+}
+
+static void teardown(struct eh *d)
+{
+    if (d->set)
+        d->e.free_set(d->set);
+    d->set = NULL;
+    d->nwatched = 0;
+}
+
+/* The GPUs, their UUIDs and the set. 0 watching; 1 nothing to watch, ever
+ * (state sent); -1 failed, retry (state sent). */
+static int setup(struct eh *d)
+{
+    const struct nvml_fns *f = &d->lib.f;
+    progress(EVENTS_CALL_SETUP);
+    unsigned n = 0;
+    nvmlReturn_t rc = f->device_count(&n);
+    if (rc != NVML_SUCCESS) {
+        send_state(d, EVENTS_STATE_FAILED, EVENTS_CALL_SETUP, rc, true, "nvmlDeviceGetCount_v2");
+        return -1;
+    }
+    if (n > MAX_GPUS)
+        n = MAX_GPUS;
+    free(d->gpus);
+    d->gpus = calloc(n ? n : 1, sizeof(*d->gpus));
+    d->ngpus = 0;
+    if (!d->gpus) {
+        send_state(d, EVENTS_STATE_FAILED, EVENTS_CALL_SETUP, NVML_ERROR_MEMORY, true, NULL);
+        return -1;
+    }
+    rc = d->e.create(&d->set);
+    if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
+        send_state(d, EVENTS_STATE_NO_API, EVENTS_CALL_SETUP, rc, false, "nvmlEventSetCreate");
+        return 1;
+    }
+    if (rc != NVML_SUCCESS) {
+        d->set = NULL;
+        send_state(d, EVENTS_STATE_FAILED, EVENTS_CALL_SETUP, rc, true, "nvmlEventSetCreate");
+        return -1;
+    }
+    bool no_api = false;
+    for (unsigned i = 0; i < n; i++) {
+        struct egpu *g = &d->gpus[d->ngpus];
+        if (f->handle_by_index(i, &g->h) != NVML_SUCCESS ||
+            f->uuid(g->h, g->uuid, sizeof(g->uuid)) != NVML_SUCCESS)
+            continue; /* the monitor reports that GPU's own trouble */
+        d->ngpus++;
+        unsigned long long types = 0;
+        rc = d->e.supported(g->h, &types);
+        if (rc == NVML_ERROR_FUNCTION_NOT_FOUND)
+            no_api = true;
+        if (rc != NVML_SUCCESS || !(types & NVML_EVENT_TYPE_XID))
+            continue;
+        rc = d->e.reg(g->h, types & WANTED, d->set);
+        if (rc == NVML_ERROR_NOT_SUPPORTED) /* some of the ECC types after all */
+            rc = d->e.reg(g->h, NVML_EVENT_TYPE_XID, d->set);
+        if (rc == NVML_SUCCESS)
+            d->nwatched++;
+    }
+    if (d->nwatched == 0) {
+        teardown(d);
+        send_state(d, no_api ? EVENTS_STATE_NO_API : EVENTS_STATE_UNSUPPORTED, EVENTS_CALL_SETUP,
+                   no_api ? NVML_ERROR_FUNCTION_NOT_FOUND : NVML_ERROR_NOT_SUPPORTED, false,
+                   no_api ? "nvmlDeviceGetSupportedEventTypes" : NULL);
+        return 1;
+    }
+    return 0;
+}
+
+static void send_event(const struct eh *d, const nvmlEventData_t *ev)
+{
+    struct events_rec_event r;
+    memset(&r, 0, sizeof(r));
+    r.mono_ns = clock_mono_ns();
+    r.wall_ns = clock_wall_ns();
+    for (unsigned i = 0; i < d->ngpus && !r.gpu_uuid[0]; i++)
+        if (d->gpus[i].h == ev->device)
+            memcpy(r.gpu_uuid, d->gpus[i].uuid, sizeof(r.gpu_uuid));
+    if (!r.gpu_uuid[0] &&
+        d->lib.f.uuid(ev->device, r.gpu_uuid, sizeof(r.gpu_uuid)) != NVML_SUCCESS)
+        r.gpu_uuid[0] = '\0';
+    r.gpu_uuid[EVENTS_UUID_LEN - 1] = '\0';
+    r.type = ev->eventType;
+    r.xid = (ev->eventType & NVML_EVENT_TYPE_XID) ? (uint32_t)ev->eventData : 0;
+    r.gi_id = ev->gpuInstanceId == NVML_EVENT_NO_INSTANCE ? -1 : (int32_t)ev->gpuInstanceId;
+    r.ci_id = ev->computeInstanceId == NVML_EVENT_NO_INSTANCE ? -1 : (int32_t)ev->computeInstanceId;
+    helper_send(EVENTS_PROTO_MAGIC, &r, EVENTS_REC_EVENT, sizeof(r));
+}
+
+/* The events already pending, with waits that do not block; then the
+ * state says watching, so a client that waits for it has them too. */
+static nvmlReturn_t catch_up(struct eh *d)
+{
+    nvmlReturn_t rc;
+    for (;;) {
+        nvmlEventData_t ev;
+        memset(&ev, 0, sizeof(ev));
+        progress(EVENTS_CALL_WAIT);
+        rc = d->e.wait(d->set, &ev, 0);
+        beat(rc);
+        if (rc != NVML_SUCCESS)
+            break;
+        send_event(d, &ev);
+    }
+    if (rc == NVML_ERROR_TIMEOUT) {
+        send_state(d, EVENTS_STATE_WATCHING, EVENTS_CALL_NONE, NVML_SUCCESS, false, NULL);
+        rc = NVML_SUCCESS;
+    }
+    return rc;
+}
+
+static void idle_beat(void *ctx)
+{
+    (void)ctx;
+    beat(NVML_SUCCESS);
+}
+
+static void run(struct eh *d)
+{
+    uint64_t retry = RETRY_FIRST_NS;
+    for (;;) {
+        int s = setup(d);
+        if (s > 0)
+            return;
+        if (s == 0) {
+            nvmlReturn_t rc = catch_up(d);
+            while (rc == NVML_SUCCESS) {
+                nvmlEventData_t ev;
+                memset(&ev, 0, sizeof(ev));
+                progress(EVENTS_CALL_WAIT);
+                rc = d->e.wait(d->set, &ev, WAIT_MS);
+                beat(rc);
+                if (rc == NVML_SUCCESS)
+                    send_event(d, &ev);
+                else if (rc != NVML_ERROR_TIMEOUT)
+                    break;
+                if (!helper_wait_until(clock_mono_ns())) /* the monitor went away */
+                    return;
+                retry = RETRY_FIRST_NS;
+                rc = NVML_SUCCESS;
+            }
+            teardown(d);
+            if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
+                send_state(d, EVENTS_STATE_NO_API, EVENTS_CALL_WAIT, rc, false,
+                           "nvmlEventSetWait_v2");
+                return;
+            }
+            send_state(d, EVENTS_STATE_FAILED, EVENTS_CALL_WAIT, rc, true, "nvmlEventSetWait_v2");
+        }
+        if (!helper_idle_until(clock_mono_ns() + retry, 1000000000ull, idle_beat, NULL))
+            return;
+        retry = retry * 2 > RETRY_MAX_NS ? RETRY_MAX_NS : retry * 2;
+    }
+}
+
+int events_helper_main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s %s LIBRARY|''\n", argv[0], EVENTS_HELPER_ARG);
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    struct eh *d = calloc(1, sizeof(*d));
+    if (!d)
+        return 1;
+    progress(EVENTS_CALL_INIT);
+    bool missing = false;
+    char err[1024];
+    if (nvml_lib_open(&d->lib, argv[2][0] ? argv[2] : NULL, &missing, err, sizeof(err)) != 0) {
+        send_state(d, EVENTS_STATE_FAILED, EVENTS_CALL_INIT, NVML_ERROR_LIBRARY_NOT_FOUND, false,
+                   "libnvidia-ml");
+        send_done();
+        free(d);
+        return 0;
+    }
+    const char *lacks = resolve(d);
+    nvmlReturn_t rc = NVML_SUCCESS;
+    if (lacks) {
+        send_state(d, EVENTS_STATE_NO_API, EVENTS_CALL_INIT, NVML_ERROR_FUNCTION_NOT_FOUND, false,
+                   lacks);
+    } else {
+        rc = d->lib.f.init_with_flags ? d->lib.f.init_with_flags(NVML_INIT_FLAG_NO_GPUS)
+                                      : d->lib.f.init();
+        if (rc != NVML_SUCCESS)
+            send_state(d, EVENTS_STATE_FAILED, EVENTS_CALL_INIT, rc, false, "nvmlInit");
+        else
+            run(d);
+    }
+    send_done();
+    if (!lacks && rc == NVML_SUCCESS) {
+        teardown(d);
+        d->lib.f.shutdown();
+    }
+    free(d->gpus);
+    nvml_lib_close(&d->lib);
+    free(d);
+    return 0;
+}

@@ -1,0 +1,102 @@
+# shellcheck shell=bash
+# NVML health events through the events helper: an Xid 94 attributed to a
+# MIG instance (h200-mig.ini), an Xid 79 of a whole GPU (dgx-a100-8x7.ini),
+# a driver without the event API (events-none.ini) and a wait that never
+# returns (events-hang.ini), which must hold neither --once nor the TUI.
+
+# helpers: how many events helper processes of this binary are alive
+ev_helpers() { pgrep -f -- "$MIGMON_BIN --events-helper" | wc -l; }
+now_ns() { date +%s%N; }
+ms_since() { echo $((($(now_ns) - $1) / 1000000)); }
+within() {
+    if [ "$2" -le "$3" ]; then ok; else bad "$1: took $2 ms (limit $3 ms)"; fi
+}
+
+# --- an Xid 94 on the 2g.35gb instance (slot 1, GI 5, CI 0) at t = 3 ---
+out=$(SIM_TIME=5 mon h200-mig.ini --once --format json); rc=$?
+eq "h200: exit 0" "$rc" 0
+jeq "h200: one event, no error" "$out" '[.events_total, .events_error, (.events | length)]' '[1,null,1]'
+jeq "h200: the event is Xid 94" "$out" '.events[0] | [.type, .xid]' '["xid",94]'
+jeq "h200: on GPU 0, MIG slot 1, GI 5, CI 0" "$out" \
+    '.events[0] | [.gpu, .uuid, .mig_index, .gi_id, .ci_id]' \
+    '[0,"GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8",1,5,0]'
+jeq "h200: the slot's GI is the event's" "$out" \
+    '.devices[] | select(.kind=="mig" and .mig_index==1) | .gpu_instance_id' '5'
+contains "h200: meaning" "$(printf '%s' "$out" | jq -r '.events[0].meaning')" "contained ECC error"
+contains "h200: action" "$(printf '%s' "$out" | jq -r '.events[0].action')" "MIG instance"
+jeq "h200: the MIG device counts it" "$out" \
+    '.devices[] | select(.kind=="mig" and .mig_index==1) | .metrics | [.xid_errors_total.value, .xid_errors_total.source, .last_xid.value]' \
+    '[1,"direct",94]'
+jeq "h200: every other device 0" "$out" \
+    '[.devices[] | select(.mig_index != 1) | .metrics.xid_errors_total.value] | unique' '[0]'
+jeq "h200: no last_xid elsewhere, with a reason" "$out" \
+    '[.devices[] | select(.mig_index != 1) | .metrics.last_xid | [.value, (.reason | length > 0)]] | unique' '[[null,true]]'
+jeq "h200: timestamp and elapsed_ns" "$out" \
+    '.events[0] | [(.timestamp | test("^[0-9-]+T[0-9:.]+Z$")), (.elapsed_ns <= 10000000000)]' '[true,true]'
+out=$(SIM_TIME=2 mon h200-mig.ini --once --format json)
+jeq "h200 before t = 3: no event yet" "$out" '[.events_total, .events_error]' '[0,null]'
+eq "h200: no events helper left after --once" "$(ev_helpers)" 0
+
+# --- an Xid 79 on GPU 5 of the DGX at t = 20 (unprivileged: a whole-GPU event) ---
+out=$(SIM_TIME=25 mon dgx-a100-8x7.ini --once --format json); rc=$?
+eq "dgx: exit 0" "$rc" 0
+jeq "dgx: GPU 5's Xid 79, no instance" "$out" \
+    '.events | map([.gpu, .xid, .mig_index, .gi_id, .ci_id])' '[[5,79,null,null,null]]'
+contains "dgx: the meaning says the bus" "$(printf '%s' "$out" | jq -r '.events[0].meaning')" "bus"
+jeq "dgx: GPU 5 counts it, its instances do not" "$out" \
+    '[.devices[] | select(.index == 5) | [.kind, .metrics.xid_errors_total.value]] | unique' '[["gpu",1],["mig",0]]'
+jeq "dgx: GPU 5's last Xid" "$out" '.devices[] | select(.kind=="gpu" and .index==5) | .metrics.last_xid.value' '79'
+
+# --- no event API ---
+out=$(mon events-none.ini --once --format json); rc=$?
+eq "none: exit 0" "$rc" 0
+contains "none: events unavailable, and why" "$(printf '%s' "$out" | jq -r '.events_error')" "no NVML event API"
+jeq "none: no events" "$out" '[.events_total, .events]' '[0,[]]'
+jeq "none: xid_errors_total none with the reason" "$out" \
+    '.devices[0].metrics.xid_errors_total | [.value, .source, (.reason | test("event API"))]' '[null,"none",true]'
+jeq "none: other values still read" "$out" '.devices[0].metrics.power_w.source' '"direct"'
+
+# --- a wait that fails: said, and retried by the helper ---
+sed 's/^events_api = no/event_wait = fail/' "$MIGMON_SRC/sim/scenarios/events-none.ini" >"$TMP/ev-fail.ini"
+out=$(MIGMON_SIM_SCENARIO="$TMP/ev-fail.ini" MIGMON_SIM_TIME=100 "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" \
+    --once --format json); rc=$?
+eq "fail: exit 0" "$rc" 0
+jeq "fail: the wait's failure is the reason" "$out" \
+    '[.events_error, .devices[0].metrics.xid_errors_total.reason]' \
+    '["nvmlEventSetWait_v2 failed; retrying","nvmlEventSetWait_v2 failed; retrying"]'
+
+# --- a wait that never returns ---
+t0=$(now_ns)
+out=$(mon events-hang.ini --once --timeout 2 --format json); rc=$?
+within "hang: --once --timeout 2 finishes" "$(ms_since "$t0")" 3000
+eq "hang: exit 0" "$rc" 0
+jeq "hang: the GPU's values are read" "$out" '.devices[0].metrics.power_w.source' '"direct"'
+eq "hang: no events helper left after --once" "$(ev_helpers)" 0
+# Past the watchdog (3 s): the stall is named and the helper restarted.
+mon events-hang.ini record -i 500 -n 10 --force -o "$TMP/ev-hang.jsonl" </dev/null 2>"$TMP/ev-hang.err"
+last=$(tail -1 "$TMP/ev-hang.jsonl")
+contains "hang: the stall is named" "$(printf '%s' "$last" | jq -r '.events_error')" \
+    "stalled in nvmlEventSetWait_v2"
+jeq "hang: xid_errors_total none meanwhile" "$last" '.devices[0].metrics.xid_errors_total.source' '"none"'
+eq "hang: no events helper left" "$(ev_helpers)" 0
+
+if command -v tmux >/dev/null; then
+    . "$MIGMON_SRC/tests/e2e/tui_lib.sh"
+    TUI_SOCK="migmon-test-events-$$"
+    P=$(tui_proc evh two-core)
+    if tui_start evh 120 40 1 MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/events-hang.ini" -- \
+        --nvml-path "$MIGMON_SIM_LIB" --proc-root "$P" -i 200; then
+        ok
+        sleep 0.5 # the helper is in its wait by now
+        t0=$(now_ns)
+        st=$(tui_quit evh q)
+        within "hang: q ends the TUI" "$(ms_since "$t0")" 1000
+        eq "hang: q exit status" "$st" 0
+    else
+        bad "hang: the TUI drew no frame"
+    fi
+    tui_kill_all
+    eq "hang: no events helper left after the TUI" "$(ev_helpers)" 0
+else
+    bad "tmux is required for the screen tests (scripts/deps.sh installs it)"
+fi
