@@ -377,6 +377,10 @@ void events_apply(const struct events_client *c, struct snapshot *s)
         apply_events(c, s);
     for (size_t i = 0; i < s->ndevices; i++) {
         struct device *d = &s->devices[i];
+        /* A lost GPU keeps every metric none with the driver's answer; its
+         * events (Xid 79 among them) stay in the events list. */
+        if (d->lost)
+            continue;
         d->m[M_XID_ERRORS] = s->events_why ? metric_none(s->events_why) : metric_direct(0);
         d->m[M_LAST_XID] = metric_none(s->events_why ? s->events_why : WHY_NO_XID);
     }
@@ -395,7 +399,7 @@ void events_apply(const struct events_client *c, struct snapshot *s)
     }
     for (size_t i = 0; i < n; i++) {
         int pos = device_of(s, order[i]->gpu_uuid, order[i]->gi_id, order[i]->ci_id);
-        if (pos < 0)
+        if (pos < 0 || s->devices[pos].lost)
             continue;
         struct device *d = &s->devices[pos];
         d->m[M_XID_ERRORS].value += (double)order[i]->count;

@@ -151,9 +151,9 @@ jeq "profile: the crashed command's report parses, with its status" "$(cat "$TMP
     '[.exit_status, .gpu_memory_metric, (.devices | length)]' '[139,"nvml_process_allocation",1]'
 
 # no zombie, nothing left behind: while the profiler runs, its children (the
-# command, and on a Hopper GPU the GPM helper) are read from /proc. The
-# helper is killed: the profiler must reap it while it still runs (no zombie
-# stays), and no child of it outlives it.
+# command, the events helper, and on a Hopper GPU the GPM helper) are read
+# from /proc. The helpers are killed: the profiler must reap them while it
+# still runs (no zombie stays), and no child of it outlives it.
 kids() { cat /proc/"$1"/task/*/children 2>/dev/null; }
 rm -f "$MIGMON_SIM_PROC_FILE"
 MIGMON_SIM_SCENARIO="$SCN/h200-mig.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" \
@@ -161,16 +161,18 @@ MIGMON_SIM_SCENARIO="$SCN/h200-mig.ini" "$MIGMON_BIN" profile --nvml-path "$MIGM
 pp=$!
 sleep 0.5
 seen=$(kids "$pp")
-eq "profile: while running, its children are the GPM helper and the command" \
-    "$(for c in $seen; do cat /proc/"$c"/comm; done | sort | tr '\n' ' ')" "mig-gpu-mon sleep "
-helper=$(for c in $seen; do [ "$(cat /proc/"$c"/comm)" = mig-gpu-mon ] && echo "$c"; done)
-kill -KILL "$helper"
-for _ in $(seq 20); do # reaped within 2 s (a sample every 50 ms notices it)
-    [ -e /proc/"$helper" ] || break
-    sleep 0.1
+eq "profile: while running, its children are the GPM and events helpers and the command" \
+    "$(for c in $seen; do cat /proc/"$c"/comm; done | sort | tr '\n' ' ')" "mig-gpu-mon mig-gpu-mon sleep "
+helpers=$(for c in $seen; do [ "$(cat /proc/"$c"/comm)" = mig-gpu-mon ] && echo "$c"; done)
+for helper in $helpers; do
+    kill -KILL "$helper"
+    for _ in $(seq 20); do # reaped within 2 s (a sample every 50 ms notices it)
+        [ -e /proc/"$helper" ] || break
+        sleep 0.1
+    done
+    eq "profile: a dead helper is reaped while the profiler runs, not left a zombie" \
+        "$(pstate "$helper"):$(kill -0 "$pp" 2>/dev/null && echo running)" ":running"
 done
-eq "profile: a dead helper is reaped while the profiler runs, not left a zombie" \
-    "$(pstate "$helper"):$(kill -0 "$pp" 2>/dev/null && echo running)" ":running"
 zombies=0
 for _ in 1 2 3 4 5; do
     for c in $(kids "$pp"); do
