@@ -458,9 +458,9 @@ int dcgm_helper_main(int argc, char **argv)
             dcgmh_send_done();
         } else {
             run(d);
-            dcgmh_send_done();
             dcgmh_disconnect(d);
             d->f.shutdown();
+            dcgmh_send_done(); /* the last word: the client may kill us now */
         }
     }
     if (d->dl)

@@ -390,8 +390,8 @@ void gpm_client_poll(struct gpm_client *g)
         return;
     bool open = drain(g, now);
     if (!open || g->done) {
-        if (g->done) { /* it exits right after saying so */
-            helper_proc_reap(&g->hp, false);
+        if (g->done) { /* it exits right after saying so: not waited for */
+            helper_proc_reap(&g->hp, true);
             g->hs = HS_FINISHED;
         } else {
             failed(g, false, now);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,6 +53,9 @@ int helper_proc_spawn(struct helper_proc *p, char *const argv[])
          * handle), killed with the monitor even if the monitor crashes. */
         setpgid(0, 0);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
+        /* A background source: the monitor's own sampling comes first
+         * when the CPUs are busy (a profiled job's short life included). */
+        setpriority(PRIO_PROCESS, 0, 10);
         if (getppid() != parent)
             _exit(0);
         sigset_t none;
@@ -169,7 +173,10 @@ bool helper_sup_poll(struct helper_sup *s, struct helper_proc *p, const struct h
         return false;
     bool open = helper_proc_drain(p, ops->magic, ops->size, ops->on, ctx, now);
     if (*done) {
-        helper_proc_reap(p, false);
+        /* It has said its last word (after its own cleanup) and only has
+         * to exit, which under a leak checker can take long: not waited
+         * for on the sampling thread. */
+        helper_proc_reap(p, true);
         s->run = HELPER_FINISHED;
         return true;
     }

@@ -249,10 +249,12 @@ static void gpm_start(struct nvml_root *r)
         .t0_ns = r->o.t0_ns,
     };
     r->events = events_client_open(&eo);
-    /* Whether DCGM is there at all is known within milliseconds; the first
-     * snapshot says it (a slow connect is not waited for). */
-    dcgm_client_wait_state(r->dcgm, 150);
-    events_client_wait_state(r->events, 150); /* and the events already pending */
+    /* DCGM's presence (milliseconds; a slow connect is not waited for) and
+     * the pending events in the first snapshot, for at most half an
+     * interval each: a 50 ms profile must not lose a short job's start. */
+    unsigned wait_ms = r->o.interval_ms / 2 < 150 ? r->o.interval_ms / 2 : 150;
+    dcgm_client_wait_state(r->dcgm, wait_ms);
+    events_client_wait_state(r->events, wait_ms);
 }
 
 static void root_settle(void *p, unsigned timeout_ms)
