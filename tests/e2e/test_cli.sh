@@ -213,8 +213,14 @@ case "$err" in
 *"serving http://127.0.0.1:"*)
     port=$(printf '%s' "$err" | grep -oE '127\.0\.0\.1:[0-9]+' | head -1 | cut -d: -f2)
     if command -v curl >/dev/null; then
-        eq "-i 200 export --listen --demo: /health answers" \
-            "$(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/health")" 200
+        # 503 "no sample yet" until the first sample is published (the
+        # helpers start with it): answered 200 within 3 s
+        for _ in $(seq 60); do
+            code=$(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/health")
+            [ "$code" = 200 ] && break
+            sleep 0.05
+        done
+        eq "-i 200 export --listen --demo: /health answers" "$code" 200
     fi
     kill -TERM "$exp_pid"
     wait "$exp_pid"
