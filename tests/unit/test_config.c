@@ -37,6 +37,7 @@ static void write_file(const char *text)
 static int load_path(struct config *c, const char *p, char *errs, size_t len, char *err,
                      size_t errlen)
 {
+    errs[0] = '\0'; /* an empty report reads as "" whether or not the stream wrote a byte */
     FILE *e = fmemopen(errs, len, "w");
     assert_non_null(e);
     err[0] = '\0';
