@@ -63,6 +63,7 @@ struct engine {
     unsigned threads;  /* alive */
     unsigned spares;   /* waiting to take over */
     unsigned wanted;   /* takeovers asked of the spares */
+    bool detaching;    /* the sampling thread, stopping, ends what dies with it */
     bool holder_out;   /* the sampling thread left its loop on stop */
     bool release;      /* stopping: the spares end */
 };
@@ -212,6 +213,7 @@ static void *run(void *arg)
     pthread_mutex_lock(&e->mu);
     for (;;) {
         if (sample_role(e)) {
+            e->detaching = true;
             pthread_mutex_unlock(&e->mu);
             collect_detach(e->col); /* what dies with this thread ends cleanly first */
             pthread_mutex_lock(&e->mu);
@@ -388,6 +390,11 @@ void engine_stop(struct engine *e)
                               .tv_nsec = (long)(deadline % 1000000000ull)};
         while (!e->holder_out && pthread_cond_timedwait(&e->gone_cv, &e->mu, &ts) != ETIMEDOUT)
             ;
+        /* Out of its tick and asking the helpers to leave: waited for to
+         * the end, for the collector is closed next (that is bounded: a
+         * helper gets 100 ms to leave, then is killed; helper_proc_reap). */
+        while (!e->holder_out && e->detaching)
+            pthread_cond_wait(&e->gone_cv, &e->mu);
         if (e->holder_out)
             break;
         /* In the driver, it is left there; anywhere else it is about to

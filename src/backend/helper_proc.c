@@ -108,9 +108,20 @@ void helper_proc_reap(struct helper_proc *p, bool kill_it)
         }
     }
     if (r == 0) {
+        /* Killed, and waited for a while: one in an uninterruptible call
+         * of the driver ends only when the call does, and is left then
+         * (the process's child until it ends, never waited for again). */
         kill(p->pid, SIGKILL);
-        while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
-            ;
+        for (int i = 0; i < 250 && r == 0; i++) {
+            struct timespec ts = {0, 2 * 1000000L};
+            nanosleep(&ts, NULL);
+            r = waitpid(p->pid, &status, WNOHANG);
+        }
+        if (r == 0) {
+            debuglog_printf("%s: helper %d does not end; left", p->tag, (int)p->pid);
+            p->pid = -1;
+            return;
+        }
     }
     debuglog_printf("%s: helper %d ended", p->tag, (int)p->pid);
     p->pid = -1;

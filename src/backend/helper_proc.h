@@ -42,7 +42,9 @@ void helper_proc_init(struct helper_proc *p, const char *tag);
  * the monitor, stderr to /dev/null. 0, or -1 with errno. */
 int helper_proc_spawn(struct helper_proc *p, char *const argv[]);
 /* Ends the running helper and reaps it: a healthy one leaves within 100 ms
- * of its stdin closing; one that does not (or kill_it) gets SIGKILL. */
+ * of its stdin closing; one that does not (or kill_it) gets SIGKILL and is
+ * waited for 500 ms more at most (one in the driver may outlive it).
+ * Bounded: 600 ms at most. */
 void helper_proc_reap(struct helper_proc *p, bool kill_it);
 
 /* The size of a record of this type, 0 for a type the protocol lacks. */

@@ -9,9 +9,11 @@
 #include <stdint.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "sim_env.h"
@@ -146,12 +148,80 @@ static void test_stop_while_priming(void **state)
     collect_close(&c);
 }
 
+/* A backend whose detach (its helpers asked to leave) takes 900 ms, as three
+ * helpers on a loaded machine can: the engine stops only after it, for the
+ * collector is closed next and detach still holds the backend's state. */
+struct slow_detach {
+    atomic_bool detaching, detached;
+};
+
+static int slow_open(void **st, const struct backend_opts *o, char *err, size_t len)
+{
+    (void)st, (void)o, (void)err, (void)len;
+    return -1; /* never opened through the registry */
+}
+
+static int slow_sample(void *st, struct snapshot *s, uint64_t deadline_ns)
+{
+    (void)st, (void)deadline_ns;
+    s->ndevices = 0;
+    return 0;
+}
+
+static void slow_close(void *st)
+{
+    struct slow_detach *d = st;
+    assert_false(atomic_load(&d->detaching) && !atomic_load(&d->detached));
+}
+
+static void slow_detach_fn(void *st)
+{
+    struct slow_detach *d = st;
+    atomic_store(&d->detaching, true);
+    struct timespec ts = {0, 900 * 1000000L};
+    nanosleep(&ts, NULL);
+    atomic_store(&d->detached, true);
+}
+
+static void test_stop_waits_for_a_slow_detach(void **state)
+{
+    (void)state;
+    static const struct backend_ops ops = {.name = "slow-detach",
+                                           .open = slow_open,
+                                           .sample = slow_sample,
+                                           .close = slow_close,
+                                           .detach = slow_detach_fn};
+    struct slow_detach d;
+    atomic_init(&d.detaching, false);
+    atomic_init(&d.detached, false);
+    struct collector c;
+    memset(&c, 0, sizeof(c));
+    c.be = &ops;
+    c.be_state = &d;
+    c.budget_ns = 500000000ull;
+    struct engine *e = NULL;
+    struct engine_opts o = {.interval_ms = 1000};
+    assert_int_equal(engine_start(&e, &c, &o), 0);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    assert_true(next_snapshot(e, &s, 3000));
+    assert_int_equal(s.ndevices, 0);
+    uint64_t t = clock_mono_ns();
+    engine_stop(e);
+    uint64_t took = clock_mono_ns() - t;
+    assert_true(atomic_load(&d.detached));
+    assert_true(took >= 850000000ull); /* it did wait for the detach */
+    slow_close(&d);
+    snapshot_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_priming_with_a_long_interval),
         cmocka_unit_test(test_short_interval_unchanged),
         cmocka_unit_test(test_stop_while_priming),
+        cmocka_unit_test(test_stop_waits_for_a_slow_detach),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
