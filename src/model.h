@@ -111,6 +111,28 @@ enum metric_id {
      * device since the monitor started, and the last one's code. */
     M_XID_ERRORS,
     M_LAST_XID,
+    /* Health counters (backend/nvml_health.c), GPU-wide: a MIG device
+     * carries its parent's. Counts since the driver loaded unless named
+     * volatile; remap and retirement flags are 0 or 1. */
+    M_MEM_TEMP,        /* HBM temperature (field MEMORY_TEMP) */
+    M_PCIE_REPLAY,     /* PCIe replay counter */
+    M_ECC_CORR_AGG,    /* ECC errors over the GPU's life (aggregate) */
+    M_ECC_UNCORR_AGG,
+    M_REMAP_CORR,      /* rows remapped for correctable errors */
+    M_REMAP_UNCORR,    /* rows remapped for uncorrectable errors */
+    M_REMAP_PENDING,   /* a remap waits for a GPU reset */
+    M_REMAP_FAILURE,   /* a remap failed: the GPU needs replacing */
+    M_RETIRED_SBE,     /* pages retired (pre-Ampere): single-bit errors */
+    M_RETIRED_DBE,     /* double-bit errors */
+    M_RETIRED_PENDING, /* a retirement waits for a reset */
+    M_MEM_RESERVED,    /* framebuffer the driver reserves (memory info v2) */
+    M_NVLINK_LINKS_UP, /* links active */
+    M_NVLINK_CRC_ERRORS,      /* FLIT and data CRC errors, every link */
+    M_NVLINK_REPLAY_ERRORS,   /* replays, every link */
+    M_NVLINK_RECOVERY_ERRORS, /* recoveries, every link */
+    M_NVLINK_DATA_BYTES,      /* data bytes sent and received, every link (running count) */
+    M_THROTTLE_POWER_S,   /* time clocks were held down by power, since load */
+    M_THROTTLE_THERMAL_S, /* by temperature */
     M_COUNT
 };
 
@@ -187,6 +209,11 @@ struct device {
      * from before, every metric none; lost_for_s: since when (seconds). */
     bool lost;
     double lost_for_s;
+    /* The health verdict (health.h), from the rules that fired this tick:
+     * health is an enum health_level, health_rules their bits. Set by
+     * health_evaluate after sampling; HEALTH_UNKNOWN until then. */
+    unsigned char health;
+    uint32_t health_rules;
 };
 
 /* Process type bits (NVML's lists: compute, graphics, MPS compute). */

@@ -139,7 +139,7 @@ static size_t split(char *line, char **out, size_t max)
     }
 }
 
-enum { MAXCOLS = 128 };
+enum { MAXCOLS = 256 };
 
 struct table {
     char *buf;
