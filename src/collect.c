@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "health.h"
 #include "procpost.h"
 #include "text.h"
 
@@ -102,6 +103,7 @@ int collect_tick_until(struct collector *c, struct snapshot *s, uint64_t deadlin
     s->gpu_ok = true;
     s->gpu_error[0] = '\0';
     procpost_run(&c->pp, c->pinfo, c->top, s);
+    health_evaluate(s);
     return 0;
 }
 

@@ -1,0 +1,161 @@
+/*
+ * health.c — the verdict rules (health.h, docs/health.md).
+ *
+ * Each rule reads one thing a tick knows: a device flag, a counter, or the
+ * Xid events among the snapshot's recent ones (the last 64) attributed to
+ * the device. Events attributed to a GPU count for its MIG instances too
+ * (what hits the GPU hits what runs on it), and an instance's events count
+ * for its GPU (the GPU's row covers what runs on it).
+ */
+#include "health.h"
+
+#include <stdbool.h>
+
+#include "model.h"
+#include "snapshot.h"
+
+enum rule {
+    R_LOST,           /* the GPU answers GPU_IS_LOST */
+    R_REMAP_FAILURE,  /* a row remap failed */
+    R_REMAP_PENDING,  /* a row remap waits for a reset */
+    R_RETIRE_PENDING, /* a page retirement waits for a reset */
+    R_XID_RESET,      /* an Xid whose documented action is a reset or a drain */
+    R_XID_JOBS,       /* an Xid whose action is to restart the jobs (contained ECC) */
+    R_XID_APP,        /* an application fault */
+    R_XID_OTHER,      /* any other Xid */
+    R_ECC_UNCORR,     /* uncorrectable ECC errors since the driver loaded */
+    R_HOT,            /* at or above the slowdown temperature */
+    R_COUNT
+};
+
+static const struct health_rule_info rules[R_COUNT] = {
+    [R_LOST] = {"gpu-lost", HEALTH_ACTION,
+                "drain the node and reset or reseat the GPU: it fell off the bus"},
+    [R_REMAP_FAILURE] = {"row-remap-failure", HEALTH_ACTION,
+                         "replace the GPU (RMA): a memory row could not be remapped"},
+    [R_REMAP_PENDING] = {"row-remap-pending", HEALTH_ACTION,
+                         "reset the GPU when its jobs allow: a row remap waits for it"},
+    [R_RETIRE_PENDING] = {"page-retirement-pending", HEALTH_ACTION,
+                          "reset the GPU when its jobs allow: a page retirement waits for it"},
+    [R_XID_RESET] = {"xid-needs-reset", HEALTH_ACTION,
+                     "an Xid whose remedy is a reset or a drain: see the events (key e)"},
+    [R_XID_JOBS] = {"xid-contained-ecc", HEALTH_WARNING,
+                    "restart the jobs on the affected MIG instance (contained ECC error)"},
+    [R_XID_APP] = {"xid-application-fault", HEALTH_WARNING,
+                   "a job faulted (usually its own bug or input): check the application"},
+    [R_XID_OTHER] = {"xid", HEALTH_WARNING, "an Xid was reported: see the events (key e)"},
+    [R_ECC_UNCORR] = {"ecc-uncorrectable", HEALTH_WARNING,
+                      "uncorrectable ECC errors since the driver loaded: restart the jobs on "
+                      "this GPU; watch the remapped rows"},
+    [R_HOT] = {"at-slowdown-temperature", HEALTH_WARNING,
+               "the GPU is at its slowdown temperature: its clocks are cut; check the cooling"},
+};
+
+static const char *const level_names[] = {
+    [HEALTH_UNKNOWN] = "unknown",
+    [HEALTH_OK] = "ok",
+    [HEALTH_WARNING] = "warning",
+    [HEALTH_ACTION] = "action",
+};
+
+const char *health_level_name(unsigned level)
+{
+    return level < sizeof(level_names) / sizeof(level_names[0]) ? level_names[level] : "unknown";
+}
+
+size_t health_rules_of(uint32_t bits, struct health_rule_info *out, size_t max)
+{
+    size_t n = 0;
+    for (unsigned r = 0; r < R_COUNT && n < max; r++)
+        if (bits & (1u << r))
+            out[n++] = rules[r];
+    return n;
+}
+
+/* The rule an Xid falls under, from what NVIDIA's catalog says to do. */
+static enum rule xid_rule(unsigned xid)
+{
+    switch (xid) {
+    case 48: case 61: case 62: case 64: case 74: case 79: case 95:
+    case 119: case 120: case 140:
+        return R_XID_RESET;
+    case 94:
+        return R_XID_JOBS;
+    case 13: case 31: case 43: case 45: case 69:
+        return R_XID_APP;
+    default:
+        return R_XID_OTHER;
+    }
+}
+
+/* Is the event at device position ev_pos one that counts for device pos? */
+static bool event_counts(const struct snapshot *s, int ev_pos, size_t pos)
+{
+    if (ev_pos < 0 || (size_t)ev_pos >= s->ndevices)
+        return false;
+    if ((size_t)ev_pos == pos)
+        return true;
+    const struct device *d = &s->devices[pos], *e = &s->devices[ev_pos];
+    if (d->kind == DEV_MIG && e->kind == DEV_GPU) /* the GPU's: its instances' too */
+        return d->parent_pos == ev_pos;
+    if (d->kind == DEV_GPU && e->kind == DEV_MIG) /* an instance's: its GPU's too */
+        return e->parent_pos == (int)pos;
+    return false;
+}
+
+/* A flag counter: 1 fired, 0 read and clear, -1 unknown. */
+static int flag(const struct metric *m)
+{
+    return metric_ok(m) ? m->value >= 1 : -1;
+}
+
+static void evaluate(const struct snapshot *s, size_t pos)
+{
+    struct device *d = &s->devices[pos];
+    uint32_t bits = 0;
+    bool known = false; /* some rule's input could be read */
+    if (d->lost) {
+        bits |= 1u << R_LOST;
+        known = true;
+    }
+    static const struct {
+        enum metric_id id;
+        enum rule r;
+    } flags[] = {{M_REMAP_FAILURE, R_REMAP_FAILURE},
+                 {M_REMAP_PENDING, R_REMAP_PENDING},
+                 {M_RETIRED_PENDING, R_RETIRE_PENDING},
+                 {M_ECC_UNCORR, R_ECC_UNCORR}};
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+        int f = flag(&d->m[flags[i].id]);
+        if (f >= 0)
+            known = true;
+        if (f > 0)
+            bits |= 1u << flags[i].r;
+    }
+    const struct metric *t = &d->m[M_TEMP], *slow = &d->m[M_TEMP_SLOWDOWN];
+    if (metric_ok(t) && metric_ok(slow)) {
+        known = true;
+        if (slow->value > 0 && t->value >= slow->value)
+            bits |= 1u << R_HOT;
+    }
+    if (!s->events_why)
+        known = true; /* events flow: none attributed is a reading */
+    for (size_t i = 0; i < s->nevents; i++) {
+        const struct gpu_event *ev = &s->events[i];
+        if (ev->xid == 0 || !event_counts(s, ev->device_pos, pos))
+            continue;
+        bits |= 1u << xid_rule(ev->xid);
+    }
+    unsigned level = known ? HEALTH_OK : HEALTH_UNKNOWN;
+    for (unsigned r = 0; r < R_COUNT; r++)
+        if ((bits & (1u << r)) && rules[r].level > level)
+            level = rules[r].level;
+    d->health = (unsigned char)level;
+    d->health_rules = bits;
+}
+
+void health_evaluate(struct snapshot *s)
+{
+    for (size_t i = 0; i < s->ndevices; i++)
+        evaluate(s, i);
+}
