@@ -104,7 +104,9 @@ rc=$?
 within "--once --timeout 1 (table) returns in time" "$(ms_since "$t0")" 2000
 eq "--once table with a hung GPU: exit status 3" "$rc" 3
 contains "table: GPU 1 row is N/A" "$(printf '%s\n' "$out" | grep -E '^1 +NVIDIA')" "N/A"
-contains "table: a line says GPU 1 is stalled in the call" "$out" "stalled 1 s in nvmlDeviceGetPowerUsage"
+# (1 s; 2 s where a slow machine or a sanitizer took the tick past the second)
+grep -qE 'stalled [12] s in nvmlDeviceGetPowerUsage' <<<"$out" && ok ||
+    bad "table: a line says GPU 1 is stalled in the call: not in: $(head -c 1200 <<<"$out")"
 contains "table: GPU 0 has figures" "$(printf '%s\n' "$out" | grep -E '^0 +NVIDIA')" "/400W"
 
 out=$(mon a100-sxm4-80gb.ini --once --format json)

@@ -42,10 +42,10 @@ R=$TMP/record
 mkdir -p "$R"
 
 # --- JSON Lines: each record is the --once object, field by field ----------
-rec h200-mig.ini -o "$R/a.jsonl" -n 3 -i 100 --gpm off; rc=$?
+rec h200-mig.ini -o "$R/a.jsonl" -n 3 -i 100 --gpm off --dcgm off; rc=$?
 eq "jsonl: exit 0" "$rc" 0
 eq "jsonl: -n 3 writes 3 lines" "$(wc -l <"$R/a.jsonl")" 3
-once=$(mon h200-mig.ini --once --format json --gpm off)
+once=$(mon h200-mig.ini --once --format json --gpm off --dcgm off)
 # what differs by nature: the clocks (the snapshot's and its events'), and
 # host CPU figures (a delta that --once primes for 200 ms)
 norm='del(.elapsed_ns, .timestamp, .host, .events[]?.elapsed_ns, .events[]?.timestamp) | .devices |= map(del(.processes[]?.cpu_pct))'
