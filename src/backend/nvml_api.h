@@ -386,6 +386,11 @@ _Static_assert(offsetof(nvmlDeviceAttributes_t, gpuInstanceSliceCount) == 24, "G
 _Static_assert(offsetof(nvmlDeviceAttributes_t, memorySizeMB) == 32, "memorySizeMB");
 _Static_assert(sizeof(nvmlGpuInstanceProfileInfo_t) == 48, "nvmlGpuInstanceProfileInfo_t");
 _Static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t");
+_Static_assert(offsetof(nvmlFieldValue_t, scopeId) == 4, "nvmlFieldValue_t.scopeId");
+_Static_assert(offsetof(nvmlFieldValue_t, timestamp) == 8, "nvmlFieldValue_t.timestamp");
+_Static_assert(offsetof(nvmlFieldValue_t, latencyUsec) == 16, "nvmlFieldValue_t.latencyUsec");
+_Static_assert(offsetof(nvmlFieldValue_t, valueType) == 24, "nvmlFieldValue_t.valueType");
+_Static_assert(offsetof(nvmlFieldValue_t, nvmlReturn) == 28, "nvmlFieldValue_t.nvmlReturn");
 _Static_assert(offsetof(nvmlFieldValue_t, value) == 32, "nvmlFieldValue_t.value");
 _Static_assert(sizeof(nvmlGpmSupport_t) == 8, "nvmlGpmSupport_t");
 _Static_assert(sizeof(nvmlGpmMetric_t) == 40, "nvmlGpmMetric_t");
