@@ -359,10 +359,17 @@ void nvml_fields_read(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h
     const char *not_asked = !f->field_values         ? NO_SYMBOL
                             : memo_known(c, MC_FIELDS) ? memo_none(c, MC_FIELDS).why
                                                        : NULL;
+    /* a GPU the NVLink walk found none on: its reason, not the field's */
+    const char *no_nvl = c->nvl_links != 0       ? NULL
+                         : c->memo_why[MC_NVLINK] ? c->memo_why[MC_NVLINK]
+                                                  : NVL_NONE_NS;
     for (int k = 0; k < NF_SLOTS; k++) {
+        bool nvl = k == NF_NVL_TX || k == NF_NVL_RX;
         out->asked[k] = false;
         out->rc[k] = NVML_ERROR_FUNCTION_NOT_FOUND;
-        out->why[k] = not_asked ? not_asked : nvml_rc_reason(NVML_ERROR_FUNCTION_NOT_FOUND);
+        out->why[k] = nvl && no_nvl ? no_nvl
+                      : not_asked   ? not_asked
+                                    : nvml_rc_reason(NVML_ERROR_FUNCTION_NOT_FOUND);
         out->v[k] = 0;
     }
     if (not_asked)
@@ -372,11 +379,8 @@ void nvml_fields_read(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h
     memset(fv, 0, sizeof(fv));
     for (int k = 0; k < NF_SLOTS; k++) {
         bool ecc = k >= NF_SBE_VOL && k <= NF_DBE_AGG, nvl = k == NF_NVL_TX || k == NF_NVL_RX;
-        if ((ecc && !ecc_on) || (nvl && c->nvl_links == 0)) {
-            if (nvl)
-                out->why[k] = c->memo_why[MC_NVLINK] ? c->memo_why[MC_NVLINK] : NVL_NONE_NS;
+        if ((ecc && !ecc_on) || (nvl && no_nvl))
             continue;
-        }
         fv[n].fieldId = ids[k];
         fv[n].scopeId = nvl ? NVML_FI_SCOPE_ALL_LINKS : 0;
         slot[n++] = k;

@@ -97,8 +97,8 @@ static void read_memory(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t
         if (rc == NVML_SUCCESS) {
             d->m[M_MEM_USED] = metric_direct((double)m1.used);
             d->m[M_MEM_TOTAL] = metric_direct((double)m1.total);
-            d->m[M_MEM_RESERVED] = metric_none("only nvmlDeviceGetMemoryInfo_v2 reports reserved "
-                                               "memory, and it could not be used");
+            d->m[M_MEM_RESERVED] = metric_none("reserved memory needs nvmlDeviceGetMemoryInfo_v2 "
+                                               "(this read used v1)");
             return;
         }
     }

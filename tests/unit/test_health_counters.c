@@ -47,14 +47,14 @@ static void scenario_text(struct run *r, const char *text, const char *simtime)
     setenv("MIGMON_SIM_TIME", simtime, 1);
 }
 
-/* Open the collector on the scenario set, find the simulator's call
- * counters, take the first tick. */
-static void start(struct run *r)
+/* Open the collector on the scenario set with the simulator library lib,
+ * find its call counters, take the first tick. */
+static void start_lib(struct run *r, const char *lib)
 {
-    struct collect_opts o = {.nvml_path = getenv("MIGMON_SIM_LIB"), .interval_ms = 1000};
+    struct collect_opts o = {.nvml_path = lib, .interval_ms = 1000};
     char err[2048];
     assert_int_equal(collect_open(&r->c, &o, err, sizeof(err)), 0);
-    void *h = dlopen(getenv("MIGMON_SIM_LIB"), RTLD_NOW | RTLD_NOLOAD);
+    void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
     assert_non_null(h);
     calls = (unsigned long (*)(const char *))dlsym(h, "migmon_sim_call_count");
     calls_reset = (void (*)(void))dlsym(h, "migmon_sim_call_reset");
@@ -79,6 +79,11 @@ static unsigned long health_calls(void)
     for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++)
         n += calls(syms[i]);
     return n;
+}
+
+static void start(struct run *r)
+{
+    start_lib(r, getenv("MIGMON_SIM_LIB"));
 }
 
 static void done(struct run *r)
@@ -392,6 +397,28 @@ static void test_h200_shipped(void **state)
     done(&r);
 }
 
+/* Driver 450.66 (the variant library): no nvmlDeviceGetMemoryInfo_v2, so
+ * no reserved figure; remapped rows are there (450.51); its header allows
+ * 12 NVLink links, all an A100 SXM4 has. */
+static void test_driver_450(void **state)
+{
+    (void)state;
+    struct run r = {0};
+    char lib[PATH_MAX];
+    snprintf(lib, sizeof(lib), "%s/drv-450/libnvidia-ml.so.1", getenv("MIGMON_SIM_DIR"));
+    scenario_text(&r, A100_COUNTERS, "10");
+    start_lib(&r, lib);
+    const struct device *d = &r.s.devices[0];
+    is_none(&d->m[M_MEM_RESERVED], "reserved memory needs nvmlDeviceGetMemoryInfo_v2 (this "
+                                   "read used v1)");
+    assert_int_equal(d->m[M_MEM_USED].src, MSRC_DIRECT);
+    is_direct(&d->m[M_REMAP_CORR], 3);
+    is_direct(&d->m[M_NVLINK_LINKS_UP], 10);
+    is_direct(&d->m[M_NVLINK_CRC_ERRORS], 32);
+    assert_int_equal(calls("nvmlDeviceGetNvLinkState"), 13);
+    done(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -402,6 +429,7 @@ int main(void)
         cmocka_unit_test(test_no_nvlink),
         cmocka_unit_test(test_mig_devices_carry_the_parent),
         cmocka_unit_test(test_h200_shipped),
+        cmocka_unit_test(test_driver_450),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
