@@ -322,15 +322,36 @@ static nvmlReturn_t field(struct sim_call *c, nvmlFieldValue_t *v)
     case NVML_FI_DEV_ECC_SBE_AGG_TOTAL:
         ecc_type = 0;
         ecc_counter = 1;
+        if (g->rc[SIM_HRC_ECC_AGG])
+            return g->rc[SIM_HRC_ECC_AGG];
         break;
     case NVML_FI_DEV_ECC_DBE_AGG_TOTAL:
         ecc_type = 1;
         ecc_counter = 1;
+        if (g->rc[SIM_HRC_ECC_AGG])
+            return g->rc[SIM_HRC_ECC_AGG];
         break;
     case NVML_FI_DEV_MEMORY_TEMP:
+        if (g->rc[SIM_HRC_MEM_TEMP])
+            return g->rc[SIM_HRC_MEM_TEMP];
         if (!valfn_supported(&g->mem_temp_c))
             return NVML_ERROR_NOT_SUPPORTED;
         return put_u(v, model_uint(&g->mem_temp_c, c->t, 0, model_hi(200)));
+    case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX:
+    case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX: {
+        /* KiB since init; scopeId a link, or UINT_MAX for every link (hdr) */
+        unsigned long long kib;
+        if (g->rc[SIM_HRC_NVLINK_TP])
+            return g->rc[SIM_HRC_NVLINK_TP];
+        if (g->nvlinks == 0)
+            return NVML_ERROR_NOT_SUPPORTED;
+        kib = model_nvlink_kib(g, id == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX, c->t);
+        if (v->scopeId == NVML_FI_SCOPE_ALL_LINKS)
+            return put_ull(v, kib);
+        if (v->scopeId >= (unsigned)g->nvlinks)
+            return NVML_ERROR_INVALID_ARGUMENT;
+        return put_ull(v, model_nvlink_share(kib, v->scopeId, model_nvlinks_up(g, c->t)));
+    }
     case NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION:
         if (g->arch < 5 || g->energy_j.kind == VF_NONE ||
             (g->energy_j.kind == VF_UNSET && !valfn_supported(&g->power_w)))

@@ -257,3 +257,35 @@ int model_procs(const struct sim_dev *d, double t, unsigned kind, struct model_p
     }
     return n;
 }
+
+unsigned model_nvlinks_up(const struct sim_gpu *g, double t)
+{
+    return model_uint(&g->nvlinks_up, t, 0, (double)g->nvlinks);
+}
+
+unsigned long long model_nvlink_share(unsigned long long total, unsigned link, unsigned up)
+{
+    if (link >= up)
+        return 0;
+    return total / up + (link < total % up ? 1 : 0);
+}
+
+unsigned long long model_nvlink_kib(const struct sim_gpu *g, int dir, double t)
+{
+    const struct valfn *f = &g->nvlink_kib[dir];
+    if (f->kind != VF_UNSET)
+        return model_sat_u64(valfn_eval(f, t));
+    const struct valfn *rate = &g->gpm[dir ? SIM_GPM_NVLINK_RX : SIM_GPM_NVLINK_TX];
+    if (!valfn_supported(rate) || rate->kind == VF_NAN)
+        return 0;
+    return model_sat_u64(valfn_integral(rate, t) * 1024.0);
+}
+
+unsigned model_nvlink_max_links(void)
+{
+    if (sim_driver_at_least(580, 0, 0))
+        return 36;
+    if (sim_driver_at_least(520, 0, 0))
+        return 18;
+    return 12;
+}

@@ -76,6 +76,18 @@ unsigned model_power_usage_mw(const struct sim_gpu *g, double t);
 /* Energy since the driver loaded, mJ: monotonic by construction. */
 unsigned long long model_energy_mj(const struct sim_gpu *g, double t);
 
+/* NVLink (api_health.c, api_samples.c). The links up at t (links 0 ..
+ * up-1 are the active ones); a GPU-wide total spread over them, link i
+ * getting total/up plus one for i < total % up, so the links' values add up
+ * to the total exactly (0 for a link that is down); the data bytes (KiB)
+ * sent (dir 0) or received (1) since init: the nvlink_data_*_kib key, or
+ * the integral of the GPM NVLink rate (MiB/s x 1024). */
+unsigned model_nvlinks_up(const struct sim_gpu *g, double t);
+unsigned long long model_nvlink_share(unsigned long long total, unsigned link, unsigned up);
+unsigned long long model_nvlink_kib(const struct sim_gpu *g, int dir, double t);
+/* NVML_NVLINK_MAX_LINKS of the scenario's driver. */
+unsigned model_nvlink_max_links(void);
+
 /* True once this process has taken a GPM sample under a scenario with
  * gpm_corrupts_session (api_gpm.c): its memory reads fail from then on. */
 bool gpm_session_corrupted(void);

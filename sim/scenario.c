@@ -115,7 +115,7 @@ static int gpm_value(struct ctx *c, const char *section, struct valfn *f, const 
     return 1;
 }
 
-enum ktype { K_STR, K_UINT, K_ULL, K_LONG, K_DOUBLE, K_BOOL, K_TRI, K_MODE, K_VALFN, K_MW };
+enum ktype { K_STR, K_UINT, K_ULL, K_LONG, K_DOUBLE, K_BOOL, K_TRI, K_MODE, K_VALFN, K_MW, K_RC };
 
 struct key {
     const char *name;
@@ -183,6 +183,34 @@ static const struct key gpu_keys[] = {
     G("process_grow", K_BOOL, process_grow),
     G("grow_pid", K_UINT, grow_pid),
     G("grow_used_mib", K_DOUBLE, grow_used_mib),
+    G("pcie_replay_count", K_VALFN, pcie_replay),
+    G("remapped_rows_correctable", K_VALFN, remap[SIM_REMAP_CORR]),
+    G("remapped_rows_uncorrectable", K_VALFN, remap[SIM_REMAP_UNCORR]),
+    G("row_remap_pending", K_VALFN, remap[SIM_REMAP_PENDING]),
+    G("row_remap_failure", K_VALFN, remap[SIM_REMAP_FAILURE]),
+    G("retired_pages_sbe", K_VALFN, retired[SIM_RETIRED_SBE]),
+    G("retired_pages_dbe", K_VALFN, retired[SIM_RETIRED_DBE]),
+    G("retired_pages_pending", K_VALFN, retired[SIM_RETIRED_PENDING]),
+    G("nvlink_links", K_LONG, nvlinks),
+    G("nvlink_links_up", K_VALFN, nvlinks_up),
+    G("nvlink_replay_errors", K_VALFN, nvlink_err[SIM_NVL_REPLAY]),
+    G("nvlink_recovery_errors", K_VALFN, nvlink_err[SIM_NVL_RECOVERY]),
+    G("nvlink_crc_flit_errors", K_VALFN, nvlink_err[SIM_NVL_CRC_FLIT]),
+    G("nvlink_crc_data_errors", K_VALFN, nvlink_err[SIM_NVL_CRC_DATA]),
+    G("nvlink_data_tx_kib", K_VALFN, nvlink_kib[0]),
+    G("nvlink_data_rx_kib", K_VALFN, nvlink_kib[1]),
+    G("violation_power_s", K_VALFN, violation_s[0]),
+    G("violation_thermal_s", K_VALFN, violation_s[1]),
+    G("remapped_rows_return", K_RC, rc[SIM_HRC_REMAP]),
+    G("retired_pages_return", K_RC, rc[SIM_HRC_RETIRED]),
+    G("retired_pages_pending_return", K_RC, rc[SIM_HRC_RETIRED_PENDING]),
+    G("pcie_replay_return", K_RC, rc[SIM_HRC_PCIE_REPLAY]),
+    G("nvlink_state_return", K_RC, rc[SIM_HRC_NVLINK_STATE]),
+    G("nvlink_errors_return", K_RC, rc[SIM_HRC_NVLINK_ERRORS]),
+    G("violation_return", K_RC, rc[SIM_HRC_VIOLATION]),
+    G("memory_temperature_return", K_RC, rc[SIM_HRC_MEM_TEMP]),
+    G("ecc_aggregate_return", K_RC, rc[SIM_HRC_ECC_AGG]),
+    G("nvlink_throughput_return", K_RC, rc[SIM_HRC_NVLINK_TP]),
     {NULL, K_STR, 0, 0},
 };
 
@@ -288,6 +316,10 @@ static int apply_key(struct ctx *c, const struct key *keys, void *obj, const cha
         if (valfn_parse((struct valfn *)(void *)p, value, verr, sizeof(verr)) == 0)
             return 1;
         return fail(c, "[%s] %s: %s", section, name, verr);
+    case K_RC:
+        if (sim_error_parse(value, (int *)(void *)p) == 0)
+            return 1;
+        return fail(c, "[%s] %s: unknown nvmlReturn_t '%s'", section, name, value);
     }
     return fail(c, "[%s] %s: bad value '%s'", section, name, value);
 }
@@ -346,6 +378,7 @@ static struct sim_gpu *gpu_at(struct sim_scenario *s, int i)
         g->power_average = -1;
         g->mig_mode = g->mig_pending = -2; /* not given */
         g->ecc_mode = g->ecc_pending = -2;
+        g->nvlinks = -1;
         if (i + 1 > s->n_gpus)
             s->n_gpus = i + 1;
     }

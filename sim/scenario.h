@@ -55,6 +55,29 @@ enum sim_gpm_rate {
 };
 extern const char *const sim_gpm_keys[SIM_GPM_N];
 
+/* Health-counter value functions (struct sim_gpu), and the calls or field
+ * entries a scenario can make fail ([gpu.N] *_return keys). */
+enum { SIM_REMAP_CORR, SIM_REMAP_UNCORR, SIM_REMAP_PENDING, SIM_REMAP_FAILURE, SIM_REMAP_N };
+enum { SIM_RETIRED_SBE, SIM_RETIRED_DBE, SIM_RETIRED_PENDING, SIM_RETIRED_N };
+/* The NVLink error counters, numbered as nvmlNvLinkErrorCounter_t. */
+enum { SIM_NVL_REPLAY, SIM_NVL_RECOVERY, SIM_NVL_CRC_FLIT, SIM_NVL_CRC_DATA, SIM_NVLINK_ERR_N };
+enum sim_health_rc {
+    SIM_HRC_REMAP,           /* nvmlDeviceGetRemappedRows */
+    SIM_HRC_RETIRED,         /* nvmlDeviceGetRetiredPages */
+    SIM_HRC_RETIRED_PENDING, /* nvmlDeviceGetRetiredPagesPendingStatus */
+    SIM_HRC_PCIE_REPLAY,     /* nvmlDeviceGetPcieReplayCounter */
+    SIM_HRC_NVLINK_STATE,    /* nvmlDeviceGetNvLinkState */
+    SIM_HRC_NVLINK_ERRORS,   /* nvmlDeviceGetNvLinkErrorCounter */
+    SIM_HRC_VIOLATION,       /* nvmlDeviceGetViolationStatus */
+    SIM_HRC_MEM_TEMP,        /* field 82's entry */
+    SIM_HRC_ECC_AGG,         /* fields 5 and 6 */
+    SIM_HRC_NVLINK_TP,       /* fields 138 and 139 */
+    SIM_HRC_N
+};
+/* The NVLink links a driver's header allows (NVML_NVLINK_MAX_LINKS): 12 up
+ * to 515, 18 from 520, 36 in the 13.x headers (580 and later). */
+#define SIM_NVLINK_MAX 36
+
 struct sim_system {
     char driver[32];
     sim_version_t drv;
@@ -106,6 +129,20 @@ struct sim_gpu {
     struct valfn ecc[2][2]; /* [corrected, uncorrected][volatile, aggregate] */
     struct valfn fan_pct;
     struct valfn gpm[SIM_GPM_N]; /* percentages ignored with MIG on: the instances' count */
+
+    /* Health counters (sim/api_health.c; docs/simulator.md "Health
+     * counters"). The remap and retirement defaults follow the generation:
+     * rows are remapped from Ampere on, pages retired before. */
+    struct valfn pcie_replay;
+    struct valfn remap[SIM_REMAP_N];
+    struct valfn retired[SIM_RETIRED_N];
+    long nvlinks;                  /* links the GPU has (0: no NVLink); -1 until given */
+    struct valfn nvlinks_up;       /* links 0 .. up-1 are active */
+    struct valfn nvlink_err[SIM_NVLINK_ERR_N]; /* totals over the active links */
+    struct valfn nvlink_kib[2];    /* data TX, RX (KiB running counts) */
+    struct valfn violation_s[2];   /* power, thermal: seconds held below application clocks */
+    /* *_return keys: the code the call (or field entry) answers; 0 = as modelled */
+    int rc[SIM_HRC_N];
 
     bool process_grow; /* the list gains a process between size and data query */
     unsigned grow_pid;

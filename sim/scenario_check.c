@@ -51,21 +51,24 @@ int scenario_default_cuda(sim_version_t drv)
     return cuda;
 }
 
-/* Identity defaults by marketing name: PCI ids, power limit, maximum clocks. */
+/* Identity defaults by marketing name: PCI ids, power limit, maximum
+ * clocks, NVLink links. The SXM modules have NVLink to the baseboard's
+ * NVSwitches (A100 12 links, H100 and H200 18); the PCIe boards' optional
+ * bridge is not assumed, and an unknown board has none. */
 struct model {
     const char *match;
-    unsigned devid, subsys, power_w, gr, sm, mem, video;
+    unsigned devid, subsys, power_w, gr, sm, mem, video, nvlinks;
 };
 static const struct model models[] = {
-    {"A100-SXM4-80GB", 0x20B210DE, 0x147F10DE, 400, 1410, 1410, 1593, 1290},
-    {"A100-SXM4-40GB", 0x20B010DE, 0x134F10DE, 400, 1410, 1410, 1215, 1290},
-    {"A100 80GB PCIe", 0x20B510DE, 0x153310DE, 300, 1410, 1410, 1512, 1290},
-    {"A100-PCIE-40GB", 0x20F110DE, 0x145F10DE, 250, 1410, 1410, 1215, 1290},
-    {"A30", 0x20B710DE, 0x153210DE, 165, 1440, 1440, 1215, 1305},
-    {"H100 PCIe", 0x233110DE, 0x162610DE, 350, 1755, 1755, 1593, 1590},
-    {"H100 80GB HBM3", 0x233010DE, 0x16C110DE, 700, 1980, 1980, 2619, 1755},
-    {"H200", 0x233510DE, 0x18BE10DE, 700, 1980, 1980, 3201, 1755},
-    {"", 0x000010DE, 0, 300, 1500, 1500, 1500, 1300},
+    {"A100-SXM4-80GB", 0x20B210DE, 0x147F10DE, 400, 1410, 1410, 1593, 1290, 12},
+    {"A100-SXM4-40GB", 0x20B010DE, 0x134F10DE, 400, 1410, 1410, 1215, 1290, 12},
+    {"A100 80GB PCIe", 0x20B510DE, 0x153310DE, 300, 1410, 1410, 1512, 1290, 0},
+    {"A100-PCIE-40GB", 0x20F110DE, 0x145F10DE, 250, 1410, 1410, 1215, 1290, 0},
+    {"A30", 0x20B710DE, 0x153210DE, 165, 1440, 1440, 1215, 1305, 0},
+    {"H100 PCIe", 0x233110DE, 0x162610DE, 350, 1755, 1755, 1593, 1590, 0},
+    {"H100 80GB HBM3", 0x233010DE, 0x16C110DE, 700, 1980, 1980, 2619, 1755, 18},
+    {"H200", 0x233510DE, 0x18BE10DE, 700, 1980, 1980, 3201, 1755, 18},
+    {"", 0x000010DE, 0, 300, 1500, 1500, 1500, 1300, 0},
 };
 
 static const struct model *model_for(const char *name)
@@ -146,6 +149,96 @@ static int check_gauge(const struct sim_scenario *s, char *err, size_t errlen, c
                        const char *key, const struct valfn *f, double lo, double hi)
 {
     return s->sys.hostile ? 0 : check_range(err, errlen, sec, key, f, lo, hi);
+}
+
+static const char *const remap_key[SIM_REMAP_N] = {
+    "remapped_rows_correctable", "remapped_rows_uncorrectable", "row_remap_pending",
+    "row_remap_failure"};
+static const char *const retired_key[SIM_RETIRED_N] = {"retired_pages_sbe", "retired_pages_dbe",
+                                                       "retired_pages_pending"};
+static const char *const nvl_err_key[SIM_NVLINK_ERR_N] = {
+    "nvlink_replay_errors", "nvlink_recovery_errors", "nvlink_crc_flit_errors",
+    "nvlink_crc_data_errors"};
+static const char *const nvl_kib_key[2] = {"nvlink_data_tx_kib", "nvlink_data_rx_kib"};
+
+/* A flag (pending, failure): 0 or 1 at every t. */
+static int check_flag(char *err, size_t errlen, const char *sec, const char *key,
+                      const struct valfn *f)
+{
+    return check_range(err, errlen, sec, key, f, 0, 1);
+}
+
+/*
+ * The health counters' defaults and checks. Rows are remapped from Ampere
+ * on and pages retired before: the other generation's call answers
+ * NOT_SUPPORTED unless the scenario gives it values. NVLink by the board
+ * (models[]); the keys of a GPU without links are an error. Counters never
+ * decrease; flags are 0 or 1; the links up are at most the links.
+ */
+static int finish_health(struct sim_gpu *g, const struct model *md, char *err, size_t errlen,
+                         const char *sec)
+{
+    bool remaps = g->arch >= 7;
+    for (int k = 0; k < SIM_REMAP_N; k++) {
+        if (g->remap[k].kind == VF_UNSET) {
+            if (remaps)
+                valfn_set_const(&g->remap[k], 0);
+            else
+                g->remap[k].kind = VF_NONE;
+        }
+        if ((k <= SIM_REMAP_UNCORR ? check_counter(err, errlen, sec, remap_key[k], &g->remap[k])
+                                   : check_flag(err, errlen, sec, remap_key[k], &g->remap[k])))
+            return -1;
+    }
+    for (int k = 0; k < SIM_RETIRED_N; k++) {
+        if (g->retired[k].kind == VF_UNSET) {
+            if (remaps)
+                g->retired[k].kind = VF_NONE;
+            else
+                valfn_set_const(&g->retired[k], 0);
+        }
+        if ((k < SIM_RETIRED_PENDING
+                 ? check_counter(err, errlen, sec, retired_key[k], &g->retired[k])
+                 : check_flag(err, errlen, sec, retired_key[k], &g->retired[k])))
+            return -1;
+    }
+    def_const(&g->pcie_replay, 0);
+    if (check_counter(err, errlen, sec, "pcie_replay_count", &g->pcie_replay))
+        return -1;
+    if (g->nvlinks < 0)
+        g->nvlinks = md->nvlinks;
+    if (g->nvlinks > SIM_NVLINK_MAX)
+        return errf(err, errlen, "[%s] nvlink_links: at most %d", sec, SIM_NVLINK_MAX);
+    if (g->nvlinks == 0) {
+        const char *given = g->nvlinks_up.kind != VF_UNSET ? "nvlink_links_up" : NULL;
+        for (int k = 0; k < SIM_NVLINK_ERR_N && !given; k++)
+            if (g->nvlink_err[k].kind != VF_UNSET)
+                given = nvl_err_key[k];
+        for (int k = 0; k < 2 && !given; k++)
+            if (g->nvlink_kib[k].kind != VF_UNSET)
+                given = nvl_kib_key[k];
+        if (given)
+            return errf(err, errlen, "[%s] %s: the GPU has no NVLink (nvlink_links = 0)", sec,
+                        given);
+    }
+    def_const(&g->nvlinks_up, (double)g->nvlinks);
+    if (check_range(err, errlen, sec, "nvlink_links_up", &g->nvlinks_up, 0, (double)g->nvlinks))
+        return -1;
+    for (int k = 0; k < SIM_NVLINK_ERR_N; k++) {
+        def_const(&g->nvlink_err[k], 0);
+        if (check_counter(err, errlen, sec, nvl_err_key[k], &g->nvlink_err[k]))
+            return -1;
+    }
+    /* Left unset, the byte counts are the GPM NVLink rates' integral (api_health.c). */
+    for (int k = 0; k < 2; k++)
+        if (check_counter(err, errlen, sec, nvl_kib_key[k], &g->nvlink_kib[k]))
+            return -1;
+    def_const(&g->violation_s[0], 0);
+    def_const(&g->violation_s[1], 0);
+    if (check_counter(err, errlen, sec, "violation_power_s", &g->violation_s[0]) ||
+        check_counter(err, errlen, sec, "violation_thermal_s", &g->violation_s[1]))
+        return -1;
+    return 0;
 }
 
 static int finish_gpu(struct sim_scenario *s, int i, char *err, size_t errlen)
@@ -300,6 +393,8 @@ static int finish_gpu(struct sim_scenario *s, int i, char *err, size_t errlen)
         return -1;
     if (g->energy_base_j < 0)
         return errf(err, errlen, "[%s] energy_base_j must not be negative", sec);
+    if (finish_health(g, md, err, errlen, sec) != 0)
+        return -1;
     return finish_gpm(g->gpm, SIM_GPM_N, err, errlen, sec);
 }
 

@@ -386,6 +386,11 @@ _Static_assert(offsetof(nvmlDeviceAttributes_t, gpuInstanceSliceCount) == 24, "G
 _Static_assert(offsetof(nvmlDeviceAttributes_t, memorySizeMB) == 32, "memorySizeMB");
 _Static_assert(sizeof(nvmlGpuInstanceProfileInfo_t) == 48, "nvmlGpuInstanceProfileInfo_t");
 _Static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t");
+_Static_assert(offsetof(nvmlFieldValue_t, scopeId) == 4, "nvmlFieldValue_t.scopeId");
+_Static_assert(offsetof(nvmlFieldValue_t, timestamp) == 8, "nvmlFieldValue_t.timestamp");
+_Static_assert(offsetof(nvmlFieldValue_t, latencyUsec) == 16, "nvmlFieldValue_t.latencyUsec");
+_Static_assert(offsetof(nvmlFieldValue_t, valueType) == 24, "nvmlFieldValue_t.valueType");
+_Static_assert(offsetof(nvmlFieldValue_t, nvmlReturn) == 28, "nvmlFieldValue_t.nvmlReturn");
 _Static_assert(offsetof(nvmlFieldValue_t, value) == 32, "nvmlFieldValue_t.value");
 _Static_assert(sizeof(nvmlGpmSupport_t) == 8, "nvmlGpmSupport_t");
 _Static_assert(sizeof(nvmlGpmMetric_t) == 40, "nvmlGpmMetric_t");
@@ -532,6 +537,58 @@ typedef nvmlReturn_t (*nvml_fn_handle_by_str)(const char *, nvmlDevice_t *);
 typedef nvmlReturn_t (*nvml_fn_dev_pci_ext)(nvmlDevice_t, nvmlPciInfoExt_v1_t *);
 typedef nvmlReturn_t (*nvml_fn_dev_detail_list)(nvmlDevice_t, nvmlProcessDetailList_v1_t *);
 typedef nvmlReturn_t (*nvml_fn_dev_cc_mem)(nvmlDevice_t, nvmlConfComputeMemSizeInfo_t *);
+
+/* ---- health counters (backend/nvml_health.c) ---- */
+typedef int nvmlPageRetirementCause_t;
+#define NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS 0
+#define NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR 1
+
+/* The links a device may have: 6 in the 410 header, 12 up to 515, 18 from
+ * 520 to 575, 36 in the 13.x headers. A link past the device's last
+ * answers INVALID_ARGUMENT; a device without NVLink NOT_SUPPORTED. */
+#define NVML_NVLINK_MAX_LINKS 36
+typedef int nvmlNvLinkErrorCounter_t;
+#define NVML_NVLINK_ERROR_DL_REPLAY 0   /* transmit replays */
+#define NVML_NVLINK_ERROR_DL_RECOVERY 1 /* transmit recoveries */
+#define NVML_NVLINK_ERROR_DL_CRC_FLIT 2 /* receive flow-control digit CRC errors */
+#define NVML_NVLINK_ERROR_DL_CRC_DATA 3 /* receive data CRC errors */
+#define NVML_NVLINK_ERROR_DL_ECC_DATA 4
+
+typedef int nvmlPerfPolicyType_t;
+#define NVML_PERF_POLICY_POWER 0
+#define NVML_PERF_POLICY_THERMAL 1
+#define NVML_PERF_POLICY_SYNC_BOOST 2
+#define NVML_PERF_POLICY_BOARD_LIMIT 3
+#define NVML_PERF_POLICY_LOW_UTILIZATION 4
+#define NVML_PERF_POLICY_RELIABILITY 5
+#define NVML_PERF_POLICY_TOTAL_APP_CLOCKS 10
+#define NVML_PERF_POLICY_TOTAL_BASE_CLOCKS 11
+#define NVML_PERF_POLICY_COUNT 12
+
+typedef struct {
+    unsigned long long referenceTime; /* CPU timestamp, µs */
+    unsigned long long violationTime; /* ns */
+} nvmlViolationTime_t;
+
+/* NVLink traffic, KiB (hdr), running counters; scopeId is the link, or
+ * NVML_FI_SCOPE_ALL_LINKS (UINT_MAX) for the sum over every link. */
+#define NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX 138
+#define NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX 139
+#define NVML_FI_SCOPE_ALL_LINKS 0xFFFFFFFFu
+
+_Static_assert(sizeof(nvmlViolationTime_t) == 16, "nvmlViolationTime_t");
+_Static_assert(offsetof(nvmlViolationTime_t, violationTime) == 8, "violationTime offset");
+
+typedef nvmlReturn_t (*nvml_fn_dev_remapped_rows)(nvmlDevice_t, unsigned int *, unsigned int *,
+                                                  unsigned int *, unsigned int *);
+typedef nvmlReturn_t (*nvml_fn_dev_retired_pages)(nvmlDevice_t, nvmlPageRetirementCause_t,
+                                                  unsigned int *, unsigned long long *);
+typedef nvmlReturn_t (*nvml_fn_dev_enable_state)(nvmlDevice_t, nvmlEnableState_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_nvlink_state)(nvmlDevice_t, unsigned int, nvmlEnableState_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_nvlink_error)(nvmlDevice_t, unsigned int,
+                                                 nvmlNvLinkErrorCounter_t, unsigned long long *);
+typedef nvmlReturn_t (*nvml_fn_dev_violation)(nvmlDevice_t, nvmlPerfPolicyType_t,
+                                              nvmlViolationTime_t *);
 
 /* ---- events (nvmlEventSetCreate ... nvmlEventSetWait_v2) ---- */
 typedef struct nvmlEventSet_st *nvmlEventSet_t;

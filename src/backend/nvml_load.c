@@ -109,6 +109,13 @@ static const struct sym_row rows[] = {
     {F(gpm_sample_get), false, {"nvmlGpmSampleGet"}},
     {F(gpm_mig_sample_get), false, {"nvmlGpmMigSampleGet"}},
     {F(gpm_metrics_get), false, {"nvmlGpmMetricsGet"}},
+    {F(remapped_rows), false, {"nvmlDeviceGetRemappedRows"}},
+    {F(retired_pages), false, {"nvmlDeviceGetRetiredPages"}},
+    {F(retired_pending), false, {"nvmlDeviceGetRetiredPagesPendingStatus"}},
+    {F(pcie_replay), false, {"nvmlDeviceGetPcieReplayCounter"}},
+    {F(nvlink_state), false, {"nvmlDeviceGetNvLinkState"}},
+    {F(nvlink_errors), false, {"nvmlDeviceGetNvLinkErrorCounter"}},
+    {F(violation), false, {"nvmlDeviceGetViolationStatus"}},
     {F(conf_compute_mem_size), false, {"nvmlDeviceGetConfComputeMemSizeInfo"}},
     {F(process_detail_list), false, {"nvmlDeviceGetRunningProcessDetailList"}},
 };

@@ -76,6 +76,14 @@ struct nvml_fns {
     nvml_fn_gpm_sample_get gpm_sample_get;
     nvml_fn_gpm_mig_sample_get gpm_mig_sample_get; /* 525 and later */
     nvml_fn_gpm_metrics_get gpm_metrics_get;
+    /* Health counters (nvml_health.c). */
+    nvml_fn_dev_remapped_rows remapped_rows;  /* 450.51 and later (Ampere+) */
+    nvml_fn_dev_retired_pages retired_pages;
+    nvml_fn_dev_enable_state retired_pending;
+    nvml_fn_dev_uint pcie_replay;
+    nvml_fn_dev_nvlink_state nvlink_state;
+    nvml_fn_dev_nvlink_error nvlink_errors;
+    nvml_fn_dev_violation violation;          /* DEPRECATED(13.0), still exported */
     /* Probes only: their presence decides the _v3 process-entry stride. */
     void *conf_compute_mem_size;
     void *process_detail_list;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backend/mig_util.h"
+#include "backend/nvml_health.h"
 #include "backend/nvml_load.h"
 #include "backend/nvml_procs_util.h"
 #include "backend/nvml_read.h"
@@ -38,19 +39,6 @@ static const char *arch_name(unsigned int a)
 
 /* ---------------------------------------------------------------- helpers */
 
-/* A field value as an unsigned 64-bit count; false for a type we cannot
- * take as one. */
-static bool field_ull(const nvmlFieldValue_t *v, unsigned long long *out)
-{
-    switch (v->valueType) {
-    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: *out = v->value.ullVal; return true;
-    case NVML_VALUE_TYPE_UNSIGNED_LONG: *out = v->value.ulVal; return true;
-    case NVML_VALUE_TYPE_UNSIGNED_INT: *out = v->value.uiVal; return true;
-    default: return false;
-    }
-}
-
-
 static struct metric read_uint(struct nvml_state *st, const char *sym, nvml_fn_dev_uint fn,
                                nvmlDevice_t h, double scale)
 {
@@ -74,7 +62,8 @@ static struct metric read_clock(struct nvml_state *st, nvmlDevice_t h, nvmlClock
 
 /* Memory: _v2 with NVIDIA's struct version (0x02000028), else v1. _v2's
  * `used` excludes the driver-reserved part, as nvidia-smi shows it since 510;
- * v1's `used` includes it. */
+ * v1's `used` includes it, and only _v2 gives `reserved` (a MIG handle's is
+ * its instance's own). */
 static void read_memory(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
                         struct device *d)
 {
@@ -92,6 +81,7 @@ static void read_memory(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t
         if (rc == NVML_SUCCESS) {
             d->m[M_MEM_USED] = metric_direct((double)m2.used);
             d->m[M_MEM_TOTAL] = metric_direct((double)m2.total);
+            d->m[M_MEM_RESERVED] = metric_direct((double)m2.reserved);
             return;
         }
         if (rc == NVML_ERROR_ARGUMENT_VERSION_MISMATCH)
@@ -107,6 +97,8 @@ static void read_memory(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t
         if (rc == NVML_SUCCESS) {
             d->m[M_MEM_USED] = metric_direct((double)m1.used);
             d->m[M_MEM_TOTAL] = metric_direct((double)m1.total);
+            d->m[M_MEM_RESERVED] = metric_none("reserved memory needs nvmlDeviceGetMemoryInfo_v2 "
+                                               "(this read used v1)");
             return;
         }
     }
@@ -119,7 +111,7 @@ fail:
     else
         d->m[M_MEM_USED] = metric_none(f->memory_v1 || f->memory_v2 ? nvml_rc_reason(rc)
                                                                     : NO_SYMBOL);
-    d->m[M_MEM_TOTAL] = d->m[M_MEM_USED];
+    d->m[M_MEM_TOTAL] = d->m[M_MEM_RESERVED] = d->m[M_MEM_USED];
 }
 
 /* ------------------------------------------------------------ GPU metrics */
@@ -193,9 +185,10 @@ void nvml_read_gpu_static(struct nvml_state *st, struct dev_cache *c, nvmlDevice
         again |= f->pci_info && transient(st->rc);
     }
     unsigned int a = 0;
-    if (f->arch && CALL(st, "nvmlDeviceGetArchitecture", f->arch(h, &a)) == NVML_SUCCESS)
+    if (f->arch && CALL(st, "nvmlDeviceGetArchitecture", f->arch(h, &a)) == NVML_SUCCESS) {
         snprintf(c->arch, sizeof(c->arch), "%s", arch_name(a));
-    else
+        c->arch_id = a;
+    } else
         again |= f->arch && transient(st->rc);
     int ma = 0, mi = 0;
     if (f->cuda_cc &&
@@ -338,32 +331,22 @@ void nvml_read_gpu_dynamic(struct nvml_state *st, struct dev_cache *c, nvmlDevic
     }
     d->m[M_POWER_LIMIT] = c->power_limit;
 
+    /* The health counters of rare events: at the same slow cadence. */
+    nvml_health_read(st, c, h, settings, d);
+
     unsigned long long ull = 0;
-    /* Energy and the volatile ECC counts in one nvmlDeviceGetFieldValues
-     * call (fields 83, 3 and 4: the same counters as the individual calls);
-     * an entry the driver does not answer falls back to its own call. */
-    nvmlFieldValue_t fv[3];
-    int nfv = 0;
+    /* Energy, the volatile and aggregate ECC counts, memory temperature and
+     * NVLink traffic in one nvmlDeviceGetFieldValues call (nvml_health.c;
+     * fields 83, 3-6, 82, 138-139: the same counters as the individual
+     * calls); an energy or ECC entry the driver does not answer falls back
+     * to its own call. */
+    struct nvml_fields fv;
     bool ecc_on = !memo_known(c, MC_ECC) && metric_ok(&c->ecc_mode) && c->ecc_mode.value == 1;
-    if (f->field_values && !memo_known(c, MC_FIELDS)) {
-        memset(fv, 0, sizeof(fv));
-        fv[nfv++].fieldId = NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION;
-        if (ecc_on) {
-            fv[nfv++].fieldId = NVML_FI_DEV_ECC_SBE_VOL_TOTAL;
-            fv[nfv++].fieldId = NVML_FI_DEV_ECC_DBE_VOL_TOTAL;
-        }
-        nvmlReturn_t frc = CALL(st, "nvmlDeviceGetFieldValues", f->field_values(h, nfv, fv));
-        if (frc != NVML_SUCCESS) {
-            memo_note(c, MC_FIELDS, frc);
-            for (int k = 0; k < nfv; k++)
-                fv[k].nvmlReturn = frc;
-        }
-    }
-    for (int k = nfv; k < 3; k++)
-        fv[k].nvmlReturn = NVML_ERROR_FUNCTION_NOT_FOUND;
-    if (nfv > 0 && fv[0].nvmlReturn == NVML_SUCCESS && field_ull(&fv[0], &ull))
-        d->m[M_ENERGY] = metric_direct((double)ull / 1000.0); /* mJ -> J */
-    else if (nfv > 0 && fv[0].nvmlReturn == NVML_ERROR_NOT_SUPPORTED)
+    nvml_fields_read(st, c, h, ecc_on, &fv);
+    nvml_health_fields_apply(&fv, d);
+    if (!fv.why[NF_ENERGY])
+        d->m[M_ENERGY] = metric_direct(fv.v[NF_ENERGY] / 1000.0); /* mJ -> J */
+    else if (fv.rc[NF_ENERGY] == NVML_ERROR_NOT_SUPPORTED)
         d->m[M_ENERGY] = metric_none(nvml_rc_reason(NVML_ERROR_NOT_SUPPORTED));
     else if (!f->energy)
         d->m[M_ENERGY] = metric_none(NO_SYMBOL);
@@ -437,10 +420,17 @@ void nvml_read_gpu_dynamic(struct nvml_state *st, struct dev_cache *c, nvmlDevic
         }
     }
 
-    /* ECC: mode, then volatile (since driver load) counts when enabled. */
-    d->m[M_ECC_MODE] = d->m[M_ECC_CORR] = d->m[M_ECC_UNCORR] = metric_none(NO_SYMBOL);
+    /* ECC: mode, then the volatile (since driver load) and aggregate (the
+     * GPU's life) counts when enabled. */
+    static const enum metric_id eid[4] = {M_ECC_CORR, M_ECC_UNCORR, M_ECC_CORR_AGG,
+                                          M_ECC_UNCORR_AGG};
+    for (int k = 0; k < 4; k++)
+        d->m[eid[k]] = metric_none(NO_SYMBOL);
+    d->m[M_ECC_MODE] = metric_none(NO_SYMBOL);
     if (f->ecc_mode && memo_known(c, MC_ECC)) {
-        d->m[M_ECC_MODE] = d->m[M_ECC_CORR] = d->m[M_ECC_UNCORR] = memo_none(c, MC_ECC);
+        d->m[M_ECC_MODE] = memo_none(c, MC_ECC);
+        for (int k = 0; k < 4; k++)
+            d->m[eid[k]] = d->m[M_ECC_MODE];
     } else if (f->ecc_mode) {
         nvmlEnableState_t cur = 0, pend = 0;
         if (settings) {
@@ -451,26 +441,36 @@ void nvml_read_gpu_dynamic(struct nvml_state *st, struct dev_cache *c, nvmlDevic
                 c->ecc_mode = metric_direct(cur == NVML_FEATURE_ENABLED ? 1 : 0);
             }
         }
+        d->m[M_ECC_MODE] = c->ecc_mode;
         if (!metric_ok(&c->ecc_mode)) {
-            d->m[M_ECC_MODE] = d->m[M_ECC_CORR] = d->m[M_ECC_UNCORR] = c->ecc_mode;
+            for (int k = 0; k < 4; k++)
+                d->m[eid[k]] = c->ecc_mode;
+        } else if (c->ecc_mode.value == 0) {
+            for (int k = 0; k < 4; k++)
+                d->m[eid[k]] = metric_none("ECC is disabled");
         } else {
-            d->m[M_ECC_MODE] = c->ecc_mode;
-            if (c->ecc_mode.value == 0) {
-                d->m[M_ECC_CORR] = d->m[M_ECC_UNCORR] = metric_none("ECC is disabled");
-            } else if (f->ecc_count) {
-                static const nvmlMemoryErrorType_t et[2] = {NVML_MEMORY_ERROR_TYPE_CORRECTED,
-                                                            NVML_MEMORY_ERROR_TYPE_UNCORRECTED};
-                static const enum metric_id eid[2] = {M_ECC_CORR, M_ECC_UNCORR};
-                for (int k = 0; k < 2; k++) {
-                    if (fv[1 + k].nvmlReturn == NVML_SUCCESS && field_ull(&fv[1 + k], &ull))
-                        d->m[eid[k]] = metric_direct((double)ull);
-                    else
-                        d->m[eid[k]] =
-                            CALL(st, "nvmlDeviceGetTotalEccErrors",
-                                 f->ecc_count(h, et[k], NVML_VOLATILE_ECC, &ull)) == NVML_SUCCESS
-                                ? metric_direct((double)ull)
-                                : metric_none(nvml_rc_reason(st->rc));
-                }
+            /* An entry that failed is asked by its own call, except an
+             * aggregate count the driver said it does not keep. */
+            static const nvmlMemoryErrorType_t et[4] = {
+                NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+                NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_MEMORY_ERROR_TYPE_UNCORRECTED};
+            static const nvmlEccCounterType_t ct[4] = {NVML_VOLATILE_ECC, NVML_VOLATILE_ECC,
+                                                       NVML_AGGREGATE_ECC, NVML_AGGREGATE_ECC};
+            static const enum nvml_field_slot slot[4] = {NF_SBE_VOL, NF_DBE_VOL, NF_SBE_AGG,
+                                                         NF_DBE_AGG};
+            for (int k = 0; k < 4; k++) {
+                if (!fv.why[slot[k]])
+                    d->m[eid[k]] = metric_direct(fv.v[slot[k]]);
+                else if (k >= 2 && fv.rc[slot[k]] == NVML_ERROR_NOT_SUPPORTED)
+                    d->m[eid[k]] = metric_none(fv.why[slot[k]]);
+                else if (!f->ecc_count)
+                    d->m[eid[k]] = metric_none(NO_SYMBOL);
+                else
+                    d->m[eid[k]] =
+                        CALL(st, "nvmlDeviceGetTotalEccErrors",
+                             f->ecc_count(h, et[k], ct[k], &ull)) == NVML_SUCCESS
+                            ? metric_direct((double)ull)
+                            : metric_none(nvml_rc_reason(st->rc));
             }
         }
     }

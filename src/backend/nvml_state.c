@@ -74,7 +74,7 @@ struct dev_cache *nvml_cache_get(struct nvml_state *st, const char *uuid, bool m
 {
     /* A tick looks up its GPU and then its instances in the enumeration's
      * order, which is the entries' order: the one after the last found is
-     * usually the one (an entry is 672 bytes: a cold line a comparison). */
+     * usually the one (an entry is 1,232 bytes: cold lines a comparison). */
     size_t h = st->cache_next;
     if (h < st->ncache && st->cache[h].mig == mig && strcmp(st->cache[h].uuid, uuid) == 0) {
         st->cache_next = h + 1;
@@ -102,6 +102,7 @@ struct dev_cache *nvml_cache_get(struct nvml_state *st, const char *uuid, bool m
     c->mig_mode = -1;
     c->cc_major = c->cc_minor = -1;
     c->slices_total = c->gi_id = c->ci_id = c->slices = c->ci_slices = -1;
+    c->nvl_links = -1;
     return c;
 }
 

@@ -6,8 +6,9 @@
  * walk), which calls nvml_read.c (one device's values) and nvml_procs.c
  * (who runs where); nvml_read.c and nvml_procs.c call nvml_procs_util.c
  * (per-process utilisation), nvml_procs.c calls nvml_procs_read.c (the
- * lists as NVML gives them). None calls back up, and nothing here calls
- * any of them. Not for use outside src/backend/ except by the backend's
+ * lists as NVML gives them), nvml_read.c calls nvml_health.c (the health
+ * counters and the field-values batch). None calls back up, and nothing
+ * here calls any of them. Not for use outside src/backend/ except by the backend's
  * unit tests and fuzz target.
  */
 #ifndef MIGMON_NVML_STATE_H
@@ -36,8 +37,17 @@ enum memo_call {
     MC_PCIE_TP,
     MC_THROTTLE,
     MC_FIELDS, /* nvmlDeviceGetFieldValues */
+    /* health counters (nvml_health.c) */
+    MC_REMAP,           /* nvmlDeviceGetRemappedRows */
+    MC_RETIRED,         /* nvmlDeviceGetRetiredPages (both causes) */
+    MC_RETIRED_PENDING, /* nvmlDeviceGetRetiredPagesPendingStatus */
+    MC_PCIE_REPLAY,     /* nvmlDeviceGetPcieReplayCounter */
+    MC_NVLINK,          /* nvmlDeviceGetNvLinkState on link 0: no NVLink */
+    MC_VIOL_POWER,      /* nvmlDeviceGetViolationStatus, per policy */
+    MC_VIOL_THERMAL,
     MC_COUNT
 };
+_Static_assert(MC_COUNT <= 32, "memo bits are a uint32_t");
 
 struct dev_cache {
     char uuid[MIGMON_UUID_LEN];
@@ -68,6 +78,15 @@ struct dev_cache {
     /* static facts that failed for a passing reason: read again at this
      * tick, the gap doubling */
     unsigned long static_retry, static_gap;
+    unsigned arch_id; /* nvmlDeviceArchitecture_t; 0 unknown */
+    /* Health counters read at the slow cadence (nvml_health.c), indexed by
+     * metric id - M_MEM_TEMP and kept between reads; only those ids are
+     * used. nvl_links: the links the first NVLink walk found (-1 not
+     * walked, 0 none); nvl_unsup: the error counters (bit per
+     * nvmlNvLinkErrorCounter_t) the links answer NOT_SUPPORTED for. */
+    struct metric health[M_COUNT - M_MEM_TEMP];
+    int nvl_links;
+    unsigned nvl_unsup;
     struct metric sm_last; /* the last SM sum from per-process samples */
     unsigned long sm_last_tick;
     /* A MIG device's graphics/MPS lists: busy last time, or read again at
