@@ -132,8 +132,8 @@ static const struct dcgm_fam dcgm_fams[] = {
      * whose data the monitor has; DCGM keeps each as an int64. */
     {"DCGM_FI_DEV_MEMORY_TEMP", PROM_GAUGE, "Memory temperature (in C).", M_MEM_TEMP, DK_WIDE, 1,
      DW_ROUND},
-    {"DCGM_FI_DEV_PCIE_REPLAY_COUNTER", PROM_COUNTER, "Total number of PCIe retries.", M_PCIE_REPLAY,
-     DK_WIDE, 1, DW_ROUND},
+    {"DCGM_FI_DEV_PCIE_REPLAY_COUNTER", PROM_COUNTER, "Total number of PCIe retries.",
+     M_PCIE_REPLAY, DK_WIDE, 1, DW_ROUND},
     {"DCGM_FI_DEV_MEM_COPY_UTIL", PROM_GAUGE, "Memory utilization (in %).", M_MEM_UTIL, DK_NVML, 1,
      DW_ROUND},
     {"DCGM_FI_DEV_ENC_UTIL", PROM_GAUGE, "Encoder utilization (in %).", M_ENC_UTIL, DK_WIDE, 1,
