@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "export/json_host.h"
 #include "export/jsonw.h"
+#include "health.h"
 
 static void str_or_null(struct jsonw *w, const char *key, const char *v)
 {
@@ -109,6 +110,31 @@ static void write_processes(struct jsonw *w, const struct snapshot *s, const str
     jsonw_arr_close(w);
 }
 
+/* The verdict and the rules that fired, in rule order (health.h). */
+static void write_health(struct jsonw *w, const struct device *d)
+{
+    jsonw_key(w, "health");
+    jsonw_obj_open(w);
+    jsonw_key(w, "verdict");
+    jsonw_str(w, health_level_name(d->health));
+    jsonw_key(w, "rules");
+    jsonw_arr_open(w);
+    struct health_rule_info r[32];
+    size_t n = health_rules_of(d->health_rules, r, 32);
+    for (size_t i = 0; i < n; i++) {
+        jsonw_obj_open(w);
+        jsonw_key(w, "name");
+        jsonw_str(w, r[i].name);
+        jsonw_key(w, "level");
+        jsonw_str(w, health_level_name(r[i].level));
+        jsonw_key(w, "action");
+        jsonw_str(w, r[i].action);
+        jsonw_obj_close(w);
+    }
+    jsonw_arr_close(w);
+    jsonw_obj_close(w);
+}
+
 static void write_device(struct jsonw *w, const struct snapshot *s, const struct device *d)
 {
     jsonw_obj_open(w);
@@ -146,6 +172,7 @@ static void write_device(struct jsonw *w, const struct snapshot *s, const struct
         jsonw_null(w);
     jsonw_key(w, "stall");
     jsonw_str(w, d->stall);
+    write_health(w, d);
     int_or_null(w, "gpu_instance_id", d->gi_id);
     int_or_null(w, "compute_instance_id", d->ci_id);
     str_or_null(w, "profile", d->profile);

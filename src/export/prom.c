@@ -26,6 +26,8 @@
 
 #include "export/prom_dcgm.h"
 #include "export/prom_text.h"
+#include "export/xid_counts.h"
+#include "health.h"
 
 /* ---- per-device label sets ---------------------------------------------- */
 
@@ -158,6 +160,46 @@ static const struct fam fams[] = {
     {M_INT_UTIL, "integer_utilization_ratio", PROM_GAUGE, 0.01, "Integer pipe activity (GPM), 0-1."},
     {M_NVLINK_TX, "nvlink_tx_bytes_per_second", PROM_GAUGE, 1, "NVLink transmit throughput, bytes/s."},
     {M_NVLINK_RX, "nvlink_rx_bytes_per_second", PROM_GAUGE, 1, "NVLink receive throughput, bytes/s."},
+    {M_LAST_XID, "last_xid", PROM_GAUGE, 1,
+     "Code of the device's most recent Xid event since the monitor started (docs/health.md)."},
+    /* The health counters (docs/health.md). */
+    {M_MEM_TEMP, "memory_temperature_celsius", PROM_GAUGE, 1,
+     "Memory (HBM) temperature, degrees Celsius."},
+    {M_PCIE_REPLAY, "pcie_replays_total", PROM_COUNTER, 1,
+     "PCIe replays (link-level retransmissions) since the driver was loaded."},
+    {M_ECC_CORR_AGG, "ecc_aggregate_corrected_errors_total", PROM_COUNTER, 1,
+     "Corrected (single-bit) ECC errors over the GPU's life (aggregate count)."},
+    {M_ECC_UNCORR_AGG, "ecc_aggregate_uncorrected_errors_total", PROM_COUNTER, 1,
+     "Uncorrected (double-bit) ECC errors over the GPU's life (aggregate count)."},
+    {M_REMAP_CORR, "remapped_rows_correctable_total", PROM_COUNTER, 1,
+     "Memory rows remapped for correctable errors."},
+    {M_REMAP_UNCORR, "remapped_rows_uncorrectable_total", PROM_COUNTER, 1,
+     "Memory rows remapped for uncorrectable errors."},
+    {M_REMAP_PENDING, "row_remap_pending", PROM_GAUGE, 1,
+     "1 while a row remap waits for a GPU reset, else 0."},
+    {M_REMAP_FAILURE, "row_remap_failure", PROM_GAUGE, 1,
+     "1 when a row remap failed (replace the GPU), else 0."},
+    {M_RETIRED_SBE, "retired_pages_sbe_total", PROM_COUNTER, 1,
+     "Memory pages retired for single-bit ECC errors (before Ampere)."},
+    {M_RETIRED_DBE, "retired_pages_dbe_total", PROM_COUNTER, 1,
+     "Memory pages retired for double-bit ECC errors (before Ampere)."},
+    {M_RETIRED_PENDING, "retired_pages_pending", PROM_GAUGE, 1,
+     "1 while a page retirement waits for a GPU reset, else 0."},
+    {M_MEM_RESERVED, "memory_reserved_bytes", PROM_GAUGE, 1,
+     "Frame buffer memory the driver reserves, bytes."},
+    {M_NVLINK_LINKS_UP, "nvlink_links_up", PROM_GAUGE, 1, "NVLink links active."},
+    {M_NVLINK_CRC_ERRORS, "nvlink_crc_errors_total", PROM_COUNTER, 1,
+     "NVLink FLIT and data CRC errors since the driver was loaded, every link."},
+    {M_NVLINK_REPLAY_ERRORS, "nvlink_replay_errors_total", PROM_COUNTER, 1,
+     "NVLink replays since the driver was loaded, every link."},
+    {M_NVLINK_RECOVERY_ERRORS, "nvlink_recovery_errors_total", PROM_COUNTER, 1,
+     "NVLink recoveries since the driver was loaded, every link."},
+    {M_NVLINK_DATA_BYTES, "nvlink_data_bytes_total", PROM_COUNTER, 1,
+     "NVLink data bytes sent and received, every link (the driver's running count)."},
+    {M_THROTTLE_POWER_S, "power_throttle_seconds_total", PROM_COUNTER, 1,
+     "Time the clocks were held down by the power limit since the driver was loaded, seconds."},
+    {M_THROTTLE_THERMAL_S, "thermal_throttle_seconds_total", PROM_COUNTER, 1,
+     "Time the clocks were held down by temperature since the driver was loaded, seconds."},
 };
 
 static void write_exporter(struct prom_ctx *c)
@@ -336,6 +378,64 @@ static void write_metrics(struct prom_ctx *c)
     }
 }
 
+/* ---- health --------------------------------------------------------------- */
+
+/* The verdict in the state-label pattern of an enum (one series per state,
+ * 1 for the one the device is in): `== 1` selects, and a series per state
+ * keeps its history apart. Nothing while the verdict is unknown. */
+static void write_health(struct prom_ctx *c)
+{
+    const struct snapshot *s = c->s;
+    static const char *const name[2] = {"migmon_gpu_health", "migmon_mig_health"};
+    static const unsigned states[] = {HEALTH_OK, HEALTH_WARNING, HEALTH_ACTION};
+    for (int k = DEV_GPU; k <= DEV_MIG; k++) {
+        prom_family(c, name[k], PROM_GAUGE,
+                    "Health verdict (docs/health.md): 1 for the state the device is in "
+                    "(ok, warning, action), 0 for the others; absent while unknown.");
+        for (size_t i = 0; i < s->ndevices; i++) {
+            const struct device *d = &s->devices[i];
+            const char *l = prom_labels_of(c, i, PROM_LAB_MIGMON);
+            if ((int)d->kind != k || !l || d->health == HEALTH_UNKNOWN)
+                continue;
+            for (size_t j = 0; j < sizeof(states) / sizeof(states[0]); j++) {
+                prom_sample_open(c);
+                prom_label_raw(c, l);
+                prom_label(c, "state", health_level_name(states[j]));
+                prom_sample_close(c, d->health == states[j] ? 1 : 0);
+            }
+        }
+    }
+}
+
+/* The Xid events per device and code, exact or not at all (xid_counts.h). */
+static void write_xids(struct prom_ctx *c)
+{
+    const struct snapshot *s = c->s;
+    static const char *const name[2] = {"migmon_gpu_xid_errors_total",
+                                        "migmon_mig_xid_errors_total"};
+    for (int k = DEV_GPU; k <= DEV_MIG; k++) {
+        prom_family(c, name[k], PROM_COUNTER,
+                    "Xid events attributed to the device since the monitor started, per Xid "
+                    "code; absent once the last 64 events no longer hold all of them "
+                    "(docs/health.md).");
+        for (size_t i = 0; i < s->ndevices; i++) {
+            const struct device *d = &s->devices[i];
+            const char *l = prom_labels_of(c, i, PROM_LAB_MIGMON);
+            struct xid_count xc[64];
+            int n = (int)d->kind == k && l ? xid_counts(s, i, xc, 64) : -1;
+            for (int j = 0; j < n; j++) {
+                char code[16];
+                snprintf(code, sizeof(code), "%u", xc[j].xid);
+                prom_sample_open(c);
+                prom_label_raw(c, l);
+                prom_label(c, "xid", code);
+                prom_label(c, "source", metric_source_name(d->m[M_XID_ERRORS].src));
+                prom_sample_close(c, xc[j].count);
+            }
+        }
+    }
+}
+
 /* ---- processes ------------------------------------------------------------ */
 
 struct pfam {
@@ -429,6 +529,8 @@ int prom_render(struct prom_buf *b, const struct snapshot *s, const struct prom_
         write_host(&c);
     write_identity(&c);
     write_metrics(&c);
+    write_health(&c);
+    write_xids(&c);
     if (o && o->processes)
         write_processes(&c);
     if (o && o->dcgm)

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/xid.h"
+
 /* "1c.3g.40gb" (a compute instance's profile) -> "3g.40gb", the GPU
  * instance's, which is what dcgm-exporter's GPU_I_PROFILE holds. */
 static const char *gi_profile(const char *p)
@@ -68,6 +70,9 @@ enum dcgm_kind {
     DK_ANY,     /* on GPUs and MIG devices */
     DK_FB_FREE, /* total - used, on GPUs and MIG devices */
     DK_PROF,    /* on GPUs and MIG devices, profiling values only (GPM or DCGM) */
+    DK_NVML,    /* on GPUs outside MIG mode, NVML's own reading (not GPM's, DCGM's, an estimate) */
+    DK_NVLINK,  /* GPU-wide, TX + RX throughput in DCGM's unit */
+    DK_XID,     /* the last Xid (last_xid_of) */
 };
 
 /* DCGM's int64 fields are written as whole numbers, as dcgm-exporter
@@ -123,6 +128,36 @@ static const struct dcgm_fam dcgm_fams[] = {
      "The rate of data received over the PCIe bus - including both protocol headers and data "
      "payloads - in bytes per second.",
      M_PCIE_RX, DK_GPU, 1, DW_ROUND},
+    /* The rest of dcgm-exporter's default counters (etc/default-counters.csv)
+     * whose data the monitor has; DCGM keeps each as an int64. */
+    {"DCGM_FI_DEV_MEMORY_TEMP", PROM_GAUGE, "Memory temperature (in C).", M_MEM_TEMP, DK_WIDE, 1,
+     DW_ROUND},
+    {"DCGM_FI_DEV_PCIE_REPLAY_COUNTER", PROM_COUNTER, "Total number of PCIe retries.",
+     M_PCIE_REPLAY, DK_WIDE, 1, DW_ROUND},
+    {"DCGM_FI_DEV_MEM_COPY_UTIL", PROM_GAUGE, "Memory utilization (in %).", M_MEM_UTIL, DK_NVML, 1,
+     DW_ROUND},
+    {"DCGM_FI_DEV_ENC_UTIL", PROM_GAUGE, "Encoder utilization (in %).", M_ENC_UTIL, DK_WIDE, 1,
+     DW_ROUND},
+    {"DCGM_FI_DEV_DEC_UTIL", PROM_GAUGE, "Decoder utilization (in %).", M_DEC_UTIL, DK_WIDE, 1,
+     DW_ROUND},
+    {"DCGM_FI_DEV_XID_ERRORS", PROM_GAUGE, "Value of the last XID error encountered.", M_LAST_XID,
+     DK_XID, 1, DW_ROUND},
+    {"DCGM_FI_DEV_FB_RESERVED", PROM_GAUGE, "Framebuffer memory reserved (in MiB).", M_MEM_RESERVED,
+     DK_ANY, MIB, DW_FLOOR},
+    /* DCGM's field 449: the change of NVML's KiB counters of data sent and
+     * received (every link) per second, divided by 1000, truncated
+     * (DcgmCacheManager::ReadAndCacheNvLinkBandwidth); a rate, whatever
+     * the TYPE dcgm-exporter gives it. Here from the GPU's TX and RX
+     * throughput in bytes/s. */
+    {"DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", PROM_COUNTER,
+     "Total number of NVLink bandwidth counters for all lanes.", M_NVLINK_TX, DK_NVLINK,
+     1.0 / 1024 / 1000, DW_FLOOR},
+    {"DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", PROM_COUNTER,
+     "Number of remapped rows for uncorrectable errors", M_REMAP_UNCORR, DK_WIDE, 1, DW_ROUND},
+    {"DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", PROM_COUNTER,
+     "Number of remapped rows for correctable errors", M_REMAP_CORR, DK_WIDE, 1, DW_ROUND},
+    {"DCGM_FI_DEV_ROW_REMAP_FAILURE", PROM_GAUGE, "Whether remapping of rows has failed",
+     M_REMAP_FAILURE, DK_WIDE, 1, DW_ROUND},
 };
 
 /* dcgm-exporter's MIG model: a MIG-mode GPU with instances is represented
@@ -140,6 +175,47 @@ static bool via_instances(const struct snapshot *s, size_t i)
     return false;
 }
 
+static bool is_xid(const struct gpu_event *e)
+{
+    return strcmp(xid_event_type_name(e->type), "xid") == 0;
+}
+
+/* The last Xid that hit device i. DCGM keeps an Xid on the entity NVML
+ * attributes it to, and dcgm-exporter reads a MIG GPU's instances only, so
+ * a GPU-wide Xid (every Xid, for a monitor without privilege) would be on
+ * no series: an instance here also carries its GPU's, as the other GPU-wide
+ * values (what hits the GPU hits what runs on it). Of the instance's own
+ * last Xid and the GPU's, the newer is the one later in the events list;
+ * when the list holds neither any more, the instance's own. False when
+ * there is none. */
+static bool last_xid_of(const struct snapshot *s, size_t i, double *v)
+{
+    const struct device *d = &s->devices[i];
+    const struct metric *own = &d->m[M_LAST_XID];
+    const struct metric *gpu = NULL;
+    if (d->kind == DEV_MIG && d->parent_pos >= 0 && (size_t)d->parent_pos < s->ndevices)
+        gpu = &s->devices[d->parent_pos].m[M_LAST_XID];
+    if (!gpu || !metric_ok(gpu) || !metric_ok(own)) {
+        const struct metric *m = metric_ok(own) ? own : gpu && metric_ok(gpu) ? gpu : NULL;
+        if (m)
+            *v = m->value;
+        return m != NULL;
+    }
+    *v = own->value;
+    for (size_t k = s->nevents; k-- > 0;) {
+        const struct gpu_event *e = &s->events[k];
+        if (!is_xid(e))
+            continue;
+        if (e->device_pos == (int)i)
+            break;
+        if (e->device_pos == d->parent_pos) {
+            *v = gpu->value;
+            break;
+        }
+    }
+    return true;
+}
+
 void prom_dcgm_write(struct prom_ctx *c)
 {
     const struct snapshot *s = c->s;
@@ -150,9 +226,15 @@ void prom_dcgm_write(struct prom_ctx *c)
             const struct device *d = &s->devices[i];
             const char *l = prom_labels_of(c, i, PROM_LAB_DCGM);
             const struct metric *m = &d->m[fm->id];
-            if (!l || !metric_ok(m) || via_instances(s, i))
+            if (!l || via_instances(s, i))
                 continue;
             double v = m->value;
+            if (fm->kind == DK_XID) {
+                if (!last_xid_of(s, i, &v))
+                    continue;
+            } else if (!metric_ok(m)) {
+                continue;
+            }
             switch (fm->kind) {
             case DK_GPU:
                 if (d->kind != DEV_GPU || m->src == MSRC_ESTIMATE)
@@ -174,6 +256,19 @@ void prom_dcgm_write(struct prom_ctx *c)
                 if (m->src != MSRC_GPM && m->src != MSRC_DCGM)
                     continue;
                 break;
+            case DK_NVML:
+                if (d->kind != DEV_GPU || d->mig_enabled ||
+                    (m->src != MSRC_DIRECT && m->src != MSRC_CARRIED))
+                    continue;
+                break;
+            case DK_NVLINK: {
+                const struct metric *rx = &d->m[M_NVLINK_RX];
+                if (!metric_ok(rx) || m->src == MSRC_ESTIMATE || rx->src == MSRC_ESTIMATE)
+                    continue;
+                v += rx->value;
+                break;
+            }
+            case DK_XID: break;
             }
             v *= fm->scale;
             if (fm->whole == DW_FLOOR)

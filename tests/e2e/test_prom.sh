@@ -28,12 +28,14 @@ now_ns() { date +%s%N; }
 ms_since() { echo $((($(now_ns) - $1) / 1000000)); }
 
 # promtool's findings, less the ones dcgm-exporter's names and labels make
-# unavoidable (modelName, Hostname, UUID, GPU_I_*; an energy counter named
-# without _total). Anything else is a real problem.
+# unavoidable (modelName, Hostname, UUID, GPU_I_*; its counters, energy,
+# PCIe replays, remapped rows and NVLink, named without _total, and
+# PCIE_REPLAY_COUNTER's "counter"). Anything else is a real problem.
 lint() {
     promtool check metrics 2>&1 |
         grep -vE "^DCGM_FI_[A-Z_]+ label names should be written in 'snake_case' not 'camelCase'$" |
-        grep -vE '^DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter metrics should have "_total" suffix$'
+        grep -vE '^DCGM_FI_DEV_(TOTAL_ENERGY_CONSUMPTION|PCIE_REPLAY_COUNTER|(UN)?CORRECTABLE_REMAPPED_ROWS|NVLINK_BANDWIDTH_TOTAL) counter metrics should have "_total" suffix$' |
+        grep -vE "^DCGM_FI_DEV_PCIE_REPLAY_COUNTER metric name should not include type 'counter'$"
 }
 
 # === 1. promtool on every scenario's page ===================================

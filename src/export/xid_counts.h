@@ -1,0 +1,34 @@
+/*
+ * xid_counts.h — the Xid events attributed to one device, per code, as
+ * the exporters write them (docs/health.md, "Xid counts").
+ *
+ * The snapshot carries each device's count of Xid events since the monitor
+ * started (M_XID_ERRORS) and the most recent events (at most 64, every
+ * device together), not a count per code. The per-code counts are derived
+ * here from that list, and only when it still holds every Xid event the
+ * device's count covers: then they are exact. Once older events have left
+ * the list the codes of those are unknown, and a count built from what is
+ * left would fall as events leave (a counter that goes down reads as a
+ * reset, and the next increase as new errors), so none is given.
+ */
+#ifndef MIGMON_XID_COUNTS_H
+#define MIGMON_XID_COUNTS_H
+
+#include <stddef.h>
+
+#include "snapshot.h"
+
+struct xid_count {
+    unsigned xid;   /* the Xid code (999: one the driver could not name) */
+    unsigned count; /* events of that code attributed to the device */
+};
+
+/* The per-code counts of the Xid events attributed to device pos of s
+ * (gpu_event.device_pos, the attribution M_XID_ERRORS counts), into out
+ * in code order. Returns how many codes (0: no Xid on the device), or -1
+ * when the counts are not all known: M_XID_ERRORS is none, the list no
+ * longer holds all of the device's events, or they have more than max
+ * codes. */
+int xid_counts(const struct snapshot *s, size_t pos, struct xid_count *out, size_t max);
+
+#endif
