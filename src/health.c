@@ -76,7 +76,7 @@ size_t health_rules_of(uint32_t bits, struct health_rule_info *out, size_t max)
 static enum rule xid_rule(unsigned xid)
 {
     switch (xid) {
-    case 48: case 61: case 62: case 64: case 74: case 79: case 95:
+    case 48: case 61: case 62: case 63: case 64: case 74: case 79: case 95:
     case 119: case 120: case 140:
         return R_XID_RESET;
     case 94:

@@ -1,8 +1,9 @@
 /*
  * health.h — a verdict per device from named rules over what one tick read:
- * the health counters (remapped rows, retired pages, ECC, NVLink, PCIe
- * replays), the Xid events attributed to the device and whether the GPU is
- * lost. Each rule has a level, a short name and the operator's action
+ * the remap and retirement flags, the volatile uncorrectable ECC count, the
+ * temperature against the slowdown threshold, the Xid events attributed to
+ * the device and whether the GPU is lost (NVLink and PCIe replay counters
+ * run since the driver loaded: without a baseline no rule reads them). Each rule has a level, a short name and the operator's action
  * (docs/health.md). The verdict is the worst level among the rules that
  * fired; unknown when nothing the rules read could be read.
  */
