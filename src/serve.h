@@ -26,6 +26,10 @@ struct serve_opts {
     unsigned conn_per_client; /* the same from one client address (IPv6: one /64) */
     unsigned timeout_s;       /* a request's deadline, from accept or the answer before it */
     size_t conn_memory;       /* per connection, headers included: larger requests get 431 */
+    /* The kubelet's pod-resources socket for the pod labels (system/podres.h),
+     * asked every kubelet_refresh_ms (0: its default); NULL: no pod labels. */
+    const char *kubelet_socket;
+    unsigned kubelet_refresh_ms;
 };
 
 struct server;

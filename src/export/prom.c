@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "export/prom_dcgm.h"
+#include "export/prom_pods.h"
 #include "export/prom_text.h"
 
 /* ---- per-device label sets ---------------------------------------------- */
@@ -74,9 +75,12 @@ static void build_labels(struct prom_ctx *c)
             prom_lab_add(c, &first, "mig_profile", d->profile);
             prom_lab_add(c, &first, "mig_uuid", d->uuid);
         }
+        prom_pod_labels(c, &first, d);
         prom_lab_end(c);
         b->off[i * PROM_LAB_N + PROM_LAB_DCGM] = b->lab_len;
         prom_dcgm_labels(c, d, p, host);
+        bool dcgm_first = false; /* the dcgm set always has labels before */
+        prom_pod_labels(c, &dcgm_first, d);
         prom_lab_end(c);
     }
     if (c->oom)
@@ -417,7 +421,7 @@ static void write_processes(struct prom_ctx *c)
 }
 int prom_render(struct prom_buf *b, const struct snapshot *s, const struct prom_opts *o)
 {
-    struct prom_ctx c = {.b = b, .s = s};
+    struct prom_ctx c = {.b = b, .s = s, .pods = o ? o->pods : NULL};
     b->len = 0;
     if (b->p)
         b->p[0] = '\0';

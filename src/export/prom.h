@@ -21,6 +21,9 @@ struct prom_opts {
     bool dcgm;      /* also the DCGM_FI_* series dcgm-exporter writes */
     bool processes; /* per-process series (pid labels: high cardinality) */
     bool no_host;   /* no migmon_host_* series (another page on the node has them) */
+    /* Borrowed: the kubelet's device holders for the pod, namespace and
+     * container labels (system/podres.h); NULL: none. */
+    const struct podres_list *pods;
 };
 
 /* Replace b's contents with the page for s. Returns 0, or -ENOMEM (b then

@@ -13,6 +13,8 @@
 
 #include "snapshot.h"
 
+struct podres_list;
+
 #define PROM_GAUGE "gauge"
 #define PROM_COUNTER "counter"
 
@@ -51,6 +53,7 @@ struct prom_ctx {
     const char *type, *help;
     bool header_done;
     bool any_label; /* the open sample has written '{' */
+    const struct podres_list *pods; /* borrowed: who holds which device (prom_pods.h), or NULL */
 };
 
 /* ---- families and samples ---- */
