@@ -565,6 +565,7 @@ static void refresh(struct podres *pr)
     text_clean(why, sizeof(why)); /* it may quote the kubelet */
     pthread_mutex_lock(&pr->mu);
     enum call_kind before = pr->kind;
+    bool same = kind == before && strcmp(why, pr->why) == 0;
     uint64_t now = clock_mono_ns();
     if (kind == CK_OK) {
         l->refs = 1;
@@ -581,20 +582,20 @@ static void refresh(struct podres *pr)
     bool kept = kind != CK_OK && pr->cur && now - pr->cur->listed_ns <= keep_ns(pr);
     size_t npods = l ? l->npods : 0, ndev = l ? l->n : 0;
     pthread_mutex_unlock(&pr->mu);
-    if (!pr->log || kind == before)
+    if (!pr->log || same)
         return;
-    /* Said when the state changes, not at each refresh. */
-    unsigned every = (pr->refresh_ms + 500) / 1000;
+    /* Said when the state or the reason changes, not at each refresh. */
+    double every = pr->refresh_ms / 1000.0;
     if (kind == CK_OK)
         fprintf(pr->log,
                 "mig-gpu-mon: kubelet: pod labels from %s (%zu pods, %zu device ids%s), asked "
-                "every %u s\n",
+                "every %g s\n",
                 pr->socket, npods, ndev, before == CK_STOPPED ? "" : "; it answers again",
-                every ? every : 1);
+                every);
     else if (kept)
         fprintf(pr->log,
                 "mig-gpu-mon: kubelet: %s: %s; the pod labels of its last answer are kept for "
-                "at most %u s\n",
+                "at most %g s\n",
                 pr->socket, why, every * PODRES_KEEP_REFRESHES);
     else
         fprintf(pr->log, "mig-gpu-mon: kubelet: %s: %s; no pod labels until it answers%s\n",
@@ -732,9 +733,9 @@ void podres_health(struct podres *pr, char *out, size_t len)
     else if (usable)
         snprintf(out, len,
                  "kubelet: %s: %s (for %.0f s); pod labels from the answer of %.0f s ago, "
-                 "dropped at %u s",
+                 "dropped at %g s",
                  pr->socket, pr->why, (double)(now - pr->failing_ns) / 1e9, age,
-                 pr->refresh_ms * PODRES_KEEP_REFRESHES / 1000);
+                 pr->refresh_ms * PODRES_KEEP_REFRESHES / 1000.0);
     else
         snprintf(out, len, "kubelet: %s: %s (for %.0f s); no pod labels", pr->socket, pr->why,
                  (double)(now - pr->failing_ns) / 1e9);

@@ -12,8 +12,8 @@
  * refreshes old, then none are given. HTTP/2 is libnghttp2's and the
  * message decoding libprotobuf-c's (podres_proto.h), both opened (dlopen)
  * only once the socket exists. What goes wrong is said once on the log
- * stream when it starts (and again when it changes or ends), and always in
- * podres_health's line.
+ * stream when it starts (again when the reason changes, and when it ends),
+ * and always in podres_health's line.
  */
 #ifndef MIGMON_PODRES_H
 #define MIGMON_PODRES_H
