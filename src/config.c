@@ -37,6 +37,7 @@ void config_defaults(struct config *c)
     snprintf(c->listen, sizeof(c->listen), ":9400");
     snprintf(c->kubelet_socket, sizeof(c->kubelet_socket), "%s", PODRES_SOCKET_DEFAULT);
     c->kubelet_refresh_ms = PODRES_REFRESH_DEFAULT_MS;
+    snprintf(c->pod_logs, sizeof(c->pod_logs), "%s", PODRES_LOGS_DEFAULT);
 }
 
 int config_default_path(char *out, size_t len)
@@ -236,6 +237,11 @@ static int handler(void *user, const char *sec, const char *key, const char *val
             c->kubelet_refresh_ms = (unsigned)d;
         else
             bad(p, "kubelet_refresh = %s: expected milliseconds from 100 to 3600000", val);
+    } else if (IS("export", "pod_logs")) {
+        if (val[0] && strlen(val) < sizeof(c->pod_logs))
+            snprintf(c->pod_logs, sizeof(c->pod_logs), "%s", val);
+        else
+            bad(p, "pod_logs = %s: expected a directory or off", val);
     } else {
         bad(p, "unknown key '%s' in [%s]", key, sec);
     }
@@ -400,7 +406,9 @@ void config_write(const struct config *c, FILE *f)
                "; the kubelet's pod-resources socket for the pod labels, or off\n"
                "kubelet_socket = %s\n"
                "; how often the kubelet is asked, in milliseconds (100 .. 3600000)\n"
-               "kubelet_refresh = %u\n",
+               "kubelet_refresh = %u\n"
+               "; the kubelet's pod log directories, naming the pods of processes, or off\n"
+               "pod_logs = %s\n",
             c->interval_ms, c->top,
             c->gpm == CLI_GPM_ON ? "on" : c->gpm == CLI_GPM_OFF ? "off" : "auto",
             c->dcgm == CLI_DCGM_ADDR       ? c->dcgm_addr
@@ -411,5 +419,6 @@ void config_write(const struct config *c, FILE *f)
             c->carry, c->color ? "on" : "off", c->vram_warn_pct, c->vram_alarm_pct,
             c->load_warn_pct, c->load_alarm_pct, c->temp_warn_c, c->temp_alarm_c,
             c->thermal_charts ? "thermal" : "activity", c->fahrenheit ? "F" : "C", c->listen,
-            c->compat[0] ? c->compat : "none", c->kubelet_socket, c->kubelet_refresh_ms);
+            c->compat[0] ? c->compat : "none", c->kubelet_socket, c->kubelet_refresh_ms,
+            c->pod_logs);
 }

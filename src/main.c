@@ -457,6 +457,8 @@ int main(int argc, char **argv)
                                 .kubelet_socket = strcmp(c.kubelet_socket, "off") != 0
                                                       ? c.kubelet_socket
                                                       : NULL,
+                                .pod_logs = strcmp(cfg.pod_logs, "off") != 0 ? cfg.pod_logs
+                                                                             : NULL,
                                 .kubelet_refresh_ms = cfg.kubelet_refresh_ms};
         rc = serve_run(&col, &so);
     } else if (c.record) {

@@ -248,10 +248,13 @@ static int gzip_page(struct page *p)
 int serve_publish(struct server *srv, const struct snapshot *s)
 {
     const struct podres_list *pods = podres_acquire(srv->pods);
+    const struct podres_list *logs = podres_acquire_logs(srv->pods);
     srv->popts.pods = pods;
+    srv->popts.pod_logs = logs;
     int rrc = prom_render(&srv->buf, s, &srv->popts);
-    srv->popts.pods = NULL;
+    srv->popts.pods = srv->popts.pod_logs = NULL;
     podres_release(srv->pods, pods);
+    podres_release(srv->pods, logs);
     if (rrc != 0)
         return -ENOMEM;
     /* The page and, after it, the server it belongs to (for page_unref). */
@@ -666,8 +669,9 @@ int serve_start(struct server **out, const struct serve_opts *o, char *err, size
      * go through varargs: typed here so that a wrong one does not build. */
     MHD_NotifyConnectionCallback notify_conn = on_connection;
     MHD_RequestCompletedCallback notify_done = on_completed;
-    if (o->kubelet_socket) {
+    if (o->kubelet_socket || (o->pod_logs && o->page.processes)) {
         struct podres_opts po = {.socket = o->kubelet_socket,
+                                 .logs_dir = o->page.processes ? o->pod_logs : NULL,
                                  .refresh_ms = o->kubelet_refresh_ms,
                                  .log = stderr};
         if (podres_start(&srv->pods, &po, err, errlen) != 0) {

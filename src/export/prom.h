@@ -24,6 +24,9 @@ struct prom_opts {
     /* Borrowed: the kubelet's device holders for the pod, namespace and
      * container labels (system/podres.h); NULL: none. */
     const struct podres_list *pods;
+    /* Borrowed: the pods the kubelet's log directories name, for the pod
+     * and namespace of a process whose cgroup gives its pod's UID; NULL. */
+    const struct podres_list *pod_logs;
 };
 
 /* Replace b's contents with the page for s. Returns 0, or -ENOMEM (b then

@@ -34,7 +34,8 @@ static int ms_left(uint64_t deadline)
 /* ---- the cache and its thread ------------------------------------------------ */
 
 struct podres {
-    char socket[PATH_MAX];
+    char socket[PATH_MAX];   /* "": the kubelet is not asked */
+    char logs_dir[PATH_MAX]; /* "": no log directories read */
     unsigned refresh_ms, deadline_ms;
     FILE *log;
     int stop[2]; /* podres_stop writes; the thread polls */
@@ -46,6 +47,8 @@ struct podres {
     enum call_kind kind;     /* of the last call; CK_STOPPED: none made yet */
     char why[400];           /* the last call's failure */
     uint64_t failing_ns;     /* when the calls began to fail (CLOCK_MONOTONIC), 0 */
+    struct podres_list *logs; /* the log directories' pods, NULL: none read */
+    int logs_err;            /* why they could not be read (-errno), 0 */
 };
 
 static uint64_t keep_ns(const struct podres *pr)
@@ -58,6 +61,20 @@ static void list_unref(struct podres_list *l)
     /* with pr->mu held */
     if (l && --l->refs == 0)
         podres_list_free(l);
+}
+
+/* The log directories' pods, read again. */
+static void refresh_logs(struct podres *pr)
+{
+    struct podres_list *l = NULL;
+    int rc = podres_scan_logs(pr->logs_dir, &l);
+    if (l)
+        l->refs = 1;
+    pthread_mutex_lock(&pr->mu);
+    list_unref(pr->logs);
+    pr->logs = l;
+    pr->logs_err = rc;
+    pthread_mutex_unlock(&pr->mu);
 }
 
 /* One refresh: ask, keep a good answer, and say what changed. */
@@ -81,7 +98,9 @@ static void refresh(struct podres *pr)
     text_clean(why, sizeof(why)); /* it may quote the kubelet */
     pthread_mutex_lock(&pr->mu);
     enum call_kind before = pr->kind;
-    bool same = kind == before && strcmp(why, pr->why) == 0;
+    /* the kind, not the text: a kubelet that fails one way now with our
+     * deadline, now with its own, is said once */
+    bool same = kind == before;
     uint64_t now = clock_mono_ns();
     if (kind == CK_OK) {
         l->refs = 1;
@@ -100,7 +119,7 @@ static void refresh(struct podres *pr)
     pthread_mutex_unlock(&pr->mu);
     if (!pr->log || same)
         return;
-    /* Said when the state or the reason changes, not at each refresh. */
+    /* Said when the kind of failure changes, not at each refresh. */
     double every = pr->refresh_ms / 1000.0;
     if (kind == CK_OK)
         fprintf(pr->log,
@@ -125,7 +144,10 @@ static void *podres_thread(void *arg)
     struct podres *pr = arg;
     for (;;) {
         uint64_t t0 = clock_mono_ns();
-        refresh(pr);
+        if (pr->socket[0])
+            refresh(pr);
+        if (pr->logs_dir[0])
+            refresh_logs(pr);
         uint64_t next = t0 + (uint64_t)pr->refresh_ms * 1000000ull;
         for (;;) {
             struct pollfd p = {.fd = pr->stop[0], .events = POLLIN};
@@ -146,13 +168,14 @@ int podres_start(struct podres **out, const struct podres_opts *o, char *err, si
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    const char *path = o->socket ? o->socket : PODRES_SOCKET_DEFAULT;
-    if (!path[0] || strlen(path) >= sizeof(pr->socket)) {
-        snprintf(err, errlen, "--kubelet-socket: expected a path or off");
+    if ((o->socket && strlen(o->socket) >= sizeof(pr->socket)) ||
+        (o->logs_dir && strlen(o->logs_dir) >= sizeof(pr->logs_dir))) {
+        snprintf(err, errlen, "the kubelet's socket or log directory: a path too long");
         free(pr);
         return -1;
     }
-    snprintf(pr->socket, sizeof(pr->socket), "%s", path);
+    snprintf(pr->socket, sizeof(pr->socket), "%s", o->socket ? o->socket : "");
+    snprintf(pr->logs_dir, sizeof(pr->logs_dir), "%s", o->logs_dir ? o->logs_dir : "");
     pr->refresh_ms = o->refresh_ms ? o->refresh_ms : PODRES_REFRESH_DEFAULT_MS;
     pr->deadline_ms = o->deadline_ms ? o->deadline_ms : PODRES_DEADLINE_DEFAULT_MS;
     /* a call never outlasts a refresh period */
@@ -198,7 +221,8 @@ void podres_stop(struct podres *pr)
      * (the exporter stops rendering first). */
     pthread_mutex_lock(&pr->mu);
     list_unref(pr->cur);
-    pr->cur = NULL;
+    list_unref(pr->logs);
+    pr->cur = pr->logs = NULL;
     pthread_mutex_unlock(&pr->mu);
     pthread_mutex_destroy(&pr->mu);
     close(pr->stop[0]);
@@ -214,6 +238,18 @@ const struct podres_list *podres_acquire(struct podres *pr)
     struct podres_list *l = pr->cur;
     if (l && clock_mono_ns() - l->listed_ns > keep_ns(pr))
         l = NULL;
+    if (l)
+        l->refs++;
+    pthread_mutex_unlock(&pr->mu);
+    return l;
+}
+
+const struct podres_list *podres_acquire_logs(struct podres *pr)
+{
+    if (!pr)
+        return NULL;
+    pthread_mutex_lock(&pr->mu);
+    struct podres_list *l = pr->logs;
     if (l)
         l->refs++;
     pthread_mutex_unlock(&pr->mu);
@@ -236,12 +272,16 @@ void podres_health(struct podres *pr, char *out, size_t len)
             out[0] = '\0';
         return;
     }
+    if (len)
+        out[0] = '\0';
     pthread_mutex_lock(&pr->mu);
     uint64_t now = clock_mono_ns();
     const struct podres_list *l = pr->cur;
     double age = l ? (double)(now - l->listed_ns) / 1e9 : 0;
     bool usable = l && now - l->listed_ns <= keep_ns(pr);
-    if (pr->kind == CK_STOPPED)
+    if (!pr->socket[0])
+        ; /* not asked */
+    else if (pr->kind == CK_STOPPED)
         snprintf(out, len, "kubelet: %s: not asked yet", pr->socket);
     else if (pr->kind == CK_OK)
         snprintf(out, len, "kubelet: %s: %zu pods, %zu device ids, listed %.1f s ago",
@@ -255,6 +295,19 @@ void podres_health(struct podres *pr, char *out, size_t len)
     else
         snprintf(out, len, "kubelet: %s: %s (for %.0f s); no pod labels", pr->socket, pr->why,
                  (double)(now - pr->failing_ns) / 1e9);
+    size_t n = strlen(out);
+    if (pr->logs_dir[0] && n + 1 < len) {
+        const char *sep = n ? "\n" : "";
+        if (pr->logs)
+            snprintf(out + n, len - n, "%skubelet: pod log directories %s: %zu pods", sep,
+                     pr->logs_dir, pr->logs->n);
+        else if (pr->logs_err)
+            snprintf(out + n, len - n, "%skubelet: pod log directories %s: %s", sep,
+                     pr->logs_dir, strerror(-pr->logs_err));
+        else
+            snprintf(out + n, len - n, "%skubelet: pod log directories %s: not read yet", sep,
+                     pr->logs_dir);
+    }
     pthread_mutex_unlock(&pr->mu);
 }
 

@@ -12,7 +12,7 @@
  * refreshes old, then none are given. HTTP/2 is libnghttp2's and the
  * message decoding libprotobuf-c's (podres_proto.h), both opened (dlopen)
  * only once the socket exists. What goes wrong is said once on the log
- * stream when it starts (again when the reason changes, and when it ends),
+ * stream when it starts (again when its kind changes, and when it ends),
  * and always in podres_health's line.
  */
 #ifndef MIGMON_PODRES_H
@@ -26,6 +26,7 @@
 #include "system/podres_proto.h"
 
 #define PODRES_SOCKET_DEFAULT "/var/lib/kubelet/pod-resources/kubelet.sock"
+#define PODRES_LOGS_DEFAULT "/var/log/pods"
 #define PODRES_REFRESH_DEFAULT_MS 10000u
 #define PODRES_DEADLINE_DEFAULT_MS 500u
 /* A failed refresh keeps the labels of an answer this many refreshes old
@@ -34,7 +35,8 @@
 #define PODRES_KEEP_REFRESHES 3u
 
 struct podres_opts {
-    const char *socket;   /* NULL: PODRES_SOCKET_DEFAULT */
+    const char *socket;   /* the pod-resources socket; NULL: not asked */
+    const char *logs_dir; /* the kubelet's pod log directories, read at each refresh; NULL: not */
     unsigned refresh_ms;  /* 0: PODRES_REFRESH_DEFAULT_MS */
     unsigned deadline_ms; /* 0: PODRES_DEADLINE_DEFAULT_MS */
     FILE *log;            /* where the state is said when it changes; NULL: nowhere */
@@ -53,9 +55,23 @@ void podres_stop(struct podres *pr);
 const struct podres_list *podres_acquire(struct podres *pr);
 void podres_release(struct podres *pr, const struct podres_list *l);
 
-/* One line (no newline) for /health: what the last call got, or why
- * there are no pod labels. Any thread. */
+/* For /health (no newline at the end): what the last call got, or why
+ * there are no pod labels, and on a line of its own how many pods the log
+ * directories name. Any thread. */
 void podres_health(struct podres *pr, char *out, size_t len);
+
+/* The pods of the log directories at the last refresh (podres_scan_logs),
+ * with a reference as podres_acquire's; NULL when none were read. */
+const struct podres_list *podres_acquire_logs(struct podres *pr);
+
+/* The pods dir's NAMESPACE_NAME_UID directories name (the kubelet's
+ * podLogsDir, /var/log/pods by default): each entry's id is the pod's UID,
+ * pod and ns its name and namespace, resource and container "". 0 with
+ * *out a new list, or -errno when dir cannot be read. */
+int podres_scan_logs(const char *dir, struct podres_list **out);
+/* The entry of logs (podres_scan_logs's) for the pod of UID uid; NULL
+ * when none. */
+const struct podres_dev *podres_pod_of(const struct podres_list *logs, const char *uid);
 
 /* One List call on socket (the thread's; public for the tests): within
  * deadline_ms, abandoned early when stop_fd (>= 0) becomes readable. 0 with

@@ -351,10 +351,10 @@ static enum call_kind h2_exchange(int fd, struct h2 *h, unsigned deadline_ms, ui
 {
     nghttp2_session_callbacks *cb = NULL;
     nghttp2_session *sess = NULL;
-    enum call_kind kind = CK_ANSWER;
+    enum call_kind kind = CK_HTTP2;
     if (ng.callbacks_new(&cb) != 0) {
         snprintf(err, errlen, "out of memory for HTTP/2");
-        return CK_ANSWER;
+        return CK_HTTP2;
     }
     ng.set_on_header(cb, on_header);
     ng.set_on_data(cb, on_data);
@@ -363,7 +363,7 @@ static enum call_kind h2_exchange(int fd, struct h2 *h, unsigned deadline_ms, ui
     ng.callbacks_del(cb);
     if (rc != 0) {
         snprintf(err, errlen, "HTTP/2: %s", ng.strerror_(rc));
-        return CK_ANSWER;
+        return CK_HTTP2;
     }
     /* No server push; room for the whole answer in the stream's window, so
      * the kubelet need not wait for our window updates. */
@@ -471,22 +471,31 @@ enum call_kind podres_call_kind(const char *path, unsigned deadline_ms, int stop
     close(fd);
     if (kind != CK_OK)
         goto done;
-    kind = CK_ANSWER;
+    kind = CK_GRPC;
     const uint8_t *msg;
     size_t mlen;
-    if (h.grpc_status > 0) {
+    if (h.grpc_status == 4) {
+        /* DEADLINE_EXCEEDED: the kubelet holds the grpc-timeout we sent and
+         * may give up a moment before we do; the same failure */
+        snprintf(err, errlen, "no answer within %u ms (the kubelet's DEADLINE_EXCEEDED)",
+                 deadline_ms);
+        kind = CK_TIMEOUT;
+    } else if (h.grpc_status > 0) {
         snprintf(err, errlen, "the kubelet answered gRPC status %d (%s)%s%s", h.grpc_status,
                  grpc_code_name(h.grpc_status), h.grpc_message[0] ? ": " : "", h.grpc_message);
     } else if (h.reset_code != 0) {
         snprintf(err, errlen, "the kubelet reset the stream (HTTP/2 error %u)", h.reset_code);
+        kind = CK_HTTP2;
     } else if (h.status != 200) {
         snprintf(err, errlen, "the kubelet answered HTTP status %d, not 200", h.status);
     } else if (!h.grpc_type) {
         snprintf(err, errlen, "the answer is not gRPC (content-type)");
     } else if (h.grpc_status < 0) {
         snprintf(err, errlen, "the answer has no grpc-status");
-    } else if (podres_grpc_unframe(h.body, h.len, &msg, &mlen, err, errlen) == 0 &&
-               podres_decode(msg, mlen, out, err, errlen) == 0) {
+    } else if (podres_grpc_unframe(h.body, h.len, &msg, &mlen, err, errlen) != 0 ||
+               podres_decode(msg, mlen, out, err, errlen) != 0) {
+        kind = CK_MESSAGE;
+    } else {
         (*out)->listed_ns = clock_mono_ns();
         kind = CK_OK;
     }

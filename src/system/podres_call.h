@@ -15,8 +15,10 @@ enum call_kind {
     CK_NO_SOCKET, /* no socket at the path */
     CK_LIBRARY,   /* libnghttp2 or libprotobuf-c cannot be used */
     CK_CONNECT,   /* the socket is there, the connection is not */
-    CK_TIMEOUT,   /* no whole answer within the deadline */
-    CK_ANSWER,    /* an answer that is not a List answer: HTTP/2, gRPC or the message */
+    CK_TIMEOUT,   /* no whole answer within the deadline (ours or the kubelet's) */
+    CK_HTTP2,     /* no HTTP/2 answer: other bytes, a reset, a closed connection */
+    CK_GRPC,      /* an HTTP/2 answer that is no gRPC success: status, headers */
+    CK_MESSAGE,   /* a gRPC success whose message is no List answer */
     CK_STOPPED,
 };
 
