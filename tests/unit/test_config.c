@@ -107,8 +107,11 @@ static void test_kubelet_keys(void **state)
     config_defaults(&c);
     assert_string_equal(c.kubelet_socket, "/var/lib/kubelet/pod-resources/kubelet.sock");
     assert_int_equal(c.kubelet_refresh_ms, 10000);
+    assert_string_equal(c.pod_logs, "/var/log/pods");
     char errs[2048] = "";
-    load(&c, "[export]\nkubelet_socket = off\nkubelet_refresh = 50\nkubelet_socket =\n",
+    load(&c,
+         "[export]\nkubelet_socket = off\nkubelet_refresh = 50\nkubelet_socket =\n"
+         "pod_logs = /srv/pods\n",
          errs, sizeof(errs));
     char want[1024];
     snprintf(want, sizeof(want),
@@ -118,6 +121,7 @@ static void test_kubelet_keys(void **state)
     assert_string_equal(errs, want);
     assert_string_equal(c.kubelet_socket, "off");
     assert_int_equal(c.kubelet_refresh_ms, 10000);
+    assert_string_equal(c.pod_logs, "/srv/pods");
 }
 
 static void test_bad_lines_reported_and_skipped(void **state)

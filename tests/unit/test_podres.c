@@ -2,8 +2,8 @@
  * src/export/prom_pods.c): which device a listed id names (the "::N"
  * suffix, the MIG UUID forms), a hand-built List answer decoded (fields
  * the exporter does not read skipped), the gRPC framing, a device shared
- * by two pods, the labels on the page, and the background cache without a
- * socket. */
+ * by two pods, the labels on the page, the background cache without a
+ * socket, and the pods of the kubelet's log directories on process series. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -456,12 +458,105 @@ static void test_no_socket(void **state)
     rmdir(dir);
 }
 
+/* ---- the kubelet's log directories ------------------------------------------ */
+
+static void test_logs(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/migmon-podlogs-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    const char *const names[] = {
+        "research_notebook_3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", /* taken */
+        "kube-system_coredns-7db6d8ff4d-x2x9z_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", /* taken */
+        "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4e",           /* the form before 1.14: no names */
+        "a_b_c_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4f",     /* three '_' */
+        "Upper_case_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c50", /* not a DNS label */
+        "ns_pod_not-a-uid",
+        "ns__0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c51",       /* no name */
+    };
+    char path[256];
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        assert_int_equal(mkdir(path, 0755), 0);
+    }
+    snprintf(path, sizeof(path), "%s/ns_file_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c52", dir);
+    FILE *f = fopen(path, "w"); /* a file, not a directory */
+    assert_non_null(f);
+    fclose(f);
+    struct podres_list *l = NULL;
+    assert_int_equal(podres_scan_logs(dir, &l), 0);
+    assert_int_equal(l->n, 2);
+    const struct podres_dev *p = podres_pod_of(l, "3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d");
+    assert_non_null(p);
+    assert_string_equal(p->pod, "notebook");
+    assert_string_equal(p->ns, "research");
+    p = podres_pod_of(l, "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d");
+    assert_non_null(p);
+    assert_string_equal(p->pod, "coredns-7db6d8ff4d-x2x9z");
+    assert_string_equal(p->ns, "kube-system");
+    assert_null(podres_pod_of(l, "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4e"));
+    assert_null(podres_pod_of(l, ""));
+    assert_null(podres_pod_of(NULL, "3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"));
+
+    /* on the page: a process of that pod, on a device held by another pod */
+    struct snapshot s;
+    make_snapshot(&s);
+    assert_int_equal(snapshot_reserve_procs(&s, 1), 0);
+    struct gpu_process *gp = &s.procs[0];
+    memset(gp, 0, sizeof(*gp));
+    gp->pid = 7102;
+    gp->mem_bytes = metric_direct(4096);
+    gp->sm_util = gp->mem_util = gp->cpu_pct = gp->rss_bytes = metric_none(NULL);
+    snprintf(gp->container, sizeof(gp->container),
+             "k8s:3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d/containerd:abababababab");
+    s.nprocs = 1;
+    s.devices[1].proc_first = 0;
+    s.devices[1].nprocs = 1;
+    struct pb m;
+    answer(&m);
+    struct podres_list *pods;
+    char err[200];
+    assert_int_equal(podres_decode(m.b, m.n, &pods, err, sizeof(err)), 0);
+    struct prom_buf b = {0};
+    struct prom_opts o = {.processes = true, .pods = pods, .pod_logs = l};
+    assert_int_equal(prom_render(&b, &s, &o), 0);
+    assert_non_null(strstr(b.p, "migmon_process_gpu_memory_bytes{gpu=\"0\",uuid=\"" GPU0 "\","
+                                "pci_bus_id=\"\",model=\"NVIDIA H200\",gpu_instance_id=\"1\","
+                                "compute_instance_id=\"0\",mig_profile=\"3g.71gb\",mig_uuid=\"" MIG1
+                                "\",pid=\"7102\",pod_uid=\"3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d\","
+                                "pod=\"notebook\",namespace=\"research\","
+                                "container=\"containerd:abababababab\",source=\"direct\"} 4096\n"));
+    /* the device itself is the LLM's */
+    assert_non_null(strstr(b.p, "mig_uuid=\"" MIG1 "\",pod=\"llm-0\",namespace=\"serving\","
+                                "container=\"vllm\"} 1\n"));
+    /* without the log directories the process has its UID only */
+    o.pod_logs = NULL;
+    assert_int_equal(prom_render(&b, &s, &o), 0);
+    assert_non_null(strstr(b.p, "pod_uid=\"3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d\","
+                                "container=\"containerd:abababababab\",source=\"direct\"} 4096\n"));
+    prom_buf_free(&b);
+    podres_list_free(pods);
+    podres_list_free(l);
+    snapshot_free(&s);
+
+    assert_int_equal(podres_scan_logs("/nonexistent-migmon", &l), -ENOENT);
+    assert_null(l);
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        rmdir(path);
+    }
+    snprintf(path, sizeof(path), "%s/ns_file_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c52", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),    cmocka_unit_test(test_decode),
         cmocka_unit_test(test_shared),   cmocka_unit_test(test_unframe),
         cmocka_unit_test(test_labels),   cmocka_unit_test(test_no_socket),
+        cmocka_unit_test(test_logs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
