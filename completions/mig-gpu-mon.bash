@@ -48,6 +48,7 @@ _mig_gpu_mon() {
     --gpm) COMPREPLY=($(compgen -W "auto on off" -- "$cur")); return 0 ;;
     --dcgm) COMPREPLY=($(compgen -W "auto off embedded unix:/tmp/nv-hostengine" -- "$cur")); return 0 ;;
     --compat) COMPREPLY=($(compgen -W "dcgm" -- "$cur")); return 0 ;;
+    --kubelet-socket) COMPREPLY=($(compgen -f -W "off" -- "$cur")); return 0 ;;
     --trigger) COMPREPLY=($(compgen -W "interval stdin" -- "$cur")); return 0 ;;
     --demo) COMPREPLY=($(compgen -W "$(_mig_gpu_mon_scenarios)" -- "$cur")); return 0 ;;
     --nvml-path | --dcgm-lib | --config | --debug | -o | --output | --timeline | --proc-root)
@@ -60,7 +61,7 @@ _mig_gpu_mon() {
         --help --" ;;
     record) opts="-o --output --append --force -f --format --duration -n --count --trigger -i --interval
         --top --gpm --dcgm --dcgm-lib --nvml-path --demo --debug --proc-root --config --no-config" ;;
-    export) opts="--listen --compat --export-processes --no-host -i --interval --top --gpm --dcgm --dcgm-lib
+    export) opts="--listen --compat --export-processes --no-host --kubelet-socket -i --interval --top --gpm --dcgm --dcgm-lib
         --nvml-path --demo --debug --proc-root --config --no-config" ;;
     *) opts="record export profile --once --all-processes -f --format --timeout -i --interval --top --no-color --gpm
         --dcgm --dcgm-lib --nvml-path --debug --demo --proc-root --listen --compat --export-processes --no-host --config

@@ -44,6 +44,9 @@ install_packages() {
         # binutils: the Makefile runs objcopy and ld itself (gcc brings it too)
         want=(gcc binutils make libc6-dev libinih-dev libncurses-dev)
         want+=(libmicrohttpd-dev zlib1g-dev)
+        # the exporter's pod labels (src/system/podres.c): HTTP/2 and protobuf,
+        # headers to build, the libraries it opens at run time on a Kubernetes node
+        want+=(libnghttp2-dev libprotobuf-c-dev libnghttp2-14 libprotobuf-c1)
         if [ "$1" = test ]; then
             want+=(libcmocka-dev jq valgrind tmux python3 pkgconf mandoc)
             # Commands the tests run that a minimal Debian (debootstrap
@@ -55,12 +58,15 @@ install_packages() {
             want+=(prometheus curl)
             # a real InfluxDB 1.x for the line-protocol test (tests/e2e/test_influxdb.sh)
             want+=(influxdb)
+            # a gRPC stand-in for the kubelet (tests/e2e/kubelet_server.py)
+            want+=(python3-grpcio python3-protobuf)
             # load generators and other tools of further tests: here
         fi
         ;;
     dnf | yum)
         want=(gcc binutils make glibc-devel inih-devel ncurses-devel)
         want+=(libmicrohttpd-devel zlib-devel)
+        want+=(libnghttp2-devel protobuf-c-devel libnghttp2 protobuf-c)
         if [ "$1" = test ]; then
             want+=(libcmocka-devel jq valgrind tmux python3 pkgconf mandoc)
             # What Debian has in its minimal system and a minimal Fedora or
@@ -71,13 +77,15 @@ install_packages() {
             # No influxdb: Fedora and EPEL carry no InfluxDB server. The line-
             # protocol test (tests/e2e/test_influxdb.sh) needs influxd 1.x and
             # fails without it; InfluxData's own RPM repository has it as influxdb.
+            want+=(python3-grpcio python3-protobuf)
             # load generators and other tools of further tests: here
         fi
         ;;
     *)
         echo "error: no apt-get, dnf or yum found; install a C compiler, make, inih, ncurses," \
-            "libmicrohttpd and zlib (and for tests cmocka, jq, valgrind, tmux, python3, pkgconf," \
-            "mandoc, procps, curl, Prometheus with promtool and InfluxDB 1.x) by hand, then run 'make'" >&2
+            "libmicrohttpd, zlib, nghttp2 and protobuf-c (and for tests cmocka, jq, valgrind," \
+            "tmux, python3, pkgconf, mandoc, procps, curl, Prometheus with promtool, InfluxDB 1.x" \
+            "and Python's grpcio and protobuf) by hand, then run 'make'" >&2
         exit 1
         ;;
     esac

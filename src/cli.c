@@ -88,6 +88,10 @@ void cli_usage(FILE *f)
           "      --export-processes export, --format prometheus: per-process series (pid)\n"
           "      --no-host          export, --format prometheus: no migmon_host_* series (a\n"
           "                         second textfile on a node that already has them)\n"
+          "      --kubelet-socket PATH|off\n"
+          "                         export: the kubelet's pod-resources socket for the pod,\n"
+          "                         namespace and container labels (default\n"
+          "                         /var/lib/kubelet/pod-resources/kubelet.sock)\n"
           "  -h, --help             show this help and exit\n"
           "  -V, --version          show the version and exit\n"
           "\n"
@@ -281,7 +285,7 @@ static int check_record(struct cli *c, char *err, size_t errlen)
  * not belong to the mode given is refused after the parse). */
 enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE, OPT_TOP, OPT_DEMO,
        OPT_NO_COLOR, OPT_GPM, OPT_DCGM, OPT_DCGM_LIB, OPT_TIMEOUT, OPT_ALL_PROCESSES,
-       OPT_LISTEN = 300, OPT_COMPAT, OPT_EXPORT_PROCESSES, OPT_NO_HOST };
+       OPT_LISTEN = 300, OPT_COMPAT, OPT_EXPORT_PROCESSES, OPT_NO_HOST, OPT_KUBELET_SOCKET };
 enum { OPT_APPEND = 512, OPT_FORCE, OPT_DURATION, OPT_TRIGGER };
 enum { OPT_CONFIG = 600, OPT_NO_CONFIG, OPT_WRITE_CONFIG };
 static const struct option longopts[] = {
@@ -308,6 +312,7 @@ static const struct option longopts[] = {
     {"compat", required_argument, NULL, OPT_COMPAT},
     {"export-processes", no_argument, NULL, OPT_EXPORT_PROCESSES},
     {"no-host", no_argument, NULL, OPT_NO_HOST},
+    {"kubelet-socket", required_argument, NULL, OPT_KUBELET_SOCKET},
     {"output", required_argument, NULL, 'o'},
     {"append", no_argument, NULL, OPT_APPEND},
     {"force", no_argument, NULL, OPT_FORCE},
@@ -586,6 +591,14 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
             break;
         case OPT_EXPORT_PROCESSES: c->export_processes = true; break;
         case OPT_NO_HOST: c->no_host = true; break;
+        case OPT_KUBELET_SOCKET:
+            if (!*optarg || strlen(optarg) > CLI_SOCKET_PATH_MAX) {
+                snprintf(err, errlen, "--kubelet-socket %s: expected a socket path (at most %d "
+                         "bytes) or off", optarg, CLI_SOCKET_PATH_MAX);
+                return -1;
+            }
+            c->kubelet_socket = optarg;
+            break;
         case 'o':
             if (!*optarg) {
                 snprintf(err, errlen, "--output: expected a file path or '-'");
@@ -678,8 +691,8 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
         snprintf(err, errlen, "--timeout needs --once");
         return -1;
     }
-    if (c->record && c->listen) {
-        snprintf(err, errlen, "--listen needs export");
+    if (c->record && (c->listen || c->kubelet_socket)) {
+        snprintf(err, errlen, "%s needs export", c->listen ? "--listen" : "--kubelet-socket");
         return -1;
     }
     if (c->record && (c->compat_dcgm || c->export_processes || c->no_host)) {
@@ -708,6 +721,10 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
     }
     if (c->listen && !c->exporter) {
         snprintf(err, errlen, "--listen needs export");
+        return -1;
+    }
+    if (c->kubelet_socket && !c->exporter) {
+        snprintf(err, errlen, "--kubelet-socket needs export");
         return -1;
     }
     if ((c->compat_dcgm || c->export_processes || c->no_host) && !c->exporter &&

@@ -41,6 +41,7 @@ struct cli {
     bool compat_dcgm;       /* --compat dcgm */
     bool export_processes;  /* --export-processes */
     bool no_host;           /* --no-host: no migmon_host_* series */
+    const char *kubelet_socket; /* --kubelet-socket PATH|off, borrowed; NULL: the file's */
     /* record mode (the mode word `record`) */
     bool record;
     const char *output;     /* -o FILE; "-": standard output (the default) */
@@ -51,6 +52,8 @@ struct cli {
 };
 
 #define CLI_LISTEN_DEFAULT ":9400"
+/* A unix socket's path: sun_path less its NUL. */
+#define CLI_SOCKET_PATH_MAX 107
 
 #define CLI_DURATION_MAX_S 31536000.0
 #define CLI_COUNT_MAX 1000000000ul

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "history.h"
+#include "system/podres.h"
 
 /* Bad lines reported one by one; the rest are counted in one line. */
 #define REPORTS_MAX 20
@@ -34,6 +35,9 @@ void config_defaults(struct config *c)
     c->temp_warn_c = 60;
     c->temp_alarm_c = 80;
     snprintf(c->listen, sizeof(c->listen), ":9400");
+    snprintf(c->kubelet_socket, sizeof(c->kubelet_socket), "%s", PODRES_SOCKET_DEFAULT);
+    c->kubelet_refresh_ms = PODRES_REFRESH_DEFAULT_MS;
+    snprintf(c->pod_logs, sizeof(c->pod_logs), "%s", PODRES_LOGS_DEFAULT);
 }
 
 int config_default_path(char *out, size_t len)
@@ -222,6 +226,22 @@ static int handler(void *user, const char *sec, const char *key, const char *val
             snprintf(c->compat, sizeof(c->compat), "%s", strcmp(val, "none") ? val : "");
         else
             bad(p, "compat = %s: expected dcgm or none", val);
+    } else if (IS("export", "kubelet_socket")) {
+        if (val[0] && strlen(val) <= CLI_SOCKET_PATH_MAX)
+            snprintf(c->kubelet_socket, sizeof(c->kubelet_socket), "%s", val);
+        else
+            bad(p, "kubelet_socket = %s: expected a socket path (at most %d bytes) or off", val,
+                CLI_SOCKET_PATH_MAX);
+    } else if (IS("export", "kubelet_refresh")) {
+        if (num(val, CLI_INTERVAL_MIN_MS, CLI_INTERVAL_MAX_MS, &d) && d == floor(d))
+            c->kubelet_refresh_ms = (unsigned)d;
+        else
+            bad(p, "kubelet_refresh = %s: expected milliseconds from 100 to 3600000", val);
+    } else if (IS("export", "pod_logs")) {
+        if (val[0] && strlen(val) < sizeof(c->pod_logs))
+            snprintf(c->pod_logs, sizeof(c->pod_logs), "%s", val);
+        else
+            bad(p, "pod_logs = %s: expected a directory or off", val);
     } else {
         bad(p, "unknown key '%s' in [%s]", key, sec);
     }
@@ -382,7 +402,13 @@ void config_write(const struct config *c, FILE *f)
                "; where the Prometheus exporter listens: ADDR:PORT or :PORT\n"
                "listen = %s\n"
                "; also emit dcgm-exporter's series: dcgm or none\n"
-               "compat = %s\n",
+               "compat = %s\n"
+               "; the kubelet's pod-resources socket for the pod labels, or off\n"
+               "kubelet_socket = %s\n"
+               "; how often the kubelet is asked, in milliseconds (100 .. 3600000)\n"
+               "kubelet_refresh = %u\n"
+               "; the kubelet's pod log directories, naming the pods of processes, or off\n"
+               "pod_logs = %s\n",
             c->interval_ms, c->top,
             c->gpm == CLI_GPM_ON ? "on" : c->gpm == CLI_GPM_OFF ? "off" : "auto",
             c->dcgm == CLI_DCGM_ADDR       ? c->dcgm_addr
@@ -393,5 +419,6 @@ void config_write(const struct config *c, FILE *f)
             c->carry, c->color ? "on" : "off", c->vram_warn_pct, c->vram_alarm_pct,
             c->load_warn_pct, c->load_alarm_pct, c->temp_warn_c, c->temp_alarm_c,
             c->thermal_charts ? "thermal" : "activity", c->fahrenheit ? "F" : "C", c->listen,
-            c->compat[0] ? c->compat : "none");
+            c->compat[0] ? c->compat : "none", c->kubelet_socket, c->kubelet_refresh_ms,
+            c->pod_logs);
 }

@@ -30,6 +30,9 @@ struct config {
     /* [export] */
     char listen[128];     /* the exporter's ADDR:PORT */
     char compat[16];      /* "" or "dcgm" */
+    char kubelet_socket[128];   /* the pod-resources socket, or "off" */
+    unsigned kubelet_refresh_ms; /* how often it is asked, 100 .. 3600000 */
+    char pod_logs[256];   /* the kubelet's pod log directories, or "off" */
     unsigned errors;      /* bad lines reported */
 };
 

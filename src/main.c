@@ -222,6 +222,8 @@ static int apply_config(struct cli *c, struct config *cfg)
         c->no_color = true;
     if (c->exporter && !c->listen)
         c->listen = cfg->listen;
+    if (c->exporter && !c->kubelet_socket)
+        c->kubelet_socket = cfg->kubelet_socket;
     if ((c->exporter || (c->once && c->format == FMT_PROM)) && !strcmp(cfg->compat, "dcgm"))
         c->compat_dcgm = true;
     /* the file's view of what is in force now, for --write-config */
@@ -451,7 +453,13 @@ int main(int argc, char **argv)
                                 .interval_ms = c.interval_ms,
                                 .page = {.dcgm = c.compat_dcgm,
                                          .processes = c.export_processes,
-                                         .no_host = c.no_host}};
+                                         .no_host = c.no_host},
+                                .kubelet_socket = strcmp(c.kubelet_socket, "off") != 0
+                                                      ? c.kubelet_socket
+                                                      : NULL,
+                                .pod_logs = strcmp(cfg.pod_logs, "off") != 0 ? cfg.pod_logs
+                                                                             : NULL,
+                                .kubelet_refresh_ms = cfg.kubelet_refresh_ms};
         rc = serve_run(&col, &so);
     } else if (c.record) {
         rc = record_run(&col, &c, rec_fd, rec_header);

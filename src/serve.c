@@ -62,6 +62,7 @@
 #include "clock.h"
 #include "connlimit.h"
 #include "engine.h"
+#include "system/podres.h"
 
 /* The library's ABI name, as Debian's libmicrohttpd12 and Fedora's
  * libmicrohttpd install it; the header's types are that ABI's. */
@@ -188,6 +189,7 @@ struct server {
     uint64_t stale_ns;       /* /health: a page older than this is KO */
     struct prom_opts popts;
     struct prom_buf buf;     /* the publisher's */
+    struct podres *pods;     /* the kubelet's device holders; NULL: no pod labels */
     pthread_mutex_t mu;
     struct page *cur;        /* mu */
     uint64_t published_ns;   /* mu: CLOCK_MONOTONIC of the last publish */
@@ -245,7 +247,15 @@ static int gzip_page(struct page *p)
 
 int serve_publish(struct server *srv, const struct snapshot *s)
 {
-    if (prom_render(&srv->buf, s, &srv->popts) != 0)
+    const struct podres_list *pods = podres_acquire(srv->pods);
+    const struct podres_list *logs = podres_acquire_logs(srv->pods);
+    srv->popts.pods = pods;
+    srv->popts.pod_logs = logs;
+    int rrc = prom_render(&srv->buf, s, &srv->popts);
+    srv->popts.pods = srv->popts.pod_logs = NULL;
+    podres_release(srv->pods, pods);
+    podres_release(srv->pods, logs);
+    if (rrc != 0)
         return -ENOMEM;
     /* The page and, after it, the server it belongs to (for page_unref). */
     struct page *p = calloc(1, sizeof(*p) + sizeof(struct server *));
@@ -337,7 +347,7 @@ static enum MHD_Result reply_text(struct server *srv, struct MHD_Connection *con
                                   unsigned status, const char *body, const char *allow)
 {
     struct MHD_Response *r =
-        mhd.create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+        mhd.create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_MUST_COPY);
     if (!r)
         return MHD_NO;
     mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
@@ -377,12 +387,21 @@ static enum MHD_Result reply_health(struct server *srv, struct MHD_Connection *c
     bool have = srv->cur != NULL;
     uint64_t at = srv->published_ns;
     pthread_mutex_unlock(&srv->mu);
-    if (!have)
-        return reply_text(srv, conn, MHD_HTTP_SERVICE_UNAVAILABLE, "KO: no sample yet\n", NULL);
-    if (clock_mono_ns() - at > srv->stale_ns)
-        return reply_text(srv, conn, MHD_HTTP_SERVICE_UNAVAILABLE,
-                          "KO: the sampling thread has published nothing lately\n", NULL);
-    return reply_text(srv, conn, MHD_HTTP_OK, "OK\n", NULL);
+    /* The kubelet's state is said, never judged: without pod labels the
+     * exporter still serves every series. */
+    char pods[600] = "", body[700];
+    podres_health(srv->pods, pods, sizeof(pods));
+    unsigned status = MHD_HTTP_OK;
+    const char *verdict = "OK";
+    if (!have) {
+        status = MHD_HTTP_SERVICE_UNAVAILABLE;
+        verdict = "KO: no sample yet";
+    } else if (clock_mono_ns() - at > srv->stale_ns) {
+        status = MHD_HTTP_SERVICE_UNAVAILABLE;
+        verdict = "KO: the sampling thread has published nothing lately";
+    }
+    snprintf(body, sizeof(body), "%s\n%s%s", verdict, pods, pods[0] ? "\n" : "");
+    return reply_text(srv, conn, status, body, NULL);
 }
 
 /* MHD's STARTED and CLOSED notifications: a connection is listed from its
@@ -650,6 +669,16 @@ int serve_start(struct server **out, const struct serve_opts *o, char *err, size
      * go through varargs: typed here so that a wrong one does not build. */
     MHD_NotifyConnectionCallback notify_conn = on_connection;
     MHD_RequestCompletedCallback notify_done = on_completed;
+    if (o->kubelet_socket || (o->pod_logs && o->page.processes)) {
+        struct podres_opts po = {.socket = o->kubelet_socket,
+                                 .logs_dir = o->page.processes ? o->pod_logs : NULL,
+                                 .refresh_ms = o->kubelet_refresh_ms,
+                                 .log = stderr};
+        if (podres_start(&srv->pods, &po, err, errlen) != 0) {
+            close(fd);
+            goto fail;
+        }
+    }
     srv->d = mhd.start_daemon(
         MHD_USE_EPOLL, 0, NULL, NULL, on_request, srv, MHD_OPTION_LISTEN_SOCKET, fd,
         MHD_OPTION_CONNECTION_LIMIT, cap + CONN_SLACK, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
@@ -687,6 +716,7 @@ fail_daemon:
     if (fd >= 0)
         close(fd);
 fail:
+    podres_stop(srv->pods);
     pthread_mutex_destroy(&srv->mu);
     close(srv->stop[0]);
     close(srv->stop[1]);
@@ -718,6 +748,7 @@ void serve_stop(struct server *srv)
         close(fd);
     page_free(srv->cur);
     prom_buf_free(&srv->buf);
+    podres_stop(srv->pods);
     pthread_mutex_destroy(&srv->mu);
     close(srv->stop[0]);
     close(srv->stop[1]);

@@ -26,6 +26,13 @@ struct serve_opts {
     unsigned conn_per_client; /* the same from one client address (IPv6: one /64) */
     unsigned timeout_s;       /* a request's deadline, from accept or the answer before it */
     size_t conn_memory;       /* per connection, headers included: larger requests get 431 */
+    /* The kubelet's pod-resources socket for the pod labels (system/podres.h),
+     * asked every kubelet_refresh_ms (0: its default); NULL: no pod labels.
+     * pod_logs: its pod log directories, read as often, naming the pods of
+     * processes (--export-processes); NULL: not read. */
+    const char *kubelet_socket;
+    const char *pod_logs;
+    unsigned kubelet_refresh_ms;
 };
 
 struct server;

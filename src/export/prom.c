@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "export/prom_dcgm.h"
+#include "export/prom_pods.h"
 #include "export/prom_text.h"
 #include "export/xid_counts.h"
 #include "health.h"
@@ -36,6 +37,24 @@ static const struct device *parent_of(const struct snapshot *s, const struct dev
     if (d->kind == DEV_MIG && d->parent_pos >= 0 && (size_t)d->parent_pos < s->ndevices)
         return &s->devices[d->parent_pos];
     return d;
+}
+
+/* Device d's migmon_ labels (p: its GPU) into the label scratch. */
+static void migmon_labels(struct prom_ctx *c, bool *first, const struct device *d,
+                          const struct device *p, const char *node)
+{
+    prom_lab_add_int(c, first, "gpu", d->index);
+    prom_lab_add(c, first, "uuid", d->kind == DEV_MIG ? d->parent_uuid : d->uuid);
+    prom_lab_add(c, first, "pci_bus_id", d->pci_bus_id);
+    prom_lab_add(c, first, "model", p->name);
+    if (node[0])
+        prom_lab_add(c, first, "node", node);
+    if (d->kind == DEV_MIG) {
+        prom_lab_add_int(c, first, "gpu_instance_id", d->gi_id);
+        prom_lab_add_int(c, first, "compute_instance_id", d->ci_id);
+        prom_lab_add(c, first, "mig_profile", d->profile);
+        prom_lab_add(c, first, "mig_uuid", d->uuid);
+    }
 }
 
 /* Each device's label sets, migmon_'s and dcgm-exporter's, escaped once
@@ -63,22 +82,18 @@ static void build_labels(struct prom_ctx *c)
     for (size_t i = 0; i < s->ndevices; i++) {
         const struct device *d = &s->devices[i], *p = parent_of(s, d);
         bool first = true;
+        b->off[i * PROM_LAB_N + PROM_LAB_PROC] = b->lab_len;
+        migmon_labels(c, &first, d, p, node);
+        prom_lab_end(c);
         b->off[i * PROM_LAB_N + PROM_LAB_MIGMON] = b->lab_len;
-        prom_lab_add_int(c, &first, "gpu", d->index);
-        prom_lab_add(c, &first, "uuid", d->kind == DEV_MIG ? d->parent_uuid : d->uuid);
-        prom_lab_add(c, &first, "pci_bus_id", d->pci_bus_id);
-        prom_lab_add(c, &first, "model", p->name);
-        if (node[0])
-            prom_lab_add(c, &first, "node", node);
-        if (d->kind == DEV_MIG) {
-            prom_lab_add_int(c, &first, "gpu_instance_id", d->gi_id);
-            prom_lab_add_int(c, &first, "compute_instance_id", d->ci_id);
-            prom_lab_add(c, &first, "mig_profile", d->profile);
-            prom_lab_add(c, &first, "mig_uuid", d->uuid);
-        }
+        first = true;
+        migmon_labels(c, &first, d, p, node);
+        prom_pod_labels(c, &first, d);
         prom_lab_end(c);
         b->off[i * PROM_LAB_N + PROM_LAB_DCGM] = b->lab_len;
         prom_dcgm_labels(c, d, p, host);
+        bool dcgm_first = false; /* the dcgm set always has labels before */
+        prom_pod_labels(c, &dcgm_first, d);
         prom_lab_end(c);
     }
     if (c->oom)
@@ -484,6 +499,7 @@ static void process_labels(struct prom_ctx *c, const struct gpu_process *p)
         if (slash)
             *slash = '\0';
         prom_label(c, "pod_uid", pod);
+        prom_pod_process_labels(c, pod);
         ct = slash ? ct + 4 + (slash - pod) + 1 : "";
     }
     if (ct[0])
@@ -497,7 +513,7 @@ static void write_processes(struct prom_ctx *c)
         prom_family(c, pfams[f].name, PROM_GAUGE, pfams[f].help);
         for (size_t i = 0; i < s->ndevices; i++) {
             const struct device *d = &s->devices[i];
-            const char *l = prom_labels_of(c, i, PROM_LAB_MIGMON);
+            const char *l = prom_labels_of(c, i, PROM_LAB_PROC);
             if (!l)
                 continue;
             for (size_t k = 0; k < d->nprocs && d->proc_first + k < s->nprocs; k++) {
@@ -517,7 +533,8 @@ static void write_processes(struct prom_ctx *c)
 }
 int prom_render(struct prom_buf *b, const struct snapshot *s, const struct prom_opts *o)
 {
-    struct prom_ctx c = {.b = b, .s = s};
+    struct prom_ctx c = {
+        .b = b, .s = s, .pods = o ? o->pods : NULL, .pod_logs = o ? o->pod_logs : NULL};
     b->len = 0;
     if (b->p)
         b->p[0] = '\0';

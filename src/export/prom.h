@@ -21,6 +21,12 @@ struct prom_opts {
     bool dcgm;      /* also the DCGM_FI_* series dcgm-exporter writes */
     bool processes; /* per-process series (pid labels: high cardinality) */
     bool no_host;   /* no migmon_host_* series (another page on the node has them) */
+    /* Borrowed: the kubelet's device holders for the pod, namespace and
+     * container labels (system/podres.h); NULL: none. */
+    const struct podres_list *pods;
+    /* Borrowed: the pods the kubelet's log directories name, for the pod
+     * and namespace of a process whose cgroup gives its pod's UID; NULL. */
+    const struct podres_list *pod_logs;
 };
 
 /* Replace b's contents with the page for s. Returns 0, or -ENOMEM (b then

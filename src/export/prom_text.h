@@ -13,6 +13,8 @@
 
 #include "snapshot.h"
 
+struct podres_list;
+
 #define PROM_GAUGE "gauge"
 #define PROM_COUNTER "counter"
 
@@ -38,8 +40,10 @@ void prom_buf_free(struct prom_buf *b);
 size_t prom_escape_label(const char *v, char *out, size_t outlen);
 
 /* Each device's label sets, one of each kind, and an offset marking a set
- * that is left out (it repeats an earlier device's). */
-enum { PROM_LAB_MIGMON, PROM_LAB_DCGM, PROM_LAB_N };
+ * that is left out (it repeats an earlier device's). PROC is MIGMON's
+ * without the device's pod labels, for process series, which name the
+ * process's own pod. */
+enum { PROM_LAB_MIGMON, PROM_LAB_DCGM, PROM_LAB_PROC, PROM_LAB_N };
 #define PROM_NO_LABELS SIZE_MAX
 
 /* One render: the page being written and the family whose header is due. */
@@ -51,6 +55,8 @@ struct prom_ctx {
     const char *type, *help;
     bool header_done;
     bool any_label; /* the open sample has written '{' */
+    const struct podres_list *pods; /* borrowed: who holds which device (prom_pods.h), or NULL */
+    const struct podres_list *pod_logs; /* borrowed: pods by UID (prom_pods.h), or NULL */
 };
 
 /* ---- families and samples ---- */

@@ -279,6 +279,23 @@ static void test_export(void **state)
     assert_string_equal(err, "--export-processes needs export or --once --format prometheus");
     assert_int_equal(parse(&c, err, sizeof(err), 3, "export", "stray"), -1);
     assert_string_equal(err, "stray: unexpected argument (see --help)");
+    /* the kubelet's socket: a path or off, for export only */
+    assert_int_equal(parse(&c, err, sizeof(err), 2, "export"), 0);
+    assert_null(c.kubelet_socket);
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "export", "--kubelet-socket=/run/k.sock"), 0);
+    assert_string_equal(c.kubelet_socket, "/run/k.sock");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "--kubelet-socket", "off", "export"), 0);
+    assert_string_equal(c.kubelet_socket, "off");
+    assert_int_equal(parse(&c, err, sizeof(err), 3, "--kubelet-socket", "/k.sock"), -1);
+    assert_string_equal(err, "--kubelet-socket needs export");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "--kubelet-socket", "/k.sock"), -1);
+    assert_string_equal(err, "--kubelet-socket needs export");
+    char longp[120];
+    memset(longp, 'x', sizeof(longp) - 1);
+    longp[0] = '/';
+    longp[sizeof(longp) - 1] = '\0';
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "export", "--kubelet-socket", longp), -1);
+    assert_non_null(strstr(err, ": expected a socket path (at most 107 bytes) or off"));
 }
 
 /* A value taken from the next word is refused when that word is itself an

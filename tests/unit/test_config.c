@@ -77,7 +77,8 @@ static void test_every_key(void **state)
                   "[tui]\ncolor = off\nvram_warn = 60\nvram_alarm = 85\nload_warn = 40\n"
                   "load_alarm = 70\ntemp_warn = 65\ntemp_alarm = 85\ncharts = thermal\n"
                   "temperature_unit = F\n"
-                  "[export]\nlisten = 127.0.0.1:9500\ncompat = dcgm\n",
+                  "[export]\nlisten = 127.0.0.1:9500\ncompat = dcgm\n"
+                  "kubelet_socket = /run/k.sock\nkubelet_refresh = 2500\n",
                   errs, sizeof(errs));
     assert_int_equal(rc, 0);
     assert_string_equal(errs, "");
@@ -94,7 +95,33 @@ static void test_every_key(void **state)
     assert_true(c.fahrenheit);
     assert_string_equal(c.listen, "127.0.0.1:9500");
     assert_string_equal(c.compat, "dcgm");
+    assert_string_equal(c.kubelet_socket, "/run/k.sock");
+    assert_int_equal(c.kubelet_refresh_ms, 2500);
     assert_int_equal(c.errors, 0);
+}
+
+static void test_kubelet_keys(void **state)
+{
+    (void)state;
+    struct config c;
+    config_defaults(&c);
+    assert_string_equal(c.kubelet_socket, "/var/lib/kubelet/pod-resources/kubelet.sock");
+    assert_int_equal(c.kubelet_refresh_ms, 10000);
+    assert_string_equal(c.pod_logs, "/var/log/pods");
+    char errs[2048] = "";
+    load(&c,
+         "[export]\nkubelet_socket = off\nkubelet_refresh = 50\nkubelet_socket =\n"
+         "pod_logs = /srv/pods\n",
+         errs, sizeof(errs));
+    char want[1024];
+    snprintf(want, sizeof(want),
+             "%s:3: kubelet_refresh = 50: expected milliseconds from 100 to 3600000\n"
+             "%s:4: kubelet_socket = : expected a socket path (at most 107 bytes) or off\n",
+             path, path);
+    assert_string_equal(errs, want);
+    assert_string_equal(c.kubelet_socket, "off");
+    assert_int_equal(c.kubelet_refresh_ms, 10000);
+    assert_string_equal(c.pod_logs, "/srv/pods");
 }
 
 static void test_bad_lines_reported_and_skipped(void **state)
@@ -338,6 +365,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_key),
+        cmocka_unit_test(test_kubelet_keys),
         cmocka_unit_test(test_bad_lines_reported_and_skipped),
         cmocka_unit_test(test_missing_file_and_syntax_error),
         cmocka_unit_test(test_only_regular_files),

@@ -1,0 +1,34 @@
+/*
+ * prom_pods.c — a device's pod, namespace and container labels
+ * (prom_pods.h). A device no container holds gets none of them; so does a
+ * device that containers of more than one pod hold (a shared GPU), since
+ * its values cannot be split among them. A process's series name its own
+ * pod instead, from the UID its cgroup gives and the kubelet's log
+ * directories (podres_scan_logs).
+ */
+#include "export/prom_pods.h"
+
+#include "system/podres.h"
+
+void prom_pod_labels(struct prom_ctx *c, bool *first, const struct device *d)
+{
+    bool shared;
+    const struct podres_dev *h = podres_holder(c->pods, d, &shared);
+    if (!h)
+        return;
+    if (h->pod[0])
+        prom_lab_add(c, first, "pod", h->pod);
+    if (h->ns[0])
+        prom_lab_add(c, first, "namespace", h->ns);
+    if (h->container[0])
+        prom_lab_add(c, first, "container", h->container);
+}
+
+void prom_pod_process_labels(struct prom_ctx *c, const char *uid)
+{
+    const struct podres_dev *p = podres_pod_of(c->pod_logs, uid);
+    if (!p)
+        return;
+    prom_label(c, "pod", p->pod);
+    prom_label(c, "namespace", p->ns);
+}
