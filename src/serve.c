@@ -673,7 +673,9 @@ int serve_start(struct server **out, const struct serve_opts *o, char *err, size
         struct podres_opts po = {.socket = o->kubelet_socket,
                                  .logs_dir = o->page.processes ? o->pod_logs : NULL,
                                  .refresh_ms = o->kubelet_refresh_ms,
-                                 .log = stderr};
+                                 .log = stderr,
+                                 .quiet_absent = o->kubelet_socket &&
+                                                 strcmp(o->kubelet_socket, PODRES_SOCKET_DEFAULT) == 0};
         if (podres_start(&srv->pods, &po, err, errlen) != 0) {
             close(fd);
             goto fail;

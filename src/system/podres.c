@@ -38,6 +38,7 @@ struct podres {
     char logs_dir[PATH_MAX]; /* "": no log directories read */
     unsigned refresh_ms, deadline_ms;
     FILE *log;
+    bool quiet_absent;
     int stop[2]; /* podres_stop writes; the thread polls */
     pthread_t thread;
     bool started;
@@ -119,6 +120,8 @@ static void refresh(struct podres *pr)
     pthread_mutex_unlock(&pr->mu);
     if (!pr->log || same)
         return;
+    if (pr->quiet_absent && kind == CK_NO_SOCKET && before == CK_STOPPED)
+        return; /* not a Kubernetes node */
     /* Said when the kind of failure changes, not at each refresh. */
     double every = pr->refresh_ms / 1000.0;
     if (kind == CK_OK)
@@ -182,6 +185,7 @@ int podres_start(struct podres **out, const struct podres_opts *o, char *err, si
     if (pr->deadline_ms > pr->refresh_ms)
         pr->deadline_ms = pr->refresh_ms;
     pr->log = o->log;
+    pr->quiet_absent = o->quiet_absent;
     pr->kind = CK_STOPPED;
     if (pipe2(pr->stop, O_CLOEXEC | O_NONBLOCK) != 0) {
         snprintf(err, errlen, "%s", strerror(errno));

@@ -40,6 +40,9 @@ struct podres_opts {
     unsigned refresh_ms;  /* 0: PODRES_REFRESH_DEFAULT_MS */
     unsigned deadline_ms; /* 0: PODRES_DEADLINE_DEFAULT_MS */
     FILE *log;            /* where the state is said when it changes; NULL: nowhere */
+    /* No socket at the default path at start is a host without Kubernetes:
+     * not said in the log (still in /health); said once it was there. */
+    bool quiet_absent;
 };
 
 struct podres;

@@ -264,6 +264,21 @@ eq "kubelet off: nothing on stderr but the listening line" "$(grep -vc 'serving 
 kill -TERM "$EPID"
 wait "$EPID"
 
+# === the default socket on a host without Kubernetes: quiet but for /health ===
+if [ ! -e /var/lib/kubelet/pod-resources/kubelet.sock ]; then
+    MIGMON_SIM_SCENARIO="$KT/scenario.ini" MIGMON_SIM_TIME=100 "$MIGMON_BIN" export \
+        --nvml-path "$MIGMON_SIM_LIB" --listen 127.0.0.1:0 -i 200 2>"$KT/default.err" &
+    EPID=$!
+    KPORT=$(export_port "$KT/default.err")
+    for _ in $(seq 50); do [ "$(curl -s -m 2 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$KPORT/health")" = 200 ] && break; sleep 0.1; done
+    contains "kubelet default, no socket: /health says so" "$(health)" \
+        "kubelet: /var/lib/kubelet/pod-resources/kubelet.sock: no socket there"
+    eq "kubelet default, no socket: nothing on stderr but the listening line" \
+        "$(grep -vc 'serving http' "$KT/default.err")" 0
+    kill -TERM "$EPID"
+    wait "$EPID"
+fi
+
 # === without libnghttp2: said once, no labels, everything else served ========
 NG=$(ldconfig -p 2>/dev/null | awk '$1 == "libnghttp2.so.14" { print $NF; exit }')
 if [ -n "$NG" ] && unshare -m sh -c 'mount --bind /dev/null "$1"' sh "$(readlink -f "$NG")" 2>/dev/null; then
