@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend/xid.h"
+#include "text.h"
 
 void eventlog_init(struct eventlog *l)
 {
@@ -113,4 +114,5 @@ void eventlog_where(char *out, size_t len, const struct gpu_event *e,
         snprintf(out, len, "GPU %d (GI %d)", p->gpu, e->gi_id);
     else
         snprintf(out, len, "GPU %d", p->gpu);
+    text_clean(out, len); /* the UUID as the events helper read it */
 }

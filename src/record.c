@@ -162,8 +162,9 @@ static void format_batch(FILE *f, enum cli_format fmt, const struct snapshot *s,
         csv_write_rows(f, s);
         break;
     case FMT_INFLUX:
-        influx_write_snapshot(f, s);
+        /* the events first: a batch ends with its migmon_host line */
         influx_write_events(f, s, b);
+        influx_write_snapshot(f, s);
         break;
     default:
         json_write_snapshot(f, s, false);

@@ -7,6 +7,7 @@
 
 #include "backend/xid.h"
 #include "export/numfmt.h"
+#include "text.h"
 
 size_t influx_escape(char *out, size_t cap, const char *s, enum influx_ctx ctx)
 {
@@ -405,8 +406,13 @@ static void write_event(FILE *f, struct line *l, const struct snapshot *s,
 {
     struct eventlog_place p;
     eventlog_place(s, e, &p);
+    /* the events helper's own reading of the UUID, not the cleaned one of
+     * the snapshot's devices */
+    char uuid[sizeof(e->gpu_uuid)];
+    text_copy(uuid, sizeof(uuid), e->gpu_uuid);
+    text_clean(uuid, sizeof(uuid));
     line_start(l, "migmon_event");
-    tag(l, "uuid", e->gpu_uuid);
+    tag(l, "uuid", uuid);
     tag_int(l, "index", p.gpu);
     if (p.mig) {
         tag(l, "mig_uuid", p.device);

@@ -5,6 +5,7 @@
 
 #include "backend/xid.h"
 #include "clock.h"
+#include "text.h"
 
 static void int_or_null(struct jsonw *w, const char *key, int v)
 {
@@ -24,8 +25,13 @@ static void str_or_null(struct jsonw *w, const char *key, const char *v)
 void json_event_members(struct jsonw *w, const struct gpu_event *e, const struct eventlog_place *p)
 {
     bool xid = eventlog_is_xid(e);
+    /* the events helper's own reading of the UUID: cleaned as the
+     * snapshot's devices' are */
+    char uuid[sizeof(e->gpu_uuid)];
+    text_copy(uuid, sizeof(uuid), e->gpu_uuid);
+    text_clean(uuid, sizeof(uuid));
     int_or_null(w, "gpu", p->gpu);
-    str_or_null(w, "uuid", e->gpu_uuid);
+    str_or_null(w, "uuid", uuid);
     str_or_null(w, "device", p->device);
     int_or_null(w, "mig_index", p->mig_index);
     int_or_null(w, "gi_id", e->gi_id);
