@@ -364,11 +364,27 @@ static void events_take(struct prof *P, const struct snapshot *s)
     }
 }
 
+/* Events were had at some sample of the run, or some came in one that
+ * said they had stopped (a helper that delivered, then died): what is
+ * listed is true. Otherwise there is no list to give, not an empty one. */
+static bool events_known(const struct prof_events *v)
+{
+    return v->flowed || v->n || v->unlisted;
+}
+
+/* Why the list is not, or may not be, complete; NULL when it is. */
+static const char *events_gap(const struct prof_events *v)
+{
+    if (v->flowed)
+        return v->gap_why;
+    return v->why ? v->why : "no sample of the run";
+}
+
 static void report_events_json(struct jsonw *w, const struct prof *P)
 {
     const struct prof_events *v = &P->ev;
     jsonw_key(w, "events");
-    if (!v->flowed) {
+    if (!events_known(v)) {
         jsonw_null(w);
     } else {
         jsonw_arr_open(w);
@@ -395,14 +411,14 @@ static void report_events_json(struct jsonw *w, const struct prof *P)
     jsonw_key(w, "events_dropped");
     jsonw_uint(w, v->dropped);
     jsonw_key(w, "events_error");
-    jsonw_str(w, v->flowed ? v->gap_why : v->why ? v->why : "no sample of the run");
+    jsonw_str(w, events_gap(v));
 }
 
 static void report_events_text(FILE *f, const struct prof *P)
 {
     const struct prof_events *v = &P->ev;
-    if (!v->flowed) {
-        fprintf(f, "Events: N/A (%s)\n", v->why ? v->why : "no sample of the run");
+    if (!events_known(v)) {
+        fprintf(f, "Events: N/A (%s)\n", events_gap(v));
         return;
     }
     if (v->n == 0 && !v->unlisted)
@@ -426,8 +442,8 @@ static void report_events_text(FILE *f, const struct prof *P)
     if (v->dropped)
         fprintf(f, "Events dropped: %llu (%s; on which devices is not known)\n",
                 (unsigned long long)v->dropped, JSON_EVENTS_DROPPED_WHY);
-    if (v->gap_why)
-        fprintf(f, "Events incomplete: %s\n", v->gap_why);
+    if (events_gap(v))
+        fprintf(f, "Events incomplete: %s\n", events_gap(v));
 }
 
 /* ---- the report ---- */
