@@ -27,11 +27,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/xid.h"
 #include "cli.h"
 #include "clock.h"
 #include "collect.h"
 #include "demo.h"
+#include "eventlog.h"
 #include "export/json.h"
+#include "export/json_events.h"
 #include "export/jsonw.h"
 #include "outfile.h"
 #include "text.h"
@@ -56,12 +59,34 @@ struct prof_opts {
     char **cmd;
 };
 
+/* The most events a report lists; more are counted. */
+#define PROF_EVENTS_MAX 256
+
+/* A health event on one of COMMAND's devices while it ran. */
+struct prof_event {
+    struct gpu_event e;
+    struct eventlog_place where; /* resolved in the sample it came in */
+    double at_s;                 /* since COMMAND started */
+};
+
+struct prof_events {
+    struct eventlog log;
+    struct prof_event ev[PROF_EVENTS_MAX];
+    size_t n;
+    uint64_t unlisted; /* COMMAND's past PROF_EVENTS_MAX */
+    uint64_t dropped;  /* lost to the ring during the run: whose is not known */
+    bool flowed;       /* events were watched at some sample of the run */
+    const char *why;      /* the last sample's reason there were none to be had */
+    const char *gap_why;  /* why they were not, after they had been (incomplete) */
+};
+
 struct prof {
     struct prof_opts o;
     pid_t child;
     uint64_t t0;
     FILE *timeline;
     struct watch w;
+    struct prof_events ev;
 };
 
 static volatile sig_atomic_t pending_sig;
@@ -273,6 +298,154 @@ static void sleep_until(uint64_t t)
     nanosleep(&ts, NULL); /* a signal ends it early: it is forwarded at once */
 }
 
+/* ---- health events ---- */
+
+/* The event's device is one the report counts (watch.h's visible: the
+ * devices CUDA_VISIBLE_DEVICES and NVIDIA_VISIBLE_DEVICES admit, a listed
+ * MIG instance with its GPU). An event attributed to a MIG device is that
+ * device's; one of a whole GPU, its GPU's. */
+static bool job_device(const struct prof *P, const struct gpu_event *e,
+                       const struct eventlog_place *p)
+{
+    const char *uuid = p->gpu >= 0 ? p->device : e->gpu_uuid;
+    if (!uuid[0])
+        return false; /* a device whose UUID could not be read: not known to be the job's */
+    for (size_t i = 0; i < P->w.ndev; i++)
+        if (strcmp(P->w.dev[i].uuid, uuid) == 0)
+            return P->w.dev[i].visible;
+    return false;
+}
+
+/* Why a sample of the run had no events to give. */
+static const char *events_why(const struct prof *P, const struct snapshot *s)
+{
+    if (!P->w.col.be_state)
+        return "no NVML library: no events";
+    if (!s->gpu_ok)
+        return "the GPU sample failed: events not read";
+    return s->events_why;
+}
+
+/* The events new in s that happened on COMMAND's devices since it
+ * started. profile_main's loop samples before it looks whether COMMAND
+ * ended, so an event received by the end (an Xid that ended the job) is
+ * in the last sample; the run ends, for events as for the wall time, when
+ * the end was seen. */
+static void events_take(struct prof *P, const struct snapshot *s)
+{
+    struct prof_events *v = &P->ev;
+    struct eventlog_batch b;
+    eventlog_take(&v->log, s, &b);
+    const char *why = events_why(P, s);
+    if (!why)
+        v->flowed = true;
+    else if (v->flowed && !v->gap_why)
+        v->gap_why = why;
+    v->why = why;
+    v->dropped += b.dropped;
+    uint64_t t0 = P->w.col.t0_ns;
+    for (size_t i = 0; i < b.n; i++) {
+        const struct gpu_event *e = &b.ev[i];
+        uint64_t at = t0 + e->elapsed_ns;
+        if (at < P->t0)
+            continue; /* between the sample before COMMAND and its start */
+        struct eventlog_place where;
+        eventlog_place(s, e, &where);
+        if (!job_device(P, e, &where))
+            continue;
+        if (v->n == PROF_EVENTS_MAX) {
+            v->unlisted++;
+            continue;
+        }
+        struct prof_event *x = &v->ev[v->n++];
+        x->e = *e;
+        x->where = where;
+        x->at_s = (double)(at - P->t0) / 1e9;
+    }
+}
+
+/* Events were had at some sample of the run, or some came in one that
+ * said they had stopped (a helper that delivered, then died): what is
+ * listed is true. Otherwise there is no list to give, not an empty one. */
+static bool events_known(const struct prof_events *v)
+{
+    return v->flowed || v->n || v->unlisted;
+}
+
+/* Why the list is not, or may not be, complete; NULL when it is. */
+static const char *events_gap(const struct prof_events *v)
+{
+    if (v->flowed)
+        return v->gap_why;
+    return v->why ? v->why : "no sample of the run";
+}
+
+static void report_events_json(struct jsonw *w, const struct prof *P)
+{
+    const struct prof_events *v = &P->ev;
+    jsonw_key(w, "events");
+    if (!events_known(v)) {
+        jsonw_null(w);
+    } else {
+        jsonw_arr_open(w);
+        for (size_t i = 0; i < v->n; i++) {
+            const struct prof_event *x = &v->ev[i];
+            char ts[40];
+            jsonw_obj_open(w);
+            jsonw_key(w, "at_s");
+            jsonw_double(w, round(x->at_s * 1000) / 1000);
+            jsonw_key(w, "elapsed_ns");
+            jsonw_uint(w, x->e.elapsed_ns);
+            clock_rfc3339(x->e.wall_ns, ts, sizeof(ts));
+            jsonw_key(w, "timestamp");
+            jsonw_str(w, ts);
+            jsonw_key(w, "type");
+            jsonw_str(w, xid_event_type_name(x->e.type));
+            json_event_members(w, &x->e, &x->where);
+            jsonw_obj_close(w);
+        }
+        jsonw_arr_close(w);
+    }
+    jsonw_key(w, "events_unlisted");
+    jsonw_uint(w, v->unlisted);
+    jsonw_key(w, "events_dropped");
+    jsonw_uint(w, v->dropped);
+    jsonw_key(w, "events_error");
+    jsonw_str(w, events_gap(v));
+}
+
+static void report_events_text(FILE *f, const struct prof *P)
+{
+    const struct prof_events *v = &P->ev;
+    if (!events_known(v)) {
+        fprintf(f, "Events: N/A (%s)\n", events_gap(v));
+        return;
+    }
+    if (v->n == 0 && !v->unlisted)
+        fprintf(f, "Events: none on the command's devices\n");
+    else
+        fprintf(f, "Events: %llu on the command's devices\n",
+                (unsigned long long)(v->n + v->unlisted));
+    for (size_t i = 0; i < v->n; i++) {
+        const struct prof_event *x = &v->ev[i];
+        char what[64], where[160];
+        eventlog_what(what, sizeof(what), &x->e);
+        eventlog_where(where, sizeof(where), &x->e, &x->where);
+        if (eventlog_is_xid(&x->e))
+            fprintf(f, "  %s on %s at %.1f s: %s \u2014 %s\n", what, where, x->at_s,
+                    xid_meaning(x->e.xid), xid_action(x->e.xid));
+        else
+            fprintf(f, "  %s on %s at %.1f s\n", what, where, x->at_s);
+    }
+    if (v->unlisted)
+        fprintf(f, "  (%llu more not listed)\n", (unsigned long long)v->unlisted);
+    if (v->dropped)
+        fprintf(f, "Events dropped: %llu (%s; on which devices is not known)\n",
+                (unsigned long long)v->dropped, JSON_EVENTS_DROPPED_WHY);
+    if (events_gap(v))
+        fprintf(f, "Events incomplete: %s\n", events_gap(v));
+}
+
 /* ---- the report ---- */
 
 static void json_num_or_null(struct jsonw *w, const char *key, bool ok, double v)
@@ -364,6 +537,7 @@ static void report_json(FILE *f, const struct prof *P, int status, double wall_s
         jsonw_obj_close(&w);
     }
     jsonw_arr_close(&w);
+    report_events_json(&w, P);
     jsonw_key(&w, "failed_samples");
     jsonw_uint(&w, P->w.failed);
     jsonw_key(&w, "first_error");
@@ -450,6 +624,7 @@ static void report_text(FILE *f, const struct prof *P, int status, double wall_s
         fprintf(f, "  %s: GPU memory %s, %s, energy %s, temp peak %s, throttle %s\n", id, mem,
                 util, en, tmp, thr);
     }
+    report_events_text(f, P);
     if (P->w.visible_note[0])
         fprintf(f, "Note: %s\n", P->w.visible_note);
     /* the first one's reason was said on stderr when it failed: a report
@@ -528,6 +703,9 @@ int profile_main(int argc, char **argv, int at, const char *self_exe)
     }
     if (!P.w.col.be_state) /* no driver: the report says unavailable, CPU figures still come */
         fprintf(stderr, "mig-gpu-mon profile: no GPU figures: %s\n", P.w.col.gpu_error);
+    /* the events of the sample before COMMAND are not its own */
+    struct eventlog_batch before;
+    eventlog_take(&P.ev.log, &P.w.s, &before);
 
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
@@ -562,6 +740,7 @@ int profile_main(int argc, char **argv, int at, const char *self_exe)
         /* A sample first: a command that ends at once (a crash) still gets
          * one sample after it started, not only the one from before. */
         watch_sample(&P.w);
+        events_take(&P, &P.w.s);
         pid_t w = wait4(P.child, &status, WNOHANG, &ru);
         if (w == P.child) {
             have_ru = true;

@@ -14,9 +14,11 @@
 
 #include "clock.h"
 #include "engine.h"
+#include "eventlog.h"
 #include "export/csv.h"
 #include "export/influx.h"
 #include "export/json.h"
+#include "export/json_events.h"
 #include "outfile.h"
 #include "text.h"
 
@@ -147,7 +149,11 @@ int record_open(const struct cli *c, bool *header, char *err, size_t errlen)
     return fd;
 }
 
-void record_format(FILE *f, enum cli_format fmt, const struct snapshot *s, bool header)
+/* One snapshot and the events new in it (b). CSV has no event rows: its
+ * rows are devices, and a second kind of row would break the one header
+ * (its xid_errors_total and last_xid columns count the Xids). */
+static void format_batch(FILE *f, enum cli_format fmt, const struct snapshot *s, bool header,
+                         const struct eventlog_batch *b)
 {
     switch (fmt) {
     case FMT_CSV:
@@ -155,15 +161,32 @@ void record_format(FILE *f, enum cli_format fmt, const struct snapshot *s, bool 
             csv_write_header(f);
         csv_write_rows(f, s);
         break;
-    case FMT_INFLUX: influx_write_snapshot(f, s); break;
-    default: json_write_snapshot(f, s, false); break;
+    case FMT_INFLUX:
+        /* the events first: a batch ends with its migmon_host line */
+        influx_write_events(f, s, b);
+        influx_write_snapshot(f, s);
+        break;
+    default:
+        json_write_snapshot(f, s, false);
+        json_write_event_lines(f, s, b);
+        break;
     }
+}
+
+void record_format(FILE *f, enum cli_format fmt, const struct snapshot *s, bool header)
+{
+    struct eventlog_batch b;
+    eventlog_all(s, &b);
+    format_batch(f, fmt, s, header, &b);
 }
 
 /* One snapshot rendered in memory, then written whole: a pipe may take a
  * large batch in parts; a regular file that cannot take all of it (a full
- * disk) is cut back to the end of the last snapshot (*cut). */
-static int emit(int fd, enum cli_format fmt, const struct snapshot *s, bool *header, bool *cut)
+ * disk) is cut back to the end of the last snapshot (*cut). The events new
+ * since the last snapshot written go with it; a snapshot written again
+ * (--trigger stdin) has none. */
+static int emit(int fd, enum cli_format fmt, const struct snapshot *s, struct eventlog *log,
+                bool *header, bool *cut)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -171,7 +194,9 @@ static int emit(int fd, enum cli_format fmt, const struct snapshot *s, bool *hea
     FILE *m = open_memstream(&buf, &len);
     if (!m)
         return -ENOMEM;
-    record_format(m, fmt, s, *header);
+    struct eventlog_batch b;
+    eventlog_take(log, s, &b);
+    format_batch(m, fmt, s, *header, &b);
     if (fclose(m) != 0) {
         free(buf);
         return -ENOMEM;
@@ -310,6 +335,8 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
                        : 0;
     struct snapshot snap;
     memset(&snap, 0, sizeof(snap));
+    struct eventlog log;
+    eventlog_init(&log);
     bool have = false;
     long owed = 0; /* --trigger stdin: lines read before the first snapshot */
     unsigned long written = 0;
@@ -378,7 +405,7 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
         }
         for (; want > 0 && !stop_signal; want--) {
             bool cut;
-            int rc = emit(fd, c->format, &snap, &header, &cut);
+            int rc = emit(fd, c->format, &snap, &log, &header, &cut);
             if (rc == -EPIPE) /* the reader is gone: a normal end */
                 goto done;
             if (rc != 0) {

@@ -43,7 +43,9 @@ int record_open(const struct cli *c, bool *header, char *err, size_t errlen);
 int record_run(struct collector *col, const struct cli *c, int fd, bool header);
 
 /* One snapshot in fmt (FMT_JSON and FMT_JSONL: one line; FMT_CSV: the
- * header first when header is set; FMT_INFLUX: one batch). */
+ * header first when header is set; FMT_INFLUX: one batch), with every
+ * event it holds (JSON Lines and line protocol: a stream of one
+ * snapshot, --once). */
 void record_format(FILE *f, enum cli_format fmt, const struct snapshot *s, bool header);
 
 #endif

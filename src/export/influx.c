@@ -5,7 +5,9 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "backend/xid.h"
 #include "export/numfmt.h"
+#include "text.h"
 
 size_t influx_escape(char *out, size_t cap, const char *s, enum influx_ctx ctx)
 {
@@ -393,4 +395,58 @@ void influx_write_snapshot(FILE *f, const struct snapshot *s)
     }
     if (s->host_ok)
         write_host(f, &l, s);
+}
+
+/* One event, at its own wall clock: the GPU's UUID and index, the MIG
+ * device it is attributed to, the instance ids, the type and the Xid as
+ * tags (what a query groups by); the count (1), the Xid as an integer and
+ * what it means and what to do as fields. */
+static void write_event(FILE *f, struct line *l, const struct snapshot *s,
+                        const struct gpu_event *e)
+{
+    struct eventlog_place p;
+    eventlog_place(s, e, &p);
+    /* the events helper's own reading of the UUID, not the cleaned one of
+     * the snapshot's devices */
+    char uuid[sizeof(e->gpu_uuid)];
+    text_copy(uuid, sizeof(uuid), e->gpu_uuid);
+    text_clean(uuid, sizeof(uuid));
+    line_start(l, "migmon_event");
+    tag(l, "uuid", uuid);
+    tag_int(l, "index", p.gpu);
+    if (p.mig) {
+        tag(l, "mig_uuid", p.device);
+        tag_int(l, "mig_index", p.mig_index);
+    }
+    tag_int(l, "gi_id", e->gi_id);
+    tag_int(l, "ci_id", e->ci_id);
+    tag(l, "type", xid_event_type_name(e->type));
+    bool xid = eventlog_is_xid(e);
+    if (xid) {
+        char code[16];
+        snprintf(code, sizeof(code), "%u", e->xid);
+        tag(l, "xid", code);
+    }
+    field_int(l, "count", 1);
+    if (xid) {
+        field_int(l, "code", e->xid);
+        field_str(l, "meaning", xid_meaning(e->xid));
+        field_str(l, "action", xid_action(e->xid));
+    }
+    line_end(f, l, e->wall_ns);
+}
+
+void influx_write_events(FILE *f, const struct snapshot *s, const struct eventlog_batch *b)
+{
+    struct line l;
+    if (b->dropped) {
+        /* events the ring no longer held: how many, at the snapshot that
+         * counted them; what they were is not known */
+        line_start(&l, "migmon_event");
+        tag(&l, "type", "dropped");
+        field_int(&l, "count", (int64_t)b->dropped);
+        line_end(f, &l, s->wall_ns);
+    }
+    for (size_t i = 0; i < b->n; i++)
+        write_event(f, &l, s, &b->ev[i]);
 }

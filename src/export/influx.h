@@ -3,7 +3,9 @@
  * tag and field names of Telegraf's inputs.nvidia_smi (docs/record.md).
  *
  * One batch per snapshot: a `nvidia_smi` line per GPU, `nvidia_smi_mig` per
- * MIG device, `nvidia_smi_process` per listed process, one `migmon_host`.
+ * MIG device, `nvidia_smi_process` per listed process, one `migmon_host`;
+ * and a `migmon_event` line per health event, written once in a stream
+ * (the caller's eventlog says which are new).
  * A value that could not be read is left out (never 0); a line that would
  * have no field is not written.
  */
@@ -13,6 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "eventlog.h"
 #include "snapshot.h"
 
 enum influx_ctx {
@@ -35,5 +38,10 @@ size_t influx_escape(char *out, size_t cap, const char *s, enum influx_ctx ctx);
 
 /* Every line of one snapshot, timestamped with its wall clock (ns). */
 void influx_write_snapshot(FILE *f, const struct snapshot *s);
+
+/* The events of b (new in s) as `migmon_event` lines, each at its own wall
+ * clock, after one line counting those dropped (type=dropped, at the
+ * snapshot's wall clock) when there are any. */
+void influx_write_events(FILE *f, const struct snapshot *s, const struct eventlog_batch *b);
 
 #endif

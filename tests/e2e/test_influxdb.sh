@@ -76,6 +76,13 @@ else
     jeq "influxdb: MIG tags as Telegraf's (index, gpu_index, compute_index)" \
         "$(q "SELECT memory_fb_total FROM nvidia_smi_mig WHERE \"index\" = '1' AND gpu_index = '5' AND compute_index = '0' LIMIT 1")" \
         '.results[0].series[0].values[0][1]' 33280
+    jeq "influxdb: h200-mig's Xid 94, one point in two batches, on its MIG device" \
+        "$(q "SELECT \"count\", code, meaning FROM migmon_event WHERE mig_uuid = 'MIG-3b36b6e9-53c9-a66e-40ad-6c326efaf3d0' AND xid = '94' AND gi_id = '5'")" \
+        '[.results[0].series[0].values[] | .[1:]]' \
+        '[[1,94,"contained ECC error (only the processes using the bad memory were affected)"]]'
+    jeq "influxdb: migmon_event field types" "$(q 'SHOW FIELD KEYS FROM migmon_event')" \
+        '[.results[0].series[0].values[]] | sort' \
+        '[["action","string"],["code","integer"],["count","integer"],["meaning","string"]]'
     jeq "influxdb: field types" "$(q 'SHOW FIELD KEYS FROM nvidia_smi')" \
         '[.results[0].series[0].values[] | select(.[0] == "memory_total" or .[0] == "power_draw" or .[0] == "temperature_gpu" or .[0] == "driver_version")] | sort' \
         '[["driver_version","string"],["memory_total","integer"],["power_draw","float"],["temperature_gpu","integer"]]'
@@ -107,6 +114,19 @@ else
     jeq "influxdb: the hostile GPU's name tag with its spaces" \
         "$(q 'SHOW TAG VALUES FROM nvidia_smi WITH KEY = "name"')" \
         '[.results[0].series[0].values[][1] | select(startswith("NVIDIA ?[2J?]0;title?A100?31m "))] | length' 1
+    # an event whose GPU UUID (as the events helper reads it) holds a space,
+    # a comma, '=', quotes, an escape and a trailing backslash
+    sed -n '1,/^\[gpu\.1\]/p' "$MIGMON_SRC/sim/scenarios/hostile.ini" | sed '$d' >"$ID/hev.ini"
+    sed -i 's/^uuid = GPU-0c0c0c0c-1111-4222-8333-444444444444$/&\nuuid_raw = GPU-ev il,x=1 "q"\\e[2J\\\\/' "$ID/hev.ini"
+    printf '\n[event.bus]\nt = 1\ngpu = 0\nxid = 79\n' >>"$ID/hev.ini"
+    MIGMON_SIM_SCENARIO="$ID/hev.ini" MIGMON_SIM_TIME=5 "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" \
+        --once --format influx --gpm off >"$ID/hev.lp"
+    eq "influxdb: /write takes the hostile event" "$(write "$ID/hev.lp")" 204
+    jeq "influxdb: ... one point" \
+        "$(q "SELECT code FROM migmon_event WHERE xid = '79'")" \
+        '[.results[0].series[0].values[] | .[1]]' '[79]'
+    jeq "influxdb: ... the tag value" "$(q 'SHOW TAG VALUES FROM migmon_event WITH KEY = "uuid" WHERE xid = '"'79'")" \
+        '[.results[0].series[0].values[][1]]' '["GPU-ev il,x=1 \"q\"?[2J?"]'
     jeq "influxdb: an N/A field is absent, not 0 (hostile GPU 0 utilisation)" \
         "$(q "SELECT utilization_gpu FROM nvidia_smi WHERE uuid = 'GPU-0c0c0c0c-1111-4222-8333-444444444444'")" \
         '.results[0].series' null

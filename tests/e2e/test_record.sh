@@ -38,13 +38,21 @@ wait_lines() {
     done
     return 1
 }
+# snaps FILE: the snapshot lines of a JSON Lines recording (h200-mig's
+# Xid 94 at t = 3 is an event line of its own, docs/record.md "Events")
+snaps() {
+    grep -v '^{"type":' "$1"
+}
 R=$TMP/record
 mkdir -p "$R"
 
 # --- JSON Lines: each record is the --once object, field by field ----------
 rec h200-mig.ini -o "$R/a.jsonl" -n 3 -i 100 --gpm off --dcgm off; rc=$?
 eq "jsonl: exit 0" "$rc" 0
-eq "jsonl: -n 3 writes 3 lines" "$(wc -l <"$R/a.jsonl")" 3
+eq "jsonl: -n 3 writes 3 snapshot lines" "$(snaps "$R/a.jsonl" | wc -l)" 3
+jeq "jsonl: and the Xid 94 once, after the first snapshot that counts it" "$(jq -s -c . "$R/a.jsonl")" \
+    '(map(.type == null and .events_total == 1) | index(true)) as $i | [.[$i + 1].type, .[$i + 1].xid, (map(select(.type == "event")) | length)]' \
+    '["event",94,1]'
 once=$(mon h200-mig.ini --once --format json --gpm off --dcgm off)
 # what differs by nature: the clocks (the snapshot's and its events'), and
 # host CPU figures (a delta that --once primes for 200 ms)
@@ -55,10 +63,10 @@ while IFS= read -r line; do
     n=$((n + 1))
     got=$(printf '%s' "$line" | jq -cS "$norm" 2>&1)
     eq "jsonl: record $n equals --once (devices, versions, errors)" "$got" "$want"
-done <"$R/a.jsonl"
+done < <(snaps "$R/a.jsonl")
 eq "jsonl: a known value" "$(head -1 "$R/a.jsonl" | jq -c '.devices[0].metrics.memory_total_bytes.value')" 150754820096
 eq "jsonl: elapsed_ns grows from one reference instant" \
-    "$(jq -s -c '[.[].elapsed_ns] | (. == sort) and (.[2] - .[0] >= 150000000)' "$R/a.jsonl")" true
+    "$(snaps "$R/a.jsonl" | jq -s -c '[.[].elapsed_ns] | (. == sort) and (.[2] - .[0] >= 150000000)')" true
 
 # --- CSV: every row against the header --------------------------------------
 rec h200-mig.ini -o "$R/a.csv" -f csv -n 2 -i 100 --gpm off; rc=$?
@@ -143,10 +151,11 @@ wait_lines "$R/k.jsonl" 3 || bad "SIGKILL: fewer than 3 lines after 20 s"
 sleep 0.25 # a moment later: between two snapshots or inside the write of one
 { kill -KILL "$pid" && wait "$pid"; } 2>/dev/null
 [ -z "$(tail -c 1 "$R/k.jsonl")" ] && ok || bad "SIGKILL: the file ends inside a line"
-eq "SIGKILL: every line parses" "$(jq -c .schema "$R/k.jsonl" 2>&1 | grep -c '^1$')" "$(wc -l <"$R/k.jsonl")"
+eq "SIGKILL: every line parses (a snapshot, or the Xid 79 at t = 20)" \
+    "$(jq -c '.schema // .type' "$R/k.jsonl" 2>&1 | grep -cxE '1|"event"')" "$(wc -l <"$R/k.jsonl")"
 # a first tick may end before every MIG instance's first sample (slow under
 # the sanitizers): it is marked partial; every other one holds all 64
-eq "SIGKILL: whole snapshots" "$(jq -c 'select(.partial | not) | .devices | length' "$R/k.jsonl" 2>&1 | sort -u)" 64
+eq "SIGKILL: whole snapshots" "$(jq -c 'select(.type == null and (.partial | not)) | .devices | length' "$R/k.jsonl" 2>&1 | sort -u)" 64
 
 # --- existing files: refused, --append, --force -----------------------------
 printf 'keep\n' >"$R/exists.jsonl"
@@ -156,13 +165,13 @@ contains "overwrite: says how to go on" "$err" "exists.jsonl exists: --append ad
 eq "overwrite: the file is untouched" "$(cat "$R/exists.jsonl")" keep
 rec h200-mig.ini -o "$R/exists.jsonl" -n 2 -i 100 --gpm off --append; rc=$?
 eq "append: exit 0" "$rc" 0
-eq "append: adds to the file" "$(wc -l <"$R/exists.jsonl"):$(head -1 "$R/exists.jsonl")" "3:keep"
+eq "append: adds to the file" "$(snaps "$R/exists.jsonl" | wc -l):$(head -1 "$R/exists.jsonl")" "3:keep"
 rec h200-mig.ini -o "$R/a.csv" -f csv -n 1 --gpm off --append
 eq "append: CSV gets no second header" "$(grep -c '^timestamp,' "$R/a.csv"):$(wc -l <"$R/a.csv")" \
     "1:$((1 + 3 * ndev))"
 rec h200-mig.ini -o "$R/exists.jsonl" -n 1 --gpm off --force; rc=$?
 eq "force: exit 0" "$rc" 0
-eq "force: replaces the file" "$(wc -l <"$R/exists.jsonl")" 1
+eq "force: replaces the file" "$(snaps "$R/exists.jsonl" | wc -l)" 1
 err=$(rec h200-mig.ini -o "$R/no/such/dir.jsonl" -n 1 2>&1); rc=$?
 eq "unwritable path: status 2" "$rc" 2
 contains "unwritable path: named with the reason" "$err" "dir.jsonl: No such file or directory"
@@ -199,7 +208,7 @@ out=$(rec h200-mig.ini -o "$R/null-link" -n 1 --gpm off 2>&1); rc=$?
 eq "-o a symlink to /dev/null: nothing said, status 0" "$out:$rc" ":0"
 # standard output here is a pipe
 out=$(rec h200-mig.ini -o /dev/stdout -n 2 -i 100 --gpm off 2>&1); rc=$?
-eq "-o /dev/stdout on a pipe: 2 snapshots, status 0" "$(jq -c .schema <<<"$out" 2>&1 | tr '\n' ' ')$rc" "1 1 0"
+eq "-o /dev/stdout on a pipe: 2 snapshots, status 0" "$(jq -c 'select(.type == null) | .schema' <<<"$out" 2>&1 | tr '\n' ' ')$rc" "1 1 0"
 # ... where it is a regular file, that file's rule: -o - writes there
 err=$(rec h200-mig.ini -o /dev/stdout -n 1 --gpm off 2>&1 >"$R/stdout.jsonl"); rc=$?
 eq "-o /dev/stdout on a file: refused with status 2" "$rc:$err" \
@@ -211,7 +220,7 @@ out=$(rec h200-mig.ini -o "$R/fifo" -n 2 -i 100 --gpm off 2>&1); rc=$?
 [ "$rc" -eq 0 ] || exec 3>"$R/fifo" 3>&- # a refused FIFO: let the reader end
 wait "$cpid"
 eq "-o FIFO: nothing said, status 0" "$out:$rc" ":0"
-eq "-o FIFO: the reader got 2 snapshots" "$(jq -c .schema "$R/fifo.out" 2>&1 | tr '\n' ' ')" "1 1 "
+eq "-o FIFO: the reader got 2 snapshots" "$(jq -c 'select(.type == null) | .schema' "$R/fifo.out" 2>&1 | tr '\n' ' ')" "1 1 "
 # a FIFO nobody reads: the open waits, and SIGTERM then ends it as it ends
 # any recording (status 0, nothing said), not as a failed open
 mkfifo "$R/fifo2"
@@ -234,7 +243,7 @@ out=$(rec h200-mig.ini -o "$R/sock" -n 2 -i 100 --gpm off 2>&1); rc=$?
 [ "$rc" -eq 0 ] || kill "$spid" 2>/dev/null
 wait "$spid"
 eq "-o socket: nothing said, status 0" "$out:$rc" ":0"
-eq "-o socket: the listener got 2 snapshots" "$(jq -c .schema "$R/sock.out" 2>&1 | tr '\n' ' ')" "1 1 "
+eq "-o socket: the listener got 2 snapshots" "$(jq -c 'select(.type == null) | .schema' "$R/sock.out" 2>&1 | tr '\n' ' ')" "1 1 "
 # /dev/stdout where standard output is a socket (systemd's journal): written
 # through it. Perl reads the other end of a socket pair and prints what came.
 out=$(timeout 20 perl -MSocket -e '
@@ -246,14 +255,14 @@ out=$(timeout 20 perl -MSocket -e '
     "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" -o /dev/stdout -n 2 -i 100 --gpm off \
     </dev/null 2>&1)
 eq "-o /dev/stdout on a socket: 2 snapshots, status 0" \
-    "$(head -2 <<<"$out" | jq -c .schema 2>&1 | tr '\n' ' ')$(tail -n +3 <<<"$out")" "1 1 rc 0"
+    "$(grep -v '^{"type":' <<<"$out" | head -2 | jq -c .schema 2>&1 | tr '\n' ' ')$(grep -v '^{"type":' <<<"$out" | tail -n +3)" "1 1 rc 0"
 
 # --- --duration -------------------------------------------------------------
 t0=$(date +%s%N)
 rec h200-mig.ini -o "$R/d.jsonl" --duration 1 -i 200 --gpm off; rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
 eq "duration: exit 0" "$rc" 0
-n=$(wc -l <"$R/d.jsonl")
+n=$(snaps "$R/d.jsonl" | wc -l)
 [ "$n" -ge 3 ] && [ "$n" -le 6 ] && ok || bad "duration: 1 s at 200 ms wrote $n snapshots"
 [ "$ms" -lt 6000 ] && ok || bad "duration: 1 s took $ms ms"
 
@@ -285,22 +294,22 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 eq "priming: record -i 3600000 -n 2 ends" "$rc" 0
 [ "$ms" -lt 5000 ] && ok || bad "priming: two samples at an hour's interval took $ms ms"
 jeq "priming: the first sample's CPU % is N/A (one sample, no delta), the second's read" \
-    "$(jq -s -c . "$R/prime.jsonl")" \
+    "$(snaps "$R/prime.jsonl" | jq -s -c .)" \
     '[.[0].host.cpu.total_pct.value, (.[1].host.cpu.total_pct.value | type)]' '[null,"number"]'
-jeq "priming: the second sample ~200 ms after the first" "$(jq -s -c . "$R/prime.jsonl")" \
+jeq "priming: the second sample ~200 ms after the first" "$(snaps "$R/prime.jsonl" | jq -s -c .)" \
     '(.[1].elapsed_ns - .[0].elapsed_ns) / 1000000 | (. >= 150 and . < 1500)' true
 jeq "priming: the second sample has GPM values (a MIG instance's utilisation, the GPU's occupancy)" \
-    "$(sed -n 2p "$R/prime.jsonl")" \
+    "$(snaps "$R/prime.jsonl" | sed -n 2p)" \
     '[.devices[1].metrics.gpu_util_pct.source, (.devices[0].metrics.sm_occupancy_pct.value | type)]' \
     '["gpm","number"]'
 # after it, the interval: a third sample does not follow 200 ms later
 rec_bg h200-mig.ini -o "$R/prime3.jsonl" -i 2000 --gpm off &
 pp=$!
-wait_lines "$R/prime3.jsonl" 2
+wait_lines "$R/prime3.jsonl" 3 # two snapshots and the event
 sleep 1
 kill -TERM "$pp"
 wait "$pp"
-eq "priming: then the interval (2 s): 2 samples in the first ~1.2 s" "$(wc -l <"$R/prime3.jsonl")" 2
+eq "priming: then the interval (2 s): 2 samples in the first ~1.2 s" "$(snaps "$R/prime3.jsonl" | wc -l)" 2
 
 # --- signals and a closed pipe end it cleanly -------------------------------
 first=$(timeout 10 "$BASH" -c 'MIGMON_SIM_SCENARIO="$1/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIME=100 \
@@ -319,7 +328,8 @@ for sig in TERM INT; do
     kill -"$sig" "$pid"
     wait "$pid"; rc=$?
     eq "SIG$sig: exit 0" "$rc" 0
-    eq "SIG$sig: every line whole" "$(jq -c .schema "$R/sig-$sig.jsonl" | sort -u)" 1
+    eq "SIG$sig: every line whole (a snapshot or an event)" \
+        "$(jq -c '.schema // .type' "$R/sig-$sig.jsonl" 2>&1 | grep -cvxE '1|"event"')" 0
 done
 
 # --- a full disk: the file ends with the last whole snapshot ---------------
@@ -338,7 +348,7 @@ if mount -t tmpfs -o size=64k migmon-test "$R/full" 2>/dev/null; then
     # whole JSON lines: each one a snapshot with every device
     rec h200-mig.ini -o "$R/full/r.jsonl" -i 100 --gpm off --duration 30 2>/dev/null
     eq "ENOSPC jsonl: every line a whole snapshot" \
-        "$(jq -c '.devices | length' "$R/full/r.jsonl" 2>&1 | sort -u)" "$ndev"
+        "$(jq -c 'select(.type == null) | .devices | length' "$R/full/r.jsonl" 2>&1 | sort -u)" "$ndev"
     umount "$R/full"
 else
     bad "ENOSPC: cannot mount a tmpfs (the tests run as root)"
@@ -411,8 +421,10 @@ contains "influx: Telegraf's tags, escaped" "$gpu" \
 contains "influx: memory in MiB, integer" "$gpu" "memory_total=143771i,"
 contains "influx: power a float" "$gpu" ",power_limit=700,"
 case "$gpu" in *utilization_gpu=*) bad "influx: N/A utilization_gpu written" ;; *) ok ;; esac
-ts=$(awk '{ print $NF }' <<<"$lp" | sort -u)
-eq "influx: one timestamp per batch" "$(wc -l <<<"$ts")" 1
+ts=$(grep -v '^migmon_event' <<<"$lp" | awk '{ print $NF }' | sort -u)
+eq "influx: one timestamp per batch (an event has its own)" "$(wc -l <<<"$ts")" 1
+eq "influx --once: the Xid 94, first in the batch" "$(head -1 <<<"$lp" | cut -d' ' -f1)" \
+    "migmon_event,uuid=GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8,index=0,mig_uuid=MIG-3b36b6e9-53c9-a66e-40ad-6c326efaf3d0,mig_index=1,gi_id=5,ci_id=0,type=xid,xid=94"
 now=$(date +%s%N)
 [ $((now - ts)) -ge 0 ] && [ $((now - ts)) -lt 60000000000 ] && ok || bad "influx: timestamp $ts is not the wall clock in ns ($now)"
 contains "influx: a MIG line" "$lp" \
@@ -449,17 +461,26 @@ eq "influx: a device with no value at all writes no line" \
     "$(mon no-gpu.ini --once --format influx | grep -c '^nvidia_smi')" 0
 
 # --- Telegraf execd, signal = "STDIN" ---------------------------------------
-nlines=$(wc -l <<<"$lp")
+# a batch's lines: the events come once, in the first batch that has them
+nlines=$(grep -vc '^migmon_event' <<<"$lp")
+# batch_lines N: the lines of N batches read from the recorder, its event
+# lines not counted
+batch_lines() {
+    local n=0 l
+    while [ "$n" -lt "$1" ] && IFS= read -r -t 5 l <&"${REC[0]}"; do
+        case "$l" in migmon_event,*) ;; *) n=$((n + 1)) ;; esac
+    done
+    echo "$n"
+}
 coproc REC { rec_in h200-mig.ini -o - -f influx --trigger stdin -i 200 --gpm off 2>"$R/stdin.err"; }
 rpid=$REC_PID
 got=0
 printf '\n' >&"${REC[1]}"
-for ((i = 0; i < nlines; i++)); do IFS= read -r -t 5 l <&"${REC[0]}" && got=$((got + 1)); done
+got=$(batch_lines "$nlines")
 eq "stdin: one newline, one batch" "$got" "$nlines"
 IFS= read -r -t 0.8 l <&"${REC[0]}" && bad "stdin: wrote without being asked: $l" || ok
 printf '\n\n' >&"${REC[1]}"
-got=0
-for ((i = 0; i < 2 * nlines; i++)); do IFS= read -r -t 5 l <&"${REC[0]}" && got=$((got + 1)); done
+got=$(batch_lines $((2 * nlines)))
 eq "stdin: two newlines, two batches" "$got" $((2 * nlines))
 t0=$(date +%s%N)
 exec {REC[1]}>&-
@@ -482,18 +503,18 @@ early() { # early ARGS...: the recorder on slow-init.ini, reading the caller's s
 }
 out=$(printf '\n\n\n' | (early --trigger stdin -n 2 2>&1)); rc=$?
 eq "stdin ended before the first snapshot: 3 lines, -n 2: 2 batches, status 0" \
-    "$(jq -c .schema <<<"$out" 2>&1 | tr '\n' ' ')$rc" "1 1 0"
+    "$(jq -c 'select(.type == null) | .schema' <<<"$out" 2>&1 | tr '\n' ' ')$rc" "1 1 0"
 out=$(printf '\n\n\n' | (early --trigger stdin 2>&1)); rc=$?
 eq "stdin ended before the first snapshot: 3 lines, 3 batches, status 0" \
-    "$(jq -c .schema <<<"$out" 2>&1 | tr '\n' ' ')$rc" "1 1 1 0"
+    "$(jq -c 'select(.type == null) | .schema' <<<"$out" 2>&1 | tr '\n' ' ')$rc" "1 1 1 0"
 out=$(echo | (early --trigger stdin -f influx 2>&1)); rc=$?
 eq "stdin ended before the first snapshot: one line, one batch, status 0" \
-    "$(grep -c '^migmon_host ' <<<"$out"):$(wc -l <<<"$out"):$rc" "1:$nlines:0"
+    "$(grep -c '^migmon_host ' <<<"$out"):$(grep -vc '^migmon_event' <<<"$out"):$rc" "1:$nlines:0"
 # a last line without its newline is a line (as a shell's read takes it);
 # nothing at all is none
 out=$(printf 'a\nb' | (early --trigger stdin 2>&1)); rc=$?
 eq "stdin: a last line without a newline is answered too: 2 batches, status 0" \
-    "$(jq -c .schema <<<"$out" 2>&1 | tr '\n' ' ')$rc" "1 1 0"
+    "$(jq -c 'select(.type == null) | .schema' <<<"$out" 2>&1 | tr '\n' ' ')$rc" "1 1 0"
 out=$(early --trigger stdin </dev/null 2>&1); rc=$?
 eq "stdin: empty input, no batch, status 0" "$out:$rc" ":0"
 out=$(printf '\n' | (early --trigger stdin --duration 0.3 2>&1)); rc=$?

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "backend/nvml_api.h"
 #include "export/influx.h"
 
 static const char *esc(enum influx_ctx ctx, const char *s)
@@ -193,6 +194,75 @@ static void test_unnamed_processes_apart(void **state)
     free(out);
 }
 
+/* Events: one line each, at its own wall clock, tagged by where it
+ * happened; the dropped ones counted on a line of their own; a UUID as
+ * the events helper read it cleaned and escaped. */
+static void test_event_lines(void **state)
+{
+    (void)state;
+    struct device dev[2];
+    dev_init(&dev[0], DEV_GPU);
+    snprintf(dev[0].uuid, sizeof(dev[0].uuid), "GPU-1");
+    dev[0].index = 2;
+    dev_init(&dev[1], DEV_MIG);
+    dev[1].index = 2;
+    dev[1].parent_pos = 0;
+    dev[1].mig_index = 1;
+    dev[1].gi_id = 5;
+    dev[1].ci_id = 0;
+    snprintf(dev[1].uuid, sizeof(dev[1].uuid), "MIG-1");
+    struct gpu_event ev[3];
+    memset(ev, 0, sizeof(ev));
+    snprintf(ev[0].gpu_uuid, sizeof(ev[0].gpu_uuid), "GPU-1");
+    ev[0].wall_ns = 1700000000000000001;
+    ev[0].device_pos = 1;
+    ev[0].gi_id = 5;
+    ev[0].ci_id = 0;
+    ev[0].xid = 94;
+    ev[0].type = NVML_EVENT_TYPE_XID;
+    snprintf(ev[1].gpu_uuid, sizeof(ev[1].gpu_uuid), "GPU-1");
+    ev[1].wall_ns = 1700000000000000002;
+    ev[1].device_pos = 0;
+    ev[1].gi_id = ev[1].ci_id = -1;
+    ev[1].type = NVML_EVENT_TYPE_DOUBLE_BIT_ECC;
+    /* a GPU not in the snapshot, with every character line protocol
+     * treats specially and an escape in its UUID */
+    snprintf(ev[2].gpu_uuid, sizeof(ev[2].gpu_uuid), "GPU-a b,c=d\"e\x1b[2J\\");
+    ev[2].wall_ns = 1700000000000000003;
+    ev[2].device_pos = -1;
+    ev[2].gi_id = ev[2].ci_id = -1;
+    ev[2].xid = 79;
+    ev[2].type = NVML_EVENT_TYPE_XID;
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    s.wall_ns = 1700000000999999999;
+    s.devices = dev;
+    s.ndevices = 2;
+    s.events = ev;
+    s.nevents = 3;
+    s.events_total = 5; /* two lost to the ring */
+    struct eventlog_batch b;
+    eventlog_all(&s, &b);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    influx_write_events(f, &s, &b);
+    fclose(f);
+    assert_string_equal(
+        buf,
+        "migmon_event,type=dropped count=2i 1700000000999999999\n"
+        "migmon_event,uuid=GPU-1,index=2,mig_uuid=MIG-1,mig_index=1,gi_id=5,ci_id=0,type=xid,"
+        "xid=94 count=1i,code=94i,meaning=\"contained ECC error (only the processes using the bad "
+        "memory were affected)\",action=\"restart the jobs on the affected MIG instance\" "
+        "1700000000000000001\n"
+        "migmon_event,uuid=GPU-1,index=2,type=dbe count=1i 1700000000000000002\n"
+        "migmon_event,uuid=GPU-a\\ b\\,c\\=d\"e?[2J?,type=xid,xid=79 count=1i,code=79i,"
+        "meaning=\"GPU has fallen off the bus\",action=\"drain the node and reset or reseat the "
+        "GPU\" 1700000000000000003\n");
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -202,6 +272,7 @@ int main(void)
         cmocka_unit_test(test_escape_truncates_like_snprintf),
         cmocka_unit_test(test_snapshot_lines),
         cmocka_unit_test(test_unnamed_processes_apart),
+        cmocka_unit_test(test_event_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
