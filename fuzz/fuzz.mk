@@ -27,7 +27,8 @@ FUZZ_SRC_procstat := src/system/cpu.c
 FUZZ_SRC_meminfo := src/system/meminfo.c
 FUZZ_SRC_procinfo := src/system/procinfo.c src/text.c
 FUZZ_SRC_nvml := $(wildcard src/backend/*.c src/export/*.c src/system/*.c) src/model.c \
-	src/text.c src/clock.c src/debuglog.c src/procpost.c src/units.c src/health.c
+	src/text.c src/clock.c src/debuglog.c src/procpost.c src/units.c src/health.c \
+	src/proclist.c src/eventlog.c
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
 .PHONY: fuzz fuzz-build fuzz-merge fuzz-clean
