@@ -169,6 +169,8 @@ enum device_kind { DEV_GPU = 0, DEV_MIG = 1 };
 
 #define MIGMON_UUID_LEN 96
 #define MIGMON_NAME_LEN 96
+/* Distinct Xid codes counted per device (struct device.xids). */
+#define DEVICE_XID_CODES 8
 
 struct device {
     enum device_kind kind;
@@ -214,6 +216,15 @@ struct device {
      * health_evaluate after sampling; HEALTH_UNKNOWN until then. */
     unsigned char health;
     uint32_t health_rules;
+    /* The Xid events attributed to this device since start, per code, in
+     * code order (events_apply): nxids codes; xids_overflow when it had
+     * more codes than fit (then the per-code counts are not all here). */
+    struct device_xid {
+        uint32_t xid;
+        uint32_t count;
+    } xids[DEVICE_XID_CODES];
+    unsigned char nxids;
+    bool xids_overflow;
 };
 
 /* Process type bits (NVML's lists: compute, graphics, MPS compute). */

@@ -368,6 +368,25 @@ static void apply_events(const struct events_client *c, struct snapshot *s)
 
 static const char *const WHY_NO_XID = "no Xid event on this device since the monitor started";
 
+/* n more events of code xid on d, in d's per-code table (code order). */
+static void count_code(struct device *d, unsigned xid, uint64_t n)
+{
+    size_t k = 0;
+    while (k < d->nxids && d->xids[k].xid < xid)
+        k++;
+    if (k < d->nxids && d->xids[k].xid == xid) {
+        d->xids[k].count += (uint32_t)n;
+        return;
+    }
+    if (d->nxids == DEVICE_XID_CODES) {
+        d->xids_overflow = true;
+        return;
+    }
+    memmove(&d->xids[k + 1], &d->xids[k], (d->nxids - k) * sizeof(d->xids[0]));
+    d->xids[k] = (struct device_xid){.xid = xid, .count = (uint32_t)n};
+    d->nxids++;
+}
+
 void events_apply(const struct events_client *c, struct snapshot *s)
 {
     s->nevents = 0;
@@ -381,6 +400,8 @@ void events_apply(const struct events_client *c, struct snapshot *s)
          * events (Xid 79 among them) stay in the events list. */
         if (d->lost)
             continue;
+        d->nxids = 0;
+        d->xids_overflow = false;
         d->m[M_XID_ERRORS] = s->events_why ? metric_none(s->events_why) : metric_direct(0);
         d->m[M_LAST_XID] = metric_none(s->events_why ? s->events_why : WHY_NO_XID);
     }
@@ -404,5 +425,6 @@ void events_apply(const struct events_client *c, struct snapshot *s)
         struct device *d = &s->devices[pos];
         d->m[M_XID_ERRORS].value += (double)order[i]->count;
         d->m[M_LAST_XID] = metric_direct(order[i]->xid);
+        count_code(d, order[i]->xid, order[i]->count);
     }
 }

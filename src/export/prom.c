@@ -431,8 +431,8 @@ static void write_xids(struct prom_ctx *c)
     for (int k = DEV_GPU; k <= DEV_MIG; k++) {
         prom_family(c, name[k], PROM_COUNTER,
                     "Xid events attributed to the device since the monitor started, per Xid "
-                    "code; absent once the last 64 events no longer hold all of them "
-                    "(docs/health.md).");
+                    "code; absent for a device with more than 8 codes once the last 64 "
+                    "events no longer hold all of them (docs/health.md).");
         for (size_t i = 0; i < s->ndevices; i++) {
             const struct device *d = &s->devices[i];
             const char *l = prom_labels_of(c, i, PROM_LAB_MIGMON);

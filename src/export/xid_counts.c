@@ -12,9 +12,22 @@ int xid_counts(const struct snapshot *s, size_t pos, struct xid_count *out, size
 {
     if (pos >= s->ndevices)
         return -1;
-    const struct metric *total = &s->devices[pos].m[M_XID_ERRORS];
+    const struct device *d = &s->devices[pos];
+    const struct metric *total = &d->m[M_XID_ERRORS];
     if (!metric_ok(total))
         return -1;
+    /* The events client's own per-code counts, exact whatever the list
+     * still holds, when they add up to the device's count. */
+    if (!d->xids_overflow && d->nxids <= max) {
+        double sum = 0;
+        for (size_t k = 0; k < d->nxids; k++)
+            sum += d->xids[k].count;
+        if (d->nxids > 0 && sum == total->value) {
+            for (size_t k = 0; k < d->nxids; k++)
+                out[k] = (struct xid_count){.xid = d->xids[k].xid, .count = d->xids[k].count};
+            return (int)d->nxids;
+        }
+    }
     size_t n = 0, seen = 0;
     for (size_t i = 0; i < s->nevents; i++) {
         const struct gpu_event *e = &s->events[i];

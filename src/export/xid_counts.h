@@ -3,13 +3,16 @@
  * the exporters write them (docs/health.md, "Xid counts").
  *
  * The snapshot carries each device's count of Xid events since the monitor
- * started (M_XID_ERRORS) and the most recent events (at most 64, every
- * device together), not a count per code. The per-code counts are derived
- * here from that list, and only when it still holds every Xid event the
- * device's count covers: then they are exact. Once older events have left
- * the list the codes of those are unknown, and a count built from what is
- * left would fall as events leave (a counter that goes down reads as a
- * reset, and the next increase as new errors), so none is given.
+ * started (M_XID_ERRORS), its per-code counts (device.xids, up to
+ * DEVICE_XID_CODES codes) and the most recent events (at most 64, every
+ * device together). The per-code table is used when it adds up to the
+ * count. Otherwise (a hand-built snapshot, more codes than the table holds)
+ * the counts are derived from the list, and only when it still holds every
+ * Xid event the device's count covers: then they are exact. Once older
+ * events have left the list the codes of those are unknown, and a count
+ * built from what is left would fall as events leave (a counter that goes
+ * down reads as a reset, and the next increase as new errors), so none is
+ * given.
  */
 #ifndef MIGMON_XID_COUNTS_H
 #define MIGMON_XID_COUNTS_H

@@ -259,6 +259,10 @@ static void test_client_h200(void **state)
     assert_int_equal(s.devices[2].m[M_XID_ERRORS].src, MSRC_DIRECT);
     assert_true(s.devices[2].m[M_XID_ERRORS].value == 1);
     assert_true(s.devices[2].m[M_LAST_XID].value == 94);
+    assert_int_equal(s.devices[2].nxids, 1); /* per code */
+    assert_int_equal(s.devices[2].xids[0].xid, 94);
+    assert_int_equal(s.devices[2].xids[0].count, 1);
+    assert_int_equal(s.devices[0].nxids, 0);
     assert_true(s.devices[0].m[M_XID_ERRORS].value == 0);
     assert_int_equal(s.devices[0].m[M_LAST_XID].src, MSRC_NONE);
     assert_true(s.devices[1].m[M_XID_ERRORS].value == 0);

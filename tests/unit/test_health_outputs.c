@@ -303,8 +303,8 @@ static void test_xid_counts(void **state)
 
     char *page = render(&s, false);
     has_line(page, "# HELP migmon_gpu_xid_errors_total Xid events attributed to the device since "
-                   "the monitor started, per Xid code; absent once the last 64 events no longer "
-                   "hold all of them (docs/health.md).");
+                   "the monitor started, per Xid code; absent for a device with more than 8 codes "
+                   "once the last 64 events no longer hold all of them (docs/health.md).");
     has_line(page, "# TYPE migmon_gpu_xid_errors_total counter");
     has_line(page, "migmon_gpu_xid_errors_total{" GPU0 ",xid=\"48\",source=\"direct\"} 1");
     has_line(page, "migmon_gpu_xid_errors_total{" GPU1 ",xid=\"13\",source=\"direct\"} 2");
@@ -323,6 +323,21 @@ static void test_xid_counts(void **state)
     has_line(page, "# TYPE migmon_mig_xid_errors_total counter");
     has_line(page, "migmon_mig_xid_errors_total{" MIG1 ",xid=\"94\",source=\"direct\"} 1");
     free(page);
+
+    /* ...unless the events client counted per code (device.xids): exact
+     * whatever the list still holds, once they add up to the count */
+    s.devices[3].xids[0] = (struct device_xid){.xid = 13, .count = 3};
+    s.devices[3].xids[1] = (struct device_xid){.xid = 79, .count = 1};
+    s.devices[3].nxids = 2;
+    assert_int_equal(xid_counts(&s, 3, xc, 8), 2);
+    assert_int_equal(xc[0].xid, 13);
+    assert_int_equal(xc[0].count, 3);
+    page = render(&s, false);
+    has_line(page, "migmon_gpu_xid_errors_total{" GPU1 ",xid=\"13\",source=\"direct\"} 3");
+    has_line(page, "migmon_gpu_xid_errors_total{" GPU1 ",xid=\"79\",source=\"direct\"} 1");
+    free(page);
+    s.devices[3].xids_overflow = true; /* more codes than the table holds: the list again */
+    assert_int_equal(xid_counts(&s, 3, xc, 8), -1);
     free_snapshot(&s);
 }
 
