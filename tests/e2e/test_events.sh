@@ -80,6 +80,30 @@ contains "hang: the stall is named" "$(printf '%s' "$last" | jq -r '.events_erro
 jeq "hang: xid_errors_total none meanwhile" "$last" '.devices[0].metrics.xid_errors_total.source' '"none"'
 eq "hang: no events helper left" "$(ev_helpers)" 0
 
+# A scrape while the helper hangs in its wait, and past its watchdog: answered
+# at once, with the stall named once the watchdog has seen it.
+if command -v curl >/dev/null; then
+    MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/events-hang.ini" MIGMON_SIM_TIME=100 \
+        "$MIGMON_BIN" export --nvml-path "$MIGMON_SIM_LIB" --listen 127.0.0.1:0 -i 250 \
+        --kubelet-socket off 2>"$TMP/ev-exp.err" &
+    EVP=$!
+    EVPORT=$(export_port "$TMP/ev-exp.err")
+    maxms=0
+    for ((i = 0; i < 20; i++)); do # 4 s: past the 3 s watchdog
+        t0=$(now_ns)
+        curl -s -m 5 -o "$TMP/ev-page" "http://127.0.0.1:$EVPORT/metrics"
+        ms=$(ms_since "$t0")
+        [ "$ms" -gt "$maxms" ] && maxms=$ms
+        sleep 0.2
+    done
+    echo "     (scrapes with the events helper hung: slowest $maxms ms)"
+    [ "$maxms" -lt 1000 ] && ok || bad "hang: a scrape took $maxms ms"
+    contains "hang: the page has the GPU's power" "$(cat "$TMP/ev-page")" "migmon_gpu_power_watts{"
+    kill -TERM "$EVP"
+    wait "$EVP"
+    eq "hang: export ends on SIGTERM with status 0" "$?" 0
+fi
+
 if command -v tmux >/dev/null; then
     . "$MIGMON_SRC/tests/e2e/tui_lib.sh"
     TUI_SOCK="migmon-test-events-$$"
