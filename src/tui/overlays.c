@@ -197,19 +197,12 @@ static int wrap_clipped(WINDOW *win, const struct tui_view *v, struct rect clip,
     return y;
 }
 
-/* A popup of text lines ('\n'-separated) over most of the screen, each
- * wrapped (its continuation indented by its own leading spaces and hang
- * more) and scrolled by v->cmd_scroll (Up/Down), which stops at the end. */
-static void draw_text_popup(WINDOW *win, struct tui_view *v, const char *title, const char *text,
-                            int hang)
+/* The lines of text ('\n'-separated) wrapped into clip from row y on, each
+ * line's continuation indented by its own leading spaces and hang more;
+ * only the rows inside clip are drawn. Returns the row after the last. */
+static int wrap_text(WINDOW *win, const struct tui_view *v, struct rect clip, int y,
+                     const char *text, int hang)
 {
-    int bw = v->lay.w - 4, bh = v->lay.h - 4;
-    if (bw < 20 || bh < 3)
-        return;
-    struct rect r = {2, 2, bh, bw};
-    struct rect in = tui_box(win, &v->theme, r, title, R_HEADER);
-    struct rect clip = {in.y, in.x + 1, in.h, in.w - 2};
-    int y0 = in.y - v->cmd_scroll, y = y0;
     char line[1024];
     const char *p = text;
     while (*p) {
@@ -220,9 +213,28 @@ static void draw_text_popup(WINDOW *win, struct tui_view *v, const char *title, 
         if (*p == '\n')
             p++;
     }
-    int total = y - y0, most = total > in.h ? total - in.h : 0;
-    if (v->cmd_scroll > most) /* scrolled past the end: stop there next time */
+    return y;
+}
+
+/* A popup of text over most of the screen, wrapped (wrap_text) and
+ * scrolled by v->cmd_scroll (Up/Down, PgUp/PgDn), which stops where the
+ * last row is at the bottom: the rows are counted first, so a key past
+ * the end shows the end, not an empty popup. */
+static void draw_text_popup(WINDOW *win, struct tui_view *v, const char *title, const char *text,
+                            int hang)
+{
+    int bw = v->lay.w - 4, bh = v->lay.h - 4;
+    if (bw < 20 || bh < 3)
+        return;
+    struct rect r = {2, 2, bh, bw};
+    struct rect in = tui_box(win, &v->theme, r, title, R_HEADER);
+    struct rect clip = {in.y, in.x + 1, in.h, in.w - 2}, count = clip;
+    count.h = 0; /* draws nothing */
+    int total = wrap_text(win, v, count, 0, text, hang);
+    int most = total > in.h ? total - in.h : 0;
+    if (v->cmd_scroll > most)
         v->cmd_scroll = most;
+    wrap_text(win, v, clip, in.y - v->cmd_scroll, text, hang);
 }
 
 /* Every value of the selected device that is N/A, with its whole reason,

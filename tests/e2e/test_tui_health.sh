@@ -86,6 +86,32 @@ contains "h200 events: the instance, with its profile" "$(tui_capture hh)" \
     " ago  MIG 0.1 2g.35gb  Xid 94   contained ECC error (only the processes using the bad memory"
 tui_quit hh q >/dev/null
 
+# --- more events than the 64 kept: the count says so, and the overlay scrolls ---
+cp "$SCN/h200-mig.ini" "$TMP/many-events.ini"
+for ((i = 1; i <= 69; i++)); do
+    printf '[event.fault%d]\nt = %d\ngpu = 0\nxid = 31\n' "$i" "$i" >>"$TMP/many-events.ini"
+done
+P=$(tui_proc hmany two-core)
+tui_start hmany 100 30 2 MIGMON_SIM_SCENARIO="$TMP/many-events.ini" -- "${SIMARGS[@]}" --proc-root "$P"
+tui_keys hmany e
+scr=$(tui_capture hmany)
+contains "many events: the count and what was not kept" "$scr" \
+    "│ 70 events since the monitor started, newest first; the 64 newest kept, 6 older not shown"
+contains "many events: an application fault on the GPU" "$scr" \
+    " ago  GPU 0            Xid 31   GPU memory page fault (the application "
+tui_keys hmany NPage
+scr=$(tui_capture hmany)
+case "$scr" in *"70 events since"*) bad "many events: PgDn did not scroll" ;; *) ok ;; esac
+contains "many events: still open after PgDn" "$scr" "Health events (Up/Down, any key closes)"
+tui_keys hmany NPage NPage NPage NPage NPage NPage NPage NPage NPage NPage
+scr=$(tui_capture hmany)
+# 1 + 64 x 3 rows at 92 columns; past the end the end stays in view: the
+# popup's last row (screen row 27) is the oldest kept event's action
+contains "many events: scrolled to the end, the last row is an action" \
+    "$(printf '%s\n' "$scr" | sed -n 27p)" "│     action: the job's own bug or input: check the application  "
+case "$scr" in *"Xid 94"*) bad "many events: the Xid 94 of t = 3 was kept past 64" ;; *) ok ;; esac
+tui_quit hmany q >/dev/null
+
 # --- no event API: the overlay says why, and there is no summary ---
 P=$(tui_proc hnone two-core)
 tui_start hnone 100 30 2 MIGMON_SIM_SCENARIO="$SCN/events-none.ini" -- "${SIMARGS[@]}" --proc-root "$P"
