@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "health.h"
+#include "tui/health_ui.h"
 #include "units.h"
 
 /* ---- the GPM page ---- */
@@ -255,6 +257,169 @@ static const char *temp_num(char *out, size_t len, const struct tui_view *v, con
     return out;
 }
 
+/* A fired rule: its name in its level's colour, then what to do. */
+static void health_rule_piece(struct tui_dlines *L, struct tui_dline *l,
+                              const struct health_rule_info *r)
+{
+    dp(l, r->level == HEALTH_ACTION ? R_ALARM : R_WARN, r->name);
+    dp(l, R_NORMAL, dl_cat(L, ": ", r->action));
+}
+
+/* A count with its markers, or N/A: "12", "12*", "N/A". */
+static const char *dl_count(struct tui_dlines *L, const struct metric *m)
+{
+    char b[48];
+    return dl_cat(L, tui_fmt_num(b, sizeof(b), m, 1, 0));
+}
+
+/* A count's role: N/A dim, above 0 in bad (a count of errors), else ok. */
+static enum tui_role count_role(const struct metric *m, enum tui_role ok, enum tui_role bad)
+{
+    return !metric_ok(m) ? R_FREE : m->value > 0 ? bad : ok;
+}
+
+/* ", pending" (alarm) when a flag is set, ", pending N/A" (dim) when it
+ * could not be read, nothing when it is clear. */
+static void dp_flag(struct tui_dlines *L, struct tui_dline *l, const struct metric *m,
+                    const char *word)
+{
+    if (!metric_ok(m))
+        dp(l, R_FREE, dl_cat(L, ", ", word, " N/A"));
+    else if (m->value >= 1)
+        dp(l, R_ALARM, dl_cat(L, ", ", word));
+}
+
+static bool all_none(const struct metric *m, const enum metric_id *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (metric_ok(&m[ids[i]]))
+            return false;
+    return true;
+}
+
+/* The health counters (GPU-wide: a MIG device shows its GPU's), one line
+ * per kind, each "N/A" alone when none of its values could be read, and
+ * when none at all could, one "counters N/A" on the verdict's line (when
+ * that is the last line so far: ok or unknown) or a line of its own. */
+static void health_counters(struct tui_dlines *L, const struct tui_view *v,
+                            const struct device *d, const char *par, struct tui_dline *verdict)
+{
+    const struct metric *m = d->m;
+    char a[64];
+    struct tui_dline *l;
+    static const enum metric_id every[] = {
+        M_MEM_TEMP, M_PCIE_REPLAY, M_ECC_CORR_AGG, M_ECC_UNCORR_AGG, M_REMAP_CORR,
+        M_REMAP_UNCORR, M_REMAP_PENDING, M_REMAP_FAILURE, M_RETIRED_SBE, M_RETIRED_DBE,
+        M_RETIRED_PENDING, M_MEM_RESERVED, M_NVLINK_LINKS_UP, M_NVLINK_CRC_ERRORS,
+        M_NVLINK_REPLAY_ERRORS, M_NVLINK_RECOVERY_ERRORS, M_THROTTLE_POWER_S,
+        M_THROTTLE_THERMAL_S};
+    if (all_none(m, every, sizeof(every) / sizeof(every[0]))) {
+        /* on the verdict's line when that is here (ok or unknown) */
+        l = verdict ? verdict : dl_add(L, true);
+        dp(l, R_NORMAL, verdict ? "  counters " : "Health counters ");
+        dp(l, R_FREE, "N/A");
+        if (m[M_MEM_TEMP].why)
+            dp_opt(l, R_FREE, dl_cat(L, ": ", m[M_MEM_TEMP].why));
+        dp_mark(l, par);
+        return;
+    }
+    l = dl_add(L, true);
+    dp(l, R_NORMAL, "Mem temp ");
+    dp(l, tui_na_or(&m[M_MEM_TEMP], R_NORMAL), dl_cat(L, tui_fmt_temp(a, sizeof(a), v, &m[M_MEM_TEMP])));
+    dp(l, R_NORMAL, "  PCIe replays ");
+    dp(l, count_role(&m[M_PCIE_REPLAY], R_NORMAL, R_WARN), dl_count(L, &m[M_PCIE_REPLAY]));
+    dp_mark(l, par);
+
+    l = dl_add(L, true);
+    dp(l, R_NORMAL, "ECC (life) ");
+    static const enum metric_id ecc[] = {M_ECC_CORR_AGG, M_ECC_UNCORR_AGG};
+    if (all_none(m, ecc, 2)) {
+        dp(l, R_FREE, "N/A");
+    } else {
+        dp(l, R_NORMAL, "corrected ");
+        dp(l, tui_na_or(&m[M_ECC_CORR_AGG], R_GOOD), dl_count(L, &m[M_ECC_CORR_AGG]));
+        dp(l, R_NORMAL, "  uncorrected ");
+        dp(l, count_role(&m[M_ECC_UNCORR_AGG], R_GOOD, R_ALARM), dl_count(L, &m[M_ECC_UNCORR_AGG]));
+    }
+    dp_mark(l, par);
+
+    /* "12 corr, 0 unc, pending": rows remapped (Ampere and later) */
+    l = dl_add(L, true);
+    dp(l, R_NORMAL, "Remapped rows ");
+    static const enum metric_id remap[] = {M_REMAP_CORR, M_REMAP_UNCORR, M_REMAP_PENDING,
+                                           M_REMAP_FAILURE};
+    if (all_none(m, remap, 4)) {
+        dp(l, R_FREE, "N/A");
+    } else {
+        dp(l, tui_na_or(&m[M_REMAP_CORR], R_NORMAL), dl_count(L, &m[M_REMAP_CORR]));
+        dp(l, R_NORMAL, " corr, ");
+        dp(l, count_role(&m[M_REMAP_UNCORR], R_NORMAL, R_WARN), dl_count(L, &m[M_REMAP_UNCORR]));
+        dp(l, R_NORMAL, " unc");
+        dp_flag(L, l, &m[M_REMAP_PENDING], "pending");
+        dp_flag(L, l, &m[M_REMAP_FAILURE], "failed");
+    }
+    dp_mark(l, par);
+
+    /* pages retired (before Ampere) */
+    l = dl_add(L, true);
+    dp(l, R_NORMAL, "Retired pages ");
+    static const enum metric_id retired[] = {M_RETIRED_SBE, M_RETIRED_DBE, M_RETIRED_PENDING};
+    if (all_none(m, retired, 3)) {
+        dp(l, R_FREE, "N/A");
+    } else {
+        dp(l, tui_na_or(&m[M_RETIRED_SBE], R_NORMAL), dl_count(L, &m[M_RETIRED_SBE]));
+        dp(l, R_NORMAL, " SBE, ");
+        dp(l, count_role(&m[M_RETIRED_DBE], R_NORMAL, R_WARN), dl_count(L, &m[M_RETIRED_DBE]));
+        dp(l, R_NORMAL, " DBE");
+        dp_flag(L, l, &m[M_RETIRED_PENDING], "pending");
+    }
+    dp_mark(l, par);
+
+    l = dl_add(L, true);
+    dp(l, R_NORMAL, "VRAM reserved ");
+    dp(l, tui_na_or(&m[M_MEM_RESERVED], R_NORMAL),
+       dl_cat(L, tui_fmt_bytes(a, sizeof(a), &m[M_MEM_RESERVED])));
+    dp_mark(l, par);
+
+    l = dl_add(L, true);
+    dp(l, R_NORMAL, "NVLink ");
+    static const enum metric_id nvl[] = {M_NVLINK_LINKS_UP, M_NVLINK_CRC_ERRORS,
+                                         M_NVLINK_REPLAY_ERRORS, M_NVLINK_RECOVERY_ERRORS};
+    if (all_none(m, nvl, 4)) {
+        dp(l, R_FREE, "N/A");
+    } else {
+        dp(l, tui_na_or(&m[M_NVLINK_LINKS_UP], R_NORMAL), dl_count(L, &m[M_NVLINK_LINKS_UP]));
+        dp(l, R_NORMAL, " up ");
+        dp_opt(l, R_NORMAL, " errors");
+        dp(l, R_NORMAL, " CRC ");
+        dp(l, count_role(&m[M_NVLINK_CRC_ERRORS], R_NORMAL, R_WARN),
+           dl_count(L, &m[M_NVLINK_CRC_ERRORS]));
+        dp(l, R_NORMAL, " replay ");
+        dp(l, count_role(&m[M_NVLINK_REPLAY_ERRORS], R_NORMAL, R_WARN),
+           dl_count(L, &m[M_NVLINK_REPLAY_ERRORS]));
+        dp(l, R_NORMAL, " recovery ");
+        dp(l, count_role(&m[M_NVLINK_RECOVERY_ERRORS], R_NORMAL, R_WARN),
+           dl_count(L, &m[M_NVLINK_RECOVERY_ERRORS]));
+    }
+    dp_mark(l, par);
+
+    /* how long the clocks were held down since the driver loaded */
+    l = dl_add(L, true);
+    dp(l, R_NORMAL, "Held down by power ");
+    const struct metric *hp = &m[M_THROTTLE_POWER_S], *ht = &m[M_THROTTLE_THERMAL_S];
+    dp(l, tui_na_or(hp, R_NORMAL),
+       metric_ok(hp) ? dl_cat(L, tui_fmt_duration(a, sizeof(a), hp->value),
+                              hp->src == MSRC_CARRIED ? "*" : "")
+                     : "N/A");
+    dp(l, R_NORMAL, "  thermal ");
+    dp(l, count_role(ht, R_NORMAL, R_WARN),
+       metric_ok(ht) ? dl_cat(L, tui_fmt_duration(a, sizeof(a), ht->value),
+                              ht->src == MSRC_CARRIED ? "*" : "")
+                     : "N/A");
+    dp_opt(l, R_FREE, " since driver load");
+    dp_mark(l, par);
+}
+
 void tui_detail_build(struct tui_dlines *L, const struct tui_view *v, const struct device *d)
 {
     const struct snapshot *s = v->snap;
@@ -329,7 +494,26 @@ void tui_detail_build(struct tui_dlines *L, const struct tui_view *v, const stru
         if (nwhy > 1)
             dp(l, R_FREE, dl_str(L, " (+%d more: i)", nwhy - 1));
     }
+    /* the verdict when it asks for something, with its first rule's
+     * action; its other rules follow the key lines, aligned under it */
+    struct health_rule_info rules[32];
+    size_t nrules = d->health >= HEALTH_WARNING ? health_rules_of(d->health_rules, rules, 32) : 0;
+    int hw = 0;
+    if (d->health >= HEALTH_WARNING) {
+        enum tui_role hr = d->health == HEALTH_ACTION ? R_ALARM : R_WARN;
+        l = dl_add(L, false);
+        const char *verdict = dl_cat(L, "Health ", health_level_name(d->health), "  ");
+        hw = tui_text_width(verdict);
+        dp(l, hr, verdict);
+        if (nrules > 0)
+            health_rule_piece(L, l, &rules[0]);
+    }
     L->key = L->n;
+    for (size_t i = 1; i < nrules; i++) {
+        l = dl_add(L, false);
+        dp(l, R_NORMAL, dl_str(L, "%*s", hw, ""));
+        health_rule_piece(L, l, &rules[i]);
+    }
 
     /* identity */
     l = dl_add(L, false);
@@ -421,7 +605,7 @@ void tui_detail_build(struct tui_dlines *L, const struct tui_view *v, const stru
     dp(l, unc_bad ? R_ALARM : tui_na_or(&m[M_ECC_UNCORR], R_GOOD),
        dl_cat(L, tui_fmt_num(b, sizeof(b), &m[M_ECC_UNCORR], 1, 0)));
     dp_mark(l, par);
-    l = dl_add(L, true);
+    l = dl_add(L, false); /* throttle reasons in words take the width */
     dp(l, R_NORMAL, "Processes ");
     dp(l, tui_na_or(&d->process_count, R_NORMAL),
        dl_cat(L, tui_fmt_num(a, sizeof(a), &d->process_count, 1, 0)));
@@ -438,6 +622,20 @@ void tui_detail_build(struct tui_dlines *L, const struct tui_view *v, const stru
         dp(l, R_FREE, "N/A");
     }
     dp_mark(l, par); /* the GPU's clocks are slowed, not the instance's */
+
+    /* health: the verdict when it asks for nothing, then the counters */
+    struct tui_dline *verdict = NULL;
+    if (d->health < HEALTH_WARNING) {
+        l = verdict = dl_add(L, true);
+        dp(l, R_NORMAL, "Health ");
+        if (d->health == HEALTH_OK) {
+            dp(l, R_GOOD, "ok");
+        } else {
+            dp(l, R_FREE, "unknown");
+            dp_opt(l, R_FREE, " (nothing its rules read could be read)");
+        }
+    }
+    health_counters(L, v, d, par, verdict);
 }
 
 int tui_detail_rows(const struct tui_dlines *L, int upto, int w)

@@ -23,14 +23,15 @@ struct tui_dline {
 
 /* The lines of one draw; their strings live in buf. */
 struct tui_dlines {
-    struct tui_dline l[20];
+    struct tui_dline l[40];
     int n, key;
-    char buf[4096];
+    char buf[8192];
     size_t used;
 };
 
 /* The lines of device d into L; L->key: how many are the key lines
- * (stall, utilisation, VRAM, temperature and power, why N/A). */
+ * (stall, utilisation, VRAM, temperature and power, why N/A, and the
+ * health verdict when it is warning or action). */
 void tui_detail_build(struct tui_dlines *L, const struct tui_view *v, const struct device *d);
 /* Rows the first upto lines take at a panel width w. */
 int tui_detail_rows(const struct tui_dlines *L, int upto, int w);

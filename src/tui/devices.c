@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "tui/fmt.h"
+#include "tui/health_ui.h"
 
 /* Width of the gauges for a list inner width w whose labels want lw
  * columns: 3 to 12 cells, 0 when even 3 do not fit. */
@@ -89,6 +90,8 @@ void tui_draw_devices(WINDOW *win, struct tui_view *v)
         const struct device *d = &s->devices[v->drow[row]];
         if (d->lost || d->stall)
             w += 8;
+        const char *hm = d->lost ? "" : tui_health_mark(d->health, NULL);
+        w += tui_text_width(hm); /* " !!": the space is the gap's (below) */
         if (w > lw)
             lw = w;
     }
@@ -120,20 +123,31 @@ void tui_draw_devices(WINDOW *win, struct tui_view *v)
         int y = in.y + r;
         enum tui_role lrole = d->lost ? R_ALARM : sel ? R_SELECTED : R_NORMAL;
         int x = tui_text(win, &v->theme, in, y, in.x, lrole, sel ? v->theme.g.sel : " ");
-        /* the state tag is never cut: the name gives way to it */
-        char tag[48] = "";
+        /* the health mark and the state tag are never cut: the name gives
+         * way to them. A lost GPU's tag says its verdict. */
+        char tag[48] = "", hmark[8] = "";
+        enum tui_role hrole = R_NORMAL;
         if (d->lost)
             snprintf(tag, sizeof(tag), " LOST %.0fs", d->lost_for_s);
         else if (d->stall)
             snprintf(tag, sizeof(tag), " STALLED");
-        int tw = tui_text_width(tag);
+        const char *hm = d->lost ? "" : tui_health_mark(d->health, &hrole);
+        if (hm[0])
+            snprintf(hmark, sizeof(hmark), " %s", hm);
+        int tw = tui_text_width(tag) + tui_text_width(hmark);
         struct rect lab = {y, in.x + 2, 1, fx - 1 - (in.x + 2)};
+        /* a health mark may take the first of the two blank columns
+         * before the figures, so a name that fits keeps fitting */
+        if (hmark[0])
+            lab.w++;
         struct rect name = lab;
         if (name.w - tw >= 6)
             name.w -= tw;
         x = tui_text(win, &v->theme, name, y, lab.x, lrole, labels[r]);
         if (suffix[r][0])
             x = tui_text(win, &v->theme, name, y, x, R_FREE, suffix[r]);
+        if (hmark[0])
+            x = tui_text(win, &v->theme, lab, y, x, hrole, hmark);
         if (tag[0])
             tui_text(win, &v->theme, lab, y, x, R_ALARM, tag);
         tui_dev_figures(win, v, (struct rect){y, fx, 1, in.x + in.w - fx}, i, g);

@@ -1,6 +1,7 @@
 /*
  * overlays.c — help, the process popup (whole command line, wrapped and
- * scrollable), the signal prompt and the reasons popup (key i).
+ * scrollable), the signal prompt, the reasons popup (key i) and the health
+ * events (key e).
  */
 #include "tui/overlays.h"
 
@@ -13,6 +14,7 @@
 #include "system/procinfo.h"
 #include "text.h"
 #include "tui/fmt.h"
+#include "tui/health_ui.h"
 
 static void draw_modal(WINDOW *win, const struct tui_view *v, const char *title,
                        const char *const *lines, size_t n)
@@ -42,11 +44,12 @@ static void draw_help(WINDOW *win, const struct tui_view *v)
              "%s    a MIG GPU's VRAM as the sum of its instances (its own needs privilege)",
              v->theme.g.sum);
     const char *const lines[] = {
-        /* 17 lines: the whole of it fits 80x24 (19 rows with the border) */
+        /* 19 lines: the whole of it fits 80x24 (21 rows with the border) */
         "Up/Down Tab         previous / next device (PgUp/PgDn Home/End: pages)",
         "0-9, mouse click    GPU n (two digits quickly: GPU 12); select a device",
         "Enter               fold / unfold a GPU's MIG instances",
         "g  i                GPM page of the detail; why each N/A is missing",
+        "e                   health events: Xids and ECC errors, newest first",
         "c                   charts: activity / temperature, power, clocks",
         "+ / -               sampling interval up / down (min 100 ms)",
         "s  /                process sort key; filter by command or user",
@@ -60,6 +63,7 @@ static void draw_help(WINDOW *win, const struct tui_view *v)
         "N/A  could not be read     ~  estimate     *  carried (last value)",
         "gpm/proc  from GPM / per-process samples   [GPU n]  the parent GPU's value",
         sum,
+        "!  !!  health: worth a look / an operator must act (detail panel, e)",
     };
     draw_modal(win, v, "Help (any key closes)", lines, sizeof(lines) / sizeof(lines[0]));
 }
@@ -165,29 +169,72 @@ static void draw_proc_modal(WINDOW *win, const struct tui_view *v)
     draw_modal(win, v, title, lines, n);
 }
 
-/* Text wrapped at spaces into lines of clip.w columns from row y on; only
- * the rows inside clip are drawn. Returns the row after the last. */
+/* Text wrapped at spaces into lines of clip.w columns from row y on, the
+ * lines after the first indented by hang columns; only the rows inside
+ * clip are drawn. Returns the row after the last. */
 static int wrap_clipped(WINDOW *win, const struct tui_view *v, struct rect clip, int y,
-                        const char *s)
+                        const char *s, int hang)
 {
     char buf[1024];
     const char *p = s;
     if (!*p)
         return y + 1;
-    while (*p) {
-        size_t take = tui_wrap_take(p, strlen(p), clip.w);
+    if (hang > clip.w / 2)
+        hang = 0;
+    for (int x = clip.x, w = clip.w; *p; x = clip.x + hang, w = clip.w - hang) {
+        size_t take = tui_wrap_take(p, strlen(p), w);
         if (take >= sizeof(buf))
             take = sizeof(buf) - 1;
         memcpy(buf, p, take);
         buf[take] = '\0';
         if (y >= clip.y && y < clip.y + clip.h)
-            tui_text(win, &v->theme, clip, y, clip.x, R_NORMAL, buf);
+            tui_text(win, &v->theme, clip, y, x, R_NORMAL, buf);
         y++;
         p += take;
         while (*p == ' ')
             p++;
     }
     return y;
+}
+
+/* The lines of text ('\n'-separated) wrapped into clip from row y on, each
+ * line's continuation indented by its own leading spaces and hang more;
+ * only the rows inside clip are drawn. Returns the row after the last. */
+static int wrap_text(WINDOW *win, const struct tui_view *v, struct rect clip, int y,
+                     const char *text, int hang)
+{
+    char line[1024];
+    const char *p = text;
+    while (*p) {
+        size_t len = strcspn(p, "\n");
+        snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) - 1 ? len : sizeof(line) - 1), p);
+        y = wrap_clipped(win, v, clip, y, line, (int)strspn(line, " ") + hang);
+        p += len;
+        if (*p == '\n')
+            p++;
+    }
+    return y;
+}
+
+/* A popup of text over most of the screen, wrapped (wrap_text) and
+ * scrolled by v->cmd_scroll (Up/Down, PgUp/PgDn), which stops where the
+ * last row is at the bottom: the rows are counted first, so a key past
+ * the end shows the end, not an empty popup. */
+static void draw_text_popup(WINDOW *win, struct tui_view *v, const char *title, const char *text,
+                            int hang)
+{
+    int bw = v->lay.w - 4, bh = v->lay.h - 4;
+    if (bw < 20 || bh < 3)
+        return;
+    struct rect r = {2, 2, bh, bw};
+    struct rect in = tui_box(win, &v->theme, r, title, R_HEADER);
+    struct rect clip = {in.y, in.x + 1, in.h, in.w - 2}, count = clip;
+    count.h = 0; /* draws nothing */
+    int total = wrap_text(win, v, count, 0, text, hang);
+    int most = total > in.h ? total - in.h : 0;
+    if (v->cmd_scroll > most)
+        v->cmd_scroll = most;
+    wrap_text(win, v, clip, in.y - v->cmd_scroll, text, hang);
 }
 
 /* Every value of the selected device that is N/A, with its whole reason,
@@ -237,9 +284,6 @@ static void draw_reasons(WINDOW *win, struct tui_view *v)
 #undef ADD
     if (count == 0)
         snprintf(text, sizeof(text), "Every value of this device was read.");
-    int bw = v->lay.w - 4, bh = v->lay.h - 4;
-    if (bw < 20 || bh < 3)
-        return;
     char title[192];
     char name[MIGMON_NAME_LEN + 8];
     if (d->kind == DEV_MIG)
@@ -248,23 +292,16 @@ static void draw_reasons(WINDOW *win, struct tui_view *v)
         snprintf(name, sizeof(name), "GPU %d", d->index);
     snprintf(title, sizeof(title), "Why N/A: %s, %d value%s (Up/Down, any key closes)", name,
              count, count == 1 ? "" : "s");
-    struct rect r = {2, 2, bh, bw};
-    struct rect in = tui_box(win, &v->theme, r, title, R_HEADER);
-    struct rect clip = {in.y, in.x + 1, in.h, in.w - 2};
-    int y0 = in.y - v->cmd_scroll, y = y0;
-    char line[1024];
-    const char *p = text;
-    while (*p) {
-        size_t len = strcspn(p, "\n");
-        snprintf(line, sizeof(line), "%.*s", (int)(len < sizeof(line) - 1 ? len : sizeof(line) - 1), p);
-        y = wrap_clipped(win, v, clip, y, line);
-        p += len;
-        if (*p == '\n')
-            p++;
-    }
-    int total = y - y0, most = total > in.h ? total - in.h : 0;
-    if (v->cmd_scroll > most) /* scrolled past the end: stop there next time */
-        v->cmd_scroll = most;
+    draw_text_popup(win, v, title, text, 0);
+}
+
+/* The recent health events, newest first (health_ui.h has the text):
+ * continuation lines indented so the times stand out. */
+static void draw_events(WINDOW *win, struct tui_view *v)
+{
+    static char text[64 * 512 + 1024]; /* the UI thread's */
+    tui_events_text(text, sizeof(text), v->snap);
+    draw_text_popup(win, v, "Health events (Up/Down, any key closes)", text, 4);
 }
 
 void tui_draw_overlay(WINDOW *win, struct tui_view *v)
@@ -274,6 +311,7 @@ void tui_draw_overlay(WINDOW *win, struct tui_view *v)
     case MODAL_PROC_DETAIL:
     case MODAL_KILL_CONFIRM: draw_proc_modal(win, v); break;
     case MODAL_REASONS: draw_reasons(win, v); break;
+    case MODAL_EVENTS: draw_events(win, v); break;
     default: break;
     }
 }

@@ -23,6 +23,7 @@
 #include "tui/devices.h"
 #include "tui/fmt.h"
 #include "tui/frame.h"
+#include "tui/health_ui.h"
 #include "tui/meters.h"
 #include "tui/overlays.h"
 #include "tui/widgets.h"
@@ -47,16 +48,31 @@ static void draw_header(WINDOW *win, const struct tui_view *v)
             snprintf(nvml, sizeof(nvml), "  NVML %s", s->nvml_version);
     }
     /* what the width holds, the least needed last: the NVML version goes
-     * first, then CUDA's, then the demo's file name; the driver's stays */
+     * first, then CUDA's, then the demo's file name, then the health
+     * summary shortens; the driver's stays */
     const char *demo = v->demo_label ? v->demo_label : "";
     const char *demo_short = v->demo_label ? "DEMO" : "";
-    int fit = r.w - 21; /* the clock and a space */
+    /* the health summary, when some GPU is not ok, goes before the clock */
+    char hsum[96] = "";
+    enum tui_role hrole = R_WARN;
+    int form = tui_health_summary(hsum, sizeof(hsum), s, TUI_HEALTH_FULL, &hrole)
+                   ? TUI_HEALTH_FULL
+                   : TUI_HEALTH_TINY + 1; /* none */
     const char *steps[][3] = {{demo, cuda, nvml}, {demo, cuda, ""}, {demo, "", ""},
                               {demo_short, "", ""}};
-    for (size_t k = 0; k < sizeof(steps) / sizeof(steps[0]); k++) {
+    size_t k = 0, nsteps = sizeof(steps) / sizeof(steps[0]);
+    int hroom = 0;
+    for (;;) {
         snprintf(left, sizeof(left), " mig-gpu-mon  %s%s%s%s%s%s", host, steps[k][0][0] ? "  " : "",
                  steps[k][0], drv, steps[k][1], steps[k][2]);
-        if (tui_text_width(left) <= fit)
+        hroom = form <= TUI_HEALTH_TINY ? tui_text_width(hsum) + 2 : 0;
+        if (tui_text_width(left) <= r.w - 21 - hroom) /* the clock and a space */
+            break;
+        if (k + 1 < nsteps)
+            k++;
+        else if (form <= TUI_HEALTH_TINY && ++form <= TUI_HEALTH_TINY)
+            tui_health_summary(hsum, sizeof(hsum), s, (enum tui_health_form)form, NULL);
+        else
             break;
     }
     /* the clock changes once a second: formatted then (the UI thread's) */
@@ -75,7 +91,11 @@ static void draw_header(WINDOW *win, const struct tui_view *v)
     if (v->debug_path)
         snprintf(dbg, sizeof(dbg), "DEBUG %s %.200s ", t->g.utf8 ? "\u2192" : "->", v->debug_path);
     int dw = tui_text_width(dbg);
-    int room = r.w - cw - 1;
+    if (form > TUI_HEALTH_TINY)
+        hroom = 0;
+    int room = r.w - cw - 1 - hroom;
+    if (hroom)
+        tui_text(win, t, r, r.y, r.x + room + 2, hrole, hsum);
     if (dw > room / 2) /* the log's path gives way to the rest */
         dw = 0;
     int x = tui_text(win, t, (struct rect){r.y, r.x, 1, room - dw}, r.y, r.x, R_HEADER, left);

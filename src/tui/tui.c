@@ -309,7 +309,8 @@ static bool handle_key(struct loop *L, int key)
             snprintf(v->status, sizeof(v->status), "no signal sent");
         return key != 3;
     }
-    if (v->modal == MODAL_PROC_DETAIL || v->modal == MODAL_REASONS) { /* these scroll */
+    if (v->modal == MODAL_PROC_DETAIL || v->modal == MODAL_REASONS ||
+        v->modal == MODAL_EVENTS) { /* these scroll */
         int page = v->lay.h > 12 ? v->lay.h - 8 : 4;
         switch (key) {
         case KEY_DOWN: v->cmd_scroll++; return true;
@@ -341,6 +342,10 @@ static bool handle_key(struct loop *L, int key)
         return true;
     case 'i':
         v->modal = MODAL_REASONS;
+        v->cmd_scroll = 0;
+        return true;
+    case 'e':
+        v->modal = MODAL_EVENTS;
         v->cmd_scroll = 0;
         return true;
     case ' ':

@@ -29,6 +29,7 @@ enum tui_modal {
     MODAL_PROC_DETAIL,  /* full command line of the selected process */
     MODAL_KILL_CONFIRM, /* "signal PID n: t TERM  i INT  k KILL  Esc" */
     MODAL_REASONS,      /* every N/A of the selected device with its full reason */
+    MODAL_EVENTS,       /* the recent health events, newest first (key e) */
 };
 
 /* Collapse state of a GPU's MIG instances in the device list. */
@@ -88,7 +89,7 @@ struct tui_view {
      * owned by the view, freed by tui_view_free_cmdline. */
     char *full_cmd;
     size_t full_cmd_len;
-    int cmd_scroll; /* first wrapped line shown (also the reasons popup) */
+    int cmd_scroll; /* first wrapped line shown (also the reasons and events popups) */
 
     struct tui_layout lay;
     /* filled by the draw: process rows of the selected device (for a MIG

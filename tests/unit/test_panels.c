@@ -16,6 +16,7 @@
 #include <time.h>
 #include <wchar.h>
 
+#include "health.h"
 #include "history.h"
 #include "tui/fmt.h"
 #include "tui/frame.h"
@@ -617,6 +618,125 @@ static void test_detail_lines_on_screen(void **state)
     fclose(in);
 }
 
+
+/* Health on the screen: the device row's mark, the header's summary, the
+ * verdict with each fired rule and its action in the detail panel, and
+ * the health counters' lines; N/A where a counter could not be read; the
+ * events overlay (key e) over it all. */
+static void test_health_on_screen(void **state)
+{
+    (void)state;
+    setlocale(LC_ALL, "C.UTF-8");
+    setenv("LINES", "60", 1);
+    setenv("COLUMNS", "200", 1);
+    setenv("TZ", "UTC", 1);
+    tzset();
+    FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
+    assert_non_null(out);
+    assert_non_null(in);
+    SCREEN *scr = newterm("xterm-256color", out, in);
+    assert_non_null(scr);
+    set_term(scr);
+
+    static const char *const uuids[] = {"GPU-aaaaaaaa-1111-2222-3333-444444444444",
+                                        "GPU-bbbbbbbb-1111-2222-3333-444444444444"};
+    struct snapshot s;
+    make_snapshot(&s, uuids, 2);
+    for (int i = 0; i < 2; i++) {
+        struct device *d = &devs[i];
+        for (int k = 0; k < M_COUNT; k++)
+            d->m[k] = metric_none("not supported");
+        d->kind = DEV_GPU;
+        d->index = i;
+        d->mig_index = d->parent_pos = d->gi_id = d->ci_id = -1;
+        snprintf(d->name, sizeof(d->name), "NVIDIA H100 80GB HBM3");
+        d->m[M_TEMP] = metric_direct(50);
+        d->m[M_TEMP_SLOWDOWN] = metric_direct(87);
+        d->m[M_ECC_UNCORR] = metric_direct(0);
+    }
+    struct device *d = &devs[0];
+    d->m[M_REMAP_FAILURE] = metric_direct(0);
+    d->m[M_ECC_UNCORR] = metric_direct(2); /* a warning */
+    d->m[M_REMAP_PENDING] = metric_direct(1); /* action */
+    d->m[M_MEM_TEMP] = metric_direct(71);
+    d->m[M_PCIE_REPLAY] = metric_direct(3);
+    d->m[M_ECC_CORR_AGG] = metric_direct(40);
+    d->m[M_ECC_UNCORR_AGG] = metric_direct(2);
+    d->m[M_REMAP_CORR] = metric_direct(12);
+    d->m[M_REMAP_UNCORR] = metric_direct(0);
+    d->m[M_MEM_RESERVED] = metric_direct(512.0 * 1024 * 1024);
+    d->m[M_NVLINK_LINKS_UP] = metric_direct(18);
+    d->m[M_NVLINK_CRC_ERRORS] = metric_direct(0);
+    d->m[M_NVLINK_REPLAY_ERRORS] = metric_direct(1);
+    d->m[M_NVLINK_RECOVERY_ERRORS] = metric_direct(0);
+    d->m[M_THROTTLE_POWER_S] = metric_direct(12.4);
+    d->m[M_THROTTLE_THERMAL_S] = metric_direct(0);
+    s.events_why = "no NVML event API in this driver";
+    health_evaluate(&s);
+    assert_int_equal(devs[0].health, HEALTH_ACTION);
+    assert_int_equal(devs[1].health, HEALTH_OK);
+
+    static struct history h;
+    assert_int_equal(history_init(&h, 300), 0);
+    history_push(&h, &s);
+    static struct tui_view v;
+    memset(&v, 0, sizeof(v));
+    tui_theme_init(&v.theme, true, true);
+    v.snap = &s;
+    v.hist = &h;
+    v.interval_ms = 1000;
+    tui_view_follow(&v);
+    tui_draw(stdscr, &v);
+    wnoutrefresh(stdscr);
+    const char *want[] = {
+        "GPU health: 1 action (e: events) 20", /* before the clock */
+        "GPU 0 H100 80GB HBM3 !!",
+        "Health action  row-remap-pending: reset the GPU when its jobs allow: a row remap waits "
+        "for it",
+        "               ecc-uncorrectable: uncorrectable ECC errors since the driver loaded",
+        "Mem temp 71\u00b0C  PCIe replays 3",
+        "ECC (life) corrected 40  uncorrected 2",
+        "Remapped rows 12 corr, 0 unc, pending",
+        "Retired pages N/A",
+        "VRAM reserved 512 MiB",
+        "NVLink 18 up  errors CRC 0 replay 1 recovery 0",
+        "Held down by power 12 s  thermal 0 s",
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        if (!screen_has(want[i]))
+            fail_msg("\"%s\" is not on the screen", want[i]);
+    assert_false(screen_has("GPU 1 H100 80GB HBM3 !")); /* ok: no mark */
+    assert_false(screen_has("Health ok")); /* GPU 0 is selected */
+    /* the ok GPU: its verdict, and the counters it could not read at all */
+    tui_view_select_abs(&v, 1);
+    tui_draw(stdscr, &v);
+    wnoutrefresh(stdscr);
+    assert_true(screen_has("Health ok  counters N/A: not supported"));
+    assert_false(screen_has("Health action"));
+    /* the events overlay says why there are none */
+    v.modal = MODAL_EVENTS;
+    tui_draw(stdscr, &v);
+    wnoutrefresh(stdscr);
+    assert_true(screen_has("Health events (Up/Down, any key closes)"));
+    assert_true(screen_has("no health events: no NVML event API in this driver"));
+    /* every GPU ok: no summary */
+    devs[0].m[M_REMAP_PENDING] = metric_direct(0);
+    devs[0].m[M_ECC_UNCORR] = metric_direct(0);
+    health_evaluate(&s);
+    v.modal = MODAL_NONE;
+    tui_draw(stdscr, &v);
+    wnoutrefresh(stdscr);
+    assert_false(screen_has("health:"));
+    assert_false(screen_has("!!"));
+    tui_view_free(&v);
+    history_free(&h);
+    tui_frame_free();
+    endwin();
+    delscreen(scr);
+    fclose(out);
+    fclose(in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -631,6 +751,7 @@ int main(void)
         cmocka_unit_test(test_fmt_whole_is_printf),
         cmocka_unit_test(test_wrap_take),
         cmocka_unit_test(test_detail_lines_on_screen),
+        cmocka_unit_test(test_health_on_screen),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
