@@ -297,10 +297,64 @@ static bool all_none(const struct metric *m, const enum metric_id *ids, size_t n
     return true;
 }
 
+/* Not on this GPU at all: every value none, each because the driver said
+ * NOT_SUPPORTED (retired pages on Ampere and later, remapped rows in MIG
+ * mode). Such a line is left out; the Why N/A overlay (i) still lists it. */
+static bool not_here(const struct metric *m, const enum metric_id *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (metric_ok(&m[ids[i]]) || !m[ids[i]].why || !strstr(m[ids[i]].why, "NOT_SUPPORTED"))
+            return false;
+    return true;
+}
+
+/* "12 corr, 0 unc, pending": rows remapped (Ampere and later) */
+static void remap_line(struct tui_dlines *L, const struct metric *m, const char *par)
+{
+    static const enum metric_id remap[] = {M_REMAP_CORR, M_REMAP_UNCORR, M_REMAP_PENDING,
+                                           M_REMAP_FAILURE};
+    if (not_here(m, remap, 4))
+        return;
+    struct tui_dline *l = dl_add(L, true);
+    dp(l, R_NORMAL, "Remapped rows ");
+    if (all_none(m, remap, 4)) {
+        dp(l, R_FREE, "N/A");
+    } else {
+        dp(l, tui_na_or(&m[M_REMAP_CORR], R_NORMAL), dl_count(L, &m[M_REMAP_CORR]));
+        dp(l, R_NORMAL, " corr, ");
+        dp(l, count_role(&m[M_REMAP_UNCORR], R_NORMAL, R_WARN), dl_count(L, &m[M_REMAP_UNCORR]));
+        dp(l, R_NORMAL, " unc");
+        dp_flag(L, l, &m[M_REMAP_PENDING], "pending");
+        dp_flag(L, l, &m[M_REMAP_FAILURE], "failed");
+    }
+    dp_mark(l, par);
+}
+
+/* pages retired (before Ampere) */
+static void retired_line(struct tui_dlines *L, const struct metric *m, const char *par)
+{
+    static const enum metric_id retired[] = {M_RETIRED_SBE, M_RETIRED_DBE, M_RETIRED_PENDING};
+    if (not_here(m, retired, 3))
+        return;
+    struct tui_dline *l = dl_add(L, true);
+    dp(l, R_NORMAL, "Retired pages ");
+    if (all_none(m, retired, 3)) {
+        dp(l, R_FREE, "N/A");
+    } else {
+        dp(l, tui_na_or(&m[M_RETIRED_SBE], R_NORMAL), dl_count(L, &m[M_RETIRED_SBE]));
+        dp(l, R_NORMAL, " SBE, ");
+        dp(l, count_role(&m[M_RETIRED_DBE], R_NORMAL, R_WARN), dl_count(L, &m[M_RETIRED_DBE]));
+        dp(l, R_NORMAL, " DBE");
+        dp_flag(L, l, &m[M_RETIRED_PENDING], "pending");
+    }
+    dp_mark(l, par);
+}
+
 /* The health counters (GPU-wide: a MIG device shows its GPU's), one line
- * per kind, each "N/A" alone when none of its values could be read, and
- * when none at all could, one "counters N/A" on the verdict's line (when
- * that is the last line so far: ok or unknown) or a line of its own. */
+ * per kind, each "N/A" alone when none of its values could be read (left
+ * out when the GPU does not have it: not_here), and when none at all
+ * could, one "counters N/A" on the verdict's line (when that is the last
+ * line so far: ok or unknown) or a line of its own. */
 static void health_counters(struct tui_dlines *L, const struct tui_view *v,
                             const struct device *d, const char *par, struct tui_dline *verdict)
 {
@@ -343,37 +397,8 @@ static void health_counters(struct tui_dlines *L, const struct tui_view *v,
     }
     dp_mark(l, par);
 
-    /* "12 corr, 0 unc, pending": rows remapped (Ampere and later) */
-    l = dl_add(L, true);
-    dp(l, R_NORMAL, "Remapped rows ");
-    static const enum metric_id remap[] = {M_REMAP_CORR, M_REMAP_UNCORR, M_REMAP_PENDING,
-                                           M_REMAP_FAILURE};
-    if (all_none(m, remap, 4)) {
-        dp(l, R_FREE, "N/A");
-    } else {
-        dp(l, tui_na_or(&m[M_REMAP_CORR], R_NORMAL), dl_count(L, &m[M_REMAP_CORR]));
-        dp(l, R_NORMAL, " corr, ");
-        dp(l, count_role(&m[M_REMAP_UNCORR], R_NORMAL, R_WARN), dl_count(L, &m[M_REMAP_UNCORR]));
-        dp(l, R_NORMAL, " unc");
-        dp_flag(L, l, &m[M_REMAP_PENDING], "pending");
-        dp_flag(L, l, &m[M_REMAP_FAILURE], "failed");
-    }
-    dp_mark(l, par);
-
-    /* pages retired (before Ampere) */
-    l = dl_add(L, true);
-    dp(l, R_NORMAL, "Retired pages ");
-    static const enum metric_id retired[] = {M_RETIRED_SBE, M_RETIRED_DBE, M_RETIRED_PENDING};
-    if (all_none(m, retired, 3)) {
-        dp(l, R_FREE, "N/A");
-    } else {
-        dp(l, tui_na_or(&m[M_RETIRED_SBE], R_NORMAL), dl_count(L, &m[M_RETIRED_SBE]));
-        dp(l, R_NORMAL, " SBE, ");
-        dp(l, count_role(&m[M_RETIRED_DBE], R_NORMAL, R_WARN), dl_count(L, &m[M_RETIRED_DBE]));
-        dp(l, R_NORMAL, " DBE");
-        dp_flag(L, l, &m[M_RETIRED_PENDING], "pending");
-    }
-    dp_mark(l, par);
+    remap_line(L, m, par);
+    retired_line(L, m, par);
 
     l = dl_add(L, true);
     dp(l, R_NORMAL, "VRAM reserved ");

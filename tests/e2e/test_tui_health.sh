@@ -35,7 +35,7 @@ contains "dgx: the verdict and its rule's action, among the key lines" "$scr" \
     "│Health action  xid-needs-reset: an Xid whose remedy is a reset or a d…│"
 tui_keys hdgx 4
 scr=$(tui_capture hdgx)
-contains "dgx: an ok GPU says so" "$scr" "│Health ok  counters N/A: not read"
+contains "dgx: an ok GPU says so" "$scr" "│Health ok      "
 tui_keys hdgx e
 TUI_MASK=$EVMASK tui_screen "dgx: the events overlay at 120x40" hdgx dgx-events-120x40
 scr=$(tui_capture hdgx)
@@ -77,7 +77,8 @@ contains "h200: the other instances unmarked" "$scr" "├ MIG 0 3g.71gb    "
 contains "h200: the header" "$(printf '%s\n' "$scr" | head -1)" "GPU health: 1 warning (e: events)"
 tui_keys hh Down Down
 scr=$(tui_capture hh)
-contains "h200: an instance shows its GPU's counters" "$scr" "│Health counters N/A: not read [GPU 0]"
+contains "h200: an instance shows its GPU's counters, marked as its" "$scr" "│Mem temp 59°C  PCIe replays 2 [GPU 0]"
+contains "h200: ... its NVLink" "$scr" "│NVLink 18 up  errors CRC 0 replay 0 recovery 0 [GPU 0]"
 contains "h200: the rule and its action" "$scr" \
     "│Health warning  xid-contained-ecc: restart the jobs on the affected M…│"
 tui_keys hh e
