@@ -57,7 +57,7 @@ _mig_gpu_mon() {
     esac
     local opts
     case "$mode" in
-    profile) opts="-i --interval -o --output -f --format --timeline --nvml-path --demo --proc-root -h
+    profile) opts="-i --interval -o --output -f --format --timeline --nvml-path --demo --proc-root --dcgm --dcgm-lib -h
         --help --" ;;
     record) opts="-o --output --append --force -f --format --duration -n --count --trigger -i --interval
         --top --gpm --dcgm --dcgm-lib --nvml-path --demo --debug --proc-root --config --no-config" ;;

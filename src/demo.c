@@ -187,3 +187,14 @@ fail:
     fprintf(stderr, "mig-gpu-mon: %s\n", err);
     return -1;
 }
+
+const char *demo_dcgm_lib(const char *nvml_lib, char *out, size_t outlen)
+{
+    const char *slash = strrchr(nvml_lib, '/');
+    if (!slash)
+        return NULL;
+    int n = snprintf(out, outlen, "%.*s/libdcgm.so.4", (int)(slash - nvml_lib), nvml_lib);
+    if (n < 0 || (size_t)n >= outlen || access(out, R_OK) != 0)
+        return NULL;
+    return out;
+}

@@ -55,4 +55,11 @@ int demo_check_scenario(const char *lib, const char *path, char *err, size_t err
 int demo_setup(const char *exe, const char *arg, char *lib, size_t liblen, char *label,
                size_t lablen);
 
+/*
+ * The bundled simulator's DCGM (libdcgm.so.4 beside the simulated NVML
+ * library nvml_lib, serving the same scenario) into out. Returns out, or
+ * NULL when there is none.
+ */
+const char *demo_dcgm_lib(const char *nvml_lib, char *out, size_t outlen);
+
 #endif

@@ -393,13 +393,8 @@ int main(int argc, char **argv)
         /* The bundled simulator's DCGM beside its NVML, serving the same
          * scenario, unless another was named. */
         static char demo_dcgm[4096 + 16];
-        const char *slash = strrchr(demo_lib, '/');
-        if (!c.dcgm_lib && slash) {
-            snprintf(demo_dcgm, sizeof(demo_dcgm), "%.*s/libdcgm.so.4", (int)(slash - demo_lib),
-                     demo_lib);
-            if (access(demo_dcgm, R_OK) == 0)
-                c.dcgm_lib = demo_dcgm;
-        }
+        if (!c.dcgm_lib)
+            c.dcgm_lib = demo_dcgm_lib(demo_lib, demo_dcgm, sizeof(demo_dcgm));
     }
     if (c.dcgm_lib && access(c.dcgm_lib, R_OK) != 0) {
         fprintf(stderr, "mig-gpu-mon: --dcgm-lib %s: %s\n", c.dcgm_lib, strerror(errno));

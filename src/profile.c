@@ -56,6 +56,9 @@ struct prof_opts {
     const char *proc_root;
     bool demo;
     const char *demo_scenario;
+    int dcgm;             /* --dcgm: CLI_DCGM_* */
+    char dcgm_addr[160];  /* --dcgm ADDR */
+    const char *dcgm_lib; /* --dcgm-lib */
     char **cmd;
 };
 
@@ -108,6 +111,9 @@ static void usage(FILE *f)
           "      --nvml-path PATH  load this libnvidia-ml\n"
           "      --demo[=SCENARIO] on the bundled NVML simulator (--demo h200-mig -- CMD)\n"
           "      --proc-root DIR   read processes and memory from DIR instead of /proc\n"
+          "      --dcgm WHERE      per-MIG activity on Ampere from DCGM: auto (default),\n"
+          "                        HOST[:PORT], unix:PATH, embedded or off\n"
+          "      --dcgm-lib PATH   load this libdcgm instead of libdcgm.so.4 / .so.3\n"
           "  -h, --help            this help\n"
           "\n"
           "OPTIONS may also come before the word profile (mig-gpu-mon --demo profile\n"
@@ -120,7 +126,7 @@ static void usage(FILE *f)
           f);
 }
 
-enum { O_TIMELINE = 256, O_NVML, O_DEMO, O_PROC_ROOT };
+enum { O_TIMELINE = 256, O_NVML, O_DEMO, O_PROC_ROOT, O_DCGM, O_DCGM_LIB };
 static const struct option longopts[] = {
     {"interval", required_argument, NULL, 'i'},
     {"output", required_argument, NULL, 'o'},
@@ -129,6 +135,8 @@ static const struct option longopts[] = {
     {"nvml-path", required_argument, NULL, O_NVML},
     {"demo", optional_argument, NULL, O_DEMO},
     {"proc-root", required_argument, NULL, O_PROC_ROOT},
+    {"dcgm", required_argument, NULL, O_DCGM},
+    {"dcgm-lib", required_argument, NULL, O_DCGM_LIB},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -202,6 +210,23 @@ static int parse(struct prof_opts *o, int argc, char **argv, int at)
             o->demo_scenario = cli_optional_value(argc, argv);
             break;
         case O_PROC_ROOT: o->proc_root = optarg; break;
+        case O_DCGM:
+            if (cli_parse_dcgm(optarg, &o->dcgm, o->dcgm_addr, sizeof(o->dcgm_addr)) != 0) {
+                char v[208];
+                snprintf(v, sizeof(v), "%s", optarg);
+                text_clean(v, sizeof(v));
+                fprintf(stderr, "mig-gpu-mon profile: --dcgm %s: expected auto, off, embedded, "
+                                "HOST[:PORT] or unix:PATH\n", v);
+                return 2;
+            }
+            break;
+        case O_DCGM_LIB:
+            if (!*optarg) {
+                fprintf(stderr, "mig-gpu-mon profile: --dcgm-lib: expected a file path\n");
+                return 2;
+            }
+            o->dcgm_lib = optarg;
+            break;
         case 'h':
             usage(stdout);
             if (fflush(stdout) == 0 && !ferror(stdout))
@@ -681,6 +706,18 @@ int profile_main(int argc, char **argv, int at, const char *self_exe)
                        sizeof(demo_label)) != 0)
             return 2;
         P.o.nvml_path = demo_lib;
+        /* the simulator's DCGM too, serving the same scenario */
+        static char demo_dcgm[4096 + 16];
+        if (!P.o.dcgm_lib)
+            P.o.dcgm_lib = demo_dcgm_lib(demo_lib, demo_dcgm, sizeof(demo_dcgm));
+    }
+    if (P.o.dcgm_lib && access(P.o.dcgm_lib, R_OK) != 0) {
+        int e = errno;
+        char v[4096];
+        snprintf(v, sizeof(v), "%s", P.o.dcgm_lib);
+        text_clean(v, sizeof(v));
+        fprintf(stderr, "mig-gpu-mon profile: --dcgm-lib %s: %s\n", v, strerror(e));
+        return 2;
     }
     FILE *report = stderr;
     if (P.o.report && !(report = output_open(P.o.report)))
@@ -694,7 +731,10 @@ int profile_main(int argc, char **argv, int at, const char *self_exe)
                             .proc_root = P.o.proc_root,
                             .gpm_exe = self_exe,
                             .interval_ms = P.o.interval_ms,
-                            .timeline = P.timeline};
+                            .timeline = P.timeline,
+                            .dcgm_mode = P.o.dcgm,
+                            .dcgm_addr = P.o.dcgm_addr,
+                            .dcgm_lib = P.o.dcgm_lib};
     char err[2048];
     if (watch_open(&P.w, &wo, err, sizeof(err)) != 0) {
         text_clean_lines(err, sizeof(err));

@@ -501,7 +501,10 @@ int watch_open(struct watch *w, const struct watch_opts *o, char *err, size_t er
                               .proc_root = o->proc_root,
                               .top = 0,
                               .interval_ms = w->interval_ms < 100 ? 100 : w->interval_ms,
-                              .gpm_exe = o->gpm_exe};
+                              .gpm_exe = o->gpm_exe,
+                              .dcgm_mode = o->dcgm_mode,
+                              .dcgm_addr = o->dcgm_addr,
+                              .dcgm_lib = o->dcgm_lib};
     if (collect_open(&w->col, &co, err, errlen) != 0)
         return -1;
     /* The first sample comes before the command starts: it may take as

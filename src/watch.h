@@ -56,6 +56,9 @@ struct watch_opts {
     unsigned interval_ms;  /* the sampling period: each sample's deadline is 3/4 of it */
     bool quiet;            /* do not report the first failing sample on stderr */
     FILE *timeline;        /* every sample's snapshot as a JSON line, or NULL */
+    int dcgm_mode;         /* enum dcgm_mode, as in collect_opts: auto (0), addr, embedded, off */
+    const char *dcgm_addr; /* the hostengine for the addr mode */
+    const char *dcgm_lib;  /* NULL: search libdcgm.so.4, then .so.3 */
 };
 
 struct watch {

@@ -134,6 +134,22 @@ contains "compat dcgm dgx: GPU 1 instance value as a ratio" "$page" 'GPU_I_PROFI
 eq "compat dcgm dgx: no whole-GPU series for a MIG GPU" \
     "$(printf '%s\n' "$page" | grep '^DCGM_FI_PROF_GR_ENGINE_ACTIVE{' | grep -vc 'GPU_I_ID="')" 0
 
+# profile -- CMD: each instance's activity over the command's run, from DCGM
+# (the simulated clock stands at t = 100, so peak and mean are the values above)
+out=$(mon dgx-a100-8x7.ini profile -f json --dcgm-lib "$DCGM_LIB" -i 100 -- sleep 1 2>&1); rc=$?
+eq "profile dgx dcgm: exit 0" "$rc" 0
+jeq "profile dgx dcgm: every instance's activity from dcgm" "$out" \
+    '[.devices[] | select(.kind=="mig") | .util_source] | [length, unique]' '[56,["dcgm"]]'
+dnear "profile dgx dcgm: GPU 0 slot 0's peak" "$out" '.devices[] | select(.kind=="mig" and .index==0 and .mig_index==0) | .util_peak_pct' 78.0718
+dnear "profile dgx dcgm: a 1g slot's mean (one decimal)" "$out" '.devices[] | select(.kind=="mig" and .index==1 and .mig_index==2) | .util_mean_pct' 57.9
+jeq "profile dgx dcgm: the scope is the instance" "$out" '[.devices[] | select(.kind=="mig") | .util_scope] | unique' '["instance"]'
+out=$(mon dgx-a100-8x7.ini profile -f json --dcgm off -i 100 -- sleep 0.3 2>&1)
+jeq "profile dgx --dcgm off: no activity, never a 0" "$out" \
+    '[.devices[] | select(.kind=="mig") | .util_peak_pct] | unique' '[null]'
+out=$(mon dgx-a100-8x7.ini profile --dcgm nowhere: -- true 2>&1); rc=$?
+eq "profile --dcgm bad address: exit 2" "$rc" 2
+contains "profile --dcgm bad address: one line" "$out" "--dcgm nowhere:: expected auto, off, embedded"
+
 # A hostengine that goes away (simulated seconds 5-10 after the helper
 # connects) and comes back: values, then the lost connection named, then
 # values again after the reconnect (5 s backoff). record at 500 ms, 18 s.
