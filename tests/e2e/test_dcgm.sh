@@ -102,6 +102,24 @@ out=$(mon h200-mig.ini --once --format json --dcgm-lib "$DCGM_LIB")
 jeq "hopper only, no hostengine: no embedded engine, said" "$out" '.dcgm' \
     '"no nv-hostengine answered, and no embedded DCGM engine is started where every GPU has GPM (Hopper or later)"'
 jeq "hopper only: MIG activity from GPM, unchanged" "$out" '[.devices[] | select(.kind=="mig") | .metrics.gpu_util_pct.source] | unique' '["gpm"]'
+# The order of trust on Hopper with a hostengine: GPM stays first; where the
+# GPM helper stalls (gpm-hang: every GPM sample after the sixth hangs), DCGM
+# fills in
+{ cat "$MIGMON_SRC/sim/scenarios/h200-mig.ini"; printf '\n[dcgm]\nhostengine = unix:/tmp/nv-hostengine\n'; } >"$TMP/h200-hostengine.ini"
+out=$(MIGMON_SIM_SCENARIO="$TMP/h200-hostengine.ini" MIGMON_SIM_TIME=100 "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" \
+    --dcgm-lib "$DCGM_LIB" --once --format json)
+jeq "hopper with a hostengine: DCGM connected" "$out" '.dcgm' '"DCGM via nv-hostengine unix:/tmp/nv-hostengine, watched every 0.11 s"'
+jeq "hopper with a hostengine: GPM's values stay first" "$out" \
+    '[.devices[] | select(.kind=="mig") | .metrics | .gpu_util_pct.source, .sm_util_pct.source, .tensor_util_pct.source] | unique' '["gpm"]'
+{ cat "$MIGMON_SRC/sim/scenarios/gpm-hang.ini"; printf '\n[dcgm]\nhostengine = unix:/tmp/nv-hostengine\n'; } >"$TMP/gpm-hang-hostengine.ini"
+MIGMON_SIM_SCENARIO="$TMP/gpm-hang-hostengine.ini" "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --dcgm-lib "$DCGM_LIB" \
+    record -i 500 --duration 4 -o "$TMP/gpm-hang-dcgm.jsonl" 2>/dev/null
+jeq "GPM stalled on Hopper: DCGM fills in" "$(tail -n 1 "$TMP/gpm-hang-dcgm.jsonl")" \
+    '[.devices[] | select(.kind=="mig") | .metrics.gpu_util_pct.source] | unique' '["dcgm"]'
+MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/gpm-hang.ini" "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --dcgm-lib "$DCGM_LIB" \
+    record -i 500 --duration 4 -o "$TMP/gpm-hang-nodcgm.jsonl" 2>/dev/null
+jeq "GPM stalled on Hopper, no hostengine: none, both reasons" "$(tail -n 1 "$TMP/gpm-hang-nodcgm.jsonl")" \
+    '[.devices[] | select(.kind=="mig") | .metrics.gpu_util_pct | [.source, (.reason | contains("GPM helper stalled") and contains("no nv-hostengine answered"))]] | unique' '[["none",true]]'
 # Embedded forced where DCGM needs root for MIG: REQUIRES_ROOT, once
 out=$(mon dcgm-requires-root.ini --once --format json --dcgm-lib "$DCGM_LIB" --dcgm embedded)
 jeq "REQUIRES_ROOT: named" "$out" '.dcgm | startswith("DCGM answered REQUIRES_ROOT")' true
