@@ -275,15 +275,23 @@ static void draw_reasons(WINDOW *win, struct tui_view *v)
         ADD("throttle reasons: not readable\n");
         count++;
     }
-    /* Where the missing activity could come from on this machine. */
-    bool activity_na = !metric_ok(&d->m[M_GPU_UTIL]) || !metric_ok(&d->m[M_SM_UTIL]) ||
-                       !metric_ok(&d->m[M_SM_OCCUPANCY]) || !metric_ok(&d->m[M_TENSOR_UTIL]);
-    if (v->snap && v->snap->dcgm_info[0] && activity_na)
-        ADD("\n%s%s\n", strncmp(v->snap->dcgm_info, "DCGM ", 5) ? "DCGM: " : "",
-            v->snap->dcgm_info);
-#undef ADD
+    /* Where the activity comes from (DCGM's), or where the missing
+     * activity could come from on this machine. */
+    bool activity_na = false, from_dcgm = false;
+    static const enum metric_id ACT[] = {M_GPU_UTIL, M_SM_UTIL, M_SM_OCCUPANCY, M_TENSOR_UTIL};
+    for (size_t i = 0; i < sizeof(ACT) / sizeof(ACT[0]); i++) {
+        activity_na |= !metric_ok(&d->m[ACT[i]]);
+        from_dcgm |= d->m[ACT[i]].src == MSRC_DCGM;
+    }
     if (count == 0)
-        snprintf(text, sizeof(text), "Every value of this device was read.");
+        ADD("Every value of this device was read.\n");
+    if (v->snap && v->snap->dcgm_info[0] && (activity_na || from_dcgm)) {
+        const char *lead = from_dcgm                                   ? "Activity from "
+                           : strncmp(v->snap->dcgm_info, "DCGM ", 5) ? "DCGM: "
+                                                                       : "";
+        ADD("\n%s%s\n", lead, v->snap->dcgm_info);
+    }
+#undef ADD
     char title[192];
     char name[MIGMON_NAME_LEN + 8];
     if (d->kind == DEV_MIG)

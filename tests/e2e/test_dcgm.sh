@@ -222,6 +222,11 @@ if command -v tmux >/dev/null; then
 $(diff "$want" <(printf '%s\n' "$rows") | head -20)"
     fi
     contains "dcgm dgx 120x40: the detail marks DCGM's values" "$(tui_capture dcgmdgx)" "dcgm"
+    tui_keys dcgmdgx Down i
+    tui_tick dcgmdgx
+    contains "dcgm dgx 120x40: i says where the activity comes from" "$(tui_capture dcgmdgx | tr -s ' \n' ' ')" \
+        "Activity from DCGM via nv-hostengine unix:/tmp/nv-hostengine, watched every 1 s"
+    tui_keys dcgmdgx i
     tui_quit dcgmdgx q >/dev/null
     tui_kill_all
 fi
