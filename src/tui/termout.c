@@ -2,8 +2,11 @@
  * termout.c — writes the frame's changed cells to the terminal (see
  * termout.h for why and how this shares the terminal with curses).
  *
- * The output of a frame: for each cell handed in, a cursor address when
- * the cursor is not already there, the attribute string when the cell's
+ * The output of a frame: for each cell handed in, a cursor move when the
+ * cursor is not already there (the shortest of the absolute address and,
+ * where the entry has the ANSI forms, a move along the row, along the
+ * column, or both; a chart's column a row below the last one is "\E[B\E[D"
+ * rather than an address twice as long), the attribute string when the cell's
  * attributes or colour pair differ from the last cell's, then the
  * character in the locale's encoding. An attribute string is the
  * terminal's "reset" (sgr0, and op for the colours) followed by each
@@ -40,6 +43,9 @@ static struct {
     const char *cup, *clear, *sgr0, *op, *bold, *dim, *rev, *smul, *blink, *smso, *sitm;
     const char *setaf, *setab;
     bool ansi_cup; /* cup is "\E[%i%p1%d;%p2%dH": formatted here */
+    /* the relative moves the entry has in their ANSI form ("\E[%p1%dC" for
+     * cuf, and so on; hpa "\E[%i%p1%dG"), formatted here; false: not used */
+    bool ansi_cuf, ansi_cub, ansi_cud, ansi_cuu, ansi_hpa;
     bool am, xenl;
     bool colors;
     /* the frame being written */
@@ -64,6 +70,13 @@ static const char *cap(const char *name)
 {
     char *s = tigetstr(name);
     return s && s != (char *)-1 && *s ? s : NULL;
+}
+
+/* The entry's capability name is exactly s. */
+static bool is_cap(const char *name, const char *s)
+{
+    const char *c = cap(name);
+    return c && strcmp(c, s) == 0;
 }
 
 static void put(const char *s, size_t n)
@@ -127,6 +140,11 @@ bool termout_open(int fd)
     T.setab = cap("setab");
     T.colors = has_colors() && T.setaf && T.setab;
     T.ansi_cup = strcmp(T.cup, "\033[%i%p1%d;%p2%dH") == 0;
+    T.ansi_cuf = is_cap("cuf", "\033[%p1%dC");
+    T.ansi_cub = is_cap("cub", "\033[%p1%dD");
+    T.ansi_cud = is_cap("cud", "\033[%p1%dB");
+    T.ansi_cuu = is_cap("cuu", "\033[%p1%dA");
+    T.ansi_hpa = is_cap("hpa", "\033[%i%p1%dG");
     T.am = tigetflag("am") > 0;
     T.xenl = tigetflag("xenl") > 0;
     memset(T.pairs, 0, sizeof(T.pairs));
@@ -250,10 +268,63 @@ static char *put_uint(char *p, unsigned v)
     return p;
 }
 
+/* "\E[" n final into p, n left out when it is 1 (the parameter's default);
+ * returns the end. */
+static char *put_csi(char *p, unsigned n, char final)
+{
+    *p++ = '\033';
+    *p++ = '[';
+    if (n != 1)
+        p = put_uint(p, n);
+    *p++ = final;
+    return p;
+}
+
+/* The shortest relative move from the cursor to (y, x), into buf; 0 when
+ * none can be made (the cursor's place unknown, or the entry lacks the
+ * forms needed). */
+static size_t rel_move(char *buf, int y, int x)
+{
+    if (T.cy < 0)
+        return 0;
+    char *p = buf;
+    if (y > T.cy) {
+        if (!T.ansi_cud)
+            return 0;
+        p = put_csi(p, (unsigned)(y - T.cy), 'B');
+    } else if (y < T.cy) {
+        if (!T.ansi_cuu)
+            return 0;
+        p = put_csi(p, (unsigned)(T.cy - y), 'A');
+    }
+    if (x != T.cx) {
+        char h[16], *e = h;
+        if (x > T.cx && T.ansi_cuf)
+            e = put_csi(h, (unsigned)(x - T.cx), 'C');
+        else if (x < T.cx && T.ansi_cub)
+            e = put_csi(h, (unsigned)(T.cx - x), 'D');
+        if (T.ansi_hpa) {
+            char a[16];
+            char *ae = put_csi(a, (unsigned)x + 1, 'G');
+            if (e == h || ae - a < e - h) {
+                memcpy(h, a, (size_t)(ae - a));
+                e = h + (ae - a);
+            }
+        }
+        if (e == h)
+            return 0;
+        memcpy(p, h, (size_t)(e - h));
+        p += e - h;
+    }
+    return (size_t)(p - buf);
+}
+
 static void move_to(int y, int x)
 {
     if (T.cy == y && T.cx == x)
         return;
+    char rel[40];
+    size_t rn = rel_move(rel, y, x);
     if (T.ansi_cup) {
         char buf[32], *p = buf;
         *p++ = '\033';
@@ -262,11 +333,14 @@ static void move_to(int y, int x)
         *p++ = ';';
         p = put_uint(p, (unsigned)x + 1);
         *p++ = 'H';
-        put(buf, (size_t)(p - buf));
+        if (rn && rn < (size_t)(p - buf))
+            put(rel, rn);
+        else
+            put(buf, (size_t)(p - buf));
     } else {
         char buf[128];
         size_t n = strip_padding(buf, sizeof(buf), tiparm(T.cup, y, x));
-        put(buf, n);
+        put(rn && rn < n ? rel : buf, rn && rn < n ? rn : n);
     }
     T.cy = y;
     T.cx = x;

@@ -146,9 +146,9 @@ static void test_first_frame_clears(void **state)
     /* the same frame again: not a byte */
     assert_int_equal(FRAME({2, 3, R_NORMAL, "ab"}), 0);
     assert_string_equal(written(), "");
-    /* one cell changed: its address (the cursor is after "ab") and itself */
+    /* one cell changed: a step back (the cursor is after "ab") and itself */
     FRAME({2, 3, R_NORMAL, "aX"});
-    assert_string_equal(written(), "\033[3;5HX");
+    assert_string_equal(written(), "\033[DX");
     /* the next cell right after the cursor: no address */
     FRAME({2, 3, R_NORMAL, "aXY"});
     assert_string_equal(written(), "Y");
@@ -170,11 +170,11 @@ static void test_colours_change_least(void **state)
     /* "42" turns warning: only the foreground is set... */
     FRAME({5, 0, R_NORMAL, "util "}, {5, 5, R_WARN, "42"});
     char want[128];
-    snprintf(want, sizeof(want), "\033[6;6H%s42", fg_of(wfg));
+    snprintf(want, sizeof(want), "\033[2D%s42", fg_of(wfg));
     assert_string_equal(written(), want);
     /* ...and back: the default colours (op), no reset of the attributes */
     FRAME({5, 0, R_NORMAL, "util "}, {5, 5, R_NORMAL, "42"});
-    assert_string_equal(written(), "\033[6;6H\033[39;49m42");
+    assert_string_equal(written(), "\033[2D\033[39;49m42");
     /* an attribute added: only its own string; taken away: a reset */
     attr_t hdr = th.attr[R_HEADER];
     assert_true(hdr & A_BOLD);
@@ -183,18 +183,42 @@ static void test_colours_change_least(void **state)
     assert_non_null(strstr(w, "\033[1m"));
     assert_null(strstr(w, "\033(B\033[m"));
     FRAME({5, 0, R_NORMAL, "util "}, {5, 5, R_NORMAL, "42"});
-    assert_string_equal(written(), "\033[6;6H" RESET "42");
+    assert_string_equal(written(), "\033[2D" RESET "42");
 }
 
 /* Two changes two cells apart: the cell between is written again rather
- * than a second cursor address; farther apart, an address each. */
+ * than a cursor move; farther apart, a move along the row each. */
 static void test_gaps(void **state)
 {
     (void)state;
     FRAME({8, 0, R_NORMAL, "abcdefghij"});
     written();
     FRAME({8, 0, R_NORMAL, "aBcDefghiJ"});
-    assert_string_equal(written(), "\033[9;2HBcD\033[9;10HJ");
+    assert_string_equal(written(), "\033[9DBcD\033[5CJ");
+}
+
+/* The shortest move: a chart's column a row below the last one is a step
+ * down and back (6 bytes, not an 8-byte address); far back along the row,
+ * the column itself (hpa) when it has fewer digits than the distance;
+ * from an unknown place (after the right margin), the address. */
+static void test_moves(void **state)
+{
+    (void)state;
+    FRAME({20, 30, R_NORMAL, "a"}, {21, 30, R_NORMAL, "b"});
+    written();
+    FRAME({20, 30, R_NORMAL, "A"}, {21, 30, R_NORMAL, "B"});
+    /* the first frame ended at the bottom-right cell (clearing what the
+     * test before left there): the cursor's place is not known, so the
+     * first cell has its address */
+    assert_string_equal(written(), "\033[21;31HA\033[B\033[DB");
+    FRAME({20, 30, R_NORMAL, "A"}, {21, 30, R_NORMAL, "B"}, {21, 60, R_NORMAL, "c"});
+    assert_string_equal(written(), "\033[29Cc");
+    FRAME({20, 30, R_NORMAL, "A"}, {21, 5, R_NORMAL, "d"}, {21, 30, R_NORMAL, "B"},
+          {21, 60, R_NORMAL, "c"});
+    assert_string_equal(written(), "\033[6Gd"); /* from (21, 61) */
+    FRAME({20, 30, R_NORMAL, "A"}, {21, 5, R_NORMAL, "d"}, {21, 30, R_NORMAL, "B"},
+          {21, 60, R_NORMAL, "c"}, {21, 79, R_NORMAL, "e"}, {22, 79, R_NORMAL, "f"});
+    assert_string_equal(written(), "\033[73Ce\033[23;80Hf");
 }
 
 /* Wide characters: a row holding one goes whole, each character once. */
@@ -205,9 +229,9 @@ static void test_wide_row(void **state)
     written();
     FRAME({10, 0, R_NORMAL, "x\xe6\xbc\xa2y"}); /* x 漢 y */
     const char *w = written();
-    assert_true(strncmp(w, "\033[11;1Hx\xe6\xbc\xa2y", 11) == 0);
+    assert_true(strncmp(w, "\033[Dx\xe6\xbc\xa2y", 7) == 0);
     /* the rest of the row: 80 columns in all, 1 + 2 + 1 written so far */
-    size_t spaces = strspn(w + strlen("\033[11;1Hx\xe6\xbc\xa2y"), " ");
+    size_t spaces = strspn(w + strlen("\033[Dx\xe6\xbc\xa2y"), " ");
     assert_int_equal(spaces, 80 - 4);
 }
 
@@ -225,14 +249,15 @@ static void test_last_cell(void **state)
 }
 
 /* ansi: writing the bottom-right cell would scroll the screen (am without
- * xenl), so it is left alone; the cell before it is written. */
+ * xenl), so it is left alone; the cell before it is written (a step back
+ * from where the last frame left the cursor, before the last cell). */
 static void test_last_cell_scrolls(void **state)
 {
     (void)state;
     FRAME({23, 78, R_NORMAL, "zz"});
     written();
     FRAME({23, 78, R_NORMAL, "ab"});
-    assert_string_equal(written(), "\033[24;79Ha");
+    assert_string_equal(written(), "\033[Da");
 }
 
 /* vt100: cup and clear carry padding ("$<5>"), which is never written, and
@@ -284,6 +309,7 @@ int main(void)
         cmocka_unit_test(test_gaps),
         cmocka_unit_test(test_wide_row),
         cmocka_unit_test(test_last_cell),
+        cmocka_unit_test(test_moves), /* after test_last_cell: see its first frame */
     };
     const struct CMUnitTest vt100[] = {
         cmocka_unit_test(test_vt100_padding),
