@@ -94,11 +94,19 @@ void tui_sparkline(WINDOW *win, const struct tui_theme *t, struct rect r,
     canvas_begin(&ctx);
     attr_t a = canvas_role_attr(t, role);
     short p = canvas_role_pair(t, role);
-    /* the cells of each level, plain and dim; [0] blank */
+    /* the cells of each level, plain and dim; [0] blank. The blank carries
+     * the chart's colour: it shows the background alone, as the terminal's
+     * own blank does, and a row of bars and gaps is then written without a
+     * colour change at every gap (a fifth of a 200x60 frame's bytes). A
+     * role that makes a blank visible (reverse, standout, underline) keeps
+     * the plain one. */
+    struct gcell blank = (a & (A_REVERSE | A_STANDOUT | A_UNDERLINE))
+                             ? BLANK_CELL
+                             : canvas_cell(L' ', a & ~(attr_t)A_DIM, p);
     struct gcell lv[2][9];
     for (int e = 0; e <= 8; e++) {
-        lv[0][e] = e == 0 ? BLANK_CELL : canvas_cell(t->g.spark[e], a, p);
-        lv[1][e] = e == 0 ? BLANK_CELL : canvas_cell(t->g.spark[e], a | A_DIM, p);
+        lv[0][e] = e == 0 ? blank : canvas_cell(t->g.spark[e], a, p);
+        lv[1][e] = e == 0 ? blank : canvas_cell(t->g.spark[e], a | A_DIM, p);
     }
     int bottom = r.y + r.h - 1;
     bool narrow = true; /* every glyph one column: written straight into the frame */
