@@ -6,9 +6,11 @@
  * Each scenario event is delivered once to each live event set that
  * registered its type on its GPU, in time order, once the simulated clock
  * has reached its t (with MIGMON_SIM_TIME fixed, every event at or before
- * T is due at once). A wait with nothing due sleeps in 10 ms steps with the
- * simulator's lock released, and answers TIMEOUT after timeoutms real
- * milliseconds. As nvml.h documents for MIG mode, an event attributed to an
+ * T is due at once). A wait with nothing due sleeps with the simulator's
+ * lock released until the set's next event is due or the timeout, as a
+ * driver's wait blocks (on a clock fixed by MIGMON_SIM_TIME, which other
+ * processes' calls move, in 10 ms steps), and answers TIMEOUT after
+ * timeoutms real milliseconds. As nvml.h documents for MIG mode, an event attributed to an
  * instance reaches only a privileged caller (an unprivileged one sees only
  * the events that affect the whole GPU); its gpuInstanceId and
  * computeInstanceId are the slot's ids, 0xFFFFFFFF for a whole-GPU event.
@@ -19,6 +21,7 @@
  * UNKNOWN, event_wait = hang makes it never return.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -158,6 +161,17 @@ static bool next_due(struct nvmlEventSet_st *s, double t, nvmlEventData_t *d)
     return false;
 }
 
+/* The time of the set's next event after t that is still to be delivered
+ * (the privilege filter aside: a wait may wake for nothing), or INFINITY. */
+static double next_at(const struct nvmlEventSet_st *s, double t)
+{
+    const struct sim_events *e = &sim_scn->events;
+    for (int i = 0; i < e->n; i++)
+        if (e->ev[i].t > t && !s->delivered[i] && (s->mask[e->ev[i].gpu] & e->ev[i].type))
+            return e->ev[i].t;
+    return INFINITY;
+}
+
 static double real_now(void)
 {
     struct timespec ts;
@@ -193,12 +207,14 @@ nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsi
         }
         if (r == NVML_SUCCESS && next_due(set, c.t, data))
             return sim_leave(NVML_SUCCESS);
+        double due = r == NVML_SUCCESS && sim_clock_real() ? next_at(set, c.t) - c.t : 0.010;
         sim_leave(r);
         if (r != NVML_SUCCESS)
             return r;
         double left = deadline - real_now();
         if (left <= 0)
             return NVML_ERROR_TIMEOUT;
-        nap_ms(left < 0.010 ? (long)(left * 1000) + 1 : 10);
+        double nap = due < left ? due : left;
+        nap_ms((long)(nap * 1000) + 1);
     }
 }

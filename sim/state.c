@@ -75,6 +75,11 @@ static double sim_time(void)
     return mono_now() - mono_start;
 }
 
+bool sim_clock_real(void)
+{
+    return !clock_fixed;
+}
+
 unsigned long long sim_timestamp_us(double t)
 {
     return SIM_EPOCH_US + (unsigned long long)llround(t * 1e6);

@@ -80,6 +80,9 @@ unsigned long long sim_session(void);
 /* True if the driver in the scenario is at least a.b.c. */
 bool sim_driver_at_least(unsigned a, unsigned b, unsigned c);
 unsigned long long sim_timestamp_us(double t);
+/* The simulated clock runs with real time (no MIGMON_SIM_TIME): a point of
+ * it t seconds ahead is t real seconds away. */
+bool sim_clock_real(void);
 
 /* Process-list race flag for gpu/slot and list kind (0 compute, 1 graphics, 2 MPS). */
 bool *sim_grow_flag(int gpu, int slot, int kind);
