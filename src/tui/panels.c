@@ -148,7 +148,8 @@ static void replay_footer(char *out, size_t len, const struct tui_view *v, int w
     char head[160];
     snprintf(head, sizeof(head), " %s %gx %s %llu/%llu%s ", b->playing ? (u ? "\u25b6" : ">") : "||",
              b->speed, when, b->pos, b->count, skipped);
-    const char *keys = "  Space Pause  ,. Step  [] 1 min  <> Start/End  ? Help";
+    const char *keys = b->playing ? "  Space Pause  ,. Step  [] 1 min  <> Start/End  ? Help"
+                                  : "  Space Play  ,. Step  [] 1 min  <> Start/End  ? Help";
     int bar = w - tui_text_width(head) - (int)strlen(keys);
     if (bar < 10)
         keys = "";

@@ -18,12 +18,12 @@
 #include "clock.h"
 #include "engine.h"
 #include "history.h"
-#include "replay/replay.h"
 #include "system/procinfo.h"
 #include "debuglog.h"
 #include "tui/allprocs.h"
 #include "tui/overlays.h"
 #include "tui/panels.h"
+#include "tui/replay_ui.h"
 #include "tui/view.h"
 
 #include <term.h> /* setupterm: after curses.h (theme.h) */
@@ -139,18 +139,8 @@ struct loop {
     struct host_core frozen[1024]; /* the shown CPU cores while paused */
     unsigned long ticks, frames;
     const char *frames_file;
-    /* replaying (replay/replay.h): the engine ticks only when asked, and
-     * each tick gives the snapshot at the replay's place */
-    struct replay *rp;
-    size_t hist_points;
-    double speed;
-    bool playing;
-    unsigned pending;    /* snapshots asked for and not yet taken */
-    uint64_t shown_at;   /* CLOCK_MONOTONIC when the shown one came */
-    struct replay_where where;
+    struct tui_replay R; /* replaying a recording: R.rp set */
 };
-
-static void replay_bar(struct loop *L);
 
 /* Take the engine's newest snapshot, if there is one; false when none. */
 static bool loop_tick(struct loop *L)
@@ -163,11 +153,8 @@ static bool loop_tick(struct loop *L)
     history_push(&L->hist, dst); /* -ENOMEM: that device simply has no chart */
     L->latest = dst;
     L->ticks++;
-    if (L->rp && L->pending > 0 && --L->pending == 0) {
-        L->shown_at = clock_mono_ns();
-        replay_where(L->rp, &L->where);
-        replay_bar(L);
-    }
+    if (L->R.rp)
+        tui_replay_taken(&L->R);
     if (L->v.paused) {
         L->v.hist_age++;
     } else {
@@ -176,105 +163,6 @@ static bool loop_tick(struct loop *L)
         L->v.hist_age = 0;
         tui_view_follow(&L->v);
     }
-    return true;
-}
-
-/* The footer's position bar from where the replay is. */
-static void replay_bar(struct loop *L)
-{
-    const struct replay_where *w = &L->where;
-    struct tui_replay_bar *b = &L->v.replay;
-    b->on = true;
-    b->playing = L->playing;
-    b->speed = L->speed;
-    b->wall_ns = w->shown_wall;
-    b->pos = w->shown - w->from + 1;
-    b->count = w->to - w->from + 1;
-    b->frac = w->to > w->from ? (double)(w->shown - w->from) / (double)(w->to - w->from) : 1;
-    b->skipped = w->garbage + (w->cut_bytes ? 1 : 0);
-}
-
-/* Show snapshot rec with the history that leads to it: the history is
- * made again from the snapshots before it (as many as it holds). */
-static void replay_goto(struct loop *L, uint64_t rec)
-{
-    uint64_t from = L->where.from;
-    rec = rec < from ? from : rec > L->where.to ? L->where.to : rec;
-    if (L->pending)
-        return; /* one move at a time */
-    if (rec == L->where.shown + 1 && L->ticks > 0) {
-        replay_seek(L->rp, rec); /* the next one: the history goes on */
-        L->pending = 1;
-        engine_request_tick(L->eng, 1);
-        return;
-    }
-    history_free(&L->hist);
-    if (history_init(&L->hist, L->hist_points) != 0)
-        memset(&L->hist, 0, sizeof(L->hist));
-    uint64_t n = L->hist.points ? L->hist.points : 1;
-    uint64_t start = rec - from + 1 > n ? rec - n + 1 : from;
-    replay_seek(L->rp, start);
-    L->pending = (unsigned)(rec - start + 1);
-    engine_request_tick(L->eng, L->pending);
-}
-
-/* Playing: when the next snapshot is due (ms from now; -1 none). A gap of
- * more than 10 s in the recording is played in 10 s / speed. */
-static int replay_due_ms(struct loop *L)
-{
-    if (!L->playing || L->pending || !L->where.has_next)
-        return -1;
-    uint64_t gap = L->where.next_elapsed > L->where.shown_elapsed
-                       ? L->where.next_elapsed - L->where.shown_elapsed
-                       : 0;
-    if (gap > 10000000000ull)
-        gap = 10000000000ull;
-    uint64_t due = L->shown_at + (uint64_t)((double)gap / L->speed);
-    uint64_t now = clock_mono_ns();
-    return due <= now ? 0 : (int)((due - now + 999999) / 1000000);
-}
-
-/* The replay's keys; false when the key is not one of them. */
-static bool replay_key(struct loop *L, int key)
-{
-    const struct replay_where *w = &L->where;
-    switch (key) {
-    case ' ':
-        L->playing = !L->playing && w->has_next;
-        L->shown_at = clock_mono_ns();
-        break;
-    case '.':
-        L->playing = false;
-        replay_goto(L, w->shown + 1);
-        break;
-    case ',':
-        L->playing = false;
-        replay_goto(L, w->shown > w->from ? w->shown - 1 : w->from);
-        break;
-    case ']':
-        replay_goto(L, replay_find(L->rp, (int64_t)w->shown_elapsed + 60000000000ll));
-        break;
-    case '[':
-        replay_goto(L, replay_find(L->rp, (int64_t)w->shown_elapsed - 60000000000ll));
-        break;
-    case '>':
-        replay_goto(L, w->to);
-        break;
-    case '<':
-        replay_goto(L, w->from);
-        break;
-    case '+':
-    case '=':
-    case '-':
-    case '_':
-        L->speed = key == '+' || key == '=' ? L->speed * 2 : L->speed / 2;
-        L->speed = L->speed < 0.125 ? 0.125 : L->speed > 1024 ? 1024 : L->speed;
-        snprintf(L->v.status, sizeof(L->v.status), "replaying at %gx the recorded pace", L->speed);
-        break;
-    default:
-        return false;
-    }
-    replay_bar(L);
     return true;
 }
 
@@ -447,7 +335,7 @@ static bool handle_key(struct loop *L, int key)
         filter_key(v, key);
         return true;
     }
-    if (L->rp && replay_key(L, key))
+    if (L->R.rp && tui_replay_key(&L->R, key))
         return true;
     switch (key) {
     case 'q':
@@ -615,10 +503,12 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     }
     unsigned long test_ticks = env_ulong("MIGMON_TEST_TICKS", 0);
     bool test_mode = test_ticks > 0;
-    L.rp = o->replay;
-    L.hist_points = o->history;
-    L.speed = o->speed > 0 ? o->speed : 1;
-    L.playing = o->replay && !o->paused;
+    L.R = (struct tui_replay){.rp = o->replay,
+                              .hist_points = o->history,
+                              .speed = o->speed > 0 ? o->speed : 1,
+                              .playing = o->replay && !o->paused,
+                              .hist = &L.hist,
+                              .v = &L.v};
     L.frames_file = getenv("MIGMON_TEST_FRAMES");
     if (L.frames_file && !*L.frames_file)
         L.frames_file = NULL;
@@ -701,9 +591,9 @@ int tui_run(struct collector *col, const struct tui_opts *o)
      * first wait (bounded) for the GPM helper's first values, so their
      * screens do not depend on its timing, then take test_ticks samples
      * and one more per SIGUSR1, each shown. */
-    if (test_mode && !L.rp)
+    if (test_mode && !L.R.rp)
         collect_settle(L.col, 3000);
-    struct engine_opts eo = {.interval_ms = o->interval_ms, .manual = test_mode || L.rp};
+    struct engine_opts eo = {.interval_ms = o->interval_ms, .manual = test_mode || L.R.rp};
     if (engine_start(&L.eng, L.col, &eo) != 0) {
         endwin();
         termout_close();
@@ -714,11 +604,10 @@ int tui_run(struct collector *col, const struct tui_opts *o)
         return 1;
     }
     unsigned long want = test_mode ? test_ticks : 1;
-    if (L.rp) { /* the first snapshot of the part replayed */
-        replay_where(L.rp, &L.where);
-        L.where.shown = L.where.from;
-        replay_goto(&L, L.where.from);
-        want = L.pending;
+    if (L.R.rp) { /* the first snapshot of the part replayed */
+        L.R.eng = L.eng;
+        tui_replay_start(&L.R);
+        want = L.R.pending;
         test_mode = false; /* the replay's keys move it, not SIGUSR1 */
     } else if (test_mode) {
         engine_request_tick(L.eng, (unsigned)test_ticks);
@@ -738,7 +627,7 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     while (!quit_requested) {
         struct pollfd pfd[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
                                 {.fd = engine_fd(L.eng), .events = POLLIN}};
-        int pr = poll(pfd, 2, L.rp ? replay_due_ms(&L) : -1);
+        int pr = poll(pfd, 2, L.R.rp ? tui_replay_due_ms(&L.R) : -1);
         if (quit_requested)
             break;
         if (pr > 0 && (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
@@ -773,14 +662,8 @@ int tui_run(struct collector *col, const struct tui_opts *o)
             tui_frame_invalidate();
             redraw = true;
         }
-        if (L.rp && replay_due_ms(&L) == 0) { /* the next snapshot, at its time */
-            replay_goto(&L, L.where.shown + 1);
-        }
-        if (L.rp && L.playing && !L.pending && !L.where.has_next) {
-            L.playing = false; /* the end of the recording */
-            replay_bar(&L);
-            redraw = true;
-        }
+        if (L.R.rp && tui_replay_due_ms(&L.R) == 0) /* the next snapshot, at its time */
+            tui_replay_goto(&L.R, L.R.where.shown + 1);
         /* in test mode every snapshot is drawn; otherwise the newest */
         while (loop_tick(&L)) {
             redraw = true;
