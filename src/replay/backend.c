@@ -122,10 +122,23 @@ void replay_where(struct replay *r, struct replay_where *w)
     replay_file_elapsed(&r->f, r->from, &w->from_elapsed);
     replay_file_elapsed(&r->f, r->to, &w->to_elapsed);
     w->has_next = r->shown < r->to && replay_file_elapsed(&r->f, r->shown + 1, &w->next_elapsed);
-    /* wall clocks of the ends: the elapsed offsets from the shown one */
-    w->from_wall = r->shown_wall - (int64_t)(r->shown_elapsed - w->from_elapsed);
-    w->to_wall = r->shown_wall + (int64_t)(w->to_elapsed - r->shown_elapsed);
     pthread_mutex_unlock(&r->mu);
+}
+
+/* a + b within int64 */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    if (b > 0 && a > INT64_MAX - b)
+        return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b)
+        return INT64_MIN;
+    return a + b;
+}
+
+uint64_t replay_find_from(struct replay *r, uint64_t elapsed, int64_t d)
+{
+    int64_t t = sat_add(elapsed > INT64_MAX ? INT64_MAX : (int64_t)elapsed, d);
+    return replay_find(r, t);
 }
 
 uint64_t replay_find(struct replay *r, int64_t t)
@@ -166,9 +179,9 @@ int replay_time(struct replay *r, const char *spec, uint64_t *rec, char *err, si
         if (d < 0)
             rc = -1;
         else if (spec[0] == '+')
-            *rec = replay_file_find(f, (int64_t)f->first_elapsed + d, false);
+            *rec = replay_file_find(f, sat_add((int64_t)f->first_elapsed, d), false);
         else
-            *rec = replay_file_find(f, (int64_t)f->last_elapsed - d, false);
+            *rec = replay_file_find(f, sat_add((int64_t)f->last_elapsed, -d), false);
     } else {
         int64_t t = replay_parse_rfc3339(spec);
         int h, m, sec = 0, n = 0;
@@ -176,7 +189,7 @@ int replay_time(struct replay *r, const char *spec, uint64_t *rec, char *err, si
                       sscanf(spec, "%d:%d%n", &h, &m, &n) == 2) &&
             spec[n] == '\0' && h >= 0 && h < 24 && m >= 0 && m < 60 && sec >= 0 && sec < 61) {
             int64_t day = f->first_wall - f->first_wall % (86400ll * 1000000000ll);
-            t = day + ((int64_t)h * 3600 + m * 60 + sec) * 1000000000ll;
+            t = sat_add(day, ((int64_t)h * 3600 + m * 60 + sec) * 1000000000ll);
         }
         if (t < 0)
             rc = -1;

@@ -347,7 +347,7 @@ int64_t replay_parse_rfc3339(const char *ts)
             }
     }
     (void)ms;
-    if (strcmp(p, "Z") != 0 || tm.tm_year < 1970 || tm.tm_year > 9999 || tm.tm_mon < 1 ||
+    if (strcmp(p, "Z") != 0 || tm.tm_year < 1970 || tm.tm_year > 2261 || tm.tm_mon < 1 ||
         tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
         tm.tm_sec > 60)
         return -1;

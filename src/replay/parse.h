@@ -38,7 +38,7 @@ int replay_parse_line(const char *line, size_t len, struct snapshot *s, struct r
                       char *err, size_t errlen);
 
 /* "2026-12-02T05:55:43.591Z" as nanoseconds since the epoch; -1 when it
- * is not RFC 3339 UTC. */
+ * is not RFC 3339 UTC between 1970 and 2261 (what int64 ns hold). */
 int64_t replay_parse_rfc3339(const char *ts);
 
 void replay_strs_free(struct replay_strs *pool);

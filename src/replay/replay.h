@@ -24,7 +24,6 @@ struct replay_where {
     uint64_t count;          /* snapshots in the file */
     uint64_t shown_elapsed;  /* its elapsed_ns */
     int64_t shown_wall;      /* its wall clock, ns */
-    int64_t from_wall, to_wall;
     uint64_t from_elapsed, to_elapsed;
     bool has_next;           /* a snapshot follows within to */
     uint64_t next_elapsed;   /* its elapsed_ns */
@@ -46,6 +45,8 @@ void replay_where(struct replay *r, struct replay_where *w);
 /* The snapshot that is the last at or before elapsed_ns t (the first when
  * t is before it), within from..to. */
 uint64_t replay_find(struct replay *r, int64_t t);
+/* The same for elapsed + d (saturated). */
+uint64_t replay_find_from(struct replay *r, uint64_t elapsed, int64_t d);
 /* A time on the command line: "+90s", "+5m", "+1h", "+30" (seconds from
  * the first snapshot), "2026-12-02T03:12:00Z" or "03:12[:00]" (UTC, on the
  * first snapshot's day) or "-30s" (from the last): the snapshot that is

@@ -81,10 +81,10 @@ bool tui_replay_key(struct tui_replay *R, int key)
         tui_replay_goto(R, w->shown > w->from ? w->shown - 1 : w->from);
         break;
     case ']':
-        tui_replay_goto(R, replay_find(R->rp, (int64_t)w->shown_elapsed + 60000000000ll));
+        tui_replay_goto(R, replay_find_from(R->rp, w->shown_elapsed, 60000000000ll));
         break;
     case '[':
-        tui_replay_goto(R, replay_find(R->rp, (int64_t)w->shown_elapsed - 60000000000ll));
+        tui_replay_goto(R, replay_find_from(R->rp, w->shown_elapsed, -60000000000ll));
         break;
     case '>':
         tui_replay_goto(R, w->to);
