@@ -409,10 +409,15 @@ static bool handle_key(struct loop *L, int key)
         case KEY_ENTER:
             if (tui_view_selected_proc(v)) {
                 v->modal = MODAL_PROC_DETAIL;
-                tui_view_load_cmdline(v, L->proc_root);
+                if (!L->R.rp) /* a recorded PID is no process of this host's */
+                    tui_view_load_cmdline(v, L->proc_root);
             }
             return true;
         case 'k': {
+            if (L->R.rp) {
+                snprintf(v->status, sizeof(v->status), "a recorded process: not signalled");
+                return true;
+            }
             const struct gpu_process *p = tui_view_selected_proc(v);
             /* no prompt for a process that cannot be signalled */
             if (p && tui_proc_signalable(p, L->proc_root, v->status, sizeof(v->status)))

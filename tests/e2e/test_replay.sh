@@ -148,7 +148,10 @@ if command -v tmux >/dev/null; then
     tui_screen "tui: replay paused at snapshot 4" replay replay-paused-120x40
     tui_keys replay , ,
     contains "tui: two back" "$(tui_capture replay)" " 2/6 "
-    tui_keys replay '>'
+    tui_keys replay p k
+    contains "tui: a recorded process is never signalled (its PID is no process here)" \
+        "$(tui_capture replay)" "a recorded process: not signalled"
+    tui_keys replay Escape '>'
     contains "tui: > the end" "$(tui_capture replay)" " 6/6 "
     tui_keys replay "<" Space
     for ((i = 0; i < 100; i++)); do
