@@ -18,6 +18,7 @@ struct replay {
     uint64_t next;  /* what the next sample gives */
     uint64_t shown; /* what the last one gave */
     uint64_t from, to;
+    uint64_t from_elapsed, to_elapsed; /* read once: a seek in gzip is slow */
     uint64_t shown_elapsed;
     int64_t shown_wall;
     uint64_t unreadable; /* snapshots that failed to parse when read */
@@ -38,6 +39,8 @@ static int rp_open(void **state, const struct backend_opts *o, char *err, size_t
     }
     pthread_mutex_init(&r->mu, NULL);
     r->to = r->f.count - 1;
+    r->from_elapsed = r->f.first_elapsed;
+    r->to_elapsed = r->f.last_elapsed;
     *state = r;
     return BACKEND_OK;
 }
@@ -102,6 +105,8 @@ void replay_set_range(struct replay *r, uint64_t from, uint64_t to)
     r->to = to < r->f.count ? to : r->f.count - 1;
     r->from = from <= r->to ? from : r->to;
     r->next = r->from;
+    replay_file_elapsed(&r->f, r->from, &r->from_elapsed);
+    replay_file_elapsed(&r->f, r->to, &r->to_elapsed);
     pthread_mutex_unlock(&r->mu);
 }
 
@@ -118,9 +123,8 @@ void replay_where(struct replay *r, struct replay_where *w)
     w->garbage = r->f.garbage;
     w->cut_bytes = r->f.cut_bytes;
     w->name = r->f.path_shown;
-    w->from_elapsed = w->to_elapsed = 0;
-    replay_file_elapsed(&r->f, r->from, &w->from_elapsed);
-    replay_file_elapsed(&r->f, r->to, &w->to_elapsed);
+    w->from_elapsed = r->from_elapsed;
+    w->to_elapsed = r->to_elapsed;
     w->has_next = r->shown < r->to && replay_file_elapsed(&r->f, r->shown + 1, &w->next_elapsed);
     pthread_mutex_unlock(&r->mu);
 }

@@ -272,6 +272,7 @@ int replay_file_open(struct replay_file *f, const char *path, char *err, size_t 
     f->chunk_off = f->chunk_len = f->chunk_pos = 0;
     f->next_rec = 0;
     f->next_off = f->ix[0].off;
+    f->peek_rec = UINT64_MAX;
     return 0;
 }
 
@@ -280,6 +281,17 @@ int replay_file_open(struct replay_file *f, const char *path, char *err, size_t 
  * the place after the line read last). */
 static int locate(struct replay_file *f, uint64_t rec)
 {
+    if (rec == f->peek_rec && f->peek) { /* read ahead already */
+        char *l = f->line;
+        size_t c = f->line_cap;
+        f->line = f->peek;
+        f->line_cap = f->peek_cap;
+        f->line_len = f->peek_len;
+        f->peek = l;
+        f->peek_cap = c;
+        f->peek_rec = UINT64_MAX;
+        return 0;
+    }
     size_t e = (size_t)(rec / f->stride);
     if (e >= f->nix)
         return -1;
@@ -358,12 +370,28 @@ bool replay_file_elapsed(struct replay_file *f, uint64_t rec, uint64_t *elapsed)
 {
     if (rec >= f->count || !f->gz)
         return false;
-    uint64_t nr = f->next_rec, no = f->next_off;
+    if (rec == f->peek_rec) {
+        *elapsed = classify(f->peek, f->peek_len).elapsed;
+        return true;
+    }
+    /* the line read last (rec's, when it was just read) is kept */
+    char *l = f->line;
+    size_t len = f->line_len, cap = f->line_cap;
+    f->line = f->peek;
+    f->line_cap = f->peek_cap;
+    f->line_len = 0;
+    f->peek_rec = UINT64_MAX;
     bool ok = locate(f, rec) == 0;
     if (ok)
         *elapsed = classify(f->line, f->line_len).elapsed;
-    f->next_rec = nr;
-    f->next_off = no;
+    /* rec's line becomes the read-ahead one */
+    f->peek = f->line;
+    f->peek_cap = f->line_cap;
+    f->peek_len = f->line_len;
+    f->peek_rec = ok ? rec : UINT64_MAX;
+    f->line = l;
+    f->line_len = len;
+    f->line_cap = cap;
     return ok;
 }
 
@@ -373,6 +401,7 @@ void replay_file_close(struct replay_file *f)
         gzclose_r((gzFile)f->gz);
     free(f->chunk);
     free(f->line);
+    free(f->peek);
     free(f->ix);
     replay_strs_free(&f->strs);
     memset(f, 0, sizeof(*f));

@@ -53,6 +53,11 @@ struct replay_file {
     int64_t first_wall, last_wall;
     /* the position of the next sequential read */
     uint64_t next_rec, next_off;
+    /* a snapshot's line read ahead (replay_file_elapsed), so that reading
+     * it next needs no seek back (slow in a gzip stream) */
+    char *peek;
+    size_t peek_len, peek_cap;
+    uint64_t peek_rec; /* UINT64_MAX: none */
     struct replay_strs strs;
 };
 
@@ -68,7 +73,7 @@ int replay_file_read(struct replay_file *f, uint64_t rec, struct snapshot *s, ch
  * the wall clock ns): its number; 0 when the time is before the first. */
 uint64_t replay_file_find(struct replay_file *f, int64_t t, bool wall);
 /* The elapsed_ns of snapshot rec without parsing it; false past the end.
- * The sequential position is kept. */
+ * Its line is kept for the read that follows. */
 bool replay_file_elapsed(struct replay_file *f, uint64_t rec, uint64_t *elapsed);
 void replay_file_close(struct replay_file *f);
 
