@@ -29,8 +29,8 @@ void tui_replay_goto(struct tui_replay *R, uint64_t rec)
 {
     uint64_t from = R->where.from;
     rec = rec < from ? from : rec > R->where.to ? R->where.to : rec;
-    if (R->pending)
-        return; /* one move at a time */
+    if (R->pending || (rec == R->where.shown && R->started))
+        return; /* one move at a time; none to where it is */
     if (rec == R->where.shown + 1 && R->started) {
         replay_seek(R->rp, rec); /* the next one: the history goes on */
         R->pending = 1;

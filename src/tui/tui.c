@@ -675,6 +675,8 @@ int tui_run(struct collector *col, const struct tui_opts *o)
             if (test_mode)
                 break;
         }
+        if (L.R.rp && L.R.pending)
+            redraw = false; /* the history leading to a new place: drawn once there */
         if (redraw && !quit_requested)
             draw(&L);
     }
