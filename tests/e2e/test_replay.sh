@@ -78,6 +78,15 @@ eq "xid: from its snapshot on, the Xid 94 on its MIG device" \
     "$(rp "$RP/xid.jsonl" --once --at "$(offset "$RP/xid.jsonl" "$first_ev")" | jq -c '[.events_total, .events[0].xid, .events[0].mig_index]')" \
     "$(snap_line "$RP/xid.jsonl" "$first_ev" | jq -c '[.events_total, .events[0].xid, .events[0].mig_index]')"
 
+# --- profile --timeline: the same lines ------------------------------------------
+MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIME=100 \
+    "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" --timeline "$RP/timeline.jsonl" \
+    -o "$RP/report.txt" -- sleep 0.3 </dev/null; rc=$?
+eq "timeline: profile exit 0" "$rc" 0
+n=$(grep -vc '^{"type":' "$RP/timeline.jsonl")
+eq "timeline: its last snapshot replayed as written" \
+    "$(rp "$RP/timeline.jsonl" --once --at -0 | jq -cS 'del(.generator)')" "$(snap_line "$RP/timeline.jsonl" "$n")"
+
 # --- gzip: read as it is -----------------------------------------------------
 gzip -c "$RP/mig.jsonl" >"$RP/mig.jsonl.gz"
 eq "gzip: --at on a compressed recording" \
