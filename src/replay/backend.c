@@ -3,6 +3,7 @@
  * when a recording is replayed. The sampling thread calls sample; the front
  * end seeks and asks where it is; one mutex guards the file and the place.
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,7 +171,7 @@ static int64_t duration_ns(const char *s)
         mul = 3600e9;
     else if (*end && strcmp(end, "s"))
         return -1;
-    return (int64_t)(v * mul);
+    return llround(v * mul); /* "+0.403454086s" is 403454086 ns, not one short */
 }
 
 int replay_time(struct replay *r, const char *spec, uint64_t *rec, char *err, size_t errlen)

@@ -30,8 +30,10 @@ rp() { "$MIGMON_BIN" replay "$@"; }
 # device's own process lists fail) -------------------------------------------
 rp_rec mig-reconfig.ini 56+2 "$RP/mig.jsonl" 10; rc=$?
 eq "record: exit 0" "$rc" 0
+# (a first snapshot taken while NVML was still starting, on a loaded
+# machine, has none)
 eq "the recording has the MIG change: 3 devices, then 2" \
-    "$(jq -s -c '[.[].devices | length] | [.[0], .[-1]]' "$RP/mig.jsonl")" "[3,2]"
+    "$(jq -s -c '[.[].devices | length] | [index(3) != null, .[-1]]' "$RP/mig.jsonl")" "[true,2]"
 for k in 1 2 3 6 10; do
     eq "mig: --at the offset of snapshot $k gives that line" \
         "$(rp "$RP/mig.jsonl" --once --at "$(offset "$RP/mig.jsonl" $k)" | jq -cS 'del(.generator)')" \
@@ -147,7 +149,10 @@ eq "--from after --to: exit 2" "$rc" 2
 if command -v tmux >/dev/null; then
     . "$MIGMON_SRC/tests/e2e/tui_lib.sh"
     P=$(tui_proc replay two-core)
-    rp_rec mig-reconfig.ini 56+2 "$RP/screen.jsonl" 6 --proc-root "$P"
+    # six snapshots with devices (on a loaded machine the first may have
+    # been taken while NVML was still starting)
+    rp_rec mig-reconfig.ini 56+2 "$RP/screen-all.jsonl" 7 --proc-root "$P"
+    grep -v -e '^{"type":' -e '"devices":\[\]' "$RP/screen-all.jsonl" | head -6 >"$RP/screen.jsonl"
     TUI_MASK="s#$RP/##; s/ss\.[0-9]{3}Z/ss.mmmZ/"
     tui_start replay 120 40 0 -- replay "$RP/screen.jsonl" --paused
     tui_keys replay . . .

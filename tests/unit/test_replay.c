@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "replay/reader.h"
+#include "replay/replay.h"
 
 #define N 10000
 
@@ -89,11 +90,53 @@ static void test_rfc3339(void **state)
     assert_int_equal(replay_parse_rfc3339(NULL), -1);
 }
 
+/* An offset on the command line names the snapshot at it to the
+ * nanosecond: 0.403454086 s is not taken for 403454085 ns (the double's
+ * rounding), which would give the snapshot before. */
+static void test_offsets_exact(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/migmon-replay-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char text[] =
+        "{\"schema\":1,\"elapsed_ns\":1000,\"timestamp\":\"2026-12-02T03:12:00.000Z\",\"devices\":[]}\n"
+        "{\"schema\":1,\"elapsed_ns\":403455086,\"timestamp\":\"2026-12-02T03:12:00.403Z\",\"devices\":[]}\n"
+        "{\"schema\":1,\"elapsed_ns\":503061865,\"timestamp\":\"2026-12-02T03:12:30.000Z\",\"devices\":[]}\n";
+    assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
+    close(fd);
+    void *st;
+    char err[512];
+    struct backend_opts bo = {.source = path};
+    assert_int_equal(replay_backend_ops.open(&st, &bo, err, sizeof(err)), BACKEND_OK);
+    struct replay *r = replay_of(st);
+    uint64_t rec = 99;
+    assert_int_equal(replay_time(r, "+0.403454086s", &rec, err, sizeof(err)), 0);
+    assert_int_equal(rec, 1);
+    assert_int_equal(replay_time(r, "+0.503060865s", &rec, err, sizeof(err)), 0);
+    assert_int_equal(rec, 2);
+    assert_int_equal(replay_time(r, "+0.503060864s", &rec, err, sizeof(err)), 0);
+    assert_int_equal(rec, 1);
+    assert_int_equal(replay_time(r, "-0", &rec, err, sizeof(err)), 0);
+    assert_int_equal(rec, 2);
+    assert_int_equal(replay_time(r, "03:12:29", &rec, err, sizeof(err)), 0);
+    assert_int_equal(rec, 1);
+    assert_int_equal(replay_time(r, "03:12", &rec, err, sizeof(err)), 0);
+    assert_int_equal(rec, 0);
+    assert_int_equal(replay_time(r, "+5m", &rec, err, sizeof(err)), 0);
+    assert_int_equal(rec, 2);
+    assert_int_equal(replay_time(r, "soon", &rec, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "is no time"));
+    replay_backend_ops.close(st);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_index_bounded_and_random_access),
         cmocka_unit_test(test_rfc3339),
+        cmocka_unit_test(test_offsets_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
