@@ -11,7 +11,8 @@ _mig_gpu_mon_scenarios() {
 _mig_gpu_mon() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
     # The mode: the first word that is record, export or profile and is not
-    # an option's value, before "--" (as the program reads it)
+    # an option's value, before "--" (as the program reads it); replay only
+    # as the first word
     local mode="" w value=0 i
     for ((i = 1; i < COMP_CWORD; i++)); do
         w=${COMP_WORDS[i]}
@@ -25,9 +26,10 @@ _mig_gpu_mon() {
         =) value=1 ;;
         -f | --format | -i | --interval | -o | --output | -n | --count | --nvml-path | --proc-root | \
             --top | --config | --gpm | --dcgm | --dcgm-lib | --timeout | --listen | --compat | --duration | \
-            --trigger | --timeline)
+            --trigger | --timeline | --speed | --from | --to | --at)
             [ "${COMP_WORDS[i + 1]}" != "=" ] && value=1 ;;
         record | export | profile) [ -z "$mode" ] && mode=$w ;;
+        replay) [ "$i" = 1 ] && mode=replay ;;
         esac
     done
     # --opt=value arrives as (--opt, =, value)
@@ -42,6 +44,7 @@ _mig_gpu_mon() {
         case "$mode" in
         record) COMPREPLY=($(compgen -W "jsonl csv influx" -- "$cur")) ;;
         profile) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
+        replay) COMPREPLY=($(compgen -W "json table" -- "$cur")) ;;
         *) COMPREPLY=($(compgen -W "table json prometheus csv influx" -- "$cur")) ;;
         esac
         return 0 ;;
@@ -53,17 +56,26 @@ _mig_gpu_mon() {
     --demo) COMPREPLY=($(compgen -W "$(_mig_gpu_mon_scenarios)" -- "$cur")); return 0 ;;
     --nvml-path | --dcgm-lib | --config | --debug | -o | --output | --timeline | --proc-root)
         COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-    -i | --interval | --top | --timeout | --duration | -n | --count | --listen) return 0 ;;
+    -i | --interval | --top | --timeout | --duration | -n | --count | --listen | --speed | --from | \
+        --to | --at) return 0 ;;
     esac
     local opts
     case "$mode" in
+    replay)
+        # options, else the recording
+        case "$cur" in
+        -*) COMPREPLY=($(compgen -W "--speed --from --to --paused --once -f --format --at --no-color -h
+            --help" -- "$cur")) ;;
+        *) COMPREPLY=($(compgen -f -- "$cur")) ;;
+        esac
+        return 0 ;;
     profile) opts="-i --interval -o --output -f --format --timeline --nvml-path --demo --proc-root --dcgm --dcgm-lib -h
         --help --" ;;
     record) opts="-o --output --append --force -f --format --duration -n --count --trigger -i --interval
         --top --gpm --dcgm --dcgm-lib --nvml-path --demo --debug --proc-root --config --no-config" ;;
     export) opts="--listen --compat --export-processes --no-host --kubelet-socket -i --interval --top --gpm --dcgm --dcgm-lib
         --nvml-path --demo --debug --proc-root --config --no-config" ;;
-    *) opts="record export profile --once --all-processes -f --format --timeout -i --interval --top --no-color --gpm
+    *) opts="record export profile replay --once --all-processes -f --format --timeout -i --interval --top --no-color --gpm
         --dcgm --dcgm-lib --nvml-path --debug --demo --proc-root --listen --compat --export-processes --no-host --config
         --no-config --write-config -h --help -V --version" ;;
     esac

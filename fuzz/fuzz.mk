@@ -1,11 +1,12 @@
-# fuzz/fuzz.mk — libFuzzer targets for the /proc parsers and the NVML
-# boundary (fuzz_nvml: a fake driver whose every answer comes from the input). Included by the
+# fuzz/fuzz.mk — libFuzzer targets for the /proc parsers, the NVML
+# boundary (fuzz_nvml: a fake driver whose every answer comes from the input)
+# and the recording reader (fuzz_replay: the input is a recording's bytes). Included by the
 # top-level Makefile; not part of `make check` (the corpus is replayed there by
 # tests/unit/test_fuzz_corpus.c instead).
 #
 #   make fuzz                 build the targets, run each for FUZZ_TIME seconds
 #   make fuzz FUZZ_TIME=600   longer
-#   make fuzz-build           only build $(FUZZ_BUILD)/fuzz_{procstat,meminfo,procinfo,nvml}
+#   make fuzz-build           only build $(FUZZ_BUILD)/fuzz_{procstat,meminfo,procinfo,nvml,replay}
 #   make fuzz FUZZ_TARGETS=nvml FUZZ_TIME=3600   one target, one hour
 #   make fuzz-clean
 #
@@ -22,13 +23,15 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Isrc -Ifuzz 
 	-DMIGMON_VERSION=\"fuzz\" \
 	-fsanitize=fuzzer,address,undefined,float-cast-overflow -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
-FUZZ_TARGETS ?= procstat meminfo procinfo nvml
+FUZZ_TARGETS ?= procstat meminfo procinfo nvml replay
 FUZZ_SRC_procstat := src/system/cpu.c
 FUZZ_SRC_meminfo := src/system/meminfo.c
 FUZZ_SRC_procinfo := src/system/procinfo.c src/text.c
 FUZZ_SRC_nvml := $(wildcard src/backend/*.c src/export/*.c src/system/*.c) src/model.c \
 	src/text.c src/clock.c src/debuglog.c src/procpost.c src/units.c src/health.c \
 	src/proclist.c src/eventlog.c
+FUZZ_SRC_replay := $(wildcard src/replay/*.c) src/model.c src/text.c src/health.c \
+	src/backend/xid.c src/clock.c
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
 .PHONY: fuzz fuzz-build fuzz-merge fuzz-clean
@@ -45,6 +48,13 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_check.h src/system/cpu.c src/syste
 $(FUZZ_BUILD)/fuzz_nvml: fuzz/fuzz_nvml.c fuzz/fuzz_nvml_drv.h $(FUZZ_SRC_nvml) $(wildcard src/*.h src/*/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRC_nvml) -lm -ldl -pthread
+
+# The recording reader: jansson and zlib.
+$(FUZZ_BUILD)/fuzz_replay: fuzz/fuzz_replay.c fuzz/fuzz_replay_check.h $(FUZZ_SRC_replay) \
+		$(wildcard src/replay/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(filter-out src/replay/main.c,$(FUZZ_SRC_replay)) \
+		-ljansson -lz -lm -pthread
 
 fuzz: $(FUZZ_BINS)
 	@set -e; for t in $(FUZZ_TARGETS); do \

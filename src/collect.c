@@ -23,7 +23,7 @@ int collect_open(struct collector *c, const struct collect_opts *o, char *err, s
         snprintf(c->gpu_error, sizeof(c->gpu_error), "GPU sampling disabled (--no-gpu)");
         return 0;
     }
-    c->be = backend_find("nvml");
+    c->be = o->backend ? o->backend : backend_find("nvml");
     if (!c->be) {
         snprintf(c->gpu_error, sizeof(c->gpu_error), "no NVML backend registered");
         return 0;
@@ -36,7 +36,8 @@ int collect_open(struct collector *c, const struct collect_opts *o, char *err, s
                               .dcgm_addr = o->dcgm_addr,
                               .dcgm_lib = o->dcgm_lib,
                               .one_shot = o->one_shot,
-                              .t0_ns = c->t0_ns};
+                              .t0_ns = c->t0_ns,
+                              .source = o->source};
     int rc = c->be->open(&c->be_state, &bo, c->gpu_error, sizeof(c->gpu_error));
     if (rc == BACKEND_ERR_BAD_PATH) {
         snprintf(err, errlen, "%s", c->gpu_error);
@@ -73,6 +74,15 @@ int collect_tick_until(struct collector *c, struct snapshot *s, uint64_t deadlin
     /* The driver work runs in the backend's threads while we read /proc. */
     if (c->be_state && c->be->start)
         c->be->start(c->be_state);
+    if (c->be_state && c->be->whole) { /* a recording: everything as it was */
+        int rc = c->be->sample(c->be_state, s, deadline_ns);
+        if (rc != 0) {
+            s->gpu_ok = false;
+            snprintf(s->gpu_error, sizeof(s->gpu_error), "%s",
+                     backend_last_error(c->be, c->be_state));
+        }
+        return 0;
+    }
     if (c->host) {
         s->host_ok = true;
         s->host_error[0] = '\0';

@@ -32,6 +32,10 @@ struct collect_opts {
     const char *dcgm_lib;  /* NULL: search libdcgm.so.4, then .so.3 */
     unsigned budget_ms;    /* collect_tick's wait for the driver; 0: COLLECT_BUDGET_MS */
     bool one_shot;         /* one snapshot (--once): messages promise no retry */
+    /* Another GPU source than NVML (the replay backend, src/replay/), and
+     * what it reads; NULL: NVML. */
+    const struct backend_ops *backend;
+    const char *source;
 };
 
 /* How long collect_tick waits for a slow or stuck driver before it returns

@@ -30,6 +30,7 @@
 #include "export/table.h"
 #include "serve.h"
 #include "record.h"
+#include "replay/main.h"
 #include "tui/theme.h"
 #include "tui/tui.h"
 #include "version.h"
@@ -330,6 +331,9 @@ int main(int argc, char **argv)
     /* The events helper likewise (backend/events.h). */
     if (argc >= 2 && strcmp(argv[1], EVENTS_HELPER_ARG) == 0)
         return events_helper_main(argc, argv);
+    /* replay FILE: a mode with options of its own (replay/main.c) */
+    if (argc >= 2 && strcmp(argv[1], "replay") == 0)
+        return replay_main(argc, argv, 1);
     /* profile -- CMD: a mode with options of its own (profile.c) */
     int at = cli_mode_index(argc, argv);
     if (at && strcmp(argv[at], "profile") == 0) {

@@ -23,6 +23,7 @@ struct backend_opts {
     const char *dcgm_lib;  /* --dcgm-lib, or NULL to search libdcgm.so.4 / .so.3 */
     bool one_shot;         /* one snapshot (--once): no retry is promised */
     uint64_t t0_ns;        /* the collector's reference instant (CLOCK_MONOTONIC); 0 unknown */
+    const char *source;    /* what a backend that reads a file reads (replay: the recording) */
 };
 
 enum backend_err {
@@ -38,6 +39,10 @@ enum backend_err {
 
 struct backend_ops {
     const char *name;
+    /* True: sample fills the whole snapshot (host, processes, health, the
+     * clocks), as a recording holds it; the collector then neither samples
+     * this host nor post-processes the snapshot. */
+    bool whole;
     /* Mandatory. On failure *state is NULL and err holds one message. */
     int (*open)(void **state, const struct backend_opts *o, char *err, size_t errlen);
     /* Optional (NULL: sample does all the work). Starts a tick's driver

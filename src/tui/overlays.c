@@ -51,13 +51,15 @@ static void draw_help(WINDOW *win, const struct tui_view *v)
         "g  i                GPM page of the detail; why each N/A is missing",
         "e                   health events: Xids and ECC errors, newest first",
         "c                   charts: activity / temperature, power, clocks",
-        "+ / -               sampling interval up / down (min 100 ms)",
+        v->replay.on ? "+ / -               replay speed twice / half"
+                     : "+ / -               sampling interval up / down (min 100 ms)",
         "s  /                process sort key; filter by command or user",
         "p                   focus the process list",
         "  Up/Down Enter     move / show the whole command line",
         "  k  Esc            send a signal (TERM, INT or KILL); back",
         "a                   every GPU process in one list (a or Esc: back)",
-        "space               pause the display (sampling and history go on)",
+        v->replay.on ? "space . , ] [ > <   play/pause; step; +/- 1 min; end/start"
+                     : "space               pause the display (sampling and history go on)",
         "q, Ctrl-C           quit",
         "",
         "N/A  could not be read     ~  estimate     *  carried (last value)",

@@ -51,7 +51,7 @@ static void draw_header(WINDOW *win, const struct tui_view *v)
      * first, then CUDA's, then the demo's file name, then the health
      * summary shortens; the driver's stays */
     const char *demo = v->demo_label ? v->demo_label : "";
-    const char *demo_short = v->demo_label ? "DEMO" : "";
+    const char *demo_short = v->replay.on ? "REPLAY" : v->demo_label ? "DEMO" : "";
     /* the health summary, when some GPU is not ok, goes before the clock */
     char hsum[96] = "";
     enum tui_role hrole = R_WARN;
@@ -127,6 +127,48 @@ static const char *footer_fit(char *out, size_t len, const char *keys, int w)
     return out;
 }
 
+/* Replaying: where the shown snapshot is, as a bar, with its recorded
+ * wall clock (UTC) and the keys that move it. */
+static void replay_footer(char *out, size_t len, const struct tui_view *v, int w)
+{
+    const struct tui_replay_bar *b = &v->replay;
+    bool u = v->theme.g.utf8;
+    char when[48] = "?";
+    if (b->wall_ns > 0) {
+        time_t t = (time_t)(b->wall_ns / 1000000000);
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+        size_t n = strlen(when);
+        snprintf(when + n, sizeof(when) - n, ".%03dZ", (int)(b->wall_ns / 1000000 % 1000));
+    }
+    char skipped[48] = "";
+    if (b->skipped)
+        snprintf(skipped, sizeof(skipped), "  %llu skipped", b->skipped);
+    char head[160];
+    snprintf(head, sizeof(head), " %s %gx %s %llu/%llu%s ", b->playing ? (u ? "\u25b6" : ">") : "||",
+             b->speed, when, b->pos, b->count, skipped);
+    const char *keys = b->playing ? "  Space Pause  ,. Step  [] 1 min  <> Start/End  ? Help"
+                                  : "  Space Play  ,. Step  [] 1 min  <> Start/End  ? Help";
+    int bar = w - tui_text_width(head) - (int)strlen(keys);
+    if (bar < 10)
+        keys = "";
+    bar = w - tui_text_width(head) - (int)strlen(keys) - 2;
+    if (bar > 60)
+        bar = 60;
+    char cells[61 * 3 + 1] = "";
+    size_t at = 0;
+    int mark = bar > 0 ? (int)(b->frac * (bar - 1) + 0.5) : 0;
+    for (int i = 0; i < bar; i++) {
+        const char *c = i == mark ? (u ? "\u25c6" : "|") : i < mark ? (u ? "\u2501" : "=") : (u ? "\u2500" : "-");
+        size_t n = strlen(c);
+        memcpy(cells + at, c, n);
+        at += n;
+    }
+    cells[at] = '\0';
+    snprintf(out, len, "%s%s%s%s%s", head, bar > 0 ? "[" : "", cells, bar > 0 ? "]" : "", keys);
+}
+
 static void draw_footer(WINDOW *win, const struct tui_view *v)
 {
     struct rect r = v->lay.footer;
@@ -139,8 +181,12 @@ static void draw_footer(WINDOW *win, const struct tui_view *v)
         snprintf(ivl, sizeof(ivl), "%us", v->interval_ms / 1000);
     else
         snprintf(ivl, sizeof(ivl), "%ums", v->interval_ms);
-    snprintf(right, sizeof(right), "%s%s [%zu/%zu] ", v->paused ? "PAUSED  " : "", ivl,
-             n ? v->sel + 1 : 0, n);
+    if (v->replay.on) /* the recording's own interval; the pace is the speed */
+        snprintf(right, sizeof(right), "%s[%zu/%zu] ", v->replay.playing ? "" : "PAUSED  ",
+                 n ? v->sel + 1 : 0, n);
+    else
+        snprintf(right, sizeof(right), "%s%s [%zu/%zu] ", v->paused ? "PAUSED  " : "", ivl,
+                 n ? v->sel + 1 : 0, n);
     int rw = (int)strlen(right);
     struct rect left = {r.y, r.x, 1, r.w - rw - 1};
     if (v->filter_edit) {
@@ -149,6 +195,10 @@ static void draw_footer(WINDOW *win, const struct tui_view *v)
         tui_text(win, t, left, r.y, r.x, R_WARN, f);
     } else if (v->status[0]) {
         tui_text(win, t, left, r.y, r.x, R_WARN, v->status);
+    } else if (v->replay.on && !v->all_procs && !v->proc_focus) {
+        char bar[512];
+        replay_footer(bar, sizeof(bar), v, left.w);
+        tui_text(win, t, left, r.y, r.x, R_NORMAL, bar);
     } else {
         bool u = t->g.utf8;
         const char *keys = v->all_procs ? tui_allprocs_footer(u)
@@ -165,7 +215,8 @@ static void draw_footer(WINDOW *win, const struct tui_view *v)
         tui_text(win, t, left, r.y, r.x, R_NORMAL, footer_fit(fit, sizeof(fit), keys, left.w));
     }
     if (r.w > rw)
-        tui_text(win, t, r, r.y, r.x + r.w - rw, v->paused ? R_WARN : R_NORMAL, right);
+        tui_text(win, t, r, r.y, r.x + r.w - rw,
+                 v->paused || (v->replay.on && !v->replay.playing) ? R_WARN : R_NORMAL, right);
 }
 
 /* ---- CPU cores ---- */

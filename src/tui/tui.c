@@ -23,6 +23,7 @@
 #include "tui/allprocs.h"
 #include "tui/overlays.h"
 #include "tui/panels.h"
+#include "tui/replay_ui.h"
 #include "tui/view.h"
 
 #include <term.h> /* setupterm: after curses.h (theme.h) */
@@ -138,6 +139,7 @@ struct loop {
     struct host_core frozen[1024]; /* the shown CPU cores while paused */
     unsigned long ticks, frames;
     const char *frames_file;
+    struct tui_replay R; /* replaying a recording: R.rp set */
 };
 
 /* Take the engine's newest snapshot, if there is one; false when none. */
@@ -151,6 +153,8 @@ static bool loop_tick(struct loop *L)
     history_push(&L->hist, dst); /* -ENOMEM: that device simply has no chart */
     L->latest = dst;
     L->ticks++;
+    if (L->R.rp)
+        tui_replay_taken(&L->R);
     if (L->v.paused) {
         L->v.hist_age++;
     } else {
@@ -331,6 +335,8 @@ static bool handle_key(struct loop *L, int key)
         filter_key(v, key);
         return true;
     }
+    if (L->R.rp && tui_replay_key(&L->R, key))
+        return true;
     switch (key) {
     case 'q':
     case 'Q':
@@ -403,10 +409,15 @@ static bool handle_key(struct loop *L, int key)
         case KEY_ENTER:
             if (tui_view_selected_proc(v)) {
                 v->modal = MODAL_PROC_DETAIL;
-                tui_view_load_cmdline(v, L->proc_root);
+                if (!L->R.rp) /* a recorded PID is no process of this host's */
+                    tui_view_load_cmdline(v, L->proc_root);
             }
             return true;
         case 'k': {
+            if (L->R.rp) {
+                snprintf(v->status, sizeof(v->status), "a recorded process: not signalled");
+                return true;
+            }
             const struct gpu_process *p = tui_view_selected_proc(v);
             /* no prompt for a process that cannot be signalled */
             if (p && tui_proc_signalable(p, L->proc_root, v->status, sizeof(v->status)))
@@ -497,6 +508,12 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     }
     unsigned long test_ticks = env_ulong("MIGMON_TEST_TICKS", 0);
     bool test_mode = test_ticks > 0;
+    L.R = (struct tui_replay){.rp = o->replay,
+                              .hist_points = o->history,
+                              .speed = o->speed > 0 ? o->speed : 1,
+                              .playing = o->replay && !o->paused,
+                              .hist = &L.hist,
+                              .v = &L.v};
     L.frames_file = getenv("MIGMON_TEST_FRAMES");
     if (L.frames_file && !*L.frames_file)
         L.frames_file = NULL;
@@ -579,9 +596,9 @@ int tui_run(struct collector *col, const struct tui_opts *o)
      * first wait (bounded) for the GPM helper's first values, so their
      * screens do not depend on its timing, then take test_ticks samples
      * and one more per SIGUSR1, each shown. */
-    if (test_mode)
+    if (test_mode && !L.R.rp)
         collect_settle(L.col, 3000);
-    struct engine_opts eo = {.interval_ms = o->interval_ms, .manual = test_mode};
+    struct engine_opts eo = {.interval_ms = o->interval_ms, .manual = test_mode || L.R.rp};
     if (engine_start(&L.eng, L.col, &eo) != 0) {
         endwin();
         termout_close();
@@ -591,9 +608,15 @@ int tui_run(struct collector *col, const struct tui_opts *o)
         fprintf(stderr, "mig-gpu-mon: cannot start the sampling thread\n");
         return 1;
     }
-    if (test_mode)
-        engine_request_tick(L.eng, (unsigned)test_ticks);
     unsigned long want = test_mode ? test_ticks : 1;
+    if (L.R.rp) { /* the first snapshot of the part replayed */
+        L.R.eng = L.eng;
+        tui_replay_start(&L.R);
+        want = L.R.pending;
+        test_mode = false; /* the replay's keys move it, not SIGUSR1 */
+    } else if (test_mode) {
+        engine_request_tick(L.eng, (unsigned)test_ticks);
+    }
     /* The first frame once the first sample is there (or at once when none
      * comes quickly: the screen says what is missing). */
     for (int i = 0; i < 200 && L.ticks < want && !quit_requested; i++) {
@@ -609,7 +632,7 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     while (!quit_requested) {
         struct pollfd pfd[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
                                 {.fd = engine_fd(L.eng), .events = POLLIN}};
-        int pr = poll(pfd, 2, -1);
+        int pr = poll(pfd, 2, L.R.rp ? tui_replay_due_ms(&L.R) : -1);
         if (quit_requested)
             break;
         if (pr > 0 && (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
@@ -644,12 +667,16 @@ int tui_run(struct collector *col, const struct tui_opts *o)
             tui_frame_invalidate();
             redraw = true;
         }
+        if (L.R.rp && tui_replay_due_ms(&L.R) == 0) /* the next snapshot, at its time */
+            tui_replay_goto(&L.R, L.R.where.shown + 1);
         /* in test mode every snapshot is drawn; otherwise the newest */
         while (loop_tick(&L)) {
             redraw = true;
             if (test_mode)
                 break;
         }
+        if (L.R.rp && L.R.pending)
+            redraw = false; /* the history leading to a new place: drawn once there */
         if (redraw && !quit_requested)
             draw(&L);
     }

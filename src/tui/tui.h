@@ -16,6 +16,8 @@
 
 #include "collect.h"
 
+struct replay;
+
 struct tui_opts {
     unsigned interval_ms;
     bool no_color;          /* --no-color */
@@ -24,6 +26,11 @@ struct tui_opts {
     unsigned history;       /* points per chart series; 0: the default */
     bool fahrenheit;        /* temperatures in °F */
     bool thermal_charts;    /* start on the temperature/power/clock charts */
+    /* Replaying a recording (replay/replay.h): the collector's backend
+     * state; the loop paces the snapshots as recorded, speed times. */
+    struct replay *replay;
+    double speed;
+    bool paused; /* start paused */
 };
 
 /* Run until quit. Returns the process exit status: 0 after q / Ctrl-C /

@@ -84,6 +84,15 @@ struct tui_view {
     char filter[64];
     bool filter_edit;     /* typing into the filter */
     char status[256];     /* one-line message in the footer; "" none */
+    /* Replaying a recording: the footer's position bar (tui.c fills it). */
+    struct tui_replay_bar {
+        bool on, playing;
+        double speed;
+        int64_t wall_ns;      /* the shown snapshot's recorded wall clock */
+        double frac;          /* where it is in from..to, 0..1 */
+        unsigned long long pos, count; /* 1-based position among count */
+        unsigned long long skipped;    /* lines skipped (garbage, a cut last line) */
+    } replay;
     /* The process popup: the whole command line, read from /proc when the
      * popup opens (a snapshot keeps only its first PROC_CMD_LEN bytes);
      * owned by the view, freed by tui_view_free_cmdline. */

@@ -27,7 +27,8 @@ eq "--help: the Modes block" "$(printf '%s\n' "$out" | sed -n '/^Modes:$/,/^$/p'
   --once
   profile
   export
-  record"
+  record
+  replay"
 contains "--help: --demo among the options" "$(printf '%s\n' "$out" | sed -n '/^Options:$/,/^$/p')" \
     "      --demo[=SCENARIO]  "
 # help and version written nowhere: exit 1 with one line, like a snapshot

@@ -16,6 +16,7 @@
 
 #include "../../fuzz/fuzz_check.h"
 #include "../../fuzz/fuzz_nvml_drv.h"
+#include "../../fuzz/fuzz_replay_check.h"
 
 typedef const char *(*check_fn)(const uint8_t *data, size_t size);
 
@@ -74,6 +75,12 @@ static void test_procinfo_corpus(void **state)
     replay("procinfo", fuzz_check_procinfo);
 }
 
+static void test_replay_corpus(void **state)
+{
+    (void)state;
+    replay("replay", fuzz_check_replay);
+}
+
 static void test_nvml_corpus(void **state)
 {
     (void)state;
@@ -105,6 +112,7 @@ int main(void)
         cmocka_unit_test(test_meminfo_corpus),
         cmocka_unit_test(test_procinfo_corpus),
         cmocka_unit_test(test_nvml_corpus),
+        cmocka_unit_test(test_replay_corpus),
         cmocka_unit_test(test_sanitize_escape),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

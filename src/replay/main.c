@@ -1,0 +1,158 @@
+/*
+ * main.c — `mig-gpu-mon replay FILE`: a recording in the interactive
+ * monitor, or one of its snapshots printed (--once). docs/replay.md.
+ */
+#include "replay/main.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect.h"
+#include "export/json.h"
+#include "export/table.h"
+#include "replay/replay.h"
+#include "tui/tui.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: mig-gpu-mon replay FILE [--speed X] [--from TIME] [--to TIME] [--paused]\n"
+          "       mig-gpu-mon replay FILE --once [--format json|table] [--at TIME]\n"
+          "\n"
+          "Plays a recording (the JSON Lines of record or profile --timeline, plain or\n"
+          "gzip-compressed) in the interactive monitor, at the pace it was recorded.\n"
+          "  --speed X       X times the recorded pace (0.1 to 1000; default 1)\n"
+          "  --from TIME     start there; --to TIME: end there\n"
+          "  --paused        start paused\n"
+          "  --once          print one snapshot and exit: the one at --at (default: --from)\n"
+          "  -f, --format F  json (default) or table, with --once\n"
+          "  --at TIME       the snapshot that is the last at or before TIME\n"
+          "  --no-color      no colours\n"
+          "TIME: +90s, +5m, +1h (from the first snapshot), -30s (from the last),\n"
+          "03:12, 03:12:30 (UTC, on the first snapshot's day) or 2026-12-02T03:12:00Z.\n"
+          "Keys: space pause/resume; . and , one snapshot forward/back (paused);\n"
+          "] and [ one minute forward/back; > and < the end/start; + and - twice/half\n"
+          "the speed; q quit.\n"
+          "Exit status: 0; 2 for a bad option, a file that cannot be read or has no\n"
+          "snapshot, or a recording of another schema.\n",
+          f);
+}
+
+enum { O_SPEED = 256, O_FROM, O_TO, O_AT, O_ONCE, O_PAUSED, O_NOCOLOR };
+
+int replay_main(int argc, char **argv, int at)
+{
+    static const struct option opts[] = {
+        {"speed", required_argument, NULL, O_SPEED}, {"from", required_argument, NULL, O_FROM},
+        {"to", required_argument, NULL, O_TO},       {"at", required_argument, NULL, O_AT},
+        {"once", no_argument, NULL, O_ONCE},         {"paused", no_argument, NULL, O_PAUSED},
+        {"format", required_argument, NULL, 'f'},    {"no-color", no_argument, NULL, O_NOCOLOR},
+        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
+    double speed = 1;
+    const char *from = NULL, *to = NULL, *at_t = NULL, *format = "json";
+    bool once = false, paused = false, no_color = false;
+    int c;
+    /* the mode's own arguments, options and FILE in any order */
+    argc -= at;
+    argv += at;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+        char *end;
+        switch (c) {
+        case O_SPEED:
+            speed = strtod(optarg, &end);
+            if (*end || !(speed >= 0.1 && speed <= 1000)) {
+                fprintf(stderr, "mig-gpu-mon replay: --speed %s: a number from 0.1 to 1000\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case O_FROM: from = optarg; break;
+        case O_TO: to = optarg; break;
+        case O_AT: at_t = optarg; break;
+        case O_ONCE: once = true; break;
+        case O_PAUSED: paused = true; break;
+        case O_NOCOLOR: no_color = true; break;
+        case 'f': format = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default:
+            fprintf(stderr, "mig-gpu-mon replay: %s %s (see mig-gpu-mon replay --help)\n",
+                    optopt ? "option needs a value or is unknown:" : "unknown option",
+                    argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "mig-gpu-mon replay: %s (see mig-gpu-mon replay --help)\n",
+                optind >= argc ? "name the recording: replay FILE" : "one recording at a time");
+        return 2;
+    }
+    if (strcmp(format, "json") && strcmp(format, "table")) {
+        fprintf(stderr, "mig-gpu-mon replay: --format %s: json or table\n", format);
+        return 2;
+    }
+    if ((at_t || strcmp(format, "json")) && !once) {
+        fprintf(stderr, "mig-gpu-mon replay: --at and --format go with --once\n");
+        return 2;
+    }
+    const char *path = argv[optind];
+    struct collector col;
+    struct collect_opts co = {.backend = &replay_backend_ops, .source = path, .one_shot = once};
+    char err[1024];
+    if (collect_open(&col, &co, err, sizeof(err)) != 0) {
+        fprintf(stderr, "mig-gpu-mon replay: %s\n", err);
+        return 2;
+    }
+    struct replay *r = replay_of(col.be_state);
+    struct replay_where w;
+    replay_where(r, &w);
+    uint64_t a = 0, b = w.count - 1;
+    if ((from && replay_time(r, from, &a, err, sizeof(err)) != 0) ||
+        (to && replay_time(r, to, &b, err, sizeof(err)) != 0)) {
+        fprintf(stderr, "mig-gpu-mon replay: %s\n", err);
+        collect_close(&col);
+        return 2;
+    }
+    if (a > b) {
+        fprintf(stderr, "mig-gpu-mon replay: --from is after --to\n");
+        collect_close(&col);
+        return 2;
+    }
+    replay_set_range(r, a, b);
+    if (w.garbage || w.cut_bytes)
+        fprintf(stderr, "mig-gpu-mon replay: %s: %llu lines skipped (not a snapshot)%s\n", w.name,
+                (unsigned long long)w.garbage, w.cut_bytes ? "; the last line is cut" : "");
+    int rc = 0;
+    if (once) {
+        uint64_t rec = a;
+        if (at_t && replay_time(r, at_t, &rec, err, sizeof(err)) != 0) {
+            fprintf(stderr, "mig-gpu-mon replay: %s\n", err);
+            collect_close(&col);
+            return 2;
+        }
+        replay_seek(r, rec);
+        struct snapshot s;
+        memset(&s, 0, sizeof(s));
+        collect_tick(&col, &s);
+        if (!strcmp(format, "table"))
+            table_write_snapshot(stdout, &s);
+        else
+            json_write_snapshot(stdout, &s, false);
+        snapshot_free(&s);
+        rc = fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+    } else {
+        char label[600];
+        snprintf(label, sizeof(label), "REPLAY %s", w.name);
+        struct tui_opts to_ = {.interval_ms = 1000,
+                               .no_color = no_color,
+                               .demo_label = label,
+                               .replay = r,
+                               .speed = speed,
+                               .paused = paused};
+        rc = tui_run(&col, &to_);
+    }
+    collect_close(&col);
+    return rc;
+}

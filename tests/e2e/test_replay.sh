@@ -1,0 +1,179 @@
+# shellcheck shell=bash
+# The replay mode (docs/replay.md): recordings of simulator runs with MIG
+# changes, faults, a lost GPU and an Xid, replayed headless (--once --at)
+# and compared with the recorded lines; --from/--to; a gzip file; the
+# robust-input cases (a cut last line, garbage, unknown members, another
+# schema); a stored screen of the replay paused at a known snapshot.
+RP=$TMP/replay
+mkdir -p "$RP"
+# rp_rec SCENARIO TIME FILE N [ARGS...]: a recording, one simulated step per tick
+rp_rec() {
+    local scen=$1 t=$2 out=$3 n=$4
+    shift 4
+    MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/$scen" MIGMON_SIM_TIME=$t \
+        "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" -o "$out" --force -n "$n" -i 100 \
+        --gpm off --dcgm off "$@" </dev/null
+}
+# snap_line FILE K: the K-th snapshot line (1-based), normalised
+snap_line() {
+    grep -v '^{"type":' "$1" | sed -n "${2}p" | jq -cS 'del(.generator)'
+}
+# offset FILE K: the K-th snapshot's elapsed_ns from the first, as +S.NNNNNNNNNs
+offset() {
+    grep -v '^{"type":' "$1" | jq -s -r --argjson k "$2" \
+        '((.[$k - 1].elapsed_ns - .[0].elapsed_ns) | tostring) as $n
+         | "+" + ((("000000000" + $n) | .[-9:]) as $f | (($n | tonumber / 1e9 | floor | tostring) + "." + $f)) + "s"'
+}
+rp() { "$MIGMON_BIN" replay "$@"; }
+
+# --- MIG changes (mig-reconfig: the layout changes at t = 60 and 70, a MIG
+# device's own process lists fail) -------------------------------------------
+rp_rec mig-reconfig.ini 56+2 "$RP/mig.jsonl" 10; rc=$?
+eq "record: exit 0" "$rc" 0
+# (a first snapshot taken while NVML was still starting, on a loaded
+# machine, has none)
+eq "the recording has the MIG change: 3 devices, then 2" \
+    "$(jq -s -c '[.[].devices | length] | [index(3) != null, .[-1]]' "$RP/mig.jsonl")" "[true,2]"
+for k in 1 2 3 6 10; do
+    eq "mig: --at the offset of snapshot $k gives that line" \
+        "$(rp "$RP/mig.jsonl" --once --at "$(offset "$RP/mig.jsonl" $k)" | jq -cS 'del(.generator)')" \
+        "$(snap_line "$RP/mig.jsonl" $k)"
+done
+ts3=$(snap_line "$RP/mig.jsonl" 3 | jq -r .timestamp)
+eq "mig: --at a wall time (RFC 3339) gives the snapshot at it" \
+    "$(rp "$RP/mig.jsonl" --once --at "$ts3" | jq -cS 'del(.generator)')" "$(snap_line "$RP/mig.jsonl" 3)"
+eq "mig: -0 is the last snapshot" \
+    "$(rp "$RP/mig.jsonl" --once --at -0 | jq -c '[.elapsed_ns, (.devices | length)]')" \
+    "$(snap_line "$RP/mig.jsonl" 10 | jq -c '[.elapsed_ns, (.devices | length)]')"
+eq "mig: --at before the first gives the first" \
+    "$(rp "$RP/mig.jsonl" --once --at 1970-01-02T00:00:00Z | jq -c .elapsed_ns)" \
+    "$(snap_line "$RP/mig.jsonl" 1 | jq -c .elapsed_ns)"
+eq "mig: without --at, --once gives --from's snapshot" \
+    "$(rp "$RP/mig.jsonl" --once --from "$(offset "$RP/mig.jsonl" 4)" | jq -cS 'del(.generator)')" \
+    "$(snap_line "$RP/mig.jsonl" 4)"
+eq "mig: --at past --to gives --to's" \
+    "$(rp "$RP/mig.jsonl" --once --to "$(offset "$RP/mig.jsonl" 5)" --at -0 | jq -c .elapsed_ns)" \
+    "$(snap_line "$RP/mig.jsonl" 5 | jq -c .elapsed_ns)"
+tbl=$(rp "$RP/mig.jsonl" --once --format table --at -0)
+contains "mig: --format table" "$tbl" "A100-SXM4-80GB"
+eq "mig: the table is the --once table of that snapshot (its time in the header)" \
+    "$(head -1 <<<"$tbl" | awk '{ print $3 }')" "$(snap_line "$RP/mig.jsonl" 10 | jq -r .timestamp)"
+
+# --- faults: a GPU lost at t = 30 --------------------------------------------
+rp_rec faults.ini 27+1 "$RP/faults.jsonl" 6; rc=$?
+eq "faults: record exit 0" "$rc" 0
+for k in 1 4 6; do
+    eq "faults: snapshot $k replayed as recorded" \
+        "$(rp "$RP/faults.jsonl" --once --at "$(offset "$RP/faults.jsonl" $k)" | jq -cS 'del(.generator)')" \
+        "$(snap_line "$RP/faults.jsonl" $k)"
+done
+eq "faults: the lost GPU is lost in the replay" \
+    "$(rp "$RP/faults.jsonl" --once --at -0 | jq -c '[.devices[] | select(.lost)] | length > 0')" true
+
+# --- events: h200-mig's Xid 94 at t = 3 appears at its time ----------------
+rp_rec h200-mig.ini 1+1 "$RP/xid.jsonl" 4; rc=$?
+eq "xid: record exit 0" "$rc" 0
+first_ev=$(grep -v '^{"type":' "$RP/xid.jsonl" | jq -s '[.[].events_total] | index(1) + 1')
+eq "xid: before its snapshot no event" \
+    "$(rp "$RP/xid.jsonl" --once --at "$(offset "$RP/xid.jsonl" $((first_ev - 1)))" | jq -c '[.events_total, (.events | length)]')" "[0,0]"
+eq "xid: from its snapshot on, the Xid 94 on its MIG device" \
+    "$(rp "$RP/xid.jsonl" --once --at "$(offset "$RP/xid.jsonl" "$first_ev")" | jq -c '[.events_total, .events[0].xid, .events[0].mig_index]')" \
+    "$(snap_line "$RP/xid.jsonl" "$first_ev" | jq -c '[.events_total, .events[0].xid, .events[0].mig_index]')"
+
+# --- profile --timeline: the same lines ------------------------------------------
+MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIME=100 \
+    "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" --timeline "$RP/timeline.jsonl" \
+    -o "$RP/report.txt" -- sleep 0.3 </dev/null; rc=$?
+eq "timeline: profile exit 0" "$rc" 0
+n=$(grep -vc '^{"type":' "$RP/timeline.jsonl")
+eq "timeline: its last snapshot replayed as written" \
+    "$(rp "$RP/timeline.jsonl" --once --at -0 | jq -cS 'del(.generator)')" "$(snap_line "$RP/timeline.jsonl" "$n")"
+
+# --- gzip: read as it is -----------------------------------------------------
+gzip -c "$RP/mig.jsonl" >"$RP/mig.jsonl.gz"
+eq "gzip: --at on a compressed recording" \
+    "$(rp "$RP/mig.jsonl.gz" --once --at "$(offset "$RP/mig.jsonl" 7)" | jq -cS 'del(.generator)')" \
+    "$(snap_line "$RP/mig.jsonl" 7)"
+eq "gzip: --at back after forward (a seek back in the stream)" \
+    "$(rp "$RP/mig.jsonl.gz" --once --from -0 --at +0 | jq -c .elapsed_ns)" \
+    "$(snap_line "$RP/mig.jsonl" 10 | jq -c .elapsed_ns)"
+
+# --- robust input --------------------------------------------------------------
+# a cut last line (a recorder killed mid-write)
+size=$(wc -c <"$RP/mig.jsonl")
+head -c $((size - 500)) "$RP/mig.jsonl" >"$RP/cut.jsonl"
+out=$(rp "$RP/cut.jsonl" --once --at -0 2>"$RP/cut.err"); rc=$?
+eq "cut: exit 0" "$rc" 0
+eq "cut: the last whole snapshot" "$(jq -c .elapsed_ns <<<"$out")" "$(snap_line "$RP/mig.jsonl" 9 | jq -c .elapsed_ns)"
+contains "cut: said" "$(cat "$RP/cut.err")" "the last line is cut"
+# garbage lines: skipped, counted, said
+{ echo 'not json at all'; sed -n 1,3p "$RP/mig.jsonl"; printf '{"half": \n'; echo '[1,2]'
+  sed -n 4,10p "$RP/mig.jsonl"; printf '\x00\xff\xfe\n'; } >"$RP/garbage.jsonl"
+out=$(rp "$RP/garbage.jsonl" --once --at "$(offset "$RP/mig.jsonl" 5)" 2>"$RP/garbage.err"); rc=$?
+eq "garbage: exit 0" "$rc" 0
+eq "garbage: snapshots numbered past it" "$(jq -cS 'del(.generator)' <<<"$out")" "$(snap_line "$RP/mig.jsonl" 5)"
+contains "garbage: counted and said" "$(cat "$RP/garbage.err")" "4 lines skipped"
+# unknown members (a newer writer): read as before
+sed 's/^{"schema":1,/{"schema":1,"from_the_future":{"a":[1,2]},/; s/"metrics":{/"metrics":{"new_metric":{"value":1,"source":"direct"},/' \
+    "$RP/mig.jsonl" >"$RP/extra.jsonl"
+eq "extra members: ignored" \
+    "$(rp "$RP/extra.jsonl" --once --at "$(offset "$RP/mig.jsonl" 2)" | jq -cS 'del(.generator)')" \
+    "$(snap_line "$RP/mig.jsonl" 2)"
+# another schema: a clear error, exit 2
+sed '3s/^{"schema":1,/{"schema":2,/' "$RP/mig.jsonl" >"$RP/schema2.jsonl"
+err=$(rp "$RP/schema2.jsonl" --once 2>&1 >/dev/null); rc=$?
+eq "schema 2: exit 2" "$rc" 2
+contains "schema 2: names it" "$err" "line 3: a snapshot of schema 2; this mig-gpu-mon reads schema 1 recordings"
+: >"$RP/empty.jsonl"
+err=$(rp "$RP/empty.jsonl" --once 2>&1); rc=$?
+eq "empty: exit 2" "$rc" 2
+contains "empty: says so" "$err" "no snapshot in it"
+err=$(rp "$RP/none.jsonl" --once 2>&1); rc=$?
+eq "missing file: exit 2" "$rc" 2
+contains "missing file: says so" "$err" "No such file or directory"
+head -c 300 "$RP/mig.jsonl.gz" >"$RP/cut.gz"
+rp "$RP/cut.gz" --once >/dev/null 2>&1; rc=$?
+eq "a cut gzip stream: exit 2, no crash" "$rc" 2
+err=$(rp "$RP/mig.jsonl" --once --at tomorrow 2>&1); rc=$?
+eq "a bad time: exit 2" "$rc" 2
+contains "a bad time: the forms" "$err" "is no time"
+err=$(rp "$RP/mig.jsonl" --speed 0 2>&1); rc=$?
+eq "--speed 0: exit 2" "$rc" 2
+err=$(rp "$RP/mig.jsonl" --at +1s 2>&1); rc=$?
+eq "--at without --once: exit 2" "$rc" 2
+rp --help | grep -q -- '--speed X' && ok || bad "replay --help names --speed"
+err=$(rp "$RP/mig.jsonl" --from -0 --to +0 --once 2>&1); rc=$?
+eq "--from after --to: exit 2" "$rc" 2
+
+# --- the replay in the TUI, paused at a known snapshot -------------------------
+if command -v tmux >/dev/null; then
+    . "$MIGMON_SRC/tests/e2e/tui_lib.sh"
+    P=$(tui_proc replay two-core)
+    # six snapshots with devices (on a loaded machine the first may have
+    # been taken while NVML was still starting)
+    rp_rec mig-reconfig.ini 56+2 "$RP/screen-all.jsonl" 7 --proc-root "$P"
+    grep -v -e '^{"type":' -e '"devices":\[\]' "$RP/screen-all.jsonl" | head -6 >"$RP/screen.jsonl"
+    TUI_MASK="s#$RP/##; s/ss\.[0-9]{3}Z/ss.mmmZ/"
+    tui_start replay 120 40 0 -- replay "$RP/screen.jsonl" --paused
+    tui_keys replay . . .
+    scr=$(tui_capture replay)
+    contains "tui: the header says REPLAY and the file" "$scr" "REPLAY screen.jsonl"
+    contains "tui: the position bar at snapshot 4 of 6, paused" "$scr" "|| 1x YYYY-MM-DD hh:mm:ss.mmmZ 4/6"
+    tui_screen "tui: replay paused at snapshot 4" replay replay-paused-120x40
+    tui_keys replay , ,
+    contains "tui: two back" "$(tui_capture replay)" " 2/6 "
+    tui_keys replay p k
+    contains "tui: a recorded process is never signalled (its PID is no process here)" \
+        "$(tui_capture replay)" "a recorded process: not signalled"
+    tui_keys replay Escape '>'
+    contains "tui: > the end" "$(tui_capture replay)" " 6/6 "
+    tui_keys replay "<" Space
+    for ((i = 0; i < 100; i++)); do
+        case "$(tui_capture replay)" in *" 6/6 "*) break ;; esac
+        sleep 0.05
+    done
+    contains "tui: space plays to the end at the recorded pace, then pauses" "$(tui_capture replay)" "|| 1x"
+    eq "tui: q quits with 0" "$(tui_quit replay q)" 0
+    tui_kill_all
+    unset TUI_MASK
+fi
