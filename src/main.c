@@ -430,7 +430,9 @@ int main(int argc, char **argv)
                               .dcgm_mode = c.dcgm,
                               .dcgm_addr = c.dcgm_addr,
                               .dcgm_lib = c.dcgm_lib,
-                              .one_shot = c.once};
+                              .one_shot = c.once,
+                              .backends = c.backends,
+                              .sysfs_root = c.sysfs_root};
     char cerr[2048];
     if (collect_open(&col, &co, cerr, sizeof(cerr)) != 0) {
         text_clean_lines(cerr, sizeof(cerr)); /* it names a path the user gave */

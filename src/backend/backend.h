@@ -23,6 +23,8 @@ struct backend_opts {
     const char *dcgm_lib;  /* --dcgm-lib, or NULL to search libdcgm.so.4 / .so.3 */
     bool one_shot;         /* one snapshot (--once): no retry is promised */
     uint64_t t0_ns;        /* the collector's reference instant (CLOCK_MONOTONIC); 0 unknown */
+    const char *sysfs_root; /* --sysfs-root, or NULL for /sys (amdgpu) */
+    const char *proc_root;  /* --proc-root, or NULL for /proc (amdgpu's fdinfo) */
 };
 
 enum backend_err {
@@ -87,9 +89,13 @@ struct backend_ops {
 };
 
 extern const struct backend_ops nvml_backend_ops;
+extern const struct backend_ops amdgpu_backend_ops;
 
 /* Look a backend up by name in the registry; NULL if unknown or invalid. */
 const struct backend_ops *backend_find(const char *name);
+/* The registry's i-th backend, NULL past the end (the default set: every
+ * backend that finds a device). */
+const struct backend_ops *backend_at(size_t i);
 /* 0 when the mandatory hooks are present. */
 int backend_check(const struct backend_ops *ops);
 const char *backend_last_error(const struct backend_ops *ops, void *state);
