@@ -116,6 +116,16 @@ j2=$(MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIM
     "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --backend nvml --sysfs-root "$FX/mi250x" --once --format json)
 jeq "--backend nvml: no AMD device" "$j2" '[.devices[] | select(.vendor == "amd")] | length' 0
 
+# --- --demo mi300x: a simulated sysfs tree, removed at exit ---
+dtmp=$(mktemp -d "$TMP/demo-amd.XXXXXX")
+j=$(TMPDIR=$dtmp "$MIGMON_BIN" --demo mi300x --once --format json)
+jeq "demo mi300x: the GPU and 8 partitions, all AMD" "$j" \
+    '[.devices[] | [.kind, .vendor]] | group_by(.) | map([.[0][0], .[0][1], length])' '[["gpu","amd",1],["mig","amd",8]]'
+jeq "demo mi300x: every partition has its activity" "$j" \
+    '[.devices[] | select(.kind == "mig") | .metrics.gpu_util_pct.source] | unique' '["direct"]'
+jeq "demo mi300x: the name says demo" "$j" '.devices[0].name' '"AMD Instinct MI300X (demo)"'
+eq "demo mi300x: its tree is removed at exit" "$(ls -A "$dtmp")" ""
+
 # --- the interactive monitor at 120x40 on the CPX tree ---
 if command -v tmux >/dev/null; then
     . "$MIGMON_SRC/tests/e2e/tui_lib.sh"
