@@ -114,6 +114,15 @@ jeq "both backends: the H200's MIG instances stay NVIDIA's" "$j" \
     '[.devices[] | select(.kind == "mig") | .vendor] | unique' '["nvidia"]'
 j2=$(MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIME=100 \
     "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --backend nvml --sysfs-root "$FX/mi250x" --once --format json)
+j3=$(MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIME=100 \
+    "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --backend nvml,amdgpu --sysfs-root "$FX/mi300x-cpx" \
+    --proc-root "$PROCFX" --once --format json)
+jeq "--backend nvml,amdgpu: the H200 (MIG) and the MI300X (CPX) in one snapshot" "$j3" \
+    '[.devices[] | select(.kind == "gpu") | [.vendor, .name]]' '[["nvidia","NVIDIA H200"],["amd","AMD Instinct MI300X"]]'
+jeq "--backend nvml,amdgpu: partitions point at their GPU's position" "$j3" \
+    '[.devices[] | select(.vendor == "amd" and .kind == "mig") | .index] | unique' '[1]'
+csv=$(amd mi300x-cpx --once --format csv)
+eq "csv: a row per device (GPU and 8 partitions)" "$(printf '%s\n' "$csv" | grep -c ',AMD Instinct MI300X,')" 9
 jeq "--backend nvml: no AMD device" "$j2" '[.devices[] | select(.vendor == "amd")] | length' 0
 
 # --- --demo mi300x: a simulated sysfs tree, removed at exit ---
@@ -131,5 +140,10 @@ if command -v tmux >/dev/null; then
     . "$MIGMON_SRC/tests/e2e/tui_lib.sh"
     tui_start amdcpx 120 40 2 -- --backend amdgpu --sysfs-root "$FX/mi300x-cpx" --proc-root "$PROCFX"
     tui_screen "mi300x cpx at 120x40" amdcpx amdgpu-mi300x-cpx-120x40
+    for t in mi250x mi300x-spx rx7900; do
+        tui_start "amd-$t" 120 40 2 -- --backend amdgpu --sysfs-root "$FX/$t" --proc-root "$PROCFX"
+        tui_screen "$t at 120x40" "amd-$t" "amdgpu-$t-120x40"
+    done
+    contains "mi300x spx screen: the mode on the GPU's detail" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-spx-120x40.txt")" "AMD Instinct MI300X"
     tui_kill_all
 fi
