@@ -57,7 +57,8 @@ static void open_extras(struct collector *c, const struct collect_opts *o)
                                   .one_shot = o->one_shot,
                                   .t0_ns = c->t0_ns,
                                   .sysfs_root = o->sysfs_root,
-                                  .proc_root = o->proc_root};
+                                  .proc_root = o->proc_root,
+                                  .no_procs = o->no_procs};
         void *st = NULL;
         char e[512];
         if (ops->open(&st, &bo, e, sizeof(e)) == BACKEND_OK && st) {

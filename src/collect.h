@@ -36,6 +36,7 @@ struct collect_opts {
      * NVML as always, and every other backend that finds a device */
     const char *backends;
     const char *sysfs_root; /* --sysfs-root; NULL: /sys */
+    bool no_procs;          /* processes are not shown (export without --export-processes) */
 };
 
 /* The backends after the first (NVML), whose devices follow its own. */

@@ -457,6 +457,7 @@ int main(int argc, char **argv)
                               .dcgm_lib = c.dcgm_lib,
                               .one_shot = c.once,
                               .backends = c.backends,
+                              .no_procs = c.exporter && !c.export_processes,
                               .sysfs_root = c.sysfs_root};
     char cerr[2048];
     if (collect_open(&col, &co, cerr, sizeof(cerr)) != 0) {

@@ -23,6 +23,7 @@ static int amd_open(void **state, const struct backend_opts *o, char *err, size_
     }
     snprintf(st->sysfs, sizeof(st->sysfs), "%s", o->sysfs_root ? o->sysfs_root : "/sys");
     snprintf(st->proc, sizeof(st->proc), "%s", o->proc_root ? o->proc_root : "/proc");
+    st->no_procs = o->no_procs;
     if (amd_discover(st) == 0) {
         snprintf(err, errlen, "amdgpu: no GPU bound to the amdgpu driver under %s/class/drm",
                  st->sysfs);
@@ -120,7 +121,23 @@ static int amd_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
                     c->m[m] = d->m[m];
         }
     }
-    amd_scan_processes(st, s, first, clock_mono_ns());
+    if (!st->no_procs) {
+        amd_scan_processes(st, s, first, clock_mono_ns());
+    } else {
+        /* Nothing shows processes (an export without --export-processes):
+         * /proc is not walked. */
+        static const char why[] = "processes not read (nothing shows them)";
+        for (size_t k = first; k < s->ndevices; k++) {
+            struct device *d = &s->devices[k];
+            d->proc_first = s->nprocs;
+            d->nprocs = 0;
+            d->process_count = metric_none(why);
+            if (d->kind == DEV_MIG)
+                d->m[M_MEM_USED] = metric_none(
+                    "the kernel reports VRAM in use per GPU only; its processes are not read "
+                    "(export without --export-processes)");
+        }
+    }
     if (!s->driver_version[0])
         snprintf(s->driver_version, sizeof(s->driver_version), "amdgpu");
     return 0;

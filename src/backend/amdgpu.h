@@ -65,6 +65,7 @@ struct amd_state {
     size_t nclients;
     unsigned gen;
     bool fds_capped; /* the last scan stopped at AMD_MAX_FDS */
+    bool no_procs;   /* no front end shows processes: fdinfo is not scanned */
     char err[512];
 };
 

@@ -7,7 +7,7 @@
  * /dev/dri/renderD<K>, matched to a partition's render minor. GPU % is
  * the gfx + compute ns over the time between two scans, as nvtop computes
  * it; the first sight of a client has none. Bounded: at most AMD_MAX_FDS
- * fdinfo files per scan.
+ * fdinfo files per scan, and no scan when nothing shows processes.
  */
 #include "backend/amdgpu.h"
 

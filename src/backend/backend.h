@@ -25,6 +25,8 @@ struct backend_opts {
     uint64_t t0_ns;        /* the collector's reference instant (CLOCK_MONOTONIC); 0 unknown */
     const char *sysfs_root; /* --sysfs-root, or NULL for /sys (amdgpu) */
     const char *proc_root;  /* --proc-root, or NULL for /proc (amdgpu's fdinfo) */
+    bool no_procs;          /* no front end shows processes: a backend that must scan
+                             * for them (amdgpu's fdinfo) does not */
 };
 
 enum backend_err {

@@ -104,6 +104,25 @@ contains "prometheus: partition 5's activity" "$page" \
 contains "prometheus: the GPU has vendor=amd" "$page" \
     'migmon_gpu_power_watts{gpu="0",uuid="AMD-4f1c2d3e5a6b7c80",pci_bus_id="0000:0c:00.0",model="AMD Instinct MI300X",vendor="amd",source="direct"} 412'
 
+# --- the exporter without --export-processes does not walk /proc's fdinfo ---
+"$MIGMON_BIN" export --backend amdgpu --sysfs-root "$FX/mi300x-cpx" --proc-root "$PROCFX" \
+    --listen 127.0.0.1:0 2>"$TMP/amdexp.err" &
+epid=$!
+eport=$(export_port "$TMP/amdexp.err")
+page=""
+for ((i = 0; i < 50; i++)); do
+    page=$(curl -s -m 2 "http://127.0.0.1:$eport/metrics")
+    case "$page" in *migmon_mig_utilization_ratio*) break ;; esac
+    sleep 0.1
+done
+kill "$epid" 2>/dev/null
+wait "$epid" 2>/dev/null
+contains "exporter: partitions' activity served" "$page" 'partition_id="2",mig_profile="CPX/NPS4",mig_uuid="AMD-4f1c2d3e5a6b7c80-P2",source="direct"} 0.3'
+eq "exporter: no partition memory in use (its processes are not read)" \
+    "$(printf '%s\n' "$page" | grep -c '^migmon_mig_memory_used_bytes{')" 0
+eq "exporter: partition memory totals served" \
+    "$(printf '%s\n' "$page" | grep -c '^migmon_mig_memory_total_bytes{.*vendor="amd"')" 8
+
 # --- both backends in one snapshot: the simulated H200 and the MI250X ---
 j=$(MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIME=100 \
     "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --sysfs-root "$FX/mi250x" --proc-root "$PROCFX" \
