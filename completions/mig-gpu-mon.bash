@@ -6,6 +6,7 @@ _mig_gpu_mon_scenarios() {
     # "--demo=_: no such scenario in DIR (available: a, b, c)"
     "${COMP_WORDS[0]}" --demo=_ --once 2>&1 >/dev/null |
         sed -n 's/.*(available: \(.*\))$/\1/p' | tr -d ','
+    echo mi300x # the AMD demo: a simulated sysfs, no scenario file
 }
 
 _mig_gpu_mon() {
@@ -24,7 +25,7 @@ _mig_gpu_mon() {
         --) return 0 ;; # profile's COMMAND, or words no mode takes
         # --opt=value arrives as (--opt, =, value)
         =) value=1 ;;
-        -f | --format | -i | --interval | -o | --output | -n | --count | --nvml-path | --proc-root | \
+        -f | --format | -i | --interval | -o | --output | -n | --count | --nvml-path | --proc-root | --backend | --sysfs-root | \
             --top | --config | --gpm | --dcgm | --dcgm-lib | --timeout | --listen | --compat | --duration | \
             --trigger | --timeline | --speed | --from | --to | --at)
             [ "${COMP_WORDS[i + 1]}" != "=" ] && value=1 ;;
@@ -54,7 +55,8 @@ _mig_gpu_mon() {
     --kubelet-socket) COMPREPLY=($(compgen -f -W "off" -- "$cur")); return 0 ;;
     --trigger) COMPREPLY=($(compgen -W "interval stdin" -- "$cur")); return 0 ;;
     --demo) COMPREPLY=($(compgen -W "$(_mig_gpu_mon_scenarios)" -- "$cur")); return 0 ;;
-    --nvml-path | --dcgm-lib | --config | --debug | -o | --output | --timeline | --proc-root)
+    --backend) COMPREPLY=($(compgen -W "nvml amdgpu nvml,amdgpu" -- "$cur")); return 0 ;;
+    --nvml-path | --dcgm-lib | --config | --debug | -o | --output | --timeline | --proc-root | --sysfs-root)
         COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     -i | --interval | --top | --timeout | --duration | -n | --count | --listen | --speed | --from | \
         --to | --at) return 0 ;;
@@ -72,11 +74,11 @@ _mig_gpu_mon() {
     profile) opts="-i --interval -o --output -f --format --timeline --nvml-path --demo --proc-root --dcgm --dcgm-lib -h
         --help --" ;;
     record) opts="-o --output --append --force -f --format --duration -n --count --trigger -i --interval
-        --top --gpm --dcgm --dcgm-lib --nvml-path --demo --debug --proc-root --config --no-config" ;;
+        --top --gpm --dcgm --dcgm-lib --nvml-path --demo --debug --proc-root --backend --sysfs-root --config --no-config" ;;
     export) opts="--listen --compat --export-processes --no-host --kubelet-socket -i --interval --top --gpm --dcgm --dcgm-lib
-        --nvml-path --demo --debug --proc-root --config --no-config" ;;
+        --nvml-path --demo --debug --proc-root --backend --sysfs-root --config --no-config" ;;
     *) opts="record export profile replay --once --all-processes -f --format --timeout -i --interval --top --no-color --gpm
-        --dcgm --dcgm-lib --nvml-path --debug --demo --proc-root --listen --compat --export-processes --no-host --config
+        --dcgm --dcgm-lib --nvml-path --debug --demo --proc-root --backend --sysfs-root --listen --compat --export-processes --no-host --config
         --no-config --write-config -h --help -V --version" ;;
     esac
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -52,7 +52,8 @@ void cli_usage(FILE *f)
           "Options:\n"
           "      --demo[=SCENARIO]  run on the bundled NVML simulator (default scenario\n"
           "                         h200-mig; SCENARIO is a name such as dgx-a100-8x7, with\n"
-          "                         or without .ini, or a file path containing a '/')\n"
+          "                         or without .ini, or a file path containing a '/');\n"
+          "                         --demo mi300x: an AMD MI300X on a simulated sysfs\n"
           "  -f, --format FMT       output of --once: table (default), json, prometheus, csv or\n"
           "                         influx; of record: jsonl (default), csv or influx\n"
           "      --all-processes    --once: every GPU process of every GPU and MIG device,\n"
@@ -78,6 +79,9 @@ void cli_usage(FILE *f)
           "      --proc-root DIR    read the host's CPUs, memory and processes from DIR\n"
           "                         instead of /proc (the host's /proc mounted in a\n"
           "                         container: --proc-root /host/proc)\n"
+          "      --backend LIST     GPU sources, comma-separated: nvml, amdgpu (default:\n"
+          "                         NVML, and amdgpu when it finds a GPU)\n"
+          "      --sysfs-root DIR   read amdgpu's sysfs from DIR instead of /sys\n"
           "      --config FILE      read this configuration file instead of\n"
           "                         $XDG_CONFIG_HOME/mig-gpu-mon/config.ini (~/.config/...)\n"
           "                         (a regular file or /dev/null, else exit status 2)\n"
@@ -290,7 +294,7 @@ static int check_record(struct cli *c, char *err, size_t errlen)
 /* The monitor's options (record and export take the same table; what does
  * not belong to the mode given is refused after the parse). */
 enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE, OPT_TOP, OPT_DEMO,
-       OPT_NO_COLOR, OPT_GPM, OPT_DCGM, OPT_DCGM_LIB, OPT_TIMEOUT, OPT_ALL_PROCESSES,
+       OPT_BACKEND, OPT_SYSFS_ROOT, OPT_NO_COLOR, OPT_GPM, OPT_DCGM, OPT_DCGM_LIB, OPT_TIMEOUT, OPT_ALL_PROCESSES,
        OPT_LISTEN = 300, OPT_COMPAT, OPT_EXPORT_PROCESSES, OPT_NO_HOST, OPT_KUBELET_SOCKET };
 enum { OPT_APPEND = 512, OPT_FORCE, OPT_DURATION, OPT_TRIGGER };
 enum { OPT_CONFIG = 600, OPT_NO_CONFIG, OPT_WRITE_CONFIG };
@@ -304,6 +308,8 @@ static const struct option longopts[] = {
     {"nvml-path", required_argument, NULL, OPT_NVML_PATH},
     {"debug", optional_argument, NULL, OPT_DEBUG},
     {"proc-root", required_argument, NULL, OPT_PROC_ROOT},
+    {"backend", required_argument, NULL, OPT_BACKEND},
+    {"sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT},
     {"top", required_argument, NULL, OPT_TOP},
     {"demo", optional_argument, NULL, OPT_DEMO},
     {"no-color", no_argument, NULL, OPT_NO_COLOR},
@@ -510,6 +516,8 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
             }
             break;
         case OPT_PROC_ROOT: c->proc_root = optarg; break;
+        case OPT_BACKEND: c->backends = optarg; break;
+        case OPT_SYSFS_ROOT: c->sysfs_root = optarg; break;
         case OPT_TOP:
             if (parse_uint(optarg, CLI_TOP_MAX, &v) != 0) {
                 snprintf(err, errlen, "--top %s: expected a number of processes from 0 (all) to %u",

@@ -20,6 +20,8 @@ struct cli {
     bool debug;
     const char *debug_file; /* NULL: default path */
     const char *proc_root;  /* --proc-root; NULL: /proc */
+    const char *backends;   /* --backend LIST, borrowed; NULL: every backend with a device */
+    const char *sysfs_root; /* --sysfs-root; NULL: /sys */
     unsigned top;           /* processes listed per device (--top), 0 = all */
     bool demo;              /* run on the bundled simulator */
     const char *demo_scenario; /* --demo=SCENARIO; NULL: the default */

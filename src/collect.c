@@ -9,6 +9,67 @@
 #include "procpost.h"
 #include "text.h"
 
+/* Whether the comma-separated list names name; NULL lists all. */
+static bool listed(const char *list, const char *name)
+{
+    if (!list)
+        return true;
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        size_t w = strcspn(p, ",");
+        if (w == n && strncmp(p, name, n) == 0)
+            return true;
+        p += w;
+        if (*p == ',')
+            p++;
+    }
+    return false;
+}
+
+int collect_check_backends(const char *s, char *err, size_t errlen)
+{
+    if (!s)
+        return 0;
+    for (const char *p = s;;) {
+        size_t w = strcspn(p, ",");
+        char name[32];
+        snprintf(name, sizeof(name), "%.*s", (int)(w < 31 ? w : 31), p);
+        if (!w || w > 31 || !backend_find(name)) {
+            snprintf(err, errlen, "--backend: \"%.*s\" is not a backend (expected nvml, amdgpu)",
+                     (int)(w < 64 ? w : 64), p);
+            return -1;
+        }
+        p += w;
+        if (!*p)
+            return 0;
+        p++;
+    }
+}
+
+/* The backends after NVML: those listed, or (no list) those that open. */
+static void open_extras(struct collector *c, const struct collect_opts *o)
+{
+    for (size_t i = 1; backend_at(i) && c->nextra < COLLECT_MAX_EXTRA; i++) {
+        const struct backend_ops *ops = backend_at(i);
+        if (!listed(o->backends, ops->name) || backend_check(ops) != 0)
+            continue;
+        struct backend_opts bo = {.interval_ms = o->interval_ms,
+                                  .one_shot = o->one_shot,
+                                  .t0_ns = c->t0_ns,
+                                  .sysfs_root = o->sysfs_root,
+                                  .proc_root = o->proc_root,
+                                  .no_procs = o->no_procs};
+        void *st = NULL;
+        char e[512];
+        if (ops->open(&st, &bo, e, sizeof(e)) == BACKEND_OK && st) {
+            c->extra[c->nextra] = ops;
+            c->extra_state[c->nextra++] = st;
+        } else if (o->backends && !c->extra_error[0]) {
+            snprintf(c->extra_error, sizeof(c->extra_error), "%s", e);
+        }
+    }
+}
+
 int collect_open(struct collector *c, const struct collect_opts *o, char *err, size_t errlen)
 {
     memset(c, 0, sizeof(*c));
@@ -23,7 +84,21 @@ int collect_open(struct collector *c, const struct collect_opts *o, char *err, s
         snprintf(c->gpu_error, sizeof(c->gpu_error), "GPU sampling disabled (--no-gpu)");
         return 0;
     }
-    c->be = o->backend ? o->backend : backend_find("nvml");
+    if (o->backend) { /* a backend of its own (replay): nothing else is opened */
+        c->be = o->backend;
+    } else {
+        if (collect_check_backends(o->backends, err, errlen) != 0) {
+            collect_close(c);
+            return COLLECT_ERR_BAD_BACKEND;
+        }
+        open_extras(c, o);
+        if (!listed(o->backends, "nvml")) {
+            snprintf(c->gpu_error, sizeof(c->gpu_error), "%s",
+                     c->extra_error[0] ? c->extra_error : "NVML not selected (--backend)");
+            return 0;
+        }
+        c->be = backend_find("nvml");
+    }
     if (!c->be) {
         snprintf(c->gpu_error, sizeof(c->gpu_error), "no NVML backend registered");
         return 0;
@@ -37,7 +112,10 @@ int collect_open(struct collector *c, const struct collect_opts *o, char *err, s
                               .dcgm_lib = o->dcgm_lib,
                               .one_shot = o->one_shot,
                               .t0_ns = c->t0_ns,
-                              .source = o->source};
+                              .source = o->source,
+                              .sysfs_root = o->sysfs_root,
+                              .proc_root = o->proc_root,
+                              .no_procs = o->no_procs};
     int rc = c->be->open(&c->be_state, &bo, c->gpu_error, sizeof(c->gpu_error));
     if (rc == BACKEND_ERR_BAD_PATH) {
         snprintf(err, errlen, "%s", c->gpu_error);
@@ -94,20 +172,31 @@ int collect_tick_until(struct collector *c, struct snapshot *s, uint64_t deadlin
         snprintf(s->host_error, sizeof(s->host_error), "%s", c->host_error);
     }
 
+    bool ok = false;
     if (!c->be_state) {
-        s->gpu_ok = false;
         s->ndevices = 0;
         snprintf(s->gpu_error, sizeof(s->gpu_error), "%s", c->gpu_error);
-        return 0;
+    } else {
+        int rc = c->be->sample(c->be_state, s, deadline_ns);
+        if (rc == BACKEND_TAKEN_OVER)
+            return COLLECT_TAKEN_OVER; /* c and s are another thread's now */
+        if (rc != 0) {
+            s->ndevices = 0;
+            snprintf(s->gpu_error, sizeof(s->gpu_error), "%s",
+                     backend_last_error(c->be, c->be_state));
+            text_clean_lines(s->gpu_error, sizeof(s->gpu_error)); /* paths from the environment */
+        } else {
+            ok = true;
+        }
     }
-    int rc = c->be->sample(c->be_state, s, deadline_ns);
-    if (rc == BACKEND_TAKEN_OVER)
-        return COLLECT_TAKEN_OVER; /* c and s are another thread's now */
-    if (rc != 0) {
+    if (!ok) /* the extras' processes are grouped from here */
+        s->nprocs = 0;
+    for (size_t i = 0; i < c->nextra; i++) {
+        if (c->extra[i]->sample(c->extra_state[i], s, deadline_ns) == 0)
+            ok = true;
+    }
+    if (!ok) {
         s->gpu_ok = false;
-        snprintf(s->gpu_error, sizeof(s->gpu_error), "%s",
-                 backend_last_error(c->be, c->be_state));
-        text_clean_lines(s->gpu_error, sizeof(s->gpu_error)); /* paths from the environment */
         return 0;
     }
     s->gpu_ok = true;
@@ -149,6 +238,9 @@ void collect_close(struct collector *c)
     if (c->be && c->be_state)
         c->be->close(c->be_state);
     c->be_state = NULL;
+    for (size_t i = 0; i < c->nextra; i++)
+        c->extra[i]->close(c->extra_state[i]);
+    c->nextra = 0;
     if (c->host)
         host_close(c->host);
     c->host = NULL;

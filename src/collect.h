@@ -36,7 +36,15 @@ struct collect_opts {
      * what it reads; NULL: NVML. */
     const struct backend_ops *backend;
     const char *source;
+    /* --backend: "nvml,amdgpu" (comma-separated registry names); NULL:
+     * NVML as always, and every other backend that finds a device */
+    const char *backends;
+    const char *sysfs_root; /* --sysfs-root; NULL: /sys */
+    bool no_procs;          /* processes are not shown (export without --export-processes) */
 };
+
+/* The backends after the first (NVML), whose devices follow its own. */
+#define COLLECT_MAX_EXTRA 4
 
 /* How long collect_tick waits for a slow or stuck driver before it returns
  * what it has (the stuck devices carried, then none). */
@@ -50,6 +58,12 @@ struct collector {
     const struct backend_ops *be;
     void *be_state;          /* owned; NULL when the backend did not open */
     char gpu_error[2048];    /* why be_state is NULL */
+    /* Further backends (amdgpu), sampled after the first, their devices
+     * appended; each state owned, never NULL for i < nextra. */
+    const struct backend_ops *extra[COLLECT_MAX_EXTRA];
+    void *extra_state[COLLECT_MAX_EXTRA];
+    size_t nextra;
+    char extra_error[512];   /* an explicitly selected backend that did not open */
     struct host *host;       /* owned; NULL when /proc could not be opened */
     char host_error[256];
     uint64_t t0_ns;          /* the reference instant */
@@ -64,7 +78,12 @@ struct collector {
  * the caller must not touch the collector or the snapshot again. */
 #define COLLECT_TAKEN_OVER 1
 
-/* Returns 0, or COLLECT_ERR_BAD_NVML_PATH with a message in err. */
+/* Returns 0, or COLLECT_ERR_BAD_NVML_PATH with a message in err, or
+ * COLLECT_ERR_BAD_BACKEND (--backend names no backend). */
+#define COLLECT_ERR_BAD_BACKEND (-3)
+/* Whether the --backend list s names only registered backends (else -1
+ * with one line in err). */
+int collect_check_backends(const char *s, char *err, size_t errlen);
 int collect_open(struct collector *c, const struct collect_opts *o, char *err, size_t errlen);
 /* Any thread: make a collect_tick that waits for the driver return now
  * (the program is stopping). */

@@ -21,6 +21,7 @@
 #include "collect.h"
 #include "debuglog.h"
 #include "demo.h"
+#include "demo_amd.h"
 #include "profile.h"
 #include "proclist.h"
 #include "text.h"
@@ -319,6 +320,15 @@ static int write_config(const struct cli *c, const struct config *cfg)
     return 0;
 }
 
+/* --demo mi300x: its tree, removed at exit. */
+static struct demo_amd *demo_amd;
+
+static void demo_amd_end(void)
+{
+    demo_amd_stop(demo_amd);
+    demo_amd = NULL;
+}
+
 /* --demo: the bundled simulator and the scenario to run (demo.h). */
 int main(int argc, char **argv)
 {
@@ -387,7 +397,22 @@ int main(int argc, char **argv)
     self_exe[n > 0 ? n : 0] = '\0';
 
     char demo_lib[4096], demo_label[160];
-    if (c.demo) {
+    static char demo_sysfs[256];
+    if (c.demo && c.demo_scenario && strcmp(c.demo_scenario, DEMO_AMD_SCENARIO) == 0) {
+        /* An MI300X for the amdgpu backend: a simulated sysfs tree. */
+        char derr[512];
+        demo_amd = demo_amd_start(c.interval_ms, demo_sysfs, sizeof(demo_sysfs), derr,
+                                  sizeof(derr));
+        if (!demo_amd) {
+            fprintf(stderr, "mig-gpu-mon: %s\n", derr);
+            debuglog_close();
+            return 2;
+        }
+        atexit(demo_amd_end);
+        c.backends = "amdgpu";
+        c.sysfs_root = demo_sysfs;
+        snprintf(demo_label, sizeof(demo_label), "DEMO (simulated sysfs: MI300X CPX/NPS4)");
+    } else if (c.demo) {
         if (demo_setup(self_exe, c.demo_scenario, demo_lib, sizeof(demo_lib), demo_label,
                        sizeof(demo_label)) != 0) {
             debuglog_close();
@@ -434,7 +459,10 @@ int main(int argc, char **argv)
                               .dcgm_mode = c.dcgm,
                               .dcgm_addr = c.dcgm_addr,
                               .dcgm_lib = c.dcgm_lib,
-                              .one_shot = c.once};
+                              .one_shot = c.once,
+                              .backends = c.backends,
+                              .no_procs = c.exporter && !c.export_processes,
+                              .sysfs_root = c.sysfs_root};
     char cerr[2048];
     if (collect_open(&col, &co, cerr, sizeof(cerr)) != 0) {
         text_clean_lines(cerr, sizeof(cerr)); /* it names a path the user gave */

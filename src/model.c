@@ -39,6 +39,11 @@ const char *metric_why_join(const char *a, const char *b)
     return out;
 }
 
+const char *device_vendor_name(unsigned vendor)
+{
+    return vendor == VENDOR_AMD ? "amd" : "nvidia";
+}
+
 const char *metric_source_name(enum metric_source s)
 {
     switch (s) {

@@ -165,7 +165,15 @@ struct snapshot;
  * (stored in s's notes). Process memory likewise. */
 void snapshot_check_ranges(struct snapshot *s);
 
+/* A partition of an AMD Instinct GPU (amdgpu compute partitions, CPX …)
+ * is a DEV_MIG device too: a child of its physical GPU with its own memory
+ * and activity (docs/amdgpu.md). */
 enum device_kind { DEV_GPU = 0, DEV_MIG = 1 };
+
+enum device_vendor { VENDOR_NVIDIA = 0, VENDOR_AMD = 1 };
+
+/* "nvidia", "amd". */
+const char *device_vendor_name(unsigned vendor);
 
 #define MIGMON_UUID_LEN 96
 #define MIGMON_NAME_LEN 96
@@ -174,6 +182,7 @@ enum device_kind { DEV_GPU = 0, DEV_MIG = 1 };
 
 struct device {
     enum device_kind kind;
+    unsigned char vendor; /* enum device_vendor: which backend filled it */
     int index;      /* GPU index; for a MIG device, its parent's index */
     int mig_index;  /* slot under the parent, -1 for a GPU */
     int parent_pos; /* position of the parent in snapshot.devices, -1 for a GPU */

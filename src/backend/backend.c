@@ -2,11 +2,17 @@
 
 #include <string.h>
 
-/* The registry: every backend the collector can name (only NVML so far;
- * an AMD sysfs or a recording-replay backend would register here). */
+/* The registry: every backend the collector can name, in the order their
+ * devices are listed (--backend). */
 static const struct backend_ops *const registry[] = {
     &nvml_backend_ops,
+    &amdgpu_backend_ops,
 };
+
+const struct backend_ops *backend_at(size_t i)
+{
+    return i < sizeof(registry) / sizeof(registry[0]) ? registry[i] : NULL;
+}
 
 int backend_check(const struct backend_ops *ops)
 {

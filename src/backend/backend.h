@@ -24,6 +24,10 @@ struct backend_opts {
     bool one_shot;         /* one snapshot (--once): no retry is promised */
     uint64_t t0_ns;        /* the collector's reference instant (CLOCK_MONOTONIC); 0 unknown */
     const char *source;    /* what a backend that reads a file reads (replay: the recording) */
+    const char *sysfs_root; /* --sysfs-root, or NULL for /sys (amdgpu) */
+    const char *proc_root;  /* --proc-root, or NULL for /proc (amdgpu's fdinfo) */
+    bool no_procs;          /* no front end shows processes: a backend that must scan
+                             * for them (amdgpu's fdinfo) does not */
 };
 
 enum backend_err {
@@ -92,9 +96,13 @@ struct backend_ops {
 };
 
 extern const struct backend_ops nvml_backend_ops;
+extern const struct backend_ops amdgpu_backend_ops;
 
 /* Look a backend up by name in the registry; NULL if unknown or invalid. */
 const struct backend_ops *backend_find(const char *name);
+/* The registry's i-th backend, NULL past the end (the default set: every
+ * backend that finds a device). */
+const struct backend_ops *backend_at(size_t i);
 /* 0 when the mandatory hooks are present. */
 int backend_check(const struct backend_ops *ops);
 const char *backend_last_error(const struct backend_ops *ops, void *state);

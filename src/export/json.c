@@ -140,6 +140,8 @@ static void write_device(struct jsonw *w, const struct snapshot *s, const struct
     jsonw_obj_open(w);
     jsonw_key(w, "kind");
     jsonw_str(w, d->kind == DEV_MIG ? "mig" : "gpu");
+    jsonw_key(w, "vendor");
+    jsonw_str(w, device_vendor_name(d->vendor));
     jsonw_key(w, "index");
     jsonw_int(w, d->index);
     int_or_null(w, "mig_index", d->mig_index);

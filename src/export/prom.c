@@ -49,7 +49,15 @@ static void migmon_labels(struct prom_ctx *c, bool *first, const struct device *
     prom_lab_add(c, first, "model", p->name);
     if (node[0])
         prom_lab_add(c, first, "node", node);
-    if (d->kind == DEV_MIG) {
+    /* NVIDIA's label sets stay as they were; other vendors say theirs. */
+    if (d->vendor != VENDOR_NVIDIA)
+        prom_lab_add(c, first, "vendor", device_vendor_name(d->vendor));
+    if (d->kind == DEV_MIG && d->vendor == VENDOR_AMD) {
+        /* an amdgpu compute partition: its index on the GPU and the modes */
+        prom_lab_add_int(c, first, "partition_id", d->gi_id);
+        prom_lab_add(c, first, "mig_profile", d->profile);
+        prom_lab_add(c, first, "mig_uuid", d->uuid);
+    } else if (d->kind == DEV_MIG) {
         prom_lab_add_int(c, first, "gpu_instance_id", d->gi_id);
         prom_lab_add_int(c, first, "compute_instance_id", d->ci_id);
         prom_lab_add(c, first, "mig_profile", d->profile);

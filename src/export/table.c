@@ -193,7 +193,10 @@ static bool write_device_row(FILE *f, const struct snapshot *s, size_t i)
         if (d->ci_id >= 0)
             snprintf(ci, sizeof(ci), "%d", d->ci_id);
         const char *prof = d->profile[0] ? d->profile : "?";
-        if (name_w < 32) /* narrow: the ID column already says it is MIG slot n */
+        if (d->vendor == VENDOR_AMD) /* an amdgpu compute partition */
+            snprintf(core, sizeof(core), "%s%.31s partition %s", name_w < 32 ? "" : "AMD ",
+                     prof, gi);
+        else if (name_w < 32) /* narrow: the ID column already says it is MIG slot n */
             snprintf(core, sizeof(core), "%.31s GI%s CI%s", prof, gi, ci);
         else
             snprintf(core, sizeof(core), "MIG %.31s GI %s CI %s", prof, gi, ci);

@@ -43,15 +43,16 @@ static void row_label(char *out, size_t len, const struct tui_view *v, size_t i,
         return;
     }
     const char *profile = d->profile[0] ? d->profile : "?";
+    const char *kind = d->vendor == VENDOR_AMD ? "Part" : "MIG"; /* an amdgpu partition */
     /* Under its GPU when that row is on screen; else the GPU is named. */
     long prow = d->parent_pos >= 0 ? tui_view_row_of(v, (size_t)d->parent_pos) : -1;
     if (prow >= 0 && prow >= v->dev_scroll) {
         bool last = (size_t)row + 1 >= v->ndrow ||
                     !tui_dev_is_instance_of(s, v->drow[row + 1], (size_t)d->parent_pos);
-        snprintf(out, len, "  %s MIG %d %s", last ? g->tree_last : g->tree_mid, d->mig_index,
-                 profile);
+        snprintf(out, len, "  %s %s %d %s", last ? g->tree_last : g->tree_mid, kind,
+                 d->mig_index, profile);
     } else {
-        snprintf(out, len, "  GPU %d/MIG %d %s", d->index, d->mig_index, profile);
+        snprintf(out, len, "  GPU %d/%s %d %s", d->index, kind, d->mig_index, profile);
     }
 }
 

@@ -341,6 +341,8 @@ static void draw_procs(WINDOW *win, struct tui_view *v)
         if (gici) {
             if (p->gi_id >= 0 && p->ci_id >= 0)
                 snprintf(gc, sizeof(gc), "%2d/%-2d ", p->gi_id, p->ci_id);
+            else if (p->gi_id >= 0) /* an amdgpu partition: no compute instance */
+                snprintf(gc, sizeof(gc), "%2d/?  ", p->gi_id);
             else
                 snprintf(gc, sizeof(gc), " ?/?  ");
         }

@@ -1,0 +1,106 @@
+/*
+ * amdgpu.h — the amdgpu backend's private header (shared one way by
+ * amdgpu*.c): what discovery found, and the readers the files share.
+ *
+ * The backend reads the kernel's interfaces only: sysfs under --sysfs-root
+ * (default /sys), hwmon, the binary gpu_metrics table, KFD topology, and
+ * /proc/PID/fdinfo under --proc-root. No vendor library, no subprocess.
+ */
+#ifndef MIGMON_AMDGPU_H
+#define MIGMON_AMDGPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/amdgpu_metrics.h"
+#include "snapshot.h"
+
+#define AMD_MAX_GPUS 64
+#define AMD_PATH_LEN 512
+
+struct amd_part {
+    int xcp;               /* partition index on its GPU (0: the PCI device's node) */
+    int render_minor;      /* its renderD minor, -1 unknown */
+    char kfd_node[AMD_PATH_LEN]; /* the KFD topology node directory */
+    struct metric vram_total;    /* KFD mem_banks/0 size_in_bytes */
+};
+
+struct amd_gpu {
+    char dev[AMD_PATH_LEN];   /* the PCI device directory (resolved) */
+    char bus_id[32];          /* 0000:0c:00.0 */
+    char name[MIGMON_NAME_LEN];
+    char uuid[MIGMON_UUID_LEN];
+    char serial[32];
+    char arch[16];
+    char hwmon[AMD_PATH_LEN]; /* "" when there is none */
+    char compute_mode[16];    /* current_compute_partition, "" when absent */
+    char memory_mode[16];     /* current_memory_partition */
+    int render_minor;
+    int nparts;               /* partitions with their own node; 0: not partitioned */
+    struct amd_part parts[AMD_NUM_XCP];
+};
+
+/* Per-process engine counters kept between scans (GPU % is a delta). */
+struct amd_client {
+    uint32_t pid;
+    uint64_t client_id;
+    uint64_t engine_ns;
+    uint64_t seen_ns; /* CLOCK_MONOTONIC of the read */
+    unsigned gen;     /* scan that last saw it */
+};
+
+#define AMD_MAX_CLIENTS 1024
+/* fdinfo files read per scan at most: the scan stays bounded on a host
+ * with many processes (the rest of the processes are not listed, and the
+ * process count says so). */
+#define AMD_MAX_FDS 8192
+
+struct amd_state {
+    char sysfs[AMD_PATH_LEN]; /* --sysfs-root or /sys */
+    char proc[AMD_PATH_LEN];  /* --proc-root or /proc */
+    int ngpus;
+    struct amd_gpu gpus[AMD_MAX_GPUS];
+    struct amd_client clients[AMD_MAX_CLIENTS];
+    size_t nclients;
+    unsigned gen;
+    bool fds_capped; /* the last scan stopped at AMD_MAX_FDS */
+    bool no_procs;   /* no front end shows processes: fdinfo is not scanned */
+    char err[512];
+};
+
+/* amdgpu_sysfs.c: snprintf that cuts silently (paths are bounded by
+ * AMD_PATH_LEN; a longer one fails to open and is reported as such). */
+void amd_fmt(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Small-file readers. 0, or -1 (errno set). */
+int amd_read_text(const char *path, char *out, size_t len);
+int amd_read_u64(const char *path, uint64_t *v);
+/* <dir>/<name> into a metric scaled by scale; none naming the path when
+ * the file is missing or not a number. */
+struct metric amd_file_metric(struct snapshot *s, const char *dir, const char *name,
+                              double scale);
+/* The GPU's own metrics (sysfs, hwmon, gpu_metrics) into d; the decoded
+ * table into gm (for the partitions). */
+void amd_sample_gpu(struct snapshot *s, const struct amd_gpu *g, struct device *d,
+                    struct amd_gpu_metrics *gm);
+
+/* amdgpu_discover.c: every amdgpu PCI device under st->sysfs, with its
+ * partitions. Returns the number found. */
+int amd_discover(struct amd_state *st);
+
+/* amdgpu_fdinfo.c: processes of every GPU and partition from fdinfo, into
+ * s after the devices [first, s->ndevices) (which they are attributed
+ * to), at now_ns (CLOCK_MONOTONIC). */
+void amd_scan_processes(struct amd_state *st, struct snapshot *s, size_t first, uint64_t now_ns);
+/* One fdinfo text: 0 and its values when it is an amdgpu client. */
+struct amd_fdinfo {
+    char pdev[32];
+    uint64_t client_id;
+    uint64_t vram_bytes;
+    bool has_vram;
+    uint64_t engine_ns; /* gfx + compute */
+    bool has_gfx, has_compute;
+};
+int amd_fdinfo_parse(const char *text, struct amd_fdinfo *f);
+
+#endif

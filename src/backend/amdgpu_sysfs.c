@@ -1,0 +1,190 @@
+/*
+ * amdgpu_sysfs.c — a GPU's metrics from amdgpu's sysfs files, hwmon and
+ * the gpu_metrics table (docs/metrics.md lists what each file feeds).
+ * A file that is missing or unreadable gives none with its path.
+ */
+#include "backend/amdgpu.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void amd_fmt(char *out, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out, len, fmt, ap);
+    va_end(ap);
+}
+
+int amd_read_text(const char *path, char *out, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, out, len - 1);
+    int e = errno;
+    close(fd);
+    if (n < 0) {
+        errno = e;
+        return -1;
+    }
+    out[n] = '\0';
+    while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' '))
+        out[--n] = '\0';
+    return 0;
+}
+
+int amd_read_u64(const char *path, uint64_t *v)
+{
+    char buf[64], *end;
+    if (amd_read_text(path, buf, sizeof(buf)) != 0)
+        return -1;
+    errno = 0;
+    unsigned long long x = strtoull(buf, &end, 10);
+    if (end == buf || *end != '\0' || errno) {
+        errno = EINVAL;
+        return -1;
+    }
+    *v = x;
+    return 0;
+}
+
+struct metric amd_file_metric(struct snapshot *s, const char *dir, const char *name,
+                              double scale)
+{
+    char path[AMD_PATH_LEN + 64];
+    uint64_t v;
+    amd_fmt(path, sizeof(path), "%s/%s", dir, name);
+    if (amd_read_u64(path, &v) != 0)
+        return metric_none(snapshot_note(s, "%s: %s", path,
+                                         errno == EINVAL ? "not a number" : strerror(errno)));
+    return metric_direct((double)v * scale);
+}
+
+/* The current level of a pp_dpm_* file: the line ending in '*'. */
+static struct metric dpm_clock(struct snapshot *s, const char *dir, const char *name)
+{
+    char path[AMD_PATH_LEN + 64], buf[1024];
+    amd_fmt(path, sizeof(path), "%s/%s", dir, name);
+    if (amd_read_text(path, buf, sizeof(buf)) != 0)
+        return metric_none(snapshot_note(s, "%s: %s", path, strerror(errno)));
+    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+        size_t n = strlen(line);
+        while (n > 0 && line[n - 1] == ' ')
+            n--;
+        if (n == 0 || line[n - 1] != '*')
+            continue;
+        char *colon = strchr(line, ':');
+        double mhz;
+        if (colon && sscanf(colon + 1, "%lfMhz", &mhz) == 1)
+            return metric_direct(mhz);
+    }
+    return metric_none(snapshot_note(s, "%s: no current level (a line ending in *)", path));
+}
+
+/* hwmon's temperature whose label is label, in °C. */
+static struct metric hwmon_temp(struct snapshot *s, const struct amd_gpu *g, const char *label)
+{
+    if (!g->hwmon[0])
+        return metric_none(snapshot_note(s, "%s/hwmon: no hwmon directory", g->dev));
+    for (int i = 1; i <= 8; i++) {
+        char path[AMD_PATH_LEN + 32], buf[32];
+        amd_fmt(path, sizeof(path), "%s/temp%d_label", g->hwmon, i);
+        if (amd_read_text(path, buf, sizeof(buf)) != 0 || strcmp(buf, label) != 0)
+            continue;
+        char name[32];
+        snprintf(name, sizeof(name), "temp%d_input", i);
+        return amd_file_metric(s, g->hwmon, name, 0.001);
+    }
+    return metric_none(snapshot_note(s, "%s: no temp*_label \"%s\"", g->hwmon, label));
+}
+
+/* "16.0 GT/s PCIe" (or "16 GT/s" before 5.7) → the PCIe generation. */
+static struct metric link_gen(struct snapshot *s, const char *dir)
+{
+    char path[AMD_PATH_LEN + 32], buf[64];
+    amd_fmt(path, sizeof(path), "%s/current_link_speed", dir);
+    if (amd_read_text(path, buf, sizeof(buf)) != 0)
+        return metric_none(snapshot_note(s, "%s: %s", path, strerror(errno)));
+    double gts = atof(buf);
+    static const double speed[] = {2.5, 5, 8, 16, 32, 64};
+    for (int i = 0; i < 6; i++)
+        if (gts > speed[i] - 0.1 && gts < speed[i] + 0.1)
+            return metric_direct(i + 1);
+    return metric_none(snapshot_note(s, "%s: \"%s\" is no PCIe speed", path, buf));
+}
+
+/* m when it has a value, else the table's, else m (its reason). */
+static struct metric either(struct metric m, struct metric alt)
+{
+    return metric_ok(&m) || !metric_ok(&alt) ? m : alt;
+}
+
+static struct metric with_path(struct snapshot *s, const char *path, struct metric m)
+{
+    if (!metric_ok(&m) && m.why)
+        m.why = snapshot_note(s, "%s: %s", path, m.why);
+    return m;
+}
+
+void amd_sample_gpu(struct snapshot *s, const struct amd_gpu *g, struct device *d,
+                    struct amd_gpu_metrics *gm)
+{
+    const char *dev = g->dev;
+    char path[AMD_PATH_LEN + 32];
+    amd_fmt(path, sizeof(path), "%s/gpu_metrics", dev);
+    /* One read: the kernel returns at most a page. */
+    static __thread unsigned char blob[8192];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, blob, sizeof(blob)) : -1;
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    if (n < 0) {
+        amd_metrics_decode(blob, 0, gm);
+        const char *why = snapshot_note(s, "%s: %s", path, strerror(e));
+        for (int k = 0; k < AMD_NUM_XCP; k++)
+            gm->part_busy[k] = metric_none(why);
+        gm->gfx_pct = gm->umc_pct = gm->power_w = gm->energy_j = gm->mem_c =
+            gm->hbm_max_c = gm->hotspot_c = metric_none(why);
+    } else {
+        amd_metrics_decode(blob, (size_t)n, gm);
+        struct metric *all[] = {&gm->hotspot_c, &gm->mem_c, &gm->hbm_max_c, &gm->power_w,
+                                &gm->gfx_pct, &gm->umc_pct, &gm->energy_j};
+        for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+            *all[i] = with_path(s, path, *all[i]);
+        for (int k = 0; k < AMD_NUM_XCP; k++)
+            gm->part_busy[k] = with_path(s, path, gm->part_busy[k]);
+    }
+
+    d->m[M_GPU_UTIL] = either(amd_file_metric(s, dev, "gpu_busy_percent", 1), gm->gfx_pct);
+    d->m[M_MEM_UTIL] = either(amd_file_metric(s, dev, "mem_busy_percent", 1), gm->umc_pct);
+    d->m[M_MEM_USED] = amd_file_metric(s, dev, "mem_info_vram_used", 1);
+    d->m[M_MEM_TOTAL] = amd_file_metric(s, dev, "mem_info_vram_total", 1);
+    /* Multi-die parts (MI300) hide temp1 (edge): the hotspot stands in. */
+    struct metric edge = hwmon_temp(s, g, "edge");
+    d->m[M_TEMP] = either(either(edge, hwmon_temp(s, g, "junction")), gm->hotspot_c);
+    d->m[M_MEM_TEMP] = either(either(hwmon_temp(s, g, "mem"), gm->mem_c), gm->hbm_max_c);
+    if (g->hwmon[0]) {
+        struct metric avg = amd_file_metric(s, g->hwmon, "power1_average", 1e-6);
+        d->m[M_POWER] = either(either(avg, amd_file_metric(s, g->hwmon, "power1_input", 1e-6)),
+                               gm->power_w);
+        d->m[M_POWER_LIMIT] = amd_file_metric(s, g->hwmon, "power1_cap", 1e-6);
+        struct metric pwm = amd_file_metric(s, g->hwmon, "pwm1", 100.0 / 255.0);
+        d->m[M_FAN] = pwm;
+    } else {
+        d->m[M_POWER] = gm->power_w;
+        d->m[M_POWER_LIMIT] = d->m[M_FAN] =
+            metric_none(snapshot_note(s, "%s/hwmon: no hwmon directory", dev));
+    }
+    d->m[M_ENERGY] = gm->energy_j;
+    d->m[M_CLK_GFX] = dpm_clock(s, dev, "pp_dpm_sclk");
+    d->m[M_CLK_MEM] = dpm_clock(s, dev, "pp_dpm_mclk");
+    d->m[M_PCIE_GEN] = link_gen(s, dev);
+    d->m[M_PCIE_WIDTH] = amd_file_metric(s, dev, "current_link_width", 1);
+}

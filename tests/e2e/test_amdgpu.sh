@@ -1,0 +1,168 @@
+# shellcheck shell=bash
+# The amdgpu backend on the fixture trees (tests/fixtures/sysfs, written by
+# gen.py): JSON values equal to the files, partitions as child devices
+# with their own activity, the table, Prometheus (promtool), a stored
+# screen, fdinfo processes on their partitions, a malformed gpu_metrics,
+# and NVIDIA's simulator beside an AMD tree in one snapshot.
+FX="$MIGMON_SRC/tests/fixtures/sysfs"
+PROCFX="$MIGMON_SRC/tests/fixtures/proc/amd-cpx"
+amd() { # amd TREE ARGS...
+    local t=$1
+    shift
+    "$MIGMON_BIN" --backend amdgpu --sysfs-root "$FX/$t" --proc-root "$PROCFX" "$@"
+}
+f() { tr -d '\n' <"$FX/$1"; }
+
+# --- MI250X: two GCDs, two PCI GPUs, gpu_metrics v1.3 ---
+j=$(amd mi250x --once --format json)
+D0=mi250x/devices/pci0000:00/0000:29:00.0
+D1=mi250x/devices/pci0000:00/0000:2c:00.0
+jeq "mi250x: two AMD GPUs" "$j" '[.devices[] | [.kind, .vendor, .pci_bus_id]]' \
+    '[["gpu","amd","0000:29:00.0"],["gpu","amd","0000:2c:00.0"]]'
+jeq "mi250x: name and uuid from product_name, unique_id" "$j" '.devices[0] | [.name, .uuid]' \
+    "[\"$(f $D0/product_name)\",\"AMD-$(f $D0/unique_id)\"]"
+jeq "mi250x: GCD 0 busy = gpu_busy_percent" "$j" '.devices[0].metrics.gpu_util_pct.value' "$(f $D0/gpu_busy_percent)"
+jeq "mi250x: GCD 1 busy = gpu_busy_percent" "$j" '.devices[1].metrics.gpu_util_pct.value' "$(f $D1/gpu_busy_percent)"
+jeq "mi250x: mem busy" "$j" '.devices[1].metrics.mem_util_pct.value' "$(f $D1/mem_busy_percent)"
+jeq "mi250x: VRAM used/total = mem_info_vram_*" "$j" '.devices[1].metrics | [.memory_used_bytes.value, .memory_total_bytes.value]' \
+    "[$(f $D1/mem_info_vram_used),$(f $D1/mem_info_vram_total)]"
+jeq "mi250x: edge temperature (temp1, °C)" "$j" '.devices[0].metrics.temperature_c.value' 51
+jeq "mi250x: power1_average and power1_cap in W" "$j" '.devices[0].metrics | [.power_w.value, .power_limit_w.value]' '[300,560]'
+jeq "mi250x: clocks from the * line of pp_dpm_sclk/mclk" "$j" '.devices[1].metrics | [.clock_graphics_mhz.value, .clock_mem_mhz.value]' '[1600,1600]'
+jeq "mi250x: PCIe gen 4 x16 from current_link_*" "$j" '.devices[0].metrics | [.pcie_gen.value, .pcie_width.value]' '[4,16]'
+jeq "mi250x: no energy (v1.3 has no documented unit), with the file in the reason" "$j" \
+    '.devices[0].metrics.energy_j.reason | endswith("gpu_metrics: energy_accumulator'"'"'s unit is not documented before v1.4")' true
+jeq "mi250x: no partitions" "$j" '[.devices[] | select(.kind == "mig")] | length' 0
+
+# --- MI300X SPX/NPS1: one device, the mode as its profile ---
+j=$(amd mi300x-spx --once --format json)
+jeq "mi300x spx: one GPU, no children (SPX has one partition)" "$j" '[.devices[] | .kind]' '["gpu"]'
+jeq "mi300x spx: profile SPX/NPS1" "$j" '.devices[0].profile' '"SPX/NPS1"'
+jeq "mi300x spx: junction stands in for the hidden edge sensor" "$j" '.devices[0].metrics.temperature_c.value' 57
+jeq "mi300x spx: power1_input" "$j" '.devices[0].metrics.power_w.value' 412
+jeq "mi300x spx: energy from gpu_metrics v1.6 (2^-16 J)" "$j" '.devices[0].metrics.energy_j.value' 1000000
+jeq "mi300x spx: mem_busy_percent" "$j" '.devices[0].metrics.mem_util_pct.value' 17
+jeq "mi300x spx: HBM temperature from hwmon temp3 (mem)" "$j" '.devices[0].metrics.memory_temp_c.value' 49
+
+# --- MI300X CPX/NPS4: eight partitions as children, their own activity ---
+j=$(amd mi300x-cpx --once --format json)
+jeq "mi300x cpx: a GPU and 8 partitions" "$j" '[.devices[] | .kind] | group_by(.) | map([.[0], length])' '[["gpu",1],["mig",8]]'
+jeq "mi300x cpx: partitions' activity from xcp_stats gfx_busy_inst" "$j" \
+    '[.devices[] | select(.kind == "mig") | .metrics.gpu_util_pct.value]' '[10,20,30,40,50,60,70,80]'
+jeq "mi300x cpx: partitions' VRAM from KFD mem_banks" "$j" \
+    '[.devices[] | select(.kind == "mig") | .metrics.memory_total_bytes.value] | unique' '[25769803776]'
+jeq "mi300x cpx: partition identity" "$j" '.devices[3] | [.vendor, .profile, .gpu_instance_id, .parent_uuid, .uuid]' \
+    '["amd","CPX/NPS4",2,"AMD-4f1c2d3e5a6b7c80","AMD-4f1c2d3e5a6b7c80-P2"]'
+jeq "mi300x cpx: the GPU's VRAM is the whole device's" "$j" '.devices[0].metrics.memory_total_bytes.value' 205822885888
+jeq "mi300x cpx: the partition's temperature is its GPU's" "$j" '.devices[3].metrics.temperature_c.value' 57
+
+# --- fdinfo processes on their partitions ---
+jeq "fdinfo: processes on partitions 0, 2, 5 (render minors 128, 130, 133)" "$j" \
+    '[.devices[] | select(.kind == "mig") | {p: .gpu_instance_id, n: [.processes[]?.pid]} | select(.n | length > 0)]' \
+    '[{"p":0,"n":[7003]},{"p":2,"n":[7001]},{"p":5,"n":[7002]}]'
+jeq "fdinfo: drm-memory-vram (KiB) in bytes" "$j" '[.devices[3].processes[0].memory_bytes]' '[4294967296]'
+jeq "fdinfo: partition VRAM in use = its processes' (source process)" "$j" \
+    '.devices[3].metrics.memory_used_bytes | [.value, .source]' '[4294967296,"process"]'
+jeq "fdinfo: one read gives no GPU % (it needs two)" "$j" '.devices[3].processes[0].sm_util_pct' null
+
+# --- RX 7900: consumer, no FRU name (named from the PCI id), fan ---
+j=$(amd rx7900 --once --format json)
+jeq "rx7900: name from the PCI id, uuid from the bus id (no unique_id)" "$j" '.devices[0] | [.name, .uuid]' \
+    '["AMD Radeon RX 7900 XT/XTX","AMD-PCI-0000:03:00.0"]'
+jeq "rx7900: fan from pwm1 (51/255)" "$j" '.devices[0].metrics.fan_pct.value' 20
+jeq "rx7900: no partitions" "$j" '.devices | length' 1
+
+# --- a truncated gpu_metrics: none with a reason, sysfs values stay ---
+j=$(amd rx7900-truncated --once --format json)
+jeq "truncated gpu_metrics: energy none, reason names the file" "$j" \
+    '.devices[0].metrics.energy_j | [.value, (.reason | test("rx7900-truncated/devices/pci0000:00/0000:03:00.0/gpu_metrics: gpu_metrics truncated"))]' \
+    '[null,true]'
+jeq "truncated gpu_metrics: gpu_busy_percent still read" "$j" '.devices[0].metrics.gpu_util_pct.value' 23
+
+# --- missing files: none with the path ---
+j=$("$MIGMON_BIN" --backend amdgpu --sysfs-root /nonexistent --once --format json)
+jeq "no amdgpu tree: no devices, the reason names it" "$j" '.gpu_error' \
+    '"amdgpu: no GPU bound to the amdgpu driver under /nonexistent/class/drm"'
+out=$("$MIGMON_BIN" --backend cuda --once 2>&1)
+eq "--backend cuda: exit 2" "$?" 2
+contains "--backend cuda: the message" "$out" '--backend: "cuda" is not a backend (expected nvml, amdgpu)'
+
+# --- table ---
+t=$(COLUMNS=80 amd mi300x-cpx --once --format table)
+contains "table: the MI300X" "$t" "AMD Instinct MI300X    41%   17%"
+contains "table: partition 2" "$t" "0/2    CPX/NPS4 partition 2   30%"
+contains "table: partition 2's process" "$t" "0/2        7001"
+
+# --- Prometheus: promtool clean, vendor and partition labels ---
+for t in mi250x mi300x-spx mi300x-cpx rx7900; do
+    page=$(amd $t --once --format prometheus)
+    eq "promtool: $t" "$(printf '%s\n' "$page" | promtool check metrics 2>&1)" ""
+done
+page=$(amd mi300x-cpx --once --format prometheus)
+contains "prometheus: partition 5's activity" "$page" \
+    'migmon_mig_utilization_ratio{gpu="0",uuid="AMD-4f1c2d3e5a6b7c80",pci_bus_id="0000:0c:00.0",model="AMD Instinct MI300X",vendor="amd",partition_id="5",mig_profile="CPX/NPS4",mig_uuid="AMD-4f1c2d3e5a6b7c80-P5",source="direct"} 0.6'
+contains "prometheus: the GPU has vendor=amd" "$page" \
+    'migmon_gpu_power_watts{gpu="0",uuid="AMD-4f1c2d3e5a6b7c80",pci_bus_id="0000:0c:00.0",model="AMD Instinct MI300X",vendor="amd",source="direct"} 412'
+
+# --- the exporter without --export-processes does not walk /proc's fdinfo ---
+"$MIGMON_BIN" export --backend amdgpu --sysfs-root "$FX/mi300x-cpx" --proc-root "$PROCFX" \
+    --listen 127.0.0.1:0 2>"$TMP/amdexp.err" &
+epid=$!
+eport=$(export_port "$TMP/amdexp.err")
+page=""
+for ((i = 0; i < 50; i++)); do
+    page=$(curl -s -m 2 "http://127.0.0.1:$eport/metrics")
+    case "$page" in *migmon_mig_utilization_ratio*) break ;; esac
+    sleep 0.1
+done
+kill "$epid" 2>/dev/null
+wait "$epid" 2>/dev/null
+contains "exporter: partitions' activity served" "$page" 'partition_id="2",mig_profile="CPX/NPS4",mig_uuid="AMD-4f1c2d3e5a6b7c80-P2",source="direct"} 0.3'
+eq "exporter: no partition memory in use (its processes are not read)" \
+    "$(printf '%s\n' "$page" | grep -c '^migmon_mig_memory_used_bytes{')" 0
+eq "exporter: partition memory totals served" \
+    "$(printf '%s\n' "$page" | grep -c '^migmon_mig_memory_total_bytes{.*vendor="amd"')" 8
+
+# --- both backends in one snapshot: the simulated H200 and the MI250X ---
+j=$(MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIME=100 \
+    "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --sysfs-root "$FX/mi250x" --proc-root "$PROCFX" \
+    --once --format json)
+jeq "both backends: NVIDIA's GPU first, then the two GCDs" "$j" \
+    '[.devices[] | select(.kind == "gpu") | [.index, .vendor]]' '[[0,"nvidia"],[1,"amd"],[2,"amd"]]'
+jeq "both backends: the H200's MIG instances stay NVIDIA's" "$j" \
+    '[.devices[] | select(.kind == "mig") | .vendor] | unique' '["nvidia"]'
+j2=$(MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIME=100 \
+    "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --backend nvml --sysfs-root "$FX/mi250x" --once --format json)
+j3=$(MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIME=100 \
+    "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --backend nvml,amdgpu --sysfs-root "$FX/mi300x-cpx" \
+    --proc-root "$PROCFX" --once --format json)
+jeq "--backend nvml,amdgpu: the H200 (MIG) and the MI300X (CPX) in one snapshot" "$j3" \
+    '[.devices[] | select(.kind == "gpu") | [.vendor, .name]]' '[["nvidia","NVIDIA H200"],["amd","AMD Instinct MI300X"]]'
+jeq "--backend nvml,amdgpu: partitions point at their GPU's position" "$j3" \
+    '[.devices[] | select(.vendor == "amd" and .kind == "mig") | .index] | unique' '[1]'
+csv=$(amd mi300x-cpx --once --format csv)
+eq "csv: a row per device (GPU and 8 partitions)" "$(printf '%s\n' "$csv" | grep -c ',AMD Instinct MI300X,')" 9
+jeq "--backend nvml: no AMD device" "$j2" '[.devices[] | select(.vendor == "amd")] | length' 0
+
+# --- --demo mi300x: a simulated sysfs tree, removed at exit ---
+dtmp=$(mktemp -d "$TMP/demo-amd.XXXXXX")
+j=$(TMPDIR=$dtmp "$MIGMON_BIN" --demo mi300x --once --format json)
+jeq "demo mi300x: the GPU and 8 partitions, all AMD" "$j" \
+    '[.devices[] | [.kind, .vendor]] | group_by(.) | map([.[0][0], .[0][1], length])' '[["gpu","amd",1],["mig","amd",8]]'
+jeq "demo mi300x: every partition has its activity" "$j" \
+    '[.devices[] | select(.kind == "mig") | .metrics.gpu_util_pct.source] | unique' '["direct"]'
+jeq "demo mi300x: the name says demo" "$j" '.devices[0].name' '"AMD Instinct MI300X (demo)"'
+eq "demo mi300x: its tree is removed at exit" "$(ls -A "$dtmp")" ""
+
+# --- the interactive monitor at 120x40 on the CPX tree ---
+if command -v tmux >/dev/null; then
+    . "$MIGMON_SRC/tests/e2e/tui_lib.sh"
+    tui_start amdcpx 120 40 2 -- --backend amdgpu --sysfs-root "$FX/mi300x-cpx" --proc-root "$PROCFX"
+    tui_screen "mi300x cpx at 120x40" amdcpx amdgpu-mi300x-cpx-120x40
+    for t in mi250x mi300x-spx rx7900; do
+        tui_start "amd-$t" 120 40 2 -- --backend amdgpu --sysfs-root "$FX/$t" --proc-root "$PROCFX"
+        tui_screen "$t at 120x40" "amd-$t" "amdgpu-$t-120x40"
+    done
+    contains "mi300x spx screen: the mode on the GPU's detail" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-spx-120x40.txt")" "AMD Instinct MI300X"
+    tui_kill_all
+fi

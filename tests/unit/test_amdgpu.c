@@ -1,0 +1,213 @@
+/*
+ * The amdgpu backend's decoding (src/backend/amdgpu_metrics.c) on the
+ * fixture tables (tests/fixtures/sysfs/gen.py), malformed tables, and
+ * fdinfo processes with GPU % from two reads at chosen times.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "backend/amdgpu.h"
+#include "backend/backend.h"
+
+static const char *src(void)
+{
+    const char *s = getenv("MIGMON_SRC");
+    return s ? s : ".";
+}
+
+static size_t load(const char *rel, unsigned char *buf, size_t cap)
+{
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/tests/fixtures/sysfs/%s", src(), rel);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, cap, f);
+    fclose(f);
+    return n;
+}
+
+static unsigned char blob[8192];
+
+static void test_v13_mi250x(void **st)
+{
+    (void)st;
+    size_t n = load("mi250x/devices/pci0000:00/0000:29:00.0/gpu_metrics", blob, sizeof(blob));
+    assert_int_equal(n, 120);
+    struct amd_gpu_metrics m;
+    assert_int_equal(amd_metrics_decode(blob, n, &m), 0);
+    assert_int_equal(m.format, 1);
+    assert_int_equal(m.content, 3);
+    assert_true(m.hotspot_c.value == 61 && m.hotspot_c.src == MSRC_DIRECT);
+    assert_true(m.mem_c.value == 58);
+    assert_true(m.hbm_max_c.value == 59); /* the hottest of 58, 57, 56, 59 */
+    assert_true(m.gfx_pct.value == 63);
+    assert_true(m.umc_pct.value == 20);
+    assert_true(m.power_w.value == 300);
+    assert_true(m.gfxclk_mhz.value == 1700);
+    assert_int_equal(m.energy_j.src, MSRC_NONE); /* unit undocumented before v1.4 */
+    assert_int_equal(m.num_partition, -1);
+    assert_int_equal(m.pcie_width.src, MSRC_NONE); /* left all ones */
+    assert_string_equal(m.pcie_width.why, "not reported by this GPU in gpu_metrics (all ones)");
+}
+
+static void test_v16_spx(void **st)
+{
+    (void)st;
+    size_t n = load("mi300x-spx/devices/pci0000:00/0000:0c:00.0/gpu_metrics", blob, sizeof(blob));
+    assert_int_equal(n, 1664);
+    struct amd_gpu_metrics m;
+    assert_int_equal(amd_metrics_decode(blob, n, &m), 0);
+    assert_int_equal(m.content, 6);
+    assert_int_equal(m.num_partition, 1);
+    assert_int_equal(m.part_xcc[0], 8);
+    assert_true(m.part_busy[0].value == 41.0); /* mean of 41 40 42 43 39 41 40 42 */
+    assert_int_equal(m.part_busy[1].src, MSRC_NONE);
+    assert_true(m.energy_j.value == 1000000.0); /* 65536e6 × 2^-16 J */
+    assert_true(m.power_w.value == 411);
+    assert_true(m.hotspot_c.value == 56 && m.mem_c.value == 48);
+    assert_true(m.gfxclk_mhz.value == 2100 && m.uclk_mhz.value == 1300);
+}
+
+static void test_v18_cpx(void **st)
+{
+    (void)st;
+    size_t n = load("mi300x-cpx/devices/pci0000:00/0000:0c:00.0/gpu_metrics", blob, sizeof(blob));
+    assert_int_equal(n, 3872);
+    struct amd_gpu_metrics m;
+    assert_int_equal(amd_metrics_decode(blob, n, &m), 0);
+    assert_int_equal(m.content, 8);
+    assert_int_equal(m.num_partition, 8);
+    for (int k = 0; k < 8; k++) {
+        assert_int_equal(m.part_xcc[k], 1);
+        assert_true(m.part_busy[k].value == 10.0 * (k + 1));
+    }
+    assert_true(m.gfxclk_mhz.value == 2100 && m.uclk_mhz.value == 1300);
+}
+
+static void expect_none(const unsigned char *b, size_t n, const char *why)
+{
+    struct amd_gpu_metrics m;
+    assert_int_equal(amd_metrics_decode(b, n, &m), -1);
+    assert_string_equal(m.why, why);
+    assert_int_equal(m.gfx_pct.src, MSRC_NONE);
+    assert_string_equal(m.gfx_pct.why, why);
+    assert_int_equal(m.part_busy[0].src, MSRC_NONE);
+}
+
+static void test_malformed(void **st)
+{
+    (void)st;
+    size_t n = load("mi300x-cpx/devices/pci0000:00/0000:0c:00.0/gpu_metrics", blob, sizeof(blob));
+    expect_none(blob, n - 1, "gpu_metrics truncated (shorter than its structure_size)");
+    expect_none(blob, 3, "gpu_metrics shorter than its 4-byte header");
+    blob[3] = 9; /* v1.9 is self-describing: not decoded */
+    expect_none(blob, n, "gpu_metrics revision not known (decoded: format 1, content 3 to 8)");
+    blob[2] = 2;
+    blob[3] = 4; /* an APU table */
+    expect_none(blob, n, "gpu_metrics revision not known (decoded: format 1, content 3 to 8)");
+    blob[2] = 1;
+    blob[3] = 7; /* says v1.7 but is v1.8's size */
+    expect_none(blob, n, "gpu_metrics structure_size differs from its revision's layout");
+    expect_none(blob, 0, "gpu_metrics shorter than its 4-byte header");
+}
+
+static void test_fdinfo_parse(void **st)
+{
+    (void)st;
+    struct amd_fdinfo f;
+    assert_int_equal(amd_fdinfo_parse("drm-driver:\tamdgpu\ndrm-client-id:\t7\n"
+                                      "drm-pdev:\t0000:0c:00.0\ndrm-memory-vram:\t1024 KiB\n"
+                                      "drm-engine-gfx:\t100 ns\ndrm-engine-compute:\t23 ns\n",
+                                      &f),
+                     0);
+    assert_string_equal(f.pdev, "0000:0c:00.0");
+    assert_int_equal(f.client_id, 7);
+    assert_int_equal(f.vram_bytes, 1048576);
+    assert_int_equal(f.engine_ns, 123);
+    assert_int_equal(amd_fdinfo_parse("drm-driver:\ti915\ndrm-client-id:\t7\n"
+                                      "drm-pdev:\t0000:00:02.0\n", &f),
+                     -1);
+    assert_int_equal(amd_fdinfo_parse("pos:\t0\nflags:\t02\n", &f), -1);
+}
+
+static const struct gpu_process *proc_of(const struct snapshot *s, uint32_t pid, size_t *dev)
+{
+    for (size_t k = 0; k < s->ndevices; k++) {
+        const struct device *d = &s->devices[k];
+        for (size_t i = 0; i < d->nprocs; i++)
+            if (s->procs[d->proc_first + i].pid == pid) {
+                *dev = k;
+                return &s->procs[d->proc_first + i];
+            }
+    }
+    return NULL;
+}
+
+/* Two reads one second apart; client 7001 ran 0.25 s of gfx in between. */
+static void test_fdinfo_two_reads(void **st)
+{
+    (void)st;
+    char tmp[] = "/tmp/migmon-amd-XXXXXX", cmd[2048], sysfs[1024], proc[1024];
+    assert_non_null(mkdtemp(tmp));
+    snprintf(cmd, sizeof(cmd), "cp -a %s/tests/fixtures/proc/amd-cpx %s/proc", src(), tmp);
+    assert_int_equal(system(cmd), 0);
+    snprintf(sysfs, sizeof(sysfs), "%s/tests/fixtures/sysfs/mi300x-cpx", src());
+    snprintf(proc, sizeof(proc), "%s/proc", tmp);
+    struct backend_opts o = {.sysfs_root = sysfs, .proc_root = proc};
+    void *state = NULL;
+    char err[512];
+    assert_int_equal(amdgpu_backend_ops.open(&state, &o, err, sizeof(err)), 0);
+    struct snapshot s = {0};
+    assert_int_equal(amdgpu_backend_ops.sample(state, &s, 0), 0);
+    assert_int_equal(s.ndevices, 9);
+    struct amd_state *as = state;
+    as->nclients = 0; /* forget the sample's read: the times below are ours */
+    s.nprocs = 0;
+    amd_scan_processes(as, &s, 0, 1000000000000ull);
+    size_t dev;
+    const struct gpu_process *p = proc_of(&s, 7001, &dev);
+    assert_non_null(p);
+    assert_int_equal(s.devices[dev].kind, DEV_MIG);
+    assert_int_equal(s.devices[dev].gi_id, 2); /* renderD130: partition 2 */
+    assert_int_equal(p->sm_util.src, MSRC_NONE);
+    assert_true(p->mem_bytes.value == 4294967296.0);
+    p = proc_of(&s, 7002, &dev);
+    assert_int_equal(s.devices[dev].gi_id, 5);
+    p = proc_of(&s, 7003, &dev);
+    assert_int_equal(s.devices[dev].gi_id, 0);
+
+    snprintf(cmd, sizeof(cmd), "sed -i 's/^drm-engine-gfx:.*/drm-engine-gfx:\\t500000000 ns/' %s/7001/fdinfo/5", proc);
+    assert_int_equal(system(cmd), 0);
+    s.nprocs = 0;
+    amd_scan_processes(as, &s, 0, 1001000000000ull);
+    p = proc_of(&s, 7001, &dev);
+    assert_int_equal(p->sm_util.src, MSRC_DIRECT);
+    assert_true(p->sm_util.value > 24.999 && p->sm_util.value < 25.001);
+    p = proc_of(&s, 7002, &dev); /* no change: 0 %, a real reading */
+    assert_int_equal(p->sm_util.src, MSRC_DIRECT);
+    assert_true(p->sm_util.value == 0);
+    /* partition 2's VRAM in use: its process's */
+    assert_true(s.devices[3].m[M_MEM_USED].value == 4294967296.0);
+    assert_int_equal(s.devices[3].m[M_MEM_USED].src, MSRC_PROCESS);
+    amdgpu_backend_ops.close(state);
+    snapshot_free(&s);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_v13_mi250x),      cmocka_unit_test(test_v16_spx),
+        cmocka_unit_test(test_v18_cpx),         cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_fdinfo_parse),    cmocka_unit_test(test_fdinfo_two_reads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
