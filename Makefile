@@ -40,7 +40,8 @@ CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Isrc -Iinclude -DMIGMON_VERSIO
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 LIBS := -lncursesw -linih -ldl -lm -pthread
 
-SRC := $(sort $(wildcard src/*.c src/backend/*.c src/system/*.c src/export/*.c src/tui/*.c))
+SRC := $(sort $(wildcard src/*.c src/backend/*.c src/system/*.c src/export/*.c src/tui/*.c \
+	src/fleet/*.c))
 LIB_SRC := $(filter-out src/main.c,$(SRC))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/src/main.o
@@ -52,6 +53,9 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # The exporter (src/serve.c): gzip. libmicrohttpd is opened when a server
 # starts (dlopen; its header is a build dependency), not linked.
 LIBS += -lz
+# The fleet backend (src/fleet/, --prometheus): HTTP and JSON. Not in the
+# public library, which stays without them.
+LIBS += -lcurl -ljansson
 
 # The simulator: its sources and rules live in sim/sim.mk.
 SIM_DIR := $(BUILD)/sim

@@ -47,6 +47,8 @@ install_packages() {
         # the exporter's pod labels (src/system/podres.c): HTTP/2 and protobuf,
         # headers to build, the libraries it opens at run time on a Kubernetes node
         want+=(libnghttp2-dev libprotobuf-c-dev libnghttp2-14 libprotobuf-c1)
+        # the fleet view (--prometheus, src/fleet/): HTTP and JSON, linked
+        want+=(libcurl4-openssl-dev libjansson-dev ca-certificates)
         if [ "$1" = test ]; then
             want+=(libcmocka-dev jq valgrind tmux python3 pkgconf mandoc)
             # Commands the tests run that a minimal Debian (debootstrap
@@ -67,6 +69,7 @@ install_packages() {
         want=(gcc binutils make glibc-devel inih-devel ncurses-devel)
         want+=(libmicrohttpd-devel zlib-devel)
         want+=(libnghttp2-devel protobuf-c-devel libnghttp2 protobuf-c)
+        want+=(libcurl-devel jansson-devel ca-certificates)
         if [ "$1" = test ]; then
             want+=(libcmocka-devel jq valgrind tmux python3 pkgconf mandoc)
             # What Debian has in its minimal system and a minimal Fedora or
@@ -83,7 +86,7 @@ install_packages() {
         ;;
     *)
         echo "error: no apt-get, dnf or yum found; install a C compiler, make, inih, ncurses," \
-            "libmicrohttpd, zlib, nghttp2 and protobuf-c (and for tests cmocka, jq, valgrind," \
+            "libmicrohttpd, zlib, nghttp2, protobuf-c, libcurl and jansson (and for tests cmocka, jq, valgrind," \
             "tmux, python3, pkgconf, mandoc, procps, curl, Prometheus with promtool, InfluxDB 1.x" \
             "and Python's grpcio and protobuf) by hand, then run 'make'" >&2
         exit 1

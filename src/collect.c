@@ -23,7 +23,9 @@ int collect_open(struct collector *c, const struct collect_opts *o, char *err, s
         snprintf(c->gpu_error, sizeof(c->gpu_error), "GPU sampling disabled (--no-gpu)");
         return 0;
     }
-    c->be = backend_find("nvml");
+    /* --prometheus names its backend itself; it is not in the library's
+     * registry (it needs libcurl and jansson, the library does not) */
+    c->be = o->backend ? o->backend : backend_find("nvml");
     if (!c->be) {
         snprintf(c->gpu_error, sizeof(c->gpu_error), "no NVML backend registered");
         return 0;
@@ -36,7 +38,9 @@ int collect_open(struct collector *c, const struct collect_opts *o, char *err, s
                               .dcgm_addr = o->dcgm_addr,
                               .dcgm_lib = o->dcgm_lib,
                               .one_shot = o->one_shot,
-                              .t0_ns = c->t0_ns};
+                              .t0_ns = c->t0_ns,
+                              .prom_url = o->prom_url,
+                              .prom_auth_file = o->prom_auth_file};
     int rc = c->be->open(&c->be_state, &bo, c->gpu_error, sizeof(c->gpu_error));
     if (rc == BACKEND_ERR_BAD_PATH) {
         snprintf(err, errlen, "%s", c->gpu_error);
@@ -103,7 +107,8 @@ int collect_tick_until(struct collector *c, struct snapshot *s, uint64_t deadlin
     s->gpu_ok = true;
     s->gpu_error[0] = '\0';
     procpost_run(&c->pp, c->pinfo, c->top, s);
-    health_evaluate(s);
+    if (!s->health_given)
+        health_evaluate(s);
     return 0;
 }
 

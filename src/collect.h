@@ -32,6 +32,10 @@ struct collect_opts {
     const char *dcgm_lib;  /* NULL: search libdcgm.so.4, then .so.3 */
     unsigned budget_ms;    /* collect_tick's wait for the driver; 0: COLLECT_BUDGET_MS */
     bool one_shot;         /* one snapshot (--once): messages promise no retry */
+    /* The backend to use instead of NVML's (--prometheus), borrowed; NULL: NVML */
+    const struct backend_ops *backend;
+    const char *prom_url;       /* --prometheus URL */
+    const char *prom_auth_file; /* --prometheus-auth FILE, or NULL */
 };
 
 /* How long collect_tick waits for a slow or stuck driver before it returns

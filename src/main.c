@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "fleet/prom_backend.h"
 #include "clock.h"
 #include "backend/dcgm.h"
 #include "backend/events.h"
@@ -217,6 +218,14 @@ static int apply_config(struct cli *c, struct config *cfg)
         c->dcgm = cfg->dcgm;
         snprintf(c->dcgm_addr, sizeof(c->dcgm_addr), "%s", cfg->dcgm_addr);
     }
+    if (!c->prometheus && cfg->prometheus[0])
+        c->prometheus = cfg->prometheus;
+    if (!c->prometheus_auth && cfg->prometheus_auth[0])
+        c->prometheus_auth = cfg->prometheus_auth;
+    if (c->prometheus)
+        snprintf(cfg->prometheus, sizeof(cfg->prometheus), "%s", c->prometheus);
+    if (c->prometheus_auth)
+        snprintf(cfg->prometheus_auth, sizeof(cfg->prometheus_auth), "%s", c->prometheus_auth);
     carry_ticks_set(cfg->carry);
     if (!cfg->color)
         c->no_color = true;
@@ -430,7 +439,10 @@ int main(int argc, char **argv)
                               .dcgm_mode = c.dcgm,
                               .dcgm_addr = c.dcgm_addr,
                               .dcgm_lib = c.dcgm_lib,
-                              .one_shot = c.once};
+                              .one_shot = c.once,
+                              .backend = c.prometheus ? &prom_backend_ops : NULL,
+                              .prom_url = c.prometheus,
+                              .prom_auth_file = c.prometheus_auth};
     char cerr[2048];
     if (collect_open(&col, &co, cerr, sizeof(cerr)) != 0) {
         text_clean_lines(cerr, sizeof(cerr)); /* it names a path the user gave */

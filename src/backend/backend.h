@@ -23,6 +23,8 @@ struct backend_opts {
     const char *dcgm_lib;  /* --dcgm-lib, or NULL to search libdcgm.so.4 / .so.3 */
     bool one_shot;         /* one snapshot (--once): no retry is promised */
     uint64_t t0_ns;        /* the collector's reference instant (CLOCK_MONOTONIC); 0 unknown */
+    const char *prom_url;       /* the Prometheus backend: the server's base URL */
+    const char *prom_auth_file; /* its credentials (fleet/prom_client.h), or NULL */
 };
 
 enum backend_err {
