@@ -114,6 +114,16 @@ table=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --once --format table 2>&
 contains "--once table: a line per node" "$table" "node dgx: 8 GPUs, 56 MIGs"
 contains "--once table: the dcgm node" "$table" "node dcgm: 1 GPU, 4 MIGs"
 
+# the monitor on the fleet: devices grouped by node, the fleet's totals in
+# the header (values fixed: the simulators' clocks stand still)
+for size in 200x60 80x24; do
+    name="fleet-$size"
+    TUI_WAIT_S=15 tui_start "$name" "${size%x*}" "${size#*x}" 2 -- --no-config \
+        --proc-root "$(tui_proc "$name" two-core)" --prometheus "$PURL"
+    tui_screen "fleet TUI $size" "$name" "fleet-$size"
+    eq "fleet TUI $size: q quits" "$(tui_quit "$name" q)" 0
+done
+
 # a target taken down: its node is shown as down, with the time since
 kill -TERM "$H200_PID"
 for ((i = 0; i < 100; i++)); do
