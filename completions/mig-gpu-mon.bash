@@ -51,8 +51,9 @@ _mig_gpu_mon() {
     --kubelet-socket) COMPREPLY=($(compgen -f -W "off" -- "$cur")); return 0 ;;
     --trigger) COMPREPLY=($(compgen -W "interval stdin" -- "$cur")); return 0 ;;
     --demo) COMPREPLY=($(compgen -W "$(_mig_gpu_mon_scenarios)" -- "$cur")); return 0 ;;
-    --nvml-path | --dcgm-lib | --config | --debug | -o | --output | --timeline | --proc-root)
+    --nvml-path | --dcgm-lib | --config | --debug | -o | --output | --timeline | --proc-root | --prometheus-auth)
         COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+    --prometheus) COMPREPLY=($(compgen -W "http:// https://" -- "$cur")); return 0 ;;
     -i | --interval | --top | --timeout | --duration | -n | --count | --listen) return 0 ;;
     esac
     local opts
@@ -60,12 +61,13 @@ _mig_gpu_mon() {
     profile) opts="-i --interval -o --output -f --format --timeline --nvml-path --demo --proc-root --dcgm --dcgm-lib -h
         --help --" ;;
     record) opts="-o --output --append --force -f --format --duration -n --count --trigger -i --interval
-        --top --gpm --dcgm --dcgm-lib --nvml-path --demo --debug --proc-root --config --no-config" ;;
+        --top --gpm --dcgm --dcgm-lib --nvml-path --demo --debug --proc-root --config --no-config
+        --prometheus --prometheus-auth" ;;
     export) opts="--listen --compat --export-processes --no-host --kubelet-socket -i --interval --top --gpm --dcgm --dcgm-lib
         --nvml-path --demo --debug --proc-root --config --no-config" ;;
     *) opts="record export profile --once --all-processes -f --format --timeout -i --interval --top --no-color --gpm
         --dcgm --dcgm-lib --nvml-path --debug --demo --proc-root --listen --compat --export-processes --no-host --config
-        --no-config --write-config -h --help -V --version" ;;
+        --no-config --write-config --prometheus --prometheus-auth -h --help -V --version" ;;
     esac
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 }
