@@ -190,14 +190,19 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
     s->cuda_driver_version = 0;
     snprintf(s->dcgm_info, sizeof(s->dcgm_info), "from Prometheus %.200s", st->url);
     s->health_given = true;
+    s->partial = false;
     s->nprocs = 0;
-    if (!st->have) {
-        if (st->rounds == 0)
+    s->nevents = 0;
+    s->events_why = "health events are not read from Prometheus (the nodes' own monitors have them)";
+    if (!st->have || st->last.ndevs == 0) {
+        if (st->have && !st->why[0])
+            snprintf(st->err, sizeof(st->err), "Prometheus %.300s has no migmon_* or DCGM_FI_* "
+                     "series of the last 10 minutes (docs/fleet.md)", st->url);
+        else if (st->rounds == 0)
             snprintf(st->err, sizeof(st->err), "Prometheus %.300s: no answer within %.1f s",
                      st->url, (double)(clock_mono_ns() - st->opened_ns) / 1e9);
         else
-            snprintf(st->err, sizeof(st->err), "%s",
-                     st->why[0] ? st->why : "Prometheus has no migmon_* or DCGM_FI_* series");
+            snprintf(st->err, sizeof(st->err), "%s", st->why);
         s->ndevices = 0;
         pthread_mutex_unlock(&st->mu);
         return -1;

@@ -124,6 +124,10 @@ for size in 200x60 80x24; do
     eq "fleet TUI $size: q quits" "$(tui_quit "$name" q)" 0
 done
 
+# record over the fleet: each line names the devices' nodes
+rec=$("$MIGMON_BIN" --no-config --prometheus "$PURL" record -n 1 2>/dev/null)
+jeq "record: one snapshot of the fleet" "$rec" '[.devices[].node] | unique' '["dcgm","dgx","h200"]'
+
 # a target taken down: its node is shown as down, with the time since
 kill -TERM "$H200_PID"
 for ((i = 0; i < 100; i++)); do
@@ -142,10 +146,19 @@ contains "target down: the table says so" "$table" "node h200: 1 GPU, 4 MIGs  DO
 cat >"$TMP/fl-standin.py" <<'PY'
 import http.server, sys, time
 mode = sys.argv[2]
+EMPTY = b'{"status":"success","data":{"resultType":"vector","result":[]}}'
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         if mode == "stall":
             time.sleep(3600)
+        if mode == "auth":
+            # bearer "s3cret", or basic fleet:pa55 (ZmxlZXQ6cGE1NQ==)
+            ok = self.headers.get("Authorization") in ("Bearer s3cret", "Basic ZmxlZXQ6cGE1NQ==")
+            self.send_response(200 if ok else 401)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(EMPTY if ok else b'{"status":"error","error":"unauthorized"}')
+            return
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.end_headers()
@@ -154,6 +167,25 @@ class H(http.server.BaseHTTPRequestHandler):
         pass
 http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 PY
+# credentials from a file: a bearer token, basic authentication
+sp=$(fl_free_port)
+python3 "$TMP/fl-standin.py" "$sp" auth &
+FL_PIDS+=($!)
+for ((i = 0; i < 50; i++)); do (exec 3<>"/dev/tcp/127.0.0.1/$sp") 2>/dev/null && break; sleep 0.1; done
+out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --once 2>&1)
+contains "auth: without credentials, the server's refusal" "$out" "HTTP 401: unauthorized"
+printf 'Bearer s3cret\n' >"$TMP/fl-bearer"
+out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --prometheus-auth "$TMP/fl-bearer" --once 2>&1)
+contains "auth: a bearer token" "$out" "has no migmon_* or DCGM_FI_* series of the last 10 minutes"
+printf 'fleet:pa55\n' >"$TMP/fl-basic"
+out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --prometheus-auth "$TMP/fl-basic" --once 2>&1)
+contains "auth: basic" "$out" "has no migmon_* or DCGM_FI_* series of the last 10 minutes"
+out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --prometheus-auth "$TMP/fl-none" --once 2>&1)
+eq "auth: a missing file is exit status 2" "$?" 2
+contains "auth: ... naming it" "$out" "--prometheus-auth $TMP/fl-none: No such file or directory"
+out=$("$MIGMON_BIN" --no-config --prometheus "ftp://x" --once 2>&1)
+contains "--prometheus: only http and https" "$out" "expected an http:// or https:// URL"
+
 for mode in stall garbage; do
     sp=$(fl_free_port)
     python3 "$TMP/fl-standin.py" "$sp" "$mode" &
