@@ -141,6 +141,12 @@ jeq "target down: its node's devices listed, down, every value none" "$fleet" \
 jeq "target down: the other nodes are up" "$fleet" '[.devices[] | select(.node != "h200") | .node_down] | unique' '[false]'
 table=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --once --format table 2>&1)
 contains "target down: the table says so" "$table" "node h200: 1 GPU, 4 MIGs  DOWN for"
+TUI_WAIT_S=15 tui_start fleet-down 200 60 1 -- --no-config \
+    --proc-root "$(tui_proc fleet-down two-core)" --prometheus "$PURL"
+screen=$(tmx capture-pane -p -t fleet-down)
+contains "target down: the monitor tags the node's GPU" "$(grep -o 'h200 GPU 0 H200[^│]*DOWN [0-9]*s' <<<"$screen")" "DOWN"
+contains "target down: the header counts it" "$screen" "3 nodes (1 down)"
+eq "target down: q quits" "$(tui_quit fleet-down q)" 0
 
 # Prometheus stand-ins: one that never answers, one that answers garbage
 cat >"$TMP/fl-standin.py" <<'PY'
@@ -151,6 +157,17 @@ class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         if mode == "stall":
             time.sleep(3600)
+        if mode == "huge":
+            # an answer past the 32 MiB bound: the transfer is cut off there
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            try:
+                for _ in range(40):
+                    self.wfile.write(b" " * (1 << 20))
+            except OSError:
+                pass
+            return
         if mode == "auth":
             # bearer "s3cret", or basic fleet:pa55 (ZmxlZXQ6cGE1NQ==)
             ok = self.headers.get("Authorization") in ("Bearer s3cret", "Basic ZmxlZXQ6cGE1NQ==")
@@ -183,6 +200,12 @@ contains "auth: basic" "$out" "has no migmon_* or DCGM_FI_* series of the last 1
 out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --prometheus-auth "$TMP/fl-none" --once 2>&1)
 eq "auth: a missing file is exit status 2" "$?" 2
 contains "auth: ... naming it" "$out" "--prometheus-auth $TMP/fl-none: No such file or directory"
+sp=$(fl_free_port)
+python3 "$TMP/fl-standin.py" "$sp" huge &
+FL_PIDS+=($!)
+for ((i = 0; i < 50; i++)); do (exec 3<>"/dev/tcp/127.0.0.1/$sp") 2>/dev/null && break; sleep 0.1; done
+out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --once 2>&1)
+contains "an answer past 32 MiB is cut off" "$out" "answer larger than 33554432 bytes, cut off"
 out=$("$MIGMON_BIN" --no-config --prometheus "ftp://x" --once 2>&1)
 contains "--prometheus: only http and https" "$out" "expected an http:// or https:// URL"
 
