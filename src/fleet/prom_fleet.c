@@ -255,6 +255,14 @@ static void read_ident(struct build *b, json_t *res)
             if (d)
                 set_identity(d, it, false);
         } else if (strcmp(name, "migmon_mig_info") == 0) {
+            /* its GPU, from the instance's labels until migmon_device_info
+             * says more: an instance is never listed without its GPU */
+            key_gpu(key, sizeof(key), inst, lab(it, "uuid"));
+            struct device *g = add(b, key, n);
+            if (g && !g->uuid[0]) {
+                set_identity(g, it, false);
+                g->mig_enabled = true;
+            }
             key_mig(key, sizeof(key), inst, lab(it, "uuid"), lab(it, "gpu_instance_id"),
                     lab(it, "compute_instance_id"));
             struct device *d = add(b, key, n);

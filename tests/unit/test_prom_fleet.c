@@ -140,6 +140,24 @@ static void test_same_hostname_named_by_instance(void **st)
     fleet_free(&f);
 }
 
+static void test_instance_without_its_gpu_info(void **st)
+{
+    (void)st;
+    json_t *res[FQ_COUNT] = {0};
+    res[FQ_IDENT] = J("[{\"metric\":{\"__name__\":\"migmon_mig_info\",\"instance\":\"x\",\"gpu\":\"2\",\"uuid\":\"GPU-X\",\"model\":\"NVIDIA H100\",\"gpu_instance_id\":\"3\",\"compute_instance_id\":\"0\",\"mig_profile\":\"1g.10gb\",\"mig_uuid\":\"MIG-3\"},\"value\":[1,\"1\"]}]");
+    const char *why[FQ_COUNT] = {0};
+    struct fleet f;
+    assert_int_equal(fleet_build(&f, res, why, 0), 0);
+    json_decref(res[FQ_IDENT]);
+    assert_int_equal(f.ndevs, 2);
+    assert_int_equal(f.devs[0].kind, DEV_GPU);
+    assert_string_equal(f.devs[0].uuid, "GPU-X");
+    assert_int_equal(f.devs[0].index, 2);
+    assert_true(f.devs[0].mig_enabled);
+    assert_int_equal(f.devs[1].parent_pos, 0);
+    fleet_free(&f);
+}
+
 static void test_promql_quote(void **st)
 {
     (void)st;
@@ -157,6 +175,7 @@ int main(void)
         cmocka_unit_test(test_nodes_gpus_instances),
         cmocka_unit_test(test_failed_query_gives_its_reason),
         cmocka_unit_test(test_same_hostname_named_by_instance),
+        cmocka_unit_test(test_instance_without_its_gpu_info),
         cmocka_unit_test(test_promql_quote),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
