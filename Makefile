@@ -41,7 +41,7 @@ LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 LIBS := -lncursesw -linih -ldl -lm -pthread
 
 SRC := $(sort $(wildcard src/*.c src/backend/*.c src/system/*.c src/export/*.c src/tui/*.c \
-	src/replay/*.c))
+	src/replay/*.c src/fleet/*.c))
 LIB_SRC := $(filter-out src/main.c,$(SRC))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/src/main.o
@@ -53,8 +53,10 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # The exporter (src/serve.c): gzip. libmicrohttpd is opened when a server
 # starts (dlopen; its header is a build dependency), not linked.
 LIBS += -lz
-# The replay mode (src/replay/): recordings are read with jansson.
-LIBS += -ljansson
+# The replay mode (src/replay/) reads recordings with jansson; the fleet
+# backend (src/fleet/, --prometheus) needs HTTP and JSON. Neither is in the
+# public library, which stays without them.
+LIBS += -lcurl -ljansson
 
 # The simulator: its sources and rules live in sim/sim.mk.
 SIM_DIR := $(BUILD)/sim

@@ -44,11 +44,12 @@ install_packages() {
         # binutils: the Makefile runs objcopy and ld itself (gcc brings it too)
         want=(gcc binutils make libc6-dev libinih-dev libncurses-dev)
         want+=(libmicrohttpd-dev zlib1g-dev)
-        # the replay mode reads recordings with jansson (src/replay/)
-        want+=(libjansson-dev)
         # the exporter's pod labels (src/system/podres.c): HTTP/2 and protobuf,
         # headers to build, the libraries it opens at run time on a Kubernetes node
         want+=(libnghttp2-dev libprotobuf-c-dev libnghttp2-14 libprotobuf-c1)
+        # the fleet view (--prometheus, src/fleet/): HTTP and JSON, linked;
+        # the replay mode (src/replay/) reads recordings with jansson too
+        want+=(libcurl4-openssl-dev libjansson-dev ca-certificates)
         if [ "$1" = test ]; then
             want+=(libcmocka-dev jq valgrind tmux python3 pkgconf mandoc)
             # Commands the tests run that a minimal Debian (debootstrap
@@ -68,8 +69,8 @@ install_packages() {
     dnf | yum)
         want=(gcc binutils make glibc-devel inih-devel ncurses-devel)
         want+=(libmicrohttpd-devel zlib-devel)
-        want+=(jansson-devel)
         want+=(libnghttp2-devel protobuf-c-devel libnghttp2 protobuf-c)
+        want+=(libcurl-devel jansson-devel ca-certificates)
         if [ "$1" = test ]; then
             want+=(libcmocka-devel jq valgrind tmux python3 pkgconf mandoc)
             # What Debian has in its minimal system and a minimal Fedora or
@@ -86,7 +87,7 @@ install_packages() {
         ;;
     *)
         echo "error: no apt-get, dnf or yum found; install a C compiler, make, inih, ncurses," \
-            "libmicrohttpd, zlib, jansson, nghttp2 and protobuf-c (and for tests cmocka, jq, valgrind," \
+            "libmicrohttpd, zlib, nghttp2, protobuf-c, libcurl and jansson (and for tests cmocka, jq, valgrind," \
             "tmux, python3, pkgconf, mandoc, procps, curl, Prometheus with promtool, InfluxDB 1.x" \
             "and Python's grpcio and protobuf) by hand, then run 'make'" >&2
         exit 1

@@ -75,7 +75,14 @@ void cli_usage(FILE *f)
           "                         HOST[:PORT] or unix:PATH\n"
           "                         of an nv-hostengine, embedded, or off\n"
           "      --dcgm-lib PATH    load this libdcgm instead of libdcgm.so.4 / .so.3\n"
-          "      --nvml-path PATH   load this libnvidia-ml instead of searching for it\n"
+          "      --prometheus URL   the fleet: every node's GPUs and MIG instances from this\n"
+          "                         Prometheus server (our exporter's migmon_* series and\n"
+          "                         dcgm-exporter's DCGM_FI_*), instead of this host's driver\n"
+          "                         (docs/fleet.md)\n"
+          "      --prometheus-auth FILE\n"
+          "                         --prometheus: credentials, the file's first line\n"
+          "                         \"Bearer TOKEN\" or USER:PASSWORD (basic)\n"
+      "      --nvml-path PATH   load this libnvidia-ml instead of searching for it\n"
           "      --proc-root DIR    read the host's CPUs, memory and processes from DIR\n"
           "                         instead of /proc (the host's /proc mounted in a\n"
           "                         container: --proc-root /host/proc)\n"
@@ -295,7 +302,8 @@ static int check_record(struct cli *c, char *err, size_t errlen)
  * not belong to the mode given is refused after the parse). */
 enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE, OPT_TOP, OPT_DEMO,
        OPT_BACKEND, OPT_SYSFS_ROOT, OPT_NO_COLOR, OPT_GPM, OPT_DCGM, OPT_DCGM_LIB, OPT_TIMEOUT, OPT_ALL_PROCESSES,
-       OPT_LISTEN = 300, OPT_COMPAT, OPT_EXPORT_PROCESSES, OPT_NO_HOST, OPT_KUBELET_SOCKET };
+       OPT_LISTEN = 300, OPT_COMPAT, OPT_EXPORT_PROCESSES, OPT_NO_HOST, OPT_KUBELET_SOCKET,
+       OPT_PROMETHEUS = 400, OPT_PROMETHEUS_AUTH };
 enum { OPT_APPEND = 512, OPT_FORCE, OPT_DURATION, OPT_TRIGGER };
 enum { OPT_CONFIG = 600, OPT_NO_CONFIG, OPT_WRITE_CONFIG };
 static const struct option longopts[] = {
@@ -325,6 +333,8 @@ static const struct option longopts[] = {
     {"export-processes", no_argument, NULL, OPT_EXPORT_PROCESSES},
     {"no-host", no_argument, NULL, OPT_NO_HOST},
     {"kubelet-socket", required_argument, NULL, OPT_KUBELET_SOCKET},
+    {"prometheus", required_argument, NULL, OPT_PROMETHEUS},
+    {"prometheus-auth", required_argument, NULL, OPT_PROMETHEUS_AUTH},
     {"output", required_argument, NULL, 'o'},
     {"append", no_argument, NULL, OPT_APPEND},
     {"force", no_argument, NULL, OPT_FORCE},
@@ -602,6 +612,21 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
                 return -1;
             }
             c->compat_dcgm = true;
+            break;
+        case OPT_PROMETHEUS:
+            if (strncmp(optarg, "http://", 7) != 0 && strncmp(optarg, "https://", 8) != 0) {
+                snprintf(err, errlen, "--prometheus %.200s: expected an http:// or https:// URL",
+                         optarg);
+                return -1;
+            }
+            c->prometheus = optarg;
+            break;
+        case OPT_PROMETHEUS_AUTH:
+            if (!*optarg) {
+                snprintf(err, errlen, "--prometheus-auth: expected a file path");
+                return -1;
+            }
+            c->prometheus_auth = optarg;
             break;
         case OPT_EXPORT_PROCESSES: c->export_processes = true; break;
         case OPT_NO_HOST: c->no_host = true; break;

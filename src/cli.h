@@ -44,6 +44,9 @@ struct cli {
     bool export_processes;  /* --export-processes */
     bool no_host;           /* --no-host: no migmon_host_* series */
     const char *kubelet_socket; /* --kubelet-socket PATH|off, borrowed; NULL: the file's */
+    /* The fleet from Prometheus (docs/fleet.md) */
+    const char *prometheus;      /* --prometheus URL, borrowed; NULL: the file's */
+    const char *prometheus_auth; /* --prometheus-auth FILE, borrowed; NULL: the file's */
     /* record mode (the mode word `record`) */
     bool record;
     const char *output;     /* -o FILE; "-": standard output (the default) */

@@ -84,7 +84,8 @@ int collect_open(struct collector *c, const struct collect_opts *o, char *err, s
         snprintf(c->gpu_error, sizeof(c->gpu_error), "GPU sampling disabled (--no-gpu)");
         return 0;
     }
-    if (o->backend) { /* a backend of its own (replay): nothing else is opened */
+    if (o->backend) { /* a backend of its own (replay, --prometheus; not in the
+                       * library's registry): nothing else is opened */
         c->be = o->backend;
     } else {
         if (collect_check_backends(o->backends, err, errlen) != 0) {
@@ -115,7 +116,9 @@ int collect_open(struct collector *c, const struct collect_opts *o, char *err, s
                               .source = o->source,
                               .sysfs_root = o->sysfs_root,
                               .proc_root = o->proc_root,
-                              .no_procs = o->no_procs};
+                              .no_procs = o->no_procs,
+                              .prom_url = o->prom_url,
+                              .prom_auth_file = o->prom_auth_file};
     int rc = c->be->open(&c->be_state, &bo, c->gpu_error, sizeof(c->gpu_error));
     if (rc == BACKEND_ERR_BAD_PATH) {
         snprintf(err, errlen, "%s", c->gpu_error);
@@ -202,7 +205,8 @@ int collect_tick_until(struct collector *c, struct snapshot *s, uint64_t deadlin
     s->gpu_ok = true;
     s->gpu_error[0] = '\0';
     procpost_run(&c->pp, c->pinfo, c->top, s);
-    health_evaluate(s);
+    if (!s->health_given)
+        health_evaluate(s);
     return 0;
 }
 

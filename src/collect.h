@@ -32,10 +32,13 @@ struct collect_opts {
     const char *dcgm_lib;  /* NULL: search libdcgm.so.4, then .so.3 */
     unsigned budget_ms;    /* collect_tick's wait for the driver; 0: COLLECT_BUDGET_MS */
     bool one_shot;         /* one snapshot (--once): messages promise no retry */
-    /* Another GPU source than NVML (the replay backend, src/replay/), and
-     * what it reads; NULL: NVML. */
+    /* Another GPU source than NVML, borrowed: the replay backend
+     * (src/replay/) or the Prometheus one (--prometheus); NULL: NVML, and
+     * the other registered backends (--backend) */
     const struct backend_ops *backend;
-    const char *source;
+    const char *source;         /* what the replay backend reads */
+    const char *prom_url;       /* --prometheus URL */
+    const char *prom_auth_file; /* --prometheus-auth FILE, or NULL */
     /* --backend: "nvml,amdgpu" (comma-separated registry names); NULL:
      * NVML as always, and every other backend that finds a device */
     const char *backends;

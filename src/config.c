@@ -242,6 +242,20 @@ static int handler(void *user, const char *sec, const char *key, const char *val
             snprintf(c->pod_logs, sizeof(c->pod_logs), "%s", val);
         else
             bad(p, "pod_logs = %s: expected a directory or off", val);
+    } else if (IS("fleet", "prometheus")) {
+        if ((!strncmp(val, "http://", 7) || !strncmp(val, "https://", 8)) &&
+            strlen(val) < sizeof(c->prometheus))
+            snprintf(c->prometheus, sizeof(c->prometheus), "%s", val);
+        else if (!strcmp(val, "off"))
+            c->prometheus[0] = '\0';
+        else
+            bad(p, "prometheus = %s: expected an http:// or https:// URL, or off", val);
+    } else if (IS("fleet", "auth_file")) {
+        if (val[0] && strlen(val) < sizeof(c->prometheus_auth))
+            snprintf(c->prometheus_auth, sizeof(c->prometheus_auth), "%s",
+                     strcmp(val, "none") ? val : "");
+        else
+            bad(p, "auth_file = %s: expected a file path or none", val);
     } else {
         bad(p, "unknown key '%s' in [%s]", key, sec);
     }
@@ -408,7 +422,13 @@ void config_write(const struct config *c, FILE *f)
                "; how often the kubelet is asked, in milliseconds (100 .. 3600000)\n"
                "kubelet_refresh = %u\n"
                "; the kubelet's pod log directories, naming the pods of processes, or off\n"
-               "pod_logs = %s\n",
+               "pod_logs = %s\n\n"
+               "[fleet]\n"
+               "; every node's GPUs from this Prometheus server (http:// or https://), or off\n"
+               "prometheus = %s\n"
+               "; its credentials: a file whose first line is \"Bearer TOKEN\" or USER:PASSWORD,\n"
+               "; or none\n"
+               "auth_file = %s\n",
             c->interval_ms, c->top,
             c->gpm == CLI_GPM_ON ? "on" : c->gpm == CLI_GPM_OFF ? "off" : "auto",
             c->dcgm == CLI_DCGM_ADDR       ? c->dcgm_addr
@@ -420,5 +440,6 @@ void config_write(const struct config *c, FILE *f)
             c->load_warn_pct, c->load_alarm_pct, c->temp_warn_c, c->temp_alarm_c,
             c->thermal_charts ? "thermal" : "activity", c->fahrenheit ? "F" : "C", c->listen,
             c->compat[0] ? c->compat : "none", c->kubelet_socket, c->kubelet_refresh_ms,
-            c->pod_logs);
+            c->pod_logs, c->prometheus[0] ? c->prometheus : "off",
+            c->prometheus_auth[0] ? c->prometheus_auth : "none");
 }

@@ -33,6 +33,9 @@ struct config {
     char kubelet_socket[128];   /* the pod-resources socket, or "off" */
     unsigned kubelet_refresh_ms; /* how often it is asked, 100 .. 3600000 */
     char pod_logs[256];   /* the kubelet's pod log directories, or "off" */
+    /* [fleet] */
+    char prometheus[512];      /* "" or the Prometheus server's URL (--prometheus) */
+    char prometheus_auth[256]; /* "" or its credentials file (--prometheus-auth) */
     unsigned errors;      /* bad lines reported */
 };
 

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "config.h"
+#include "fleet/prom_backend.h"
 #include "clock.h"
 #include "backend/dcgm.h"
 #include "backend/events.h"
@@ -219,6 +220,14 @@ static int apply_config(struct cli *c, struct config *cfg)
         c->dcgm = cfg->dcgm;
         snprintf(c->dcgm_addr, sizeof(c->dcgm_addr), "%s", cfg->dcgm_addr);
     }
+    if (!c->prometheus && cfg->prometheus[0])
+        c->prometheus = cfg->prometheus;
+    if (!c->prometheus_auth && cfg->prometheus_auth[0])
+        c->prometheus_auth = cfg->prometheus_auth;
+    if (c->prometheus)
+        snprintf(cfg->prometheus, sizeof(cfg->prometheus), "%s", c->prometheus);
+    if (c->prometheus_auth)
+        snprintf(cfg->prometheus_auth, sizeof(cfg->prometheus_auth), "%s", c->prometheus_auth);
     carry_ticks_set(cfg->carry);
     if (!cfg->color)
         c->no_color = true;
@@ -462,7 +471,10 @@ int main(int argc, char **argv)
                               .one_shot = c.once,
                               .backends = c.backends,
                               .no_procs = c.exporter && !c.export_processes,
-                              .sysfs_root = c.sysfs_root};
+                              .sysfs_root = c.sysfs_root,
+                              .backend = c.prometheus ? &prom_backend_ops : NULL,
+                              .prom_url = c.prometheus,
+                              .prom_auth_file = c.prometheus_auth};
     char cerr[2048];
     if (collect_open(&col, &co, cerr, sizeof(cerr)) != 0) {
         text_clean_lines(cerr, sizeof(cerr)); /* it names a path the user gave */

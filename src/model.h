@@ -220,6 +220,14 @@ struct device {
      * from before, every metric none; lost_for_s: since when (seconds). */
     bool lost;
     double lost_for_s;
+    /* The node the device is on, for a fleet read from Prometheus
+     * (fleet/prom_backend.h): its host name, else the target's instance
+     * label; "" for this host's own devices. node_down: the node's scrape
+     * target is down (up == 0), every metric none; node_down_for_s: since
+     * its last sample (seconds), negative when unknown. */
+    char node[64];
+    bool node_down;
+    double node_down_for_s;
     /* The health verdict (health.h), from the rules that fired this tick:
      * health is an enum health_level, health_rules their bits. Set by
      * health_evaluate after sampling; HEALTH_UNKNOWN until then. */

@@ -68,6 +68,9 @@ struct snapshot {
     size_t nevents, events_cap;
     uint64_t events_total;
     const char *events_why;
+    /* The backend gave each device's health verdict itself (the fleet's
+     * exporters decided it on their nodes): health_evaluate is not run. */
+    bool health_given;
 };
 
 int snapshot_reserve(struct snapshot *s, size_t n);

@@ -28,6 +28,8 @@ struct backend_opts {
     const char *proc_root;  /* --proc-root, or NULL for /proc (amdgpu's fdinfo) */
     bool no_procs;          /* no front end shows processes: a backend that must scan
                              * for them (amdgpu's fdinfo) does not */
+    const char *prom_url;       /* the Prometheus backend: the server's base URL */
+    const char *prom_auth_file; /* its credentials (fleet/prom_client.h), or NULL */
 };
 
 enum backend_err {

@@ -165,6 +165,17 @@ static void write_device(struct jsonw *w, const struct snapshot *s, const struct
         jsonw_key(w, "mig_enabled");
         jsonw_bool(w, d->mig_enabled);
     }
+    if (d->node[0]) { /* a fleet's device (--prometheus) */
+        jsonw_key(w, "node");
+        jsonw_str(w, d->node);
+        jsonw_key(w, "node_down");
+        jsonw_bool(w, d->node_down);
+        jsonw_key(w, "node_down_for_s");
+        if (d->node_down && d->node_down_for_s >= 0)
+            jsonw_double(w, d->node_down_for_s);
+        else
+            jsonw_null(w);
+    }
     jsonw_key(w, "lost");
     jsonw_bool(w, d->lost);
     jsonw_key(w, "lost_for_s");

@@ -498,8 +498,23 @@ void table_write_snapshot(FILE *f, const struct snapshot *s)
     fprintf(f, "%-6s %-*s %5s %5s %5s %*s %5s %*s\n", "ID", name_w, "DEVICE", "GPU", "MemBW", "SM",
             vram_w, "VRAM USED/TOTAL", "TEMP", power_w, "POWER");
     bool sum_mark = false;
-    for (size_t i = 0; i < s->ndevices; i++)
+    for (size_t i = 0; i < s->ndevices; i++) {
+        const struct device *d = &s->devices[i];
+        /* a fleet (--prometheus): a line per node before its devices */
+        if (d->node[0] && (i == 0 || strcmp(s->devices[i - 1].node, d->node) != 0)) {
+            size_t g = 0, m = 0;
+            for (size_t j = i; j < s->ndevices && !strcmp(s->devices[j].node, d->node); j++)
+                s->devices[j].kind == DEV_MIG ? m++ : g++;
+            char down[64] = "";
+            if (d->node_down && d->node_down_for_s >= 0)
+                snprintf(down, sizeof(down), "  DOWN for %.0f s", d->node_down_for_s);
+            else if (d->node_down)
+                snprintf(down, sizeof(down), "  DOWN");
+            fprintf(f, "node %s: %zu GPU%s, %zu MIG%s%s\n", d->node, g, g == 1 ? "" : "s", m,
+                    m == 1 ? "" : "s", down);
+        }
         sum_mark = write_device_row(f, s, i) || sum_mark;
+    }
     write_gpm(f, s);
     bool unattr_mark = write_processes(f, s);
     fprintf(f, "N/A = not available from the driver; ~ = estimate; * = carried;\n"

@@ -35,7 +35,10 @@ static void row_label(char *out, size_t len, const struct tui_view *v, size_t i,
         const char *mark = k == 0 ? " " : open ? g->fold_open : g->fold_closed;
         char name[MIGMON_NAME_LEN + 8];
         tui_device_name(name, sizeof(name), d, true);
-        snprintf(out, len, "%s GPU %d %s", mark, d->index, name);
+        if (d->node[0]) /* a fleet: the node first, as the list is grouped by node */
+            snprintf(out, len, "%s %.40s GPU %d %s", mark, d->node, d->index, name);
+        else
+            snprintf(out, len, "%s GPU %d %s", mark, d->index, name);
         if (k > 0 && !open) {
             snprintf(more, sizeof(more), " +%zu MIG", k);
             *suffix = more;
@@ -89,7 +92,7 @@ void tui_draw_devices(WINDOW *win, struct tui_view *v)
         row_label(labels[r], LBL, v, v->drow[row], row, &suffix[r]);
         int w = tui_text_width(labels[r]) + tui_text_width(suffix[r]);
         const struct device *d = &s->devices[v->drow[row]];
-        if (d->lost || d->stall)
+        if (d->lost || d->stall || d->node_down)
             w += 8;
         const char *hm = d->lost ? "" : tui_health_mark(d->health, NULL);
         w += tui_text_width(hm); /* " !!": the space is the gap's (below) */
@@ -128,7 +131,11 @@ void tui_draw_devices(WINDOW *win, struct tui_view *v)
          * way to them. A lost GPU's tag says its verdict. */
         char tag[48] = "", hmark[8] = "";
         enum tui_role hrole = R_NORMAL;
-        if (d->lost)
+        if (d->node_down && d->kind == DEV_GPU && d->node_down_for_s >= 0)
+            snprintf(tag, sizeof(tag), " DOWN %.0fs", d->node_down_for_s);
+        else if (d->node_down && d->kind == DEV_GPU)
+            snprintf(tag, sizeof(tag), " DOWN");
+        else if (d->lost)
             snprintf(tag, sizeof(tag), " LOST %.0fs", d->lost_for_s);
         else if (d->stall)
             snprintf(tag, sizeof(tag), " STALLED");

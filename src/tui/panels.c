@@ -23,6 +23,7 @@
 #include "tui/devices.h"
 #include "tui/fmt.h"
 #include "tui/frame.h"
+#include "tui/fleet_ui.h"
 #include "tui/health_ui.h"
 #include "tui/meters.h"
 #include "tui/overlays.h"
@@ -38,7 +39,7 @@ static void draw_header(WINDOW *win, const struct tui_view *v)
     char left[1024], clk[40]; /* left holds a whole host name and the versions */
     const struct snapshot *s = v->snap;
     const char *host = s && s->host.hostname[0] ? s->host.hostname : "";
-    char drv[96] = "", cuda[32] = "", nvml[96] = "";
+    char drv[176] = "", cuda[32] = "", nvml[96] = "";
     if (s && s->driver_version[0]) {
         snprintf(drv, sizeof(drv), "  driver %s", s->driver_version);
         if (s->cuda_driver_version > 0)
@@ -46,6 +47,17 @@ static void draw_header(WINDOW *win, const struct tui_view *v)
                      s->cuda_driver_version % 1000 / 10);
         if (s->nvml_version[0])
             snprintf(nvml, sizeof(nvml), "  NVML %s", s->nvml_version);
+    }
+    /* a fleet (--prometheus): its totals where the driver's versions go */
+    struct tui_fleet_totals ft;
+    if (tui_fleet_totals(s, &ft)) {
+        char sum[160];
+        tui_fleet_summary(sum, sizeof(sum), &ft, false);
+        int fixed = tui_text_width(host) + 40; /* the name, the clock, the health summary */
+        if (tui_text_width(sum) + fixed > r.w)
+            tui_fleet_summary(sum, sizeof(sum), &ft, true);
+        snprintf(drv, sizeof(drv), "  %s", sum);
+        cuda[0] = nvml[0] = '\0';
     }
     /* what the width holds, the least needed last: the NVML version goes
      * first, then CUDA's, then the demo's file name, then the health

@@ -171,11 +171,20 @@ size_t tui_dev_instances(const struct snapshot *s, size_t g)
     return n;
 }
 
+/* Where a GPU's fold state is kept: by its index, or in a fleet (GPU 0 on
+ * every node) by its position in the snapshot; -1 none. */
+static int fold_key(const struct tui_view *v, const struct device *d)
+{
+    int k = d->index;
+    if (d->node[0] && v->snap)
+        k = (int)(d - v->snap->devices);
+    return k >= 0 && k < TUI_FOLD_MAX ? k : -1;
+}
+
 static enum tui_fold fold_of(const struct tui_view *v, const struct device *d)
 {
-    if (d->index < 0 || d->index >= TUI_FOLD_MAX)
-        return FOLD_AUTO;
-    return (enum tui_fold)v->fold[d->index];
+    int k = fold_key(v, d);
+    return k < 0 ? FOLD_AUTO : (enum tui_fold)v->fold[k];
 }
 
 size_t tui_dev_gpu_of(const struct snapshot *s, size_t i)
@@ -324,11 +333,12 @@ void tui_view_toggle_fold(struct tui_view *v)
         return;
     size_t g = tui_dev_gpu_of(s, v->sel);
     const struct device *d = &s->devices[g];
-    if (d->kind != DEV_GPU || tui_dev_instances(s, g) == 0 || d->index < 0 || d->index >= TUI_FOLD_MAX)
+    int key = fold_key(v, d);
+    if (d->kind != DEV_GPU || tui_dev_instances(s, g) == 0 || key < 0)
         return;
     tui_view_build_rows(v, v->dev_room);
     bool open = tui_view_row_of(v, g + 1) >= 0;
-    v->fold[d->index] = open ? FOLD_CLOSED : FOLD_OPEN;
+    v->fold[key] = open ? FOLD_CLOSED : FOLD_OPEN;
     if (open)
         tui_view_select_abs(v, g);
 }

@@ -1,0 +1,277 @@
+#include "fleet/prom_client.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct promc {
+    CURL *h;
+    char *base;             /* the URL without a trailing '/' */
+    struct curl_slist *hdr; /* Authorization: Bearer … */
+    char *userpwd;          /* basic authentication, or NULL */
+    atomic_bool aborted;
+    /* the answer being read */
+    char *buf;
+    size_t len, cap, max;
+    bool too_big;
+};
+
+static pthread_once_t global_once = PTHREAD_ONCE_INIT;
+static CURLcode global_rc;
+
+static void global_init(void)
+{
+    global_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+/* The credentials file's first line, without its line end and blanks
+ * around it; -1 when it cannot be read. */
+static int read_auth(const char *path, char *out, size_t cap, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "--prometheus-auth %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (!fgets(out, (int)cap, f))
+        out[0] = '\0';
+    fclose(f);
+    size_t n = strlen(out);
+    while (n && (out[n - 1] == '\n' || out[n - 1] == '\r' || out[n - 1] == ' '))
+        out[--n] = '\0';
+    if (!n) {
+        snprintf(err, errlen, "--prometheus-auth %s: empty (expected \"Bearer TOKEN\" or "
+                 "USER:PASSWORD on the first line)", path);
+        return -1;
+    }
+    return 0;
+}
+
+int promc_open(struct promc **out, const char *url, const char *auth_file, char *err,
+               size_t errlen)
+{
+    *out = NULL;
+    pthread_once(&global_once, global_init);
+    if (global_rc != CURLE_OK) {
+        snprintf(err, errlen, "libcurl: %s", curl_easy_strerror(global_rc));
+        return -1;
+    }
+    struct promc *c = calloc(1, sizeof(*c));
+    if (!c)
+        goto nomem;
+    c->base = strdup(url);
+    if (!c->base)
+        goto nomem;
+    size_t n = strlen(c->base);
+    while (n && c->base[n - 1] == '/')
+        c->base[--n] = '\0';
+    if (auth_file) {
+        char line[4096];
+        if (read_auth(auth_file, line, sizeof(line), err, errlen) != 0)
+            goto fail;
+        if (strncasecmp(line, "Bearer ", 7) == 0) {
+            char h[4200];
+            snprintf(h, sizeof(h), "Authorization: Bearer %s", line + 7);
+            c->hdr = curl_slist_append(NULL, h);
+            if (!c->hdr)
+                goto nomem;
+        } else if (strchr(line, ':')) {
+            c->userpwd = strdup(line);
+            if (!c->userpwd)
+                goto nomem;
+        } else {
+            snprintf(err, errlen, "--prometheus-auth %s: expected \"Bearer TOKEN\" or "
+                     "USER:PASSWORD on the first line", auth_file);
+            goto fail;
+        }
+        memset(line, 0, sizeof(line));
+    }
+    c->h = curl_easy_init();
+    if (!c->h)
+        goto nomem;
+    *out = c;
+    return 0;
+nomem:
+    snprintf(err, errlen, "out of memory");
+fail:
+    promc_close(c);
+    return -1;
+}
+
+void promc_abort(struct promc *c)
+{
+    if (c)
+        atomic_store(&c->aborted, true);
+}
+
+static size_t on_data(char *p, size_t size, size_t nmemb, void *arg)
+{
+    struct promc *c = arg;
+    size_t n = size * nmemb;
+    if (c->len + n > c->max) {
+        c->too_big = true;
+        return 0; /* curl ends the transfer: CURLE_WRITE_ERROR */
+    }
+    if (c->len + n + 1 > c->cap) {
+        size_t cap = c->cap ? c->cap : 65536;
+        while (cap < c->len + n + 1)
+            cap *= 2;
+        char *b = realloc(c->buf, cap);
+        if (!b)
+            return 0;
+        c->buf = b;
+        c->cap = cap;
+    }
+    memcpy(c->buf + c->len, p, n);
+    c->len += n;
+    c->buf[c->len] = '\0';
+    return n;
+}
+
+static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+    (void)dt, (void)dn, (void)ut, (void)un;
+    struct promc *c = arg;
+    return atomic_load(&c->aborted) ? 1 : 0;
+}
+
+/* The answer as JSON, its status checked: data.result, new reference. */
+static int parse_answer(struct promc *c, long code, json_t **result, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *root = json_loadb(c->buf ? c->buf : "", c->len, 0, &je);
+    if (!root) {
+        snprintf(err, errlen, "answer is not JSON (HTTP %ld, %zu bytes): %s", code, c->len,
+                 je.text);
+        return -1;
+    }
+    const char *status = json_string_value(json_object_get(root, "status"));
+    if (!status || strcmp(status, "success") != 0) {
+        const char *e = json_string_value(json_object_get(root, "error"));
+        snprintf(err, errlen, "HTTP %ld: %.300s", code, e ? e : "no \"status\": \"success\"");
+        json_decref(root);
+        return -1;
+    }
+    json_t *data = json_object_get(root, "data");
+    const char *type = json_string_value(json_object_get(data, "resultType"));
+    json_t *res = json_object_get(data, "result");
+    if (!type || strcmp(type, "vector") != 0 || !json_is_array(res)) {
+        snprintf(err, errlen, "answer is not an instant vector (resultType %.40s)",
+                 type ? type : "missing");
+        json_decref(root);
+        return -1;
+    }
+    *result = json_incref(res);
+    json_decref(root);
+    return 0;
+}
+
+int promc_query(struct promc *c, const char *promql, unsigned timeout_ms, size_t max_bytes,
+                json_t **result, char *err, size_t errlen)
+{
+    *result = NULL;
+    if (atomic_load(&c->aborted)) {
+        snprintf(err, errlen, "stopped");
+        return -1;
+    }
+    char *q = curl_easy_escape(c->h, promql, 0);
+    if (!q) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    size_t ulen = strlen(c->base) + strlen(q) + 32;
+    char *url = malloc(ulen);
+    if (!url) {
+        curl_free(q);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    snprintf(url, ulen, "%s/api/v1/query?query=%s", c->base, q);
+    curl_free(q);
+    c->len = 0;
+    c->max = max_bytes;
+    c->too_big = false;
+    CURL *h = c->h;
+    curl_easy_reset(h);
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(timeout_ms ? timeout_ms : 1));
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(timeout_ms ? timeout_ms : 1));
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, c);
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, c);
+    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, ""); /* whatever this libcurl decodes */
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_USERAGENT, "mig-gpu-mon");
+    if (c->hdr)
+        curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->hdr);
+    if (c->userpwd) {
+        curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+        curl_easy_setopt(h, CURLOPT_USERPWD, c->userpwd);
+    }
+    CURLcode rc = curl_easy_perform(h);
+    free(url);
+    long code = 0;
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+    if (c->too_big) {
+        snprintf(err, errlen, "answer larger than %zu bytes, cut off", max_bytes);
+        return -1;
+    }
+    if (rc == CURLE_OPERATION_TIMEDOUT) {
+        snprintf(err, errlen, "no answer within %u ms", timeout_ms);
+        return -1;
+    }
+    if (rc != CURLE_OK) {
+        snprintf(err, errlen, "%s", curl_easy_strerror(rc));
+        return -1;
+    }
+    /* Prometheus answers errors (400 bad query, 422, 503) with a JSON body */
+    return parse_answer(c, code, result, err, errlen);
+}
+
+void promc_close(struct promc *c)
+{
+    if (!c)
+        return;
+    if (c->h)
+        curl_easy_cleanup(c->h);
+    curl_slist_free_all(c->hdr);
+    if (c->userpwd) {
+        memset(c->userpwd, 0, strlen(c->userpwd));
+        free(c->userpwd);
+    }
+    free(c->base);
+    free(c->buf);
+    free(c);
+}
+
+size_t promql_quote(char *out, size_t cap, const char *s)
+{
+    size_t n = 0;
+    if (!cap)
+        return 0;
+    for (; *s; s++) {
+        char esc[8];
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '\\' || ch == '"')
+            snprintf(esc, sizeof(esc), "\\%c", ch);
+        else if (ch == '\n')
+            snprintf(esc, sizeof(esc), "\\n");
+        else if (ch < 0x20 || ch == 0x7f)
+            snprintf(esc, sizeof(esc), "\\x%02x", ch);
+        else
+            esc[0] = (char)ch, esc[1] = '\0';
+        size_t l = strlen(esc);
+        if (n + l + 1 > cap)
+            break;
+        memcpy(out + n, esc, l);
+        n += l;
+    }
+    out[n] = '\0';
+    return n;
+}

@@ -1,0 +1,634 @@
+#include "fleet/prom_fleet.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "health.h"
+
+/* The series read. The identities come from the last 10 minutes
+ * (last_over_time), so a node whose target went down keeps its devices on
+ * the screen; the values come from the instant itself, so a value its
+ * exporter stopped writing is gone (Prometheus marks it stale) rather than
+ * held. Each is aggregated to the labels read, one query per family. */
+#define MIGMON_VALUES                                                                        \
+    "utilization_ratio|memory_utilization_ratio|sm_utilization_ratio|memory_used_bytes|"    \
+    "memory_total_bytes|temperature_celsius|power_watts|power_limit_watts|"                 \
+    "energy_joules_total|graphics_clock_hertz|sm_clock_hertz|memory_clock_hertz|"           \
+    "fan_speed_ratio|performance_state|processes|health|lost|sampling_stalled"
+#define DCGM_FIELDS                                                                          \
+    "DCGM_FI_DEV_(FB_USED|FB_FREE|FB_RESERVED|GPU_TEMP|POWER_USAGE|GPU_UTIL|MEM_COPY_UTIL|" \
+    "SM_CLOCK|MEM_CLOCK)|DCGM_FI_PROF_(GR_ENGINE_ACTIVE|SM_ACTIVE|DRAM_ACTIVE)"
+#define DCGM_LABELS "instance, Hostname, hostname, gpu, UUID, modelName, pci_bus_id, GPU_I_ID, GPU_I_PROFILE"
+
+static const char *const queries[FQ_COUNT] = {
+    [FQ_UP] = "max by (instance) (up)",
+    [FQ_IDENT] = "max by (__name__, instance, hostname, gpu, uuid, pci_bus_id, model, "
+                 "architecture, compute_capability, mig_mode, serial, gpu_instance_id, "
+                 "compute_instance_id, mig_profile, mig_uuid) (last_over_time({__name__=~"
+                 "\"migmon_(host_info|device_info|mig_info|last_sample_timestamp_seconds)\"}"
+                 "[10m]))",
+    [FQ_VALUES] = "max by (__name__, instance, uuid, gpu_instance_id, compute_instance_id, "
+                  "source, state) ({__name__=~\"migmon_(gpu|mig)_(" MIGMON_VALUES ")\"})",
+    [FQ_DCGM_IDENT] = "count by (" DCGM_LABELS ") (last_over_time({__name__=~\"" DCGM_FIELDS
+                      "\"}[10m]))",
+    [FQ_DCGM_VALUES] = "max by (__name__, " DCGM_LABELS ") ({__name__=~\"" DCGM_FIELDS "\"})",
+};
+
+const char *fleet_query(enum fleet_query q)
+{
+    return q < FQ_COUNT ? queries[q] : NULL;
+}
+
+/* ---- building ---- */
+
+struct build {
+    struct fleet *f;
+    size_t ncap, dcap;
+    int *dnode; /* node of each device */
+    /* devices by key, open addressing over dcap*2 slots */
+    char (*keys)[224];
+    size_t *slot;
+    size_t nslots;
+    bool nomem;
+};
+
+static const char *lab(json_t *item, const char *k)
+{
+    const char *v = json_string_value(json_object_get(json_object_get(item, "metric"), k));
+    return v ? v : "";
+}
+
+/* The sample's value; false when it has none or it is not a number. */
+static bool val(json_t *item, double *out)
+{
+    const char *v = json_string_value(json_array_get(json_object_get(item, "value"), 1));
+    if (!v)
+        return false;
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v || *end || !isfinite(d))
+        return false;
+    *out = d;
+    return true;
+}
+
+static uint64_t hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static int node_of(struct build *b, const char *instance)
+{
+    struct fleet *f = b->f;
+    for (size_t i = 0; i < f->nnodes; i++)
+        if (strcmp(f->nodes[i].instance, instance) == 0)
+            return (int)i;
+    if (f->nnodes == b->ncap) {
+        size_t cap = b->ncap ? b->ncap * 2 : 16;
+        struct fleet_node *n = realloc(f->nodes, cap * sizeof(*n));
+        if (!n) {
+            b->nomem = true;
+            return -1;
+        }
+        f->nodes = n;
+        b->ncap = cap;
+    }
+    struct fleet_node *n = &f->nodes[f->nnodes];
+    memset(n, 0, sizeof(*n));
+    snprintf(n->instance, sizeof(n->instance), "%s", instance);
+    n->up = -1;
+    return (int)f->nnodes++;
+}
+
+static void rehash(struct build *b)
+{
+    size_t want = b->dcap * 2;
+    size_t *s = malloc(want * sizeof(*s));
+    if (!s) {
+        b->nomem = true;
+        return;
+    }
+    for (size_t i = 0; i < want; i++)
+        s[i] = SIZE_MAX;
+    for (size_t d = 0; d < b->f->ndevs; d++) {
+        size_t at = hash(b->keys[d]) % want;
+        while (s[at] != SIZE_MAX)
+            at = (at + 1) % want;
+        s[at] = d;
+    }
+    free(b->slot);
+    b->slot = s;
+    b->nslots = want;
+}
+
+static struct device *find(struct build *b, const char *key)
+{
+    if (!b->nslots)
+        return NULL;
+    for (size_t at = hash(key) % b->nslots; b->slot[at] != SIZE_MAX; at = (at + 1) % b->nslots)
+        if (strcmp(b->keys[b->slot[at]], key) == 0)
+            return &b->f->devs[b->slot[at]];
+    return NULL;
+}
+
+static void init_device(struct device *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->mig_index = -1;
+    d->parent_pos = -1;
+    d->cc_major = d->cc_minor = -1;
+    d->gi_id = d->ci_id = -1;
+    d->slices = d->slices_total = -1;
+    d->node_down_for_s = -1;
+    for (int k = 0; k < M_COUNT; k++)
+        d->m[k] = metric_none("not read from Prometheus");
+    d->process_count = metric_none("not read from Prometheus");
+}
+
+/* The device of key, added (initialised, on node) when new. */
+static struct device *add(struct build *b, const char *key, int node)
+{
+    struct device *d = find(b, key);
+    if (d || b->nomem || node < 0)
+        return d;
+    struct fleet *f = b->f;
+    if (f->ndevs == b->dcap) {
+        size_t cap = b->dcap ? b->dcap * 2 : 64;
+        struct device *nd = realloc(f->devs, cap * sizeof(*nd));
+        int *nn = nd ? realloc(b->dnode, cap * sizeof(*nn)) : NULL;
+        char(*nk)[224] = nn ? realloc(b->keys, cap * sizeof(*nk)) : NULL;
+        if (nd)
+            f->devs = nd;
+        if (nn)
+            b->dnode = nn;
+        if (!nk) {
+            b->nomem = true;
+            return NULL;
+        }
+        b->keys = nk;
+        b->dcap = cap;
+        rehash(b);
+        if (b->nomem)
+            return NULL;
+    }
+    size_t i = f->ndevs++;
+    d = &f->devs[i];
+    init_device(d);
+    b->dnode[i] = node;
+    snprintf(b->keys[i], sizeof(b->keys[i]), "%s", key);
+    size_t at = hash(key) % b->nslots;
+    while (b->slot[at] != SIZE_MAX)
+        at = (at + 1) % b->nslots;
+    b->slot[at] = i;
+    return d;
+}
+
+static void key_gpu(char *k, size_t n, const char *inst, const char *uuid)
+{
+    snprintf(k, n, "g\x1f%.100s\x1f%.100s", inst, uuid);
+}
+
+static void key_mig(char *k, size_t n, const char *inst, const char *uuid, const char *gi,
+                    const char *ci)
+{
+    snprintf(k, n, "m\x1f%.100s\x1f%.96s\x1f%.8s\x1f%.8s", inst, uuid, gi, ci);
+}
+
+static int int_or(const char *s, int dflt)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    return *s && !*end && v >= 0 && v < 1000000 ? (int)v : dflt;
+}
+
+static void set_identity(struct device *d, json_t *it, bool mig)
+{
+    d->kind = mig ? DEV_MIG : DEV_GPU;
+    d->index = int_or(lab(it, "gpu"), -1);
+    snprintf(d->pci_bus_id, sizeof(d->pci_bus_id), "%s", lab(it, "pci_bus_id"));
+    snprintf(d->serial, sizeof(d->serial), "%s", lab(it, "serial"));
+    snprintf(d->arch, sizeof(d->arch), "%s", lab(it, "architecture"));
+    if (sscanf(lab(it, "compute_capability"), "%d.%d", &d->cc_major, &d->cc_minor) != 2)
+        d->cc_major = d->cc_minor = -1;
+    if (mig) {
+        snprintf(d->uuid, sizeof(d->uuid), "%s", lab(it, "mig_uuid"));
+        snprintf(d->parent_uuid, sizeof(d->parent_uuid), "%s", lab(it, "uuid"));
+        snprintf(d->profile, sizeof(d->profile), "%s", lab(it, "mig_profile"));
+        snprintf(d->name, sizeof(d->name), "%.60s MIG %.30s", lab(it, "model"), d->profile);
+        d->gi_id = int_or(lab(it, "gpu_instance_id"), -1);
+        d->ci_id = int_or(lab(it, "compute_instance_id"), -1);
+        if (!d->uuid[0])
+            d->uuid_why = "not in Prometheus";
+    } else {
+        snprintf(d->uuid, sizeof(d->uuid), "%s", lab(it, "uuid"));
+        snprintf(d->name, sizeof(d->name), "%s", lab(it, "model"));
+        d->mig_enabled = strcmp(lab(it, "mig_mode"), "enabled") == 0;
+    }
+}
+
+static void read_ident(struct build *b, json_t *res)
+{
+    size_t i;
+    json_t *it;
+    char key[224];
+    json_array_foreach(res, i, it) {
+        const char *name = lab(it, "__name__"), *inst = lab(it, "instance");
+        int n = node_of(b, inst);
+        if (n < 0)
+            return;
+        struct fleet_node *node = &b->f->nodes[n];
+        double v;
+        if (strcmp(name, "migmon_host_info") == 0) {
+            snprintf(node->name, sizeof(node->name), "%s", lab(it, "hostname"));
+        } else if (strcmp(name, "migmon_last_sample_timestamp_seconds") == 0) {
+            if (val(it, &v))
+                node->last_sample = v;
+        } else if (strcmp(name, "migmon_device_info") == 0) {
+            key_gpu(key, sizeof(key), inst, lab(it, "uuid"));
+            struct device *d = add(b, key, n);
+            if (d)
+                set_identity(d, it, false);
+        } else if (strcmp(name, "migmon_mig_info") == 0) {
+            /* its GPU, from the instance's labels until migmon_device_info
+             * says more: an instance is never listed without its GPU */
+            key_gpu(key, sizeof(key), inst, lab(it, "uuid"));
+            struct device *g = add(b, key, n);
+            if (g && !g->uuid[0]) {
+                set_identity(g, it, false);
+                g->mig_enabled = true;
+            }
+            key_mig(key, sizeof(key), inst, lab(it, "uuid"), lab(it, "gpu_instance_id"),
+                    lab(it, "compute_instance_id"));
+            struct device *d = add(b, key, n);
+            if (d)
+                set_identity(d, it, true);
+        }
+    }
+}
+
+/* A migmon_* family's suffix, the metric it fills and its scale. */
+static const struct {
+    const char *suffix;
+    enum metric_id id;
+    double scale;
+} families[] = {
+    {"utilization_ratio", M_GPU_UTIL, 100},       {"memory_utilization_ratio", M_MEM_UTIL, 100},
+    {"sm_utilization_ratio", M_SM_UTIL, 100},     {"memory_used_bytes", M_MEM_USED, 1},
+    {"memory_total_bytes", M_MEM_TOTAL, 1},       {"temperature_celsius", M_TEMP, 1},
+    {"power_watts", M_POWER, 1},                  {"power_limit_watts", M_POWER_LIMIT, 1},
+    {"energy_joules_total", M_ENERGY, 1},         {"graphics_clock_hertz", M_CLK_GFX, 1e-6},
+    {"sm_clock_hertz", M_CLK_SM, 1e-6},           {"memory_clock_hertz", M_CLK_MEM, 1e-6},
+    {"fan_speed_ratio", M_FAN, 100},              {"performance_state", M_PSTATE, 1},
+};
+
+static enum metric_source source_of(const char *s)
+{
+    if (!strcmp(s, "gpm"))
+        return MSRC_GPM;
+    if (!strcmp(s, "process"))
+        return MSRC_PROCESS;
+    if (!strcmp(s, "estimate"))
+        return MSRC_ESTIMATE;
+    if (!strcmp(s, "carried"))
+        return MSRC_CARRIED;
+    if (!strcmp(s, "dcgm"))
+        return MSRC_DCGM;
+    return MSRC_DIRECT; /* "direct"; series with no source are read directly too */
+}
+
+static void read_values(struct build *b, json_t *res)
+{
+    size_t i;
+    json_t *it;
+    char key[224];
+    json_array_foreach(res, i, it) {
+        const char *name = lab(it, "__name__"), *inst = lab(it, "instance");
+        bool mig = strncmp(name, "migmon_mig_", 11) == 0;
+        if (!mig && strncmp(name, "migmon_gpu_", 11) != 0)
+            continue;
+        if (mig)
+            key_mig(key, sizeof(key), inst, lab(it, "uuid"), lab(it, "gpu_instance_id"),
+                    lab(it, "compute_instance_id"));
+        else
+            key_gpu(key, sizeof(key), inst, lab(it, "uuid"));
+        struct device *d = find(b, key);
+        double v;
+        if (!d || !val(it, &v))
+            continue;
+        const char *suf = name + 11;
+        if (!strcmp(suf, "health")) {
+            const char *st = lab(it, "state");
+            if (v == 1)
+                d->health = !strcmp(st, "ok")        ? HEALTH_OK
+                            : !strcmp(st, "warning") ? HEALTH_WARNING
+                            : !strcmp(st, "action")  ? HEALTH_ACTION
+                                                     : HEALTH_UNKNOWN;
+            continue;
+        }
+        if (!strcmp(suf, "lost")) {
+            d->lost = v == 1;
+            continue;
+        }
+        if (!strcmp(suf, "sampling_stalled")) {
+            if (v == 1)
+                d->stall = "its exporter says: sampling stalled in a driver call";
+            continue;
+        }
+        if (!strcmp(suf, "processes")) {
+            d->process_count = (struct metric){.value = v, .src = source_of(lab(it, "source"))};
+            continue;
+        }
+        for (size_t k = 0; k < sizeof(families) / sizeof(families[0]); k++) {
+            if (strcmp(suf, families[k].suffix) == 0) {
+                d->m[families[k].id] = (struct metric){.value = v * families[k].scale,
+                                                       .src = source_of(lab(it, "source"))};
+                break;
+            }
+        }
+    }
+}
+
+/* ---- dcgm-exporter ---- */
+
+/* The node has our own exporter's series: its DCGM_FI_* (--compat dcgm)
+ * are the same values again, and are not read. */
+static bool has_migmon(struct build *b, int node)
+{
+    for (size_t i = 0; i < b->f->ndevs; i++)
+        if (b->dnode[i] == node && b->keys[i][0] != 'd')
+            return true;
+    return false;
+}
+
+static void dcgm_keys(json_t *it, char *gk, char *mk, size_t n)
+{
+    const char *inst = lab(it, "instance"), *uuid = lab(it, "UUID");
+    snprintf(gk, n, "d\x1fg\x1f%.100s\x1f%.100s", inst, uuid);
+    snprintf(mk, n, "d\x1fm\x1f%.100s\x1f%.96s\x1f%.10s", inst, uuid, lab(it, "GPU_I_ID"));
+}
+
+static void read_dcgm_ident(struct build *b, json_t *res)
+{
+    size_t i;
+    json_t *it;
+    char gk[224], mk[224];
+    json_array_foreach(res, i, it) {
+        int n = node_of(b, lab(it, "instance"));
+        if (n < 0)
+            return;
+        if (has_migmon(b, n))
+            continue;
+        struct fleet_node *node = &b->f->nodes[n];
+        if (!node->name[0])
+            snprintf(node->name, sizeof(node->name), "%s",
+                     lab(it, "Hostname")[0] ? lab(it, "Hostname") : lab(it, "hostname"));
+        dcgm_keys(it, gk, mk, sizeof(gk));
+        struct device *g = add(b, gk, n);
+        if (!g)
+            continue;
+        g->kind = DEV_GPU;
+        g->index = int_or(lab(it, "gpu"), -1);
+        snprintf(g->uuid, sizeof(g->uuid), "%s", lab(it, "UUID"));
+        snprintf(g->name, sizeof(g->name), "%s", lab(it, "modelName"));
+        snprintf(g->pci_bus_id, sizeof(g->pci_bus_id), "%s", lab(it, "pci_bus_id"));
+        if (!lab(it, "GPU_I_ID")[0])
+            continue;
+        g->mig_enabled = true;
+        struct device *m = add(b, mk, n);
+        if (!m)
+            continue;
+        g = find(b, gk); /* add may have moved the array */
+        m->kind = DEV_MIG;
+        m->index = g->index;
+        m->gi_id = int_or(lab(it, "GPU_I_ID"), -1);
+        snprintf(m->parent_uuid, sizeof(m->parent_uuid), "%s", g->uuid);
+        snprintf(m->profile, sizeof(m->profile), "%s", lab(it, "GPU_I_PROFILE"));
+        snprintf(m->name, sizeof(m->name), "%.60s MIG %.30s", g->name, m->profile);
+        snprintf(m->pci_bus_id, sizeof(m->pci_bus_id), "%s", g->pci_bus_id);
+        m->uuid_why = "dcgm-exporter does not label MIG UUIDs";
+    }
+}
+
+static void put(struct device *d, enum metric_id id, double v, enum metric_source src)
+{
+    d->m[id] = (struct metric){.value = v, .src = src};
+}
+
+static void read_dcgm_values(struct build *b, json_t *res)
+{
+    size_t i;
+    json_t *it;
+    char gk[224], mk[224];
+    /* total = used + free + reserved, once all three are in */
+    json_array_foreach(res, i, it) {
+        const char *name = lab(it, "__name__");
+        dcgm_keys(it, gk, mk, sizeof(gk));
+        bool mig = lab(it, "GPU_I_ID")[0] != '\0';
+        struct device *g = find(b, gk), *d = mig ? find(b, mk) : g;
+        double v;
+        if (!d || !g || !val(it, &v))
+            continue;
+        if (!strcmp(name, "DCGM_FI_DEV_FB_USED")) {
+            put(d, M_MEM_USED, v * 1048576.0, MSRC_DIRECT);
+        } else if (!strcmp(name, "DCGM_FI_DEV_FB_FREE") ||
+                   !strcmp(name, "DCGM_FI_DEV_FB_RESERVED")) {
+            /* summed into the total; used is added below */
+            bool was = metric_ok(&d->m[M_MEM_TOTAL]);
+            put(d, M_MEM_TOTAL, (was ? d->m[M_MEM_TOTAL].value : 0) + v * 1048576.0,
+                MSRC_DIRECT);
+            if (!strcmp(name, "DCGM_FI_DEV_FB_RESERVED"))
+                put(d, M_MEM_RESERVED, v * 1048576.0, MSRC_DIRECT);
+        } else if (!strcmp(name, "DCGM_FI_DEV_GPU_TEMP")) {
+            put(g, M_TEMP, v, MSRC_DIRECT);
+        } else if (!strcmp(name, "DCGM_FI_DEV_POWER_USAGE")) {
+            put(g, M_POWER, v, MSRC_DIRECT);
+        } else if (!strcmp(name, "DCGM_FI_DEV_SM_CLOCK")) {
+            put(g, M_CLK_SM, v, MSRC_DIRECT);
+        } else if (!strcmp(name, "DCGM_FI_DEV_MEM_CLOCK")) {
+            put(g, M_CLK_MEM, v, MSRC_DIRECT);
+        } else if (!strcmp(name, "DCGM_FI_DEV_GPU_UTIL")) {
+            if (!metric_ok(&d->m[M_GPU_UTIL]))
+                put(d, M_GPU_UTIL, v, MSRC_DIRECT);
+        } else if (!strcmp(name, "DCGM_FI_DEV_MEM_COPY_UTIL")) {
+            if (!metric_ok(&d->m[M_MEM_UTIL]))
+                put(d, M_MEM_UTIL, v, MSRC_DIRECT);
+        } else if (!strcmp(name, "DCGM_FI_PROF_GR_ENGINE_ACTIVE")) {
+            put(d, M_GPU_UTIL, v * 100, MSRC_DCGM); /* the profiling field wins */
+        } else if (!strcmp(name, "DCGM_FI_PROF_SM_ACTIVE")) {
+            put(d, M_SM_UTIL, v * 100, MSRC_DCGM);
+        } else if (!strcmp(name, "DCGM_FI_PROF_DRAM_ACTIVE")) {
+            put(d, M_MEM_UTIL, v * 100, MSRC_DCGM);
+        }
+    }
+    /* M_MEM_TOTAL holds free + reserved so far: with used it is the total,
+     * without used it is no total */
+    for (size_t k = 0; k < b->f->ndevs; k++) {
+        struct device *d = &b->f->devs[k];
+        if (b->keys[k][0] != 'd' || !metric_ok(&d->m[M_MEM_TOTAL]))
+            continue;
+        if (metric_ok(&d->m[M_MEM_USED]))
+            d->m[M_MEM_TOTAL].value += d->m[M_MEM_USED].value;
+        else
+            d->m[M_MEM_TOTAL] = metric_none("DCGM_FI_DEV_FB_USED not in Prometheus");
+    }
+}
+
+static void read_up(struct build *b, json_t *res)
+{
+    size_t i;
+    json_t *it;
+    json_array_foreach(res, i, it) {
+        double v;
+        const char *inst = lab(it, "instance");
+        for (size_t n = 0; n < b->f->nnodes; n++)
+            if (strcmp(b->f->nodes[n].instance, inst) == 0 && val(it, &v))
+                b->f->nodes[n].up = v == 1 ? 1 : 0;
+    }
+}
+
+/* ---- ordering ---- */
+
+struct order {
+    const struct fleet *f;
+    const int *dnode;
+};
+static struct order sort_ctx; /* qsort has no argument; fleet_build is not reentrant */
+
+static int cmp_dev(const void *pa, const void *pb)
+{
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    const struct device *da = &sort_ctx.f->devs[a], *db = &sort_ctx.f->devs[b];
+    int c = strcmp(sort_ctx.f->nodes[sort_ctx.dnode[a]].name,
+                   sort_ctx.f->nodes[sort_ctx.dnode[b]].name);
+    if (c)
+        return c;
+    if (sort_ctx.dnode[a] != sort_ctx.dnode[b])
+        return sort_ctx.dnode[a] < sort_ctx.dnode[b] ? -1 : 1;
+    if (da->index != db->index)
+        return da->index < db->index ? -1 : 1;
+    const char *ua = da->kind == DEV_MIG ? da->parent_uuid : da->uuid;
+    const char *ub = db->kind == DEV_MIG ? db->parent_uuid : db->uuid;
+    if ((c = strcmp(ua, ub)))
+        return c;
+    if (da->kind != db->kind)
+        return da->kind == DEV_GPU ? -1 : 1;
+    if (da->gi_id != db->gi_id)
+        return da->gi_id < db->gi_id ? -1 : 1;
+    return da->ci_id < db->ci_id ? -1 : da->ci_id > db->ci_id;
+}
+
+/* Node names: the host name when no other node has it, else the instance. */
+static int name_nodes(struct fleet *f)
+{
+    bool *dup = calloc(f->nnodes ? f->nnodes : 1, sizeof(*dup));
+    if (!dup)
+        return -1;
+    for (size_t i = 0; i < f->nnodes; i++) {
+        dup[i] = !f->nodes[i].name[0];
+        for (size_t j = 0; j < f->nnodes && !dup[i]; j++)
+            dup[i] = j != i && strcmp(f->nodes[j].name, f->nodes[i].name) == 0;
+    }
+    for (size_t i = 0; i < f->nnodes; i++)
+        if (dup[i])
+            snprintf(f->nodes[i].name, sizeof(f->nodes[i].name), "%.63s", f->nodes[i].instance);
+    free(dup);
+    return 0;
+}
+
+static int finish(struct build *b, double now, const char *const why[FQ_COUNT])
+{
+    struct fleet *f = b->f;
+    if (name_nodes(f) != 0)
+        return -1;
+    size_t n = f->ndevs;
+    size_t *ord = malloc((n ? n : 1) * sizeof(*ord));
+    struct device *out = malloc((n ? n : 1) * sizeof(*out));
+    if (!ord || !out) {
+        free(ord);
+        free(out);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        ord[i] = i;
+    sort_ctx = (struct order){.f = f, .dnode = b->dnode};
+    qsort(ord, n, sizeof(*ord), cmp_dev);
+    int parent = -1, slot = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct device *d = &out[i];
+        *d = f->devs[ord[i]];
+        struct fleet_node *node = &f->nodes[b->dnode[ord[i]]];
+        snprintf(d->node, sizeof(d->node), "%s", node->name);
+        if (d->kind == DEV_GPU) {
+            parent = (int)i;
+            slot = 0;
+            node->ngpus++;
+        } else {
+            node->nmig++;
+            if (parent >= 0 && strcmp(out[parent].uuid, d->parent_uuid) == 0 &&
+                strcmp(out[parent].node, d->node) == 0) {
+                d->parent_pos = parent;
+                d->mig_index = slot++;
+                out[parent].mig_enabled = true;
+                /* the GPU's own values, on its instances as NVML's backend
+                 * gives them (the exporter writes them on the GPU only) */
+                for (int k = 0; k < M_COUNT; k++)
+                    if (metric_info((enum metric_id)k)->gpu_wide && !metric_ok(&d->m[k]))
+                        d->m[k] = out[parent].m[k];
+            }
+        }
+        if (node->up == 0) {
+            d->node_down = true;
+            d->node_down_for_s = node->last_sample > 0 ? now - node->last_sample : -1;
+            for (int k = 0; k < M_COUNT; k++)
+                d->m[k] = metric_none("the node's target is down (up == 0)");
+            d->process_count = metric_none("the node's target is down (up == 0)");
+            d->health = HEALTH_UNKNOWN;
+        } else if (why[FQ_VALUES] || why[FQ_DCGM_VALUES]) {
+            /* the values query failed: every value it fills is none with its reason */
+            const char *w = b->keys[ord[i]][0] == 'd' ? why[FQ_DCGM_VALUES] : why[FQ_VALUES];
+            for (int k = 0; w && k < M_COUNT; k++)
+                d->m[k] = metric_none(w);
+        }
+    }
+    free(ord);
+    free(f->devs);
+    f->devs = out;
+    return 0;
+}
+
+int fleet_build(struct fleet *f, json_t *const res[FQ_COUNT], const char *const why[FQ_COUNT],
+                double now)
+{
+    memset(f, 0, sizeof(*f));
+    struct build b = {.f = f};
+    if (res[FQ_IDENT])
+        read_ident(&b, res[FQ_IDENT]);
+    if (res[FQ_VALUES])
+        read_values(&b, res[FQ_VALUES]);
+    if (res[FQ_DCGM_IDENT])
+        read_dcgm_ident(&b, res[FQ_DCGM_IDENT]);
+    if (res[FQ_DCGM_VALUES])
+        read_dcgm_values(&b, res[FQ_DCGM_VALUES]);
+    if (res[FQ_UP])
+        read_up(&b, res[FQ_UP]);
+    int rc = b.nomem ? -1 : finish(&b, now, why);
+    free(b.dnode);
+    free(b.keys);
+    free(b.slot);
+    if (rc != 0)
+        fleet_free(f);
+    return rc;
+}
+
+void fleet_free(struct fleet *f)
+{
+    free(f->nodes);
+    free(f->devs);
+    memset(f, 0, sizeof(*f));
+}

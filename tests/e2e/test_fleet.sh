@@ -1,0 +1,245 @@
+# shellcheck shell=bash
+# The fleet view (--prometheus, docs/fleet.md) on a real Prometheus that
+# scrapes three exporters on the simulator: a DGX A100 (dgx-a100-8x7), an
+# H200 with MIG (h200-mig) and an H200 whose migmon_* series are dropped at
+# scrape time, leaving the --compat dcgm series: a node that runs only
+# dcgm-exporter. --once --format json lists every node, GPU and MIG instance
+# with the values a direct --once of the same scenario reads; a target
+# taken down is shown as down; a Prometheus stand-in that stalls or answers
+# garbage leaves the monitor responsive (q quits within 1 s) with the reason.
+# Everything started here is stopped by PID at the end.
+for tool in prometheus curl python3 tmux; do
+    if ! command -v "$tool" >/dev/null; then
+        bad "$tool is required for the fleet tests (scripts/deps.sh installs it)"
+        return 0
+    fi
+done
+# shellcheck source=tests/e2e/tui_lib.sh
+. "$MIGMON_SRC/tests/e2e/tui_lib.sh"
+FL_PIDS=()
+fl_free_port() {
+    local p
+    for p in $(shuf -i 20000-60000 -n 50); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+    done
+}
+# fl_export NAME SCENARIO ARGS...: sets PORT and LAST_PID
+fl_export() {
+    local name=$1 scen=$2
+    shift 2
+    MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/$scen" MIGMON_SIM_TIME=100 \
+        "$MIGMON_BIN" export --nvml-path "$MIGMON_SIM_LIB" --listen 127.0.0.1:0 -i 250 \
+        --proc-root "$MIGMON_SRC/tests/fixtures/proc/gpu-host" "$@" 2>"$TMP/fl-$name.err" &
+    FL_PIDS+=($!)
+    LAST_PID=$!
+    PORT=$(export_port "$TMP/fl-$name.err")
+    [ -n "$PORT" ] || bad "$name: export did not start: $(cat "$TMP/fl-$name.err")"
+}
+fl_export dgx dgx-a100-8x7.ini
+DGX=$PORT
+fl_export h200 h200-mig.ini
+H200=$PORT
+H200_PID=$LAST_PID
+fl_export dcgm h200-mig.ini --compat dcgm
+DCGM=$PORT
+PP=$(fl_free_port)
+mkdir -p "$TMP/fl-prom"
+cat >"$TMP/fl-prometheus.yml" <<YML
+global:
+  scrape_interval: 1s
+  scrape_timeout: 900ms
+scrape_configs:
+  - job_name: dgx
+    static_configs: [{targets: ["127.0.0.1:$DGX"], labels: {instance: dgx}}]
+  - job_name: h200
+    static_configs: [{targets: ["127.0.0.1:$H200"], labels: {instance: h200}}]
+  - job_name: dcgm
+    static_configs: [{targets: ["127.0.0.1:$DCGM"], labels: {instance: dcgm}}]
+    metric_relabel_configs:
+      - {source_labels: [__name__], regex: "migmon_.*", action: drop}
+YML
+prometheus --config.file="$TMP/fl-prometheus.yml" --storage.tsdb.path="$TMP/fl-prom" \
+    --web.listen-address="127.0.0.1:$PP" --log.level=warn >"$TMP/fl-prometheus.log" 2>&1 &
+FL_PIDS+=($!)
+PURL="http://127.0.0.1:$PP"
+q() { curl -s -m 5 --data-urlencode "query=$1" "$PURL/api/v1/query"; }
+for ((i = 0; i < 300; i++)); do
+    [ "$(q 'count(up == 1) + count(DCGM_FI_PROF_GR_ENGINE_ACTIVE{instance="dcgm"}) + count(migmon_mig_utilization_ratio{instance="h200"})' |
+        jq -r '.data.result[0].value[1] // empty' 2>/dev/null)" = 11 ] && break
+    sleep 0.1
+done
+eq "prometheus: three targets up, with their series" "$i" "$([ "$i" -lt 300 ] && echo "$i" || echo ready)"
+
+direct() { MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/$1" MIGMON_SIM_TIME=100 \
+    "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --once --format json --proc-root \
+    "$MIGMON_SRC/tests/fixtures/proc/gpu-host"; }
+DGX_J=$(direct dgx-a100-8x7.ini)
+H200_J=$(direct h200-mig.ini)
+fleet=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --once --format json 2>"$TMP/fl-once.err")
+eq "--prometheus --once json: exit 0" "$?" 0
+jeq "fleet: the three nodes, in order" "$fleet" '[.devices[].node] | unique' '["dcgm","dgx","h200"]'
+jeq "fleet: GPUs and MIG instances per node" "$fleet" \
+    '[.devices | group_by(.node)[] | [.[0].node, (map(select(.kind == "gpu")) | length), (map(select(.kind == "mig")) | length)]]' \
+    '[["dcgm",1,4],["dgx",8,56],["h200",1,4]]'
+jeq "fleet: no node down" "$fleet" '[.devices[] | select(.node_down)] | length' 0
+# identity and values as the direct --once of the same scenario reads them
+ident='[.devices[] | [.kind, .index, .uuid, .parent_uuid, .gpu_instance_id, .compute_instance_id, .profile, .metrics.memory_used_bytes.value, .metrics.memory_total_bytes.value]]'
+eq "fleet dgx: every GPU and MIG instance with the exporter's identity and memory" \
+    "$(printf '%s' "$fleet" | jq -c "[.devices[] | select(.node == \"dgx\")] | {devices: .} | $ident")" \
+    "$(printf '%s' "$DGX_J" | jq -c "$ident")"
+eq "fleet h200: the same" \
+    "$(printf '%s' "$fleet" | jq -c "[.devices[] | select(.node == \"h200\")] | {devices: .} | $ident")" \
+    "$(printf '%s' "$H200_J" | jq -c "$ident")"
+vals='[.devices[] | [.metrics.gpu_util_pct.value, .metrics.gpu_util_pct.source, .metrics.temperature_c.value, .metrics.power_w.value, .health.verdict]]'
+eq "fleet h200: utilisation (GPM per instance), temperature, power and health" \
+    "$(printf '%s' "$fleet" | jq -c "[.devices[] | select(.node == \"h200\")] | {devices: .} | $vals")" \
+    "$(printf '%s' "$H200_J" | jq -c "$vals")"
+jeq "fleet h200: a value the exporter does not write is none, with its reason" "$fleet" \
+    '[.devices[] | select(.node == "h200" and .kind == "gpu")][0].metrics.pcie_tx_bytes_per_s | [.value, .reason]' \
+    '[null,"not read from Prometheus"]'
+# the dcgm-exporter node: identity from its labels, memory in MiB, activity from DCGM
+dcgm_want=$(printf '%s' "$H200_J" | jq -c '[.devices[] | [.kind, .uuid // "", .gpu_instance_id, .profile,
+    (if .kind == "mig" then (.metrics.memory_used_bytes.value / 1048576 | floor) * 1048576 else null end),
+    (if .kind == "mig" then .metrics.gpu_util_pct.value else null end)]]')
+eq "fleet dcgm: the GPU and its four instances, FB_USED and GR_ENGINE_ACTIVE" \
+    "$(printf '%s' "$fleet" | jq -c '[.devices[] | select(.node == "dcgm") | [.kind, (if .kind == "mig" then "" else .uuid end), .gpu_instance_id, .profile,
+        (if .kind == "mig" then .metrics.memory_used_bytes.value else null end),
+        (if .kind == "mig" then .metrics.gpu_util_pct.value else null end)]]' |
+        jq -c --argjson w "$dcgm_want" '[.[] | .[5] |= (if . == null then null else (. * 1e6 | round) end)]')" \
+    "$(jq -n -c --argjson w "$dcgm_want" '$w | map(if .[0] == "mig" then .[1] = "" else . end) | [.[] | .[5] |= (if . == null then null else (. * 1e6 | round) end)]')"
+jeq "fleet dcgm: sources (dcgm for activity) and the GPU's temperature" "$fleet" \
+    '[.devices[] | select(.node == "dcgm")] | [.[1].metrics.gpu_util_pct.source, .[0].metrics.temperature_c.source, .[1].uuid, .[1].uuid_error]' \
+    '["dcgm","direct",null,"dcgm-exporter does not label MIG UUIDs"]'
+table=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --once --format table 2>&1)
+contains "--once table: a line per node" "$table" "node dgx: 8 GPUs, 56 MIGs"
+contains "--once table: the dcgm node" "$table" "node dcgm: 1 GPU, 4 MIGs"
+
+# the monitor on the fleet: devices grouped by node, the fleet's totals in
+# the header (values fixed: the simulators' clocks stand still)
+for size in 200x60 80x24; do
+    name="fleet-$size"
+    TUI_WAIT_S=15 tui_start "$name" "${size%x*}" "${size#*x}" 2 -- --no-config \
+        --proc-root "$(tui_proc "$name" two-core)" --prometheus "$PURL"
+    tui_screen "fleet TUI $size" "$name" "fleet-$size"
+    eq "fleet TUI $size: q quits" "$(tui_quit "$name" q)" 0
+done
+
+# record over the fleet: each line names the devices' nodes
+rec=$("$MIGMON_BIN" --no-config --prometheus "$PURL" record -n 1 2>/dev/null)
+jeq "record: one snapshot of the fleet" "$rec" '[.devices[].node] | unique' '["dcgm","dgx","h200"]'
+
+# a target taken down: its node is shown as down, with the time since
+kill -TERM "$H200_PID"
+for ((i = 0; i < 100; i++)); do
+    [ "$(q 'up{instance="h200"}' | jq -r '.data.result[0].value[1] // empty')" = 0 ] && break
+    sleep 0.1
+done
+fleet=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --once --format json 2>/dev/null)
+jeq "target down: its node's devices listed, down, every value none" "$fleet" \
+    '[.devices[] | select(.node == "h200")] | [length, (map(.node_down) | unique), (map(.node_down_for_s > 0 and .node_down_for_s < 60) | unique), .[0].metrics.temperature_c.reason]' \
+    '[5,[true],[true],"the node'"'"'s target is down (up == 0)"]'
+jeq "target down: the other nodes are up" "$fleet" '[.devices[] | select(.node != "h200") | .node_down] | unique' '[false]'
+table=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --once --format table 2>&1)
+contains "target down: the table says so" "$table" "node h200: 1 GPU, 4 MIGs  DOWN for"
+TUI_WAIT_S=15 tui_start fleet-down 200 60 1 -- --no-config \
+    --proc-root "$(tui_proc fleet-down two-core)" --prometheus "$PURL"
+screen=$(tmx capture-pane -p -t fleet-down)
+contains "target down: the monitor tags the node's GPU" "$(grep -o 'h200 GPU 0 H200[^│]*DOWN [0-9]*s' <<<"$screen")" "DOWN"
+contains "target down: the header counts it" "$screen" "3 nodes (1 down)"
+eq "target down: q quits" "$(tui_quit fleet-down q)" 0
+
+# Prometheus stand-ins: one that never answers, one that answers garbage
+cat >"$TMP/fl-standin.py" <<'PY'
+import http.server, sys, time
+mode = sys.argv[2]
+EMPTY = b'{"status":"success","data":{"resultType":"vector","result":[]}}'
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        if mode == "stall":
+            time.sleep(3600)
+        if mode == "huge":
+            # an answer past the 32 MiB bound: the transfer is cut off there
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            try:
+                for _ in range(40):
+                    self.wfile.write(b" " * (1 << 20))
+            except OSError:
+                pass
+            return
+        if mode == "auth":
+            # bearer "s3cret", or basic fleet:pa55 (ZmxlZXQ6cGE1NQ==)
+            ok = self.headers.get("Authorization") in ("Bearer s3cret", "Basic ZmxlZXQ6cGE1NQ==")
+            self.send_response(200 if ok else 401)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(EMPTY if ok else b'{"status":"error","error":"unauthorized"}')
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(b"<html>not json at all</html>")
+    def log_message(self, *a):
+        pass
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+# credentials from a file: a bearer token, basic authentication
+sp=$(fl_free_port)
+python3 "$TMP/fl-standin.py" "$sp" auth &
+FL_PIDS+=($!)
+for ((i = 0; i < 50; i++)); do (exec 3<>"/dev/tcp/127.0.0.1/$sp") 2>/dev/null && break; sleep 0.1; done
+out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --once 2>&1)
+contains "auth: without credentials, the server's refusal" "$out" "HTTP 401: unauthorized"
+printf 'Bearer s3cret\n' >"$TMP/fl-bearer"
+out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --prometheus-auth "$TMP/fl-bearer" --once 2>&1)
+contains "auth: a bearer token" "$out" "has no migmon_* or DCGM_FI_* series of the last 10 minutes"
+printf 'fleet:pa55\n' >"$TMP/fl-basic"
+out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --prometheus-auth "$TMP/fl-basic" --once 2>&1)
+contains "auth: basic" "$out" "has no migmon_* or DCGM_FI_* series of the last 10 minutes"
+out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --prometheus-auth "$TMP/fl-none" --once 2>&1)
+eq "auth: a missing file is exit status 2" "$?" 2
+contains "auth: ... naming it" "$out" "--prometheus-auth $TMP/fl-none: No such file or directory"
+sp=$(fl_free_port)
+python3 "$TMP/fl-standin.py" "$sp" huge &
+FL_PIDS+=($!)
+for ((i = 0; i < 50; i++)); do (exec 3<>"/dev/tcp/127.0.0.1/$sp") 2>/dev/null && break; sleep 0.1; done
+out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --once 2>&1)
+contains "an answer past 32 MiB is cut off" "$out" "answer larger than 33554432 bytes, cut off"
+out=$("$MIGMON_BIN" --no-config --prometheus "ftp://x" --once 2>&1)
+contains "--prometheus: only http and https" "$out" "expected an http:// or https:// URL"
+
+for mode in stall garbage; do
+    sp=$(fl_free_port)
+    python3 "$TMP/fl-standin.py" "$sp" "$mode" &
+    FL_PIDS+=($!)
+    for ((i = 0; i < 50; i++)); do (exec 3<>"/dev/tcp/127.0.0.1/$sp") 2>/dev/null && break; sleep 0.1; done
+    start=$(date +%s%N)
+    out=$(timeout 20 "$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --once --timeout 2 --format table 2>&1)
+    took=$((($(date +%s%N) - start) / 1000000))
+    [ "$took" -lt 8000 ] && ok || bad "$mode: --once took $took ms"
+    case $mode in
+    stall) contains "stall: --once says why" "$out" "no answer within" ;;
+    garbage) contains "garbage: --once says why" "$out" "answer is not JSON" ;;
+    esac
+    name="fleet-$mode"
+    TUI_WAIT_S=15 tui_start "$name" 120 30 0 -- --no-config --prometheus "http://127.0.0.1:$sp"
+    for ((i = 0; i < 60; i++)); do
+        tmx capture-pane -p -t "$name" | grep -q "Prometheus" && break
+        sleep 0.1
+    done
+    screen=$(tmx capture-pane -p -t "$name")
+    case $mode in
+    stall) contains "stall: the monitor shows the reason" "$screen" "no answer" ;;
+    garbage) contains "garbage: the monitor shows the reason" "$screen" "not JSON" ;;
+    esac
+    start=$(date +%s%N)
+    st=$(tui_quit "$name" q)
+    took=$((($(date +%s%N) - start) / 1000000))
+    eq "$mode: q quits with status 0" "$st" 0
+    [ "$took" -le 1000 ] && ok || bad "$mode: q took $took ms (at most 1000)"
+done
+tui_kill_all
+
+for p in "${FL_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+for p in "${FL_PIDS[@]}"; do wait "$p" 2>/dev/null; done
