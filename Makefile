@@ -4,6 +4,10 @@
 #                        the unit and end-to-end tests again under ASan+UBSan
 #                        (san-check) and under ThreadSanitizer (tsan-check)
 #   make install PREFIX=/usr/local DESTDIR=
+#   make portable        build-portable/mig-gpu-mon: one stripped binary that needs
+#                        only glibc (docs/portable.md)
+#   make dist            build-portable/mig-gpu-mon-VERSION-linux-ARCH.tar.gz
+#   make image           the OCI image mig-gpu-mon:VERSION (buildah, from scratch)
 VERSION := 0.1.0
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -36,13 +40,30 @@ SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
 OPT := -O1 -g
 TSAN_OBJ := $(BUILD)/tsan_defaults.o
 endif
+# PORTABLE=1 (make portable sets it, in its own build directory): ncursesw,
+# tinfo, inih and zlib linked statically, glibc dynamically (NVML, DCGM and
+# libmicrohttpd are dlopen()ed, which a static glibc cannot do well);
+# stripped, without debug information.
+PORTABLE ?=
+BUILD_KIND :=
+ifeq ($(PORTABLE),1)
+OPT := -O2
+BUILD_KIND := -DMIGMON_PORTABLE=1
+endif
 CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Isrc -Iinclude -DMIGMON_VERSION=\"$(VERSION)\" $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 LIBS := -lncursesw -linih -ldl -lm -pthread
+ifeq ($(PORTABLE),1)
+LIBS := -Wl,-Bstatic -lncursesw -ltinfo -linih -lz -Wl,-Bdynamic -ldl -lm -pthread
+endif
 
 SRC := $(sort $(wildcard src/*.c src/backend/*.c src/system/*.c src/export/*.c src/tui/*.c))
 LIB_SRC := $(filter-out src/main.c,$(SRC))
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+# The built-in terminfo entries (src/tui/terminfo_builtin.h), compiled with
+# tic from this machine's terminfo when the binary is built.
+TERMINFO_BUILTIN := xterm xterm-256color screen screen-256color tmux tmux-256color linux vt100
+TERMINFO_OBJ := $(BUILD)/gen/terminfo_data.o
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(TERMINFO_OBJ)
 MAIN_OBJ := $(BUILD)/src/main.o
 BIN := $(BUILD)/mig-gpu-mon
 
@@ -51,7 +72,9 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 # The exporter (src/serve.c): gzip. libmicrohttpd is opened when a server
 # starts (dlopen; its header is a build dependency), not linked.
+ifneq ($(PORTABLE),1)
 LIBS += -lz
+endif
 
 # The simulator: its sources and rules live in sim/sim.mk.
 SIM_DIR := $(BUILD)/sim
@@ -73,6 +96,12 @@ endif
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/gen/terminfo_data.c: scripts/embed-terminfo.sh
+	@mkdir -p $(dir $@)
+	scripts/embed-terminfo.sh $@ $(TERMINFO_BUILTIN)
+$(TERMINFO_OBJ): $(BUILD)/gen/terminfo_data.c src/tui/terminfo_builtin.h
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 $(BUILD)/libmigmon.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -114,7 +143,7 @@ $(BUILD)/gen/version.h: FORCE
 	@printf '#define MIGMON_GIT_REV "%s"\n' '$(GIT_REV)' >$@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 $(MAIN_OBJ): $(BUILD)/gen/version.h
-$(MAIN_OBJ): CFLAGS_ALL += -I$(BUILD)/gen
+$(MAIN_OBJ): CFLAGS_ALL += -I$(BUILD)/gen $(BUILD_KIND)
 
 $(BIN): $(MAIN_OBJ) $(BUILD)/libmigmon.a $(TSAN_OBJ)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
@@ -258,7 +287,10 @@ format:
 	clang-format -i $(SRC) $(wildcard src/*/*.h src/*.h sim/*.c sim/*.h sim/dcgm/*.c sim/dcgm/*.h tests/unit/*.c)
 
 -include fuzz/fuzz.mk
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# Only this build's dependency files: not those of the test roots and other
+# build directories that may lie under it (build/ci, build-portable/...).
+-include $(shell find $(BUILD) \( -path '$(BUILD)/ci' -o -path '$(BUILD)/root*' \) -prune \
+	-o -name '*.d' -type f -print 2>/dev/null)
 
 # Benchmarks (not part of check): make bench
 $(BUILD)/bench_tick: bench/bench_tick.c $(BUILD)/libmigmon.a
