@@ -252,6 +252,8 @@ install: all
 		$(DESTDIR)$(PREFIX)/lib/mig-gpu-mon/sim/scenarios
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/mig-gpu-mon
 	install -m 0644 man/mig-gpu-mon.1 $(DESTDIR)$(PREFIX)/share/man/man1/mig-gpu-mon.1
+	install -d $(DESTDIR)$(PREFIX)/share/doc/mig-gpu-mon
+	install -m 0644 LICENSE $(DESTDIR)$(PREFIX)/share/doc/mig-gpu-mon/LICENSE
 	install -m 0755 $(SIM_LIB) $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon/sim/libnvidia-ml.so.1
 	install -d $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon/sim/dcgm3
 	install -m 0755 $(SIM_DIR)/libdcgm.so.4 $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon/sim/libdcgm.so.4
@@ -273,7 +275,7 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/mig-gpu-mon $(DESTDIR)$(PREFIX)/share/man/man1/mig-gpu-mon.1
-	rm -rf $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon
+	rm -rf $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon $(DESTDIR)$(PREFIX)/share/doc/mig-gpu-mon
 	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mig-gpu-mon \
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_mig-gpu-mon
 	rm -f $(DESTDIR)$(PREFIX)/include/migmon.h $(DESTDIR)$(PREFIX)/lib/libmigmon.so.0 \
@@ -281,7 +283,26 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/migmon.pc
 
 clean:
-	rm -rf build build-san build-tsan mig-gpu-mon sim/libnvidia-ml.so.1
+	rm -rf build build-san build-tsan build-portable mig-gpu-mon sim/libnvidia-ml.so.1
+
+# The portable binary, the release tarball and the OCI image
+# (docs/portable.md), all from the build directory build-portable.
+PORTABLE_DIR := build-portable
+ARCH := $(shell uname -m)
+DIST_NAME := mig-gpu-mon-$(VERSION)-linux-$(ARCH)
+IMAGE ?= mig-gpu-mon:$(VERSION)
+# The newest glibc symbol version the portable binary may need.
+GLIBC_FLOOR := 2.34
+.PHONY: portable dist image
+portable:
+	@$(MAKE) --no-print-directory BUILD=$(PORTABLE_DIR) PORTABLE=1 SAN= LDFLAGS="$(LDFLAGS) -s" \
+		$(PORTABLE_DIR)/mig-gpu-mon $(PORTABLE_DIR)/sim/libnvidia-ml.so.1 \
+		$(PORTABLE_DIR)/sim/libdcgm.so.4 $(PORTABLE_DIR)/sim/dcgm3/libdcgm.so.3
+	@scripts/portable-check.sh $(PORTABLE_DIR)/mig-gpu-mon $(GLIBC_FLOOR)
+dist: portable LICENSE
+	@scripts/dist.sh $(PORTABLE_DIR) $(DIST_NAME)
+image: portable
+	@scripts/image.sh $(PORTABLE_DIR) $(IMAGE)
 
 format:
 	clang-format -i $(SRC) $(wildcard src/*/*.h src/*.h sim/*.c sim/*.h sim/dcgm/*.c sim/dcgm/*.h tests/unit/*.c)
