@@ -177,7 +177,7 @@ TEST_LDFLAGS_test_history := -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=real
 
 # Environment every test gets: where the built binary and simulator are.
 TEST_ENV := MIGMON_BIN=$(CURDIR)/$(BIN) MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) \
-	MIGMON_SIM_DIR=$(CURDIR)/$(SIM_DIR) MIGMON_SRC=$(CURDIR)
+	MIGMON_SIM_DIR=$(CURDIR)/$(SIM_DIR) MIGMON_SRC=$(CURDIR) MIGMON_SAN=$(SAN)
 
 unit: $(BIN) $(UNIT_BIN) $(SIM_ALL)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $(TEST_ENV) $$t; done

@@ -10,7 +10,11 @@
 # archive, BUILD-DIR/IMAGE-NAME-oci.tar, to copy to a registry or a node.
 #
 #   scripts/image.sh --list BUILD-DIR   the files the image holds, one a line
+#   BUILDAH_OPTS="--root DIR --runroot DIR --storage-driver vfs"   another
+#                                       image store (the tests use a private one)
 set -euo pipefail
+# shellcheck disable=SC2086 # BUILDAH_OPTS: words
+bh() { buildah ${BUILDAH_OPTS:-} "$@"; }
 
 list_only=
 if [ "${1:-}" = --list ]; then
@@ -74,9 +78,9 @@ command -v buildah >/dev/null || {
     exit 2
 }
 
-ctr=$(buildah from --quiet scratch)
-trap 'buildah rm "$ctr" >/dev/null 2>&1 || true' EXIT
-root=$(buildah mount "$ctr")
+ctr=$(bh from --quiet scratch)
+trap 'bh rm "$ctr" >/dev/null 2>&1 || true' EXIT
+root=$(bh mount "$ctr")
 files | while read -r dst src; do
     mkdir -p "$root$(dirname "$dst")"
     # the file itself (cp -L), never the host's symlink
@@ -87,15 +91,15 @@ mkdir -p "$root/etc"
 printf 'root:x:0:0:root:/:/nonexistent\nnonroot:x:65532:65532:nonroot:/:/nonexistent\n' >"$root/etc/passwd"
 printf 'root:x:0:\nnonroot:x:65532:\n' >"$root/etc/group"
 mkdir -m 1777 "$root/tmp"
-buildah umount "$ctr" >/dev/null
-buildah config --user 65532:65532 --workingdir / --port 9400/tcp \
+bh umount "$ctr" >/dev/null
+bh config --user 65532:65532 --workingdir / --port 9400/tcp \
     --entrypoint '["/usr/bin/mig-gpu-mon"]' --cmd 'export --listen :9400' \
     --label org.opencontainers.image.title=mig-gpu-mon \
     --label org.opencontainers.image.version="${image##*:}" \
     --label org.opencontainers.image.licenses=MIT "$ctr"
-buildah commit --quiet --rm "$ctr" "$image" >/dev/null
+bh commit --quiet --rm "$ctr" "$image" >/dev/null
 trap - EXIT
 archive=$build/$(echo "${image%%:*}" | tr '/' '_')-oci.tar
 rm -f "$archive"
-buildah push --quiet "$image" "oci-archive:$archive:$image"
-echo "image: $image ($(buildah images --format '{{.Size}}' "$image" | head -n 1)), OCI archive $archive"
+bh push --quiet "$image" "oci-archive:$archive:$image"
+echo "image: $image ($(bh images --format '{{.Size}}' "$image" | head -n 1)), OCI archive $archive"
