@@ -55,10 +55,15 @@ cp "$PB/sim/libnvidia-ml.so.1" "$PB/sim/libdcgm.so.4" "$PR/opt/mig-gpu-mon/sim/"
 cp -r "$MIGMON_SRC/sim/scenarios" "$PR/opt/mig-gpu-mon/sim/"
 echo "note [test_portable] the root: $root_kind; no terminfo in it" >&2
 
+# unshare makes the new namespace's mounts private by remounting /, which
+# fails where / is no mount point (in a chroot such as CI's, scripts/ci-chroot.sh,
+# whose own namespace is private already): there, the propagation as it is
+UNSHARE=(unshare --mount)
+mountpoint -q / 2>/dev/null || UNSHARE+=(--propagation unchanged)
 # $TMP/in-root CMD...: CMD (an absolute path: the root may have no env) in the root
 cat >"$TMP/in-root" <<EOS
 #!/bin/sh
-exec unshare --mount sh -c 'mount --make-rprivate / && mount -t proc proc "$PR/proc" &&
+exec ${UNSHARE[*]} sh -c 'mount -t proc proc "$PR/proc" &&
     mount --rbind /dev "$PR/dev" && mount --bind "$TMP" "$PR$TMP" &&
     mount --bind -o ro "$MIGMON_SRC" "$PR$MIGMON_SRC" &&
     exec chroot "$PR" "\$@"' in-root "\$@"
@@ -151,7 +156,7 @@ else
             "$("$MIGMON_SRC/scripts/image.sh" --list "$PB")"
         mkdir -p "$IR/proc"
         irun() {
-            exec unshare --mount sh -c 'mount --make-rprivate / && mount -t proc proc "$0/proc" &&
+            exec "${UNSHARE[@]}" sh -c 'mount -t proc proc "$0/proc" &&
                 exec chroot --userspec=65532:65532 "$0" "$@"' "$IR" "$@"
         }
         out=$(irun /usr/bin/mig-gpu-mon --demo --once 2>&1)
