@@ -150,6 +150,9 @@ else
         eq "image: export is the default command" \
             "$(bh inspect --format '{{.OCIv1.Config.Entrypoint}} {{.OCIv1.Config.Cmd}}' mig-gpu-mon-test:0.1.0)" \
             "[/usr/bin/mig-gpu-mon] [export --listen :9400]"
+        # the DaemonSet runs the image make image names by default (pushed to a registry)
+        contains "the DaemonSet names the image" "$(grep -E '^ +image:' "$MIGMON_SRC/contrib/kubernetes/daemonset.yaml")" \
+            "/mig-gpu-mon:0.1.0"
         ctr=$(bh from --quiet mig-gpu-mon-test:0.1.0)
         IR=$(bh mount "$ctr")
         eq "image: exactly the expected files" "$(cd "$IR" && find . -type f | sed 's|^\.||' | LC_ALL=C sort)" \
