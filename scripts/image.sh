@@ -21,8 +21,10 @@ if [ "${1:-}" = --list ]; then
     list_only=1
     shift
 fi
-build=$1
+# paths relative to the source tree (the scenarios, LICENSE), wherever it is run from
+build=$(cd "$1" && pwd)
 image=${2:-}
+cd "$(dirname "$0")/.."
 bin=$build/mig-gpu-mon
 [ -x "$bin" ] || {
     echo "image: no portable binary $bin (make portable)" >&2
