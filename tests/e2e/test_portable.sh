@@ -56,10 +56,12 @@ cp -r "$MIGMON_SRC/sim/scenarios" "$PR/opt/mig-gpu-mon/sim/"
 echo "note [test_portable] the root: $root_kind; no terminfo in it" >&2
 
 # unshare makes the new namespace's mounts private by remounting /, which
-# fails where / is no mount point (in a chroot such as CI's, scripts/ci-chroot.sh,
-# whose own namespace is private already): there, the propagation as it is
+# fails where / is no mount point: in a chroot such as CI's
+# (scripts/ci-chroot.sh), whose own namespace is private already. There,
+# the propagation as it is (mountpoint(1) cannot tell: in a chroot it takes
+# / for one).
 UNSHARE=(unshare --mount)
-mountpoint -q / 2>/dev/null || UNSHARE+=(--propagation unchanged)
+"${UNSHARE[@]}" true 2>/dev/null || UNSHARE+=(--propagation unchanged)
 # $TMP/in-root CMD...: CMD (an absolute path: the root may have no env) in the root
 cat >"$TMP/in-root" <<EOS
 #!/bin/sh
