@@ -4,6 +4,10 @@
 #                        the unit and end-to-end tests again under ASan+UBSan
 #                        (san-check) and under ThreadSanitizer (tsan-check)
 #   make install PREFIX=/usr/local DESTDIR=
+#   make portable        build-portable/mig-gpu-mon: one stripped binary that needs
+#                        only glibc (docs/portable.md)
+#   make dist            build-portable/mig-gpu-mon-VERSION-linux-ARCH.tar.gz
+#   make image           the OCI image mig-gpu-mon:VERSION (buildah, from scratch)
 VERSION := 0.1.0
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -36,14 +40,31 @@ SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
 OPT := -O1 -g
 TSAN_OBJ := $(BUILD)/tsan_defaults.o
 endif
+# PORTABLE=1 (make portable sets it, in its own build directory): ncursesw,
+# tinfo, inih and zlib linked statically, glibc dynamically (NVML, DCGM and
+# libmicrohttpd are dlopen()ed, which a static glibc cannot do well);
+# stripped, without debug information.
+PORTABLE ?=
+BUILD_KIND :=
+ifeq ($(PORTABLE),1)
+OPT := -O2
+BUILD_KIND := -DMIGMON_PORTABLE=1
+endif
 CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Isrc -Iinclude -DMIGMON_VERSION=\"$(VERSION)\" $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 LIBS := -lncursesw -linih -ldl -lm -pthread
+ifeq ($(PORTABLE),1)
+LIBS := -Wl,-Bstatic -lncursesw -ltinfo -linih -lz -Wl,-Bdynamic -ldl -lm -pthread
+endif
 
 SRC := $(sort $(wildcard src/*.c src/backend/*.c src/system/*.c src/export/*.c src/tui/*.c \
 	src/replay/*.c src/fleet/*.c))
 LIB_SRC := $(filter-out src/main.c,$(SRC))
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+# The built-in terminfo entries (src/tui/terminfo_builtin.h), compiled with
+# tic from this machine's terminfo when the binary is built.
+TERMINFO_BUILTIN := xterm xterm-256color screen screen-256color tmux tmux-256color linux vt100
+TERMINFO_OBJ := $(BUILD)/gen/terminfo_data.o
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(TERMINFO_OBJ)
 MAIN_OBJ := $(BUILD)/src/main.o
 BIN := $(BUILD)/mig-gpu-mon
 
@@ -52,11 +73,17 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 # The exporter (src/serve.c): gzip. libmicrohttpd is opened when a server
 # starts (dlopen; its header is a build dependency), not linked.
+ifneq ($(PORTABLE),1)
 LIBS += -lz
+endif
 # The replay mode (src/replay/) reads recordings with jansson; the fleet
 # backend (src/fleet/, --prometheus) needs HTTP and JSON. Neither is in the
 # public library, which stays without them.
+ifeq ($(PORTABLE),1)
+LIBS := -Wl,-Bstatic -ljansson -Wl,-Bdynamic $(LIBS)
+else
 LIBS += -lcurl -ljansson
+endif
 
 # The simulator: its sources and rules live in sim/sim.mk.
 SIM_DIR := $(BUILD)/sim
@@ -78,6 +105,12 @@ endif
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/gen/terminfo_data.c: scripts/embed-terminfo.sh
+	@mkdir -p $(dir $@)
+	scripts/embed-terminfo.sh $@ $(TERMINFO_BUILTIN)
+$(TERMINFO_OBJ): $(BUILD)/gen/terminfo_data.c src/tui/terminfo_builtin.h
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
 $(BUILD)/libmigmon.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -119,7 +152,7 @@ $(BUILD)/gen/version.h: FORCE
 	@printf '#define MIGMON_GIT_REV "%s"\n' '$(GIT_REV)' >$@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 $(MAIN_OBJ): $(BUILD)/gen/version.h
-$(MAIN_OBJ): CFLAGS_ALL += -I$(BUILD)/gen
+$(MAIN_OBJ): CFLAGS_ALL += -I$(BUILD)/gen $(BUILD_KIND)
 
 $(BIN): $(MAIN_OBJ) $(BUILD)/libmigmon.a $(TSAN_OBJ)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LIBS)
@@ -153,7 +186,7 @@ TEST_LDFLAGS_test_history := -Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=real
 
 # Environment every test gets: where the built binary and simulator are.
 TEST_ENV := MIGMON_BIN=$(CURDIR)/$(BIN) MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) \
-	MIGMON_SIM_DIR=$(CURDIR)/$(SIM_DIR) MIGMON_SRC=$(CURDIR)
+	MIGMON_SIM_DIR=$(CURDIR)/$(SIM_DIR) MIGMON_SRC=$(CURDIR) MIGMON_SAN=$(SAN)
 
 unit: $(BIN) $(UNIT_BIN) $(SIM_ALL)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $(TEST_ENV) $$t; done
@@ -228,6 +261,8 @@ install: all
 		$(DESTDIR)$(PREFIX)/lib/mig-gpu-mon/sim/scenarios
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/mig-gpu-mon
 	install -m 0644 man/mig-gpu-mon.1 $(DESTDIR)$(PREFIX)/share/man/man1/mig-gpu-mon.1
+	install -d $(DESTDIR)$(PREFIX)/share/doc/mig-gpu-mon
+	install -m 0644 LICENSE $(DESTDIR)$(PREFIX)/share/doc/mig-gpu-mon/LICENSE
 	install -m 0755 $(SIM_LIB) $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon/sim/libnvidia-ml.so.1
 	install -d $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon/sim/dcgm3
 	install -m 0755 $(SIM_DIR)/libdcgm.so.4 $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon/sim/libdcgm.so.4
@@ -249,7 +284,7 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/mig-gpu-mon $(DESTDIR)$(PREFIX)/share/man/man1/mig-gpu-mon.1
-	rm -rf $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon
+	rm -rf $(DESTDIR)$(PREFIX)/lib/mig-gpu-mon $(DESTDIR)$(PREFIX)/share/doc/mig-gpu-mon
 	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/mig-gpu-mon \
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_mig-gpu-mon
 	rm -f $(DESTDIR)$(PREFIX)/include/migmon.h $(DESTDIR)$(PREFIX)/lib/libmigmon.so.0 \
@@ -257,13 +292,35 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/migmon.pc
 
 clean:
-	rm -rf build build-san build-tsan mig-gpu-mon sim/libnvidia-ml.so.1
+	rm -rf build build-san build-tsan build-portable mig-gpu-mon sim/libnvidia-ml.so.1
+
+# The portable binary, the release tarball and the OCI image
+# (docs/portable.md), all from the build directory build-portable.
+PORTABLE_DIR := build-portable
+ARCH := $(shell uname -m)
+DIST_NAME := mig-gpu-mon-$(VERSION)-linux-$(ARCH)
+IMAGE ?= mig-gpu-mon:$(VERSION)
+# The newest glibc symbol version the portable binary may need.
+GLIBC_FLOOR := 2.34
+.PHONY: portable dist image
+portable:
+	@$(MAKE) --no-print-directory BUILD=$(PORTABLE_DIR) PORTABLE=1 SAN= LDFLAGS="$(LDFLAGS) -s" \
+		$(PORTABLE_DIR)/mig-gpu-mon $(PORTABLE_DIR)/sim/libnvidia-ml.so.1 \
+		$(PORTABLE_DIR)/sim/libdcgm.so.4 $(PORTABLE_DIR)/sim/dcgm3/libdcgm.so.3
+	@scripts/portable-check.sh $(PORTABLE_DIR)/mig-gpu-mon $(GLIBC_FLOOR)
+dist: portable LICENSE
+	@scripts/dist.sh $(PORTABLE_DIR) $(DIST_NAME)
+image: portable
+	@scripts/image.sh $(PORTABLE_DIR) $(IMAGE)
 
 format:
 	clang-format -i $(SRC) $(wildcard src/*/*.h src/*.h sim/*.c sim/*.h sim/dcgm/*.c sim/dcgm/*.h tests/unit/*.c)
 
 -include fuzz/fuzz.mk
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# Only this build's dependency files: not those of the test roots and other
+# build directories that may lie under it (build/ci, build-portable/...).
+-include $(shell find $(BUILD) \( -path '$(BUILD)/ci' -o -path '$(BUILD)/root*' \) -prune \
+	-o -name '*.d' -type f -print 2>/dev/null)
 
 # Benchmarks (not part of check): make bench
 $(BUILD)/bench_tick: bench/bench_tick.c $(BUILD)/libmigmon.a

@@ -63,6 +63,8 @@ install_packages() {
             want+=(influxdb)
             # a gRPC stand-in for the kubelet (tests/e2e/kubelet_server.py)
             want+=(python3-grpcio python3-protobuf)
+            # make image and its test (tests/e2e/test_portable.sh)
+            want+=(buildah)
             # load generators and other tools of further tests: here
         fi
         ;;
@@ -82,6 +84,7 @@ install_packages() {
             # protocol test (tests/e2e/test_influxdb.sh) needs influxd 1.x and
             # fails without it; InfluxData's own RPM repository has it as influxdb.
             want+=(python3-grpcio python3-protobuf)
+            want+=(buildah)
             # load generators and other tools of further tests: here
         fi
         ;;
@@ -89,7 +92,7 @@ install_packages() {
         echo "error: no apt-get, dnf or yum found; install a C compiler, make, inih, ncurses," \
             "libmicrohttpd, zlib, nghttp2, protobuf-c, libcurl and jansson (and for tests cmocka, jq, valgrind," \
             "tmux, python3, pkgconf, mandoc, procps, curl, Prometheus with promtool, InfluxDB 1.x" \
-            "and Python's grpcio and protobuf) by hand, then run 'make'" >&2
+            "Python's grpcio and protobuf, and buildah) by hand, then run 'make'" >&2
         exit 1
         ;;
     esac

@@ -39,6 +39,10 @@ SIM_OBJ := $(SIM_SRC:sim/%.c=$(SIM_DIR)/obj/%.o)
 SIM_GEN := $(SIM_DIR)/gen/sim_symbols.h
 SIM_CFLAGS = $(CFLAGS_ALL) -fPIC -I$(SIM_DIR)/gen -Isim
 SIM_LDLIBS := -linih -lm -pthread
+# the portable build's simulator (make dist): inih inside, only glibc needed
+ifeq ($(PORTABLE),1)
+SIM_LDLIBS := -Wl,-Bstatic -linih -Wl,-Bdynamic -lm -pthread
+endif
 SIM_SONAME := -Wl,-soname,libnvidia-ml.so.1
 
 $(SIM_GEN): sim/symbols.txt sim/symbols.awk

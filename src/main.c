@@ -372,7 +372,11 @@ int main(int argc, char **argv)
         return stdout_written("help");
     }
     if (c.version) {
+#ifdef MIGMON_PORTABLE
+        printf("mig-gpu-mon %s (git %s, portable)\n", MIGMON_VERSION, MIGMON_GIT_REV);
+#else
         printf("mig-gpu-mon %s (git %s)\n", MIGMON_VERSION, MIGMON_GIT_REV);
+#endif
         return stdout_written("version");
     }
     struct config cfg;

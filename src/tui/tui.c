@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <locale.h>
 #include <poll.h>
 #include <signal.h>
@@ -21,6 +22,7 @@
 #include "system/procinfo.h"
 #include "debuglog.h"
 #include "tui/allprocs.h"
+#include "tui/terminfo_builtin.h"
 #include "tui/overlays.h"
 #include "tui/panels.h"
 #include "tui/replay_ui.h"
@@ -524,10 +526,22 @@ int tui_run(struct collector *col, const struct tui_opts *o)
      * newterm leaves curses' per-screen memory allocated. */
     int terr = 0;
     SCREEN *scr = NULL;
-    if (setupterm(NULL, STDOUT_FILENO, &terr) == OK) {
+    /* No entry for TERM on this host (a container, the portable binary on
+     * another distribution): the built-in one, if TERM is a common
+     * terminal (terminfo_builtin.h). */
+    char ti_dir[PATH_MAX];
+    bool ti_builtin = false;
+    int ti_ok = setupterm(NULL, STDOUT_FILENO, &terr);
+    if (ti_ok != OK && terminfo_builtin_install(ti_dir, sizeof(ti_dir)) == 0) {
+        ti_builtin = true;
+        ti_ok = setupterm(NULL, STDOUT_FILENO, &terr);
+    }
+    if (ti_ok == OK) {
         del_curterm(cur_term); /* newterm sets up its own */
         scr = newterm(NULL, stdout, stdin);
     }
+    if (ti_builtin)
+        terminfo_builtin_remove(ti_dir); /* read by now */
     /* A terminal without cursor addressing (TERM=dumb, say) is known to
      * terminfo, but curses can draw no more than its first line there. */
     const char *cup = NULL;
