@@ -76,13 +76,14 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 ifneq ($(PORTABLE),1)
 LIBS += -lz
 endif
-# The replay mode (src/replay/) reads recordings with jansson; the fleet
-# backend (src/fleet/, --prometheus) needs HTTP and JSON. Neither is in the
-# public library, which stays without them.
+# The replay mode (src/replay/) and the fleet backend (src/fleet/,
+# --prometheus) read JSON with jansson, linked (statically in the portable
+# build). The fleet's libcurl is opened when a fleet view starts (dlopen;
+# its header is a build dependency), not linked.
 ifeq ($(PORTABLE),1)
 LIBS := -Wl,-Bstatic -ljansson -Wl,-Bdynamic $(LIBS)
 else
-LIBS += -lcurl -ljansson
+LIBS += -ljansson
 endif
 
 # The simulator: its sources and rules live in sim/sim.mk.

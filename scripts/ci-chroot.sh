@@ -217,6 +217,9 @@ inside() {
     printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
     chmod 755 "$root/usr/sbin/policy-rc.d"
 
+    # the root a mount point of its own, as a system's / is: tools that
+    # remount / (buildah's layer, unshare's private propagation) need one
+    mount --bind "$root" "$root"
     mount -t proc -o nosuid,nodev,noexec proc "$root/proc"
     mount -t sysfs -o ro,nosuid,nodev,noexec sysfs "$root/sys"
     mount -t tmpfs -o nosuid,mode=0755,size=64m devtmp "$root/dev"

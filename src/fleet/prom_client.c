@@ -1,6 +1,7 @@
 #include "fleet/prom_client.h"
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -19,12 +20,68 @@ struct promc {
     bool too_big;
 };
 
+/*
+ * libcurl is opened when a fleet view starts (dlopen), not linked, as
+ * libmicrohttpd is for the exporter: the monitor runs where it is absent
+ * (the portable binary, the image), and only --prometheus needs it. Its
+ * header is a build dependency; the functions used are looked up once.
+ */
+#define CURL_SONAMES {"libcurl.so.4", "libcurl-gnutls.so.4"}
+static struct {
+    __typeof__(curl_global_init) *global_init;
+    __typeof__(curl_easy_strerror) *easy_strerror;
+    __typeof__(curl_slist_append) *slist_append;
+    __typeof__(curl_slist_free_all) *slist_free_all;
+    __typeof__(curl_easy_init) *easy_init;
+    __typeof__(curl_easy_cleanup) *easy_cleanup;
+    __typeof__(curl_easy_reset) *easy_reset;
+    __typeof__(curl_easy_escape) *easy_escape;
+    __typeof__(curl_free) *free;
+    __typeof__(curl_easy_setopt) *easy_setopt;
+    __typeof__(curl_easy_perform) *easy_perform;
+    __typeof__(curl_easy_getinfo) *easy_getinfo;
+} cu;
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
-static CURLcode global_rc;
+static char global_err[512]; /* why libcurl cannot be used; "" when it can */
 
 static void global_init(void)
 {
-    global_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+    const char *names[] = CURL_SONAMES;
+    void *h = NULL;
+    for (size_t i = 0; !h && i < sizeof(names) / sizeof(names[0]); i++)
+        h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        const char *e = dlerror();
+        snprintf(global_err, sizeof(global_err),
+                 "the fleet view needs libcurl (%s); install it (Debian: libcurl4, Fedora: "
+                 "libcurl)",
+                 e ? e : "libcurl.so.4");
+        return;
+    }
+    static const struct {
+        const char *name;
+        size_t off;
+    } syms[] = {
+#define CU_SYM(field) {"curl_" #field, offsetof(__typeof__(cu), field)}
+        CU_SYM(global_init), CU_SYM(easy_strerror), CU_SYM(slist_append),
+        CU_SYM(slist_free_all), CU_SYM(easy_init), CU_SYM(easy_cleanup),
+        CU_SYM(easy_reset), CU_SYM(easy_escape), CU_SYM(free),
+        CU_SYM(easy_setopt), CU_SYM(easy_perform), CU_SYM(easy_getinfo),
+#undef CU_SYM
+    };
+    for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+        void *p = dlsym(h, syms[i].name);
+        if (!p) {
+            snprintf(global_err, sizeof(global_err),
+                     "the fleet view needs a newer libcurl (this one lacks %s)", syms[i].name);
+            dlclose(h);
+            return;
+        }
+        memcpy((char *)&cu + syms[i].off, &p, sizeof(p));
+    }
+    CURLcode rc = cu.global_init(CURL_GLOBAL_DEFAULT);
+    if (rc != CURLE_OK)
+        snprintf(global_err, sizeof(global_err), "libcurl: %s", cu.easy_strerror(rc));
 }
 
 /* The credentials file's first line, without its line end and blanks
@@ -55,8 +112,8 @@ int promc_open(struct promc **out, const char *url, const char *auth_file, char 
 {
     *out = NULL;
     pthread_once(&global_once, global_init);
-    if (global_rc != CURLE_OK) {
-        snprintf(err, errlen, "libcurl: %s", curl_easy_strerror(global_rc));
+    if (global_err[0]) {
+        snprintf(err, errlen, "%s", global_err);
         return -1;
     }
     struct promc *c = calloc(1, sizeof(*c));
@@ -75,7 +132,7 @@ int promc_open(struct promc **out, const char *url, const char *auth_file, char 
         if (strncasecmp(line, "Bearer ", 7) == 0) {
             char h[4200];
             snprintf(h, sizeof(h), "Authorization: Bearer %s", line + 7);
-            c->hdr = curl_slist_append(NULL, h);
+            c->hdr = cu.slist_append(NULL, h);
             if (!c->hdr)
                 goto nomem;
         } else if (strchr(line, ':')) {
@@ -89,7 +146,7 @@ int promc_open(struct promc **out, const char *url, const char *auth_file, char 
         }
         memset(line, 0, sizeof(line));
     }
-    c->h = curl_easy_init();
+    c->h = cu.easy_init();
     if (!c->h)
         goto nomem;
     *out = c;
@@ -177,7 +234,7 @@ int promc_query(struct promc *c, const char *promql, unsigned timeout_ms, size_t
         snprintf(err, errlen, "stopped");
         return -1;
     }
-    char *q = curl_easy_escape(c->h, promql, 0);
+    char *q = cu.easy_escape(c->h, promql, 0);
     if (!q) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -185,39 +242,39 @@ int promc_query(struct promc *c, const char *promql, unsigned timeout_ms, size_t
     size_t ulen = strlen(c->base) + strlen(q) + 32;
     char *url = malloc(ulen);
     if (!url) {
-        curl_free(q);
+        cu.free(q);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     snprintf(url, ulen, "%s/api/v1/query?query=%s", c->base, q);
-    curl_free(q);
+    cu.free(q);
     c->len = 0;
     c->max = max_bytes;
     c->too_big = false;
     CURL *h = c->h;
-    curl_easy_reset(h);
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(timeout_ms ? timeout_ms : 1));
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(timeout_ms ? timeout_ms : 1));
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, c);
-    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(h, CURLOPT_XFERINFODATA, c);
-    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, ""); /* whatever this libcurl decodes */
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "mig-gpu-mon");
+    cu.easy_reset(h);
+    cu.easy_setopt(h, CURLOPT_URL, url);
+    cu.easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(timeout_ms ? timeout_ms : 1));
+    cu.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(timeout_ms ? timeout_ms : 1));
+    cu.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    cu.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+    cu.easy_setopt(h, CURLOPT_WRITEDATA, c);
+    cu.easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    cu.easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    cu.easy_setopt(h, CURLOPT_XFERINFODATA, c);
+    cu.easy_setopt(h, CURLOPT_ACCEPT_ENCODING, ""); /* whatever this libcurl decodes */
+    cu.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    cu.easy_setopt(h, CURLOPT_USERAGENT, "mig-gpu-mon");
     if (c->hdr)
-        curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->hdr);
+        cu.easy_setopt(h, CURLOPT_HTTPHEADER, c->hdr);
     if (c->userpwd) {
-        curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-        curl_easy_setopt(h, CURLOPT_USERPWD, c->userpwd);
+        cu.easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+        cu.easy_setopt(h, CURLOPT_USERPWD, c->userpwd);
     }
-    CURLcode rc = curl_easy_perform(h);
+    CURLcode rc = cu.easy_perform(h);
     free(url);
     long code = 0;
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+    cu.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
     if (c->too_big) {
         snprintf(err, errlen, "answer larger than %zu bytes, cut off", max_bytes);
         return -1;
@@ -227,7 +284,7 @@ int promc_query(struct promc *c, const char *promql, unsigned timeout_ms, size_t
         return -1;
     }
     if (rc != CURLE_OK) {
-        snprintf(err, errlen, "%s", curl_easy_strerror(rc));
+        snprintf(err, errlen, "%s", cu.easy_strerror(rc));
         return -1;
     }
     /* Prometheus answers errors (400 bad query, 422, 503) with a JSON body */
@@ -239,8 +296,8 @@ void promc_close(struct promc *c)
     if (!c)
         return;
     if (c->h)
-        curl_easy_cleanup(c->h);
-    curl_slist_free_all(c->hdr);
+        cu.easy_cleanup(c->h);
+    cu.slist_free_all(c->hdr);
     if (c->userpwd) {
         memset(c->userpwd, 0, strlen(c->userpwd));
         free(c->userpwd);
