@@ -129,11 +129,13 @@ static void unlist(struct connlimit *l, struct connlimit_conn *c)
  * while others are being answered: a scraper's request is read within
  * that, and a flood of back-to-back requests from the scraper's own
  * address must not close it before (the flood's conns are then the ones
- * being answered). */
-static struct connlimit_conn *oldest(struct connlimit_conn *head, bool per_client,
-                                     const struct connlimit_conn *skip, uint64_t young_from)
+ * being answered). Past the grace, one whose request has come but is not
+ * read yet (has_request) counts as being answered, after those that are. */
+static struct connlimit_conn *oldest(const struct connlimit *l, struct connlimit_conn *head,
+                                     bool per_client, const struct connlimit_conn *skip,
+                                     uint64_t young_from)
 {
-    struct connlimit_conn *fresh = NULL, *busy = NULL, *young = NULL;
+    struct connlimit_conn *fresh = NULL, *busy = NULL, *young = NULL, *coming = NULL;
     for (struct connlimit_conn *c = head; c; c = per_client ? c->cnext : c->next) {
         if (c == skip)
             continue;
@@ -146,10 +148,15 @@ static struct connlimit_conn *oldest(struct connlimit_conn *head, bool per_clien
             if (!young)
                 young = c;
         } else if (!fresh) {
-            fresh = c;
+            if (l->has_request && l->has_request(c)) {
+                if (!coming)
+                    coming = c;
+            } else {
+                fresh = c;
+            }
         }
     }
-    return fresh ? fresh : busy ? busy : young;
+    return fresh ? fresh : busy ? busy : coming ? coming : young;
 }
 
 int connlimit_add(struct connlimit *l, struct connlimit_conn *c, const struct sockaddr *sa,
@@ -182,9 +189,9 @@ int connlimit_add(struct connlimit *l, struct connlimit_conn *c, const struct so
     struct connlimit_conn *v = NULL;
     uint64_t young_from = now + l->deadline_ns - (now > CONNLIMIT_GRACE_NS ? CONNLIMIT_GRACE_NS : now);
     if (cl->n > l->max_per_client)
-        v = oldest(cl->head, true, c, young_from);
+        v = oldest(l, cl->head, true, c, young_from);
     else if (l->n > l->max_conns)
-        v = oldest(l->head, false, c, young_from);
+        v = oldest(l, l->head, false, c, young_from);
     if (v)
         unlist(l, v);
     *victim = v;

@@ -13,7 +13,10 @@
  * at once and is answered from memory, is done before it is the oldest.
  * A connection waiting for its first request is spared for its first
  * CONNLIMIT_GRACE_NS while there is one being answered to close instead
- * (a flood of back-to-back requests from the scraper's own address).
+ * (a flood of back-to-back requests from the scraper's own address), and
+ * after it too when the caller's has_request says its request has come
+ * and is only not yet read (a server kept busy past the grace by such a
+ * flood): it is then closed only after those being answered.
  *
  * Bookkeeping only: the caller embeds a struct connlimit_conn in each of
  * its connections and closes those it is told to. One thread owns a
@@ -47,6 +50,10 @@ struct connlimit {
     unsigned clients;     /* distinct clients among them */
     struct connlimit_conn *head, *tail;
     struct connlimit_client *bucket[CONNLIMIT_BUCKETS];
+    /* Optional (NULL: never): the bytes of c's request have come, unread
+     * (the caller peeks at its socket); asked only of a conn past its
+     * grace that would otherwise be closed. */
+    bool (*has_request)(struct connlimit_conn *c);
 };
 
 void connlimit_init(struct connlimit *l, unsigned max_conns, unsigned max_per_client,

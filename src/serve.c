@@ -330,6 +330,14 @@ static void conn_close(struct connlimit_conn *l)
     shutdown(((struct conn *)l)->fd, SHUT_RDWR);
 }
 
+/* connlimit's has_request: bytes wait on the socket (a request that came
+ * while the HTTP thread was answering others), read by MHD's next turn. */
+static bool conn_has_request(struct connlimit_conn *l)
+{
+    char b;
+    return recv(((struct conn *)l)->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 1;
+}
+
 /* Queue r, closing the connection after it when its bounds are crowded
  * (connlimit_crowded). */
 static enum MHD_Result queue_reply(struct server *srv, struct MHD_Connection *conn,
@@ -657,6 +665,7 @@ int serve_start(struct server **out, const struct serve_opts *o, char *err, size
     fit_fd_limit(&cap, srv->note, sizeof(srv->note));
     unsigned per_client = o->conn_per_client ? o->conn_per_client : DEFAULT_CONN_PER_CLIENT;
     connlimit_init(&srv->lim, cap, per_client, (uint64_t)timeout_s * 1000000000ull);
+    srv->lim.has_request = conn_has_request;
     uint64_t iv = (uint64_t)(o->interval_ms ? o->interval_ms : 1000) * 1000000ull;
     srv->stale_ns = 5 * iv > 10000000000ull ? 5 * iv : 10000000000ull;
     int fd = listen_on(o->listen ? o->listen : ":9400", srv->where, sizeof(srv->where),

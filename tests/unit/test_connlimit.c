@@ -138,6 +138,44 @@ static void test_grace_for_a_new_connection(void **state)
     assert_int_equal(l.n, 0);
 }
 
+/* Past the grace, a conn whose request has come but is not read yet (the
+ * server busy answering a flood from the same address) is spared while
+ * others are being answered; one that sent nothing is not. */
+static struct connlimit_conn *with_request;
+static bool has_request_stub(struct connlimit_conn *c)
+{
+    return c == with_request;
+}
+
+static void test_request_come_past_the_grace(void **state)
+{
+    (void)state;
+    struct connlimit l;
+    struct connlimit_conn c[5];
+    const uint64_t G = CONNLIMIT_GRACE_NS, T = 10 * G;
+    connlimit_init(&l, 100, 3, D);
+    l.has_request = has_request_stub;
+    assert_null(add(&l, &c[0], "127.0.0.1", T)); /* the flood's, being answered */
+    connlimit_answering(&c[0]);
+    assert_null(add(&l, &c[1], "127.0.0.1", T + 1)); /* the scraper's: its request is in */
+    assert_null(add(&l, &c[2], "127.0.0.1", T + 2)); /* sent nothing */
+    with_request = &c[1];
+    /* 2 grace periods later: the silent one goes first... */
+    assert_ptr_equal(add(&l, &c[3], "127.0.0.1", T + 2 * G), &c[2]);
+    /* ...then the one being answered, not the scraper whose request came */
+    assert_ptr_equal(add(&l, &c[4], "127.0.0.1", T + 2 * G + 1), &c[0]);
+    assert_non_null(c[1].client);
+    /* without the peek, the scraper would have gone before the busy one */
+    l.has_request = NULL;
+    connlimit_answering(&c[3]);
+    assert_ptr_equal(add(&l, &c[0], "127.0.0.1", T + 3 * G), &c[1]);
+    with_request = NULL;
+    for (int i = 0; i < 5; i++)
+        if (c[i].client)
+            connlimit_remove(&l, &c[i]);
+    assert_int_equal(l.n, 0);
+}
+
 static void test_total(void **state)
 {
     (void)state;
@@ -202,6 +240,7 @@ int main(void)
         cmocka_unit_test(test_per_client),
         cmocka_unit_test(test_total),
         cmocka_unit_test(test_grace_for_a_new_connection),
+        cmocka_unit_test(test_request_come_past_the_grace),
         cmocka_unit_test(test_client_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
