@@ -488,7 +488,11 @@ eq "table: COLUMNS=60 is the 80-column table" \
 # How it fits: a long note wraps at a word with an indent, a process row
 # gives its command what is left, the unattributed mark becomes "?" after the
 # type below 100 columns, an over-long driver string or name is cut and marked
-out=$(env -u COLUMNS MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=mig-unattributed --once)
+# the process directories come from a fixture that has none: a real process
+# with the simulated PID on this machine must not lend the row its name
+noprocs="$MIGMON_SRC/tests/fixtures/proc/two-core"
+out=$(env -u COLUMNS MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=mig-unattributed --once \
+    --proc-root "$noprocs")
 eq "table, 80: a long note wraps with an indent" \
     "$(printf '%s\n' "$out" | grep -A1 '^0/1    processes N/A')" \
     "0/1    processes N/A (the MIG device's GPU instance id is unknown, so the
@@ -498,7 +502,7 @@ eq "table, 80: an unattributed process row fits, marked C?" \
     "0          4187 C?      9000MiB   N/A    N/A    N/A N/A        N/A (not visib..."
 contains "table, 80: the ? after a type is explained" "$out" \
     "? after TYPE = on a MIG GPU, not attributed to one of its instances"
-out=$(COLUMNS=100 MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=mig-unattributed --once)
+out=$(COLUMNS=100 MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=mig-unattributed --once --proc-root "$noprocs")
 contains "table, 100: unattributed said in words" "$out" \
     "0          4187 C       9000MiB   N/A    N/A    N/A N/A        (unattributed) N/A (not visible fr..."
 case "$out" in *"C? "* | *"? after TYPE"*) bad "table, 100: the narrow mark used at 100 columns" ;; *) ok ;; esac
