@@ -256,7 +256,14 @@ int canvas_text_width(const char *s, int limit)
     memset(&st, 0, sizeof(st));
     size_t len = strlen(s);
     int w = 0;
+    bool ascii = codeset_kind() != 0; /* printable ASCII: a column a byte */
     while (len > 0 && w <= limit) {
+        if (ascii && (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f) {
+            s++;
+            len--;
+            w++;
+            continue;
+        }
         wchar_t wc;
         int cw;
         size_t n = next_char(s, len, &st, &wc, &cw);
@@ -265,6 +272,43 @@ int canvas_text_width(const char *s, int limit)
         w += cw;
     }
     return w;
+}
+
+/* How many of s's first bytes (at most room) are printable ASCII that no
+ * combining character follows: one column each, nothing to decode. The
+ * last of them is left out when a multibyte character comes next (it may
+ * combine with it). */
+static size_t ascii_run(const char *s, size_t len, int room)
+{
+    size_t k = 0, max = room > 0 ? (size_t)room : 0;
+    while (k < len && k < max && (unsigned char)s[k] >= 0x20 && (unsigned char)s[k] < 0x7f)
+        k++;
+    if (k > 0 && k < len && (unsigned char)s[k] >= 0x80)
+        k--;
+    return k;
+}
+
+/* n printable ASCII bytes from window (y, x) into the open frame: the
+ * cells canvas_put_full() writes one at a time, clipped alike. */
+static void put_ascii(const struct canvas *ctx, int y, int x, const char *s, size_t n,
+                      struct gcell cell)
+{
+    const struct rect *c = &ctx->clip;
+    if (y < c->y || y >= c->y + c->h)
+        return;
+    long x0 = x, x1 = (long)x + (long)n;
+    if (x0 < c->x)
+        x0 = c->x;
+    if (x1 > (long)c->x + c->w)
+        x1 = (long)c->x + c->w;
+    if (x0 >= x1)
+        return;
+    struct gcell *row = tui_frame_span(ctx->f, y, (int)x0, (int)(x1 - x0));
+    const char *p = s + (x0 - x);
+    for (long i = 0; i < x1 - x0; i++) {
+        cell.wc = (unsigned char)p[i];
+        row[i] = cell;
+    }
 }
 
 /*
@@ -285,8 +329,24 @@ int canvas_text(const struct canvas *ctx, int y, int x, int maxw, enum tui_role 
     wchar_t comb[COMB_MAX];
     bool pending = false;
     int cellx = x;
+    bool runs = ctx->f && codeset_kind() != 0;
 
     while (len > 0) {
+        if (runs) {
+            size_t k = ascii_run(s, len, maxw - used);
+            if (k > 0) {
+                if (pending)
+                    canvas_put_full(ctx, y, cellx, cell, comb);
+                pending = false;
+                cell.ncomb = 0;
+                put_ascii(ctx, y, col, s, k, cell);
+                s += k;
+                len -= k;
+                col += (int)k;
+                used += (int)k;
+                continue;
+            }
+        }
         wchar_t wc;
         int cw;
         size_t n = next_char(s, len, &st, &wc, &cw);

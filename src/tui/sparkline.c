@@ -144,6 +144,48 @@ static enum tui_role on_cached(enum tui_role used_role)
     }
 }
 
+/* One column of the RAM chart: used fills [0, ul) eighths, cached [ul, cl). */
+struct ram_col {
+    int ul, cl;
+    enum tui_role urole;
+};
+
+static struct ram_col ram_col_at(const struct hist_series *used, const struct hist_series *cached,
+                                 size_t age, double total, int rows)
+{
+    struct hist_point pu = point_at(used, age);
+    struct hist_point pc = point_at(cached, age);
+    double uv = pu.v > 0 ? pu.v : 0;
+    double cv = pc.src != MSRC_NONE && pc.v > 0 ? pc.v : 0;
+    struct ram_col c = {0, 0, R_NORMAL};
+    if (pu.src != MSRC_NONE) {
+        c.ul = tui_spark_level(uv, total, rows);
+        c.cl = tui_spark_level(uv + cv, total, rows);
+        if (c.cl < c.ul)
+            c.cl = c.ul;
+        c.urole = tui_role_load(uv / total * 100.0);
+    }
+    return c;
+}
+
+/* The cell of a RAM chart column in `row` (0 is the bottom row). */
+static inline struct gcell ram_cell(const struct tui_theme *t, const struct gcell uc[2][9],
+                                    const struct gcell ccell[9], struct gcell shade, int ul,
+                                    int cl, int row)
+{
+    int ue = row_eighths(ul, row);
+    int ce = row_eighths(cl, row);
+    if (ue == 8)
+        return uc[0][8];
+    if (ue > 0)
+        return uc[cl > ul][ue];
+    if (ce > 0 && t->color)
+        return ccell[ce];
+    if (ce >= 4)
+        return shade;
+    return BLANK_CELL;
+}
+
 /*
  * A column in eighths of a row: used fills [0, ul), cached [ul, cl). The row
  * where used ends part-way is drawn as a partial block in the used colour on
@@ -174,49 +216,56 @@ void tui_ram_chart(WINDOW *win, const struct tui_theme *t, struct rect r,
     }
     struct gcell shade = canvas_role_cell(t, t->g.shade, R_CACHED);
     int bottom = r.y + r.h - 1;
-    for (int x = ctx.clip.x; x < ctx.clip.x + ctx.clip.w; x++) {
-        size_t age = (size_t)((long long)r.x + r.w - 1 - x);
-        struct hist_point pu = point_at(used, age);
-        struct hist_point pc = point_at(cached, age);
-        double uv = pu.v > 0 ? pu.v : 0;
-        double cv = pc.src != MSRC_NONE && pc.v > 0 ? pc.v : 0;
-        int ul = 0, cl = 0;
-        enum tui_role urole = R_NORMAL;
-        if (pu.src != MSRC_NONE) {
-            ul = tui_spark_level(uv, total, r.h);
-            cl = tui_spark_level(uv + cv, total, r.h);
-            if (cl < ul)
-                cl = ul;
-            urole = tui_role_load(uv / total * 100.0);
-        }
+    /* Each visible column's levels and role are found first (a ring lookup
+     * a column); the rows are then written left to right straight into the
+     * frame when every glyph is one column wide, as the sparkline does. */
+    int x0 = ctx.clip.x, w = ctx.clip.w;
+    bool fast = ctx.f && w <= SPARK_COLS_MAX && canvas_cell_width(t->g.shade) == 1;
+    for (int e = 1; e <= 8; e++)
+        fast = fast && canvas_cell_width(t->g.spark[e]) == 1;
+    short ul[SPARK_COLS_MAX], cl[SPARK_COLS_MAX];
+    unsigned char role_k[SPARK_COLS_MAX];
+    for (int c = 0; fast && c < w; c++) {
+        struct ram_col rc = ram_col_at(used, cached, (size_t)((long long)r.x + r.w - 1 - (x0 + c)),
+                                       total, r.h);
         int k = 0;
-        while (k < NUR - 1 && used_roles[k] != urole)
+        while (k < NUR - 1 && used_roles[k] != rc.urole)
+            k++;
+        /* a role without cells here (tui_role_load gives none) goes the
+         * general way; levels too tall for the arrays likewise */
+        if (used_roles[k] != rc.urole || rc.cl > SHRT_MAX)
+            fast = false;
+        ul[c] = (short)rc.ul;
+        cl[c] = (short)rc.cl;
+        role_k[c] = (unsigned char)k;
+    }
+    if (fast) {
+        for (int y = ctx.clip.y; y < ctx.clip.y + ctx.clip.h; y++) {
+            struct gcell *row = tui_frame_span(ctx.f, y, x0, w);
+            for (int c = 0; c < w; c++)
+                row[c] = ram_cell(t, ucell[role_k[c]], ccell, shade, ul[c], cl[c], bottom - y);
+        }
+        canvas_end(&ctx);
+        return;
+    }
+    for (int x = ctx.clip.x; x < ctx.clip.x + ctx.clip.w; x++) {
+        struct ram_col rc = ram_col_at(used, cached, (size_t)((long long)r.x + r.w - 1 - x), total,
+                                       r.h);
+        int k = 0;
+        while (k < NUR - 1 && used_roles[k] != rc.urole)
             k++;
         /* a role without cells here (tui_role_load gives none) is drawn as is */
         struct gcell uother[2][9];
         const struct gcell(*uc)[9] = ucell[k];
-        if (used_roles[k] != urole) {
+        if (used_roles[k] != rc.urole) {
             for (int e = 0; e <= 8; e++) {
-                uother[0][e] = canvas_role_cell(t, t->g.spark[e], urole);
-                uother[1][e] = canvas_role_cell(t, t->g.spark[e], on_cached(urole));
+                uother[0][e] = canvas_role_cell(t, t->g.spark[e], rc.urole);
+                uother[1][e] = canvas_role_cell(t, t->g.spark[e], on_cached(rc.urole));
             }
             uc = uother;
         }
-        for (int y = ctx.clip.y; y < ctx.clip.y + ctx.clip.h; y++) {
-            int row = bottom - y;
-            int ue = row_eighths(ul, row);
-            int ce = row_eighths(cl, row);
-            if (ue == 8)
-                canvas_put(&ctx, y, x, uc[0][8]);
-            else if (ue > 0)
-                canvas_put(&ctx, y, x, uc[cl > ul][ue]);
-            else if (ce > 0 && t->color)
-                canvas_put(&ctx, y, x, ccell[ce]);
-            else if (ce >= 4)
-                canvas_put(&ctx, y, x, shade);
-            else
-                canvas_put(&ctx, y, x, BLANK_CELL);
-        }
+        for (int y = ctx.clip.y; y < ctx.clip.y + ctx.clip.h; y++)
+            canvas_put(&ctx, y, x, ram_cell(t, uc, ccell, shade, rc.ul, rc.cl, bottom - y));
     }
     canvas_end(&ctx);
 }

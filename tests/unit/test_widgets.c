@@ -1096,6 +1096,47 @@ static void test_frame_sparkline_same_as_direct(void **state)
     history_free(&h);
 }
 
+/* A RAM chart written straight into the frame has the cells of one drawn
+ * cell by cell: used in every load role (under 50, 75, 90 % and over),
+ * cached above it, gaps in either series, with and without colour, in
+ * charts cut by the window's edges. */
+static void test_frame_ram_chart_same_as_direct(void **state)
+{
+    (void)state;
+    double used[260], cached[260];
+    for (int i = 0; i < 260; i++) {
+        used[i] = i % 23 == 0 ? NAN : fmod(i * 3.7, 98.0);
+        cached[i] = i % 31 == 0 ? NAN : fmod(i * 1.9, 40.0); /* used + cached may pass the total */
+    }
+    struct hist_series su = series_of(used, 260), sc = series_of(cached, 260);
+    WINDOW *direct = newwin(LINES_N, COLS_N, 0, 0);
+    WINDOW *framed = newwin(LINES_N, COLS_N, 0, 0);
+    assert_non_null(direct);
+    assert_non_null(framed);
+    const struct tui_theme *themes[] = {&th, &mono};
+    for (int k = 0; k < 2; k++) {
+        for (int pass = 0; pass < 2; pass++) {
+            WINDOW *w = pass ? framed : direct;
+            if (pass)
+                tui_frame_begin(w);
+            else
+                werase(w);
+            tui_ram_chart(w, themes[k], (struct rect){1, 2, 6, 90}, &su, &sc, 100);
+            tui_ram_chart(w, themes[k], (struct rect){8, -9, 4, 40}, &su, &sc, 100);
+            tui_ram_chart(w, themes[k], (struct rect){LINES_N - 3, COLS_N - 30, 5, 60}, &su,
+                          &sc, 100);
+            if (pass)
+                tui_frame_end(w);
+        }
+        assert_windows_same(direct, framed);
+    }
+    tui_frame_free();
+    delwin(direct);
+    delwin(framed);
+    hist_series_free(&su);
+    hist_series_free(&sc);
+}
+
 /* A run of a gauge's glyphs draws what tui_text draws for the same glyphs
  * as a string, framed or not, whatever room is left (cut with the
  * ellipsis, one column, outside the rectangle or the window), and returns
@@ -1316,6 +1357,7 @@ int main(void)
         cmocka_unit_test(test_tiny_rects),
         cmocka_unit_test(test_frame_same_as_direct),
         cmocka_unit_test(test_frame_sparkline_same_as_direct),
+        cmocka_unit_test(test_frame_ram_chart_same_as_direct),
         cmocka_unit_test(test_glyph_run_same_as_text),
         cmocka_unit_test(test_frame_random_overlaps),
         cmocka_unit_test(test_frame_diff),
