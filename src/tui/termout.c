@@ -18,7 +18,9 @@
 #include "tui/termout.h"
 
 #include <errno.h>
+#include <langinfo.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -354,6 +356,30 @@ static void put_wc(wchar_t wc)
         return;
     }
     char mb[MB_LEN_MAX];
+    static int utf8 = -1; /* the locale is set once, before the first frame */
+    if (utf8 < 0) {
+        const char *cs = nl_langinfo(CODESET);
+        utf8 = cs && strcmp(cs, "UTF-8") == 0;
+    }
+    uint32_t u = (uint32_t)wc;
+    if (utf8 && u >= 0x80 && u < 0x110000 && (u < 0xd800 || u > 0xdfff)) {
+        /* encoded here: wcrtomb's conversion machinery was a twentieth of
+         * a frame's instructions */
+        size_t n = 0;
+        if (u < 0x800) {
+            mb[n++] = (char)(0xc0 | (u >> 6));
+        } else if (u < 0x10000) {
+            mb[n++] = (char)(0xe0 | (u >> 12));
+            mb[n++] = (char)(0x80 | ((u >> 6) & 0x3f));
+        } else {
+            mb[n++] = (char)(0xf0 | (u >> 18));
+            mb[n++] = (char)(0x80 | ((u >> 12) & 0x3f));
+            mb[n++] = (char)(0x80 | ((u >> 6) & 0x3f));
+        }
+        mb[n++] = (char)(0x80 | (u & 0x3f));
+        put(mb, n);
+        return;
+    }
     mbstate_t st;
     memset(&st, 0, sizeof(st));
     size_t n = wcrtomb(mb, wc, &st);

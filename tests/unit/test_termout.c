@@ -235,6 +235,19 @@ static void test_wide_row(void **state)
     assert_int_equal(spaces, 80 - 4);
 }
 
+/* Characters of two, three and four UTF-8 bytes are written as those
+ * bytes: é, the degree sign, a block, 漢 and U+1F525 (a wide emoji). */
+static void test_utf8_bytes(void **state)
+{
+    (void)state;
+    FRAME({11, 0, R_NORMAL, "x"});
+    written();
+    FRAME({11, 0, R_NORMAL, "\xc3\xa9\xc2\xb0\xe2\x96\x88\xe6\xbc\xa2\xf0\x9f\x94\xa5!"});
+    const char *w = written();
+    const char *want = "\033[D\xc3\xa9\xc2\xb0\xe2\x96\x88\xe6\xbc\xa2\xf0\x9f\x94\xa5!";
+    assert_true(strncmp(w, want, strlen(want)) == 0);
+}
+
 /* The bottom-right cell, on a terminal that does not scroll there (xenl). */
 static void test_last_cell(void **state)
 {
@@ -308,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_colours_change_least),
         cmocka_unit_test(test_gaps),
         cmocka_unit_test(test_wide_row),
+        cmocka_unit_test(test_utf8_bytes),
         cmocka_unit_test(test_last_cell),
         cmocka_unit_test(test_moves), /* after test_last_cell: see its first frame */
     };
