@@ -31,7 +31,9 @@
  * RSS: VmRSS (/proc/PID/status, kB) at the window's end, of the monitor
  * ("main") and of the processes under it alive then ("helpers", summed).
  * A sum of VmRSS counts pages the processes share (the binary, libc) once
- * per process.
+ * per process; PSS (Pss of /proc/PID/smaps_rollup, summed over the tree)
+ * splits each shared page among the processes that map it, so a tree's
+ * PSS is what it adds to the machine.
  *
  * Bytes: what was read from the terminal per tick. Threads woken: the
  * voluntary context switches of every thread in the tree
@@ -98,6 +100,7 @@ struct result {
     double wakeups_per_tick;  /* every thread's voluntary context switches, the tree's */
     double rss_main_kb;       /* VmRSS at the end of the window */
     double rss_helpers_kb;    /* the processes under it alive then, summed */
+    double pss_tree_kb;       /* Pss of the monitor and of those, summed */
     char name[NAMES_MAX][16]; /* the monitor's threads by name; "" unused */
     double name_us[NAMES_MAX];
     double name_wk[NAMES_MAX];    /* wake-ups per tick by name */
@@ -196,13 +199,15 @@ static void acct_result(const struct proctree_ledger *a, pid_t root, double tick
     memset(out->helper_us, 0, sizeof(out->helper_us));
     memset(out->helper_wk, 0, sizeof(out->helper_wk));
     out->tree_us_per_tick = 0;
-    out->rss_main_kb = out->rss_helpers_kb = 0;
+    out->rss_main_kb = out->rss_helpers_kb = out->pss_tree_kb = 0;
     for (size_t i = 0; i < a->n; i++) {
         const struct proctree_entry *p = &a->p[i];
         double us =
             p->last_ns >= p->first_ns ? (double)(p->last_ns - p->first_ns) / 1e3 / ticks : 0;
         double wk = p->last_wk >= p->first_wk ? (double)(p->last_wk - p->first_wk) / ticks : 0;
         out->tree_us_per_tick += us;
+        if (p->pss_kb > 0)
+            out->pss_tree_kb += (double)p->pss_kb;
         if (p->pid == root) {
             out->rss_main_kb = p->rss_kb > 0 ? (double)p->rss_kb : 0;
             continue;
@@ -563,13 +568,15 @@ int main(int argc, char **argv)
             for (int r = 0; r < ok; r++)
                 rss_sum[r].rss_main_kb = by[r].rss_main_kb + by[r].rss_helpers_kb;
             double rss = res_median(rss_sum, ok, offsetof(struct result, rss_main_kb), NULL, NULL);
+            double pss = res_median(by, ok, offsetof(struct result, pss_tree_kb), NULL, NULL);
             printf("\n    CPU us/tick  tree %7.1f (%.1f..%.1f), monitor alone %.1f", tree, lo, hi,
                    alone);
-            double ntree = 0, nrss = 0, nbytes = 0, nwk = 0;
+            double ntree = 0, nrss = 0, npss = 0, nbytes = 0, nwk = 0;
             if (nok > 0) {
                 ntree = res_median(nv, nok, offsetof(struct result, tree_us_per_tick), &lo, &hi);
                 nrss = res_median(nv, nok, offsetof(struct result, rss_main_kb), NULL, NULL) +
                        res_median(nv, nok, offsetof(struct result, rss_helpers_kb), NULL, NULL);
+                npss = res_median(nv, nok, offsetof(struct result, pss_tree_kb), NULL, NULL);
                 nbytes = res_median(nv, nok, offsetof(struct result, bytes_per_tick), NULL, NULL);
                 nwk = res_median(nv, nok, offsetof(struct result, wakeups_per_tick), NULL, NULL);
                 printf(" | nvtop %7.1f (%.1f..%.1f) | ours/nvtop %.2f", ntree, lo, hi,
@@ -580,6 +587,9 @@ int main(int argc, char **argv)
             printf("\n    RSS kB       %7.0f = main %.0f + helpers %.0f", rss, rmain, rhelp);
             if (nok > 0)
                 printf(" | nvtop %7.0f | ours/nvtop %.2f", nrss, rss / nrss);
+            printf("\n    PSS kB       %7.0f", pss);
+            if (nok > 0 && npss > 0)
+                printf(" | nvtop %7.0f | ours/nvtop %.2f", npss, pss / npss);
             printf("\n    bytes/tick   %7.0f (%.0f..%.0f)", bytes, blo, bhi);
             if (nok > 0)
                 printf(" | nvtop %7.0f | ours/nvtop %.2f", nbytes,

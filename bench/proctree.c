@@ -174,6 +174,10 @@ void proctree_read(pid_t root, bool with_rss, struct proctree *o)
         snprintf(f, sizeof(f), "/proc/%d/status", (int)pid);
         if (with_rss && status_field(f, "VmRSS:", &kb))
             p->rss_kb = (long)kb;
+        p->pss_kb = -1;
+        snprintf(f, sizeof(f), "/proc/%d/smaps_rollup", (int)pid);
+        if (with_rss && status_field(f, "Pss:", &kb))
+            p->pss_kb = (long)kb;
         if (pid == root)
             snprintf(p->label, sizeof(p->label), "main");
         else
@@ -188,7 +192,7 @@ void proctree_fold(struct proctree_ledger *l, const struct proctree *o, bool beg
     if (begin)
         l->n = 0;
     for (size_t i = 0; i < l->n; i++)
-        l->p[i].rss_kb = -1;
+        l->p[i].rss_kb = l->p[i].pss_kb = -1;
     for (size_t i = 0; i < o->n; i++) {
         const struct proctree_obs *r = &o->p[i];
         size_t k = 0;
@@ -208,5 +212,6 @@ void proctree_fold(struct proctree_ledger *l, const struct proctree *o, bool beg
         l->p[k].last_ns = r->ns;
         l->p[k].last_wk = r->wakes;
         l->p[k].rss_kb = r->rss_kb;
+        l->p[k].pss_kb = r->pss_kb;
     }
 }

@@ -26,6 +26,7 @@ struct proctree_obs {
     uint64_t ns;
     uint64_t wakes;
     long rss_kb;
+    long pss_kb; /* Pss of /proc/PID/smaps_rollup: shared pages split among their users */
 };
 
 struct proctree {
@@ -42,6 +43,7 @@ struct proctree_entry {
     char label[16];
     uint64_t first_ns, last_ns, first_wk, last_wk;
     long rss_kb; /* from the last reading that had it; -1: not in that reading */
+    long pss_kb; /* likewise */
 };
 
 struct proctree_ledger {
