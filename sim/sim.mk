@@ -85,7 +85,7 @@ $(foreach v,$(SIM_VARIANTS),$(eval $(call SIM_VARIANT_RULES,$(v))))
 
 # The simulated DCGM: its own files, on the core that models the machine
 # (no NVML function of it is exported).
-SIM_CORE := state scenario scenario_check scenario_values scenario_dcgm scenario_events model valfn \
+SIM_CORE := state scenario scenario_check scenario_keys scenario_values scenario_dcgm scenario_events model valfn \
 	profiles errors gpm_rates
 SIM_CORE_OBJ := $(SIM_CORE:%=$(SIM_DIR)/obj/%.o) $(SIM_DIR)/obj/variant-full.o
 SIM_DCGM_SRC := $(sort $(wildcard sim/dcgm/*.c))

@@ -28,21 +28,14 @@
  * headers get 431). Anything but GET or HEAD of /metrics or /health gets
  * 404 (unknown path) or 405.
  *
- * libmicrohttpd is opened when a server starts (mhd_load), not linked: it
- * brings GnuTLS and eight more libraries with it, and every other mode
- * (the interactive monitor, --once, record, the GPM helper) would load and
- * relocate them at each start for nothing: about 1 ms and 2.5 MB of
- * resident memory. Only its types and constants come from the header.
+ * libmicrohttpd is opened when a server starts, not linked (mhd_load.c
+ * says why); the listening socket is made by serve_listen.c.
  */
 #include "serve.h"
 
-#include <arpa/inet.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <netdb.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -62,86 +55,9 @@
 #include "clock.h"
 #include "connlimit.h"
 #include "engine.h"
+#include "mhd_load.h"
+#include "serve_listen.h"
 #include "system/podres.h"
-
-/* The library's ABI name, as Debian's libmicrohttpd12 and Fedora's
- * libmicrohttpd install it; the header's types are that ABI's. */
-#define MHD_SONAME "libmicrohttpd.so.12"
-
-/* The functions used, by the header's own types; mhd, mhd_ok and mhd_err
- * are written once by mhd_load_once (under mhd_once), read-only afterwards. */
-static struct {
-    __typeof__(MHD_start_daemon) *start_daemon;
-    __typeof__(MHD_stop_daemon) *stop_daemon;
-    __typeof__(MHD_quiesce_daemon) *quiesce_daemon;
-    __typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
-    __typeof__(MHD_create_response_from_buffer_with_free_callback_cls) *create_response_cls;
-    __typeof__(MHD_add_response_header) *add_response_header;
-    __typeof__(MHD_queue_response) *queue_response;
-    __typeof__(MHD_destroy_response) *destroy_response;
-    __typeof__(MHD_lookup_connection_value) *lookup_connection_value;
-    __typeof__(MHD_get_connection_info) *get_connection_info;
-    __typeof__(MHD_get_daemon_info) *get_daemon_info;
-    __typeof__(MHD_get_timeout) *get_timeout;
-    __typeof__(MHD_run) *run;
-} mhd;
-static bool mhd_ok;
-static char mhd_err[512]; /* why it could not be loaded */
-static pthread_once_t mhd_once = PTHREAD_ONCE_INIT;
-
-static void mhd_load_once(void)
-{
-    void *h = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        const char *e = dlerror();
-        snprintf(mhd_err, sizeof(mhd_err),
-                 "the HTTP server needs libmicrohttpd (%s); install it (Debian: libmicrohttpd12, "
-                 "Fedora: libmicrohttpd)",
-                 e ? e : MHD_SONAME);
-        return;
-    }
-    static const struct {
-        const char *name;
-        size_t off;
-    } syms[] = {
-#define MHD_SYM(field, name) {name, offsetof(__typeof__(mhd), field)}
-        MHD_SYM(start_daemon, "MHD_start_daemon"),
-        MHD_SYM(stop_daemon, "MHD_stop_daemon"),
-        MHD_SYM(quiesce_daemon, "MHD_quiesce_daemon"),
-        MHD_SYM(create_response_from_buffer, "MHD_create_response_from_buffer"),
-        MHD_SYM(create_response_cls, "MHD_create_response_from_buffer_with_free_callback_cls"),
-        MHD_SYM(add_response_header, "MHD_add_response_header"),
-        MHD_SYM(queue_response, "MHD_queue_response"),
-        MHD_SYM(destroy_response, "MHD_destroy_response"),
-        MHD_SYM(lookup_connection_value, "MHD_lookup_connection_value"),
-        MHD_SYM(get_connection_info, "MHD_get_connection_info"),
-        MHD_SYM(get_daemon_info, "MHD_get_daemon_info"),
-        MHD_SYM(get_timeout, "MHD_get_timeout"),
-        MHD_SYM(run, "MHD_run"),
-#undef MHD_SYM
-    };
-    for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
-        void *p = dlsym(h, syms[i].name);
-        if (!p) {
-            snprintf(mhd_err, sizeof(mhd_err),
-                     "the HTTP server needs a newer libmicrohttpd (this one lacks %s)",
-                     syms[i].name);
-            dlclose(h);
-            return;
-        }
-        /* POSIX guarantees function pointers round-trip through void *. */
-        memcpy((char *)&mhd + syms[i].off, &p, sizeof(p));
-    }
-    mhd_ok = true;
-}
-
-/* 0 when libmicrohttpd is loaded; else -1 and why in mhd_err. The library
- * stays loaded for the life of the process (a second server reuses it). */
-static int mhd_load(void)
-{
-    pthread_once(&mhd_once, mhd_load_once);
-    return mhd_ok ? 0 : -1;
-}
 
 #define DEFAULT_CONN_LIMIT 512u
 #define DEFAULT_CONN_PER_CLIENT 64u
@@ -155,11 +71,6 @@ static int mhd_load(void)
  * simulator, the GPM helper's pipes, /proc, the log, epoll, the pipes
  * here. */
 #define FD_RESERVE 64u
-/* The listen backlog: room for a burst of a thousand connections arriving
- * at once, so that a scraper's SYN among them is not dropped (a dropped
- * SYN is retried after 1 s). The kernel takes at most net.core.somaxconn
- * (4096 by default since Linux 5.4). */
-#define LISTEN_BACKLOG 4096
 
 struct page {
     unsigned refs; /* srv->mu */
@@ -493,93 +404,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     return metrics ? reply_metrics(srv, conn) : reply_health(srv, conn);
 }
 
-/* A listening socket for "HOST:PORT" (HOST empty: every address, IPv6
- * dual-stack when the host has IPv6, else IPv4). */
-static int listen_on(const char *spec, char *where, size_t wlen, int *port, char *err,
-                     size_t errlen)
-{
-    char host[256];
-    const char *colon = strrchr(spec, ':');
-    size_t hl = colon ? (size_t)(colon - spec) : 0;
-    if (!colon || hl >= sizeof(host)) {
-        snprintf(err, errlen, "--listen %s: expected ADDR:PORT or :PORT", spec);
-        return -1;
-    }
-    memcpy(host, spec, hl);
-    host[hl] = '\0';
-    if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
-        memmove(host, host + 1, hl - 2);
-        host[hl - 2] = '\0';
-    }
-    char *end;
-    errno = 0;
-    long pn = strtol(colon + 1, &end, 10);
-    if (!colon[1] || *end || errno || pn < 0 || pn > 65535) {
-        snprintf(err, errlen, "--listen %s: expected a port number from 0 to 65535", spec);
-        return -1;
-    }
-    char ps[8];
-    snprintf(ps, sizeof(ps), "%ld", pn);
-    struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
-                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
-    struct addrinfo *res = NULL;
-    int gr = getaddrinfo(host[0] ? host : NULL, ps, &hints, &res);
-    if (gr != 0) {
-        snprintf(err, errlen, "--listen %s: %s", spec, gai_strerror(gr));
-        return -1;
-    }
-    int fd = -1, saved = 0;
-    /* Every address: the IPv6 wildcard first (it also takes IPv4). */
-    for (int pass = 0; pass < 2 && fd < 0; pass++)
-        for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
-            if (!host[0] && (pass == 0) != (ai->ai_family == AF_INET6))
-                continue;
-            if (host[0] && pass == 1)
-                break;
-            fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-            if (fd < 0) {
-                saved = errno;
-                continue;
-            }
-            int one = 1, zero = 0;
-            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-            if (ai->ai_family == AF_INET6 && !host[0])
-                setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-            if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 ||
-                listen(fd, LISTEN_BACKLOG) != 0) {
-                saved = errno;
-                close(fd);
-                fd = -1;
-            }
-        }
-    freeaddrinfo(res);
-    if (fd < 0) {
-        snprintf(err, errlen, "--listen %s: %s", spec, strerror(saved ? saved : EINVAL));
-        return -1;
-    }
-    struct sockaddr_storage ss;
-    socklen_t sl = sizeof(ss);
-    char addr[INET6_ADDRSTRLEN] = "";
-    if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0) {
-        if (ss.ss_family == AF_INET6) {
-            struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-            *port = ntohs(a->sin6_port);
-            inet_ntop(AF_INET6, &a->sin6_addr, addr, sizeof(addr));
-        } else {
-            struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-            *port = ntohs(a->sin_port);
-            inet_ntop(AF_INET, &a->sin_addr, addr, sizeof(addr));
-        }
-    }
-    if (!host[0])
-        snprintf(where, wlen, "http://*:%d", *port);
-    else if (ss.ss_family == AF_INET6)
-        snprintf(where, wlen, "http://[%s]:%d", addr, *port);
-    else
-        snprintf(where, wlen, "http://%s:%d", addr, *port);
-    return fd;
-}
-
 /* The HTTP thread: MHD's event loop, and the deadlines. Signals are
  * blocked (serve_start). Ends when serve_stop writes to srv->stop. */
 static void *http_main(void *arg)
@@ -647,8 +471,7 @@ int serve_start(struct server **out, const struct serve_opts *o, char *err, size
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (mhd_load() != 0) {
-        snprintf(err, errlen, "%s", mhd_err);
+    if (mhd_load(err, errlen) != 0) {
         free(srv);
         return -1;
     }
@@ -668,8 +491,8 @@ int serve_start(struct server **out, const struct serve_opts *o, char *err, size
     srv->lim.has_request = conn_has_request;
     uint64_t iv = (uint64_t)(o->interval_ms ? o->interval_ms : 1000) * 1000000ull;
     srv->stale_ns = 5 * iv > 10000000000ull ? 5 * iv : 10000000000ull;
-    int fd = listen_on(o->listen ? o->listen : ":9400", srv->where, sizeof(srv->where),
-                       &srv->port, err, errlen);
+    int fd = serve_listen(o->listen ? o->listen : ":9400", srv->where, sizeof(srv->where),
+                          &srv->port, err, errlen);
     if (fd < 0)
         goto fail;
     /* MHD's own limit is above ours (CONN_SLACK): ours closes the oldest,

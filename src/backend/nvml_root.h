@@ -1,9 +1,11 @@
 /*
  * nvml_root.h — the NVML backend's threads and their shared state, private
  * to nvml_workers.c (the backend's tick: who samples which GPU), which calls
- * nvml_system.c (library, init, enumeration), nvml_watchdog.c (a stalled
- * inline sample) and nvml_merge.c (the GPUs' parts into the snapshot). None
- * of them calls back into nvml_workers.c.
+ * nvml_gpu_worker.c (a GPU's worker and its own thread), nvml_inline.c (the
+ * GPUs sampled on the sampling thread, which samples each through
+ * nvml_gpu_worker.c), nvml_system.c (library, init, enumeration),
+ * nvml_watchdog.c (a stalled inline sample) and nvml_merge.c (the GPUs'
+ * parts into the snapshot). None of them calls back into nvml_workers.c.
  *
  * Locking: root->mu guards every field marked "mu" and the workers'
  * hand-over fields. A worker's nvml_state and part belong to the thread
@@ -237,6 +239,42 @@ static inline void worker_kick(struct nvml_root *r, struct worker *w, size_t i)
     w->for_thread = true;
     w->req++;
 }
+
+/* Swap two of a worker's parts (bufs). */
+static inline void part_swap(struct snapshot **a, struct snapshot **b)
+{
+    struct snapshot *t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* ---- nvml_gpu_worker.c ---- */
+
+/* A worker for GPU index (the sampling thread); NULL when out of memory. */
+struct worker *nvml_worker_new(struct nvml_root *r, unsigned index);
+/* Start GPU worker w's own thread (mu not held; the sampling thread). */
+void nvml_worker_start(struct nvml_root *r, struct worker *w);
+/* Sample GPU worker w's claimed tick seq (mu not held) and hand the part
+ * over. True when the caller must wake the sampling thread (the last GPU
+ * it waits for finished). */
+bool nvml_worker_sample(struct nvml_root *r, struct worker *w, uint64_t seq);
+/* Free a worker whose thread has ended or never started. */
+void nvml_worker_free(struct worker *w);
+
+/* ---- nvml_inline.c ---- */
+
+enum inl_end {
+    INL_DONE,     /* every idle GPU sampled (or the program is stopping) */
+    INL_TAKEN,    /* the sampling was given to another thread: touch nothing */
+    INL_RECOUNT,  /* the count failed or changed: the system worker takes the tick */
+};
+
+/* The tick's GPUs on the calling thread (mu held on entry and on return,
+ * except INL_TAKEN: not held, and nothing of the tick may be touched any
+ * more; the GPU the call was in has been handed over). With count, the GPU
+ * count first, as the system worker would. The watchdog is armed for the
+ * time it takes. */
+enum inl_end nvml_inline_sample(struct nvml_root *r, size_t nw, uint64_t fire, bool count);
 
 /* ---- nvml_system.c ---- */
 

@@ -1,6 +1,7 @@
 /*
- * nvml_workers.c — the NVML backend's tick: who samples which GPU, and the
- * GPUs' own threads. The threads, one job each:
+ * nvml_workers.c — the NVML backend's tick: who samples which GPU (a
+ * GPU's worker and its own thread: nvml_gpu_worker.c; the GPUs sampled on
+ * the sampling thread: nvml_inline.c). The threads, one job each:
  *
  *   the sampling thread (the engine's, or --once's caller) samples the
  *     host, then, while the driver is quick and it can be replaced, counts
@@ -41,127 +42,10 @@
 /* How long close waits for threads before abandoning one stuck in the driver. */
 #define CLOSE_WAIT_NS (300ull * 1000000ull)
 
-static void part_swap(struct snapshot **a, struct snapshot **b)
-{
-    struct snapshot *t = *a;
-    *a = *b;
-    *b = t;
-}
-
 /* A worker given this tick (sent) that has not finished it. */
 static bool worker_out(const struct worker *w)
 {
     return w && w->sent && w->req != w->done;
-}
-
-/* ------------------------------------------------------------ GPU workers */
-
-struct worker_arg {
-    struct nvml_root *r;
-    struct worker *w;
-};
-
-/* Sample GPU worker w's claimed tick seq (mu not held) and hand the part
- * over. True when the caller must wake the sampling thread (the last GPU
- * it waits for finished). */
-static bool worker_sample(struct nvml_root *r, struct worker *w, uint64_t seq)
-{
-    pthread_mutex_lock(&r->mu);
-    nvmlDevice_t h = w->h;
-    nvmlReturn_t hrc = w->hrc;
-    char uuid[MIGMON_UUID_LEN];
-    memcpy(uuid, w->uuid, sizeof(uuid));
-    pthread_mutex_unlock(&r->mu);
-    uint64_t t0 = mono();
-    atomic_store(&w->tick_start_ns, t0);
-    snapshot_notes_reset(w->part);
-    nvml_sample_gpu(&w->st, w->index, h, hrc, uuid, w->part);
-    snapshot_check_ranges(w->part); /* absurd driver values never leave the worker */
-    uint64_t t1 = mono();
-    pthread_mutex_lock(&r->mu);
-    part_swap(&w->part, &w->result);
-    w->have_result = true;
-    w->lost = w->st.lost;
-    w->cost_ns = t1 - t0;
-    w->done = seq;
-    /* Only the last of this tick's workers wakes the sampling thread; a
-     * worker finishing a tick given up on is waited for by nobody. */
-    bool wake = false;
-    if (w->counted) {
-        w->counted = false;
-        wake = --r->pending == 0;
-    }
-    pthread_mutex_unlock(&r->mu);
-    return wake;
-}
-
-static void *worker_run(void *arg)
-{
-    struct worker_arg a = *(struct worker_arg *)arg;
-    free(arg);
-    struct nvml_root *r = a.r;
-    struct worker *w = a.w;
-    char name[16]; /* the kernel keeps 15 characters */
-    snprintf(name, sizeof(name), "migmon-gpu%u", w->index % 100000u);
-    pthread_setname_np(pthread_self(), name);
-    for (;;) {
-        pthread_mutex_lock(&r->mu);
-        /* A tick the sampling thread claimed is its own: this thread, woken
-         * spuriously or just started, must not sample the GPU beside it. */
-        while (!w->stop && !(w->req != w->done && w->for_thread))
-            pthread_cond_wait(&w->cv, &r->mu);
-        if (w->stop) {
-            pthread_mutex_unlock(&r->mu);
-            break;
-        }
-        w->for_thread = false;
-        uint64_t seq = w->req;
-        pthread_mutex_unlock(&r->mu);
-        if (worker_sample(r, w, seq)) /* the root outlives this thread (close joins it first) */
-            pthread_cond_broadcast(&r->done_cv);
-    }
-    return NULL;
-}
-
-static struct worker *worker_new(struct nvml_root *r, unsigned index)
-{
-    struct worker *w = calloc(1, sizeof(*w));
-    if (!w)
-        return NULL;
-    w->index = index;
-    w->part = &w->bufs[0];
-    w->result = &w->bufs[1];
-    w->last = &w->bufs[2];
-    cond_init(&w->cv);
-    nvml_state_init(&w->st, &r->lib);
-    w->st.slow_every = r->enum_every;
-    return w;
-}
-
-/* Start GPU worker w's own thread (mu not held; the sampling thread). */
-static void worker_start(struct nvml_root *r, struct worker *w)
-{
-    struct worker_arg *a = malloc(sizeof(*a));
-    if (!a)
-        return;
-    a->r = r;
-    a->w = w;
-    if (start_thread(&w->thr, worker_run, a) != 0) {
-        free(a);
-        return;
-    }
-    pthread_mutex_lock(&r->mu);
-    w->started = true;
-    pthread_mutex_unlock(&r->mu);
-}
-
-static void worker_free(struct worker *w)
-{
-    nvml_state_free(&w->st);
-    for (int i = 0; i < 3; i++)
-        snapshot_free(&w->bufs[i]);
-    pthread_cond_destroy(&w->cv);
-    free(w);
 }
 
 /* ------------------------------------------------------------ the backend */
@@ -398,98 +282,6 @@ static void root_start(void *p)
         pthread_cond_signal(&r->sys_cv);
 }
 
-/* ------------------------------------------------------------ inline sampling */
-
-enum inl_end {
-    INL_DONE,     /* every idle GPU sampled (or the program is stopping) */
-    INL_TAKEN,    /* the sampling was given to another thread: touch nothing */
-    INL_RECOUNT,  /* the count failed or changed: the system worker takes the tick */
-};
-
-/* The calling sampler still holds the sampling (mu held). False, and
- * counted out of the samplers left in the driver, when the watchdog gave
- * it away while this thread was in a call, or when the backend is closing
- * (the caller gave up on this thread too). */
-static bool inl_holds(struct nvml_root *r, uint64_t gen)
-{
-    if (r->inl_gen != gen) {
-        r->inl_left--;
-        return false;
-    }
-    return !r->stop;
-}
-
-/* The tick's GPUs on the calling thread (mu held on entry and on return,
- * except INL_TAKEN: not held, and nothing of the tick may be touched any
- * more; the GPU the call was in has been handed over). With count, the GPU
- * count first, as the system worker would. The watchdog is armed for the
- * time it takes. */
-static enum inl_end inline_sample(struct nvml_root *r, size_t nw, uint64_t fire, bool count)
-{
-    uint64_t gen = r->inl_gen;
-    r->inl_cur = 0;
-    r->inl_active = true;
-    r->inl_fire_ns = fire;
-    r->inl_counting = count;
-    pthread_mutex_unlock(&r->mu);
-    nvml_watchdog_arm(r, fire);
-    if (count) {
-        unsigned n = 0;
-        atomic_store(&r->sys_op_ns, mono());
-        atomic_store(&r->sys_sym, "nvmlDeviceGetCount_v2");
-        nvmlReturn_t rc = r->lib.f.device_count(&n);
-        atomic_store(&r->sys_sym, NULL);
-        debuglog_printf("nvmlDeviceGetCount_v2 dev=- rc=%d %s", rc, nvml_rc_name(rc));
-        if (n > 4096)
-            n = 4096; /* as the system worker */
-        pthread_mutex_lock(&r->mu);
-        r->inl_counting = false;
-        if (!inl_holds(r, gen)) {
-            pthread_mutex_unlock(&r->mu);
-            return INL_TAKEN;
-        }
-        if (rc != NVML_SUCCESS || n != r->count) {
-            r->inl_active = false;
-            r->want_enum = true;
-            pthread_mutex_unlock(&r->mu);
-            nvml_watchdog_disarm(r);
-            pthread_mutex_lock(&r->mu);
-            return INL_RECOUNT;
-        }
-    } else {
-        pthread_mutex_lock(&r->mu);
-    }
-    for (size_t i = 0; i < nw && !atomic_load(&r->interrupted); i++) {
-        struct worker *w = r->workers[i];
-        if (!w || w->sent || w->req != w->done)
-            continue; /* still in an earlier tick's call */
-        w->h = r->gpus[i].h;
-        w->hrc = r->gpus[i].rc;
-        memcpy(w->uuid, r->gpus[i].uuid, sizeof(w->uuid));
-        memcpy(w->name, r->gpus[i].name, sizeof(w->name));
-        w->sent = true;
-        w->for_thread = false;
-        uint64_t seq = ++w->req;
-        r->inl_cur = i + 1;
-        pthread_mutex_unlock(&r->mu);
-        bool wake = worker_sample(r, w, seq);
-        pthread_mutex_lock(&r->mu);
-        if (!inl_holds(r, gen)) {
-            pthread_mutex_unlock(&r->mu);
-            if (wake) /* the tick given away waits for this GPU */
-                pthread_cond_broadcast(&r->done_cv);
-            return INL_TAKEN;
-        }
-        r->inl_cur = 0;
-    }
-    r->inl_active = false;
-    pthread_mutex_unlock(&r->mu);
-    nvml_watchdog_disarm(r);
-    pthread_mutex_lock(&r->mu);
-    return INL_DONE;
-}
-
-
 /* Not READY (mu held, dropped): the reason, -1. */
 static int not_ready(struct nvml_root *r, struct snapshot *s)
 {
@@ -582,7 +374,7 @@ again:
     for (size_t i = 0; i < nw; i++) {
         if (!r->workers[i]) {
             pthread_mutex_unlock(&r->mu);
-            struct worker *w = worker_new(r, (unsigned)i);
+            struct worker *w = nvml_worker_new(r, (unsigned)i);
             pthread_mutex_lock(&r->mu);
             r->workers[i] = w;
         }
@@ -596,7 +388,7 @@ again:
         uint64_t fire = rescue_at > now ? rescue_at : now + (deadline > now ? (deadline - now) / 2 : 0);
         bool count_first = r->inl_count_now;
         r->inl_count_now = false;
-        enum inl_end end = inline_sample(r, nw, fire, count_first);
+        enum inl_end end = nvml_inline_sample(r, nw, fire, count_first);
         if (end == INL_TAKEN)
             return BACKEND_TAKEN_OVER;
         if (end == INL_RECOUNT) { /* the system worker counts again, enumerates, relays */
@@ -618,7 +410,7 @@ again:
             struct worker *w = r->workers[i];
             if (w && !w->started && !w->sent && w->req == w->done) {
                 pthread_mutex_unlock(&r->mu);
-                worker_start(r, w);
+                nvml_worker_start(r, w);
                 pthread_mutex_lock(&r->mu);
             }
         }
@@ -765,7 +557,7 @@ static void root_close(void *p)
             continue;
         bool ended = !w->started || join_by(w->thr, deadline);
         if (ended && !sampler_in)
-            worker_free(w);
+            nvml_worker_free(w);
         else
             all = false; /* stuck in the driver: its memory stays with it */
     }
