@@ -166,3 +166,50 @@ if command -v tmux >/dev/null; then
     contains "mi300x spx screen: the mode on the GPU's detail" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-spx-120x40.txt")" "AMD Instinct MI300X"
     tui_kill_all
 fi
+
+# --- profile -- CMD on the CPX tree: the command writes its own DRM client
+# (6 GiB of VRAM on partition 3, render minor 131) into a copy of the
+# fixture /proc, under its own PID, and removes it before it ends ---
+cp -a "$PROCFX" "$TMP/amdproc"
+cat >"$TMP/amdjob.sh" <<'JOB'
+#!/bin/sh
+P=$1
+mkdir -p "$P/$$/fdinfo" "$P/$$/fd"
+printf 'drm-driver:\tamdgpu\ndrm-client-id:\t21\ndrm-pdev:\t0000:0c:00.0\ndrm-memory-vram:\t6291456 KiB\ndrm-engine-gfx:\t1000 ns\n' >"$P/$$/fdinfo/9"
+ln -s /dev/dri/renderD131 "$P/$$/fd/9"
+sleep 0.5
+rm -rf "${P:?}/$$"
+exit 3
+JOB
+chmod +x "$TMP/amdjob.sh"
+"$MIGMON_BIN" profile --backend amdgpu --sysfs-root "$FX/mi300x-cpx" --proc-root "$TMP/amdproc" \
+    -f json -o "$TMP/amdprof.json" -- "$TMP/amdjob.sh" "$TMP/amdproc"
+eq "profile amdgpu: the command's exit status" "$?" 3
+r=$(cat "$TMP/amdprof.json")
+jeq "profile amdgpu: metric and peak = the command's drm-memory-vram (6 GiB)" "$r" \
+    '[.gpu_memory_metric, .peak_gpu_memory_bytes]' '["drm_fdinfo_vram",6442450944]'
+jeq "profile amdgpu: the GPU and its 8 partitions" "$r" '[.devices[] | .kind] | group_by(.) | map([.[0], length])' \
+    '[["gpu",1],["mig",8]]'
+jeq "profile amdgpu: partition 3 holds it, the others none of it" "$r" \
+    '[.devices[] | select(.kind == "mig") | .peak_gpu_memory_bytes]' '[0,0,0,6442450944,0,0,0,0]'
+jeq "profile amdgpu: partition 3's activity (xcp_stats) and profile" "$r" \
+    '.devices[4] | [.uuid, .profile, .util_peak_pct, .util_mean_pct, .util_source]' \
+    '["AMD-4f1c2d3e5a6b7c80-P3","CPX/NPS4",40,40,"direct"]'
+jeq "profile amdgpu: the GPU's activity, peak temperature (junction), energy over a static table" "$r" \
+    '.devices[0] | [.name, .util_peak_pct, .temp_peak_c, .energy_joules]' '["AMD Instinct MI300X",41,57,0]'
+jeq "profile amdgpu: no events, with the reason" "$r" '[.events, .events_error]' \
+    '[null,"no events: only NVML has an event source (amdgpu has none)"]'
+out=$("$MIGMON_BIN" profile --backend amdgpu --sysfs-root "$FX/mi300x-cpx" --proc-root "$TMP/amdproc" \
+    -- "$TMP/amdjob.sh" "$TMP/amdproc" 2>&1)
+contains "profile amdgpu: text report" "$out" "Peak GPU Memory: 6.0 GiB"
+contains "profile amdgpu: text metric" "$out" "GPU Memory Metric: drm_fdinfo_vram"
+contains "profile amdgpu: text row of partition 3" "$out" \
+    "GPU 0 MIG 3 CPX/NPS4: GPU memory 6.0 GiB, activity (whole instance, all its processes) peak 40% mean 40% (direct)"
+out=$("$MIGMON_BIN" profile --backend cuda -- true 2>&1)
+eq "profile --backend cuda: exit 2" "$?" 2
+contains "profile --backend cuda: the message" "$out" '--backend: "cuda" is not a backend (expected nvml, amdgpu)'
+dtmp=$(mktemp -d "$TMP/demo-amdprof.XXXXXX")
+TMPDIR=$dtmp "$MIGMON_BIN" profile --demo mi300x -f json -o "$TMP/amddemo.json" -- sleep 0.3
+jeq "profile --demo mi300x: the simulated MI300X and its partitions" "$(cat "$TMP/amddemo.json")" \
+    '[.devices[] | .kind] | group_by(.) | map([.[0], length])' '[["gpu",1],["mig",8]]'
+eq "profile --demo mi300x: its tree is removed at exit" "$(ls -A "$dtmp")" ""
