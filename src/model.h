@@ -133,6 +133,10 @@ enum metric_id {
     M_NVLINK_DATA_BYTES,      /* data bytes sent and received, every link (running count) */
     M_THROTTLE_POWER_S,   /* time clocks were held down by power, since load */
     M_THROTTLE_THERMAL_S, /* by temperature */
+    /* amdgpu's GTT (system memory mapped into the GPU's address space),
+     * GPU-wide; NVIDIA GPUs have none (none with that reason). */
+    M_GTT_USED,
+    M_GTT_TOTAL,
     M_COUNT
 };
 

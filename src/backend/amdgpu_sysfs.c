@@ -166,6 +166,8 @@ void amd_sample_gpu(struct snapshot *s, const struct amd_gpu *g, struct device *
     d->m[M_MEM_UTIL] = either(amd_file_metric(s, dev, "mem_busy_percent", 1), gm->umc_pct);
     d->m[M_MEM_USED] = amd_file_metric(s, dev, "mem_info_vram_used", 1);
     d->m[M_MEM_TOTAL] = amd_file_metric(s, dev, "mem_info_vram_total", 1);
+    d->m[M_GTT_USED] = amd_file_metric(s, dev, "mem_info_gtt_used", 1);
+    d->m[M_GTT_TOTAL] = amd_file_metric(s, dev, "mem_info_gtt_total", 1);
     /* Multi-die parts (MI300) hide temp1 (edge): the hotspot stands in. */
     struct metric edge = hwmon_temp(s, g, "edge");
     d->m[M_TEMP] = either(either(edge, hwmon_temp(s, g, "junction")), gm->hotspot_c);

@@ -43,6 +43,8 @@ jeq "mi300x spx: power1_input" "$j" '.devices[0].metrics.power_w.value' 412
 jeq "mi300x spx: energy from gpu_metrics v1.6 (2^-16 J)" "$j" '.devices[0].metrics.energy_j.value' 1000000
 jeq "mi300x spx: mem_busy_percent" "$j" '.devices[0].metrics.mem_util_pct.value' 17
 jeq "mi300x spx: HBM temperature from hwmon temp3 (mem)" "$j" '.devices[0].metrics.memory_temp_c.value' 49
+jeq "mi300x spx: GTT used/total = mem_info_gtt_*" "$j" '.devices[0].metrics | [.gtt_used_bytes, .gtt_total_bytes] | map([.value, .source])' \
+    "[[$(f mi300x-spx/devices/pci0000:00/0000:0c:00.0/mem_info_gtt_used),\"direct\"],[68719476736,\"direct\"]]"
 
 # --- MI300X CPX/NPS4: eight partitions as children, their own activity ---
 j=$(amd mi300x-cpx --once --format json)
@@ -64,6 +66,20 @@ jeq "fdinfo: drm-memory-vram (KiB) in bytes" "$j" '[.devices[3].processes[0].mem
 jeq "fdinfo: partition VRAM in use = its processes' (source process)" "$j" \
     '.devices[3].metrics.memory_used_bytes | [.value, .source]' '[4294967296,"process"]'
 jeq "fdinfo: one read gives no GPU % (it needs two)" "$j" '.devices[3].processes[0].sm_util_pct' null
+
+jeq "mi300x cpx: a partition's GTT is its GPU's" "$j" '.devices[3].metrics.gtt_used_bytes | [.value, .scope]' '[3145728,"parent"]'
+# a GTT file missing: none with its path, the other one still read
+cp -a "$FX/mi250x" "$TMP/mi250x-nogtt"
+rm "$TMP/mi250x-nogtt/devices/pci0000:00/0000:2c:00.0/mem_info_gtt_used"
+j=$("$MIGMON_BIN" --backend amdgpu --sysfs-root "$TMP/mi250x-nogtt" --proc-root "$PROCFX" --once --format json)
+jeq "no mem_info_gtt_used: none with the path and the error" "$j" \
+    '.devices[1].metrics.gtt_used_bytes | [.value, .source, (.reason | endswith("0000:2c:00.0/mem_info_gtt_used: No such file or directory"))]' \
+    '[null,"none",true]'
+jeq "... its total still read, GCD 0's GTT in use too" "$j" '[.devices[1].metrics.gtt_total_bytes.value, .devices[0].metrics.gtt_used_bytes.value]' \
+    '[68719476736,3145728]'
+j=$(MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/h200-mig.ini" "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --backend nvml --once --format json)
+jeq "NVIDIA: no GTT, with the reason" "$j" '.devices[0].metrics.gtt_used_bytes | [.value, .reason]' \
+    '[null,"GTT is amdgpu'"'"'s: NVIDIA GPUs have none"]'
 
 # --- RX 7900: consumer, no FRU name (named from the PCI id), fan ---
 j=$(amd rx7900 --once --format json)
@@ -101,6 +117,11 @@ done
 page=$(amd mi300x-cpx --once --format prometheus)
 contains "prometheus: partition 5's activity" "$page" \
     'migmon_mig_utilization_ratio{gpu="0",uuid="AMD-4f1c2d3e5a6b7c80",pci_bus_id="0000:0c:00.0",model="AMD Instinct MI300X",vendor="amd",partition_id="5",mig_profile="CPX/NPS4",mig_uuid="AMD-4f1c2d3e5a6b7c80-P5",source="direct"} 0.6'
+contains "prometheus: GTT in use (migmon_gpu_gtt_used_bytes)" "$page" \
+    'migmon_gpu_gtt_used_bytes{gpu="0",uuid="AMD-4f1c2d3e5a6b7c80",pci_bus_id="0000:0c:00.0",model="AMD Instinct MI300X",vendor="amd",source="direct"} 3145728'
+contains "prometheus: GTT total" "$page" \
+    'migmon_gpu_gtt_total_bytes{gpu="0",uuid="AMD-4f1c2d3e5a6b7c80",pci_bus_id="0000:0c:00.0",model="AMD Instinct MI300X",vendor="amd",source="direct"} 68719476736'
+eq "prometheus: no partition GTT series (GPU-wide)" "$(printf '%s\n' "$page" | grep -c '^migmon_mig_gtt')" 0
 contains "prometheus: the GPU has vendor=amd" "$page" \
     'migmon_gpu_power_watts{gpu="0",uuid="AMD-4f1c2d3e5a6b7c80",pci_bus_id="0000:0c:00.0",model="AMD Instinct MI300X",vendor="amd",source="direct"} 412'
 
