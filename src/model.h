@@ -208,6 +208,16 @@ struct device {
     char profile[32];   /* "3g.40gb" or "" */
     int slices;         /* GPU-instance slices of a MIG device, -1 unknown */
     int slices_total;   /* GPU: slice count of the full-GPU profile, -1 unknown */
+    /* An AMD GPU with partition modes (MI300: current_compute_partition):
+     * has_part_modes, the current modes ("CPX", "NPS4"; "" when that file
+     * is absent), and the modes the driver lists as ones the GPU can be
+     * switched to (available_*_partition, ", "-joined as the file has them;
+     * "" when "Not supported"). *_why: why a list could not be read (in the
+     * snapshot's notes), else NULL. Read only: nothing switches a mode. */
+    bool has_part_modes;
+    char part_compute[16], part_memory[16];
+    char part_compute_avail[64], part_memory_avail[64];
+    const char *part_compute_why, *part_memory_why;
     struct metric m[M_COUNT];
     uint64_t throttle_mask;
     bool throttle_valid;

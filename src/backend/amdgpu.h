@@ -36,6 +36,11 @@ struct amd_gpu {
     char hwmon[AMD_PATH_LEN]; /* "" when there is none */
     char compute_mode[16];    /* current_compute_partition, "" when absent */
     char memory_mode[16];     /* current_memory_partition */
+    /* available_compute_partition / available_memory_partition as read
+     * ("SPX, DPX, QPX, CPX"; "" for "Not supported"); *_err: the errno of
+     * a failed read, 0 when read */
+    char compute_avail[64], memory_avail[64];
+    int compute_avail_err, memory_avail_err;
     int render_minor;
     int nparts;               /* partitions with their own node; 0: not partitioned */
     struct amd_part parts[AMD_NUM_XCP];

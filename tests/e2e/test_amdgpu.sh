@@ -43,6 +43,9 @@ jeq "mi300x spx: power1_input" "$j" '.devices[0].metrics.power_w.value' 412
 jeq "mi300x spx: energy from gpu_metrics v1.6 (2^-16 J)" "$j" '.devices[0].metrics.energy_j.value' 1000000
 jeq "mi300x spx: mem_busy_percent" "$j" '.devices[0].metrics.mem_util_pct.value' 17
 jeq "mi300x spx: HBM temperature from hwmon temp3 (mem)" "$j" '.devices[0].metrics.memory_temp_c.value' 49
+jeq "mi300x spx: no available_memory_partition (before 6.13): null with the path" "$j" \
+    '.devices[0].partition_modes | [.compute, .compute_available, .memory, .memory_available, (.memory_available_reason | endswith("0000:0c:00.0/available_memory_partition: No such file or directory"))]' \
+    '["SPX",["SPX","DPX","QPX","CPX"],"NPS1",null,true]'
 jeq "mi300x spx: GTT used/total = mem_info_gtt_*" "$j" '.devices[0].metrics | [.gtt_used_bytes, .gtt_total_bytes] | map([.value, .source])' \
     "[[$(f mi300x-spx/devices/pci0000:00/0000:0c:00.0/mem_info_gtt_used),\"direct\"],[68719476736,\"direct\"]]"
 
@@ -67,6 +70,9 @@ jeq "fdinfo: partition VRAM in use = its processes' (source process)" "$j" \
     '.devices[3].metrics.memory_used_bytes | [.value, .source]' '[4294967296,"process"]'
 jeq "fdinfo: one read gives no GPU % (it needs two)" "$j" '.devices[3].processes[0].sm_util_pct' null
 
+jeq "mi300x cpx: the modes it can be switched to (available_*_partition)" "$j" '.devices[0].partition_modes' \
+    '{"compute":"CPX","compute_available":["SPX","DPX","QPX","CPX"],"memory":"NPS4","memory_available":["NPS1","NPS4"]}'
+jeq "mi300x cpx: a partition has no modes of its own" "$j" '.devices[1] | has("partition_modes")' false
 jeq "mi300x cpx: a partition's GTT is its GPU's" "$j" '.devices[3].metrics.gtt_used_bytes | [.value, .scope]' '[3145728,"parent"]'
 # a GTT file missing: none with its path, the other one still read
 cp -a "$FX/mi250x" "$TMP/mi250x-nogtt"
@@ -87,6 +93,10 @@ jeq "rx7900: name from the PCI id, uuid from the bus id (no unique_id)" "$j" '.d
     '["AMD Radeon RX 7900 XT/XTX","AMD-PCI-0000:03:00.0"]'
 jeq "rx7900: fan from pwm1 (51/255)" "$j" '.devices[0].metrics.fan_pct.value' 20
 jeq "rx7900: no partitions" "$j" '.devices | length' 1
+jeq "rx7900: no partition modes (null)" "$j" '.devices[0] | [has("partition_modes"), .partition_modes]' '[true,null]'
+j=$(MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/h200-mig.ini" "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --backend nvml --once --format json)
+jeq "NVIDIA: no partition_modes member" "$j" '[.devices[] | has("partition_modes")] | unique' '[false]'
+
 
 # --- a truncated gpu_metrics: none with a reason, sysfs values stay ---
 j=$(amd rx7900-truncated --once --format json)
@@ -184,6 +194,10 @@ if command -v tmux >/dev/null; then
         tui_start "amd-$t" 120 40 2 -- --backend amdgpu --sysfs-root "$FX/$t" --proc-root "$PROCFX"
         tui_screen "$t at 120x40" "amd-$t" "amdgpu-$t-120x40"
     done
+    contains "mi300x cpx screen: the modes it can be switched to, in the detail" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-cpx-120x40.txt")" \
+        "Modes CPX/NPS4  can switch to SPX, DPX, QPX, CPX / NPS1, NPS4"
+    contains "mi300x spx screen: no memory list: N/A" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-spx-120x40.txt")" \
+        "Modes SPX/NPS1  can switch to SPX, DPX, QPX, CPX / N/A"
     contains "mi300x spx screen: the mode on the GPU's detail" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-spx-120x40.txt")" "AMD Instinct MI300X"
     tui_kill_all
 fi
