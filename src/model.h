@@ -221,6 +221,9 @@ struct device {
     struct metric m[M_COUNT];
     uint64_t throttle_mask;
     bool throttle_valid;
+    /* AMD: why the reasons are not known (in the snapshot's notes), else
+     * NULL; NVML's devices leave it NULL. */
+    const char *throttle_why;
     /* Processes on this device: snapshot.procs[proc_first .. proc_first+nprocs).
      * process_count counts every process NVML listed for the device (none when
      * no list could be read); nprocs may be fewer (--top). */

@@ -77,7 +77,7 @@ static int amd_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
     for (size_t i = 0; i < s->ndevices; i++)
         index += s->devices[i].kind == DEV_GPU;
     for (int i = 0; i < st->ngpus; i++) {
-        const struct amd_gpu *g = &st->gpus[i];
+        struct amd_gpu *g = &st->gpus[i];
         struct device *d = add_device(s);
         if (!d) {
             snprintf(st->err, sizeof(st->err), "amdgpu: out of memory for devices");
@@ -135,6 +135,9 @@ static int amd_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
                 c->m[M_GPU_UTIL] = metric_none(snapshot_note(
                     s, "%s/gpu_metrics: num_partition is %d", g->dev, gm.num_partition));
             /* GPU-wide values, read from the parent as on a MIG device */
+            c->throttle_mask = d->throttle_mask;
+            c->throttle_valid = d->throttle_valid;
+            c->throttle_why = d->throttle_why;
             for (int m = 0; m < M_COUNT; m++)
                 if (metric_info((enum metric_id)m)->gpu_wide)
                     c->m[m] = d->m[m];

@@ -260,6 +260,10 @@ static void write_device(struct jsonw *w, const struct snapshot *s, const struct
     } else {
         jsonw_null(w);
     }
+    if (d->vendor == VENDOR_AMD) { /* NVML's: nvmlDeviceGetCurrentClocksEventReasons */
+        jsonw_key(w, d->throttle_valid ? "throttle_reasons_source" : "throttle_reasons_reason");
+        jsonw_str(w, d->throttle_valid ? "gpu_metrics residency counters" : d->throttle_why);
+    }
     write_processes(w, s, d);
     jsonw_obj_close(w);
 }

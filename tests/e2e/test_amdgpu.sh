@@ -87,6 +87,27 @@ j=$(MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/h200-mig.ini" "$MIGMON_BIN" -
 jeq "NVIDIA: no GTT, with the reason" "$j" '.devices[0].metrics.gtt_used_bytes | [.value, .reason]' \
     '[null,"GTT is amdgpu'"'"'s: NVIDIA GPUs have none"]'
 
+# --- throttle reasons from two reads of gpu_metrics' residency counters ---
+j=$(amd mi300x-cpx --once --format json)
+jeq "throttle: one read gives none yet, with the reason" "$j" '.devices[0] | [.throttle_reasons, .throttle_reasons_reason]' \
+    '[null,"gpu_metrics throttle residencies: first read (the reasons need two)"]'
+jeq "throttle: a partition has its GPU's" "$j" '.devices[4] | [.throttle_reasons, .throttle_reasons_reason]' \
+    '[null,"gpu_metrics throttle residencies: first read (the reasons need two)"]'
+jsl=$(amd mi300x-cpx record -n 2 -i 100 -f jsonl -o - | jq -c 'select(.devices) | .devices[0]' | tail -1)
+jeq "throttle: the second read of an unchanged table: none, from the counters" "$jsl" \
+    '[.throttle_reasons, .throttle_reasons_source]' '[[],"gpu_metrics residency counters"]'
+j1=$(amd mi250x --once --format json)
+jeq "throttle: v1.3 (MI250X) has no residencies: null, the file and why" "$j1" \
+    '.devices[0] | [.throttle_reasons, (.throttle_reasons_reason | endswith("0000:29:00.0/gpu_metrics: no throttle residencies before format 1.6"))]' '[null,true]'
+# profile: the command swaps in the same table with ppt_residency_acc 300
+# ticks on (gen.py): the power limit held the clocks while it ran
+cp -a "$FX/mi300x-cpx" "$TMP/cpx-thr"
+"$MIGMON_BIN" profile --backend amdgpu --sysfs-root "$TMP/cpx-thr" --proc-root "$PROCFX" -f json \
+    -o "$TMP/thr.json" -- sh -c "sleep 0.3; cp '$FX/mi300x-cpx-ppt.gpu_metrics' \
+        '$TMP/cpx-thr/devices/pci0000:00/0000:0c:00.0/gpu_metrics'; sleep 0.3"
+jeq "throttle: PPT residency grew during the command: SW power cap in its report" "$(cat "$TMP/thr.json")" \
+    '.devices[0].throttle_reasons' '["SW power cap"]'
+
 # --- RX 7900: consumer, no FRU name (named from the PCI id), fan ---
 j=$(amd rx7900 --once --format json)
 jeq "rx7900: name from the PCI id, uuid from the bus id (no unique_id)" "$j" '.devices[0] | [.name, .uuid]' \
@@ -196,6 +217,8 @@ if command -v tmux >/dev/null; then
     done
     contains "mi300x cpx screen: the modes it can be switched to, in the detail" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-cpx-120x40.txt")" \
         "Modes CPX/NPS4  can switch to SPX, DPX, QPX, CPX / NPS1, NPS4"
+    contains "mi300x cpx screen: throttle reasons from the residencies (none grew)" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-cpx-120x40.txt")" \
+        "Throttle none"
     contains "mi300x spx screen: no memory list: N/A" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-spx-120x40.txt")" \
         "Modes SPX/NPS1  can switch to SPX, DPX, QPX, CPX / N/A"
     contains "mi300x spx screen: the mode on the GPU's detail" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-spx-120x40.txt")" "AMD Instinct MI300X"
