@@ -108,6 +108,46 @@ cp -a "$FX/mi300x-cpx" "$TMP/cpx-thr"
 jeq "throttle: PPT residency grew during the command: SW power cap in its report" "$(cat "$TMP/thr.json")" \
     '.devices[0].throttle_reasons' '["SW power cap"]'
 
+# --- per-process GPU % from two fdinfo reads, end to end: in a copy of the
+# fixture /proc, PID 7001's fdinfo is a FIFO whose writer, each time the
+# monitor opens it, gives drm-engine-gfx as half the wall clock of that
+# moment (busy 50% of the time); PID 7002's and 7003's counters stay (0%) ---
+cp -a "$PROCFX" "$TMP/amdproc2"
+fdi="$TMP/amdproc2/7001/fdinfo/5"
+rm "$fdi"
+mkfifo "$fdi"
+head=$(grep -v '^drm-engine-gfx' "$PROCFX/7001/fdinfo/5")
+(
+    trap '' PIPE # a reader that closed early costs one write, not the writer
+    t0=${EPOCHREALTIME/./}
+    while :; do
+        { # opened (the monitor reads it) before the time is taken; one write
+            now=${EPOCHREALTIME/./}
+            printf -v text '%s\ndrm-engine-gfx:\t%d ns\n' "$head" $(((now - t0) * 500 + 250000000))
+            printf '%s' "$text"
+        } >"$fdi"
+        sleep 0.005 # the reader closes before the next open: no stale value stays
+    done
+) 2>/dev/null &
+wpid=$!
+jl=$("$MIGMON_BIN" --backend amdgpu --sysfs-root "$FX/mi300x-cpx" --proc-root "$TMP/amdproc2" \
+    record -n 2 -i 1000 -f jsonl -o - | jq -c 'select(.devices)')
+kill "$wpid"
+wait "$wpid" 2>/dev/null
+first=$(head -1 <<<"$jl")
+last=$(tail -1 <<<"$jl")
+jeq "fdinfo GPU %: the first read has none, with the reason" "$first" \
+    '[.devices[] | .processes[]? | select(.pid == 7001) | .sm_util_pct]' '[null]'
+jeq "fdinfo GPU %: drm-engine-gfx at half the wall clock reads 50% (±5) the second time" "$last" \
+    '[.devices[] | .processes[]? | select(.pid == 7001) | .sm_util_pct | (. >= 45 and . <= 55)]' '[true]'
+jeq "fdinfo GPU %: ... on partition 2, source direct" "$last" \
+    '[.devices[] | select(.processes[]?.pid == 7001) | .gpu_instance_id]' '[2]'
+jeq "fdinfo GPU %: counters that did not move read 0%, not null" "$last" \
+    '[.devices[] | .processes[]? | select(.pid == 7002 or .pid == 7003) | [.pid, .sm_util_pct]] | sort' \
+    '[[7002,0],[7003,0]]'
+t=$(COLUMNS=100 "$MIGMON_BIN" --backend amdgpu --sysfs-root "$FX/mi300x-cpx" --proc-root "$PROCFX" --once --format table)
+contains "fdinfo GPU %: the table's SM% of a first read is N/A" "$t" "0/2        7001 C+G     4096MiB   N/A"
+
 # --- RX 7900: consumer, no FRU name (named from the PCI id), fan ---
 j=$(amd rx7900 --once --format json)
 jeq "rx7900: name from the PCI id, uuid from the bus id (no unique_id)" "$j" '.devices[0] | [.name, .uuid]' \

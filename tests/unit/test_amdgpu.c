@@ -232,6 +232,14 @@ static void test_fdinfo_two_reads(void **st)
     p = proc_of(&s, 7002, &dev); /* no change: 0 %, a real reading */
     assert_int_equal(p->sm_util.src, MSRC_DIRECT);
     assert_true(p->sm_util.value == 0);
+    /* busier than the time between reads (2 s more in 1 s): dropped, as nvtop */
+    snprintf(cmd, sizeof(cmd), "sed -i 's/^drm-engine-gfx:.*/drm-engine-gfx:\\t2500000000 ns/' %s/7001/fdinfo/5", proc);
+    assert_int_equal(system(cmd), 0);
+    s.nprocs = 0;
+    amd_scan_processes(as, &s, 0, 1002000000000ull);
+    p = proc_of(&s, 7001, &dev);
+    assert_int_equal(p->sm_util.src, MSRC_NONE);
+    assert_string_equal(p->sm_util.why, "fdinfo: busy time grew more than the time between reads");
     /* partition 2's VRAM in use: its process's */
     assert_true(s.devices[3].m[M_MEM_USED].value == 4294967296.0);
     assert_int_equal(s.devices[3].m[M_MEM_USED].src, MSRC_PROCESS);
