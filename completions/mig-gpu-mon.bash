@@ -73,7 +73,8 @@ _mig_gpu_mon() {
         *) COMPREPLY=($(compgen -f -- "$cur")) ;;
         esac
         return 0 ;;
-    profile) opts="-i --interval -o --output -f --format --timeline --nvml-path --demo --proc-root --dcgm --dcgm-lib -h
+    profile) opts="-i --interval -o --output -f --format --timeline --nvml-path --demo --proc-root --backend
+        --sysfs-root --dcgm --dcgm-lib -h
         --help --" ;;
     record) opts="-o --output --append --force -f --format --duration -n --count --trigger -i --interval
         --top --gpm --dcgm --dcgm-lib --nvml-path --demo --debug --proc-root --backend --sysfs-root --config --no-config

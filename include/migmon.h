@@ -36,7 +36,8 @@ enum {
 
 struct migmon_peaks {
     /* "nvml_process_allocation": NVML's per-process allocation of the
-     * watched tree; "device_memory_delta": the devices' used-memory growth
+     * watched tree ("drm_fdinfo_vram": AMD GPUs' DRM fdinfo VRAM instead;
+     * "process_allocation": both); "device_memory_delta": the devices' used-memory growth
      * (no process list could be read: device-level, approximate);
      * "unavailable": no GPU figure, gpu_known is 0. A static string. */
     const char *gpu_memory_metric;

@@ -167,6 +167,8 @@ static int write_tree(struct demo_amd *d)
     rc |= putf(d->dev, "unique_id", "de3000c0ffee0001\n");
     rc |= putf(d->dev, "current_compute_partition", "CPX\n");
     rc |= putf(d->dev, "current_memory_partition", "NPS4\n");
+    rc |= putf(d->dev, "available_compute_partition", "SPX, DPX, QPX, CPX\n");
+    rc |= putf(d->dev, "available_memory_partition", "NPS1, NPS4\n");
     rc |= putf(d->dev, "mem_info_vram_total", "%llu\n", VRAM_TOTAL);
     rc |= putf(d->dev, "pp_dpm_mclk", "0: 900Mhz\n1: 1300Mhz *\n");
     rc |= putf(d->dev, "current_link_speed", "32.0 GT/s PCIe\n");

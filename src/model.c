@@ -118,6 +118,8 @@ static const struct metric_info infos[M_COUNT] = {
     [M_NVLINK_DATA_BYTES] = {"nvlink_data_bytes", "B", true, 0, 1e21},
     [M_THROTTLE_POWER_S] = {"throttle_power_s", "s", true, 0, 1e12},
     [M_THROTTLE_THERMAL_S] = {"throttle_thermal_s", "s", true, 0, 1e12},
+    [M_GTT_USED] = {"gtt_used_bytes", "B", true, 0, PIB},
+    [M_GTT_TOTAL] = {"gtt_total_bytes", "B", true, 0, PIB},
 };
 
 /* Two readings that cannot both be true: used above total. */

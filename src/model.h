@@ -133,6 +133,10 @@ enum metric_id {
     M_NVLINK_DATA_BYTES,      /* data bytes sent and received, every link (running count) */
     M_THROTTLE_POWER_S,   /* time clocks were held down by power, since load */
     M_THROTTLE_THERMAL_S, /* by temperature */
+    /* amdgpu's GTT (system memory mapped into the GPU's address space),
+     * GPU-wide; NVIDIA GPUs have none (none with that reason). */
+    M_GTT_USED,
+    M_GTT_TOTAL,
     M_COUNT
 };
 
@@ -204,9 +208,22 @@ struct device {
     char profile[32];   /* "3g.40gb" or "" */
     int slices;         /* GPU-instance slices of a MIG device, -1 unknown */
     int slices_total;   /* GPU: slice count of the full-GPU profile, -1 unknown */
+    /* An AMD GPU with partition modes (MI300: current_compute_partition):
+     * has_part_modes, the current modes ("CPX", "NPS4"; "" when that file
+     * is absent), and the modes the driver lists as ones the GPU can be
+     * switched to (available_*_partition, ", "-joined as the file has them;
+     * "" when "Not supported"). *_why: why a list could not be read (in the
+     * snapshot's notes), else NULL. Read only: nothing switches a mode. */
+    bool has_part_modes;
+    char part_compute[16], part_memory[16];
+    char part_compute_avail[64], part_memory_avail[64];
+    const char *part_compute_why, *part_memory_why;
     struct metric m[M_COUNT];
     uint64_t throttle_mask;
     bool throttle_valid;
+    /* AMD: why the reasons are not known (in the snapshot's notes), else
+     * NULL; NVML's devices leave it NULL. */
+    const char *throttle_why;
     /* Processes on this device: snapshot.procs[proc_first .. proc_first+nprocs).
      * process_count counts every process NVML listed for the device (none when
      * no list could be read); nprocs may be fewer (--top). */

@@ -12,10 +12,11 @@
  */
 #include "profile.h"
 
+#include "profile_cli.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@
 #include "clock.h"
 #include "collect.h"
 #include "demo.h"
+#include "demo_amd.h"
 #include "eventlog.h"
 #include "export/json.h"
 #include "export/json_events.h"
@@ -41,26 +43,7 @@
 #include "units.h"
 #include "watch.h"
 
-#define PROF_INTERVAL_DEFAULT_MS 50u
-#define PROF_INTERVAL_MIN_MS 10u
 #define MIB_D (1024.0 * 1024.0)
-
-enum prof_format { PF_TEXT, PF_JSON };
-
-struct prof_opts {
-    unsigned interval_ms;
-    const char *report;   /* -o */
-    const char *timeline; /* --timeline */
-    enum prof_format format;
-    const char *nvml_path;
-    const char *proc_root;
-    bool demo;
-    const char *demo_scenario;
-    int dcgm;             /* --dcgm: CLI_DCGM_* */
-    char dcgm_addr[160];  /* --dcgm ADDR */
-    const char *dcgm_lib; /* --dcgm-lib */
-    char **cmd;
-};
 
 /* The most events a report lists; more are counted. */
 #define PROF_EVENTS_MAX 256
@@ -97,177 +80,6 @@ static volatile sig_atomic_t pending_sig;
 static void on_signal(int sig)
 {
     pending_sig = sig;
-}
-
-static void usage(FILE *f)
-{
-    fputs("Usage: mig-gpu-mon profile [OPTIONS] -- COMMAND [ARGS...]\n"
-          "Run COMMAND and report its peak GPU and CPU memory, energy and activity.\n"
-          "\n"
-          "  -i, --interval MS     sample every MS milliseconds (default 50, min 10)\n"
-          "  -o, --output FILE     write the report to FILE instead of stderr\n"
-          "  -f, --format FMT      report as text (default) or json\n"
-          "      --timeline FILE   one JSON snapshot per sample (JSON Lines)\n"
-          "      --nvml-path PATH  load this libnvidia-ml\n"
-          "      --demo[=SCENARIO] on the bundled NVML simulator (--demo h200-mig -- CMD)\n"
-          "      --proc-root DIR   read processes and memory from DIR instead of /proc\n"
-          "      --dcgm WHERE      per-MIG activity on Ampere from DCGM: auto (default),\n"
-          "                        HOST[:PORT], unix:PATH, embedded or off\n"
-          "      --dcgm-lib PATH   load this libdcgm instead of libdcgm.so.4 / .so.3\n"
-          "  -h, --help            this help\n"
-          "\n"
-          "OPTIONS may also come before the word profile (mig-gpu-mon --demo profile\n"
-          "-- CMD). What follows -- is COMMAND and its arguments, never read here.\n"
-          "\n"
-          "The exit status is COMMAND's (128+N when it died of signal N; 127 when it\n"
-          "cannot be found, 126 when it cannot be executed); 1 when COMMAND succeeded\n"
-          "but the report or timeline could not be written. SIGINT, SIGTERM, SIGHUP\n"
-          "and SIGQUIT are passed on to it.\n",
-          f);
-}
-
-enum { O_TIMELINE = 256, O_NVML, O_DEMO, O_PROC_ROOT, O_DCGM, O_DCGM_LIB };
-static const struct option longopts[] = {
-    {"interval", required_argument, NULL, 'i'},
-    {"output", required_argument, NULL, 'o'},
-    {"format", required_argument, NULL, 'f'},
-    {"timeline", required_argument, NULL, O_TIMELINE},
-    {"nvml-path", required_argument, NULL, O_NVML},
-    {"demo", optional_argument, NULL, O_DEMO},
-    {"proc-root", required_argument, NULL, O_PROC_ROOT},
-    {"dcgm", required_argument, NULL, O_DCGM},
-    {"dcgm-lib", required_argument, NULL, O_DCGM_LIB},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
-};
-
-/* '+': options end at COMMAND, so its own options stay its own */
-const struct cli_options profile_options = {.shorts = "+:i:o:f:h", .longs = longopts};
-
-/*
- * argv[at] is the mode word: options come before and after it, COMMAND
- * after it (after "--", or from the first other word on). getopt stops at
- * the mode word as at any word that is no option; it is stepped over and
- * the options go on. Returns an exit status, or -1 to go on.
- */
-static int parse(struct prof_opts *o, int argc, char **argv, int at)
-{
-    memset(o, 0, sizeof(*o));
-    o->interval_ms = PROF_INTERVAL_DEFAULT_MS;
-    char err[160];
-    optind = 1;
-    opterr = 0;
-    bool past_mode = false, dashdash = false;
-    for (;;) {
-        int before = optind;
-        int opt = getopt_long(argc, argv, profile_options.shorts, longopts, NULL);
-        if (opt == -1 && !past_mode && optind == at) {
-            past_mode = true;
-            optind++;
-            continue;
-        }
-        if (opt == -1) {
-            /* getopt steps over "--" and stops after it */
-            dashdash = optind == before + 1 && strcmp(argv[before], "--") == 0;
-            break;
-        }
-        if (optarg && optarg == argv[at]) {
-            /* an abbreviation cli_mode_index reads as no option of one
-             * meaning (--o: --once or --output in the other modes) took the
-             * mode word as its value */
-            fprintf(stderr, "mig-gpu-mon profile: %s profile: write the option in full, or its "
-                            "value after '='\n", argv[optind - 2]);
-            return 2;
-        }
-        switch (opt) {
-        case 'i': {
-            char *end;
-            errno = 0;
-            unsigned long v = strtoul(optarg, &end, 10);
-            if (errno || *end || !*optarg || v < PROF_INTERVAL_MIN_MS || v > 60000) {
-                fprintf(stderr, "mig-gpu-mon profile: --interval %s: expected %u to 60000 ms\n",
-                        optarg, PROF_INTERVAL_MIN_MS);
-                return 2;
-            }
-            o->interval_ms = (unsigned)v;
-            break;
-        }
-        case 'o': o->report = optarg; break;
-        case 'f':
-            if (strcmp(optarg, "text") == 0)
-                o->format = PF_TEXT;
-            else if (strcmp(optarg, "json") == 0)
-                o->format = PF_JSON;
-            else {
-                fprintf(stderr, "mig-gpu-mon profile: --format %s: expected text or json\n", optarg);
-                return 2;
-            }
-            break;
-        case O_TIMELINE: o->timeline = optarg; break;
-        case O_NVML: o->nvml_path = optarg; break;
-        case O_DEMO: /* --demo NAME as in the other modes */
-            o->demo = true;
-            o->demo_scenario = cli_optional_value(argc, argv);
-            break;
-        case O_PROC_ROOT: o->proc_root = optarg; break;
-        case O_DCGM:
-            if (cli_parse_dcgm(optarg, &o->dcgm, o->dcgm_addr, sizeof(o->dcgm_addr)) != 0) {
-                char v[208];
-                snprintf(v, sizeof(v), "%s", optarg);
-                text_clean(v, sizeof(v));
-                fprintf(stderr, "mig-gpu-mon profile: --dcgm %s: expected auto, off, embedded, "
-                                "HOST[:PORT] or unix:PATH\n", v);
-                return 2;
-            }
-            break;
-        case O_DCGM_LIB:
-            if (!*optarg) {
-                fprintf(stderr, "mig-gpu-mon profile: --dcgm-lib: expected a file path\n");
-                return 2;
-            }
-            o->dcgm_lib = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            if (fflush(stdout) == 0 && !ferror(stdout))
-                return 0;
-            fprintf(stderr, "mig-gpu-mon profile: writing the help failed: %s\n", strerror(errno));
-            return 1;
-        case ':':
-            fprintf(stderr, "mig-gpu-mon profile: %s: missing argument\n", argv[optind - 1]);
-            return 2;
-        default:
-            if (cli_mode_conflict("profile", argv[optind - 1], err, sizeof(err)) != 0)
-                fprintf(stderr, "mig-gpu-mon: %s\n", err);
-            else
-                fprintf(stderr, "mig-gpu-mon profile: %s: unknown option (see profile --help)\n",
-                        argv[optind - 1]);
-            return 2;
-        }
-    }
-    /* COMMAND is what follows "--", never read; without "--", a word
-     * before the mode word is out of place, and a second mode is one too
-     * many */
-    if (!dashdash && optind < argc && !past_mode) {
-        fprintf(stderr, "mig-gpu-mon profile: %s: unexpected argument before profile (profile "
-                        "[OPTIONS] -- COMMAND [ARGS...])\n", argv[optind]);
-        return 2;
-    }
-    if (!dashdash && optind < argc &&
-        cli_mode_conflict("profile", argv[optind], err, sizeof(err)) != 0) {
-        fprintf(stderr, "mig-gpu-mon: %s\n", err);
-        return 2;
-    }
-    if (optind >= argc) {
-        fprintf(stderr, "mig-gpu-mon profile: no command given (profile -- COMMAND ARGS...)\n");
-        return 2;
-    }
-    if (o->demo && o->nvml_path) {
-        fprintf(stderr, "mig-gpu-mon profile: --demo and --nvml-path exclude each other\n");
-        return 2;
-    }
-    o->cmd = argv + optind;
-    return -1; /* go on */
 }
 
 /* ---- running the command ---- */
@@ -345,7 +157,8 @@ static bool job_device(const struct prof *P, const struct gpu_event *e,
 static const char *events_why(const struct prof *P, const struct snapshot *s)
 {
     if (!P->w.col.be_state)
-        return "no NVML library: no events";
+        return P->w.col.nextra ? "no events: only NVML has an event source (amdgpu has none)"
+                               : "no NVML library: no events";
     if (!s->gpu_ok)
         return "the GPU sample failed: events not read";
     return s->events_why;
@@ -693,15 +506,37 @@ static FILE *output_open(const char *path)
     return f;
 }
 
+/* --demo mi300x: the simulated sysfs tree, removed at exit. */
+static struct demo_amd *prof_amd;
+
+static void prof_amd_end(void)
+{
+    demo_amd_stop(prof_amd);
+    prof_amd = NULL;
+}
+
 int profile_main(int argc, char **argv, int at, const char *self_exe)
 {
     static struct prof P; /* large (devices, tree); one per process */
     memset(&P, 0, sizeof(P));
-    int rc = parse(&P.o, argc, argv, at);
+    int rc = profile_parse(&P.o, argc, argv, at);
     if (rc >= 0)
         return rc;
     char demo_lib[4096], demo_label[160];
-    if (P.o.demo) {
+    static char demo_sysfs[256];
+    if (P.o.demo && P.o.demo_scenario && strcmp(P.o.demo_scenario, DEMO_AMD_SCENARIO) == 0) {
+        /* an MI300X for the amdgpu backend, as in the other modes */
+        char derr[512];
+        prof_amd = demo_amd_start(P.o.interval_ms, demo_sysfs, sizeof(demo_sysfs), derr,
+                                  sizeof(derr));
+        if (!prof_amd) {
+            fprintf(stderr, "mig-gpu-mon profile: %s\n", derr);
+            return 2;
+        }
+        atexit(prof_amd_end);
+        P.o.backends = "amdgpu";
+        P.o.sysfs_root = demo_sysfs;
+    } else if (P.o.demo) {
         if (demo_setup(self_exe, P.o.demo_scenario, demo_lib, sizeof(demo_lib), demo_label,
                        sizeof(demo_label)) != 0)
             return 2;
@@ -729,6 +564,8 @@ int profile_main(int argc, char **argv, int at, const char *self_exe)
     }
     struct watch_opts wo = {.nvml_path = P.o.nvml_path,
                             .proc_root = P.o.proc_root,
+                            .backends = P.o.backends,
+                            .sysfs_root = P.o.sysfs_root,
                             .gpm_exe = self_exe,
                             .interval_ms = P.o.interval_ms,
                             .timeline = P.timeline,
@@ -741,7 +578,8 @@ int profile_main(int argc, char **argv, int at, const char *self_exe)
         fprintf(stderr, "mig-gpu-mon profile: %s\n", err);
         return 2;
     }
-    if (!P.w.col.be_state) /* no driver: the report says unavailable, CPU figures still come */
+    if (!P.w.col.be_state && !P.w.col.nextra) /* no GPU source: the report says unavailable,
+                                                * CPU figures still come */
         fprintf(stderr, "mig-gpu-mon profile: no GPU figures: %s\n", P.w.col.gpu_error);
     /* the events of the sample before COMMAND are not its own */
     struct eventlog_batch before;

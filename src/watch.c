@@ -389,7 +389,7 @@ int watch_sample(struct watch *W)
     if (!s->gpu_ok) {
         snprintf(W->error, sizeof(W->error), "%s", s->gpu_error);
         text_clean_lines(W->error, sizeof(W->error));
-        if (col->be_state) /* without a backend, the opener said why once */
+        if (col->be_state || col->nextra) /* without a backend, the opener said why once */
             note_error(W, s->gpu_error);
     }
     if (W->timeline && !W->timeline_errno) {
@@ -416,6 +416,7 @@ int watch_sample(struct watch *W)
                     a += p->mem_bytes.value;
             }
             x->alloc_seen = true;
+            W->alloc_vendors |= 1u << (d->vendor & 7);
             if (a > x->peak_alloc)
                 x->peak_alloc = a;
             alloc_total += a;
@@ -476,8 +477,11 @@ int watch_sample(struct watch *W)
 
 const char *watch_metric_name(const struct watch *W)
 {
-    return W->any_alloc ? "nvml_process_allocation" : W->any_delta ? "device_memory_delta"
-                                                                   : "unavailable";
+    if (W->any_alloc)
+        return W->alloc_vendors == 1u << VENDOR_AMD ? "drm_fdinfo_vram"
+               : W->alloc_vendors & 1u << VENDOR_AMD ? "process_allocation"
+                                                     : "nvml_process_allocation";
+    return W->any_delta ? "device_memory_delta" : "unavailable";
 }
 
 double watch_peak_gpu(const struct watch *W)
@@ -504,7 +508,9 @@ int watch_open(struct watch *w, const struct watch_opts *o, char *err, size_t er
                               .gpm_exe = o->gpm_exe,
                               .dcgm_mode = o->dcgm_mode,
                               .dcgm_addr = o->dcgm_addr,
-                              .dcgm_lib = o->dcgm_lib};
+                              .dcgm_lib = o->dcgm_lib,
+                              .backends = o->backends,
+                              .sysfs_root = o->sysfs_root};
     if (collect_open(&w->col, &co, err, errlen) != 0)
         return -1;
     /* The first sample comes before the command starts: it may take as

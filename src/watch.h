@@ -52,6 +52,8 @@ struct watch_dev {
 struct watch_opts {
     const char *nvml_path; /* NULL: search */
     const char *proc_root; /* NULL: /proc */
+    const char *backends;  /* --backend: "nvml,amdgpu"; NULL: every backend with a device */
+    const char *sysfs_root; /* amdgpu's sysfs; NULL: /sys */
     const char *gpm_exe;   /* the GPM helper (this binary); NULL: no GPM */
     unsigned interval_ms;  /* the sampling period: each sample's deadline is 3/4 of it */
     bool quiet;            /* do not report the first failing sample on stderr */
@@ -82,6 +84,7 @@ struct watch {
     bool children_files; /* /proc/PID/task/TID/children exists */
     double peak_gpu;     /* nvml_process_allocation: the total over devices, peak */
     bool any_alloc;      /* some device's process list was read */
+    unsigned alloc_vendors; /* 1 << enum device_vendor of each such device */
     double peak_delta_total;
     bool any_delta;
     double peak_rss;
@@ -100,7 +103,9 @@ void watch_set_root(struct watch *w, pid_t root);
  * when the GPU part failed (w->error says why; the tree and its RSS were
  * still sampled, and the peaks keep the good samples' figures). */
 int watch_sample(struct watch *w);
-/* "nvml_process_allocation", "device_memory_delta" or "unavailable". */
+/* "nvml_process_allocation" (the process lists were NVIDIA's),
+ * "drm_fdinfo_vram" (AMD's, from DRM fdinfo), "process_allocation" (both),
+ * "device_memory_delta" or "unavailable". */
 const char *watch_metric_name(const struct watch *w);
 /* The peak GPU memory of the metric named (meaningless when unavailable). */
 double watch_peak_gpu(const struct watch *w);

@@ -50,6 +50,24 @@ static struct device *add_device(struct snapshot *s)
     return d;
 }
 
+/* The GPU's partition modes, current and those it can be switched to. */
+static void part_modes(struct snapshot *s, const struct amd_gpu *g, struct device *d)
+{
+    d->has_part_modes = g->compute_mode[0] != '\0';
+    if (!d->has_part_modes)
+        return;
+    snprintf(d->part_compute, sizeof(d->part_compute), "%s", g->compute_mode);
+    snprintf(d->part_memory, sizeof(d->part_memory), "%s", g->memory_mode);
+    snprintf(d->part_compute_avail, sizeof(d->part_compute_avail), "%s", g->compute_avail);
+    snprintf(d->part_memory_avail, sizeof(d->part_memory_avail), "%s", g->memory_avail);
+    if (g->compute_avail_err)
+        d->part_compute_why = snapshot_note(s, "%s/available_compute_partition: %s", g->dev,
+                                            strerror(g->compute_avail_err));
+    if (g->memory_avail_err)
+        d->part_memory_why = snapshot_note(s, "%s/available_memory_partition: %s", g->dev,
+                                           strerror(g->memory_avail_err));
+}
+
 static int amd_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
 {
     (void)deadline_ns;
@@ -59,7 +77,7 @@ static int amd_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
     for (size_t i = 0; i < s->ndevices; i++)
         index += s->devices[i].kind == DEV_GPU;
     for (int i = 0; i < st->ngpus; i++) {
-        const struct amd_gpu *g = &st->gpus[i];
+        struct amd_gpu *g = &st->gpus[i];
         struct device *d = add_device(s);
         if (!d) {
             snprintf(st->err, sizeof(st->err), "amdgpu: out of memory for devices");
@@ -81,6 +99,7 @@ static int amd_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
                      g->memory_mode[0] ? "/" : "", g->memory_mode);
         if (!g->nparts)
             snprintf(d->profile, sizeof(d->profile), "%s", mode);
+        part_modes(s, g, d);
         struct amd_gpu_metrics gm;
         amd_sample_gpu(s, g, d, &gm);
         for (int k = 0; k < g->nparts; k++) {
@@ -116,6 +135,9 @@ static int amd_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
                 c->m[M_GPU_UTIL] = metric_none(snapshot_note(
                     s, "%s/gpu_metrics: num_partition is %d", g->dev, gm.num_partition));
             /* GPU-wide values, read from the parent as on a MIG device */
+            c->throttle_mask = d->throttle_mask;
+            c->throttle_valid = d->throttle_valid;
+            c->throttle_why = d->throttle_why;
             for (int m = 0; m < M_COUNT; m++)
                 if (metric_info((enum metric_id)m)->gpu_wide)
                     c->m[m] = d->m[m];

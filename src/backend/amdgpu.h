@@ -36,6 +36,12 @@ struct amd_gpu {
     char hwmon[AMD_PATH_LEN]; /* "" when there is none */
     char compute_mode[16];    /* current_compute_partition, "" when absent */
     char memory_mode[16];     /* current_memory_partition */
+    /* available_compute_partition / available_memory_partition as read
+     * ("SPX, DPX, QPX, CPX"; "" for "Not supported"); *_err: the errno of
+     * a failed read, 0 when read */
+    char compute_avail[64], memory_avail[64];
+    int compute_avail_err, memory_avail_err;
+    struct amd_residency res_prev; /* the last read's, for the reasons' deltas */
     int render_minor;
     int nparts;               /* partitions with their own node; 0: not partitioned */
     struct amd_part parts[AMD_NUM_XCP];
@@ -81,7 +87,7 @@ struct metric amd_file_metric(struct snapshot *s, const char *dir, const char *n
                               double scale);
 /* The GPU's own metrics (sysfs, hwmon, gpu_metrics) into d; the decoded
  * table into gm (for the partitions). */
-void amd_sample_gpu(struct snapshot *s, const struct amd_gpu *g, struct device *d,
+void amd_sample_gpu(struct snapshot *s, struct amd_gpu *g, struct device *d,
                     struct amd_gpu_metrics *gm);
 
 /* amdgpu_discover.c: every amdgpu PCI device under st->sysfs, with its

@@ -13,6 +13,7 @@
 #include "backend/amdgpu.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,23 @@ static const char *name_of_id(unsigned id, const char **arch)
     return NULL;
 }
 
+/* An available_*_partition file: the modes the GPU can be switched to,
+ * ", "-joined ("Not supported": none). Read once: they change only with a
+ * driver reload. */
+static void read_modes(const char *dev, const char *name, char *out, size_t len, int *err)
+{
+    char path[AMD_PATH_LEN + 48], buf[128];
+    amd_fmt(path, sizeof(path), "%s/%s", dev, name);
+    *err = 0;
+    out[0] = '\0';
+    if (amd_read_text(path, buf, sizeof(buf)) != 0) {
+        *err = errno ? errno : EIO;
+        return;
+    }
+    if (strcmp(buf, "Not supported") != 0)
+        amd_fmt(out, len, "%s", buf);
+}
+
 static void fill_identity(struct amd_gpu *g)
 {
     char path[AMD_PATH_LEN + 32], buf[128];
@@ -187,6 +205,12 @@ static void fill_identity(struct amd_gpu *g)
     amd_fmt(path, sizeof(path), "%s/current_memory_partition", g->dev);
     if (amd_read_text(path, buf, sizeof(buf)) == 0)
         amd_fmt(g->memory_mode, sizeof(g->memory_mode), "%s", buf);
+    if (g->compute_mode[0]) {
+        read_modes(g->dev, "available_compute_partition", g->compute_avail,
+                   sizeof(g->compute_avail), &g->compute_avail_err);
+        read_modes(g->dev, "available_memory_partition", g->memory_avail,
+                   sizeof(g->memory_avail), &g->memory_avail_err);
+    }
 }
 
 static int by_bus(const void *a, const void *b)

@@ -193,6 +193,8 @@ void amd_scan_processes(struct amd_state *st, struct snapshot *s, size_t first, 
                 double dt = (double)(now_ns - c->seen_ns);
                 if (dns <= dt)
                     p->sm_util = metric_direct(100.0 * dns / dt);
+                else /* as nvtop: a sample busier than the time is dropped */
+                    p->sm_util = metric_none("fdinfo: busy time grew more than the time between reads");
             }
             if (c) {
                 c->engine_ns = f->engine_ns;

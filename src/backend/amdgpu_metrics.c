@@ -188,6 +188,8 @@ struct gpu_metrics_v1_6 {
 _Static_assert(sizeof(struct gpu_metrics_v1_6) == 1664, "gpu_metrics_v1_6 size");
 _Static_assert(offsetof(struct gpu_metrics_v1_6, energy_accumulator) == 16, "v1_6 energy");
 _Static_assert(offsetof(struct gpu_metrics_v1_6, accumulation_counter) == 32, "v1_6 acc");
+_Static_assert(offsetof(struct gpu_metrics_v1_6, ppt_residency_acc) == 40, "v1_6 ppt");
+_Static_assert(offsetof(struct gpu_metrics_v1_6, hbm_thm_residency_acc) == 52, "v1_6 hbm thm");
 _Static_assert(offsetof(struct gpu_metrics_v1_6, gfx_activity_acc) == 68, "v1_6 gfx acc");
 _Static_assert(offsetof(struct gpu_metrics_v1_6, pcie_bandwidth_acc) == 80, "v1_6 pcie bw");
 _Static_assert(offsetof(struct gpu_metrics_v1_6, firmware_timestamp) == 256, "v1_6 fw ts");
@@ -217,6 +219,8 @@ struct gpu_metrics_v1_7 {
 _Static_assert(sizeof(struct gpu_metrics_v1_7) == 2208, "gpu_metrics_v1_7 size");
 _Static_assert(offsetof(struct gpu_metrics_v1_7, energy_accumulator) == 24, "v1_7 energy");
 _Static_assert(offsetof(struct gpu_metrics_v1_7, accumulation_counter) == 40, "v1_7 acc");
+_Static_assert(offsetof(struct gpu_metrics_v1_7, ppt_residency_acc) == 48, "v1_7 ppt");
+_Static_assert(offsetof(struct gpu_metrics_v1_7, hbm_thm_residency_acc) == 60, "v1_7 hbm thm");
 _Static_assert(offsetof(struct gpu_metrics_v1_7, gfx_activity_acc) == 76, "v1_7 gfx acc");
 _Static_assert(offsetof(struct gpu_metrics_v1_7, xgmi_link_status) == 264, "v1_7 xgmi status");
 _Static_assert(offsetof(struct gpu_metrics_v1_7, firmware_timestamp) == 288, "v1_7 fw ts");
@@ -232,6 +236,7 @@ struct gpu_metrics_v1_8 {
     uint32_t pcie_lc_perf_other_end_recovery;
 };
 _Static_assert(sizeof(struct gpu_metrics_v1_8) == 3872, "gpu_metrics_v1_8 size");
+_Static_assert(offsetof(struct gpu_metrics_v1_8, ppt_residency_acc) == 48, "v1_8 ppt");
 _Static_assert(offsetof(struct gpu_metrics_v1_8, num_partition) == 338, "v1_8 partitions");
 _Static_assert(offsetof(struct gpu_metrics_v1_8, xcp_stats) == 344, "v1_8 xcp_stats");
 _Static_assert(offsetof(struct gpu_metrics_v1_8, pcie_lc_perf_other_end_recovery) == 3864,
@@ -245,11 +250,6 @@ static struct metric u16m(uint16_t v, double scale)
     return v == UINT16_MAX ? metric_none(NOT_REPORTED) : metric_direct(v * scale);
 }
 
-static struct metric u32m(uint32_t v, double scale)
-{
-    return v == UINT32_MAX ? metric_none(NOT_REPORTED) : metric_direct(v * scale);
-}
-
 static struct metric u64m(uint64_t v, double scale)
 {
     return v == UINT64_MAX ? metric_none(NOT_REPORTED) : metric_direct((double)v * scale);
@@ -260,7 +260,7 @@ static void all_none(struct amd_gpu_metrics *m, const char *why)
     struct metric n = metric_none(why);
     m->hotspot_c = m->mem_c = m->hbm_max_c = m->power_w = m->gfx_pct = m->umc_pct = n;
     m->energy_j = m->gfxclk_mhz = m->uclk_mhz = m->pcie_width = m->pcie_speed = n;
-    m->ppt_residency = m->thm_residency = m->accumulation = n;
+    memset(&m->res, 0, sizeof(m->res));
     for (int i = 0; i < AMD_NUM_XCP; i++) {
         m->part_busy[i] = n;
         m->part_xcc[i] = 0;
@@ -271,17 +271,18 @@ static void all_none(struct amd_gpu_metrics *m, const char *why)
 /* Energy in joules: the counter is in 2^-16 J units (v1.4 on). */
 #define ENERGY_UNIT (1.0 / 65536.0)
 
-static void sum_residency(struct metric *out, const uint32_t *v, size_t n)
+uint64_t amd_throttle_between(const struct amd_residency *prev, const struct amd_residency *cur)
 {
-    double sum = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (v[i] == UINT32_MAX) {
-            *out = metric_none(NOT_REPORTED);
-            return;
-        }
-        sum += v[i];
-    }
-    *out = metric_direct(sum);
+    if (!prev->ok || !cur->ok)
+        return 0;
+    uint64_t mask = 0;
+    /* a counter that went back (a reset of the firmware's accumulation)
+     * says nothing */
+    if (cur->ppt > prev->ppt)
+        mask |= AMD_THROTTLE_SW_POWER_CAP;
+    if (cur->socket_thm > prev->socket_thm || cur->hbm_thm > prev->hbm_thm)
+        mask |= AMD_THROTTLE_SW_THERMAL;
+    return mask;
 }
 
 /* A partition's activity: the mean of the XCCs the table fills. */
@@ -313,12 +314,14 @@ static void part_busy(struct amd_gpu_metrics *m, int k, const uint32_t *inst)
         m->uclk_mhz = u16m((t).current_uclk, 1);                                           \
         m->pcie_width = u16m((t).pcie_link_width, 1);                                      \
         m->pcie_speed = u16m((t).pcie_link_speed, 0.1);                                    \
-        m->accumulation = u32m((t).accumulation_counter, 1);                               \
-        uint32_t ppt[2] = {(t).prochot_residency_acc, (t).ppt_residency_acc};              \
-        uint32_t thm[3] = {(t).socket_thm_residency_acc, (t).vr_thm_residency_acc,         \
-                           (t).hbm_thm_residency_acc};                                     \
-        sum_residency(&m->ppt_residency, ppt, 2);                                          \
-        sum_residency(&m->thm_residency, thm, 3);                                          \
+        m->res.acc = (t).accumulation_counter;                                             \
+        m->res.prochot = (t).prochot_residency_acc;                                        \
+        m->res.ppt = (t).ppt_residency_acc;                                                \
+        m->res.socket_thm = (t).socket_thm_residency_acc;                                  \
+        m->res.vr_thm = (t).vr_thm_residency_acc;                                          \
+        m->res.hbm_thm = (t).hbm_thm_residency_acc;                                        \
+        m->res.ok = m->res.acc != UINT32_MAX && m->res.ppt != UINT32_MAX &&                \
+                    m->res.socket_thm != UINT32_MAX && m->res.hbm_thm != UINT32_MAX;       \
         int np = (t).num_partition;                                                        \
         m->num_partition = np >= 1 && np <= AMD_NUM_XCP ? np : -1;                         \
         for (int k = 0; k < AMD_NUM_XCP; k++) {                                            \

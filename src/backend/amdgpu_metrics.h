@@ -11,6 +11,7 @@
 #ifndef MIGMON_AMDGPU_METRICS_H
 #define MIGMON_AMDGPU_METRICS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,14 @@
  * (MAX_XCC). */
 #define AMD_NUM_XCP 8
 #define AMD_MAX_XCC 8
+
+/* v1.6+: the accumulated throttle residencies as the table has them
+ * (counts of the firmware's accumulation ticks); ok false when the table
+ * has none or leaves one of those read all ones. */
+struct amd_residency {
+    bool ok;
+    uint32_t acc, prochot, ppt, socket_thm, vr_thm, hbm_thm;
+};
 
 struct amd_gpu_metrics {
     int format, content;       /* header revision; -1 when no header */
@@ -34,11 +43,7 @@ struct amd_gpu_metrics {
     struct metric uclk_mhz;    /* current_uclk */
     struct metric pcie_width;  /* lanes */
     struct metric pcie_speed;  /* GT/s (the table's 0.1 GT/s) */
-    /* v1.6+: accumulated throttle residencies (prochot + ppt, socket + vr +
-     * hbm thermal), counted in accumulation_counter's units */
-    struct metric ppt_residency;
-    struct metric thm_residency;
-    struct metric accumulation;
+    struct amd_residency res;
     /* v1.6+: partitions and each one's activity: the mean of its XCCs'
      * gfx_busy_inst that the table fills (xcc counts them). */
     int num_partition; /* -1: the table has no partition stats */
@@ -52,5 +57,15 @@ struct amd_gpu_metrics {
  * A field the ASIC does not fill (the driver presets the table to all
  * ones) is none, "not reported (0xffff)". */
 int amd_metrics_decode(const void *buf, size_t len, struct amd_gpu_metrics *m);
+
+/* The clock-event reasons (NVML's bits, model.h's throttle_reasons) whose
+ * residency counter grew from the table prev to cur, two reads of one GPU:
+ * ppt_residency_acc → sw_power_cap (clocks held by the power limit);
+ * socket_thm_residency_acc or hbm_thm_residency_acc → sw_thermal (by the
+ * GPU's or its memory's temperature limit). PROCHOT and VR thermal have no
+ * NVML reason of the same meaning and are not mapped (docs/amdgpu.md). */
+#define AMD_THROTTLE_SW_POWER_CAP 0x004ULL
+#define AMD_THROTTLE_SW_THERMAL 0x020ULL
+uint64_t amd_throttle_between(const struct amd_residency *prev, const struct amd_residency *cur);
 
 #endif

@@ -132,7 +132,32 @@ static struct metric with_path(struct snapshot *s, const char *path, struct metr
     return m;
 }
 
-void amd_sample_gpu(struct snapshot *s, const struct amd_gpu *g, struct device *d,
+/* The clock-event reasons from two reads' residency counters
+ * (amd_throttle_between): known from the second read of a table that has
+ * them. */
+static void throttle(struct snapshot *s, struct amd_gpu *g, struct device *d, const char *path,
+                     const struct amd_gpu_metrics *gm)
+{
+    d->throttle_valid = false;
+    d->throttle_mask = 0;
+    if (!gm->res.ok)
+        d->throttle_why = snapshot_note(
+            s, "%s: %s", path,
+            gm->why ? gm->why
+                    : gm->format == 1 && gm->content >= 6
+                          ? "throttle residencies not reported (all ones)"
+                          : "no throttle residencies before format 1.6");
+    else if (!g->res_prev.ok)
+        d->throttle_why = "gpu_metrics throttle residencies: first read (the reasons need two)";
+    else {
+        d->throttle_valid = true;
+        d->throttle_why = NULL;
+        d->throttle_mask = amd_throttle_between(&g->res_prev, &gm->res);
+    }
+    g->res_prev = gm->res;
+}
+
+void amd_sample_gpu(struct snapshot *s, struct amd_gpu *g, struct device *d,
                     struct amd_gpu_metrics *gm)
 {
     const char *dev = g->dev;
@@ -166,6 +191,8 @@ void amd_sample_gpu(struct snapshot *s, const struct amd_gpu *g, struct device *
     d->m[M_MEM_UTIL] = either(amd_file_metric(s, dev, "mem_busy_percent", 1), gm->umc_pct);
     d->m[M_MEM_USED] = amd_file_metric(s, dev, "mem_info_vram_used", 1);
     d->m[M_MEM_TOTAL] = amd_file_metric(s, dev, "mem_info_vram_total", 1);
+    d->m[M_GTT_USED] = amd_file_metric(s, dev, "mem_info_gtt_used", 1);
+    d->m[M_GTT_TOTAL] = amd_file_metric(s, dev, "mem_info_gtt_total", 1);
     /* Multi-die parts (MI300) hide temp1 (edge): the hotspot stands in. */
     struct metric edge = hwmon_temp(s, g, "edge");
     d->m[M_TEMP] = either(either(edge, hwmon_temp(s, g, "junction")), gm->hotspot_c);
@@ -187,4 +214,5 @@ void amd_sample_gpu(struct snapshot *s, const struct amd_gpu *g, struct device *
     d->m[M_CLK_MEM] = dpm_clock(s, dev, "pp_dpm_mclk");
     d->m[M_PCIE_GEN] = link_gen(s, dev);
     d->m[M_PCIE_WIDTH] = amd_file_metric(s, dev, "current_link_width", 1);
+    throttle(s, g, d, path, gm);
 }

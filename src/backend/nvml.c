@@ -64,6 +64,7 @@ static void blank_init(void)
     memset(d, 0, sizeof(*d));
     for (int k = 0; k < M_COUNT; k++)
         d->m[k] = metric_none("not read");
+    d->m[M_GTT_USED] = d->m[M_GTT_TOTAL] = metric_none("GTT is amdgpu's: NVIDIA GPUs have none");
     d->mig_index = d->parent_pos = d->gi_id = d->ci_id = -1;
     d->cc_major = d->cc_minor = -1;
     d->slices = d->slices_total = -1;

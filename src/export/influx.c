@@ -265,7 +265,8 @@ static void device_fields(struct line *l, const struct device *d, const struct f
     }
 }
 
-/* The tags every line of a GPU and of its MIG devices carries. */
+/* The tags every line of a GPU and of its MIG devices carries; vendor
+ * (nvidia, amd) is ours, beside Telegraf's nvidia_smi tags (docs/record.md). */
 static void gpu_tags(struct line *l, const struct device *g)
 {
     tag(l, "arch", g->arch);
@@ -276,6 +277,7 @@ static void gpu_tags(struct line *l, const struct device *g)
         tag(l, "pstate", p);
     }
     tag(l, "uuid", g->uuid);
+    tag(l, "vendor", device_vendor_name(g->vendor));
 }
 
 static void write_gpu(FILE *f, struct line *l, const struct snapshot *s, const struct device *d)
@@ -301,6 +303,8 @@ static void write_mig(FILE *f, struct line *l, const struct snapshot *s, const s
         gpu_tags(l, &s->devices[d->parent_pos]);
     else
         tag(l, "uuid", d->parent_uuid);
+    if (d->parent_pos < 0 || (size_t)d->parent_pos >= s->ndevices)
+        tag(l, "vendor", device_vendor_name(d->vendor));
     tag_int(l, "index", d->mig_index);
     tag_int(l, "gpu_index", d->gi_id);
     tag_int(l, "compute_index", d->ci_id);
@@ -325,6 +329,7 @@ static void write_process(FILE *f, struct line *l, const struct snapshot *s,
     tag(l, "name", p->name[0] ? p->name : unnamed);
     tag(l, "type", proc_type_name(p->type));
     tag(l, "uuid", d->uuid);
+    tag(l, "vendor", device_vendor_name(d->vendor));
     field_int(l, "pid", p->pid);
     if (metric_ok(&p->mem_bytes))
         field_int(l, "used_memory", (int64_t)floor(p->mem_bytes.value / 1048576.0));
@@ -413,6 +418,7 @@ static void write_event(FILE *f, struct line *l, const struct snapshot *s,
     text_clean(uuid, sizeof(uuid));
     line_start(l, "migmon_event");
     tag(l, "uuid", uuid);
+    tag(l, "vendor", device_vendor_name(VENDOR_NVIDIA)); /* only NVML has events */
     tag_int(l, "index", p.gpu);
     if (p.mig) {
         tag(l, "mig_uuid", p.device);

@@ -14,6 +14,53 @@ static void str_or_null(struct jsonw *w, const char *key, const char *v)
     jsonw_str(w, v && v[0] ? v : NULL);
 }
 
+/* A ", "-joined list of modes as an array; null and a reason when it
+ * could not be read. */
+static void modes_list(struct jsonw *w, const char *key, const char *list, const char *why)
+{
+    jsonw_key(w, key);
+    if (why) {
+        jsonw_null(w);
+        char k[64];
+        snprintf(k, sizeof(k), "%s_reason", key);
+        jsonw_key(w, k);
+        jsonw_str(w, why);
+        return;
+    }
+    jsonw_arr_open(w);
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+        char one[32];
+        const char *b = p;
+        while (n && *b == ' ')
+            b++, n--;
+        snprintf(one, sizeof(one), "%.*s", (int)(n < 31 ? n : 31), b);
+        if (one[0])
+            jsonw_str(w, one);
+        p += (size_t)(b - p) + n;
+        if (*p == ',')
+            p++;
+    }
+    jsonw_arr_close(w);
+}
+
+/* An AMD GPU's partition modes: current, and those the driver lists as
+ * ones it can be switched to (docs/amdgpu.md); null on a GPU without. */
+static void write_part_modes(struct jsonw *w, const struct device *d)
+{
+    jsonw_key(w, "partition_modes");
+    if (!d->has_part_modes) {
+        jsonw_null(w);
+        return;
+    }
+    jsonw_obj_open(w);
+    str_or_null(w, "compute", d->part_compute);
+    modes_list(w, "compute_available", d->part_compute_avail, d->part_compute_why);
+    str_or_null(w, "memory", d->part_memory);
+    modes_list(w, "memory_available", d->part_memory_avail, d->part_memory_why);
+    jsonw_obj_close(w);
+}
+
 static void int_or_null(struct jsonw *w, const char *key, int v)
 {
     jsonw_key(w, key);
@@ -191,6 +238,8 @@ static void write_device(struct jsonw *w, const struct snapshot *s, const struct
     str_or_null(w, "profile", d->profile);
     int_or_null(w, "slices", d->slices);
     int_or_null(w, "slices_total", d->slices_total);
+    if (d->vendor == VENDOR_AMD && d->kind == DEV_GPU)
+        write_part_modes(w, d);
 
     jsonw_key(w, "metrics");
     jsonw_obj_open(w);
@@ -210,6 +259,10 @@ static void write_device(struct jsonw *w, const struct snapshot *s, const struct
         jsonw_arr_close(w);
     } else {
         jsonw_null(w);
+    }
+    if (d->vendor == VENDOR_AMD) { /* NVML's: nvmlDeviceGetCurrentClocksEventReasons */
+        jsonw_key(w, d->throttle_valid ? "throttle_reasons_source" : "throttle_reasons_reason");
+        jsonw_str(w, d->throttle_valid ? "gpu_metrics residency counters" : d->throttle_why);
     }
     write_processes(w, s, d);
     jsonw_obj_close(w);

@@ -223,6 +223,10 @@ static const struct fam fams[] = {
      "Time the clocks were held down by the power limit since the driver was loaded, seconds."},
     {M_THROTTLE_THERMAL_S, "thermal_throttle_seconds_total", PROM_COUNTER, 1,
      "Time the clocks were held down by temperature since the driver was loaded, seconds."},
+    {M_GTT_USED, "gtt_used_bytes", PROM_GAUGE, 1,
+     "GTT (system memory mapped for the GPU) in use, bytes (amdgpu mem_info_gtt_used)."},
+    {M_GTT_TOTAL, "gtt_total_bytes", PROM_GAUGE, 1,
+     "GTT (system memory mapped for the GPU), bytes (amdgpu mem_info_gtt_total)."},
 };
 
 static void write_exporter(struct prom_ctx *c)

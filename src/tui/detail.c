@@ -564,6 +564,16 @@ void tui_detail_build(struct tui_dlines *L, const struct tui_view *v, const stru
         if (d->serial[0]) /* a board without one (GeForce) says nothing */
             dp(l, R_NORMAL, dl_cat(L, "  S/N ", d->serial));
     }
+    if (!mig && d->has_part_modes) { /* an AMD GPU's partition modes, read only */
+        l = dl_add(L, false);
+        dp(l, R_NORMAL, dl_cat(L, "Modes ", d->part_compute, d->part_memory[0] ? "/" : "",
+                               d->part_memory, "  can switch to "));
+        const char *cm = d->part_compute_why ? NULL : d->part_compute_avail;
+        const char *mm = d->part_memory_why ? NULL : d->part_memory_avail;
+        dp(l, cm ? R_NORMAL : R_FREE, cm ? (cm[0] ? cm : "none") : "N/A");
+        dp(l, R_NORMAL, " / ");
+        dp(l, mm ? R_NORMAL : R_FREE, mm ? (mm[0] ? mm : "none") : "N/A");
+    }
     l = dl_add(L, false);
     dp(l, R_NORMAL, "UUID ");
     if (d->uuid[0])

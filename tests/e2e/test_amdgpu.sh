@@ -43,6 +43,11 @@ jeq "mi300x spx: power1_input" "$j" '.devices[0].metrics.power_w.value' 412
 jeq "mi300x spx: energy from gpu_metrics v1.6 (2^-16 J)" "$j" '.devices[0].metrics.energy_j.value' 1000000
 jeq "mi300x spx: mem_busy_percent" "$j" '.devices[0].metrics.mem_util_pct.value' 17
 jeq "mi300x spx: HBM temperature from hwmon temp3 (mem)" "$j" '.devices[0].metrics.memory_temp_c.value' 49
+jeq "mi300x spx: no available_memory_partition (before 6.13): null with the path" "$j" \
+    '.devices[0].partition_modes | [.compute, .compute_available, .memory, .memory_available, (.memory_available_reason | endswith("0000:0c:00.0/available_memory_partition: No such file or directory"))]' \
+    '["SPX",["SPX","DPX","QPX","CPX"],"NPS1",null,true]'
+jeq "mi300x spx: GTT used/total = mem_info_gtt_*" "$j" '.devices[0].metrics | [.gtt_used_bytes, .gtt_total_bytes] | map([.value, .source])' \
+    "[[$(f mi300x-spx/devices/pci0000:00/0000:0c:00.0/mem_info_gtt_used),\"direct\"],[68719476736,\"direct\"]]"
 
 # --- MI300X CPX/NPS4: eight partitions as children, their own activity ---
 j=$(amd mi300x-cpx --once --format json)
@@ -65,12 +70,94 @@ jeq "fdinfo: partition VRAM in use = its processes' (source process)" "$j" \
     '.devices[3].metrics.memory_used_bytes | [.value, .source]' '[4294967296,"process"]'
 jeq "fdinfo: one read gives no GPU % (it needs two)" "$j" '.devices[3].processes[0].sm_util_pct' null
 
+jeq "mi300x cpx: the modes it can be switched to (available_*_partition)" "$j" '.devices[0].partition_modes' \
+    '{"compute":"CPX","compute_available":["SPX","DPX","QPX","CPX"],"memory":"NPS4","memory_available":["NPS1","NPS4"]}'
+jeq "mi300x cpx: a partition has no modes of its own" "$j" '.devices[1] | has("partition_modes")' false
+jeq "mi300x cpx: a partition's GTT is its GPU's" "$j" '.devices[3].metrics.gtt_used_bytes | [.value, .scope]' '[3145728,"parent"]'
+# a GTT file missing: none with its path, the other one still read
+cp -a "$FX/mi250x" "$TMP/mi250x-nogtt"
+rm "$TMP/mi250x-nogtt/devices/pci0000:00/0000:2c:00.0/mem_info_gtt_used"
+j=$("$MIGMON_BIN" --backend amdgpu --sysfs-root "$TMP/mi250x-nogtt" --proc-root "$PROCFX" --once --format json)
+jeq "no mem_info_gtt_used: none with the path and the error" "$j" \
+    '.devices[1].metrics.gtt_used_bytes | [.value, .source, (.reason | endswith("0000:2c:00.0/mem_info_gtt_used: No such file or directory"))]' \
+    '[null,"none",true]'
+jeq "... its total still read, GCD 0's GTT in use too" "$j" '[.devices[1].metrics.gtt_total_bytes.value, .devices[0].metrics.gtt_used_bytes.value]' \
+    '[68719476736,3145728]'
+j=$(MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/h200-mig.ini" "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --backend nvml --once --format json)
+jeq "NVIDIA: no GTT, with the reason" "$j" '.devices[0].metrics.gtt_used_bytes | [.value, .reason]' \
+    '[null,"GTT is amdgpu'"'"'s: NVIDIA GPUs have none"]'
+
+# --- throttle reasons from two reads of gpu_metrics' residency counters ---
+j=$(amd mi300x-cpx --once --format json)
+jeq "throttle: one read gives none yet, with the reason" "$j" '.devices[0] | [.throttle_reasons, .throttle_reasons_reason]' \
+    '[null,"gpu_metrics throttle residencies: first read (the reasons need two)"]'
+jeq "throttle: a partition has its GPU's" "$j" '.devices[4] | [.throttle_reasons, .throttle_reasons_reason]' \
+    '[null,"gpu_metrics throttle residencies: first read (the reasons need two)"]'
+jsl=$(amd mi300x-cpx record -n 2 -i 100 -f jsonl -o - | jq -c 'select(.devices) | .devices[0]' | tail -1)
+jeq "throttle: the second read of an unchanged table: none, from the counters" "$jsl" \
+    '[.throttle_reasons, .throttle_reasons_source]' '[[],"gpu_metrics residency counters"]'
+j1=$(amd mi250x --once --format json)
+jeq "throttle: v1.3 (MI250X) has no residencies: null, the file and why" "$j1" \
+    '.devices[0] | [.throttle_reasons, (.throttle_reasons_reason | endswith("0000:29:00.0/gpu_metrics: no throttle residencies before format 1.6"))]' '[null,true]'
+# profile: the command swaps in the same table with ppt_residency_acc 300
+# ticks on (gen.py): the power limit held the clocks while it ran
+cp -a "$FX/mi300x-cpx" "$TMP/cpx-thr"
+"$MIGMON_BIN" profile --backend amdgpu --sysfs-root "$TMP/cpx-thr" --proc-root "$PROCFX" -f json \
+    -o "$TMP/thr.json" -- sh -c "sleep 0.3; cp '$FX/mi300x-cpx-ppt.gpu_metrics' \
+        '$TMP/cpx-thr/devices/pci0000:00/0000:0c:00.0/gpu_metrics'; sleep 0.3"
+jeq "throttle: PPT residency grew during the command: SW power cap in its report" "$(cat "$TMP/thr.json")" \
+    '.devices[0].throttle_reasons' '["SW power cap"]'
+
+# --- per-process GPU % from two fdinfo reads, end to end: in a copy of the
+# fixture /proc, PID 7001's fdinfo is a FIFO whose writer, each time the
+# monitor opens it, gives drm-engine-gfx as half the wall clock of that
+# moment (busy 50% of the time); PID 7002's and 7003's counters stay (0%) ---
+cp -a "$PROCFX" "$TMP/amdproc2"
+fdi="$TMP/amdproc2/7001/fdinfo/5"
+rm "$fdi"
+mkfifo "$fdi"
+head=$(grep -v '^drm-engine-gfx' "$PROCFX/7001/fdinfo/5")
+(
+    trap '' PIPE # a reader that closed early costs one write, not the writer
+    t0=${EPOCHREALTIME/./}
+    while :; do
+        { # opened (the monitor reads it) before the time is taken; one write
+            now=${EPOCHREALTIME/./}
+            printf -v text '%s\ndrm-engine-gfx:\t%d ns\n' "$head" $(((now - t0) * 500 + 250000000))
+            printf '%s' "$text"
+        } >"$fdi"
+        sleep 0.005 # the reader closes before the next open: no stale value stays
+    done
+) 2>/dev/null &
+wpid=$!
+jl=$("$MIGMON_BIN" --backend amdgpu --sysfs-root "$FX/mi300x-cpx" --proc-root "$TMP/amdproc2" \
+    record -n 2 -i 1000 -f jsonl -o - | jq -c 'select(.devices)')
+kill "$wpid"
+wait "$wpid" 2>/dev/null
+first=$(head -1 <<<"$jl")
+last=$(tail -1 <<<"$jl")
+jeq "fdinfo GPU %: the first read has none, with the reason" "$first" \
+    '[.devices[] | .processes[]? | select(.pid == 7001) | .sm_util_pct]' '[null]'
+jeq "fdinfo GPU %: drm-engine-gfx at half the wall clock reads 50% (±5) the second time" "$last" \
+    '[.devices[] | .processes[]? | select(.pid == 7001) | .sm_util_pct | (. >= 45 and . <= 55)]' '[true]'
+jeq "fdinfo GPU %: ... on partition 2, source direct" "$last" \
+    '[.devices[] | select(.processes[]?.pid == 7001) | .gpu_instance_id]' '[2]'
+jeq "fdinfo GPU %: counters that did not move read 0%, not null" "$last" \
+    '[.devices[] | .processes[]? | select(.pid == 7002 or .pid == 7003) | [.pid, .sm_util_pct]] | sort' \
+    '[[7002,0],[7003,0]]'
+t=$(COLUMNS=100 "$MIGMON_BIN" --backend amdgpu --sysfs-root "$FX/mi300x-cpx" --proc-root "$PROCFX" --once --format table)
+contains "fdinfo GPU %: the table's SM% of a first read is N/A" "$t" "0/2        7001 C+G     4096MiB   N/A"
+
 # --- RX 7900: consumer, no FRU name (named from the PCI id), fan ---
 j=$(amd rx7900 --once --format json)
 jeq "rx7900: name from the PCI id, uuid from the bus id (no unique_id)" "$j" '.devices[0] | [.name, .uuid]' \
     '["AMD Radeon RX 7900 XT/XTX","AMD-PCI-0000:03:00.0"]'
 jeq "rx7900: fan from pwm1 (51/255)" "$j" '.devices[0].metrics.fan_pct.value' 20
 jeq "rx7900: no partitions" "$j" '.devices | length' 1
+jeq "rx7900: no partition modes (null)" "$j" '.devices[0] | [has("partition_modes"), .partition_modes]' '[true,null]'
+j=$(MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/h200-mig.ini" "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --backend nvml --once --format json)
+jeq "NVIDIA: no partition_modes member" "$j" '[.devices[] | has("partition_modes")] | unique' '[false]'
+
 
 # --- a truncated gpu_metrics: none with a reason, sysfs values stay ---
 j=$(amd rx7900-truncated --once --format json)
@@ -101,6 +188,11 @@ done
 page=$(amd mi300x-cpx --once --format prometheus)
 contains "prometheus: partition 5's activity" "$page" \
     'migmon_mig_utilization_ratio{gpu="0",uuid="AMD-4f1c2d3e5a6b7c80",pci_bus_id="0000:0c:00.0",model="AMD Instinct MI300X",vendor="amd",partition_id="5",mig_profile="CPX/NPS4",mig_uuid="AMD-4f1c2d3e5a6b7c80-P5",source="direct"} 0.6'
+contains "prometheus: GTT in use (migmon_gpu_gtt_used_bytes)" "$page" \
+    'migmon_gpu_gtt_used_bytes{gpu="0",uuid="AMD-4f1c2d3e5a6b7c80",pci_bus_id="0000:0c:00.0",model="AMD Instinct MI300X",vendor="amd",source="direct"} 3145728'
+contains "prometheus: GTT total" "$page" \
+    'migmon_gpu_gtt_total_bytes{gpu="0",uuid="AMD-4f1c2d3e5a6b7c80",pci_bus_id="0000:0c:00.0",model="AMD Instinct MI300X",vendor="amd",source="direct"} 68719476736'
+eq "prometheus: no partition GTT series (GPU-wide)" "$(printf '%s\n' "$page" | grep -c '^migmon_mig_gtt')" 0
 contains "prometheus: the GPU has vendor=amd" "$page" \
     'migmon_gpu_power_watts{gpu="0",uuid="AMD-4f1c2d3e5a6b7c80",pci_bus_id="0000:0c:00.0",model="AMD Instinct MI300X",vendor="amd",source="direct"} 412'
 
@@ -163,6 +255,59 @@ if command -v tmux >/dev/null; then
         tui_start "amd-$t" 120 40 2 -- --backend amdgpu --sysfs-root "$FX/$t" --proc-root "$PROCFX"
         tui_screen "$t at 120x40" "amd-$t" "amdgpu-$t-120x40"
     done
+    contains "mi300x cpx screen: the modes it can be switched to, in the detail" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-cpx-120x40.txt")" \
+        "Modes CPX/NPS4  can switch to SPX, DPX, QPX, CPX / NPS1, NPS4"
+    contains "mi300x cpx screen: throttle reasons from the residencies (none grew)" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-cpx-120x40.txt")" \
+        "Throttle none"
+    contains "mi300x spx screen: no memory list: N/A" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-spx-120x40.txt")" \
+        "Modes SPX/NPS1  can switch to SPX, DPX, QPX, CPX / N/A"
     contains "mi300x spx screen: the mode on the GPU's detail" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-spx-120x40.txt")" "AMD Instinct MI300X"
     tui_kill_all
 fi
+
+# --- profile -- CMD on the CPX tree: the command writes its own DRM client
+# (6 GiB of VRAM on partition 3, render minor 131) into a copy of the
+# fixture /proc, under its own PID, and removes it before it ends ---
+cp -a "$PROCFX" "$TMP/amdproc"
+cat >"$TMP/amdjob.sh" <<'JOB'
+#!/bin/sh
+P=$1
+mkdir -p "$P/$$/fdinfo" "$P/$$/fd"
+printf 'drm-driver:\tamdgpu\ndrm-client-id:\t21\ndrm-pdev:\t0000:0c:00.0\ndrm-memory-vram:\t6291456 KiB\ndrm-engine-gfx:\t1000 ns\n' >"$P/$$/fdinfo/9"
+ln -s /dev/dri/renderD131 "$P/$$/fd/9"
+sleep 0.5
+rm -rf "${P:?}/$$"
+exit 3
+JOB
+chmod +x "$TMP/amdjob.sh"
+"$MIGMON_BIN" profile --backend amdgpu --sysfs-root "$FX/mi300x-cpx" --proc-root "$TMP/amdproc" \
+    -f json -o "$TMP/amdprof.json" -- "$TMP/amdjob.sh" "$TMP/amdproc"
+eq "profile amdgpu: the command's exit status" "$?" 3
+r=$(cat "$TMP/amdprof.json")
+jeq "profile amdgpu: metric and peak = the command's drm-memory-vram (6 GiB)" "$r" \
+    '[.gpu_memory_metric, .peak_gpu_memory_bytes]' '["drm_fdinfo_vram",6442450944]'
+jeq "profile amdgpu: the GPU and its 8 partitions" "$r" '[.devices[] | .kind] | group_by(.) | map([.[0], length])' \
+    '[["gpu",1],["mig",8]]'
+jeq "profile amdgpu: partition 3 holds it, the others none of it" "$r" \
+    '[.devices[] | select(.kind == "mig") | .peak_gpu_memory_bytes]' '[0,0,0,6442450944,0,0,0,0]'
+jeq "profile amdgpu: partition 3's activity (xcp_stats) and profile" "$r" \
+    '.devices[4] | [.uuid, .profile, .util_peak_pct, .util_mean_pct, .util_source]' \
+    '["AMD-4f1c2d3e5a6b7c80-P3","CPX/NPS4",40,40,"direct"]'
+jeq "profile amdgpu: the GPU's activity, peak temperature (junction), energy over a static table" "$r" \
+    '.devices[0] | [.name, .util_peak_pct, .temp_peak_c, .energy_joules]' '["AMD Instinct MI300X",41,57,0]'
+jeq "profile amdgpu: no events, with the reason" "$r" '[.events, .events_error]' \
+    '[null,"no events: only NVML has an event source (amdgpu has none)"]'
+out=$("$MIGMON_BIN" profile --backend amdgpu --sysfs-root "$FX/mi300x-cpx" --proc-root "$TMP/amdproc" \
+    -- "$TMP/amdjob.sh" "$TMP/amdproc" 2>&1)
+contains "profile amdgpu: text report" "$out" "Peak GPU Memory: 6.0 GiB"
+contains "profile amdgpu: text metric" "$out" "GPU Memory Metric: drm_fdinfo_vram"
+contains "profile amdgpu: text row of partition 3" "$out" \
+    "GPU 0 MIG 3 CPX/NPS4: GPU memory 6.0 GiB, activity (whole instance, all its processes) peak 40% mean 40% (direct)"
+out=$("$MIGMON_BIN" profile --backend cuda -- true 2>&1)
+eq "profile --backend cuda: exit 2" "$?" 2
+contains "profile --backend cuda: the message" "$out" '--backend: "cuda" is not a backend (expected nvml, amdgpu)'
+dtmp=$(mktemp -d "$TMP/demo-amdprof.XXXXXX")
+TMPDIR=$dtmp "$MIGMON_BIN" profile --demo mi300x -f json -o "$TMP/amddemo.json" -- sleep 0.3
+jeq "profile --demo mi300x: the simulated MI300X and its partitions" "$(cat "$TMP/amddemo.json")" \
+    '[.devices[] | .kind] | group_by(.) | map([.[0], length])' '[["gpu",1],["mig",8]]'
+eq "profile --demo mi300x: its tree is removed at exit" "$(ls -A "$dtmp")" ""

@@ -86,7 +86,7 @@ ev=$(grep '^migmon_event' "$EO/h.lp")
 eq "influx: one event point in three batches" "$(grep -c '^migmon_event' "$EO/h.lp")" 1
 eq "influx: three batches" "$(grep -c '^migmon_host ' "$EO/h.lp")" 3
 eq "influx: its tags and fields" "$(cut -d' ' -f1-2 <<<"$ev")" \
-    "migmon_event,uuid=$H200_GPU,index=0,mig_uuid=$H200_MIG1,mig_index=1,gi_id=5,ci_id=0,type=xid,xid=94 count=1i,code=94i,meaning=\"contained"
+    "migmon_event,uuid=$H200_GPU,vendor=nvidia,index=0,mig_uuid=$H200_MIG1,mig_index=1,gi_id=5,ci_id=0,type=xid,xid=94 count=1i,code=94i,meaning=\"contained"
 contains "influx: the action, quoted" "$ev" 'action="restart the jobs on the affected MIG instance" '
 ets=$(awk '{ print $NF }' <<<"$ev")
 first=$(grep -m1 '^migmon_host ' "$EO/h.lp" | awk '{ print $NF }')
@@ -96,7 +96,7 @@ last=$(grep '^migmon_host ' "$EO/h.lp" | tail -1 | awk '{ print $NF }')
 lp=$(MIGMON_SIM_SCENARIO="$SC/h200-mig.ini" MIGMON_SIM_TIME=5 "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" \
     --once --format influx --gpm off)
 eq "influx --once: the event, first in the batch" "$(head -1 <<<"$lp" | cut -d' ' -f1)" \
-    "migmon_event,uuid=$H200_GPU,index=0,mig_uuid=$H200_MIG1,mig_index=1,gi_id=5,ci_id=0,type=xid,xid=94"
+    "migmon_event,uuid=$H200_GPU,vendor=nvidia,index=0,mig_uuid=$H200_MIG1,mig_index=1,gi_id=5,ci_id=0,type=xid,xid=94"
 
 # --- a hostile UUID as the events helper reads it ---
 sed -n '1,/^\[gpu\.1\]/p' "$SC/hostile.ini" | sed '$d' >"$EO/hostile.ini"
@@ -105,7 +105,7 @@ printf '\n[event.bus]\nt = 1\ngpu = 0\nxid = 79\n' >>"$EO/hostile.ini"
 erec "$EO/hostile.ini" 5 -o - -f influx -n 1 >"$EO/hostile.lp"
 eq "hostile: the UUID tag escaped, its escape and trailing backslash made '?'" \
     "$(grep '^migmon_event' "$EO/hostile.lp" | sed 's/ count=1i,.*//')" \
-    'migmon_event,uuid=GPU-ev\ il\,x\=1\ "q"?[2J?,type=xid,xid=79'
+    'migmon_event,uuid=GPU-ev\ il\,x\=1\ "q"?[2J?,vendor=nvidia,type=xid,xid=79'
 eq "hostile: every line has a measurement, fields and a timestamp" \
     "$(grep -cvE '^[a-z_]+(,[^ ]+)? [^ ].* [0-9]{19}$' "$EO/hostile.lp")" 0
 erec "$EO/hostile.ini" 5 -o "$EO/hostile.jsonl" -n 1

@@ -87,6 +87,29 @@ else
         '[.results[0].series[0].values[] | select(.[0] == "memory_total" or .[0] == "power_draw" or .[0] == "temperature_gpu" or .[0] == "driver_version")] | sort' \
         '[["driver_version","string"],["memory_total","integer"],["power_draw","float"],["temperature_gpu","integer"]]'
 
+    # an AMD MI300X in CPX (fixture) beside them: the same measurements,
+    # told apart by the vendor tag every point has
+    "$MIGMON_BIN" --backend amdgpu --sysfs-root "$MIGMON_SRC/tests/fixtures/sysfs/mi300x-cpx" \
+        --proc-root "$MIGMON_SRC/tests/fixtures/proc/amd-cpx" --once --format influx >"$ID/amd.lp"
+    eq "influxdb: /write takes the MI300X batch" "$(write "$ID/amd.lp")" 204
+    jeq "influxdb: vendor tag values of nvidia_smi" "$(q 'SHOW TAG VALUES FROM nvidia_smi WITH KEY = "vendor"')" \
+        '[.results[0].series[0].values[][1]]' '["amd","nvidia"]'
+    jeq "influxdb: the MI300X's power and GTT in use, by vendor" \
+        "$(q "SELECT power_draw, gtt_used_bytes FROM nvidia_smi WHERE vendor = 'amd'")" \
+        '.results[0].series[0].values[0][1:]' '[412,3145728]'
+    jeq "influxdb: its 8 partitions on nvidia_smi_mig, vendor amd" \
+        "$(q "SELECT count(utilization_gpu) FROM nvidia_smi_mig WHERE vendor = 'amd'")" \
+        '.results[0].series[0].values[0][1]' 8
+    jeq "influxdb: partition 5's activity" \
+        "$(q "SELECT utilization_gpu FROM nvidia_smi_mig WHERE vendor = 'amd' AND mig_uuid = 'AMD-4f1c2d3e5a6b7c80-P5'")" \
+        '.results[0].series[0].values[0][1]' 60
+    jeq "influxdb: its processes, vendor amd" \
+        "$(q "SELECT pid, used_memory FROM nvidia_smi_process WHERE vendor = 'amd'")" \
+        '[.results[0].series[0].values[] | .[1:]] | sort' '[[7001,4096],[7002,1024],[7003,2]]'
+    jeq "influxdb: the H200's Xid has vendor nvidia" \
+        "$(q "SELECT \"count\" FROM migmon_event WHERE vendor = 'nvidia' AND xid = '94'")" \
+        '[.results[0].series[0].values[][1]]' '[1]'
+
     # every Telegraf integer field of the a100 is an integer in InfluxDB
     rec_i a100-sxm4-80gb.ini -f influx -o - -n 1 --gpm off >"$ID/a100.lp"
     eq "influxdb: /write takes the a100 batch" "$(write "$ID/a100.lp")" 204

@@ -390,7 +390,7 @@ unset MIGMON_SIM_PROC_FILE
 
 # profile --help: every option it takes, and a failed write of it said
 out=$("$MIGMON_BIN" profile --help)
-for o in --interval --output --format --timeline --nvml-path --demo --proc-root --help; do
+for o in --interval --output --format --timeline --nvml-path --demo --proc-root --backend --sysfs-root --help; do
     contains "profile --help lists $o" "$out" "$o"
 done
 "$MIGMON_BIN" profile --help >/dev/full 2>"$TMP/ph.err"

@@ -79,7 +79,7 @@ grep -q '"' "$R/a.csv" && bad "csv: h200-mig has no field that needs quoting" ||
 ndev=$(printf '%s' "$once" | jq '.devices | length')
 eq "csv: a header and one row per device per tick" "$(wc -l <"$R/a.csv")" $((1 + 2 * ndev))
 eq "csv: every row has the header's column count" \
-    "$(awk -F, 'NR == 1 { n = NF; next } NF != n { bad++ } END { print n, bad + 0 }' "$R/a.csv")" "131 0"
+    "$(awk -F, 'NR == 1 { n = NF; next } NF != n { bad++ } END { print n, bad + 0 }' "$R/a.csv")" "135 0"
 col() { # col NAME ROW: the field of column NAME in data row ROW
     awk -F, -v name="$1" -v row="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
         NR == row + 1 { print $c }' "$R/a.csv"
@@ -98,14 +98,14 @@ doc_cols=$(awk '/^RFC 4180: a header line/ { on = 1 }
         while (match(c, /`[^`]+`/)) { printf "%s%s", sep, substr(c, RSTART + 1, RLENGTH - 2); sep = ","
             c = substr(c, RSTART + RLENGTH) } }
     on && /^[0-9]+ columns\./ { print ""; print $1; exit }' "$MIGMON_SRC/docs/record.md")
-eq "csv: docs/record.md documents 131 columns" \
-    "$(sed -n 2p <<<"$doc_cols"):$(head -1 <<<"$doc_cols" | tr , '\n' | wc -l)" "131:131"
+eq "csv: docs/record.md documents 135 columns" \
+    "$(sed -n 2p <<<"$doc_cols"):$(head -1 <<<"$doc_cols" | tr , '\n' | wc -l)" "135:135"
 eq "csv: the header is the documented column list" "$(head -1 "$R/a.csv")" "$(head -1 <<<"$doc_cols")"
 
 # --- CSV: sources and the parent's values -----------------------------------
 eq "csv: each metric column has its source column right after it" \
     "$(head -1 "$R/a.csv" | awk -F, '{ for (i = 16; i <= NF; i += 2) { n++; if ($(i + 1) != $i "_source") bad++ }
-        print n, bad + 0 }')" "58 0"
+        print n, bad + 0 }')" "60 0"
 # every cell of every device against --once JSON: the value (empty when null
 # or when it is the parent's) and the source word ("parent" for scope parent)
 csv_vs_json='($csv | split("\n") | map(select(length > 0) | split(","))) as $rows
@@ -131,10 +131,10 @@ eq "csv: power_w summed over every row is the GPUs' sum (each GPU once, not once
 # the GPU-wide metrics: those JSON marks scope parent on a MIG device
 wide=$(jq -r '[.devices[] | select(.kind == "mig") | .metrics | to_entries[]
     | select(.value.scope == "parent") | .key] | unique | join(" ")' "$R/dgx-a100-8x7.json")
-eq "csv: a MIG row's GPU-wide cells (all 40) are empty and say parent" \
+eq "csv: a MIG row's GPU-wide cells (all 42) are empty and say parent" \
     "$(awk -F, -v wide="$wide" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; nw = split(wide, w, " "); next }
         $3 == "mig" { n++; for (i = 1; i <= nw; i++) if ($c[w[i]] != "" || $c[w[i] "_source"] != "parent") bad++ }
-        END { print nw, n, bad + 0 }' <<<"$dgx")" "40 56 0"
+        END { print nw, n, bad + 0 }' <<<"$dgx")" "42 56 0"
 eq "csv: ... and the GPU row holds them, read directly" \
     "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $3 == "gpu" && NR == 2 {
         print ($c["power_w"] > 0), $c["power_w_source"], $c["temperature_c_source"] }' <<<"$dgx")" "1 direct direct"
@@ -421,18 +421,18 @@ eq "influx --once: one nvidia_smi_process line per process" "$(grep -c '^nvidia_
 eq "influx --once: one migmon_host line" "$(grep -c '^migmon_host ' <<<"$lp")" 1
 gpu=$(grep '^nvidia_smi,' <<<"$lp")
 contains "influx: Telegraf's tags, escaped" "$gpu" \
-    "nvidia_smi,arch=Hopper,name=NVIDIA\\ H200,pstate=P0,uuid=GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8,index=0 "
+    "nvidia_smi,arch=Hopper,name=NVIDIA\\ H200,pstate=P0,uuid=GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8,vendor=nvidia,index=0 "
 contains "influx: memory in MiB, integer" "$gpu" "memory_total=143771i,"
 contains "influx: power a float" "$gpu" ",power_limit=700,"
 case "$gpu" in *utilization_gpu=*) bad "influx: N/A utilization_gpu written" ;; *) ok ;; esac
 ts=$(grep -v '^migmon_event' <<<"$lp" | awk '{ print $NF }' | sort -u)
 eq "influx: one timestamp per batch (an event has its own)" "$(wc -l <<<"$ts")" 1
 eq "influx --once: the Xid 94, first in the batch" "$(head -1 <<<"$lp" | cut -d' ' -f1)" \
-    "migmon_event,uuid=GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8,index=0,mig_uuid=MIG-3b36b6e9-53c9-a66e-40ad-6c326efaf3d0,mig_index=1,gi_id=5,ci_id=0,type=xid,xid=94"
+    "migmon_event,uuid=GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8,vendor=nvidia,index=0,mig_uuid=MIG-3b36b6e9-53c9-a66e-40ad-6c326efaf3d0,mig_index=1,gi_id=5,ci_id=0,type=xid,xid=94"
 now=$(date +%s%N)
 [ $((now - ts)) -ge 0 ] && [ $((now - ts)) -lt 60000000000 ] && ok || bad "influx: timestamp $ts is not the wall clock in ns ($now)"
 contains "influx: a MIG line" "$lp" \
-    "nvidia_smi_mig,arch=Hopper,name=NVIDIA\\ H200,pstate=P0,uuid=GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8,index=0,gpu_index=1,compute_index=0,parent_index=0,mig_uuid=MIG-760076c7-d3b3-392a-4dba-0e98392dab98,profile=3g.71gb memory_fb_used=42535i,memory_fb_total=67840i,memory_fb_free=25305i,xid_errors_total=0,memory_reserved_bytes=0,process_count=1i,lost=0i "
+    "nvidia_smi_mig,arch=Hopper,name=NVIDIA\\ H200,pstate=P0,uuid=GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8,vendor=nvidia,index=0,gpu_index=1,compute_index=0,parent_index=0,mig_uuid=MIG-760076c7-d3b3-392a-4dba-0e98392dab98,profile=3g.71gb memory_fb_used=42535i,memory_fb_total=67840i,memory_fb_free=25305i,xid_errors_total=0,memory_reserved_bytes=0,process_count=1i,lost=0i "
 # every Telegraf integer field ends in i, every float does not
 ints='utilization_gpu|utilization_memory|utilization_encoder|utilization_decoder|memory_used|memory_free|memory_total|temperature_gpu|clocks_current_graphics|clocks_current_sm|clocks_current_memory|fan_speed|pcie_link_gen_current|pcie_link_width_current|memory_fb_used|memory_fb_free|memory_fb_total|pid|used_memory'
 lpa=$(mon a100-sxm4-80gb.ini --once --format influx)
@@ -455,7 +455,7 @@ eq "influx hostile: exit 0" "$rc" 0
 g0=$(grep '^nvidia_smi,.*index=0 ' <<<"$hl")
 case "$g0" in *utilization_gpu=* | *temperature_gpu=* | *memory_used=* | *fan_speed=*) bad "influx hostile: an absurd value was written: $g0" ;; *) ok ;; esac
 contains "influx hostile: the GPU name's spaces escaped" "$g0" "name=NVIDIA\\ ?[2J?]0;title?A100?31m\\ "
-contains "influx hostile: the process tags" "$hl" 'nvidia_smi_process,name=ev\ il\,x\=1\ "q"?,type=C,uuid=GPU-0c0c0c0c-1111-4222-8333-444444444444 pid=4242i'
+contains "influx hostile: the process tags" "$hl" 'nvidia_smi_process,name=ev\ il\,x\=1\ "q"?,type=C,uuid=GPU-0c0c0c0c-1111-4222-8333-444444444444,vendor=nvidia pid=4242i'
 contains "influx hostile: the command string" "$hl" 'command="run \"quoted, a=b\" back\\slash"'
 has_ctl=$(LC_ALL=C grep -cP '[\x00-\x08\x0b-\x1f\x7f]' <<<"$hl")
 eq "influx hostile: no control bytes" "$has_ctl" 0

@@ -101,6 +101,45 @@ static void expect_none(const unsigned char *b, size_t n, const char *why)
     assert_int_equal(m.part_busy[0].src, MSRC_NONE);
 }
 
+/* Throttle reasons from two reads of the residency counters: PPT grew →
+ * sw_power_cap; socket or HBM thermal grew → sw_thermal; v1.3 has none. */
+static void test_throttle_between(void **st)
+{
+    (void)st;
+    static unsigned char later[8192];
+    size_t n = load("mi300x-cpx/devices/pci0000:00/0000:0c:00.0/gpu_metrics", blob, sizeof(blob));
+    size_t n2 = load("mi300x-cpx-ppt.gpu_metrics", later, sizeof(later));
+    struct amd_gpu_metrics a, b;
+    assert_int_equal(amd_metrics_decode(blob, n, &a), 0);
+    assert_int_equal(amd_metrics_decode(later, n2, &b), 0);
+    assert_true(a.res.ok && b.res.ok);
+    assert_int_equal(a.res.acc, 100000);
+    assert_int_equal(a.res.ppt, 1200);
+    assert_int_equal(a.res.socket_thm, 300);
+    assert_int_equal(a.res.hbm_thm, 50);
+    assert_int_equal(b.res.ppt, 1500);
+    assert_int_equal(amd_throttle_between(&a.res, &b.res), AMD_THROTTLE_SW_POWER_CAP);
+    assert_int_equal(amd_throttle_between(&a.res, &a.res), 0); /* nothing grew */
+    assert_int_equal(amd_throttle_between(&b.res, &a.res), 0); /* went back: nothing */
+    struct amd_residency hot = a.res;
+    hot.hbm_thm++;
+    assert_int_equal(amd_throttle_between(&a.res, &hot), AMD_THROTTLE_SW_THERMAL);
+    hot = a.res;
+    hot.prochot += 10; /* PROCHOT and VR thermal: no NVML reason of that meaning */
+    hot.vr_thm += 10;
+    assert_int_equal(amd_throttle_between(&a.res, &hot), 0);
+    hot.ppt = UINT32_MAX; /* not reported */
+    hot.ok = false;
+    assert_int_equal(amd_throttle_between(&a.res, &hot), 0);
+    /* v1.6 (SPX) has them at its own offsets */
+    n = load("mi300x-spx/devices/pci0000:00/0000:0c:00.0/gpu_metrics", blob, sizeof(blob));
+    assert_int_equal(amd_metrics_decode(blob, n, &a), 0);
+    assert_true(a.res.ok && a.res.ppt == 1200 && a.res.hbm_thm == 50 && a.res.acc == 100000);
+    n = load("mi250x/devices/pci0000:00/0000:29:00.0/gpu_metrics", blob, sizeof(blob));
+    assert_int_equal(amd_metrics_decode(blob, n, &a), 0);
+    assert_false(a.res.ok);
+}
+
 static void test_malformed(void **st)
 {
     (void)st;
@@ -193,6 +232,14 @@ static void test_fdinfo_two_reads(void **st)
     p = proc_of(&s, 7002, &dev); /* no change: 0 %, a real reading */
     assert_int_equal(p->sm_util.src, MSRC_DIRECT);
     assert_true(p->sm_util.value == 0);
+    /* busier than the time between reads (2 s more in 1 s): dropped, as nvtop */
+    snprintf(cmd, sizeof(cmd), "sed -i 's/^drm-engine-gfx:.*/drm-engine-gfx:\\t2500000000 ns/' %s/7001/fdinfo/5", proc);
+    assert_int_equal(system(cmd), 0);
+    s.nprocs = 0;
+    amd_scan_processes(as, &s, 0, 1002000000000ull);
+    p = proc_of(&s, 7001, &dev);
+    assert_int_equal(p->sm_util.src, MSRC_NONE);
+    assert_string_equal(p->sm_util.why, "fdinfo: busy time grew more than the time between reads");
     /* partition 2's VRAM in use: its process's */
     assert_true(s.devices[3].m[M_MEM_USED].value == 4294967296.0);
     assert_int_equal(s.devices[3].m[M_MEM_USED].src, MSRC_PROCESS);
@@ -207,6 +254,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_v13_mi250x),      cmocka_unit_test(test_v16_spx),
         cmocka_unit_test(test_v18_cpx),         cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_throttle_between),
         cmocka_unit_test(test_fdinfo_parse),    cmocka_unit_test(test_fdinfo_two_reads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -145,14 +145,16 @@ static void test_snapshot_lines(void **state)
     char *out = render(&s);
     assert_string_equal(
         out,
-        "nvidia_smi,arch=Ampere,name=NVIDIA\\ A100\\,\\ \"80GB\"\\=x,pstate=P2,uuid=GPU-1,index=0 "
+        "nvidia_smi,arch=Ampere,name=NVIDIA\\ A100\\,\\ \"80GB\"\\=x,pstate=P2,uuid=GPU-1,"
+        "vendor=nvidia,index=0 "
         "utilization_gpu=62i,memory_used=1536i,memory_total=81920i,power_draw=250,"
         "memory_free=80384i,sm_occupancy_pct=12.5,lost=0i,power_w_source=\"carried\","
         "sm_occupancy_pct_source=\"gpm\" 1700000000123456789\n"
         "nvidia_smi_mig,arch=Ampere,name=NVIDIA\\ A100\\,\\ \"80GB\"\\=x,pstate=P2,uuid=GPU-1,"
+        "vendor=nvidia,"
         "index=1,gpu_index=3,compute_index=0,parent_index=0,mig_uuid=MIG-1,profile=3g.40gb "
         "utilization_gpu=40i,process_count=1i,lost=0i,gpu_util_pct_source=\"gpm\" 1700000000123456789\n"
-        "nvidia_smi_process,name=my\\ app,type=C,uuid=MIG-1 pid=4242i,"
+        "nvidia_smi_process,name=my\\ app,type=C,uuid=MIG-1,vendor=nvidia pid=4242i,"
         "command=\"run \\\"x\\\" C:\\\\\" 1700000000123456789\n");
     free(out);
 }
@@ -185,11 +187,14 @@ static void test_unnamed_processes_apart(void **state)
     s.procs = proc;
     s.nprocs = 2;
     char *out = render(&s);
-    assert_string_equal(out, "nvidia_smi,uuid=GPU-1,index=0 temperature_gpu=40i,lost=0i "
+    assert_string_equal(out, "nvidia_smi,uuid=GPU-1,"
+                             "vendor=nvidia,index=0 temperature_gpu=40i,lost=0i "
                              "1700000000000000000\n"
-                             "nvidia_smi_process,name=pid:31337,type=C,uuid=GPU-1 pid=31337i "
+                             "nvidia_smi_process,name=pid:31337,type=C,uuid=GPU-1,"
+                             "vendor=nvidia pid=31337i "
                              "1700000000000000000\n"
-                             "nvidia_smi_process,name=pid:31338,type=C,uuid=GPU-1 pid=31338i "
+                             "nvidia_smi_process,name=pid:31338,type=C,uuid=GPU-1,"
+                             "vendor=nvidia pid=31338i "
                              "1700000000000000000\n");
     free(out);
 }
@@ -252,12 +257,14 @@ static void test_event_lines(void **state)
     assert_string_equal(
         buf,
         "migmon_event,type=dropped count=2i 1700000000999999999\n"
-        "migmon_event,uuid=GPU-1,index=2,mig_uuid=MIG-1,mig_index=1,gi_id=5,ci_id=0,type=xid,"
+        "migmon_event,uuid=GPU-1,"
+        "vendor=nvidia,index=2,mig_uuid=MIG-1,mig_index=1,gi_id=5,ci_id=0,type=xid,"
         "xid=94 count=1i,code=94i,meaning=\"contained ECC error (only the processes using the bad "
         "memory were affected)\",action=\"restart the jobs on the affected MIG instance\" "
         "1700000000000000001\n"
-        "migmon_event,uuid=GPU-1,index=2,type=dbe count=1i 1700000000000000002\n"
-        "migmon_event,uuid=GPU-a\\ b\\,c\\=d\"e?[2J?,type=xid,xid=79 count=1i,code=79i,"
+        "migmon_event,uuid=GPU-1,vendor=nvidia,index=2,type=dbe count=1i 1700000000000000002\n"
+        "migmon_event,uuid=GPU-a\\ b\\,c\\=d\"e?[2J?,"
+        "vendor=nvidia,type=xid,xid=79 count=1i,code=79i,"
         "meaning=\"GPU has fallen off the bus\",action=\"drain the node and reset or reseat the "
         "GPU\" 1700000000000000003\n");
     free(buf);
