@@ -32,20 +32,37 @@ static void node_totals(const struct tui_view *v, size_t first, struct tui_fleet
                            v->dshow_n ? v->dshow : NULL, t);
 }
 
-/* A node's row: "▾ dgx  8 GPU 56 MIG 3 idle  210.0/640.0 GiB". */
-static void node_label(char *out, size_t len, const struct tui_view *v, size_t first, long row)
+/* A node's row in w columns, the longest form that fits: "▾ dgx  8 GPU
+ * 56 MIG 53 idle  251.6/532.0 GiB", "▾ dgx 8 GPU 56 MIG 53 idle 252/532G",
+ * then without the memory (the VRAM column has its share), then the node
+ * and its instances alone (cut at the end when even that does not fit). */
+static void node_label(char *out, size_t len, const struct tui_view *v, size_t first, long row,
+                       int w)
 {
     const struct tui_glyphs *g = &v->theme.g;
     struct tui_fleet_totals t;
     node_totals(v, first, &t);
     bool open = (size_t)row + 1 < v->ndrow && !(v->drow[row + 1] & TUI_DROW_NODE);
-    char mig[48] = "", mem[48] = "N/A";
+    const char *mark = open ? g->fold_open : g->fold_closed;
+    const char *node = v->snap->devices[first].node;
+    char mig[48] = "", mem[48] = "N/A", mem_s[32] = "N/A";
     if (t.mig)
         snprintf(mig, sizeof(mig), " %zu MIG %zu idle", t.mig, t.mig_idle);
-    if (t.mem_known)
+    if (t.mem_known) {
         tui_fleet_bytes(mem, sizeof(mem), t.mem_used, t.mem_total);
-    snprintf(out, len, "%s %.40s  %zu GPU%s  %s", open ? g->fold_open : g->fold_closed,
-             v->snap->devices[first].node, t.gpus, mig, mem);
+        snprintf(mem_s, sizeof(mem_s), "%.0f/%.0fG", t.mem_used / 1073741824.0,
+                 t.mem_total / 1073741824.0);
+    }
+    snprintf(out, len, "%s %.40s  %zu GPU%s  %s", mark, node, t.gpus, mig, mem);
+    if (tui_text_width(out) <= w)
+        return;
+    snprintf(out, len, "%s %.40s %zu GPU%s %s", mark, node, t.gpus, mig, mem_s);
+    if (tui_text_width(out) <= w)
+        return;
+    snprintf(out, len, "%s %.40s %zu GPU%s", mark, node, t.gpus, mig);
+    if (tui_text_width(out) <= w || !t.mig)
+        return;
+    snprintf(out, len, "%s %.40s%s", mark, node, mig);
 }
 
 static void row_label(char *out, size_t len, const struct tui_view *v, size_t i, long row,
@@ -119,23 +136,26 @@ static void node_figures(WINDOW *win, const struct tui_view *v, struct rect r, s
     tui_text(win, &v->theme, r, r.y, x + (w < DEV_VAL_W ? DEV_VAL_W - w : 0), role, pct);
 }
 
-/* A node's row: its label, "DOWN 12s" when its target is down (never cut:
- * the label gives way), its VRAM in the VRAM column. */
+/* A node's row: its label over the utilisation column too (a node has
+ * none), "DOWN 12s" when its target is down (never cut: the label gives
+ * way), its VRAM in the VRAM column. */
 static void draw_node_row(WINDOW *win, const struct tui_view *v, struct rect in, int y, int fx,
-                          size_t first, const char *label, int g)
+                          size_t first, long row, int g)
 {
     const struct device *d = &v->snap->devices[first];
     bool sel = v->sel_node && v->sel == first;
     enum tui_role role = sel ? R_SELECTED : R_TITLE;
     tui_text(win, &v->theme, in, y, in.x, role, sel ? v->theme.g.sel : " ");
-    char tag[48] = "";
+    char tag[48] = "", label[160];
     if (d->node_down && d->node_down_for_s >= 0)
         snprintf(tag, sizeof(tag), " DOWN %.0fs", d->node_down_for_s);
     else if (d->node_down)
         snprintf(tag, sizeof(tag), " DOWN");
-    struct rect lab = {y, in.x + 2, 1, fx - 1 - (in.x + 2)};
-    struct rect name = lab;
+    int end = g < 0 ? in.x + in.w : fx + 1 + g + (g ? 1 : 0) + DEV_VAL_W + DEV_TAG_W;
+    struct rect lab = {y, in.x + 2, 1, end - 1 - (in.x + 2)};
     int tw = tui_text_width(tag);
+    node_label(label, sizeof(label), v, first, row, lab.w - tw);
+    struct rect name = lab;
     if (name.w - tw >= 6)
         name.w -= tw;
     int x = tui_text(win, &v->theme, name, y, lab.x, role, label);
@@ -175,18 +195,12 @@ void tui_draw_devices(WINDOW *win, struct tui_view *v)
         long row = v->dev_scroll + r;
         size_t e = v->drow[row];
         suffix[r] = "";
-        if (e & TUI_DROW_NODE)
-            node_label(labels[r], LBL, v, e & ~TUI_DROW_NODE, row);
-        else
-            row_label(labels[r], LBL, v, e, row, &suffix[r]);
-        int w = tui_text_width(labels[r]) + tui_text_width(suffix[r]);
-        const struct device *d = &s->devices[e & ~TUI_DROW_NODE];
-        if (e & TUI_DROW_NODE) { /* a node row: no health mark; DOWN */
-            w += d->node_down ? 8 : 0;
-            if (w > lw)
-                lw = w;
+        labels[r][0] = '\0';
+        if (e & TUI_DROW_NODE) /* made to fit when drawn: the gauges do not give way to it */
             continue;
-        }
+        row_label(labels[r], LBL, v, e, row, &suffix[r]);
+        int w = tui_text_width(labels[r]) + tui_text_width(suffix[r]);
+        const struct device *d = &s->devices[e];
         if (d->lost || d->stall || d->node_down)
             w += 8;
         const char *hm = d->lost ? "" : tui_health_mark(d->health, NULL);
@@ -219,7 +233,7 @@ void tui_draw_devices(WINDOW *win, struct tui_view *v)
         size_t i = v->drow[v->dev_scroll + r];
         int y = in.y + r;
         if (i & TUI_DROW_NODE) {
-            draw_node_row(win, v, in, y, fx, i & ~TUI_DROW_NODE, labels[r], g);
+            draw_node_row(win, v, in, y, fx, i & ~TUI_DROW_NODE, v->dev_scroll + r, g);
             continue;
         }
         const struct device *d = &s->devices[i];

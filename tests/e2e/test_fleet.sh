@@ -117,12 +117,57 @@ contains "--once table: the dcgm node" "$table" "node dcgm: 1 GPU, 4 MIGs"
 # the monitor on the fleet: devices grouped by node, the fleet's totals in
 # the header (values fixed: the simulators' clocks stand still)
 for size in 200x60 80x24; do
-    name="fleet-$size"
+    name="fleet-$size" wide=
+    [ "$size" = 200x60 ] && wide=1
     TUI_WAIT_S=15 tui_start "$name" "${size%x*}" "${size#*x}" 2 -- --no-config \
         --proc-root "$(tui_proc "$name" two-core)" --prometheus "$PURL"
     tui_screen "fleet TUI $size" "$name" "fleet-$size"
+    screen=$(tmx capture-pane -p -t "$name")
+    contains "fleet TUI $size: a row per node, its GPUs, instances and idle ones" \
+        "$screen" "dgx${wide:+ } 8 GPU 56 MIG 53 idle"
+    # Up: the node's row above the first GPU; Enter folds it, Down goes to
+    # the next node's row (its GPUs hidden), Enter folds that one too
+    tui_keys "$name" Up Enter Down Enter
+    tui_screen "fleet TUI $size: two nodes folded" "$name" "fleet-fold-$size"
+    screen=$(tmx capture-pane -p -t "$name")
+    if [ "$size" = 200x60 ]; then
+        want=$(printf '%s\n' "▸ dcgm  1 GPU 4 MIG 1 idle  57.7/130.7 GiB" \
+            "▸ dgx  8 GPU 56 MIG 53 idle  251.6/532.0 GiB" "▾ h200  1 GPU 4 MIG 1 idle  57.7/130.8 GiB")
+    else # the short forms that fit 80 columns
+        want=$(printf '%s\n' "▸ dcgm 1 GPU 4 MIG 1 idle 58/131G" "▸ dgx 8 GPU 56 MIG 53 idle" \
+            "▾ h200 1 GPU 4 MIG 1 idle 58/131G")
+    fi
+    eq "fleet TUI $size folded: the node rows, h200's open" \
+        "$(grep -ao '[▸▾] \(dcgm\|dgx\|h200\) [^│]*' <<<"$screen" | sed -E 's/ +[▮▯].*//')" "$want"
+    eq "fleet TUI $size folded: a folded node hides its GPUs" "$(grep -ac 'GPU [0-9] A100' <<<"$screen")" 0
+    eq "fleet TUI $size folded: the open node's GPU is listed" "$(grep -ac 'GPU 0 H200' <<<"$screen")" 1
+    contains "fleet TUI $size folded: the node row is selected" "$screen" "▶ ▸ dgx"
+    # the filter: every word must match; "h200" is the model of the dcgm
+    # node's GPU too, "1g.18" the profile of two instances on each
+    tui_keys "$name" Enter Home Enter / h 2 0 0 Space 1 g . 1 8 Enter
+    tui_screen "fleet TUI $size: filtered" "$name" "fleet-filter-$size"
+    screen=$(tmx capture-pane -p -t "$name")
+    contains "fleet TUI $size filtered: the title names the filter" "$screen" "Devices /h200 1g.18"
+    contains "fleet TUI $size filtered: the header's totals are the list's" "$screen" "/h200 1g.18: 2 nodes"
+    eq "fleet TUI $size filtered: exactly the matching instances under their GPUs and nodes" \
+        "$(sed -n 's/^.*│[▶ ] *\([▸▾├└] [^│]*\)│$/\1/p' <<<"$screen" |
+            sed -E 's/^([▸▾]) (dcgm|h200) .*/\1 \2/; s/^(▾ GPU 0 H200).*/\1/; s/^([├└] MIG [0-9]+).*/\1/')" \
+        "$(printf '%s\n' "▾ dcgm" "▾ GPU 0 H200" "├ MIG 2" "└ MIG 3" "▾ h200" "▾ GPU 0 H200" "├ MIG 2" "└ MIG 3")"
+    contains "fleet TUI $size filtered: the node row counts what is listed" "$screen" "dcgm${wide:+ } 1 GPU 2 MIG 1 idle"
     eq "fleet TUI $size: q quits" "$(tui_quit "$name" q)" 0
 done
+# the word idle: the idle instances alone; Esc gives the whole fleet back
+TUI_WAIT_S=15 tui_start fleet-idle 200 60 2 -- --no-config \
+    --proc-root "$(tui_proc fleet-idle two-core)" --prometheus "$PURL"
+tui_keys fleet-idle / i d l e Enter
+screen=$(tmx capture-pane -p -t fleet-idle)
+contains "fleet TUI idle: every instance listed is idle" "$screen" "/idle: 3 nodes  10 GPUs  55 MIG, 55 idle"
+eq "fleet TUI idle: the busy instances are not listed" "$(grep -ac '85% dcgm\|21% dcgm' <<<"$screen")" 0
+contains "fleet TUI idle: the idle one of the dcgm node is" "$screen" "MIG 3 1g.18gb"
+tui_keys fleet-idle Escape
+screen=$(tmx capture-pane -p -t fleet-idle)
+contains "fleet TUI idle: Esc clears the filter" "$screen" "3 nodes  10 GPUs  64 MIG, 55 idle"
+eq "fleet TUI idle: q quits" "$(tui_quit fleet-idle q)" 0
 
 # record over the fleet: each line names the devices' nodes
 rec=$("$MIGMON_BIN" --no-config --prometheus "$PURL" record -n 1 2>/dev/null)
@@ -144,7 +189,8 @@ contains "target down: the table says so" "$table" "node h200: 1 GPU, 4 MIGs  DO
 TUI_WAIT_S=15 tui_start fleet-down 200 60 1 -- --no-config \
     --proc-root "$(tui_proc fleet-down two-core)" --prometheus "$PURL"
 screen=$(tmx capture-pane -p -t fleet-down)
-contains "target down: the monitor tags the node's GPU" "$(grep -o 'h200 GPU 0 H200[^│]*DOWN [0-9]*s' <<<"$screen")" "DOWN"
+contains "target down: the monitor tags the node's row" "$(grep -o '▾ h200 [^│]*DOWN [0-9]*s' <<<"$screen")" "DOWN"
+contains "target down: and its GPU" "$(grep -o 'GPU 0 H200 +4 MIG[^│]*DOWN [0-9]*s' <<<"$screen")" "DOWN"
 contains "target down: the header counts it" "$screen" "3 nodes (1 down)"
 eq "target down: q quits" "$(tui_quit fleet-down q)" 0
 
