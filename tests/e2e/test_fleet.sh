@@ -156,6 +156,10 @@ for size in 200x60 80x24; do
     contains "fleet TUI $size filtered: the node row counts what is listed" "$screen" "dcgm${wide:+ } 1 GPU 2 MIG 1 idle"
     eq "fleet TUI $size: q quits" "$(tui_quit "$name" q)" 0
 done
+# the README's picture of the fleet is the stored screen
+eq "README: the fleet's picture is fleet-fold-80x24" \
+    "$(awk '/<!-- fleet-screen -->/ { on = 1; next } /<!-- \/fleet-screen -->/ { on = 0 } on' \
+        "$MIGMON_SRC/README.md" | sed '1d;$d')" "$(cat "$MIGMON_SRC/tests/e2e/screens/fleet-fold-80x24.txt")"
 # the word idle: the idle instances alone; Esc gives the whole fleet back
 TUI_WAIT_S=15 tui_start fleet-idle 200 60 2 -- --no-config \
     --proc-root "$(tui_proc fleet-idle two-core)" --prometheus "$PURL"
