@@ -176,6 +176,11 @@ void tui_draw_devices(WINDOW *win, struct tui_view *v)
         return;
     v->dev_room = in.h;
     tui_view_build_rows(v, in.h);
+    if (v->ndrow == 0 && v->dshow_n) {
+        tui_text(win, &v->theme, in, in.y, in.x + 2, R_FREE,
+                 "No device matches the filter (Esc clears it)");
+        return;
+    }
     long sel_row = tui_view_place_sel(v); /* a hidden selection moves to its GPU or node */
     if (sel_row >= 0 && sel_row < v->dev_scroll)
         v->dev_scroll = (int)sel_row;

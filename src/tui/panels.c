@@ -39,7 +39,7 @@ static void draw_header(WINDOW *win, const struct tui_view *v)
     char left[1024], clk[40]; /* left holds a whole host name and the versions */
     const struct snapshot *s = v->snap;
     const char *host = s && s->host.hostname[0] ? s->host.hostname : "";
-    char drv[176] = "", cuda[32] = "", nvml[96] = "";
+    char drv[256] = "", cuda[32] = "", nvml[96] = "";
     if (s && s->driver_version[0]) {
         snprintf(drv, sizeof(drv), "  driver %s", s->driver_version);
         if (s->cuda_driver_version > 0)

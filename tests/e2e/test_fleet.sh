@@ -171,6 +171,10 @@ contains "fleet TUI idle: the idle one of the dcgm node is" "$screen" "MIG 3 1g.
 tui_keys fleet-idle Escape
 screen=$(tmx capture-pane -p -t fleet-idle)
 contains "fleet TUI idle: Esc clears the filter" "$screen" "3 nodes  10 GPUs  64 MIG, 55 idle"
+tui_keys fleet-idle / z z Enter
+screen=$(tmx capture-pane -p -t fleet-idle)
+contains "fleet TUI: a filter nothing matches says so" "$screen" "No device matches the filter (Esc clears it)"
+contains "fleet TUI: and the totals are of nothing" "$screen" "/zz: 0 nodes  0 GPUs  0 MIG, 0 idle  VRAM N/A"
 eq "fleet TUI idle: q quits" "$(tui_quit fleet-idle q)" 0
 
 # record over the fleet: each line names the devices' nodes
