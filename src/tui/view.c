@@ -484,9 +484,9 @@ void tui_view_select_end(struct tui_view *v)
     /* the last device; its GPU unfolds unless folded by hand (then the GPU) */
     if (!v->snap || v->snap->ndevices == 0)
         return;
-    tui_view_build_rows(v, v->dev_room);
-    if (v->ndrow > 0 && (v->dshow_n || tui_view_fleet(v))) {
-        select_row(v, (long)v->ndrow - 1); /* the last row shown */
+    if (tui_view_fleet(v)) { /* the last row shown: a node folded, a filter */
+        tui_view_build_rows(v, v->dev_room);
+        select_row(v, (long)v->ndrow - 1);
         return;
     }
     tui_view_select_abs(v, v->snap->ndevices - 1);
