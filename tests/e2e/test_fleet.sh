@@ -204,7 +204,7 @@ eq "target down: q quits" "$(tui_quit fleet-down q)" 0
 
 # Prometheus stand-ins: one that never answers, one that answers garbage
 cat >"$TMP/fl-standin.py" <<'PY'
-import http.server, sys, time
+import http.server, os, sys, time
 mode = sys.argv[2]
 EMPTY = b'{"status":"success","data":{"resultType":"vector","result":[]}}'
 class H(http.server.BaseHTTPRequestHandler):
@@ -236,13 +236,26 @@ class H(http.server.BaseHTTPRequestHandler):
         self.wfile.write(b"<html>not json at all</html>")
     def log_message(self, *a):
         pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+# port 0: the kernel picks a free one, written to argv[3] once listening
+# (a port picked beforehand may be taken by then on a busy machine)
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H)
+with open(sys.argv[3] + ".tmp", "w") as f:
+    f.write(str(srv.server_address[1]))
+os.rename(sys.argv[3] + ".tmp", sys.argv[3])
+srv.serve_forever()
 PY
+# fl_standin MODE: the stand-in listening; sets sp to its port
+fl_standin() {
+    local f="$TMP/fl-standin-$1.port" i
+    rm -f "$f"
+    python3 "$TMP/fl-standin.py" 0 "$1" "$f" &
+    FL_PIDS+=($!)
+    for ((i = 0; i < 100; i++)); do [ -s "$f" ] && break; sleep 0.1; done
+    sp=$(cat "$f" 2>/dev/null)
+    [ -n "$sp" ] || bad "the $1 stand-in did not start"
+}
 # credentials from a file: a bearer token, basic authentication
-sp=$(fl_free_port)
-python3 "$TMP/fl-standin.py" "$sp" auth &
-FL_PIDS+=($!)
-for ((i = 0; i < 50; i++)); do (exec 3<>"/dev/tcp/127.0.0.1/$sp") 2>/dev/null && break; sleep 0.1; done
+fl_standin auth
 out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --once 2>&1)
 contains "auth: without credentials, the server's refusal" "$out" "HTTP 401: unauthorized"
 printf 'Bearer s3cret\n' >"$TMP/fl-bearer"
@@ -254,20 +267,14 @@ contains "auth: basic" "$out" "has no migmon_* or DCGM_FI_* series of the last 1
 out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --prometheus-auth "$TMP/fl-none" --once 2>&1)
 eq "auth: a missing file is exit status 2" "$?" 2
 contains "auth: ... naming it" "$out" "--prometheus-auth $TMP/fl-none: No such file or directory"
-sp=$(fl_free_port)
-python3 "$TMP/fl-standin.py" "$sp" huge &
-FL_PIDS+=($!)
-for ((i = 0; i < 50; i++)); do (exec 3<>"/dev/tcp/127.0.0.1/$sp") 2>/dev/null && break; sleep 0.1; done
+fl_standin huge
 out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --once 2>&1)
 contains "an answer past 32 MiB is cut off" "$out" "answer larger than 33554432 bytes, cut off"
 out=$("$MIGMON_BIN" --no-config --prometheus "ftp://x" --once 2>&1)
 contains "--prometheus: only http and https" "$out" "expected an http:// or https:// URL"
 
 for mode in stall garbage; do
-    sp=$(fl_free_port)
-    python3 "$TMP/fl-standin.py" "$sp" "$mode" &
-    FL_PIDS+=($!)
-    for ((i = 0; i < 50; i++)); do (exec 3<>"/dev/tcp/127.0.0.1/$sp") 2>/dev/null && break; sleep 0.1; done
+    fl_standin "$mode"
     start=$(date +%s%N)
     out=$(timeout 20 "$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --once --timeout 2 --format table 2>&1)
     took=$((($(date +%s%N) - start) / 1000000))
