@@ -59,7 +59,8 @@ static void draw_header(WINDOW *win, const struct tui_view *v)
             snprintf(pre, sizeof(pre), "/%.60s: ", v->dfilter);
         }
         tui_fleet_summary(sum, sizeof(sum), &ft, false);
-        int fixed = tui_text_width(host) + tui_text_width(pre) + 40; /* the name, the clock, the health summary */
+        /* the name, the filter, the clock, the health summary */
+        int fixed = tui_text_width(host) + tui_text_width(pre) + 40;
         if (tui_text_width(sum) + fixed > r.w)
             tui_fleet_summary(sum, sizeof(sum), &ft, true);
         snprintf(drv, sizeof(drv), "  %s%s", pre, sum);
@@ -229,7 +230,8 @@ static void draw_footer(WINDOW *win, const struct tui_view *v)
     } else if (v->dfilter_edit) {
         char f[160];
         snprintf(f, sizeof(f),
-                 " Filter devices (node, model, profile, UUID; idle): %s_  (Enter keeps, Esc clears)",
+                 " Filter devices (node, model, profile, UUID; idle): %s_  "
+                 "(Enter keeps, Esc clears)",
                  v->dfilter);
         tui_text(win, t, left, r.y, r.x, R_WARN, f);
     } else if (v->status[0]) {

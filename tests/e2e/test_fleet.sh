@@ -171,7 +171,10 @@ contains "fleet TUI idle: the idle one of the dcgm node is" "$screen" "MIG 3 1g.
 tui_keys fleet-idle Escape
 screen=$(tmx capture-pane -p -t fleet-idle)
 contains "fleet TUI idle: Esc clears the filter" "$screen" "3 nodes  10 GPUs  64 MIG, 55 idle"
-tui_keys fleet-idle / z z Enter
+tui_keys fleet-idle / z z
+contains "fleet TUI: / types into the device filter" "$(tmx capture-pane -p -t fleet-idle | tail -1)" \
+    " Filter devices (node, model, profile, UUID; idle): zz_"
+tui_keys fleet-idle Enter
 screen=$(tmx capture-pane -p -t fleet-idle)
 contains "fleet TUI: a filter nothing matches says so" "$screen" "No device matches the filter (Esc clears it)"
 contains "fleet TUI: and the totals are of nothing" "$screen" "/zz: 0 nodes  0 GPUs  0 MIG, 0 idle  VRAM N/A"
