@@ -1,13 +1,16 @@
 /*
  * devices.c — the device list drawn: GPUs with their MIG instances beneath
- * (folded or not), inline utilisation and VRAM gauges, scroll marks. The
- * list as shown and the movement over it are the view's (view.c).
+ * (folded or not), inline utilisation and VRAM gauges, scroll marks; in the
+ * fleet view a row per node above its GPUs (folded or not), and the device
+ * filter in the title. The list as shown and the movement over it are the
+ * view's (view.c).
  */
 #include "tui/devices.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "tui/fleet_ui.h"
 #include "tui/fmt.h"
 #include "tui/health_ui.h"
 
@@ -21,6 +24,47 @@ static int gauge_cells(int w, int lw)
     return g < 3 ? 0 : g;
 }
 
+/* The totals of the node whose first device is at first, as the list
+ * shows it (under the filter: of the devices it leaves). */
+static void node_totals(const struct tui_view *v, size_t first, struct tui_fleet_totals *t)
+{
+    tui_fleet_totals_range(v->snap, first, tui_dev_node_end(v->snap, first),
+                           v->dshow_n ? v->dshow : NULL, t);
+}
+
+/* A node's row in w columns, the longest form that fits: "▾ dgx  8 GPU
+ * 56 MIG 53 idle  251.6/532.0 GiB", "▾ dgx 8 GPU 56 MIG 53 idle 252/532G",
+ * then without the memory (the VRAM column has its share), then the node
+ * and its instances alone (cut at the end when even that does not fit). */
+static void node_label(char *out, size_t len, const struct tui_view *v, size_t first, long row,
+                       int w)
+{
+    const struct tui_glyphs *g = &v->theme.g;
+    struct tui_fleet_totals t;
+    node_totals(v, first, &t);
+    bool open = (size_t)row + 1 < v->ndrow && !(v->drow[row + 1] & TUI_DROW_NODE);
+    const char *mark = open ? g->fold_open : g->fold_closed;
+    const char *node = v->snap->devices[first].node;
+    char mig[48] = "", mem[48] = "N/A", mem_s[32] = "N/A";
+    if (t.mig)
+        snprintf(mig, sizeof(mig), " %zu MIG %zu idle", t.mig, t.mig_idle);
+    if (t.mem_known) {
+        tui_fleet_bytes(mem, sizeof(mem), t.mem_used, t.mem_total);
+        snprintf(mem_s, sizeof(mem_s), "%.0f/%.0fG", t.mem_used / 1073741824.0,
+                 t.mem_total / 1073741824.0);
+    }
+    snprintf(out, len, "%s %.40s  %zu GPU%s  %s", mark, node, t.gpus, mig, mem);
+    if (tui_text_width(out) <= w)
+        return;
+    snprintf(out, len, "%s %.40s %zu GPU%s %s", mark, node, t.gpus, mig, mem_s);
+    if (tui_text_width(out) <= w)
+        return;
+    snprintf(out, len, "%s %.40s %zu GPU%s", mark, node, t.gpus, mig);
+    if (tui_text_width(out) <= w || !t.mig)
+        return;
+    snprintf(out, len, "%s %.40s%s", mark, node, mig);
+}
+
 static void row_label(char *out, size_t len, const struct tui_view *v, size_t i, long row,
                       const char **suffix)
 {
@@ -29,18 +73,30 @@ static void row_label(char *out, size_t len, const struct tui_view *v, size_t i,
     const struct tui_glyphs *g = &v->theme.g;
     static char more[32];
     *suffix = "";
+    /* a fleet: GPUs under their node's row, named by node when that row is
+     * scrolled off */
+    bool fleet = d->node[0] != '\0';
+    const char *ind = fleet ? "  " : "";
     if (d->kind == DEV_GPU) {
         size_t k = tui_dev_instances(s, i);
-        bool open = k > 0 && (size_t)row + 1 < v->ndrow && v->drow[row + 1] == i + 1;
+        bool open = k > 0 && (size_t)row + 1 < v->ndrow &&
+                    tui_dev_is_instance_of(s, v->drow[row + 1], i);
         const char *mark = k == 0 ? " " : open ? g->fold_open : g->fold_closed;
         char name[MIGMON_NAME_LEN + 8];
         tui_device_name(name, sizeof(name), d, true);
-        if (d->node[0]) /* a fleet: the node first, as the list is grouped by node */
-            snprintf(out, len, "%s %.40s GPU %d %s", mark, d->node, d->index, name);
+        long nrow = -1;
+        for (long r = row; fleet && r >= 0 && nrow < 0; r--)
+            if (v->drow[r] & TUI_DROW_NODE)
+                nrow = r;
+        if (fleet && nrow < v->dev_scroll)
+            snprintf(out, len, "%s%s %.40s GPU %d %s", ind, mark, d->node, d->index, name);
         else
-            snprintf(out, len, "%s GPU %d %s", mark, d->index, name);
+            snprintf(out, len, "%s%s GPU %d %s", ind, mark, d->index, name);
         if (k > 0 && !open) {
-            snprintf(more, sizeof(more), " +%zu MIG", k);
+            size_t kl = 0;
+            for (size_t c = 0; c < k; c++)
+                kl += !v->dshow_n || v->dshow[i + 1 + c];
+            snprintf(more, sizeof(more), " +%zu MIG", kl);
             *suffix = more;
         }
         return;
@@ -52,27 +108,80 @@ static void row_label(char *out, size_t len, const struct tui_view *v, size_t i,
     if (prow >= 0 && prow >= v->dev_scroll) {
         bool last = (size_t)row + 1 >= v->ndrow ||
                     !tui_dev_is_instance_of(s, v->drow[row + 1], (size_t)d->parent_pos);
-        snprintf(out, len, "  %s %s %d %s", last ? g->tree_last : g->tree_mid, kind,
+        snprintf(out, len, "%s  %s %s %d %s", ind, last ? g->tree_last : g->tree_mid, kind,
                  d->mig_index, profile);
     } else {
-        snprintf(out, len, "  GPU %d/%s %d %s", d->index, kind, d->mig_index, profile);
+        snprintf(out, len, "%s  GPU %d/%s %d %s", ind, d->index, kind, d->mig_index, profile);
     }
+}
+
+/* A node row's figures: its VRAM used of total in the VRAM column. */
+static void node_figures(WINDOW *win, const struct tui_view *v, struct rect r, size_t first,
+                         int cells)
+{
+    if (cells < 0)
+        return;
+    struct tui_fleet_totals t;
+    node_totals(v, first, &t);
+    struct metric vp = metric_none("no VRAM read");
+    if (t.mem_known && t.mem_total > 0)
+        vp = metric_direct(100.0 * t.mem_used / t.mem_total);
+    char p[16], pct[24];
+    snprintf(pct, sizeof(pct), "%s%s", v->theme.g.sum, tui_fmt_pct(p, sizeof(p), &vp, 0));
+    int x = r.x + 1 + cells + (cells ? 1 : 0) + DEV_VAL_W + DEV_TAG_W + 1;
+    enum tui_role role = metric_ok(&vp) ? tui_role_vram(vp.value) : R_FREE;
+    x = tui_gauge(win, v, r, r.y, x, cells, &vp, role);
+    x += cells ? 1 : 0;
+    int w = tui_text_width(pct);
+    tui_text(win, &v->theme, r, r.y, x + (w < DEV_VAL_W ? DEV_VAL_W - w : 0), role, pct);
+}
+
+/* A node's row: its label over the utilisation column too (a node has
+ * none), "DOWN 12s" when its target is down (never cut: the label gives
+ * way), its VRAM in the VRAM column. */
+static void draw_node_row(WINDOW *win, const struct tui_view *v, struct rect in, int y, int fx,
+                          size_t first, long row, int g)
+{
+    const struct device *d = &v->snap->devices[first];
+    bool sel = v->sel_node && v->sel == first;
+    enum tui_role role = sel ? R_SELECTED : R_TITLE;
+    tui_text(win, &v->theme, in, y, in.x, role, sel ? v->theme.g.sel : " ");
+    char tag[48] = "", label[160];
+    if (d->node_down && d->node_down_for_s >= 0)
+        snprintf(tag, sizeof(tag), " DOWN %.0fs", d->node_down_for_s);
+    else if (d->node_down)
+        snprintf(tag, sizeof(tag), " DOWN");
+    int end = g < 0 ? in.x + in.w : fx + 1 + g + (g ? 1 : 0) + DEV_VAL_W + DEV_TAG_W;
+    struct rect lab = {y, in.x + 2, 1, end - 1 - (in.x + 2)};
+    int tw = tui_text_width(tag);
+    node_label(label, sizeof(label), v, first, row, lab.w - tw);
+    struct rect name = lab;
+    if (name.w - tw >= 6)
+        name.w -= tw;
+    int x = tui_text(win, &v->theme, name, y, lab.x, role, label);
+    if (tag[0])
+        tui_text(win, &v->theme, lab, y, x, R_ALARM, tag);
+    node_figures(win, v, (struct rect){y, fx, 1, in.x + in.w - fx}, first, g);
 }
 
 void tui_draw_devices(WINDOW *win, struct tui_view *v)
 {
     const struct snapshot *s = v->snap;
-    struct rect in = tui_box(win, &v->theme, v->lay.devices, "Devices", R_TITLE);
+    /* the title says when the fleet's filter narrows the list */
+    char title[128] = "Devices";
+    if (v->dfilter[0] && tui_view_fleet(v))
+        snprintf(title, sizeof(title), "Devices /%s", v->dfilter);
+    struct rect in = tui_box(win, &v->theme, v->lay.devices, title, R_TITLE);
     if (in.h <= 0 || in.w <= 0 || !s || s->ndevices == 0)
         return;
     v->dev_room = in.h;
     tui_view_build_rows(v, in.h);
-    long sel_row = tui_view_row_of(v, v->sel);
-    if (sel_row < 0 && v->sel < s->ndevices) { /* hidden in a folded GPU */
-        sel_row = tui_view_row_of(v, tui_dev_gpu_of(s, v->sel));
-        if (sel_row >= 0)
-            tui_view_select_abs(v, v->drow[sel_row]);
+    if (v->ndrow == 0 && v->dshow_n) {
+        tui_text(win, &v->theme, in, in.y, in.x + 2, R_FREE,
+                 "No device matches the filter (Esc clears it)");
+        return;
     }
+    long sel_row = tui_view_place_sel(v); /* a hidden selection moves to its GPU or node */
     if (sel_row >= 0 && sel_row < v->dev_scroll)
         v->dev_scroll = (int)sel_row;
     if (sel_row >= v->dev_scroll + in.h)
@@ -89,9 +198,14 @@ void tui_draw_devices(WINDOW *win, struct tui_view *v)
     int rows = in.h < 64 ? in.h : 64, lw = 0;
     for (int r = 0; r < rows && (size_t)(v->dev_scroll + r) < v->ndrow; r++) {
         long row = v->dev_scroll + r;
-        row_label(labels[r], LBL, v, v->drow[row], row, &suffix[r]);
+        size_t e = v->drow[row];
+        suffix[r] = "";
+        labels[r][0] = '\0';
+        if (e & TUI_DROW_NODE) /* made to fit when drawn: the gauges do not give way to it */
+            continue;
+        row_label(labels[r], LBL, v, e, row, &suffix[r]);
         int w = tui_text_width(labels[r]) + tui_text_width(suffix[r]);
-        const struct device *d = &s->devices[v->drow[row]];
+        const struct device *d = &s->devices[e];
         if (d->lost || d->stall || d->node_down)
             w += 8;
         const char *hm = d->lost ? "" : tui_health_mark(d->health, NULL);
@@ -122,9 +236,13 @@ void tui_draw_devices(WINDOW *win, struct tui_view *v)
     }
     for (int r = 0; r < rows && (size_t)(v->dev_scroll + r) < v->ndrow; r++) {
         size_t i = v->drow[v->dev_scroll + r];
-        const struct device *d = &s->devices[i];
-        bool sel = i == v->sel;
         int y = in.y + r;
+        if (i & TUI_DROW_NODE) {
+            draw_node_row(win, v, in, y, fx, i & ~TUI_DROW_NODE, v->dev_scroll + r, g);
+            continue;
+        }
+        const struct device *d = &s->devices[i];
+        bool sel = i == v->sel && !v->sel_node;
         enum tui_role lrole = d->lost ? R_ALARM : sel ? R_SELECTED : R_NORMAL;
         int x = tui_text(win, &v->theme, in, y, in.x, lrole, sel ? v->theme.g.sel : " ");
         /* the health mark and the state tag are never cut: the name gives

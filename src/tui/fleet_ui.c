@@ -1,18 +1,61 @@
+/*
+ * fleet_ui.c — the fleet view's rules (fleet_ui.h): the totals of the
+ * header and of the node rows, and the device filter.
+ */
 #include "tui/fleet_ui.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "health.h"
 
-/* Idle: utilisation read and under 1 %, or, where no utilisation is to be
- * had (an A100 without DCGM), no process on it by the driver's list. */
-static bool idle(const struct device *d)
+bool tui_fleet_idle(const struct device *d)
 {
+    if (d->node_down)
+        return false;
     const struct metric *u = &d->m[M_GPU_UTIL];
     if (metric_ok(u))
         return u->value < 1.0;
     return metric_ok(&d->process_count) && d->process_count.value == 0;
+}
+
+static bool has_instances(const struct snapshot *s, size_t i)
+{
+    const struct device *d = &s->devices[i];
+    return d->kind == DEV_GPU && i + 1 < s->ndevices && s->devices[i + 1].kind == DEV_MIG &&
+           s->devices[i + 1].parent_pos == (int)i;
+}
+
+void tui_fleet_totals_range(const struct snapshot *s, size_t from, size_t to,
+                            const unsigned char *shown, struct tui_fleet_totals *t)
+{
+    memset(t, 0, sizeof(*t));
+    const char *last_node = NULL;
+    for (size_t i = from; i < to && i < s->ndevices; i++) {
+        const struct device *d = &s->devices[i];
+        if (shown && !shown[i])
+            continue;
+        if (!last_node || strcmp(last_node, d->node) != 0) {
+            t->nodes++;
+            t->nodes_down += d->node_down;
+            last_node = d->node;
+        }
+        if (d->health == HEALTH_WARNING || d->health == HEALTH_ACTION)
+            t->not_ok++;
+        if (d->kind == DEV_GPU) {
+            t->gpus++;
+        } else {
+            t->mig++;
+            t->mig_idle += tui_fleet_idle(d);
+        }
+        if (!has_instances(s, i) && metric_ok(&d->m[M_MEM_USED]) &&
+            metric_ok(&d->m[M_MEM_TOTAL])) {
+            t->mem_used += d->m[M_MEM_USED].value;
+            t->mem_total += d->m[M_MEM_TOTAL].value;
+            t->mem_known = true;
+        }
+    }
 }
 
 bool tui_fleet_totals(const struct snapshot *s, struct tui_fleet_totals *t)
@@ -20,32 +63,62 @@ bool tui_fleet_totals(const struct snapshot *s, struct tui_fleet_totals *t)
     memset(t, 0, sizeof(*t));
     if (!s || s->ndevices == 0 || !s->devices[0].node[0])
         return false;
-    for (size_t i = 0; i < s->ndevices; i++) {
-        const struct device *d = &s->devices[i];
-        if (i == 0 || strcmp(s->devices[i - 1].node, d->node) != 0) {
-            t->nodes++;
-            t->nodes_down += d->node_down;
-        }
-        if (d->health == HEALTH_WARNING || d->health == HEALTH_ACTION)
-            t->not_ok++;
-        bool has_mig = d->kind == DEV_GPU && i + 1 < s->ndevices &&
-                       s->devices[i + 1].kind == DEV_MIG && s->devices[i + 1].parent_pos == (int)i;
-        if (d->kind == DEV_GPU) {
-            t->gpus++;
-        } else {
-            t->mig++;
-            t->mig_idle += !d->node_down && idle(d);
-        }
-        if (!has_mig && metric_ok(&d->m[M_MEM_USED]) && metric_ok(&d->m[M_MEM_TOTAL])) {
-            t->mem_used += d->m[M_MEM_USED].value;
-            t->mem_total += d->m[M_MEM_TOTAL].value;
-            t->mem_known = true;
-        }
+    tui_fleet_totals_range(s, 0, s->ndevices, NULL, t);
+    return true;
+}
+
+/* A word of the filter (n bytes at w) in text, ignoring case. */
+static bool has_word(const char *text, const char *w, size_t n)
+{
+    size_t len = strlen(text);
+    for (size_t i = 0; i + n <= len; i++)
+        if (strncasecmp(text + i, w, n) == 0)
+            return true;
+    return false;
+}
+
+static bool word_match(const struct snapshot *s, size_t i, const char *w, size_t n)
+{
+    const struct device *d = &s->devices[i];
+    if (n == 4 && strncasecmp(w, "idle", 4) == 0)
+        return (d->kind == DEV_MIG || !has_instances(s, i)) && tui_fleet_idle(d);
+    return has_word(d->node, w, n) || has_word(d->name, w, n) || has_word(d->profile, w, n) ||
+           has_word(d->uuid, w, n) || has_word(d->pci_bus_id, w, n);
+}
+
+bool tui_fleet_match(const struct snapshot *s, size_t i, const char *filter)
+{
+    const char *p = filter;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        size_t n = strcspn(p, " ");
+        if (n > 0 && !word_match(s, i, p, n))
+            return false;
+        p += n;
     }
     return true;
 }
 
-static void bytes(char *out, size_t len, double used, double total)
+size_t tui_fleet_filter(const struct snapshot *s, const char *filter, unsigned char *shown)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->ndevices; i++)
+        shown[i] = 0;
+    for (size_t i = 0; i < s->ndevices; i++) {
+        if (!tui_fleet_match(s, i, filter))
+            continue;
+        shown[i] = 1;
+        const struct device *d = &s->devices[i];
+        if (d->kind == DEV_MIG && d->parent_pos >= 0 && (size_t)d->parent_pos < i)
+            shown[d->parent_pos] = 1;
+    }
+    for (size_t i = 0; i < s->ndevices; i++)
+        n += shown[i];
+    return n;
+}
+
+void tui_fleet_bytes(char *out, size_t len, double used, double total)
 {
     const char *u = "GiB";
     double div = 1073741824.0;
@@ -60,7 +133,7 @@ void tui_fleet_summary(char *out, size_t len, const struct tui_fleet_totals *t, 
 {
     char down[32] = "", mem[48] = "N/A", bad[48] = "";
     if (t->mem_known)
-        bytes(mem, sizeof(mem), t->mem_used, t->mem_total);
+        tui_fleet_bytes(mem, sizeof(mem), t->mem_used, t->mem_total);
     if (brief) {
         if (t->nodes_down)
             snprintf(down, sizeof(down), " %zu down", t->nodes_down);

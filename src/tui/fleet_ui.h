@@ -1,6 +1,8 @@
 /*
- * fleet_ui.h — the fleet's totals for the header (--prometheus): nodes,
- * GPUs, MIG instances and the idle ones, memory used, health not ok.
+ * fleet_ui.h — the fleet view's own rules (--prometheus): the totals for
+ * the header and the node rows (nodes, GPUs, MIG instances and the idle
+ * ones, memory used, health not ok), and the device filter (key / in the
+ * fleet's device list).
  */
 #ifndef MIGMON_TUI_FLEET_UI_H
 #define MIGMON_TUI_FLEET_UI_H
@@ -19,8 +21,31 @@ struct tui_fleet_totals {
 
 /* False when s is no fleet (no device has a node). */
 bool tui_fleet_totals(const struct snapshot *s, struct tui_fleet_totals *t);
+/* The totals of the devices at positions from..to-1 (a node's: from its
+ * first device to the next node's), counting only those whose shown[i] is
+ * set when shown is not NULL (the filtered list). */
+void tui_fleet_totals_range(const struct snapshot *s, size_t from, size_t to,
+                            const unsigned char *shown, struct tui_fleet_totals *t);
 /* The totals as a header text: long ("3 nodes (1 down)  10 GPUs  64 MIG,
  * 12 idle  VRAM 1.2/4.5 TiB  2 not ok") or short. */
 void tui_fleet_summary(char *out, size_t len, const struct tui_fleet_totals *t, bool brief);
+/* VRAM used of total as the header writes it ("367.1/793.5 GiB"). */
+void tui_fleet_bytes(char *out, size_t len, double used, double total);
+
+/* Idle: utilisation read and under 1 %, or, where no utilisation is to be
+ * had (an A100 without DCGM), no process on it by the driver's list; a
+ * device whose node is down is not idle (nothing is known of it). */
+bool tui_fleet_idle(const struct device *d);
+/* Whether device d (at position i of s) matches the device filter: every
+ * word of it (words are split at spaces) must match. The word "idle"
+ * matches an idle MIG instance and an idle GPU without instances
+ * (tui_fleet_idle); any other word matches, case-insensitively, part of the
+ * device's node, name (model), MIG profile, UUID or PCI bus id. An empty
+ * filter matches everything. */
+bool tui_fleet_match(const struct snapshot *s, size_t i, const char *filter);
+/* What the list shows under the filter, into shown[0..s->ndevices): the
+ * devices that match, and the GPU of every instance that matches (the tree
+ * keeps its parents). Returns how many devices are shown. */
+size_t tui_fleet_filter(const struct snapshot *s, const char *filter, unsigned char *shown);
 
 #endif

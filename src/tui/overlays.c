@@ -43,17 +43,20 @@ static void draw_help(WINDOW *win, const struct tui_view *v)
     snprintf(sum, sizeof(sum),
              "%s    a MIG GPU's VRAM as the sum of its instances (its own needs privilege)",
              v->theme.g.sum);
+    bool fleet = tui_view_fleet(v); /* its own Enter and / (same line count) */
     const char *const lines[] = {
         /* 19 lines: the whole of it fits 80x24 (21 rows with the border) */
         "Up/Down Tab         previous / next device (PgUp/PgDn Home/End: pages)",
         "0-9, mouse click    GPU n (two digits quickly: GPU 12); select a device",
-        "Enter               fold / unfold a GPU's MIG instances",
+        fleet ? "Enter               fold / unfold a node's GPUs, a GPU's MIG instances"
+              : "Enter               fold / unfold a GPU's MIG instances",
         "g  i                GPM page of the detail; why each N/A is missing",
         "e                   health events: Xids and ECC errors, newest first",
         "c                   charts: activity / temperature, power, clocks",
         v->replay.on ? "+ / -               replay speed twice / half"
                      : "+ / -               sampling interval up / down (min 100 ms)",
-        "s  /                process sort key; filter by command or user",
+        fleet ? "/  Esc              filter devices (node model profile UUID, idle); clear"
+              : "s  /                process sort key; filter by command or user",
         "p                   focus the process list",
         "  Up/Down Enter     move / show the whole command line",
         "  k  Esc            send a signal (TERM, INT or KILL); back",

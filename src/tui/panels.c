@@ -39,7 +39,7 @@ static void draw_header(WINDOW *win, const struct tui_view *v)
     char left[1024], clk[40]; /* left holds a whole host name and the versions */
     const struct snapshot *s = v->snap;
     const char *host = s && s->host.hostname[0] ? s->host.hostname : "";
-    char drv[176] = "", cuda[32] = "", nvml[96] = "";
+    char drv[256] = "", cuda[32] = "", nvml[96] = "";
     if (s && s->driver_version[0]) {
         snprintf(drv, sizeof(drv), "  driver %s", s->driver_version);
         if (s->cuda_driver_version > 0)
@@ -48,15 +48,22 @@ static void draw_header(WINDOW *win, const struct tui_view *v)
         if (s->nvml_version[0])
             snprintf(nvml, sizeof(nvml), "  NVML %s", s->nvml_version);
     }
-    /* a fleet (--prometheus): its totals where the driver's versions go */
+    /* a fleet (--prometheus): its totals where the driver's versions go;
+     * under the device filter, of the devices it leaves, after the filter */
     struct tui_fleet_totals ft;
     if (tui_fleet_totals(s, &ft)) {
-        char sum[160];
+        char sum[160], pre[80] = "";
+        bool filtered = v->dshow_n == s->ndevices && v->dfilter[0];
+        if (filtered) {
+            tui_fleet_totals_range(s, 0, s->ndevices, v->dshow, &ft);
+            snprintf(pre, sizeof(pre), "/%.60s: ", v->dfilter);
+        }
         tui_fleet_summary(sum, sizeof(sum), &ft, false);
-        int fixed = tui_text_width(host) + 40; /* the name, the clock, the health summary */
+        /* the name, the filter, the clock, the health summary */
+        int fixed = tui_text_width(host) + tui_text_width(pre) + 40;
         if (tui_text_width(sum) + fixed > r.w)
             tui_fleet_summary(sum, sizeof(sum), &ft, true);
-        snprintf(drv, sizeof(drv), "  %s", sum);
+        snprintf(drv, sizeof(drv), "  %s%s", pre, sum);
         cuda[0] = nvml[0] = '\0';
     }
     /* what the width holds, the least needed last: the NVML version goes
@@ -181,6 +188,21 @@ static void replay_footer(char *out, size_t len, const struct tui_view *v, int w
     snprintf(out, len, "%s%s%s%s%s", head, bar > 0 ? "[" : "", cells, bar > 0 ? "]" : "", keys);
 }
 
+/* The fleet view's keys: the device filter (and Esc, which clears it) in
+ * place of the processes, which are not read from Prometheus. */
+static const char *fleet_keys(bool utf8, bool filtered)
+{
+    if (filtered)
+        return utf8 ? " q Quit  Esc Unfilter  \u2191\u2193 Device  Enter Fold  / Filter  c Charts  "
+                      "i Why N/A  +- Interval  ? Help"
+                    : " q Quit  Esc Unfilter  Up/Dn Device  Enter Fold  / Filter  c Charts  "
+                      "i Why N/A  +- Interval  ? Help";
+    return utf8 ? " q Quit  \u2191\u2193 Device  Enter Fold  / Filter  c Charts  i Why N/A  "
+                  "+- Interval  ? Help"
+                : " q Quit  Up/Dn Device  Enter Fold  / Filter  c Charts  i Why N/A  "
+                  "+- Interval  ? Help";
+}
+
 static void draw_footer(WINDOW *win, const struct tui_view *v)
 {
     struct rect r = v->lay.footer;
@@ -205,6 +227,13 @@ static void draw_footer(WINDOW *win, const struct tui_view *v)
         char f[128];
         snprintf(f, sizeof(f), " Filter processes: %s_  (Enter keeps, Esc clears)", v->filter);
         tui_text(win, t, left, r.y, r.x, R_WARN, f);
+    } else if (v->dfilter_edit) {
+        char f[160];
+        snprintf(f, sizeof(f),
+                 " Filter devices (node, model, profile, UUID; idle): %s_  "
+                 "(Enter keeps, Esc clears)",
+                 v->dfilter);
+        tui_text(win, t, left, r.y, r.x, R_WARN, f);
     } else if (v->status[0]) {
         tui_text(win, t, left, r.y, r.x, R_WARN, v->status);
     } else if (v->replay.on && !v->all_procs && !v->proc_focus) {
@@ -219,6 +248,7 @@ static void draw_footer(WINDOW *win, const struct tui_view *v)
                                       "s Sort  / Filter  a All  ? Help"
                                     : " Esc Devices  Up/Dn Process  Enter Command  k Signal  "
                                       "s Sort  / Filter  a All  ? Help")
+                           : tui_view_fleet(v) ? fleet_keys(u, v->dfilter[0] != '\0')
                                : (u ? " q Quit  \u2191\u2193 Device  Enter Fold  p Processes  a All  "
                                       "c Charts  i Why N/A  +- Interval  ? Help"
                                     : " q Quit  Up/Dn Device  Enter Fold  p Processes  a All  "

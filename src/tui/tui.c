@@ -253,21 +253,24 @@ static void signal_selected(struct loop *L, int sig, const char *name)
 }
 
 /* The filter line (key /): printable characters add, Backspace removes,
- * Enter keeps the filter, Esc clears it. */
+ * Enter keeps the filter, Esc clears it. The process filter, or in the
+ * fleet view's device list the device filter (fleet_ui.h). */
 static void filter_key(struct tui_view *v, int key)
 {
-    size_t n = strlen(v->filter);
+    char *f = v->dfilter_edit ? v->dfilter : v->filter;
+    size_t cap = v->dfilter_edit ? sizeof(v->dfilter) : sizeof(v->filter);
+    size_t n = strlen(f);
     if (key == 27) {
-        v->filter[0] = '\0';
-        v->filter_edit = false;
+        f[0] = '\0';
+        v->filter_edit = v->dfilter_edit = false;
     } else if (key == '\n' || key == '\r' || key == KEY_ENTER) {
-        v->filter_edit = false;
+        v->filter_edit = v->dfilter_edit = false;
     } else if (key == KEY_BACKSPACE || key == 127 || key == 8) {
         if (n > 0)
-            v->filter[n - 1] = '\0';
-    } else if (key >= 0x20 && key < 0x7f && n + 1 < sizeof(v->filter)) {
-        v->filter[n] = (char)key;
-        v->filter[n + 1] = '\0';
+            f[n - 1] = '\0';
+    } else if (key >= 0x20 && key < 0x7f && n + 1 < cap) {
+        f[n] = (char)key;
+        f[n + 1] = '\0';
     }
     v->proc_sel = 0;
     v->proc_sel_pid = 0;
@@ -331,7 +334,7 @@ static bool handle_key(struct loop *L, int key)
         tui_view_free_cmdline(v);
         return key != 3; /* Ctrl-C still quits */
     }
-    if (v->filter_edit) {
+    if (v->filter_edit || v->dfilter_edit) {
         if (key == 3)
             return false;
         filter_key(v, key);
@@ -375,7 +378,11 @@ static bool handle_key(struct loop *L, int key)
         v->charts = (enum tui_charts)((v->charts + 1) % CHARTS_COUNT);
         return true;
     case '/':
-        v->filter_edit = true;
+        /* the fleet's device list filters devices; processes otherwise */
+        if (tui_view_fleet(v) && !v->proc_focus && !v->all_procs)
+            v->dfilter_edit = true;
+        else
+            v->filter_edit = true;
         return true;
     case '+':
     case '=':
@@ -389,6 +396,7 @@ static bool handle_key(struct loop *L, int key)
         v->proc_focus = false;
         v->all_procs = false;
         v->filter[0] = '\0';
+        v->dfilter[0] = '\0';
         return true;
     }
     if (v->proc_focus || v->all_procs) {
@@ -467,9 +475,7 @@ static bool handle_key(struct loop *L, int key)
     case KEY_MOUSE: {
         MEVENT ev;
         if (getmouse(&ev) == OK && (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED))) {
-            long i = tui_view_device_at(v, ev.y, ev.x);
-            if (i >= 0)
-                tui_view_select_abs(v, (size_t)i);
+            tui_view_select_at(v, ev.y, ev.x);
         }
         break;
     }

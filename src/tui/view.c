@@ -15,12 +15,15 @@
 
 #include "proclist.h"
 #include "text.h"
+#include "tui/fleet_ui.h"
 
 _Static_assert((int)PSORT_MEMORY == (int)PROCLIST_BY_MEMORY && (int)PSORT_SM == (int)PROCLIST_BY_SM &&
                    (int)PSORT_CPU == (int)PROCLIST_BY_CPU && (int)PSORT_PID == (int)PROCLIST_BY_PID,
                "the s key's order is proclist's");
 
 /* ---- selection ---- */
+
+static size_t node_first(const struct snapshot *s, size_t i);
 
 void tui_view_follow(struct tui_view *v)
 {
@@ -32,7 +35,7 @@ void tui_view_follow(struct tui_view *v)
     if (v->sel_uuid[0])
         for (size_t i = 0; i < s->ndevices; i++)
             if (strcmp(s->devices[i].uuid, v->sel_uuid) == 0) {
-                v->sel = i;
+                v->sel = v->sel_node ? node_first(s, i) : i; /* a node row: its first device */
                 return;
             }
     if (v->sel >= s->ndevices)
@@ -52,6 +55,7 @@ void tui_view_select_abs(struct tui_view *v, size_t index)
         v->proc_sel_pid = 0;
     }
     v->sel = index;
+    v->sel_node = false;
     snprintf(v->sel_uuid, sizeof(v->sel_uuid), "%s", s->devices[index].uuid);
 }
 
@@ -59,6 +63,9 @@ void tui_view_free(struct tui_view *v)
 {
     free(v->drow);
     v->drow = NULL;
+    free(v->dshow);
+    v->dshow = NULL;
+    v->dshow_n = v->dshow_cap = 0;
     v->ndrow = v->drow_cap = 0;
     tui_view_free_cmdline(v);
 }
@@ -109,6 +116,7 @@ static void all_follow(struct tui_view *v)
         return;
     /* not tui_view_select_abs: that would reset the cursor it follows */
     v->sel = (size_t)di;
+    v->sel_node = false;
     snprintf(v->sel_uuid, sizeof(v->sel_uuid), "%s", v->snap->devices[di].uuid);
 }
 
@@ -195,27 +203,141 @@ size_t tui_dev_gpu_of(const struct snapshot *s, size_t i)
     return i;
 }
 
+/* ---- the fleet view's nodes and filter ---- */
+
+bool tui_view_fleet(const struct tui_view *v)
+{
+    return v->snap && v->snap->ndevices > 0 && v->snap->devices[0].node[0];
+}
+
+/* The backend lists each node's devices together (fleet/prom_backend.h). */
+static bool node_starts(const struct snapshot *s, size_t i)
+{
+    return i == 0 || strcmp(s->devices[i - 1].node, s->devices[i].node) != 0;
+}
+
+static size_t node_first(const struct snapshot *s, size_t i)
+{
+    while (i > 0 && !node_starts(s, i))
+        i--;
+    return i;
+}
+
+size_t tui_dev_node_end(const struct snapshot *s, size_t i)
+{
+    i++;
+    while (i < s->ndevices && !node_starts(s, i))
+        i++;
+    return i;
+}
+
+static struct tui_node_fold *node_fold_find(const struct tui_view *v, const char *node)
+{
+    for (size_t k = 0; k < v->nnode_fold; k++)
+        if (strcmp(v->node_fold[k].node, node) == 0)
+            return (struct tui_node_fold *)&v->node_fold[k];
+    return NULL;
+}
+
+static bool node_closed(const struct tui_view *v, const char *node)
+{
+    const struct tui_node_fold *f = node_fold_find(v, node);
+    return f && f->fold == FOLD_CLOSED;
+}
+
+static void node_fold_set(struct tui_view *v, const char *node, enum tui_fold fold)
+{
+    struct tui_node_fold *f = node_fold_find(v, node);
+    if (!f) { /* past the table's end the first entry is reused */
+        f = &v->node_fold[v->nnode_fold < TUI_NODE_FOLD_MAX ? v->nnode_fold++ : 0];
+        snprintf(f->node, sizeof(f->node), "%s", node);
+    }
+    f->fold = (unsigned char)fold;
+}
+
+/* What the device filter leaves shown (v->dshow), for this snapshot; no
+ * table (dshow_n 0) when everything is. */
+static void filter_refresh(struct tui_view *v)
+{
+    const struct snapshot *s = v->snap;
+    v->dshow_n = 0;
+    if (!v->dfilter[0] || !tui_view_fleet(v))
+        return;
+    if (v->dshow_cap < s->ndevices) {
+        unsigned char *p = realloc(v->dshow, s->ndevices);
+        if (!p)
+            return; /* unfiltered; the next draw tries again */
+        v->dshow = p;
+        v->dshow_cap = s->ndevices;
+    }
+    v->dshown = tui_fleet_filter(s, v->dfilter, v->dshow);
+    v->dshow_n = s->ndevices;
+}
+
+static bool shown(const struct tui_view *v, size_t i)
+{
+    return i >= v->dshow_n || v->dshow[i];
+}
+
+static bool any_shown(const struct tui_view *v, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        if (shown(v, i))
+            return true;
+    return false;
+}
+
+/* Instances of GPU g the filter leaves shown. */
+static size_t shown_instances(const struct tui_view *v, size_t g, size_t k)
+{
+    size_t n = 0;
+    for (size_t c = 0; c < k; c++)
+        n += shown(v, g + 1 + c);
+    return n;
+}
+
+/* ---- the device list as shown ---- */
+
 /* Rows of the list with every automatic GPU unfolded (returned) and with
- * every one folded (*base); a GPU the user folded is one row in both. */
+ * every one folded (*base); a GPU the user folded is one row in both. In
+ * the fleet view a row per node, and a folded node is its row alone. */
 static size_t count_rows(const struct tui_view *v, size_t *base)
 {
     const struct snapshot *s = v->snap;
+    bool fleet = tui_view_fleet(v);
     size_t all = 0;
     *base = 0;
     for (size_t i = 0; s && i < s->ndevices;) {
+        if (fleet && node_starts(s, i)) {
+            size_t end = tui_dev_node_end(s, i);
+            if (!any_shown(v, i, end)) {
+                i = end;
+                continue;
+            }
+            all++;
+            (*base)++;
+            if (node_closed(v, s->devices[i].node)) {
+                i = end;
+                continue;
+            }
+        }
         const struct device *d = &s->devices[i];
         size_t k = d->kind == DEV_GPU ? tui_dev_instances(s, i) : 0;
-        enum tui_fold f = fold_of(v, d);
-        *base += 1 + (f == FOLD_OPEN ? k : 0);
-        all += 1 + (f == FOLD_CLOSED ? 0 : k);
+        if (shown(v, i)) {
+            size_t kl = shown_instances(v, i, k);
+            enum tui_fold f = fold_of(v, d);
+            *base += 1 + (f == FOLD_OPEN ? kl : 0);
+            all += 1 + (f == FOLD_CLOSED ? 0 : kl);
+        }
         i += 1 + k;
     }
     return all;
 }
 
-size_t tui_view_rows_wanted(const struct tui_view *v)
+size_t tui_view_rows_wanted(struct tui_view *v)
 {
     size_t base;
+    filter_refresh(v);
     return count_rows(v, &base);
 }
 
@@ -225,42 +347,63 @@ void tui_view_build_rows(struct tui_view *v, int room)
     v->ndrow = 0;
     if (!s || s->ndevices == 0)
         return;
-    if (v->drow_cap < s->ndevices) {
-        size_t *p = realloc(v->drow, s->ndevices * sizeof(*p));
+    bool fleet = tui_view_fleet(v);
+    size_t cap = fleet ? 2 * s->ndevices : s->ndevices; /* a node row at most per device */
+    if (v->drow_cap < cap) {
+        size_t *p = realloc(v->drow, cap * sizeof(*p));
         if (!p)
             return; /* an empty list; the next draw tries again */
         v->drow = p;
-        v->drow_cap = s->ndevices;
+        v->drow_cap = cap;
     }
+    filter_refresh(v);
     size_t sel_gpu = v->sel < s->ndevices ? tui_dev_gpu_of(s, v->sel) : (size_t)-1;
     size_t base, all = count_rows(v, &base);
     bool everything = room <= 0 || all <= (size_t)room;
     size_t budget = room > 0 && (size_t)room > base ? (size_t)room - base : 0;
     /* the selected device's GPU first, then the others in order */
     bool sel_open = false;
-    if (!everything && sel_gpu < s->ndevices && s->devices[sel_gpu].kind == DEV_GPU &&
-        fold_of(v, &s->devices[sel_gpu]) == FOLD_AUTO) {
-        size_t k = tui_dev_instances(s, sel_gpu);
+    if (!everything && !v->sel_node && sel_gpu < s->ndevices &&
+        s->devices[sel_gpu].kind == DEV_GPU && fold_of(v, &s->devices[sel_gpu]) == FOLD_AUTO) {
+        size_t k = shown_instances(v, sel_gpu, tui_dev_instances(s, sel_gpu));
         sel_open = true;
         budget = budget > k ? budget - k : 0;
     }
     for (size_t i = 0; i < s->ndevices;) {
+        if (fleet && node_starts(s, i)) {
+            size_t end = tui_dev_node_end(s, i);
+            if (!any_shown(v, i, end)) {
+                i = end;
+                continue;
+            }
+            v->drow[v->ndrow++] = TUI_DROW_NODE | i;
+            if (node_closed(v, s->devices[i].node)) {
+                i = end;
+                continue;
+            }
+        }
         const struct device *d = &s->devices[i];
         size_t k = d->kind == DEV_GPU ? tui_dev_instances(s, i) : 0;
+        if (!shown(v, i)) {
+            i += 1 + k;
+            continue;
+        }
+        size_t kl = shown_instances(v, i, k);
         enum tui_fold f = fold_of(v, d);
         bool open = f == FOLD_OPEN;
         if (f == FOLD_AUTO) {
             if (everything || (i == sel_gpu && sel_open)) {
                 open = true;
-            } else if (k <= budget) {
+            } else if (kl <= budget) {
                 open = true;
-                budget -= k;
+                budget -= kl;
             }
         }
         v->drow[v->ndrow++] = i;
         if (open)
             for (size_t c = 0; c < k; c++)
-                v->drow[v->ndrow++] = i + 1 + c;
+                if (shown(v, i + 1 + c))
+                    v->drow[v->ndrow++] = i + 1 + c;
         i += 1 + k;
     }
 }
@@ -281,20 +424,45 @@ static void select_row(struct tui_view *v, long r)
         r = 0;
     if ((size_t)r >= v->ndrow)
         r = (long)v->ndrow - 1;
-    tui_view_select_abs(v, v->drow[r]);
+    size_t e = v->drow[r];
+    tui_view_select_abs(v, e & ~TUI_DROW_NODE);
+    v->sel_node = (e & TUI_DROW_NODE) != 0;
 }
 
-/* The row of the selection; a selection hidden in a folded GPU is moved
- * to that GPU. */
+long tui_view_place_sel(struct tui_view *v)
+{
+    const struct snapshot *s = v->snap;
+    if (!s || v->sel >= s->ndevices)
+        return -1;
+    long r;
+    if (v->sel_node) {
+        r = tui_view_row_of(v, TUI_DROW_NODE | node_first(s, v->sel));
+        if (r >= 0)
+            return r;
+    } else {
+        r = tui_view_row_of(v, v->sel);
+        if (r >= 0)
+            return r;
+        r = tui_view_row_of(v, tui_dev_gpu_of(s, v->sel));
+        if (r >= 0) {
+            select_row(v, r);
+            return r;
+        }
+    }
+    if (!tui_view_fleet(v) || v->ndrow == 0)
+        return -1;
+    r = tui_view_row_of(v, TUI_DROW_NODE | node_first(s, v->sel));
+    if (r < 0)
+        r = 0; /* the filter left its node out: the first row */
+    select_row(v, r);
+    return r;
+}
+
+/* The row of the selection, moved to one shown when it is hidden. */
 static long current_row(struct tui_view *v)
 {
     tui_view_build_rows(v, v->dev_room);
-    long r = tui_view_row_of(v, v->sel);
-    if (r < 0 && v->snap && v->sel < v->snap->ndevices) {
-        r = tui_view_row_of(v, tui_dev_gpu_of(v->snap, v->sel));
-        if (r >= 0)
-            select_row(v, r);
-    }
+    long r = tui_view_place_sel(v);
     return r < 0 ? 0 : r;
 }
 
@@ -316,6 +484,11 @@ void tui_view_select_end(struct tui_view *v)
     /* the last device; its GPU unfolds unless folded by hand (then the GPU) */
     if (!v->snap || v->snap->ndevices == 0)
         return;
+    if (tui_view_fleet(v)) { /* the last row shown: a node folded, a filter */
+        tui_view_build_rows(v, v->dev_room);
+        select_row(v, (long)v->ndrow - 1);
+        return;
+    }
     tui_view_select_abs(v, v->snap->ndevices - 1);
     current_row(v);
 }
@@ -326,6 +499,20 @@ void tui_view_page(struct tui_view *v, int dir)
     tui_view_select(v, (long)dir * page);
 }
 
+/* Fold or unfold the node of the selection (fleet view). */
+static void toggle_node(struct tui_view *v)
+{
+    const struct snapshot *s = v->snap;
+    size_t first = node_first(s, v->sel);
+    const char *node = s->devices[first].node;
+    bool closing = !node_closed(v, node);
+    node_fold_set(v, node, closing ? FOLD_CLOSED : FOLD_OPEN);
+    if (closing) {
+        tui_view_select_abs(v, first);
+        v->sel_node = true;
+    }
+}
+
 void tui_view_toggle_fold(struct tui_view *v)
 {
     const struct snapshot *s = v->snap;
@@ -333,11 +520,17 @@ void tui_view_toggle_fold(struct tui_view *v)
         return;
     size_t g = tui_dev_gpu_of(s, v->sel);
     const struct device *d = &s->devices[g];
+    bool fleet = tui_view_fleet(v);
+    if (fleet && (v->sel_node || (d->kind == DEV_GPU && tui_dev_instances(s, g) == 0))) {
+        toggle_node(v);
+        return;
+    }
     int key = fold_key(v, d);
     if (d->kind != DEV_GPU || tui_dev_instances(s, g) == 0 || key < 0)
         return;
     tui_view_build_rows(v, v->dev_room);
-    bool open = tui_view_row_of(v, g + 1) >= 0;
+    long r = tui_view_row_of(v, g);
+    bool open = r >= 0 && (size_t)r + 1 < v->ndrow && tui_dev_is_instance_of(s, v->drow[r + 1], g);
     v->fold[key] = open ? FOLD_CLOSED : FOLD_OPEN;
     if (open)
         tui_view_select_abs(v, g);
@@ -372,7 +565,8 @@ void tui_view_jump_digit(struct tui_view *v, int digit, uint64_t now_ns)
         snprintf(v->status, sizeof(v->status), "no GPU %d", want);
 }
 
-long tui_view_device_at(const struct tui_view *v, int y, int x)
+/* The row of the list at screen row y, column x, or -1. */
+static long row_at(const struct tui_view *v, int y, int x)
 {
     struct rect r = v->lay.devices;
     if (v->lay.too_small || !v->snap || y <= r.y || y >= r.y + r.h - 1 || x <= r.x ||
@@ -381,7 +575,24 @@ long tui_view_device_at(const struct tui_view *v, int y, int x)
     long row = (long)v->dev_scroll + (y - r.y - 1);
     if (row < 0 || (size_t)row >= v->ndrow)
         return -1;
+    return row;
+}
+
+long tui_view_device_at(const struct tui_view *v, int y, int x)
+{
+    long row = row_at(v, y, x);
+    if (row < 0 || (v->drow[row] & TUI_DROW_NODE))
+        return -1;
     return (long)v->drow[row];
+}
+
+bool tui_view_select_at(struct tui_view *v, int y, int x)
+{
+    long row = row_at(v, y, x);
+    if (row < 0)
+        return false;
+    select_row(v, row);
+    return true;
 }
 
 /* ---- the process popup's command line ---- */

@@ -35,6 +35,12 @@ enum tui_modal {
 /* Collapse state of a GPU's MIG instances in the device list. */
 enum tui_fold { FOLD_AUTO = 0, FOLD_OPEN, FOLD_CLOSED };
 #define TUI_FOLD_MAX 1024 /* GPU indexes with a fold state of their own */
+#define TUI_NODE_FOLD_MAX 256 /* fleet nodes with a fold state of their own */
+
+/* A row of the device list (v->drow): a device's position in snap->devices,
+ * or, in the fleet view, a node's row: TUI_DROW_NODE with the position of
+ * the node's first device. */
+#define TUI_DROW_NODE ((size_t)1 << (sizeof(size_t) * 8 - 1))
 
 /* Lower chart set, switched with c. */
 enum tui_charts { CHARTS_ACTIVITY = 0, CHARTS_THERMAL, CHARTS_COUNT };
@@ -67,6 +73,22 @@ struct tui_view {
     size_t ndrow, drow_cap;
     int dev_room; /* device rows the last layout had room for; 0 unknown */
     unsigned char fold[TUI_FOLD_MAX]; /* enum tui_fold by GPU index */
+    /* The fleet view (devices carry a node): the selection is on the row of
+     * the node of device sel (its first device) rather than on a device;
+     * the nodes the user folded or unfolded, by name (a node is open
+     * unless folded); the device filter (key /, fleet_ui.h) and what it
+     * leaves shown, by position in snap->devices (owned, rebuilt with the
+     * list; dshow_n entries). */
+    bool sel_node;
+    struct tui_node_fold {
+        char node[64];
+        unsigned char fold; /* enum tui_fold */
+    } node_fold[TUI_NODE_FOLD_MAX];
+    size_t nnode_fold;
+    char dfilter[64];
+    bool dfilter_edit;
+    unsigned char *dshow;
+    size_t dshow_n, dshow_cap, dshown;
     /* digits typed to jump to a GPU: the number so far and when */
     int jump_num;
     uint64_t jump_ns;
@@ -129,7 +151,9 @@ void tui_view_select_home(struct tui_view *v);
 void tui_view_select_end(struct tui_view *v);
 void tui_view_page(struct tui_view *v, int dir);
 /* Fold or unfold the selected GPU's instances (on an instance: its GPU's,
- * and the GPU becomes the selection). */
+ * and the GPU becomes the selection). In the fleet view, on a node row:
+ * the node's GPUs; on a GPU without instances: its node's (the node row
+ * becomes the selection). */
 void tui_view_toggle_fold(struct tui_view *v);
 /* A digit typed: jump to GPU n (digits typed within a second add up:
  * 1 then 2 is GPU 12 when there is one). now_ns: a monotonic clock. */
@@ -141,10 +165,20 @@ void tui_view_jump_digit(struct tui_view *v, int digit, uint64_t now_ns);
 void tui_view_build_rows(struct tui_view *v, int room);
 /* Device rows the list takes with nothing folded but what the user folded:
  * the rows the layout is asked for. */
-size_t tui_view_rows_wanted(const struct tui_view *v);
+size_t tui_view_rows_wanted(struct tui_view *v);
 /* Device (position in snap->devices) at screen row y in the devices panel,
- * or -1. */
+ * or -1 (also on a node row). */
 long tui_view_device_at(const struct tui_view *v, int y, int x);
+/* A click at y, x: select the device or node row there; false when none. */
+bool tui_view_select_at(struct tui_view *v, int y, int x);
+/* The row of the selection in the list as built (v->drow); a selection
+ * the list hides (in a folded GPU or node, or left out by the filter) is
+ * moved to its GPU's row, else its node's; -1 when none is shown. */
+long tui_view_place_sel(struct tui_view *v);
+/* The fleet view: the devices carry a node. */
+bool tui_view_fleet(const struct tui_view *v);
+/* The position after the last device of the node of device i. */
+size_t tui_dev_node_end(const struct snapshot *s, size_t i);
 /* Sort the selected device's processes into v->rows by v->psort (in the
  * all-processes view every device's; the selection then follows the device
  * of the process under the cursor). */

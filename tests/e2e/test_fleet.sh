@@ -117,12 +117,68 @@ contains "--once table: the dcgm node" "$table" "node dcgm: 1 GPU, 4 MIGs"
 # the monitor on the fleet: devices grouped by node, the fleet's totals in
 # the header (values fixed: the simulators' clocks stand still)
 for size in 200x60 80x24; do
-    name="fleet-$size"
+    name="fleet-$size" wide=
+    [ "$size" = 200x60 ] && wide=1
     TUI_WAIT_S=15 tui_start "$name" "${size%x*}" "${size#*x}" 2 -- --no-config \
         --proc-root "$(tui_proc "$name" two-core)" --prometheus "$PURL"
     tui_screen "fleet TUI $size" "$name" "fleet-$size"
+    screen=$(tmx capture-pane -p -t "$name")
+    contains "fleet TUI $size: a row per node, its GPUs, instances and idle ones" \
+        "$screen" "dgx${wide:+ } 8 GPU 56 MIG 53 idle"
+    # Up: the node's row above the first GPU; Enter folds it, Down goes to
+    # the next node's row (its GPUs hidden), Enter folds that one too
+    tui_keys "$name" Up Enter Down Enter
+    tui_screen "fleet TUI $size: two nodes folded" "$name" "fleet-fold-$size"
+    screen=$(tmx capture-pane -p -t "$name")
+    if [ "$size" = 200x60 ]; then
+        want=$(printf '%s\n' "▸ dcgm  1 GPU 4 MIG 1 idle  57.7/130.7 GiB" \
+            "▸ dgx  8 GPU 56 MIG 53 idle  251.6/532.0 GiB" "▾ h200  1 GPU 4 MIG 1 idle  57.7/130.8 GiB")
+    else # the short forms that fit 80 columns
+        want=$(printf '%s\n' "▸ dcgm 1 GPU 4 MIG 1 idle 58/131G" "▸ dgx 8 GPU 56 MIG 53 idle" \
+            "▾ h200 1 GPU 4 MIG 1 idle 58/131G")
+    fi
+    eq "fleet TUI $size folded: the node rows, h200's open" \
+        "$(grep -ao '[▸▾] \(dcgm\|dgx\|h200\) [^│]*' <<<"$screen" | sed -E 's/ +[▮▯].*//')" "$want"
+    eq "fleet TUI $size folded: a folded node hides its GPUs" "$(grep -ac 'GPU [0-9] A100' <<<"$screen")" 0
+    eq "fleet TUI $size folded: the open node's GPU is listed" "$(grep -ac 'GPU 0 H200' <<<"$screen")" 1
+    contains "fleet TUI $size folded: the node row is selected" "$screen" "▶ ▸ dgx"
+    # the filter: every word must match; "h200" is the model of the dcgm
+    # node's GPU too, "1g.18" the profile of two instances on each
+    tui_keys "$name" Enter Home Enter / h 2 0 0 Space 1 g . 1 8 Enter
+    tui_screen "fleet TUI $size: filtered" "$name" "fleet-filter-$size"
+    screen=$(tmx capture-pane -p -t "$name")
+    contains "fleet TUI $size filtered: the title names the filter" "$screen" "Devices /h200 1g.18"
+    contains "fleet TUI $size filtered: the header's totals are the list's" "$screen" "/h200 1g.18: 2 nodes"
+    eq "fleet TUI $size filtered: exactly the matching instances under their GPUs and nodes" \
+        "$(sed -n 's/^.*│[▶ ] *\([▸▾├└] [^│]*\)│$/\1/p' <<<"$screen" |
+            sed -E 's/^([▸▾]) (dcgm|h200) .*/\1 \2/; s/^(▾ GPU 0 H200).*/\1/; s/^([├└] MIG [0-9]+).*/\1/')" \
+        "$(printf '%s\n' "▾ dcgm" "▾ GPU 0 H200" "├ MIG 2" "└ MIG 3" "▾ h200" "▾ GPU 0 H200" "├ MIG 2" "└ MIG 3")"
+    contains "fleet TUI $size filtered: the node row counts what is listed" "$screen" "dcgm${wide:+ } 1 GPU 2 MIG 1 idle"
     eq "fleet TUI $size: q quits" "$(tui_quit "$name" q)" 0
 done
+# the README's picture of the fleet is the stored screen
+eq "README: the fleet's picture is fleet-fold-80x24" \
+    "$(awk '/<!-- fleet-screen -->/ { on = 1; next } /<!-- \/fleet-screen -->/ { on = 0 } on' \
+        "$MIGMON_SRC/README.md" | sed '1d;$d')" "$(cat "$MIGMON_SRC/tests/e2e/screens/fleet-fold-80x24.txt")"
+# the word idle: the idle instances alone; Esc gives the whole fleet back
+TUI_WAIT_S=15 tui_start fleet-idle 200 60 2 -- --no-config \
+    --proc-root "$(tui_proc fleet-idle two-core)" --prometheus "$PURL"
+tui_keys fleet-idle / i d l e Enter
+screen=$(tmx capture-pane -p -t fleet-idle)
+contains "fleet TUI idle: every instance listed is idle" "$screen" "/idle: 3 nodes  10 GPUs  55 MIG, 55 idle"
+eq "fleet TUI idle: the busy instances are not listed" "$(grep -ac '85% dcgm\|21% dcgm' <<<"$screen")" 0
+contains "fleet TUI idle: the idle one of the dcgm node is" "$screen" "MIG 3 1g.18gb"
+tui_keys fleet-idle Escape
+screen=$(tmx capture-pane -p -t fleet-idle)
+contains "fleet TUI idle: Esc clears the filter" "$screen" "3 nodes  10 GPUs  64 MIG, 55 idle"
+tui_keys fleet-idle / z z
+contains "fleet TUI: / types into the device filter" "$(tmx capture-pane -p -t fleet-idle | tail -1)" \
+    " Filter devices (node, model, profile, UUID; idle): zz_"
+tui_keys fleet-idle Enter
+screen=$(tmx capture-pane -p -t fleet-idle)
+contains "fleet TUI: a filter nothing matches says so" "$screen" "No device matches the filter (Esc clears it)"
+contains "fleet TUI: and the totals are of nothing" "$screen" "/zz: 0 nodes  0 GPUs  0 MIG, 0 idle  VRAM N/A"
+eq "fleet TUI idle: q quits" "$(tui_quit fleet-idle q)" 0
 
 # record over the fleet: each line names the devices' nodes
 rec=$("$MIGMON_BIN" --no-config --prometheus "$PURL" record -n 1 2>/dev/null)
@@ -144,13 +200,14 @@ contains "target down: the table says so" "$table" "node h200: 1 GPU, 4 MIGs  DO
 TUI_WAIT_S=15 tui_start fleet-down 200 60 1 -- --no-config \
     --proc-root "$(tui_proc fleet-down two-core)" --prometheus "$PURL"
 screen=$(tmx capture-pane -p -t fleet-down)
-contains "target down: the monitor tags the node's GPU" "$(grep -o 'h200 GPU 0 H200[^│]*DOWN [0-9]*s' <<<"$screen")" "DOWN"
+contains "target down: the monitor tags the node's row" "$(grep -o '▾ h200 [^│]*DOWN [0-9]*s' <<<"$screen")" "DOWN"
+contains "target down: and its GPU" "$(grep -o 'GPU 0 H200 +4 MIG[^│]*DOWN [0-9]*s' <<<"$screen")" "DOWN"
 contains "target down: the header counts it" "$screen" "3 nodes (1 down)"
 eq "target down: q quits" "$(tui_quit fleet-down q)" 0
 
 # Prometheus stand-ins: one that never answers, one that answers garbage
 cat >"$TMP/fl-standin.py" <<'PY'
-import http.server, sys, time
+import http.server, os, sys, time
 mode = sys.argv[2]
 EMPTY = b'{"status":"success","data":{"resultType":"vector","result":[]}}'
 class H(http.server.BaseHTTPRequestHandler):
@@ -182,13 +239,26 @@ class H(http.server.BaseHTTPRequestHandler):
         self.wfile.write(b"<html>not json at all</html>")
     def log_message(self, *a):
         pass
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+# port 0: the kernel picks a free one, written to argv[3] once listening
+# (a port picked beforehand may be taken by then on a busy machine)
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H)
+with open(sys.argv[3] + ".tmp", "w") as f:
+    f.write(str(srv.server_address[1]))
+os.rename(sys.argv[3] + ".tmp", sys.argv[3])
+srv.serve_forever()
 PY
+# fl_standin MODE: the stand-in listening; sets sp to its port
+fl_standin() {
+    local f="$TMP/fl-standin-$1.port" i
+    rm -f "$f"
+    python3 "$TMP/fl-standin.py" 0 "$1" "$f" &
+    FL_PIDS+=($!)
+    for ((i = 0; i < 100; i++)); do [ -s "$f" ] && break; sleep 0.1; done
+    sp=$(cat "$f" 2>/dev/null)
+    [ -n "$sp" ] || bad "the $1 stand-in did not start"
+}
 # credentials from a file: a bearer token, basic authentication
-sp=$(fl_free_port)
-python3 "$TMP/fl-standin.py" "$sp" auth &
-FL_PIDS+=($!)
-for ((i = 0; i < 50; i++)); do (exec 3<>"/dev/tcp/127.0.0.1/$sp") 2>/dev/null && break; sleep 0.1; done
+fl_standin auth
 out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --once 2>&1)
 contains "auth: without credentials, the server's refusal" "$out" "HTTP 401: unauthorized"
 printf 'Bearer s3cret\n' >"$TMP/fl-bearer"
@@ -200,20 +270,14 @@ contains "auth: basic" "$out" "has no migmon_* or DCGM_FI_* series of the last 1
 out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --prometheus-auth "$TMP/fl-none" --once 2>&1)
 eq "auth: a missing file is exit status 2" "$?" 2
 contains "auth: ... naming it" "$out" "--prometheus-auth $TMP/fl-none: No such file or directory"
-sp=$(fl_free_port)
-python3 "$TMP/fl-standin.py" "$sp" huge &
-FL_PIDS+=($!)
-for ((i = 0; i < 50; i++)); do (exec 3<>"/dev/tcp/127.0.0.1/$sp") 2>/dev/null && break; sleep 0.1; done
+fl_standin huge
 out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --once 2>&1)
 contains "an answer past 32 MiB is cut off" "$out" "answer larger than 33554432 bytes, cut off"
 out=$("$MIGMON_BIN" --no-config --prometheus "ftp://x" --once 2>&1)
 contains "--prometheus: only http and https" "$out" "expected an http:// or https:// URL"
 
 for mode in stall garbage; do
-    sp=$(fl_free_port)
-    python3 "$TMP/fl-standin.py" "$sp" "$mode" &
-    FL_PIDS+=($!)
-    for ((i = 0; i < 50; i++)); do (exec 3<>"/dev/tcp/127.0.0.1/$sp") 2>/dev/null && break; sleep 0.1; done
+    fl_standin "$mode"
     start=$(date +%s%N)
     out=$(timeout 20 "$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --once --timeout 2 --format table 2>&1)
     took=$((($(date +%s%N) - start) / 1000000))
