@@ -13,6 +13,9 @@ export TMP
 export XDG_CONFIG_HOME="$TMP/config-home"
 # the table's full width (test_cli.sh checks the 80-column one)
 export COLUMNS=120
+# no locale from the caller's shell: CI runs with none, and a check whose
+# grep or sed needs UTF-8 says so itself (LC_ALL=C.UTF-8 on that command)
+unset LANG LANGUAGE LC_ALL LC_CTYPE LC_COLLATE LC_MESSAGES
 for t in "$here"/test_*.sh; do
     CURRENT=$(basename "$t" .sh)
     # E2E_ONLY="test_tui test_hang": only these files

@@ -138,7 +138,7 @@ for size in 200x60 80x24; do
             "▾ h200 1 GPU 4 MIG 1 idle 58/131G")
     fi
     eq "fleet TUI $size folded: the node rows, h200's open" \
-        "$(grep -ao '[▸▾] \(dcgm\|dgx\|h200\) [^│]*' <<<"$screen" | sed -E 's/ +[▮▯].*//')" "$want"
+        "$(LC_ALL=C.UTF-8 grep -ao '[▸▾] \(dcgm\|dgx\|h200\) [^│]*' <<<"$screen" | LC_ALL=C.UTF-8 sed -E 's/ +[▮▯].*//')" "$want"
     eq "fleet TUI $size folded: a folded node hides its GPUs" "$(grep -ac 'GPU [0-9] A100' <<<"$screen")" 0
     eq "fleet TUI $size folded: the open node's GPU is listed" "$(grep -ac 'GPU 0 H200' <<<"$screen")" 1
     contains "fleet TUI $size folded: the node row is selected" "$screen" "▶ ▸ dgx"
@@ -150,8 +150,8 @@ for size in 200x60 80x24; do
     contains "fleet TUI $size filtered: the title names the filter" "$screen" "Devices /h200 1g.18"
     contains "fleet TUI $size filtered: the header's totals are the list's" "$screen" "/h200 1g.18: 2 nodes"
     eq "fleet TUI $size filtered: exactly the matching instances under their GPUs and nodes" \
-        "$(sed -n 's/^.*│[▶ ] *\([▸▾├└] [^│]*\)│$/\1/p' <<<"$screen" |
-            sed -E 's/^([▸▾]) (dcgm|h200) .*/\1 \2/; s/^(▾ GPU 0 H200).*/\1/; s/^([├└] MIG [0-9]+).*/\1/')" \
+        "$(LC_ALL=C.UTF-8 sed -n 's/^.*│[▶ ] *\([▸▾├└] [^│]*\)│$/\1/p' <<<"$screen" |
+            LC_ALL=C.UTF-8 sed -E 's/^([▸▾]) (dcgm|h200) .*/\1 \2/; s/^(▾ GPU 0 H200).*/\1/; s/^([├└] MIG [0-9]+).*/\1/')" \
         "$(printf '%s\n' "▾ dcgm" "▾ GPU 0 H200" "├ MIG 2" "└ MIG 3" "▾ h200" "▾ GPU 0 H200" "├ MIG 2" "└ MIG 3")"
     contains "fleet TUI $size filtered: the node row counts what is listed" "$screen" "dcgm${wide:+ } 1 GPU 2 MIG 1 idle"
     eq "fleet TUI $size: q quits" "$(tui_quit "$name" q)" 0
@@ -200,8 +200,8 @@ contains "target down: the table says so" "$table" "node h200: 1 GPU, 4 MIGs  DO
 TUI_WAIT_S=15 tui_start fleet-down 200 60 1 -- --no-config \
     --proc-root "$(tui_proc fleet-down two-core)" --prometheus "$PURL"
 screen=$(tmx capture-pane -p -t fleet-down)
-contains "target down: the monitor tags the node's row" "$(grep -o '▾ h200 [^│]*DOWN [0-9]*s' <<<"$screen")" "DOWN"
-contains "target down: and its GPU" "$(grep -o 'GPU 0 H200 +4 MIG[^│]*DOWN [0-9]*s' <<<"$screen")" "DOWN"
+contains "target down: the monitor tags the node's row" "$(LC_ALL=C.UTF-8 grep -o '▾ h200 [^│]*DOWN [0-9]*s' <<<"$screen")" "DOWN"
+contains "target down: and its GPU" "$(LC_ALL=C.UTF-8 grep -o 'GPU 0 H200 +4 MIG[^│]*DOWN [0-9]*s' <<<"$screen")" "DOWN"
 contains "target down: the header counts it" "$screen" "3 nodes (1 down)"
 eq "target down: q quits" "$(tui_quit fleet-down q)" 0
 
