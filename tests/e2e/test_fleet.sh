@@ -207,7 +207,7 @@ eq "target down: q quits" "$(tui_quit fleet-down q)" 0
 
 # Prometheus stand-ins: one that never answers, one that answers garbage
 cat >"$TMP/fl-standin.py" <<'PY'
-import http.server, os, sys, time
+import http.server, os, ssl, sys, time
 mode = sys.argv[2]
 EMPTY = b'{"status":"success","data":{"resultType":"vector","result":[]}}'
 class H(http.server.BaseHTTPRequestHandler):
@@ -224,6 +224,12 @@ class H(http.server.BaseHTTPRequestHandler):
                     self.wfile.write(b" " * (1 << 20))
             except OSError:
                 pass
+            return
+        if mode == "tls":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(EMPTY)
             return
         if mode == "auth":
             # bearer "s3cret", or basic fleet:pa55 (ZmxlZXQ6cGE1NQ==)
@@ -242,6 +248,11 @@ class H(http.server.BaseHTTPRequestHandler):
 # port 0: the kernel picks a free one, written to argv[3] once listening
 # (a port picked beforehand may be taken by then on a busy machine)
 srv = http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H)
+if mode == "tls":
+    # a self-signed certificate (tests/fixtures/tls): no CA store trusts it
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(os.environ["FL_TLS"] + ".crt", os.environ["FL_TLS"] + ".key")
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
 with open(sys.argv[3] + ".tmp", "w") as f:
     f.write(str(srv.server_address[1]))
 os.rename(sys.argv[3] + ".tmp", sys.argv[3])
@@ -270,6 +281,19 @@ contains "auth: basic" "$out" "has no migmon_* or DCGM_FI_* series of the last 1
 out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --prometheus-auth "$TMP/fl-none" --once 2>&1)
 eq "auth: a missing file is exit status 2" "$?" 2
 contains "auth: ... naming it" "$out" "--prometheus-auth $TMP/fl-none: No such file or directory"
+# TLS is verified against the system's CA store: a certificate it does
+# not trust is refused, though the server answers (curl trusting it reads
+# the answer)
+export FL_TLS="$MIGMON_SRC/tests/fixtures/tls/self-signed"
+fl_standin tls
+eq "https: the stand-in answers a client that trusts its certificate" \
+    "$(curl -s --max-time 5 --cacert "$MIGMON_SRC/tests/fixtures/tls/self-signed.crt" \
+        "https://127.0.0.1:$sp/api/v1/query?query=up")" \
+    '{"status":"success","data":{"resultType":"vector","result":[]}}'
+out=$("$MIGMON_BIN" --no-config --prometheus "https://127.0.0.1:$sp" --once 2>&1)
+contains "https: an untrusted certificate is refused, saying so" "$out" \
+    "SSL peer certificate or SSH remote key was not OK"
+contains "https: and nothing is read from it" "$out" "gpu: N/A"
 fl_standin huge
 out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --once 2>&1)
 contains "an answer past 32 MiB is cut off" "$out" "answer larger than 33554432 bytes, cut off"
