@@ -65,6 +65,7 @@ YML
 prometheus --config.file="$TMP/fl-prometheus.yml" --storage.tsdb.path="$TMP/fl-prom" \
     --web.listen-address="127.0.0.1:$PP" --log.level=warn >"$TMP/fl-prometheus.log" 2>&1 &
 FL_PIDS+=($!)
+PROM_PID=$!
 PURL="http://127.0.0.1:$PP"
 q() { curl -s -m 5 --data-urlencode "query=$1" "$PURL/api/v1/query"; }
 for ((i = 0; i < 300; i++)); do
@@ -238,6 +239,23 @@ eq "fleet TUI processes: q quits" "$(tui_quit fleet-procs q)" 0
 # record over the fleet: each line names the devices' nodes
 rec=$("$MIGMON_BIN" --no-config --prometheus "$PURL" record -n 1 2>/dev/null)
 jeq "record: one snapshot of the fleet" "$rec" '[.devices[].node] | unique' '["dcgm","dgx","h200"]'
+
+# Prometheus stops answering (SIGSTOP) during a recording: the processes
+# are carried with the devices' values for carry (3) rounds, then gone,
+# the count none with the reason
+"$MIGMON_BIN" --no-config --prometheus "$PURL" record -n 10 -i 1000 -o "$TMP/fl-carry.jsonl" 2>/dev/null &
+rpid=$!
+for ((i = 0; i < 200; i++)); do grep -q '"devices"' "$TMP/fl-carry.jsonl" 2>/dev/null && break; sleep 0.05; done
+kill -STOP "$PROM_PID"
+wait "$rpid"
+kill -CONT "$PROM_PID"
+carry=$(jq -c 'select(.devices) | [.devices[] | select(.node == "h200" and .kind == "mig")] |
+    [([.[].processes[] | [.pid, .carried, .memory_bytes]] | sort), .[0].process_count.source, .[0].process_count.reason]' "$TMP/fl-carry.jsonl")
+eq "Prometheus stalls: the processes as read first" "$(head -1 <<<"$carry")" \
+    '[[[7001,false,39845888000],[7040,false,13107200000],[7102,false,4299161600]],"direct",null]'
+contains "Prometheus stalls: then carried, with their last values" "$carry" \
+    '[[[7001,true,39845888000],[7040,true,13107200000],[7102,true,4299161600]],"carried","Prometheus did not answer"]'
+eq "Prometheus stalls: then none, with the reason" "$(tail -1 <<<"$carry")" '[[],"none","Prometheus did not answer"]'
 
 # a target taken down: its node is shown as down, with the time since
 kill -TERM "$H200_PID"
