@@ -105,8 +105,8 @@ static void all_processes_notes(const struct snapshot *s)
         const struct device *d = &s->devices[i];
         if (d->kind == DEV_GPU && d->mig_enabled)
             continue; /* its list is its instances' */
-        char id[32];
-        proclist_device_label(id, sizeof(id), d);
+        char id[96];
+        proclist_device_node_label(id, sizeof(id), d);
         if (!metric_ok(&d->process_count))
             fprintf(stderr, "mig-gpu-mon: device %s: processes N/A (%s)\n", id,
                     d->process_count.why ? d->process_count.why : "not read");

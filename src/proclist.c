@@ -125,6 +125,14 @@ void proclist_device_label(char *out, size_t len, const struct device *d)
         snprintf(out, len, "%d", d->index);
 }
 
+void proclist_device_node_label(char *out, size_t len, const struct device *d)
+{
+    int n = d->node[0] ? snprintf(out, len, "%s:", d->node) : 0;
+    if (n < 0 || (size_t)n >= len)
+        n = 0;
+    proclist_device_label(out + n, len - (size_t)n, d);
+}
+
 long proclist_clk_tck(void)
 {
     static long hz; /* the same for the whole run: read once */

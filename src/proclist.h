@@ -57,6 +57,9 @@ long proclist_device_of(const struct snapshot *s, size_t i);
 /* The device's short name, as the --once table's ID column writes it: "0"
  * for GPU 0, "0/3" for the MIG device in slot 3 of GPU 0. */
 void proclist_device_label(char *out, size_t len, const struct device *d);
+/* The same after the device's node in a fleet (--prometheus): "h200:0/3";
+ * a process list of several nodes names each process's. */
+void proclist_device_node_label(char *out, size_t len, const struct device *d);
 
 /*
  * Seconds since p started: the host's uptime in s minus p's start time

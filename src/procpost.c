@@ -3,7 +3,8 @@
  * read: per device, sort (memory descending, unknown last, ties by PID),
  * cut to --top, add the /proc facts of what is shown, and carry a failed
  * list forward for a bounded number of ticks (only processes that still
- * exist with the same start time).
+ * exist with the same start time). A fleet's processes (a device with a
+ * node) are only sorted and cut: their PIDs are other hosts'.
  */
 #include "procpost.h"
 
@@ -103,7 +104,10 @@ static size_t take_fresh(struct procpost *c, const struct snapshot *s, const str
     for (size_t i = 0; i < keep; i++) {
         struct gpu_process *p = &c->pbuf[out++];
         *p = base[c->order[i]];
-        fill_host_facts(c, p);
+        /* a fleet's process (--prometheus) runs on its device's node: its
+         * PID means nothing in this host's /proc */
+        if (!d->node[0])
+            fill_host_facts(c, p);
     }
     return out;
 }
@@ -169,8 +173,8 @@ void procpost_run(struct procpost *c, struct procinfo *pinfo, unsigned top, stru
         bool fresh = metric_ok(&d->process_count);
         if (fresh)
             out = take_fresh(c, s, d, out);
-        else if (d->kind == DEV_MIG || !d->mig_enabled)
-            out = take_carried(c, d, out, &ticks);
+        else if ((d->kind == DEV_MIG || !d->mig_enabled) && !d->node[0])
+            out = take_carried(c, d, out, &ticks); /* a fleet's backend carries its own */
         d->proc_first = first;
         d->nprocs = out - first;
         if ((fresh || ticks > 0) && d->uuid[0] &&

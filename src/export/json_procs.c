@@ -29,6 +29,10 @@ static void write_entry(struct jsonw *w, const struct snapshot *s, size_t i)
     if (d)
         proclist_device_label(label, sizeof(label), d);
     str_or_null(w, "device", label);
+    if (d && d->node[0]) { /* a fleet's: the node it runs on, as its device's */
+        jsonw_key(w, "node");
+        jsonw_str(w, d->node);
+    }
     jsonw_key(w, "gpu_index");
     if (d)
         jsonw_int(w, d->index);

@@ -412,6 +412,9 @@ static bool write_processes(FILE *f, const struct snapshot *s)
         const struct device *d = &s->devices[i];
         char id[32];
         device_id(id, sizeof(id), d);
+        /* a fleet: a line per node before its devices' processes */
+        if (d->node[0] && (i == 0 || strcmp(s->devices[i - 1].node, d->node) != 0))
+            fprintf(f, "node %s:\n", d->node);
         if (!metric_ok(&d->process_count) && d->nprocs == 0) {
             /* a MIG-enabled GPU's own list is its instances': say nothing */
             if (d->kind == DEV_MIG || !d->mig_enabled) {
@@ -551,7 +554,7 @@ static void all_cells(const struct snapshot *s, size_t i, char c[A_CMD][A_CELL],
     double mib = 1.0 / (1024 * 1024);
     snprintf(c[A_PID], A_CELL, "%u", (unsigned)p->pid);
     if (d)
-        device_id(c[A_DEV], A_CELL - 1, d);
+        proclist_device_node_label(c[A_DEV], A_CELL - 1, d);
     else
         snprintf(c[A_DEV], A_CELL, "?");
     if (p->unattributed) { /* on a MIG GPU, in none of its instances */
@@ -644,10 +647,10 @@ int table_write_all_processes(FILE *f, const struct snapshot *s)
     size_t unread = 0;
     for (size_t i = 0; i < s->ndevices; i++) {
         const struct device *d = &s->devices[i];
-        char id[32], msg[320];
+        char id[96], msg[320];
         if (d->kind == DEV_GPU && d->mig_enabled)
             continue; /* its list is its instances' */
-        device_id(id, sizeof(id), d);
+        proclist_device_node_label(id, sizeof(id), d);
         if (!metric_ok(&d->process_count)) {
             snprintf(msg, sizeof(msg), "processes N/A (%s)",
                      d->process_count.why ? d->process_count.why : "not read");

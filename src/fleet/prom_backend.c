@@ -175,6 +175,17 @@ static void deadline_ts(struct timespec *ts, uint64_t deadline_ns)
     ts->tv_nsec = (long)(deadline_ns % 1000000000ull);
 }
 
+/* A process of a round that failed: its last values, marked carried. */
+static void carry_proc(struct gpu_process *p)
+{
+    struct metric *m[] = {&p->mem_bytes, &p->sm_util, &p->mem_util, &p->cpu_pct, &p->rss_bytes};
+    p->carried = true;
+    for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+        if (metric_ok(m[i]))
+            *m[i] = (struct metric){
+                .value = m[i]->value, .src = MSRC_CARRIED, .why = "Prometheus did not answer"};
+}
+
 static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
 {
     struct prom_state *st = state;
@@ -215,6 +226,18 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
     }
     memcpy(s->devices, f->devs, f->ndevs * sizeof(*f->devs));
     s->ndevices = f->ndevs;
+    /* the processes, carried with the devices' values while a failed round
+     * allows (their PIDs are their nodes': procpost.c looks nothing up
+     * here for them) */
+    const char *procs_why = st->stale > carry_ticks() ? "Prometheus did not answer" : NULL;
+    if (!procs_why && f->nprocs) {
+        if (snapshot_reserve_procs(s, f->nprocs) == 0) {
+            memcpy(s->procs, f->procs, f->nprocs * sizeof(*f->procs));
+            s->nprocs = f->nprocs;
+        } else {
+            procs_why = "out of memory for the processes";
+        }
+    }
     /* a round that failed: the last devices, carried while carry_ticks
      * allows, then none; every device says why */
     const char *note = NULL;
@@ -225,8 +248,21 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
     }
     for (size_t i = 0; i < s->ndevices; i++) {
         struct device *d = &s->devices[i];
-        d->proc_first = 0;
-        d->nprocs = 0;
+        const struct metric *pc = &d->process_count;
+        if (!metric_ok(pc) && pc->why && pc->why >= st->qwhy[0][0] &&
+            pc->why < st->qwhy[0][0] + sizeof(st->qwhy)) /* as the metrics' below */
+            d->process_count.why = snapshot_note(s, "%s", pc->why);
+        if (procs_why) {
+            d->proc_first = d->nprocs = 0;
+            d->process_count = metric_none(procs_why);
+        } else if (st->stale) {
+            if (metric_ok(&d->process_count))
+                d->process_count = (struct metric){.value = d->process_count.value,
+                                                   .src = MSRC_CARRIED,
+                                                   .why = "Prometheus did not answer"};
+            for (size_t k = d->proc_first; k < d->proc_first + d->nprocs; k++)
+                carry_proc(&s->procs[k]);
+        }
         for (int k = 0; k < M_COUNT; k++) {
             /* the reasons of the published round live in qwhy[qwhy_cur]:
              * copied, as the query thread rewrites the other set */

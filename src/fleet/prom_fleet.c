@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleet/prom_fleet_int.h"
 #include "health.h"
+#include "text.h"
 
 /* The series read. The identities come from the last 10 minutes
  * (last_over_time), so a node whose target went down keeps its devices on
@@ -21,20 +23,28 @@
 #define DCGM_FIELDS                                                                          \
     "DCGM_FI_DEV_(FB_USED|FB_FREE|FB_RESERVED|GPU_TEMP|POWER_USAGE|GPU_UTIL|MEM_COPY_UTIL|" \
     "SM_CLOCK|MEM_CLOCK)|DCGM_FI_PROF_(GR_ENGINE_ACTIVE|SM_ACTIVE|DRAM_ACTIVE)"
+#define MIGMON_PROCESS                                                                       \
+    "gpu_memory_bytes|sm_utilization_ratio|memory_utilization_ratio|cpu_ratio|"             \
+    "resident_memory_bytes"
 #define DCGM_LABELS "instance, Hostname, hostname, gpu, UUID, modelName, pci_bus_id, GPU_I_ID, GPU_I_PROFILE"
 
 static const char *const queries[FQ_COUNT] = {
     [FQ_UP] = "max by (instance) (up)",
     [FQ_IDENT] = "max by (__name__, instance, hostname, gpu, uuid, pci_bus_id, model, "
-                 "architecture, compute_capability, mig_mode, serial, gpu_instance_id, "
-                 "compute_instance_id, mig_profile, mig_uuid) (last_over_time({__name__=~"
+                 "architecture, compute_capability, mig_mode, serial, vendor, gpu_instance_id, "
+                 "compute_instance_id, partition_id, mig_profile, mig_uuid) (last_over_time("
+                 "{__name__=~"
                  "\"migmon_(host_info|device_info|mig_info|last_sample_timestamp_seconds)\"}"
                  "[10m]))",
     [FQ_VALUES] = "max by (__name__, instance, uuid, gpu_instance_id, compute_instance_id, "
-                  "source, state) ({__name__=~\"migmon_(gpu|mig)_(" MIGMON_VALUES ")\"})",
+                  "partition_id, source, state) ({__name__=~\"migmon_(gpu|mig)_(" MIGMON_VALUES
+                  ")\"})",
     [FQ_DCGM_IDENT] = "count by (" DCGM_LABELS ") (last_over_time({__name__=~\"" DCGM_FIELDS
                       "\"}[10m]))",
     [FQ_DCGM_VALUES] = "max by (__name__, " DCGM_LABELS ") ({__name__=~\"" DCGM_FIELDS "\"})",
+    [FQ_PROCS] = "max by (__name__, instance, uuid, gpu_instance_id, compute_instance_id, "
+                 "partition_id, pid, process_name, pod_uid, container, source) ({__name__=~"
+                 "\"migmon_process_(" MIGMON_PROCESS ")\"})",
 };
 
 const char *fleet_query(enum fleet_query q)
@@ -44,38 +54,7 @@ const char *fleet_query(enum fleet_query q)
 
 /* ---- building ---- */
 
-struct build {
-    struct fleet *f;
-    size_t ncap, dcap;
-    int *dnode; /* node of each device */
-    /* devices by key, open addressing over dcap*2 slots */
-    char (*keys)[224];
-    size_t *slot;
-    size_t nslots;
-    bool nomem;
-};
-
-static const char *lab(json_t *item, const char *k)
-{
-    const char *v = json_string_value(json_object_get(json_object_get(item, "metric"), k));
-    return v ? v : "";
-}
-
-/* The sample's value; false when it has none or it is not a number. */
-static bool val(json_t *item, double *out)
-{
-    const char *v = json_string_value(json_array_get(json_object_get(item, "value"), 1));
-    if (!v)
-        return false;
-    char *end;
-    double d = strtod(v, &end);
-    if (end == v || *end || !isfinite(d))
-        return false;
-    *out = d;
-    return true;
-}
-
-static uint64_t hash(const char *s)
+uint64_t fleet_hash(const char *s)
 {
     uint64_t h = 1469598103934665603ull;
     for (; *s; s++)
@@ -117,7 +96,7 @@ static void rehash(struct build *b)
     for (size_t i = 0; i < want; i++)
         s[i] = SIZE_MAX;
     for (size_t d = 0; d < b->f->ndevs; d++) {
-        size_t at = hash(b->keys[d]) % want;
+        size_t at = fleet_hash(b->keys[d]) % want;
         while (s[at] != SIZE_MAX)
             at = (at + 1) % want;
         s[at] = d;
@@ -127,11 +106,11 @@ static void rehash(struct build *b)
     b->nslots = want;
 }
 
-static struct device *find(struct build *b, const char *key)
+struct device *fleet_find(struct build *b, const char *key)
 {
     if (!b->nslots)
         return NULL;
-    for (size_t at = hash(key) % b->nslots; b->slot[at] != SIZE_MAX; at = (at + 1) % b->nslots)
+    for (size_t at = fleet_hash(key) % b->nslots; b->slot[at] != SIZE_MAX; at = (at + 1) % b->nslots)
         if (strcmp(b->keys[b->slot[at]], key) == 0)
             return &b->f->devs[b->slot[at]];
     return NULL;
@@ -154,7 +133,7 @@ static void init_device(struct device *d)
 /* The device of key, added (initialised, on node) when new. */
 static struct device *add(struct build *b, const char *key, int node)
 {
-    struct device *d = find(b, key);
+    struct device *d = fleet_find(b, key);
     if (d || b->nomem || node < 0)
         return d;
     struct fleet *f = b->f;
@@ -162,11 +141,14 @@ static struct device *add(struct build *b, const char *key, int node)
         size_t cap = b->dcap ? b->dcap * 2 : 64;
         struct device *nd = realloc(f->devs, cap * sizeof(*nd));
         int *nn = nd ? realloc(b->dnode, cap * sizeof(*nn)) : NULL;
-        char(*nk)[224] = nn ? realloc(b->keys, cap * sizeof(*nk)) : NULL;
         if (nd)
             f->devs = nd;
         if (nn)
             b->dnode = nn;
+        unsigned *np = nn ? realloc(b->dnprocs, cap * sizeof(*np)) : NULL;
+        if (np)
+            b->dnprocs = np;
+        char(*nk)[FLEET_KEY_LEN] = np ? realloc(b->keys, cap * sizeof(*nk)) : NULL;
         if (!nk) {
             b->nomem = true;
             return NULL;
@@ -181,8 +163,9 @@ static struct device *add(struct build *b, const char *key, int node)
     d = &f->devs[i];
     init_device(d);
     b->dnode[i] = node;
+    b->dnprocs[i] = 0;
     snprintf(b->keys[i], sizeof(b->keys[i]), "%s", key);
-    size_t at = hash(key) % b->nslots;
+    size_t at = fleet_hash(key) % b->nslots;
     while (b->slot[at] != SIZE_MAX)
         at = (at + 1) % b->nslots;
     b->slot[at] = i;
@@ -194,10 +177,21 @@ static void key_gpu(char *k, size_t n, const char *inst, const char *uuid)
     snprintf(k, n, "g\x1f%.100s\x1f%.100s", inst, uuid);
 }
 
-static void key_mig(char *k, size_t n, const char *inst, const char *uuid, const char *gi,
-                    const char *ci)
+/* An NVIDIA MIG device by its GPU and compute instance ids, an AMD
+ * partition by its partition_id (the exporter writes one or the other). */
+static void key_mig(char *k, size_t n, json_t *it)
 {
-    snprintf(k, n, "m\x1f%.100s\x1f%.96s\x1f%.8s\x1f%.8s", inst, uuid, gi, ci);
+    snprintf(k, n, "m\x1f%.100s\x1f%.90s\x1f%.8s\x1f%.8s\x1f%.8s", fleet_lab(it, "instance"),
+             fleet_lab(it, "uuid"), fleet_lab(it, "gpu_instance_id"),
+             fleet_lab(it, "compute_instance_id"), fleet_lab(it, "partition_id"));
+}
+
+void fleet_key_of(char *k, size_t n, json_t *it, bool mig)
+{
+    if (mig)
+        key_mig(k, n, it);
+    else
+        key_gpu(k, n, fleet_lab(it, "instance"), fleet_lab(it, "uuid"));
 }
 
 static int int_or(const char *s, int dflt)
@@ -210,25 +204,38 @@ static int int_or(const char *s, int dflt)
 static void set_identity(struct device *d, json_t *it, bool mig)
 {
     d->kind = mig ? DEV_MIG : DEV_GPU;
-    d->index = int_or(lab(it, "gpu"), -1);
-    snprintf(d->pci_bus_id, sizeof(d->pci_bus_id), "%s", lab(it, "pci_bus_id"));
-    snprintf(d->serial, sizeof(d->serial), "%s", lab(it, "serial"));
-    snprintf(d->arch, sizeof(d->arch), "%s", lab(it, "architecture"));
-    if (sscanf(lab(it, "compute_capability"), "%d.%d", &d->cc_major, &d->cc_minor) != 2)
+    d->index = int_or(fleet_lab(it, "gpu"), -1);
+    snprintf(d->pci_bus_id, sizeof(d->pci_bus_id), "%s", fleet_lab(it, "pci_bus_id"));
+    snprintf(d->serial, sizeof(d->serial), "%s", fleet_lab(it, "serial"));
+    snprintf(d->arch, sizeof(d->arch), "%s", fleet_lab(it, "architecture"));
+    if (sscanf(fleet_lab(it, "compute_capability"), "%d.%d", &d->cc_major, &d->cc_minor) != 2)
         d->cc_major = d->cc_minor = -1;
-    if (mig) {
-        snprintf(d->uuid, sizeof(d->uuid), "%s", lab(it, "mig_uuid"));
-        snprintf(d->parent_uuid, sizeof(d->parent_uuid), "%s", lab(it, "uuid"));
-        snprintf(d->profile, sizeof(d->profile), "%s", lab(it, "mig_profile"));
-        snprintf(d->name, sizeof(d->name), "%.60s MIG %.30s", lab(it, "model"), d->profile);
-        d->gi_id = int_or(lab(it, "gpu_instance_id"), -1);
-        d->ci_id = int_or(lab(it, "compute_instance_id"), -1);
+    d->vendor = strcmp(fleet_lab(it, "vendor"), "amd") == 0 ? VENDOR_AMD : VENDOR_NVIDIA;
+    if (mig && d->vendor == VENDOR_AMD) {
+        /* an amdgpu compute partition, as the amdgpu backend gives it: its
+         * GPU's name, the partition's index as its GPU instance, one slice */
+        snprintf(d->uuid, sizeof(d->uuid), "%s", fleet_lab(it, "mig_uuid"));
+        snprintf(d->parent_uuid, sizeof(d->parent_uuid), "%s", fleet_lab(it, "uuid"));
+        snprintf(d->profile, sizeof(d->profile), "%s", fleet_lab(it, "mig_profile"));
+        snprintf(d->name, sizeof(d->name), "%s", fleet_lab(it, "model"));
+        d->gi_id = int_or(fleet_lab(it, "partition_id"), -1);
+        d->ci_id = -1;
+        d->slices = 1;
+        if (!d->uuid[0])
+            d->uuid_why = "not in Prometheus";
+    } else if (mig) {
+        snprintf(d->uuid, sizeof(d->uuid), "%s", fleet_lab(it, "mig_uuid"));
+        snprintf(d->parent_uuid, sizeof(d->parent_uuid), "%s", fleet_lab(it, "uuid"));
+        snprintf(d->profile, sizeof(d->profile), "%s", fleet_lab(it, "mig_profile"));
+        snprintf(d->name, sizeof(d->name), "%.60s MIG %.30s", fleet_lab(it, "model"), d->profile);
+        d->gi_id = int_or(fleet_lab(it, "gpu_instance_id"), -1);
+        d->ci_id = int_or(fleet_lab(it, "compute_instance_id"), -1);
         if (!d->uuid[0])
             d->uuid_why = "not in Prometheus";
     } else {
-        snprintf(d->uuid, sizeof(d->uuid), "%s", lab(it, "uuid"));
-        snprintf(d->name, sizeof(d->name), "%s", lab(it, "model"));
-        d->mig_enabled = strcmp(lab(it, "mig_mode"), "enabled") == 0;
+        snprintf(d->uuid, sizeof(d->uuid), "%s", fleet_lab(it, "uuid"));
+        snprintf(d->name, sizeof(d->name), "%s", fleet_lab(it, "model"));
+        d->mig_enabled = strcmp(fleet_lab(it, "mig_mode"), "enabled") == 0;
     }
 }
 
@@ -236,35 +243,34 @@ static void read_ident(struct build *b, json_t *res)
 {
     size_t i;
     json_t *it;
-    char key[224];
+    char key[FLEET_KEY_LEN];
     json_array_foreach(res, i, it) {
-        const char *name = lab(it, "__name__"), *inst = lab(it, "instance");
+        const char *name = fleet_lab(it, "__name__"), *inst = fleet_lab(it, "instance");
         int n = node_of(b, inst);
         if (n < 0)
             return;
         struct fleet_node *node = &b->f->nodes[n];
         double v;
         if (strcmp(name, "migmon_host_info") == 0) {
-            snprintf(node->name, sizeof(node->name), "%s", lab(it, "hostname"));
+            snprintf(node->name, sizeof(node->name), "%s", fleet_lab(it, "hostname"));
         } else if (strcmp(name, "migmon_last_sample_timestamp_seconds") == 0) {
-            if (val(it, &v))
+            if (fleet_val(it, &v))
                 node->last_sample = v;
         } else if (strcmp(name, "migmon_device_info") == 0) {
-            key_gpu(key, sizeof(key), inst, lab(it, "uuid"));
+            key_gpu(key, sizeof(key), inst, fleet_lab(it, "uuid"));
             struct device *d = add(b, key, n);
             if (d)
                 set_identity(d, it, false);
         } else if (strcmp(name, "migmon_mig_info") == 0) {
             /* its GPU, from the instance's labels until migmon_device_info
              * says more: an instance is never listed without its GPU */
-            key_gpu(key, sizeof(key), inst, lab(it, "uuid"));
+            key_gpu(key, sizeof(key), inst, fleet_lab(it, "uuid"));
             struct device *g = add(b, key, n);
             if (g && !g->uuid[0]) {
                 set_identity(g, it, false);
                 g->mig_enabled = true;
             }
-            key_mig(key, sizeof(key), inst, lab(it, "uuid"), lab(it, "gpu_instance_id"),
-                    lab(it, "compute_instance_id"));
+            key_mig(key, sizeof(key), it);
             struct device *d = add(b, key, n);
             if (d)
                 set_identity(d, it, true);
@@ -287,7 +293,7 @@ static const struct {
     {"fan_speed_ratio", M_FAN, 100},              {"performance_state", M_PSTATE, 1},
 };
 
-static enum metric_source source_of(const char *s)
+enum metric_source fleet_source_of(const char *s)
 {
     if (!strcmp(s, "gpm"))
         return MSRC_GPM;
@@ -306,24 +312,20 @@ static void read_values(struct build *b, json_t *res)
 {
     size_t i;
     json_t *it;
-    char key[224];
+    char key[FLEET_KEY_LEN];
     json_array_foreach(res, i, it) {
-        const char *name = lab(it, "__name__"), *inst = lab(it, "instance");
+        const char *name = fleet_lab(it, "__name__");
         bool mig = strncmp(name, "migmon_mig_", 11) == 0;
         if (!mig && strncmp(name, "migmon_gpu_", 11) != 0)
             continue;
-        if (mig)
-            key_mig(key, sizeof(key), inst, lab(it, "uuid"), lab(it, "gpu_instance_id"),
-                    lab(it, "compute_instance_id"));
-        else
-            key_gpu(key, sizeof(key), inst, lab(it, "uuid"));
-        struct device *d = find(b, key);
+        fleet_key_of(key, sizeof(key), it, mig);
+        struct device *d = fleet_find(b, key);
         double v;
-        if (!d || !val(it, &v))
+        if (!d || !fleet_val(it, &v))
             continue;
         const char *suf = name + 11;
         if (!strcmp(suf, "health")) {
-            const char *st = lab(it, "state");
+            const char *st = fleet_lab(it, "state");
             if (v == 1)
                 d->health = !strcmp(st, "ok")        ? HEALTH_OK
                             : !strcmp(st, "warning") ? HEALTH_WARNING
@@ -341,13 +343,13 @@ static void read_values(struct build *b, json_t *res)
             continue;
         }
         if (!strcmp(suf, "processes")) {
-            d->process_count = (struct metric){.value = v, .src = source_of(lab(it, "source"))};
+            d->process_count = (struct metric){.value = v, .src = fleet_source_of(fleet_lab(it, "source"))};
             continue;
         }
         for (size_t k = 0; k < sizeof(families) / sizeof(families[0]); k++) {
             if (strcmp(suf, families[k].suffix) == 0) {
                 d->m[families[k].id] = (struct metric){.value = v * families[k].scale,
-                                                       .src = source_of(lab(it, "source"))};
+                                                       .src = fleet_source_of(fleet_lab(it, "source"))};
                 break;
             }
         }
@@ -368,18 +370,18 @@ static bool has_migmon(struct build *b, int node)
 
 static void dcgm_keys(json_t *it, char *gk, char *mk, size_t n)
 {
-    const char *inst = lab(it, "instance"), *uuid = lab(it, "UUID");
+    const char *inst = fleet_lab(it, "instance"), *uuid = fleet_lab(it, "UUID");
     snprintf(gk, n, "d\x1fg\x1f%.100s\x1f%.100s", inst, uuid);
-    snprintf(mk, n, "d\x1fm\x1f%.100s\x1f%.96s\x1f%.10s", inst, uuid, lab(it, "GPU_I_ID"));
+    snprintf(mk, n, "d\x1fm\x1f%.100s\x1f%.96s\x1f%.10s", inst, uuid, fleet_lab(it, "GPU_I_ID"));
 }
 
 static void read_dcgm_ident(struct build *b, json_t *res)
 {
     size_t i;
     json_t *it;
-    char gk[224], mk[224];
+    char gk[FLEET_KEY_LEN], mk[FLEET_KEY_LEN];
     json_array_foreach(res, i, it) {
-        int n = node_of(b, lab(it, "instance"));
+        int n = node_of(b, fleet_lab(it, "instance"));
         if (n < 0)
             return;
         if (has_migmon(b, n))
@@ -387,28 +389,28 @@ static void read_dcgm_ident(struct build *b, json_t *res)
         struct fleet_node *node = &b->f->nodes[n];
         if (!node->name[0])
             snprintf(node->name, sizeof(node->name), "%s",
-                     lab(it, "Hostname")[0] ? lab(it, "Hostname") : lab(it, "hostname"));
+                     fleet_lab(it, "Hostname")[0] ? fleet_lab(it, "Hostname") : fleet_lab(it, "hostname"));
         dcgm_keys(it, gk, mk, sizeof(gk));
         struct device *g = add(b, gk, n);
         if (!g)
             continue;
         g->kind = DEV_GPU;
-        g->index = int_or(lab(it, "gpu"), -1);
-        snprintf(g->uuid, sizeof(g->uuid), "%s", lab(it, "UUID"));
-        snprintf(g->name, sizeof(g->name), "%s", lab(it, "modelName"));
-        snprintf(g->pci_bus_id, sizeof(g->pci_bus_id), "%s", lab(it, "pci_bus_id"));
-        if (!lab(it, "GPU_I_ID")[0])
+        g->index = int_or(fleet_lab(it, "gpu"), -1);
+        snprintf(g->uuid, sizeof(g->uuid), "%s", fleet_lab(it, "UUID"));
+        snprintf(g->name, sizeof(g->name), "%s", fleet_lab(it, "modelName"));
+        snprintf(g->pci_bus_id, sizeof(g->pci_bus_id), "%s", fleet_lab(it, "pci_bus_id"));
+        if (!fleet_lab(it, "GPU_I_ID")[0])
             continue;
         g->mig_enabled = true;
         struct device *m = add(b, mk, n);
         if (!m)
             continue;
-        g = find(b, gk); /* add may have moved the array */
+        g = fleet_find(b, gk); /* add may have moved the array */
         m->kind = DEV_MIG;
         m->index = g->index;
-        m->gi_id = int_or(lab(it, "GPU_I_ID"), -1);
+        m->gi_id = int_or(fleet_lab(it, "GPU_I_ID"), -1);
         snprintf(m->parent_uuid, sizeof(m->parent_uuid), "%s", g->uuid);
-        snprintf(m->profile, sizeof(m->profile), "%s", lab(it, "GPU_I_PROFILE"));
+        snprintf(m->profile, sizeof(m->profile), "%s", fleet_lab(it, "GPU_I_PROFILE"));
         snprintf(m->name, sizeof(m->name), "%.60s MIG %.30s", g->name, m->profile);
         snprintf(m->pci_bus_id, sizeof(m->pci_bus_id), "%s", g->pci_bus_id);
         m->uuid_why = "dcgm-exporter does not label MIG UUIDs";
@@ -424,15 +426,15 @@ static void read_dcgm_values(struct build *b, json_t *res)
 {
     size_t i;
     json_t *it;
-    char gk[224], mk[224];
+    char gk[FLEET_KEY_LEN], mk[FLEET_KEY_LEN];
     /* total = used + free + reserved, once all three are in */
     json_array_foreach(res, i, it) {
-        const char *name = lab(it, "__name__");
+        const char *name = fleet_lab(it, "__name__");
         dcgm_keys(it, gk, mk, sizeof(gk));
-        bool mig = lab(it, "GPU_I_ID")[0] != '\0';
-        struct device *g = find(b, gk), *d = mig ? find(b, mk) : g;
+        bool mig = fleet_lab(it, "GPU_I_ID")[0] != '\0';
+        struct device *g = fleet_find(b, gk), *d = mig ? fleet_find(b, mk) : g;
         double v;
-        if (!d || !g || !val(it, &v))
+        if (!d || !g || !fleet_val(it, &v))
             continue;
         if (!strcmp(name, "DCGM_FI_DEV_FB_USED")) {
             put(d, M_MEM_USED, v * 1048576.0, MSRC_DIRECT);
@@ -485,9 +487,9 @@ static void read_up(struct build *b, json_t *res)
     json_t *it;
     json_array_foreach(res, i, it) {
         double v;
-        const char *inst = lab(it, "instance");
+        const char *inst = fleet_lab(it, "instance");
         for (size_t n = 0; n < b->f->nnodes; n++)
-            if (strcmp(b->f->nodes[n].instance, inst) == 0 && val(it, &v))
+            if (strcmp(b->f->nodes[n].instance, inst) == 0 && fleet_val(it, &v))
                 b->f->nodes[n].up = v == 1 ? 1 : 0;
     }
 }
@@ -541,7 +543,21 @@ static int name_nodes(struct fleet *f)
     return 0;
 }
 
-static int finish(struct build *b, double now, const char *const why[FQ_COUNT])
+/* The labels are other hosts' text: made safe to show (text.h). */
+static void clean_strings(struct device *d)
+{
+    text_clean(d->name, sizeof(d->name));
+    text_clean(d->uuid, sizeof(d->uuid));
+    text_clean(d->parent_uuid, sizeof(d->parent_uuid));
+    text_clean(d->profile, sizeof(d->profile));
+    text_clean(d->pci_bus_id, sizeof(d->pci_bus_id));
+    text_clean(d->serial, sizeof(d->serial));
+    text_clean(d->arch, sizeof(d->arch));
+    text_clean(d->node, sizeof(d->node));
+}
+
+static int finish(struct build *b, double now, const char *const why[FQ_COUNT],
+                  const char *procs_why)
 {
     struct fleet *f = b->f;
     if (name_nodes(f) != 0)
@@ -564,6 +580,7 @@ static int finish(struct build *b, double now, const char *const why[FQ_COUNT])
         *d = f->devs[ord[i]];
         struct fleet_node *node = &f->nodes[b->dnode[ord[i]]];
         snprintf(d->node, sizeof(d->node), "%s", node->name);
+        clean_strings(d);
         if (d->kind == DEV_GPU) {
             parent = (int)i;
             slot = 0;
@@ -575,6 +592,8 @@ static int finish(struct build *b, double now, const char *const why[FQ_COUNT])
                 d->parent_pos = parent;
                 d->mig_index = slot++;
                 out[parent].mig_enabled = true;
+                if (out[parent].vendor == VENDOR_AMD) /* its partitions, as amdgpu counts */
+                    out[parent].slices_total = slot;
                 /* the GPU's own values, on its instances as NVML's backend
                  * gives them (the exporter writes them on the GPU only) */
                 for (int k = 0; k < M_COUNT; k++)
@@ -596,10 +615,11 @@ static int finish(struct build *b, double now, const char *const why[FQ_COUNT])
                 d->m[k] = metric_none(w);
         }
     }
+    int rc = fleet_place_procs(b, ord, out, n, procs_why);
     free(ord);
     free(f->devs);
     f->devs = out;
-    return 0;
+    return rc;
 }
 
 int fleet_build(struct fleet *f, json_t *const res[FQ_COUNT], const char *const why[FQ_COUNT],
@@ -615,12 +635,19 @@ int fleet_build(struct fleet *f, json_t *const res[FQ_COUNT], const char *const 
         read_dcgm_ident(&b, res[FQ_DCGM_IDENT]);
     if (res[FQ_DCGM_VALUES])
         read_dcgm_values(&b, res[FQ_DCGM_VALUES]);
+    if (res[FQ_PROCS])
+        fleet_read_procs(&b, res[FQ_PROCS]);
     if (res[FQ_UP])
         read_up(&b, res[FQ_UP]);
-    int rc = b.nomem ? -1 : finish(&b, now, why);
+    const char *procs_why = res[FQ_PROCS]    ? NULL
+                            : why[FQ_PROCS] ? why[FQ_PROCS]
+                                            : "processes not read from Prometheus";
+    int rc = b.nomem ? -1 : finish(&b, now, why, procs_why);
     free(b.dnode);
+    free(b.dnprocs);
     free(b.keys);
     free(b.slot);
+    fleet_free_procs(&b);
     if (rc != 0)
         fleet_free(f);
     return rc;
@@ -630,5 +657,6 @@ void fleet_free(struct fleet *f)
 {
     free(f->nodes);
     free(f->devs);
+    free(f->procs);
     memset(f, 0, sizeof(*f));
 }

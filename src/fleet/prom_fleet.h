@@ -4,6 +4,7 @@
  *
  * Pure: the answers in, devices out; no I/O (prom_backend.c runs the
  * queries). docs/fleet.md lists the queries and the series they read.
+ * The processes are read in prom_fleet_procs.c.
  */
 #ifndef MIGMON_PROM_FLEET_H
 #define MIGMON_PROM_FLEET_H
@@ -19,6 +20,7 @@ enum fleet_query {
     FQ_VALUES,      /* the migmon_* values, as they are now */
     FQ_DCGM_IDENT,  /* dcgm-exporter's devices, over the last 10 minutes */
     FQ_DCGM_VALUES, /* its values, as they are now */
+    FQ_PROCS,       /* the migmon_process_* values, as they are now */
     FQ_COUNT
 };
 
@@ -31,6 +33,7 @@ struct fleet_node {
     int up;             /* 1, 0 (down), -1 not in up's answer */
     double last_sample; /* Unix time of its exporter's last sample; 0 unknown */
     unsigned ngpus, nmig;
+    bool procs; /* its exporter wrote migmon_process_* series (--export-processes) */
 };
 
 struct fleet {
@@ -38,7 +41,11 @@ struct fleet {
     size_t nnodes;
     struct device *devs; /* in node, GPU, instance order; node set */
     size_t ndevs;
-    /* metric.why and device.uuid_why of devs are static strings */
+    /* the processes on devs, grouped as devs (device.proc_first, nprocs);
+     * a PID is its node's: local_pid is -1, no host facts */
+    struct gpu_process *procs;
+    size_t nprocs;
+    /* metric.why and device.uuid_why of devs and procs are static strings */
 };
 
 /*

@@ -122,7 +122,7 @@ static void fill_cells(const struct tui_view *v, const struct gpu_process *p,
     const struct device *d = di >= 0 ? &s->devices[di] : NULL;
     snprintf(cell[C_PID], CELL_LEN, "%u", (unsigned)p->pid);
     if (d)
-        proclist_device_label(cell[C_DEV], CELL_LEN - 1, d);
+        proclist_device_node_label(cell[C_DEV], CELL_LEN - 1, d);
     else
         snprintf(cell[C_DEV], CELL_LEN, "?");
     if (p->unattributed) /* on a MIG GPU, in none of its instances: as TYPE's "?" */

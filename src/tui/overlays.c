@@ -107,7 +107,7 @@ bool tui_proc_signalable(const struct gpu_process *p, const char *proc_root, cha
 static void draw_proc_modal(WINDOW *win, const struct tui_view *v)
 {
     const struct gpu_process *p = tui_view_selected_proc(v);
-    char l0[160], l1[128], l3[160];
+    char l0[256], l1[128], l3[160];
     if (!p)
         return;
     if (v->modal == MODAL_KILL_CONFIRM) {
@@ -120,8 +120,11 @@ static void draw_proc_modal(WINDOW *win, const struct tui_view *v)
         draw_modal(win, v, "Send a signal", lines, sizeof(lines) / sizeof(lines[0]));
         return;
     }
-    char local[64];
-    if (p->local_pid > 0)
+    char local[96];
+    const char *node = tui_view_selected_proc_node(v);
+    if (node)
+        snprintf(local, sizeof(local), "none (on node %.60s)", node);
+    else if (p->local_pid > 0)
         snprintf(local, sizeof(local), "%lld", (long long)p->local_pid);
     else
         snprintf(local, sizeof(local), "not visible from this PID namespace");

@@ -240,7 +240,7 @@ static void signal_selected(struct loop *L, int sig, const char *name)
 {
     struct tui_view *v = &L->v;
     const struct gpu_process *p = tui_view_selected_proc(v);
-    if (!p)
+    if (!p || tui_view_selected_proc_node(v)) /* another host's PID (the k key says so) */
         return;
     if (!tui_proc_signalable(p, L->proc_root, v->status, sizeof(v->status)))
         return;
@@ -419,7 +419,8 @@ static bool handle_key(struct loop *L, int key)
         case KEY_ENTER:
             if (tui_view_selected_proc(v)) {
                 v->modal = MODAL_PROC_DETAIL;
-                if (!L->R.rp) /* a recorded PID is no process of this host's */
+                /* a recorded PID, or a fleet node's, is no process of this host's */
+                if (!L->R.rp && !tui_view_selected_proc_node(v))
                     tui_view_load_cmdline(v, L->proc_root);
             }
             return true;
@@ -429,6 +430,13 @@ static bool handle_key(struct loop *L, int key)
                 return true;
             }
             const struct gpu_process *p = tui_view_selected_proc(v);
+            const char *node = tui_view_selected_proc_node(v);
+            if (p && node) {
+                snprintf(v->status, sizeof(v->status),
+                         "PID %u runs on node %s: not signalled from here", (unsigned)p->pid,
+                         node);
+                return true;
+            }
             /* no prompt for a process that cannot be signalled */
             if (p && tui_proc_signalable(p, L->proc_root, v->status, sizeof(v->status)))
                 v->modal = MODAL_KILL_CONFIRM;

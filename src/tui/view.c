@@ -163,6 +163,15 @@ const struct gpu_process *tui_view_selected_proc(const struct tui_view *v)
     return &v->snap->procs[v->rows[v->proc_sel]];
 }
 
+const char *tui_view_selected_proc_node(const struct tui_view *v)
+{
+    if (!tui_view_selected_proc(v))
+        return NULL;
+    long di = proclist_device_of(v->snap, v->rows[v->proc_sel]);
+    const char *node = di >= 0 ? v->snap->devices[di].node : "";
+    return node[0] ? node : NULL;
+}
+
 /* ---- the device list as shown ---- */
 
 bool tui_dev_is_instance_of(const struct snapshot *s, size_t i, size_t g)

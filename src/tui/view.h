@@ -188,6 +188,9 @@ void tui_view_free(struct tui_view *v);
 
 /* The process under the cursor of the process list, or NULL. */
 const struct gpu_process *tui_view_selected_proc(const struct tui_view *v);
+/* The node the selected process runs on in a fleet (--prometheus), else
+ * NULL: its PID is that node's, not one to look up or signal here. */
+const char *tui_view_selected_proc_node(const struct tui_view *v);
 
 /* The selected device, or NULL. */
 const struct device *tui_view_selected(const struct tui_view *v);

@@ -1,10 +1,12 @@
 # shellcheck shell=bash
 # The fleet view (--prometheus, docs/fleet.md) on a real Prometheus that
 # scrapes three exporters on the simulator: a DGX A100 (dgx-a100-8x7), an
-# H200 with MIG (h200-mig) and an H200 whose migmon_* series are dropped at
-# scrape time, leaving the --compat dcgm series: a node that runs only
-# dcgm-exporter. --once --format json lists every node, GPU and MIG instance
-# with the values a direct --once of the same scenario reads; a target
+# H200 with MIG (h200-mig, its processes exported) and an H200 whose
+# migmon_* series are dropped at scrape time, leaving the --compat dcgm
+# series: a node that runs only dcgm-exporter. --once --format json lists
+# every node, GPU, MIG instance and process with the values a direct --once
+# of the same scenario reads; an AMD MI300X in CPX mode, on a Prometheus of
+# its own, gives its GPU and partitions; a target
 # taken down is shown as down; a Prometheus stand-in that stalls or answers
 # garbage leaves the monitor responsive (q quits within 1 s) with the reason.
 # Everything started here is stopped by PID at the end.
@@ -23,13 +25,14 @@ fl_free_port() {
         (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
     done
 }
-# fl_export NAME SCENARIO ARGS...: sets PORT and LAST_PID
+# fl_export NAME SCENARIO ARGS...: sets PORT and LAST_PID; FL_PROC: the
+# /proc fixture (gpu-host)
 fl_export() {
     local name=$1 scen=$2
     shift 2
     MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/$scen" MIGMON_SIM_TIME=100 \
         "$MIGMON_BIN" export --nvml-path "$MIGMON_SIM_LIB" --listen 127.0.0.1:0 -i 250 \
-        --proc-root "$MIGMON_SRC/tests/fixtures/proc/gpu-host" "$@" 2>"$TMP/fl-$name.err" &
+        --proc-root "$MIGMON_SRC/tests/fixtures/proc/${FL_PROC:-gpu-host}" "$@" 2>"$TMP/fl-$name.err" &
     FL_PIDS+=($!)
     LAST_PID=$!
     PORT=$(export_port "$TMP/fl-$name.err")
@@ -37,7 +40,8 @@ fl_export() {
 }
 fl_export dgx dgx-a100-8x7.ini
 DGX=$PORT
-fl_export h200 h200-mig.ini
+# the processes of h200-mig.ini, with their /proc entries (h200-node)
+FL_PROC=h200-node fl_export h200 h200-mig.ini --export-processes
 H200=$PORT
 H200_PID=$LAST_PID
 fl_export dcgm h200-mig.ini --compat dcgm
@@ -61,6 +65,7 @@ YML
 prometheus --config.file="$TMP/fl-prometheus.yml" --storage.tsdb.path="$TMP/fl-prom" \
     --web.listen-address="127.0.0.1:$PP" --log.level=warn >"$TMP/fl-prometheus.log" 2>&1 &
 FL_PIDS+=($!)
+PROM_PID=$!
 PURL="http://127.0.0.1:$PP"
 q() { curl -s -m 5 --data-urlencode "query=$1" "$PURL/api/v1/query"; }
 for ((i = 0; i < 300; i++)); do
@@ -72,7 +77,7 @@ eq "prometheus: three targets up, with their series" "$i" "$([ "$i" -lt 300 ] &&
 
 direct() { MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/$1" MIGMON_SIM_TIME=100 \
     "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --once --format json --proc-root \
-    "$MIGMON_SRC/tests/fixtures/proc/gpu-host"; }
+    "$MIGMON_SRC/tests/fixtures/proc/${2:-gpu-host}"; }
 DGX_J=$(direct dgx-a100-8x7.ini)
 H200_J=$(direct h200-mig.ini)
 fleet=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --once --format json 2>"$TMP/fl-once.err")
@@ -113,6 +118,36 @@ jeq "fleet dcgm: sources (dcgm for activity) and the GPU's temperature" "$fleet"
 table=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --once --format table 2>&1)
 contains "--once table: a line per node" "$table" "node dgx: 8 GPUs, 56 MIGs"
 contains "--once table: the dcgm node" "$table" "node dcgm: 1 GPU, 4 MIGs"
+
+# processes: h200's exporter writes them; each is listed on its device and
+# node with the values of the exporter's own --once (same /proc fixture)
+H200P_J=$(direct h200-mig.ini h200-node)
+procs='[.devices[] | select(.processes | length > 0) | [.kind, .index, .gpu_instance_id, .compute_instance_id,
+    [.processes[] | [.pid, .name, .memory_bytes, .rss_bytes, .container, .gpu_instance_id, .compute_instance_id, .unattributed]]]]'
+want=$(printf '%s' "$H200P_J" | jq -c "$procs")
+eq "fleet h200: its three processes, on their instances, with the exporter's values" \
+    "$(printf '%s' "$fleet" | jq -c "[.devices[] | select(.node == \"h200\")] | {devices: .} | $procs")" "$want"
+eq "fleet h200: ... the ones its own --once lists (7001 7040 7102)" \
+    "$(printf '%s' "$want" | jq -c '[.[][4][][0]] | sort')" '[7001,7040,7102]'
+jeq "fleet h200: a PID is its node's: no local PID, no command or user from this host" "$fleet" \
+    '[.devices[] | .processes[] | [.local_pid, .command, .user]] | unique' '[[null,null,null]]'
+jeq "fleet h200: the process counts as its exporter gives them" "$fleet" \
+    '[.devices[] | select(.node == "h200" and .kind == "mig") | .process_count.value]' \
+    "$(printf '%s' "$H200P_J" | jq -c '[.devices[] | select(.kind == "mig") | .process_count.value]')"
+jeq "fleet dgx: its exporter writes no processes: a count with no list is none, with the reason" "$fleet" \
+    '[.devices[] | select(.node == "dgx") | .process_count | select(.value == null) | .reason] | unique' \
+    '["its node'"'"'s exporter writes no processes (mig-gpu-mon export --export-processes)"]'
+jeq "fleet dgx: ... and a device with no process keeps its 0" "$fleet" \
+    '[.devices[] | select(.node == "dgx") | .process_count.value | select(. == 0)] | length > 0' true
+allp=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --once --all-processes --format json 2>/dev/null)
+jeq "--all-processes json: each process with its node and device, its values' sources" "$allp" \
+    '[.[] | [.node, .device, .pid, .sm_util_source, .sm_util_reason]] | sort_by(.[2])' \
+    '[["h200","0/0",7001,"none","not read from Prometheus"],["h200","0/1",7040,"none","not read from Prometheus"],["h200","0/2",7102,"none","not read from Prometheus"]]'
+allt=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --once --all-processes --format table 2>&1)
+contains "--all-processes table: DEV names the node" "$allt" "h200:0/0"
+eq "--once table: the processes under their node's line" \
+    "$(printf '%s\n' "$table" | sed -n '/^ID .*PID/,$p' | grep -E '^(node |0/[0-9] +7[0-9]{3} )' | sed -E 's/^(0\/[0-9]) +([0-9]+) .*/\1 \2/')" \
+    "$(printf '%s\n' "node dcgm:" "node dgx:" "node h200:" "0/0 7001" "0/1 7040" "0/2 7102")"
 
 # the monitor on the fleet: devices grouped by node, the fleet's totals in
 # the header (values fixed: the simulators' clocks stand still)
@@ -180,9 +215,47 @@ contains "fleet TUI: a filter nothing matches says so" "$screen" "No device matc
 contains "fleet TUI: and the totals are of nothing" "$screen" "/zz: 0 nodes  0 GPUs  0 MIG, 0 idle  VRAM N/A"
 eq "fleet TUI idle: q quits" "$(tui_quit fleet-idle q)" 0
 
+# the processes in the monitor: key a lists them with their nodes' devices;
+# the monitor's /proc holds the same PIDs (h200-node), yet a fleet's PID is
+# its node's: nothing is read of it here and k does not signal it
+TUI_WAIT_S=15 tui_start fleet-procs 200 60 2 -- --no-config \
+    --proc-root "$(tui_proc fleet-procs h200-node)" --prometheus "$PURL"
+tui_keys fleet-procs a
+screen=$(tmx capture-pane -p -t fleet-procs)
+eq "fleet TUI a: the fleet's processes, by VRAM, each with its node and device" \
+    "$(grep -aoE '(7001|7040|7102) +h200:0/[0-9]' <<<"$screen" | tr -s ' ')" \
+    "$(printf '%s\n' "7001 h200:0/0" "7040 h200:0/1" "7102 h200:0/2")"
+tui_keys fleet-procs k
+contains "fleet TUI k: another node's PID is not signalled" \
+    "$(tmx capture-pane -p -t fleet-procs | tail -1)" "PID 7001 runs on node h200: not signalled from here"
+tui_keys fleet-procs Enter
+screen=$(tmx capture-pane -p -t fleet-procs)
+contains "fleet TUI Enter: the process's node, no local PID" "$screen" \
+    "PID 7001  local PID none (on node h200)  type ?  user N/A"
+contains "fleet TUI Enter: no command line read from this host's /proc" "$screen" "(command line not visible)"
+tui_keys fleet-procs Escape Escape
+eq "fleet TUI processes: q quits" "$(tui_quit fleet-procs q)" 0
+
 # record over the fleet: each line names the devices' nodes
 rec=$("$MIGMON_BIN" --no-config --prometheus "$PURL" record -n 1 2>/dev/null)
 jeq "record: one snapshot of the fleet" "$rec" '[.devices[].node] | unique' '["dcgm","dgx","h200"]'
+
+# Prometheus stops answering (SIGSTOP) during a recording: the processes
+# are carried with the devices' values for carry (3) rounds, then gone,
+# the count none with the reason
+"$MIGMON_BIN" --no-config --prometheus "$PURL" record -n 10 -i 1000 -o "$TMP/fl-carry.jsonl" 2>/dev/null &
+rpid=$!
+for ((i = 0; i < 200; i++)); do grep -q '"devices"' "$TMP/fl-carry.jsonl" 2>/dev/null && break; sleep 0.05; done
+kill -STOP "$PROM_PID"
+wait "$rpid"
+kill -CONT "$PROM_PID"
+carry=$(jq -c 'select(.devices) | [.devices[] | select(.node == "h200" and .kind == "mig")] |
+    [([.[].processes[] | [.pid, .carried, .memory_bytes]] | sort), .[0].process_count.source, .[0].process_count.reason]' "$TMP/fl-carry.jsonl")
+eq "Prometheus stalls: the processes as read first" "$(head -1 <<<"$carry")" \
+    '[[[7001,false,39845888000],[7040,false,13107200000],[7102,false,4299161600]],"direct",null]'
+contains "Prometheus stalls: then carried, with their last values" "$carry" \
+    '[[[7001,true,39845888000],[7040,true,13107200000],[7102,true,4299161600]],"carried","Prometheus did not answer"]'
+eq "Prometheus stalls: then none, with the reason" "$(tail -1 <<<"$carry")" '[[],"none","Prometheus did not answer"]'
 
 # a target taken down: its node is shown as down, with the time since
 kill -TERM "$H200_PID"
@@ -204,6 +277,52 @@ contains "target down: the monitor tags the node's row" "$(LC_ALL=C.UTF-8 grep -
 contains "target down: and its GPU" "$(LC_ALL=C.UTF-8 grep -o 'GPU 0 H200 +4 MIG[^│]*DOWN [0-9]*s' <<<"$screen")" "DOWN"
 contains "target down: the header counts it" "$screen" "3 nodes (1 down)"
 eq "target down: q quits" "$(tui_quit fleet-down q)" 0
+
+# An AMD node: the amdgpu backend's MI300X fixture in CPX mode (8
+# partitions, their processes from fdinfo) exported with vendor="amd" and
+# partition_id, on a Prometheus of its own (the checks above count the
+# first one's nodes)
+AFX="$MIGMON_SRC/tests/fixtures"
+"$MIGMON_BIN" export --backend amdgpu --sysfs-root "$AFX/sysfs/mi300x-cpx" \
+    --proc-root "$AFX/proc/amd-cpx" --export-processes --listen 127.0.0.1:0 -i 250 \
+    2>"$TMP/fl-amd.err" &
+FL_PIDS+=($!)
+AMD=$(export_port "$TMP/fl-amd.err")
+[ -n "$AMD" ] || bad "amd: export did not start: $(cat "$TMP/fl-amd.err")"
+APP=$(fl_free_port)
+mkdir -p "$TMP/fl-prom-amd"
+cat >"$TMP/fl-prometheus-amd.yml" <<YML
+global:
+  scrape_interval: 1s
+  scrape_timeout: 900ms
+scrape_configs:
+  - job_name: mi300x
+    static_configs: [{targets: ["127.0.0.1:$AMD"], labels: {instance: mi300x}}]
+YML
+prometheus --config.file="$TMP/fl-prometheus-amd.yml" --storage.tsdb.path="$TMP/fl-prom-amd" \
+    --web.listen-address="127.0.0.1:$APP" --log.level=warn >"$TMP/fl-prometheus-amd.log" 2>&1 &
+FL_PIDS+=($!)
+AURL="http://127.0.0.1:$APP"
+for ((i = 0; i < 300; i++)); do
+    [ "$(curl -s -m 5 --data-urlencode 'query=count(migmon_mig_info) + count(migmon_process_gpu_memory_bytes)' \
+        "$AURL/api/v1/query" | jq -r '.data.result[0].value[1] // empty' 2>/dev/null)" = 11 ] && break
+    sleep 0.1
+done
+eq "amd prometheus: 8 partitions and 3 processes scraped" "$i" "$([ "$i" -lt 300 ] && echo "$i" || echo ready)"
+AMD_J=$("$MIGMON_BIN" --backend amdgpu --sysfs-root "$AFX/sysfs/mi300x-cpx" --proc-root "$AFX/proc/amd-cpx" \
+    --once --format json)
+afleet=$("$MIGMON_BIN" --no-config --prometheus "$AURL" --once --format json 2>/dev/null)
+amdid='[.devices[] | [.kind, .vendor, .index, .name, .uuid, .parent_uuid, .gpu_instance_id, .compute_instance_id, .profile, .slices, .metrics.gpu_util_pct.value, .metrics.gpu_util_pct.source, .metrics.memory_total_bytes.value, .metrics.memory_used_bytes.value, .metrics.memory_used_bytes.source]]'
+eq "fleet amd: the GPU and its 8 partitions as the amdgpu backend gives them" \
+    "$(printf '%s' "$afleet" | jq -c "$amdid")" "$(printf '%s' "$AMD_J" | jq -c "$amdid")"
+jeq "fleet amd: ... vendor amd, partitions 0-7 of CPX/NPS4, on the exporter's host" "$afleet" \
+    '[([.devices[].vendor] | unique), [.devices[] | select(.kind == "mig") | .gpu_instance_id], ([.devices[] | select(.kind == "mig") | .profile] | unique), ([.devices[].node] | unique)]' \
+    '[["amd"],[0,1,2,3,4,5,6,7],["CPX/NPS4"],["mi300x-node-01"]]'
+jeq "fleet amd: the partitions' processes on their partitions, with their memory" "$afleet" \
+    '[.devices[] | select(.processes | length > 0) | [.gpu_instance_id, [.processes[] | [.pid, .memory_bytes, .gpu_instance_id]]]]' \
+    "$(printf '%s' "$AMD_J" | jq -c '[.devices[] | select(.processes | length > 0) | [.gpu_instance_id, [.processes[] | [.pid, .memory_bytes, .gpu_instance_id]]]]')"
+atable=$("$MIGMON_BIN" --no-config --prometheus "$AURL" --once --format table 2>&1)
+contains "fleet amd: the table's node line" "$atable" "node mi300x-node-01: 1 GPU, 8 MIGs"
 
 # Prometheus stand-ins: one that never answers, one that answers garbage
 cat >"$TMP/fl-standin.py" <<'PY'

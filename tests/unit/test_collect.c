@@ -17,6 +17,7 @@
 
 #include "sim_env.h"
 
+#include "backend/backend.h"
 #include "backend/gpm.h"
 #include "collect.h"
 #include "debuglog.h"
@@ -616,6 +617,85 @@ static void test_static_names_read_again_gpu_and_mig(void **state)
     unlink(path);
 }
 
+/* A backend like the fleet's: two GPUs, one on another node, each with
+ * process 4101 (which the gpu-host fixture's /proc holds). */
+static int fake_open(void **st, const struct backend_opts *o, char *err, size_t errlen)
+{
+    (void)o, (void)err, (void)errlen;
+    *st = (void *)1;
+    return BACKEND_OK;
+}
+static int fake_sample(void *st, struct snapshot *s, uint64_t deadline_ns)
+{
+    (void)st, (void)deadline_ns;
+    assert_int_equal(snapshot_reserve(s, 2), 0);
+    assert_int_equal(snapshot_reserve_procs(s, 2), 0);
+    s->ndevices = 2;
+    s->nprocs = 2;
+    for (int i = 0; i < 2; i++) {
+        struct device *d = &s->devices[i];
+        memset(d, 0, sizeof(*d));
+        d->index = i;
+        d->parent_pos = d->mig_index = d->gi_id = d->ci_id = -1;
+        snprintf(d->uuid, sizeof(d->uuid), "GPU-%d", i);
+        snprintf(d->node, sizeof(d->node), "%s", i ? "far-node" : "");
+        for (int k = 0; k < M_COUNT; k++)
+            d->m[k] = metric_none("not here");
+        d->process_count = metric_direct(1);
+        d->proc_first = (size_t)i;
+        d->nprocs = 1;
+        struct gpu_process *p = &s->procs[i];
+        memset(p, 0, sizeof(*p));
+        p->pid = 4101;
+        p->local_pid = -1;
+        p->gi_id = p->ci_id = -1;
+        p->mem_bytes = metric_direct(1 << 20);
+        p->sm_util = p->mem_util = p->enc_util = p->dec_util = p->cpu_pct = p->rss_bytes =
+            metric_none("not read from Prometheus");
+        snprintf(p->name, sizeof(p->name), "%s", i ? "trainer" : "");
+    }
+    return 0;
+}
+static void fake_close(void *st)
+{
+    (void)st;
+}
+
+/* A fleet's process is its node's: this host's /proc is not asked about
+ * its PID, though a process of that PID runs here. */
+static void test_fleet_processes_not_looked_up_here(void **state)
+{
+    (void)state;
+    static const struct backend_ops fake = {
+        .name = "fake", .open = fake_open, .sample = fake_sample, .close = fake_close};
+    char root[4096], err[2048];
+    snprintf(root, sizeof(root), "%s/tests/fixtures/proc/gpu-host", getenv("MIGMON_SRC"));
+    struct collect_opts o = {.backend = &fake, .proc_root = root};
+    struct collector c;
+    assert_int_equal(collect_open(&c, &o, err, sizeof(err)), 0);
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    collect_tick(&c, &s);
+    assert_int_equal(s.nprocs, 2);
+    /* this host's device: 4101 is looked up here */
+    const struct gpu_process *here = &s.procs[s.devices[0].proc_first];
+    assert_int_equal(here->local_pid, 4101);
+    assert_string_equal(here->name, "python3");
+    /* the other node's: as the backend gave it */
+    const struct gpu_process *far = &s.procs[s.devices[1].proc_first];
+    assert_int_equal(far->pid, 4101);
+    assert_int_equal(far->local_pid, -1);
+    assert_string_equal(far->name, "trainer");
+    assert_string_equal(far->command, "");
+    assert_string_equal(far->user, "");
+    assert_string_equal(far->container, "");
+    assert_int_equal(far->start_time, 0);
+    assert_false(metric_ok(&far->cpu_pct));
+    assert_string_equal(far->cpu_pct.why, "not read from Prometheus");
+    snapshot_free(&s);
+    collect_close(&c);
+}
+
 static void test_no_gpu_scenario(void **state)
 {
     (void)state;
@@ -650,6 +730,7 @@ int main(void)
         cmocka_unit_test(test_steady_state_processes_no_allocation),
         cmocka_unit_test(test_reconfiguration_across_ticks),
         cmocka_unit_test(test_no_gpu_scenario),
+        cmocka_unit_test(test_fleet_processes_not_looked_up_here),
         cmocka_unit_test(test_bad_explicit_path),
         cmocka_unit_test(test_mig_without_uuid_listed),
         cmocka_unit_test(test_gpm_isolation_keeps_vram),

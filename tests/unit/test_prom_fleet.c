@@ -12,6 +12,7 @@
 
 #include "fleet/prom_client.h"
 #include "fleet/prom_fleet.h"
+#include "fleet/prom_fleet_int.h"
 #include "health.h"
 
 static json_t *J(const char *text)
@@ -158,6 +159,228 @@ static void test_instance_without_its_gpu_info(void **st)
     fleet_free(&f);
 }
 
+/* ---- processes ---- */
+
+static const char *PROCS =
+    /* node-a's MIG 1: two families of one process, with its pod and container */
+    "[{\"metric\":{\"__name__\":\"migmon_process_gpu_memory_bytes\",\"instance\":\"a:9400\",\"uuid\":\"GPU-A\",\"gpu_instance_id\":\"1\",\"compute_instance_id\":\"0\",\"pid\":\"7001\",\"process_name\":\"python3\",\"pod_uid\":\"0f1e2d3c-aaaa-bbbb-cccc-123456789abc\",\"container\":\"containerd:4b5c6d7e8f90\",\"source\":\"direct\"},\"value\":[1,\"39845888000\"]},"
+    "{\"metric\":{\"__name__\":\"migmon_process_cpu_ratio\",\"instance\":\"a:9400\",\"uuid\":\"GPU-A\",\"gpu_instance_id\":\"1\",\"compute_instance_id\":\"0\",\"pid\":\"7001\",\"process_name\":\"python3\",\"pod_uid\":\"0f1e2d3c-aaaa-bbbb-cccc-123456789abc\",\"container\":\"containerd:4b5c6d7e8f90\",\"source\":\"direct\"},\"value\":[1,\"1.5\"]},"
+    /* on the GPU itself (MIG on): a process none of its instances was given */
+    "{\"metric\":{\"__name__\":\"migmon_process_gpu_memory_bytes\",\"instance\":\"a:9400\",\"uuid\":\"GPU-A\",\"pid\":\"7040\",\"source\":\"direct\"},\"value\":[1,\"1048576\"]},"
+    "{\"metric\":{\"__name__\":\"migmon_process_sm_utilization_ratio\",\"instance\":\"a:9400\",\"uuid\":\"GPU-A\",\"pid\":\"7040\",\"container\":\"docker:0123456789ab\",\"source\":\"process\"},\"value\":[1,\"0.25\"]},"
+    /* the same PID on another node is another process; node-b is down */
+    "{\"metric\":{\"__name__\":\"migmon_process_gpu_memory_bytes\",\"instance\":\"b:9400\",\"uuid\":\"GPU-B\",\"pid\":\"7001\",\"source\":\"direct\"},\"value\":[1,\"5\"]},"
+    /* no such device, no PID, a PID that is no number: left out */
+    "{\"metric\":{\"__name__\":\"migmon_process_gpu_memory_bytes\",\"instance\":\"a:9400\",\"uuid\":\"GPU-Z\",\"pid\":\"1\",\"source\":\"direct\"},\"value\":[1,\"5\"]},"
+    "{\"metric\":{\"__name__\":\"migmon_process_gpu_memory_bytes\",\"instance\":\"a:9400\",\"uuid\":\"GPU-A\",\"source\":\"direct\"},\"value\":[1,\"5\"]},"
+    "{\"metric\":{\"__name__\":\"migmon_process_gpu_memory_bytes\",\"instance\":\"a:9400\",\"uuid\":\"GPU-A\",\"pid\":\"-3\",\"source\":\"direct\"},\"value\":[1,\"5\"]}]";
+static const char *PCOUNT =
+    "[{\"metric\":{\"__name__\":\"migmon_mig_processes\",\"instance\":\"a:9400\",\"uuid\":\"GPU-A\",\"gpu_instance_id\":\"1\",\"compute_instance_id\":\"0\",\"source\":\"direct\"},\"value\":[1,\"1\"]},"
+    "{\"metric\":{\"__name__\":\"migmon_mig_processes\",\"instance\":\"a:9400\",\"uuid\":\"GPU-A\",\"gpu_instance_id\":\"5\",\"compute_instance_id\":\"0\",\"source\":\"direct\"},\"value\":[1,\"0\"]},"
+    "{\"metric\":{\"__name__\":\"migmon_gpu_processes\",\"instance\":\"a:9400\",\"uuid\":\"GPU-A\",\"source\":\"direct\"},\"value\":[1,\"2\"]}]";
+
+static void test_processes_on_their_devices(void **st)
+{
+    (void)st;
+    json_t *res[FQ_COUNT] = {J(UP), J(IDENT), J(PCOUNT), J(DCGM), J(DCGM), J(PROCS)};
+    const char *why[FQ_COUNT] = {0};
+    struct fleet f;
+    assert_int_equal(fleet_build(&f, res, why, 1000.0), 0);
+    for (int q = 0; q < FQ_COUNT; q++)
+        json_decref(res[q]);
+    assert_int_equal(f.ndevs, 6);
+    const struct device *d = f.devs;
+    /* node-a's GPU: the unattributed one; its MIG 1 (gi 1): 7001; MIG 2: none */
+    assert_int_equal(f.nprocs, 2);
+    assert_int_equal(d[0].nprocs, 1);
+    const struct gpu_process *g = &f.procs[d[0].proc_first];
+    assert_int_equal(g->pid, 7040);
+    assert_true(g->unattributed);
+    assert_int_equal(g->gi_id, -1);
+    assert_float_equal(g->mem_bytes.value, 1048576, 1e-9);
+    assert_int_equal(g->mem_bytes.src, MSRC_DIRECT);
+    assert_float_equal(g->sm_util.value, 25, 1e-9);
+    assert_int_equal(g->sm_util.src, MSRC_PROCESS);
+    assert_string_equal(g->container, "docker:0123456789ab");
+    assert_string_equal(g->name, "");
+    assert_int_equal(d[1].nprocs, 1);
+    const struct gpu_process *p = &f.procs[d[1].proc_first];
+    assert_string_equal(d[1].node, "node-a");
+    assert_int_equal(p->pid, 7001);
+    assert_int_equal(p->local_pid, -1); /* node-a's PID, not this host's */
+    assert_int_equal(p->start_time, 0);
+    assert_false(p->unattributed);
+    assert_int_equal(p->gi_id, 1);
+    assert_int_equal(p->ci_id, 0);
+    assert_string_equal(p->name, "python3");
+    assert_string_equal(p->container, "k8s:0f1e2d3c-aaaa-bbbb-cccc-123456789abc/containerd:4b5c6d7e8f90");
+    assert_float_equal(p->mem_bytes.value, 39845888000.0, 1e-3);
+    assert_float_equal(p->cpu_pct.value, 150, 1e-9);
+    assert_int_equal(p->cpu_pct.src, MSRC_DIRECT);
+    /* a series not written is none, with the reason */
+    assert_false(metric_ok(&p->sm_util));
+    assert_string_equal(p->sm_util.why, "not read from Prometheus");
+    assert_false(metric_ok(&p->rss_bytes));
+    assert_false(metric_ok(&p->enc_util));
+    assert_string_equal(p->user, "");
+    assert_string_equal(p->command, "");
+    assert_int_equal(d[2].nprocs, 0);
+    /* the counts stay: node-a writes its processes */
+    assert_float_equal(d[0].process_count.value, 2, 1e-9);
+    assert_float_equal(d[1].process_count.value, 1, 1e-9);
+    assert_float_equal(d[2].process_count.value, 0, 1e-9);
+    /* node-b is down: its 7001 is not listed */
+    assert_true(d[3].node_down);
+    assert_int_equal(d[3].nprocs, 0);
+    assert_false(metric_ok(&d[3].process_count));
+    /* the dcgm-exporter node has none to give */
+    assert_int_equal(d[4].nprocs, 0);
+    assert_int_equal(d[5].nprocs, 0);
+    assert_string_equal(d[5].process_count.why, "not read from Prometheus");
+    assert_true(f.nodes[0].procs);
+    fleet_free(&f);
+}
+
+static void test_processes_not_to_be_had(void **st)
+{
+    (void)st;
+    /* an exporter without --export-processes: a count, no list */
+    json_t *res[FQ_COUNT] = {J(UP), J(IDENT), J(PCOUNT), NULL, NULL, J("[]")};
+    const char *why[FQ_COUNT] = {0};
+    struct fleet f;
+    assert_int_equal(fleet_build(&f, res, why, 1000.0), 0);
+    assert_int_equal(f.nprocs, 0);
+    assert_false(metric_ok(&f.devs[0].process_count));
+    assert_string_equal(f.devs[0].process_count.why,
+                        "its node's exporter writes no processes (mig-gpu-mon export "
+                        "--export-processes)");
+    assert_false(metric_ok(&f.devs[1].process_count));
+    /* a count of 0 is a list read whole: nothing runs there */
+    assert_true(metric_ok(&f.devs[2].process_count));
+    assert_float_equal(f.devs[2].process_count.value, 0, 1e-9);
+    fleet_free(&f);
+    /* the processes query failed: the counts with a list say why */
+    json_decref(res[FQ_PROCS]);
+    res[FQ_PROCS] = NULL;
+    why[FQ_PROCS] = "Prometheus: no answer within 900 ms";
+    assert_int_equal(fleet_build(&f, res, why, 1000.0), 0);
+    assert_string_equal(f.devs[0].process_count.why, "Prometheus: no answer within 900 ms");
+    assert_string_equal(f.devs[1].process_count.why, "Prometheus: no answer within 900 ms");
+    assert_true(metric_ok(&f.devs[2].process_count));
+    fleet_free(&f);
+    for (int q = 0; q < FQ_COUNT; q++)
+        json_decref(res[q]);
+}
+
+static void test_processes_bounded_per_device(void **st)
+{
+    (void)st;
+    json_t *res[FQ_COUNT] = {0};
+    res[FQ_IDENT] = J("[{\"metric\":{\"__name__\":\"migmon_device_info\",\"instance\":\"x\",\"uuid\":\"G\",\"gpu\":\"0\"},\"value\":[1,\"1\"]}]");
+    json_t *procs = json_array();
+    for (int pid = 1; pid <= FLEET_PROCS_PER_DEVICE + 10; pid++) {
+        char t[256];
+        snprintf(t, sizeof(t), "{\"metric\":{\"__name__\":\"migmon_process_gpu_memory_bytes\",\"instance\":\"x\",\"uuid\":\"G\",\"pid\":\"%d\",\"source\":\"direct\"},\"value\":[1,\"%d\"]}", pid, pid);
+        json_array_append_new(procs, J(t));
+    }
+    res[FQ_PROCS] = procs;
+    const char *why[FQ_COUNT] = {0};
+    struct fleet f;
+    assert_int_equal(fleet_build(&f, res, why, 0), 0);
+    assert_int_equal(f.nprocs, FLEET_PROCS_PER_DEVICE);
+    assert_int_equal(f.devs[0].nprocs, FLEET_PROCS_PER_DEVICE);
+    /* every kept one has its own value: the hash found each PID again */
+    for (size_t k = 0; k < f.nprocs; k++)
+        assert_float_equal(f.procs[k].mem_bytes.value, f.procs[k].pid, 1e-9);
+    fleet_free(&f);
+    for (int q = 0; q < FQ_COUNT; q++)
+        json_decref(res[q]);
+}
+
+/* ---- AMD ---- */
+
+static void test_amd_partitions(void **st)
+{
+    (void)st;
+    json_t *res[FQ_COUNT] = {0};
+    res[FQ_UP] = J("[{\"metric\":{\"instance\":\"m:9400\"},\"value\":[1,\"1\"]}]");
+    /* as the exporter writes an MI300X in CPX mode: vendor="amd", a
+     * partition's partition_id in place of the MIG instance ids */
+    res[FQ_IDENT] = J(
+        "[{\"metric\":{\"__name__\":\"migmon_host_info\",\"instance\":\"m:9400\",\"hostname\":\"mi300\"},\"value\":[1,\"1\"]},"
+        "{\"metric\":{\"__name__\":\"migmon_device_info\",\"instance\":\"m:9400\",\"gpu\":\"0\",\"uuid\":\"AMD-4f1c\",\"pci_bus_id\":\"0000:0c:00.0\",\"model\":\"AMD Instinct MI300X\",\"vendor\":\"amd\",\"architecture\":\"CDNA3\",\"mig_mode\":\"enabled\"},\"value\":[1,\"1\"]},"
+        "{\"metric\":{\"__name__\":\"migmon_mig_info\",\"instance\":\"m:9400\",\"gpu\":\"0\",\"uuid\":\"AMD-4f1c\",\"pci_bus_id\":\"0000:0c:00.0\",\"model\":\"AMD Instinct MI300X\",\"vendor\":\"amd\",\"partition_id\":\"1\",\"mig_profile\":\"CPX/NPS4\",\"mig_uuid\":\"AMD-4f1c-P1\"},\"value\":[1,\"1\"]},"
+        "{\"metric\":{\"__name__\":\"migmon_mig_info\",\"instance\":\"m:9400\",\"gpu\":\"0\",\"uuid\":\"AMD-4f1c\",\"pci_bus_id\":\"0000:0c:00.0\",\"model\":\"AMD Instinct MI300X\",\"vendor\":\"amd\",\"partition_id\":\"0\",\"mig_profile\":\"CPX/NPS4\",\"mig_uuid\":\"AMD-4f1c-P0\"},\"value\":[1,\"1\"]}]");
+    res[FQ_VALUES] = J(
+        "[{\"metric\":{\"__name__\":\"migmon_mig_utilization_ratio\",\"instance\":\"m:9400\",\"uuid\":\"AMD-4f1c\",\"partition_id\":\"1\",\"source\":\"direct\"},\"value\":[1,\"0.3\"]},"
+        "{\"metric\":{\"__name__\":\"migmon_mig_memory_total_bytes\",\"instance\":\"m:9400\",\"uuid\":\"AMD-4f1c\",\"partition_id\":\"0\",\"source\":\"direct\"},\"value\":[1,\"25769803776\"]},"
+        "{\"metric\":{\"__name__\":\"migmon_gpu_temperature_celsius\",\"instance\":\"m:9400\",\"uuid\":\"AMD-4f1c\",\"source\":\"direct\"},\"value\":[1,\"61\"]},"
+        "{\"metric\":{\"__name__\":\"migmon_mig_processes\",\"instance\":\"m:9400\",\"uuid\":\"AMD-4f1c\",\"partition_id\":\"1\",\"source\":\"direct\"},\"value\":[1,\"1\"]}]");
+    res[FQ_PROCS] = J(
+        "[{\"metric\":{\"__name__\":\"migmon_process_gpu_memory_bytes\",\"instance\":\"m:9400\",\"uuid\":\"AMD-4f1c\",\"partition_id\":\"1\",\"pid\":\"900\",\"process_name\":\"rocm-smi\",\"source\":\"direct\"},\"value\":[1,\"268435456\"]}]");
+    const char *why[FQ_COUNT] = {0};
+    struct fleet f;
+    assert_int_equal(fleet_build(&f, res, why, 0), 0);
+    for (int q = 0; q < FQ_COUNT; q++)
+        json_decref(res[q]);
+    assert_int_equal(f.ndevs, 3);
+    const struct device *d = f.devs;
+    assert_int_equal(d[0].kind, DEV_GPU);
+    assert_int_equal(d[0].vendor, VENDOR_AMD);
+    assert_true(d[0].mig_enabled);
+    assert_int_equal(d[0].slices_total, 2);
+    assert_string_equal(d[0].name, "AMD Instinct MI300X");
+    assert_string_equal(d[0].arch, "CDNA3");
+    /* the partitions in index order, named as the amdgpu backend names them */
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(d[1 + k].kind, DEV_MIG);
+        assert_int_equal(d[1 + k].vendor, VENDOR_AMD);
+        assert_int_equal(d[1 + k].gi_id, k);
+        assert_int_equal(d[1 + k].ci_id, -1);
+        assert_int_equal(d[1 + k].mig_index, k);
+        assert_int_equal(d[1 + k].parent_pos, 0);
+        assert_int_equal(d[1 + k].slices, 1);
+        assert_string_equal(d[1 + k].name, "AMD Instinct MI300X");
+        assert_string_equal(d[1 + k].profile, "CPX/NPS4");
+        assert_string_equal(d[1 + k].parent_uuid, "AMD-4f1c");
+        assert_string_equal(d[1 + k].node, "mi300");
+        /* the GPU's temperature on each, as amdgpu gives it */
+        assert_float_equal(d[1 + k].m[M_TEMP].value, 61, 1e-9);
+    }
+    assert_string_equal(d[1].uuid, "AMD-4f1c-P0");
+    assert_string_equal(d[2].uuid, "AMD-4f1c-P1");
+    assert_float_equal(d[1].m[M_MEM_TOTAL].value, 25769803776.0, 1e-3);
+    assert_false(metric_ok(&d[1].m[M_GPU_UTIL]));
+    assert_float_equal(d[2].m[M_GPU_UTIL].value, 30, 1e-9);
+    assert_int_equal(d[2].m[M_GPU_UTIL].src, MSRC_DIRECT);
+    /* the partition's process, with the partition as its GPU instance */
+    assert_int_equal(d[2].nprocs, 1);
+    const struct gpu_process *p = &f.procs[d[2].proc_first];
+    assert_int_equal(p->pid, 900);
+    assert_int_equal(p->gi_id, 1);
+    assert_int_equal(p->ci_id, -1);
+    assert_string_equal(p->name, "rocm-smi");
+    assert_float_equal(p->mem_bytes.value, 268435456.0, 1e-3);
+    fleet_free(&f);
+}
+
+/* Other hosts' labels are made safe to show. */
+static void test_labels_cleaned(void **st)
+{
+    (void)st;
+    json_t *res[FQ_COUNT] = {0};
+    res[FQ_IDENT] = J("[{\"metric\":{\"__name__\":\"migmon_device_info\",\"instance\":\"x\",\"uuid\":\"G\",\"gpu\":\"0\",\"model\":\"H\\u001b[2J\"},\"value\":[1,\"1\"]}]");
+    res[FQ_PROCS] = J("[{\"metric\":{\"__name__\":\"migmon_process_gpu_memory_bytes\",\"instance\":\"x\",\"uuid\":\"G\",\"pid\":\"5\",\"process_name\":\"a\\u001b]0;x\\u0007\",\"source\":\"direct\"},\"value\":[1,\"1\"]}]");
+    const char *why[FQ_COUNT] = {0};
+    struct fleet f;
+    assert_int_equal(fleet_build(&f, res, why, 0), 0);
+    for (int q = 0; q < FQ_COUNT; q++)
+        json_decref(res[q]);
+    assert_string_equal(f.devs[0].name, "H?[2J");
+    assert_string_equal(f.procs[0].name, "a?]0;x?");
+    fleet_free(&f);
+}
+
 static void test_promql_quote(void **st)
 {
     (void)st;
@@ -176,6 +399,11 @@ int main(void)
         cmocka_unit_test(test_failed_query_gives_its_reason),
         cmocka_unit_test(test_same_hostname_named_by_instance),
         cmocka_unit_test(test_instance_without_its_gpu_info),
+        cmocka_unit_test(test_processes_on_their_devices),
+        cmocka_unit_test(test_processes_not_to_be_had),
+        cmocka_unit_test(test_processes_bounded_per_device),
+        cmocka_unit_test(test_amd_partitions),
+        cmocka_unit_test(test_labels_cleaned),
         cmocka_unit_test(test_promql_quote),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

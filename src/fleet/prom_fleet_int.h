@@ -1,0 +1,90 @@
+/*
+ * prom_fleet_int.h — what prom_fleet.c (nodes, devices, values) and
+ * prom_fleet_procs.c (the processes on them) share while one fleet is
+ * built. Not for other modules: prom_fleet.h is the interface.
+ */
+#ifndef MIGMON_PROM_FLEET_INT_H
+#define MIGMON_PROM_FLEET_INT_H
+
+#include <jansson.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "fleet/prom_fleet.h"
+
+/* A device's processes kept from Prometheus at most: the exporter writes
+ * its --top (16 by default) per device; more are dropped here. */
+#define FLEET_PROCS_PER_DEVICE 64
+
+#define FLEET_KEY_LEN 224
+
+struct build {
+    struct fleet *f;
+    size_t ncap, dcap;
+    int *dnode;        /* node of each device */
+    unsigned *dnprocs; /* processes kept on each device */
+    /* devices by key, open addressing over dcap*2 slots */
+    char (*keys)[FLEET_KEY_LEN];
+    size_t *slot;
+    size_t nslots;
+    /* processes (prom_fleet_procs.c): procs[i] is on device pdev[i], an
+     * index into f->devs before they are put in order; by device and PID
+     * over pslots */
+    struct gpu_process *procs;
+    size_t *pdev;
+    size_t nprocs, pcap;
+    size_t *pslot;
+    size_t npslots;
+    bool nomem;
+};
+
+/* Label k of a query answer's item; "" when it has none. */
+static inline const char *fleet_lab(json_t *item, const char *k)
+{
+    const char *v = json_string_value(json_object_get(json_object_get(item, "metric"), k));
+    return v ? v : "";
+}
+
+/* The sample's value; false when it has none or it is not a number. */
+static inline bool fleet_val(json_t *item, double *out)
+{
+    const char *v = json_string_value(json_array_get(json_object_get(item, "value"), 1));
+    if (!v)
+        return false;
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v || *end || !isfinite(d))
+        return false;
+    *out = d;
+    return true;
+}
+
+uint64_t fleet_hash(const char *s);
+/* The device of key, or NULL. */
+struct device *fleet_find(struct build *b, const char *key);
+/* The key of the device a migmon_* series is about: its instance's (mig:
+ * by gpu_instance_id and compute_instance_id, an NVIDIA MIG device, or
+ * partition_id, an AMD partition), else its GPU's (by uuid); both on the
+ * series' target (instance). */
+void fleet_key_of(char *k, size_t n, json_t *it, bool mig);
+/* The source a series' source label names. */
+enum metric_source fleet_source_of(const char *s);
+
+/* The migmon_process_* answer into b's processes, each on its device. */
+void fleet_read_procs(struct build *b, json_t *res);
+/*
+ * After the devices are put in order (out[i] is device ord[i]): the
+ * processes into f->procs grouped as out, each device's proc_first and
+ * nprocs set; a down node's are dropped. The process counts of devices
+ * whose processes were not to be had become none: procs_why (the
+ * processes query failed) or, where the node wrote no process series,
+ * that reason. 0, or -1 out of memory.
+ */
+int fleet_place_procs(struct build *b, const size_t *ord, struct device *out, size_t n,
+                      const char *procs_why);
+void fleet_free_procs(struct build *b);
+
+#endif
