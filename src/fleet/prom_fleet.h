@@ -9,6 +9,7 @@
 #define MIGMON_PROM_FLEET_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "model.h"
@@ -38,6 +39,12 @@ struct fleet {
     size_t nnodes;
     struct device *devs; /* in node, GPU, instance order; node set */
     size_t ndevs;
+    /* where each device of devs is read: its node in nodes, and whether
+     * from dcgm-exporter's DCGM_FI_* series (else migmon_*) */
+    struct fleet_src {
+        unsigned node;
+        bool dcgm;
+    } *src;
     /* metric.why and device.uuid_why of devs are static strings */
 };
 
