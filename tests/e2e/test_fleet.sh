@@ -5,8 +5,11 @@
 # scrape time, leaving the --compat dcgm series: a node that runs only
 # dcgm-exporter. --once --format json lists every node, GPU and MIG instance
 # with the values a direct --once of the same scenario reads; a target
-# taken down is shown as down; a Prometheus stand-in that stalls or answers
-# garbage leaves the monitor responsive (q quits within 1 s) with the reason.
+# taken down is shown as down; the selected device's charts are filled from
+# a range query with what Prometheus scraped before the monitor started; a
+# Prometheus stand-in that stalls or answers garbage (every query, or only
+# the range query) leaves the monitor responsive (q quits within 1 s) with
+# the reason.
 # Everything started here is stopped by PID at the end.
 for tool in prometheus curl python3 tmux; do
     if ! command -v "$tool" >/dev/null; then
