@@ -252,3 +252,18 @@ void collect_close(struct collector *c)
     c->pinfo = NULL;
     procpost_free(&c->pp);
 }
+
+int collect_past_ask(struct collector *c, const struct backend_past_ask *a)
+{
+    if (!c->be || !c->be_state || !c->be->past_ask || !c->be->past_take)
+        return -1;
+    return c->be->past_ask(c->be_state, a);
+}
+
+int collect_past_take(struct collector *c, struct hist_past *out, uint64_t *id, char *err,
+                      size_t errlen)
+{
+    if (!c->be || !c->be_state || !c->be->past_take)
+        return 0;
+    return c->be->past_take(c->be_state, out, id, err, errlen);
+}

@@ -123,5 +123,13 @@ bool collect_abandon(struct collector *c);
  * backend_ops.detach. */
 void collect_detach(struct collector *c);
 void collect_close(struct collector *c);
+/* Any thread (the engine owns the collector, but these touch only the
+ * backend's own hand-off, under its lock): the past of a device's charts
+ * where the backend keeps one (backend_ops.past_ask, past_take; the fleet
+ * view). collect_past_ask: 0 asked, -1 none to be had; collect_past_take:
+ * 1 an answer in *out (the caller's), -1 the ask failed (err), 0 none. */
+int collect_past_ask(struct collector *c, const struct backend_past_ask *a);
+int collect_past_take(struct collector *c, struct hist_past *out, uint64_t *id, char *err,
+                      size_t errlen);
 
 #endif

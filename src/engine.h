@@ -36,7 +36,8 @@ struct engine_opts {
 };
 
 /* Starts the thread. The collector is the engine's from now until
- * engine_stop returns (no other thread may use it). */
+ * engine_stop returns (no other thread may use it but for what collect.h
+ * says any thread may call). */
 int engine_start(struct engine **out, struct collector *col, const struct engine_opts *o);
 /* Readable when a new snapshot is waiting (for poll). */
 int engine_fd(const struct engine *e);

@@ -325,3 +325,97 @@ int history_push(struct history *h, const struct snapshot *s)
     h->ticks++;
     return rc;
 }
+
+/* ---- a past from elsewhere ---- */
+
+int hist_past_init(struct hist_past *p, size_t n)
+{
+    memset(p, 0, sizeof(*p));
+    if (n == 0 || n > HIST_POINTS_MAX)
+        return -EINVAL;
+    p->pts = points_new(n * HS_DEV_COUNT);
+    if (!p->pts)
+        return -ENOMEM;
+    p->n = n;
+    return 0;
+}
+
+void hist_past_free(struct hist_past *p)
+{
+    free(p->pts);
+    memset(p, 0, sizeof(*p));
+}
+
+static bool real_point(struct hist_point p)
+{
+    return p.src != MSRC_NONE && p.src != MSRC_CARRIED;
+}
+
+/* Series s made again: the last n of past (stride apart, oldest first),
+ * then its own `live` newest points. */
+static void refill(struct hist_series *s, const struct hist_point *past, size_t n, size_t stride,
+                   size_t live)
+{
+    struct hist_point keep[64];
+    struct hist_point *kp = live <= 64 ? keep : malloc(live * sizeof(*kp));
+    if (!kp)
+        return; /* the ring stays as it was */
+    for (size_t j = 0; j < live; j++)
+        hist_get(s, live - 1 - j, &kp[j]); /* oldest first */
+    size_t skip = n + live > s->cap ? n + live - s->cap : 0;
+    s->len = 0;
+    s->head = 0;
+    for (size_t j = skip; j < n; j++)
+        ring_put(s, past[j * stride]);
+    for (size_t j = 0; j < live; j++)
+        ring_put(s, kp[j]);
+    if (kp != keep)
+        free(kp);
+    /* the carry state as pushes of these points would have left it */
+    s->seen = false;
+    s->misses = 0;
+    s->last_real.src = MSRC_NONE;
+    for (size_t age = 0; age < s->len; age++) {
+        struct hist_point p;
+        hist_get(s, age, &p);
+        if (real_point(p)) {
+            s->seen = true;
+            s->last_real = p;
+            break;
+        }
+        if (s->misses <= carry_ticks())
+            s->misses++;
+    }
+}
+
+int history_fill_past(struct history *h, const struct hist_past *p, size_t live)
+{
+    struct hist_device *d = find_dev(h, p->uuid, 0);
+    if (!d || !p->pts)
+        return -ENOENT;
+    size_t kept = live;
+    for (int k = 0; k < HS_DEV_COUNT; k++) {
+        struct hist_series *s = &d->s[k];
+        if (!(p->given & (1u << k)))
+            continue;
+        size_t l = live < s->len ? live : s->len;
+        kept = l;
+        refill(s, &p->pts[k], p->n, HS_DEV_COUNT, l);
+    }
+    size_t room = h->points > kept ? h->points - kept : 0;
+    d->past_end = h->ticks - kept;
+    d->past_n = (uint32_t)(p->n < room ? p->n : room);
+    return 0;
+}
+
+size_t history_past_points(const struct history *h, const struct hist_device *d, size_t age,
+                           size_t n)
+{
+    if (!d->past_n || h->ticks < d->past_end)
+        return 0;
+    uint64_t lo = h->ticks - d->past_end, hi = lo + d->past_n; /* ages [lo, hi) */
+    if (hi > h->points)
+        hi = h->points; /* pushed out of the ring since */
+    uint64_t a = age > lo ? age : lo, b = age + n < hi ? age + n : hi;
+    return b > a ? (size_t)(b - a) : 0;
+}

@@ -82,6 +82,10 @@ struct hist_device {
      * one read fails (seed v0.3.11, "vram_max = 1 MB"). 0 = never known. */
     double vram_total;
     unsigned absent; /* consecutive snapshots without this device */
+    /* The points history_fill_past put in: past_n of them, the newest at
+     * age (history.ticks - past_end); 0 none. */
+    uint64_t past_end;
+    uint32_t past_n;
 };
 
 enum hist_host_series {
@@ -114,5 +118,41 @@ int history_push(struct history *h, const struct snapshot *s);
  * the UUID has no history. */
 const struct hist_device *history_device(const struct history *h, const char *uuid);
 void history_free(struct history *h);
+
+/*
+ * A device's past from another source than the snapshots (the fleet
+ * view's range queries, fleet/prom_past.h): for each series, n points
+ * oldest first, one interval apart, the newest at the time it was asked
+ * for. A series whose bit is not in `given` is not part of it.
+ */
+struct hist_past {
+    char uuid[MIGMON_UUID_LEN];
+    size_t n;
+    unsigned given;         /* bit k: series k (enum hist_dev_series) */
+    struct hist_point *pts; /* owned: point j of series k at [j * HS_DEV_COUNT + k] */
+};
+
+/* n points of every series, all gaps, none given. 0, -EINVAL (n is 0 or
+ * above HIST_POINTS_MAX) or -ENOMEM. */
+int hist_past_init(struct hist_past *p, size_t n);
+void hist_past_free(struct hist_past *p);
+static inline struct hist_point *hist_past_at(const struct hist_past *p, size_t j,
+                                              enum hist_dev_series k)
+{
+    return &p->pts[j * HS_DEV_COUNT + k];
+}
+
+/*
+ * The rings of device p->uuid made again from p: each given series is p's
+ * points followed by the `live` newest points it holds (those pushed since
+ * p was asked for), the oldest of p dropped when they do not all fit. The
+ * carry state follows the rebuilt ring. A series not given is left as it
+ * is. 0, or -ENOENT when the device has no history.
+ */
+int history_fill_past(struct history *h, const struct hist_past *p, size_t live);
+/* Of the n points from age `age` on of device d (of h), how many came from
+ * history_fill_past. */
+size_t history_past_points(const struct history *h, const struct hist_device *d, size_t age,
+                           size_t n);
 
 #endif

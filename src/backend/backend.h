@@ -32,6 +32,16 @@ struct backend_opts {
     const char *prom_auth_file; /* its credentials (fleet/prom_client.h), or NULL */
 };
 
+struct hist_past; /* history.h */
+
+/* What the front end asks a backend with a past of its own for: the chart
+ * series of device uuid, `points` points interval_ms apart, up to now. */
+struct backend_past_ask {
+    const char *uuid;
+    unsigned points, interval_ms;
+    uint64_t id; /* the asker's, given back with the answer */
+};
+
 enum backend_err {
     BACKEND_OK = 0,
     BACKEND_ERR_NO_LIBRARY = -2,  /* nothing to load: report, keep running */
@@ -95,6 +105,18 @@ struct backend_ops {
      * driver call: it then returns BACKEND_TAKEN_OVER when the call comes
      * back, touching nothing of the caller's. */
     bool (*abandon)(void *state);
+    /* Optional (NULL: the front end's charts have only what it has read;
+     * past_take is then NULL too). From any thread, without waiting for
+     * I/O: fetch the past of a device's chart series, from the backend's
+     * own store (the fleet view: a Prometheus range query, in a thread of
+     * its own). A new ask replaces one not yet answered. 0 asked, -1 the
+     * backend has no past of that device. */
+    int (*past_ask)(void *state, const struct backend_past_ask *a);
+    /* From any thread, without waiting for I/O: the answer to the last
+     * ask, once, when it has come: 1 with *out filled (the caller's:
+     * hist_past_free) and *id the ask's; -1 the ask failed (*id set, one
+     * line in err); 0 no answer (yet). */
+    int (*past_take)(void *state, struct hist_past *out, uint64_t *id, char *err, size_t errlen);
 };
 
 extern const struct backend_ops nvml_backend_ops;

@@ -9,14 +9,19 @@
 #include "clock.h"
 #include "fleet/prom_client.h"
 #include "fleet/prom_fleet.h"
+#include "fleet/prom_past.h"
+#include "history.h"
 
 /* A round of queries gets 90% of the interval, so the next round starts on
  * time; --once gets 5 s (its --timeout still bounds the wait). */
 #define ROUND_SHARE 0.9
 #define ROUND_MIN_MS 200u
 #define ROUND_ONCE_MS 5000u
-/* close waits this long for the query thread, then leaves it behind */
+/* close waits this long for the query threads, then leaves them behind */
 #define CLOSE_WAIT_MS 300u
+/* A range query for the charts' past gets this long (the screen never
+ * waits for it) */
+#define PAST_TIMEOUT_MS 5000u
 
 struct prom_state {
     struct promc *pc;
@@ -42,6 +47,25 @@ struct prom_state {
      * query thread between rounds, read under mu */
     char qwhy[2][FQ_COUNT][300];
     int qwhy_cur;
+    /* The charts' past (past_ask): asked from the front end's thread,
+     * fetched by the past thread with a client of its own, started at the
+     * first ask; the ask and the answer are handed over under pmu. */
+    pthread_mutex_t pmu;
+    pthread_cond_t pcv;
+    struct promc *ppc; /* the past thread's client; NULL before the first ask */
+    pthread_t pthread;
+    bool pstop, pexited;
+    bool pask; /* ask holds an ask the past thread has not taken */
+    struct {
+        char uuid[MIGMON_UUID_LEN];
+        unsigned points, interval_ms;
+        uint64_t id;
+        int64_t end_ms; /* the time of the ask: the past ends there */
+    } ask;
+    int pans; /* 1: ans holds an answer to ans_id; -1: that ask failed (ans_err); 0 none */
+    struct hist_past ans;
+    uint64_t ans_id;
+    char ans_err[512];
 };
 
 static uint64_t round_ms(const struct prom_state *st)
@@ -130,6 +154,158 @@ static void *query_thread(void *arg)
     return NULL;
 }
 
+/* ---- the charts' past ---- */
+
+/* The device of uuid in the last round, as its query names it; -1 when
+ * the last round has no such device. */
+static int past_dev_of(struct prom_state *st, const char *uuid, struct past_dev *pd)
+{
+    int rc = -1;
+    pthread_mutex_lock(&st->mu);
+    const struct fleet *f = &st->last;
+    for (size_t i = 0; f->src && i < f->ndevs; i++) {
+        const struct device *d = &f->devs[i];
+        if (strcmp(d->uuid, uuid) != 0)
+            continue;
+        memset(pd, 0, sizeof(*pd));
+        snprintf(pd->instance, sizeof(pd->instance), "%s", f->nodes[f->src[i].node].instance);
+        bool mig = d->kind == DEV_MIG;
+        snprintf(pd->uuid, sizeof(pd->uuid), "%s", mig ? d->parent_uuid : d->uuid);
+        pd->gi = mig ? d->gi_id : -1;
+        pd->ci = mig ? d->ci_id : -1;
+        pd->dcgm = f->src[i].dcgm;
+        pd->mig_enabled = !mig && d->mig_enabled;
+        rc = 0;
+        break;
+    }
+    pthread_mutex_unlock(&st->mu);
+    return rc;
+}
+
+/* One range query over the ask's window, its answer built into *p. */
+static int past_fetch(struct prom_state *st, const char *uuid, unsigned points,
+                      unsigned interval_ms, int64_t end_ms, struct hist_past *p, char *err,
+                      size_t errlen)
+{
+    struct past_dev pd;
+    char q[2048], e[300];
+    memset(p, 0, sizeof(*p));
+    if (past_dev_of(st, uuid, &pd) != 0) {
+        snprintf(err, errlen, "%.80s is not in Prometheus' last answer", uuid);
+        return -1;
+    }
+    if (prom_past_query(q, sizeof(q), &pd) != 0) {
+        snprintf(err, errlen, "%.80s cannot be named in a query", uuid);
+        return -1;
+    }
+    struct past_grid g = prom_past_grid(end_ms, interval_ms, points);
+    json_t *res = NULL;
+    if (promc_query_range(st->ppc, q, g.start_ms, end_ms, g.step_ms, PAST_TIMEOUT_MS,
+                          PROMC_MAX_ANSWER, &res, e, sizeof(e)) != 0) {
+        snprintf(err, errlen, "%s", e);
+        return -1;
+    }
+    int rc = prom_past_build(p, res, &pd, &g, e, sizeof(e));
+    json_decref(res);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s", e);
+        return -1;
+    }
+    snprintf(p->uuid, sizeof(p->uuid), "%s", uuid);
+    return 0;
+}
+
+static void *past_thread(void *arg)
+{
+    struct prom_state *st = arg;
+    pthread_mutex_lock(&st->pmu);
+    while (!st->pstop) {
+        if (!st->pask) {
+            pthread_cond_wait(&st->pcv, &st->pmu);
+            continue;
+        }
+        char uuid[MIGMON_UUID_LEN];
+        snprintf(uuid, sizeof(uuid), "%s", st->ask.uuid);
+        unsigned points = st->ask.points, interval_ms = st->ask.interval_ms;
+        uint64_t id = st->ask.id;
+        int64_t end_ms = st->ask.end_ms;
+        st->pask = false;
+        pthread_mutex_unlock(&st->pmu);
+        struct hist_past p;
+        char err[512];
+        int rc = past_fetch(st, uuid, points, interval_ms, end_ms, &p, err, sizeof(err));
+        pthread_mutex_lock(&st->pmu);
+        if (st->pask) { /* asked again meanwhile: this answer is for nobody */
+            hist_past_free(&p);
+            continue;
+        }
+        hist_past_free(&st->ans);
+        st->ans = p;
+        st->ans_id = id;
+        st->pans = rc == 0 ? 1 : -1;
+        if (rc != 0)
+            snprintf(st->ans_err, sizeof(st->ans_err), "%s", err);
+    }
+    st->pexited = true;
+    pthread_cond_broadcast(&st->pcv);
+    pthread_mutex_unlock(&st->pmu);
+    return NULL;
+}
+
+static int prom_past_ask(void *state, const struct backend_past_ask *a)
+{
+    struct prom_state *st = state;
+    if (st->one_shot || !a->uuid || !a->uuid[0] || !a->points)
+        return -1;
+    int rc = 0;
+    pthread_mutex_lock(&st->pmu);
+    if (!st->ppc && !st->pstop) {
+        char e[200];
+        if (promc_open_like(&st->ppc, st->pc, e, sizeof(e)) != 0) {
+            rc = -1;
+        } else if (pthread_create(&st->pthread, NULL, past_thread, st) != 0) {
+            promc_close(st->ppc);
+            st->ppc = NULL;
+            rc = -1;
+        }
+    }
+    if (rc == 0 && st->ppc && !st->pstop) {
+        snprintf(st->ask.uuid, sizeof(st->ask.uuid), "%s", a->uuid);
+        st->ask.points = a->points;
+        st->ask.interval_ms = a->interval_ms ? a->interval_ms : st->interval_ms;
+        st->ask.id = a->id;
+        st->ask.end_ms = clock_wall_ns() / 1000000;
+        st->pask = true;
+        if (st->pans) { /* an answer to an older ask, not taken: no longer wanted */
+            hist_past_free(&st->ans);
+            st->pans = 0;
+        }
+        pthread_cond_broadcast(&st->pcv);
+    } else {
+        rc = -1;
+    }
+    pthread_mutex_unlock(&st->pmu);
+    return rc;
+}
+
+static int prom_past_take(void *state, struct hist_past *out, uint64_t *id, char *err,
+                          size_t errlen)
+{
+    struct prom_state *st = state;
+    pthread_mutex_lock(&st->pmu);
+    int rc = st->pans;
+    if (rc) {
+        *id = st->ans_id;
+        *out = st->ans;
+        memset(&st->ans, 0, sizeof(st->ans));
+        if (rc < 0)
+            snprintf(err, errlen, "%s", st->ans_err);
+        st->pans = 0;
+    }
+    pthread_mutex_unlock(&st->pmu);
+    return rc;
+}
+
 static int prom_open(void **out, const struct backend_opts *o, char *err, size_t errlen)
 {
     *out = NULL;
@@ -153,10 +329,12 @@ static int prom_open(void **out, const struct backend_opts *o, char *err, size_t
     unsigned r = (unsigned)(st->interval_ms * ROUND_SHARE);
     st->round_ms = o->one_shot ? ROUND_ONCE_MS : r < ROUND_MIN_MS ? ROUND_MIN_MS : r;
     pthread_mutex_init(&st->mu, NULL);
+    pthread_mutex_init(&st->pmu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&st->cv, &ca);
+    pthread_cond_init(&st->pcv, &ca);
     pthread_condattr_destroy(&ca);
     if (pthread_create(&st->thread, NULL, query_thread, st) != 0) {
         promc_close(st->pc);
@@ -307,6 +485,9 @@ static void prom_interrupt(void *state)
 {
     struct prom_state *st = state;
     promc_abort(st->pc);
+    pthread_mutex_lock(&st->pmu);
+    promc_abort(st->ppc);
+    pthread_mutex_unlock(&st->pmu);
     pthread_mutex_lock(&st->mu);
     st->interrupted = true;
     pthread_cond_broadcast(&st->cv);
@@ -318,29 +499,52 @@ static void prom_close(void *state)
     struct prom_state *st = state;
     if (!st)
         return;
+    uint64_t end = clock_mono_ns() + CLOSE_WAIT_MS * 1000000ull;
+    struct timespec ts;
+    deadline_ts(&ts, end);
     promc_abort(st->pc);
+    pthread_mutex_lock(&st->pmu);
+    promc_abort(st->ppc);
+    st->pstop = true;
+    bool past = st->ppc != NULL; /* its thread was started */
+    pthread_cond_broadcast(&st->pcv);
+    pthread_mutex_unlock(&st->pmu);
     pthread_mutex_lock(&st->mu);
     st->stop = true;
     pthread_cond_broadcast(&st->cv);
-    uint64_t end = clock_mono_ns() + CLOSE_WAIT_MS * 1000000ull;
-    while (!st->exited && clock_mono_ns() < end) {
-        struct timespec ts;
-        deadline_ts(&ts, end);
+    while (!st->exited && clock_mono_ns() < end)
         pthread_cond_timedwait(&st->cv, &st->mu, &ts);
-    }
     bool exited = st->exited;
     pthread_mutex_unlock(&st->mu);
-    if (!exited) {
-        /* still in a transfer that has not seen the abort: left behind
-         * with its memory, as the program is ending */
-        pthread_detach(st->thread);
+    pthread_mutex_lock(&st->pmu);
+    while (past && !st->pexited && clock_mono_ns() < end)
+        pthread_cond_timedwait(&st->pcv, &st->pmu, &ts);
+    bool pexited = !past || st->pexited;
+    pthread_mutex_unlock(&st->pmu);
+    if (!exited || !pexited) {
+        /* one is still in a transfer that has not seen the abort: both
+         * left behind with their memory, as the program is ending */
+        if (exited)
+            pthread_join(st->thread, NULL);
+        else
+            pthread_detach(st->thread);
+        if (past && pexited)
+            pthread_join(st->pthread, NULL);
+        else if (past)
+            pthread_detach(st->pthread);
         return;
     }
     pthread_join(st->thread, NULL);
+    if (past)
+        pthread_join(st->pthread, NULL);
     promc_close(st->pc);
+    promc_close(st->ppc);
     fleet_free(&st->last);
+    hist_past_free(&st->ans);
     pthread_mutex_destroy(&st->mu);
     pthread_cond_destroy(&st->cv);
+    pthread_mutex_destroy(&st->pmu);
+    pthread_cond_destroy(&st->pcv);
     free(st);
 }
 
@@ -352,4 +556,6 @@ const struct backend_ops prom_backend_ops = {
     .last_error = prom_last_error,
     .settle = prom_settle,
     .interrupt = prom_interrupt,
+    .past_ask = prom_past_ask,
+    .past_take = prom_past_take,
 };

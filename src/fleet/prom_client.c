@@ -158,6 +158,34 @@ fail:
     return -1;
 }
 
+int promc_open_like(struct promc **out, const struct promc *like, char *err, size_t errlen)
+{
+    *out = NULL;
+    struct promc *c = calloc(1, sizeof(*c));
+    if (!c)
+        goto nomem;
+    c->base = strdup(like->base);
+    if (!c->base)
+        goto nomem;
+    for (const struct curl_slist *h = like->hdr; h; h = h->next) {
+        struct curl_slist *n = cu.slist_append(c->hdr, h->data);
+        if (!n)
+            goto nomem;
+        c->hdr = n;
+    }
+    if (like->userpwd && !(c->userpwd = strdup(like->userpwd)))
+        goto nomem;
+    c->h = cu.easy_init();
+    if (!c->h)
+        goto nomem;
+    *out = c;
+    return 0;
+nomem:
+    snprintf(err, errlen, "out of memory");
+    promc_close(c);
+    return -1;
+}
+
 void promc_abort(struct promc *c)
 {
     if (c)
@@ -195,14 +223,14 @@ static int on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, c
     return atomic_load(&c->aborted) ? 1 : 0;
 }
 
-/* The answer as JSON, its status checked: data.result, new reference. */
-static int parse_answer(struct promc *c, long code, json_t **result, char *err, size_t errlen)
+int promc_parse(const char *buf, size_t len, long code, const char *type_wanted, json_t **result,
+                char *err, size_t errlen)
 {
+    *result = NULL;
     json_error_t je;
-    json_t *root = json_loadb(c->buf ? c->buf : "", c->len, 0, &je);
+    json_t *root = json_loadb(buf ? buf : "", len, 0, &je);
     if (!root) {
-        snprintf(err, errlen, "answer is not JSON (HTTP %ld, %zu bytes): %s", code, c->len,
-                 je.text);
+        snprintf(err, errlen, "answer is not JSON (HTTP %ld, %zu bytes): %s", code, len, je.text);
         return -1;
     }
     const char *status = json_string_value(json_object_get(root, "status"));
@@ -215,8 +243,9 @@ static int parse_answer(struct promc *c, long code, json_t **result, char *err, 
     json_t *data = json_object_get(root, "data");
     const char *type = json_string_value(json_object_get(data, "resultType"));
     json_t *res = json_object_get(data, "result");
-    if (!type || strcmp(type, "vector") != 0 || !json_is_array(res)) {
-        snprintf(err, errlen, "answer is not an instant vector (resultType %.40s)",
+    if (!type || strcmp(type, type_wanted) != 0 || !json_is_array(res)) {
+        snprintf(err, errlen, "answer is not %s (resultType %.40s)",
+                 strcmp(type_wanted, "matrix") == 0 ? "a range vector" : "an instant vector",
                  type ? type : "missing");
         json_decref(root);
         return -1;
@@ -226,28 +255,26 @@ static int parse_answer(struct promc *c, long code, json_t **result, char *err, 
     return 0;
 }
 
-int promc_query(struct promc *c, const char *promql, unsigned timeout_ms, size_t max_bytes,
-                json_t **result, char *err, size_t errlen)
+/*
+ * GET base + path + "?" + params, the answer's data.result (of
+ * resultType type_wanted) in *result. params: already URL-encoded.
+ */
+static int request(struct promc *c, const char *path, const char *params, unsigned timeout_ms,
+                   size_t max_bytes, const char *type_wanted, json_t **result, char *err,
+                   size_t errlen)
 {
     *result = NULL;
     if (atomic_load(&c->aborted)) {
         snprintf(err, errlen, "stopped");
         return -1;
     }
-    char *q = cu.easy_escape(c->h, promql, 0);
-    if (!q) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    size_t ulen = strlen(c->base) + strlen(q) + 32;
+    size_t ulen = strlen(c->base) + strlen(path) + strlen(params) + 8;
     char *url = malloc(ulen);
     if (!url) {
-        cu.free(q);
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    snprintf(url, ulen, "%s/api/v1/query?query=%s", c->base, q);
-    cu.free(q);
+    snprintf(url, ulen, "%s%s?%s", c->base, path, params);
     c->len = 0;
     c->max = max_bytes;
     c->too_big = false;
@@ -288,7 +315,60 @@ int promc_query(struct promc *c, const char *promql, unsigned timeout_ms, size_t
         return -1;
     }
     /* Prometheus answers errors (400 bad query, 422, 503) with a JSON body */
-    return parse_answer(c, code, result, err, errlen);
+    return promc_parse(c->buf, c->len, code, type_wanted, result, err, errlen);
+}
+
+/* "query=" and promql URL-encoded, in a new string (free), or NULL. */
+static char *query_param(struct promc *c, const char *promql)
+{
+    char *q = cu.easy_escape(c->h, promql, 0);
+    if (!q)
+        return NULL;
+    size_t n = strlen(q) + 8;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "query=%s", q);
+    cu.free(q);
+    return p;
+}
+
+int promc_query(struct promc *c, const char *promql, unsigned timeout_ms, size_t max_bytes,
+                json_t **result, char *err, size_t errlen)
+{
+    *result = NULL;
+    char *p = query_param(c, promql);
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = request(c, "/api/v1/query", p, timeout_ms, max_bytes, "vector", result, err, errlen);
+    free(p);
+    return rc;
+}
+
+int promc_query_range(struct promc *c, const char *promql, int64_t start_ms, int64_t end_ms,
+                      unsigned step_ms, unsigned timeout_ms, size_t max_bytes, json_t **result,
+                      char *err, size_t errlen)
+{
+    *result = NULL;
+    char *p = query_param(c, promql);
+    size_t n = p ? strlen(p) + 96 : 0;
+    char *all = p ? malloc(n) : NULL;
+    if (!all) {
+        free(p);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    /* seconds with the milliseconds: Prometheus evaluates at start + i * step exactly */
+    snprintf(all, n, "%s&start=%lld.%03lld&end=%lld.%03lld&step=%u.%03u", p,
+             (long long)(start_ms / 1000), (long long)(start_ms % 1000),
+             (long long)(end_ms / 1000), (long long)(end_ms % 1000), step_ms / 1000,
+             step_ms % 1000);
+    free(p);
+    int rc = request(c, "/api/v1/query_range", all, timeout_ms, max_bytes, "matrix", result, err,
+                     errlen);
+    free(all);
+    return rc;
 }
 
 void promc_close(struct promc *c)

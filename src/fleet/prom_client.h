@@ -1,5 +1,6 @@
 /*
- * prom_client.h — instant queries to Prometheus' HTTP API (libcurl, jansson).
+ * prom_client.h — instant and range queries to Prometheus' HTTP API
+ * (libcurl, jansson).
  *
  * One client per thread (it owns one curl handle). Every query has a
  * deadline and a bound on the answer's size; an answer past the bound is
@@ -13,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The largest answer read (bytes): a fleet of 1,000 nodes of 8 GPUs and
  * 56 MIG instances answers the largest query in about 10 MiB. */
@@ -28,6 +30,9 @@ struct promc;
  */
 int promc_open(struct promc **out, const char *url, const char *auth_file, char *err,
                size_t errlen);
+/* A second client (its own curl handle, for another thread) with the
+ * URL and credentials of like; no file is read again. */
+int promc_open_like(struct promc **out, const struct promc *like, char *err, size_t errlen);
 /* From any thread: a query in progress ends within about 100 ms, and so do
  * the queries after it, failing. */
 void promc_abort(struct promc *c);
@@ -40,7 +45,24 @@ void promc_abort(struct promc *c);
  */
 int promc_query(struct promc *c, const char *promql, unsigned timeout_ms, size_t max_bytes,
                 json_t **result, char *err, size_t errlen);
+/*
+ * A range query (/api/v1/query_range) evaluated at start_ms, start_ms +
+ * step_ms, ... up to end_ms (Unix time in milliseconds; Prometheus refuses
+ * more than 11,000 points a series): *result is data.result, a matrix
+ * (an array of {metric, values: [[t, "v"], ...]}). As promc_query
+ * otherwise.
+ */
+int promc_query_range(struct promc *c, const char *promql, int64_t start_ms, int64_t end_ms,
+                      unsigned step_ms, unsigned timeout_ms, size_t max_bytes, json_t **result,
+                      char *err, size_t errlen);
 void promc_close(struct promc *c);
+
+/* An answer's body (len bytes, HTTP status code) checked: "status":
+ * "success" and data.resultType type_wanted ("vector", "matrix"); 0 with
+ * data.result in *result (the caller's), or -1 with one line in err (not
+ * JSON, Prometheus' error message, another type). No I/O. */
+int promc_parse(const char *buf, size_t len, long code, const char *type_wanted, json_t **result,
+                char *err, size_t errlen);
 
 /* s as a PromQL double-quoted string literal's contents (\\, \", \n and
  * other controls as \xHH), into out of cap bytes; cut at a whole escape.

@@ -565,9 +565,11 @@ static int finish(struct build *b, double now, const char *const why[FQ_COUNT],
     size_t n = f->ndevs;
     size_t *ord = malloc((n ? n : 1) * sizeof(*ord));
     struct device *out = malloc((n ? n : 1) * sizeof(*out));
-    if (!ord || !out) {
+    struct fleet_src *src = malloc((n ? n : 1) * sizeof(*src));
+    if (!ord || !out || !src) {
         free(ord);
         free(out);
+        free(src);
         return -1;
     }
     for (size_t i = 0; i < n; i++)
@@ -581,6 +583,8 @@ static int finish(struct build *b, double now, const char *const why[FQ_COUNT],
         struct fleet_node *node = &f->nodes[b->dnode[ord[i]]];
         snprintf(d->node, sizeof(d->node), "%s", node->name);
         clean_strings(d);
+        src[i] = (struct fleet_src){.node = (unsigned)b->dnode[ord[i]],
+                                    .dcgm = b->keys[ord[i]][0] == 'd'};
         if (d->kind == DEV_GPU) {
             parent = (int)i;
             slot = 0;
@@ -619,6 +623,7 @@ static int finish(struct build *b, double now, const char *const why[FQ_COUNT],
     free(ord);
     free(f->devs);
     f->devs = out;
+    f->src = src;
     return rc;
 }
 
@@ -658,5 +663,6 @@ void fleet_free(struct fleet *f)
     free(f->nodes);
     free(f->devs);
     free(f->procs);
+    free(f->src);
     memset(f, 0, sizeof(*f));
 }

@@ -10,6 +10,7 @@
 #define MIGMON_PROM_FLEET_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "model.h"
@@ -45,6 +46,12 @@ struct fleet {
      * a PID is its node's: local_pid is -1, no host facts */
     struct gpu_process *procs;
     size_t nprocs;
+    /* where each device of devs is read: its node in nodes, and whether
+     * from dcgm-exporter's DCGM_FI_* series (else migmon_*) */
+    struct fleet_src {
+        unsigned node;
+        bool dcgm;
+    } *src;
     /* metric.why and device.uuid_why of devs and procs are static strings */
 };
 

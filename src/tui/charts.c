@@ -437,8 +437,10 @@ static void draw_one(WINDOW *win, const struct tui_view *v, const struct device 
             struct hist_series ps = series_at(&hd->s[HS_POWER], v->hist_age);
             pmax = window_max(&ps, ps.len);
         }
-        snprintf(t1, sizeof(t1), "Power %s W / %s W%s", tui_fmt_num(a, sizeof(a), &m[M_POWER], 1, 0),
-                 tui_fmt_num(b, sizeof(b), &m[M_POWER_LIMIT], 1, 0), pm);
+        /* an unknown value is "N/A", not "N/A W" */
+        snprintf(t1, sizeof(t1), "Power %s%s / %s%s%s", tui_fmt_num(a, sizeof(a), &m[M_POWER], 1, 0),
+                 metric_ok(&m[M_POWER]) ? " W" : "", tui_fmt_num(b, sizeof(b), &m[M_POWER_LIMIT], 1, 0),
+                 metric_ok(&m[M_POWER_LIMIT]) ? " W" : "", pm);
         chart(win, v, r, t1, kind_series(hd, k), pmax, R_ALARM, NULL, max_watts);
         break;
     }
@@ -460,17 +462,43 @@ static void draw_one(WINDOW *win, const struct tui_view *v, const struct device 
     }
 }
 
+/* The part of the chart in r that came from the backend's past (the fleet
+ * view's range query, history_fill_past), said in its bottom border:
+ * " 9.8 s from Prometheus ". False when it shows none of it. */
+static bool past_caption(WINDOW *win, const struct tui_view *v, struct rect r,
+                         const struct hist_device *hd, enum tui_chart_kind k)
+{
+    if (!hd || !v->hist)
+        return false;
+    struct hist_series view = series_at(kind_series(hd, k), v->hist_age);
+    size_t past = history_past_points(v->hist, hd, v->hist_age, shown_points(r.w - 2, &view));
+    if (!past)
+        return false;
+    char a[32], t[64];
+    span(a, sizeof(a), past, v->interval_ms);
+    snprintf(t, sizeof(t), " %s from Prometheus ", a);
+    int w = tui_text_width(t);
+    if (w + 4 > r.w)
+        return false;
+    tui_text(win, &v->theme, r, r.y + r.h - 1, r.x + r.w - 2 - w, R_FREE, t);
+    return true;
+}
+
 void tui_draw_gpu_charts(WINDOW *win, const struct tui_view *v, const struct tui_chart_plan *p)
 {
     const struct device *d = tui_view_selected(v);
     const struct hist_device *hd = d && v->hist ? history_device(v->hist, d->uuid) : NULL;
     int n = v->lay.ncharts < p->n ? v->lay.ncharts : p->n;
+    bool said = false; /* the past's caption, under the first chart with data */
     for (int i = 0; i < n; i++) {
-        if (d)
+        if (d) {
             draw_one(win, v, d, hd, p, i, v->lay.chart[i]);
-        else
+            if (!said && !p->why[i] && v->lay.chart[i].h >= 3)
+                said = past_caption(win, v, v->lay.chart[i], hd, p->kind[i]);
+        } else {
             chart(win, v, v->lay.chart[i], kind_label[p->kind[i]], NULL, 0, R_FREE,
                   i == 0 ? "no device" : NULL, NULL);
+        }
     }
 }
 

@@ -25,6 +25,7 @@
 #include "tui/terminfo_builtin.h"
 #include "tui/overlays.h"
 #include "tui/panels.h"
+#include "tui/past_ui.h"
 #include "tui/replay_ui.h"
 #include "tui/view.h"
 
@@ -142,6 +143,7 @@ struct loop {
     unsigned long ticks, frames;
     const char *frames_file;
     struct tui_replay R; /* replaying a recording: R.rp set */
+    struct tui_past P;   /* the charts' past from the backend (the fleet view) */
 };
 
 /* Take the engine's newest snapshot, if there is one; false when none. */
@@ -232,6 +234,9 @@ static void draw(struct loop *L)
     L->frames++;
     if (L->frames_file)
         write_frames(L->frames_file, L->ticks, L->frames);
+    /* the selection as drawn (a draw may move it, tui_view_place_sel), or
+     * the interval, changed: ask for the new charts' past */
+    tui_past_update(&L->P);
 }
 
 /* Send sig to the process under the cursor, after checking again that it
@@ -530,6 +535,7 @@ int tui_run(struct collector *col, const struct tui_opts *o)
                               .playing = o->replay && !o->paused,
                               .hist = &L.hist,
                               .v = &L.v};
+    L.P = (struct tui_past){.col = col, .hist = &L.hist, .v = &L.v};
     L.frames_file = getenv("MIGMON_TEST_FRAMES");
     if (L.frames_file && !*L.frames_file)
         L.frames_file = NULL;
@@ -660,7 +666,10 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     while (!quit_requested) {
         struct pollfd pfd[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
                                 {.fd = engine_fd(L.eng), .events = POLLIN}};
-        int pr = poll(pfd, 2, L.R.rp ? tui_replay_due_ms(&L.R) : -1);
+        int wait = L.R.rp ? tui_replay_due_ms(&L.R) : -1, pw = tui_past_poll_ms(&L.P);
+        if (pw >= 0 && (wait < 0 || pw < wait))
+            wait = pw;
+        int pr = poll(pfd, 2, wait);
         if (quit_requested)
             break;
         if (pr > 0 && (pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
@@ -703,6 +712,10 @@ int tui_run(struct collector *col, const struct tui_opts *o)
             if (test_mode)
                 break;
         }
+        /* the past asked for after a frame (below) has come: the charts
+         * are filled */
+        if (tui_past_take(&L.P))
+            redraw = true;
         if (L.R.rp && L.R.pending)
             redraw = false; /* the history leading to a new place: drawn once there */
         if (redraw && !quit_requested)

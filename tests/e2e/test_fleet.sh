@@ -6,9 +6,11 @@
 # series: a node that runs only dcgm-exporter. --once --format json lists
 # every node, GPU, MIG instance and process with the values a direct --once
 # of the same scenario reads; an AMD MI300X in CPX mode, on a Prometheus of
-# its own, gives its GPU and partitions; a target
-# taken down is shown as down; a Prometheus stand-in that stalls or answers
-# garbage leaves the monitor responsive (q quits within 1 s) with the reason.
+# its own, gives its GPU and partitions; a target taken down is shown as
+# down; the selected device's charts are filled from a range query with
+# what Prometheus scraped before the monitor started; a Prometheus stand-in
+# that stalls or answers garbage (every query, or only the range query)
+# leaves the monitor responsive (q quits within 1 s) with the reason.
 # Everything started here is stopped by PID at the end.
 for tool in prometheus curl python3 tmux; do
     if ! command -v "$tool" >/dev/null; then
@@ -149,22 +151,59 @@ eq "--once table: the processes under their node's line" \
     "$(printf '%s\n' "$table" | sed -n '/^ID .*PID/,$p' | grep -E '^(node |0/[0-9] +7[0-9]{3} )' | sed -E 's/^(0\/[0-9]) +([0-9]+) .*/\1 \2/')" \
     "$(printf '%s\n' "node dcgm:" "node dgx:" "node h200:" "0/0 7001" "0/1 7040" "0/2 7102")"
 
+# The monitor's charts of the selected device come from a range query
+# over the chart's window: at -i 100 the 300 points of a chart span 30 s,
+# of which a 200-column screen shows 9.8 s. Prometheus has scraped the
+# simulators longer than that before a screen is taken (13 scrapes a
+# second apart), so every column shown holds a point from before the
+# monitor started, whose test mode reads only two samples.
+for ((i = 0; i < 300; i++)); do
+    [ "$(q 'min(count_over_time(up[1m]))' | jq -r '.data.result[0].value[1] // 0' 2>/dev/null)" -ge 13 ] && break
+    sleep 0.1
+done
+eq "prometheus: 13 scrapes of each target" "$i" "$([ "$i" -lt 300 ] && echo "$i" || echo ready)"
+# fl_past NAME: until the selected device's charts show the past the range
+# query gave (the caption under the first chart with data)
+fl_past() {
+    local j
+    for ((j = 0; j < 100; j++)); do
+        tmx capture-pane -p -t "$1" | grep -q ' s from Prometheus ' && return 0
+        sleep 0.1
+    done
+    bad "$1: no chart filled from Prometheus within 10 s"
+}
+
 # the monitor on the fleet: devices grouped by node, the fleet's totals in
 # the header (values fixed: the simulators' clocks stand still)
 for size in 200x60 80x24; do
     name="fleet-$size" wide=
     [ "$size" = 200x60 ] && wide=1
     TUI_WAIT_S=15 tui_start "$name" "${size%x*}" "${size#*x}" 2 -- --no-config \
-        --proc-root "$(tui_proc "$name" two-core)" --prometheus "$PURL"
+        --proc-root "$(tui_proc "$name" two-core)" --prometheus "$PURL" -i 100
+    fl_past "$name"
     tui_screen "fleet TUI $size" "$name" "fleet-$size"
     screen=$(tmx capture-pane -p -t "$name")
     contains "fleet TUI $size: a row per node, its GPUs, instances and idle ones" \
         "$screen" "dgx${wide:+ } 8 GPU 56 MIG 53 idle"
+    # the dcgm node's GPU: its power over the whole chart (the monitor read
+    # two samples), the span of it that came from Prometheus said
+    if [ "$size" = 200x60 ]; then span="9.8 s" cols=98; else span="3.0 s" cols=30; fi
+    contains "fleet TUI $size: the charts' past from Prometheus" "$screen" "─ $span from Prometheus ─"
+    # dcgm-exporter writes no power limit: "N/A", not "N/A W"
+    eq "fleet TUI $size: the power chart's title" \
+        "$(LC_ALL=C.UTF-8 grep -o 'Power 498 W / N/A[^─]*' <<<"$screen" | head -1 | sed 's/  .*//; s/ *$//')" "Power 498 W / N/A"
+    eq "fleet TUI $size: every column of the power chart has a point" \
+        "$(LC_ALL=C.UTF-8 awk '/Power 498 W/ { getline; print; exit }' <<<"$screen" |
+            LC_ALL=C.UTF-8 grep -o '█' | wc -l)" "$cols"
     # Up: the node's row above the first GPU; Enter folds it, Down goes to
     # the next node's row (its GPUs hidden), Enter folds that one too
     tui_keys "$name" Up Enter Down Enter
+    # the dgx node's first GPU is selected: its own past
+    fl_past "$name"
     tui_screen "fleet TUI $size: two nodes folded" "$name" "fleet-fold-$size"
     screen=$(tmx capture-pane -p -t "$name")
+    contains "fleet TUI $size folded: dgx GPU 0's power from before the monitor started" \
+        "$screen" "Power 86 W / 400 W${wide:+  max 86 W in $span}"
     if [ "$size" = 200x60 ]; then
         want=$(printf '%s\n' "▸ dcgm  1 GPU 4 MIG 1 idle  57.7/130.7 GiB" \
             "▸ dgx  8 GPU 56 MIG 53 idle  251.6/532.0 GiB" "▾ h200  1 GPU 4 MIG 1 idle  57.7/130.8 GiB")
@@ -180,6 +219,7 @@ for size in 200x60 80x24; do
     # the filter: every word must match; "h200" is the model of the dcgm
     # node's GPU too, "1g.18" the profile of two instances on each
     tui_keys "$name" Enter Home Enter / h 2 0 0 Space 1 g . 1 8 Enter
+    fl_past "$name"
     tui_screen "fleet TUI $size: filtered" "$name" "fleet-filter-$size"
     screen=$(tmx capture-pane -p -t "$name")
     contains "fleet TUI $size filtered: the title names the filter" "$screen" "Devices /h200 1g.18"
@@ -326,12 +366,21 @@ contains "fleet amd: the table's node line" "$atable" "node mi300x-node-01: 1 GP
 
 # Prometheus stand-ins: one that never answers, one that answers garbage
 cat >"$TMP/fl-standin.py" <<'PY'
-import http.server, os, ssl, sys, time
+import http.server, os, ssl, sys, time, urllib.request
 mode = sys.argv[2]
 EMPTY = b'{"status":"success","data":{"resultType":"vector","result":[]}}'
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
-        if mode == "stall":
+        if mode.startswith("range-") and not self.path.startswith("/api/v1/query_range"):
+            # the instant queries: the real Prometheus' answers (argv[4])
+            with urllib.request.urlopen(sys.argv[4] + self.path, timeout=5) as r:
+                body = r.read()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        if mode in ("stall", "range-stall"):
             time.sleep(3600)
         if mode == "huge":
             # an answer past the 32 MiB bound: the transfer is cut off there
@@ -381,7 +430,7 @@ PY
 fl_standin() {
     local f="$TMP/fl-standin-$1.port" i
     rm -f "$f"
-    python3 "$TMP/fl-standin.py" 0 "$1" "$f" &
+    python3 "$TMP/fl-standin.py" 0 "$1" "$f" "$PURL" &
     FL_PIDS+=($!)
     for ((i = 0; i < 100; i++)); do [ -s "$f" ] && break; sleep 0.1; done
     sp=$(cat "$f" 2>/dev/null)
@@ -440,6 +489,35 @@ for mode in stall garbage; do
     stall) contains "stall: the monitor shows the reason" "$screen" "no answer" ;;
     garbage) contains "garbage: the monitor shows the reason" "$screen" "not JSON" ;;
     esac
+    start=$(date +%s%N)
+    st=$(tui_quit "$name" q)
+    took=$((($(date +%s%N) - start) / 1000000))
+    eq "$mode: q quits with status 0" "$st" 0
+    [ "$took" -le 1000 ] && ok || bad "$mode: q took $took ms (at most 1000)"
+done
+# a Prometheus whose range queries stall or answer garbage (its instant
+# queries answered): the monitor shows the fleet and stays responsive; the
+# charts keep what the monitor reads, and a failed range query says why
+for mode in range-stall range-garbage; do
+    fl_standin "$mode"
+    name="fleet-$mode"
+    TUI_WAIT_S=15 tui_start "$name" 120 30 2 -- --no-config --proc-root "$(tui_proc "$name" two-core)" \
+        --prometheus "http://127.0.0.1:$sp"
+    screen=$(tmx capture-pane -p -t "$name")
+    contains "$mode: the fleet is shown" "$screen" "3 nodes 1 down"
+    if [ "$mode" = range-garbage ]; then
+        for ((i = 0; i < 100; i++)); do
+            tmx capture-pane -p -t "$name" | grep -q "charts: no past" && break
+            sleep 0.1
+        done
+        contains "range-garbage: the footer says why the charts have no past" \
+            "$(tmx capture-pane -p -t "$name" | tail -1)" "charts: no past from Prometheus: answer is not JSON"
+    else
+        # the range query of the device selected stalls: a key still draws
+        tui_keys "$name" Down
+        contains "range-stall: the screen moves on" "$(tmx capture-pane -p -t "$name")" "[2/"
+    fi
+    eq "$mode: no chart from Prometheus' past" "$(tmx capture-pane -p -t "$name" | grep -c ' s from Prometheus ')" 0
     start=$(date +%s%N)
     st=$(tui_quit "$name" q)
     took=$((($(date +%s%N) - start) / 1000000))

@@ -870,6 +870,70 @@ static void test_enomem(void **state)
     }
 }
 
+/* ---- a past from elsewhere (history_fill_past) ---- */
+
+static void test_fill_past(void **state)
+{
+    (void)state;
+    struct history h;
+    assert_int_equal(history_init(&h, 8), 0);
+    struct fx f;
+    /* three ticks read before the ask, two after it */
+    for (int i = 0; i < 5; i++) {
+        fx_reset(&f);
+        fx_util(&f, "GPU-A", 90 + i);
+        assert_int_equal(history_push(&h, &f.s), 0);
+    }
+    /* ten points of the past (more than the ring holds), its last a gap,
+     * the one before carried; PCIe not given */
+    struct hist_past p;
+    assert_int_equal(hist_past_init(&p, 10), 0);
+    snprintf(p.uuid, sizeof(p.uuid), "GPU-A");
+    p.given = 1u << HS_GPU_UTIL;
+    for (size_t j = 0; j < 8; j++)
+        *hist_past_at(&p, j, HS_GPU_UTIL) = (struct hist_point){.v = (double)j, .src = MSRC_GPM};
+    *hist_past_at(&p, 8, HS_GPU_UTIL) = (struct hist_point){.v = 7, .src = MSRC_CARRIED};
+    assert_int_equal(history_fill_past(&h, &p, 2), 0);
+    const struct hist_device *hd = history_device(&h, "GPU-A");
+    const struct hist_series *u = &hd->s[HS_GPU_UTIL];
+    /* the two read since the ask, then the newest six of the past */
+    assert_int_equal(u->len, 8);
+    assert_point(u, 0, MSRC_DIRECT, 94);
+    assert_point(u, 1, MSRC_DIRECT, 93);
+    assert_point(u, 2, MSRC_NONE, 0);
+    assert_point(u, 3, MSRC_CARRIED, 7);
+    assert_point(u, 4, MSRC_GPM, 7);
+    assert_point(u, 7, MSRC_GPM, 4);
+    /* a series not given keeps what it had */
+    assert_int_equal(hd->s[HS_PCIE_TX].len, 5);
+    /* which points came from the past, as the ring moves on */
+    assert_int_equal(history_past_points(&h, hd, 0, 8), 6);
+    assert_int_equal(history_past_points(&h, hd, 0, 3), 1);
+    assert_int_equal(history_past_points(&h, hd, 4, 2), 2);
+    fx_reset(&f);
+    fx_util(&f, "GPU-A", -1); /* a failed read: the last real value, carried */
+    assert_int_equal(history_push(&h, &f.s), 0);
+    assert_point(util_of(&h, "GPU-A"), 0, MSRC_CARRIED, 94);
+    hd = history_device(&h, "GPU-A");
+    assert_int_equal(history_past_points(&h, hd, 0, 8), 5);
+    assert_int_equal(history_past_points(&h, hd, 0, 3), 0);
+
+    /* nothing after the ask: the carry state is the past's (its newest real
+     * point two points back) */
+    assert_int_equal(history_fill_past(&h, &p, 0), 0);
+    hd = history_device(&h, "GPU-A");
+    assert_int_equal(hd->s[HS_GPU_UTIL].misses, 2);
+    assert_true(hd->s[HS_GPU_UTIL].last_real.v == 7);
+    assert_int_equal(history_past_points(&h, hd, 0, 8), 8);
+    /* a device with no history */
+    snprintf(p.uuid, sizeof(p.uuid), "GPU-Z");
+    assert_int_equal(history_fill_past(&h, &p, 0), -ENOENT);
+    hist_past_free(&p);
+    assert_null(p.pts);
+    assert_int_equal(hist_past_init(&p, 0), -EINVAL);
+    history_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -893,6 +957,7 @@ int main(void)
         cmocka_unit_test(test_device_series_apart),
         cmocka_unit_test(test_rings_touched_up_front),
         cmocka_unit_test(test_enomem),
+        cmocka_unit_test(test_fill_past),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
