@@ -5,6 +5,7 @@
 #include "tui/fleet_ui.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -150,4 +151,157 @@ void tui_fleet_summary(char *out, size_t len, const struct tui_fleet_totals *t, 
     snprintf(out, len, "%zu node%s%s  %zu GPU%s  %zu MIG, %zu idle  VRAM %s%s", t->nodes,
              t->nodes == 1 ? "" : "s", down, t->gpus, t->gpus == 1 ? "" : "s", t->mig,
              t->mig_idle, mem, bad);
+}
+
+const char *tui_fleet_sort_name(enum tui_fleet_sort k)
+{
+    static const char *const names[FSORT_COUNT] = {"node", "util", "mem", "idle", "health"};
+    return (unsigned)k < FSORT_COUNT ? names[k] : "node";
+}
+
+/* A sort key: known or not, and a value where more comes first. */
+struct fkey {
+    bool known;
+    double v;
+};
+
+static struct fkey dev_key(const struct device *d, enum tui_fleet_sort k)
+{
+    struct fkey r = {false, 0};
+    if (d->node_down && k != FSORT_HEALTH)
+        return r;
+    switch (k) {
+    case FSORT_UTIL:
+        if (metric_ok(&d->m[M_GPU_UTIL]))
+            r = (struct fkey){true, d->m[M_GPU_UTIL].value};
+        break;
+    case FSORT_MEM:
+        if (metric_ok(&d->m[M_MEM_USED]))
+            r = (struct fkey){true, d->m[M_MEM_USED].value};
+        break;
+    case FSORT_IDLE:
+        if (metric_ok(&d->m[M_GPU_UTIL]) || metric_ok(&d->process_count))
+            r = (struct fkey){true, tui_fleet_idle(d) ? 1 : 0};
+        break;
+    case FSORT_HEALTH:
+        if (d->health != HEALTH_UNKNOWN)
+            r = (struct fkey){true, (double)d->health};
+        break;
+    default:
+        break;
+    }
+    return r;
+}
+
+/* A group's key from its members': the count of idle ones, the maximum
+ * of the others. */
+static void fold_key(struct fkey *g, struct fkey m, enum tui_fleet_sort k)
+{
+    if (!m.known)
+        return;
+    if (!g->known)
+        *g = (struct fkey){true, k == FSORT_IDLE ? 0 : m.v};
+    if (k == FSORT_IDLE)
+        g->v += m.v;
+    else if (m.v > g->v)
+        g->v = m.v;
+}
+
+/* Whether a comes before b: known first, then more first. */
+static bool key_before(struct fkey a, struct fkey b)
+{
+    if (a.known != b.known)
+        return a.known;
+    return a.known && a.v > b.v;
+}
+
+/* A run of devices that moves as one: a node, a GPU with its instances, or
+ * one instance. */
+struct fgroup {
+    size_t from, to;
+    struct fkey key;
+};
+
+/* Stable insertion sort of g[0..n) by key (the lists are small). */
+static void sort_groups(struct fgroup *g, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        struct fgroup x = g[i];
+        size_t j = i;
+        while (j > 0 && key_before(x.key, g[j - 1].key)) {
+            g[j] = g[j - 1];
+            j--;
+        }
+        g[j] = x;
+    }
+}
+
+static struct fkey range_key(const struct snapshot *s, size_t from, size_t to,
+                             enum tui_fleet_sort k)
+{
+    struct fkey g = {false, 0};
+    for (size_t i = from; i < to; i++) {
+        const struct device *d = &s->devices[i];
+        /* a GPU split into instances counts by its instances for idleness */
+        if (k == FSORT_IDLE && has_instances(s, i))
+            continue;
+        fold_key(&g, dev_key(d, k), k);
+    }
+    return g;
+}
+
+/* Orders the groups of [from, to) one level down and writes them to out. */
+static size_t order_gpu(const struct snapshot *s, size_t gpu, size_t to, enum tui_fleet_sort k,
+                        size_t *out, struct fgroup *tmp)
+{
+    size_t n = 0, w = 0;
+    out[w++] = gpu;
+    for (size_t i = gpu + 1; i < to; i++)
+        tmp[n++] = (struct fgroup){i, i + 1, dev_key(&s->devices[i], k)};
+    sort_groups(tmp, n);
+    for (size_t i = 0; i < n; i++)
+        out[w++] = tmp[i].from;
+    return w;
+}
+
+void tui_fleet_order(const struct snapshot *s, enum tui_fleet_sort k, size_t *order)
+{
+    size_t n = s->ndevices;
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    if (k == FSORT_NODE || n == 0)
+        return;
+    struct fgroup *nodes = calloc(n, sizeof(*nodes));
+    struct fgroup *gpus = calloc(n, sizeof(*gpus));
+    struct fgroup *tmp = calloc(n, sizeof(*tmp));
+    if (!nodes || !gpus || !tmp)
+        goto out;
+    size_t nn = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && strcmp(s->devices[j].node, s->devices[i].node) == 0)
+            j++;
+        nodes[nn++] = (struct fgroup){i, j, range_key(s, i, j, k)};
+        i = j;
+    }
+    sort_groups(nodes, nn);
+    size_t w = 0;
+    for (size_t a = 0; a < nn; a++) {
+        size_t ng = 0;
+        for (size_t i = nodes[a].from; i < nodes[a].to;) {
+            size_t j = i + 1;
+            while (j < nodes[a].to && s->devices[j].kind == DEV_MIG &&
+                   s->devices[j].parent_pos == (int)i)
+                j++;
+            gpus[ng++] = (struct fgroup){i, j, range_key(s, i, j, k)};
+            i = j;
+        }
+        sort_groups(gpus, ng);
+        for (size_t b = 0; b < ng; b++)
+            w += order_gpu(s, gpus[b].from, gpus[b].to, k, order + w, tmp);
+    }
+out:
+    free(nodes);
+    free(gpus);
+    free(tmp);
 }

@@ -48,4 +48,24 @@ bool tui_fleet_match(const struct snapshot *s, size_t i, const char *filter);
  * keeps its parents). Returns how many devices are shown. */
 size_t tui_fleet_filter(const struct snapshot *s, const char *filter, unsigned char *shown);
 
+/* The orders of the fleet's device list (key o). The tree stays a tree:
+ * nodes are ordered by the key's aggregate over their devices, GPUs within
+ * a node by theirs (the GPU's and its instances'), instances within a GPU
+ * by their own. Busiest, most memory used, most idle, worst health first;
+ * a device (or group) with no known value sorts after every known one, ties
+ * keep the order Prometheus gave (node name, then GPU index). */
+enum tui_fleet_sort {
+    FSORT_NODE,   /* as Prometheus names the nodes; GPUs by index */
+    FSORT_UTIL,   /* utilisation, a group by its maximum */
+    FSORT_MEM,    /* memory used, a group by its maximum */
+    FSORT_IDLE,   /* idle first, a group by how many idle devices it has */
+    FSORT_HEALTH, /* action, warning, ok; a group by its worst */
+    FSORT_COUNT
+};
+/* The word the list's title shows ("node", "util", "mem", "idle", "health"). */
+const char *tui_fleet_sort_name(enum tui_fleet_sort k);
+/* The list's order under key k: order[0..s->ndevices) gets the positions in
+ * s->devices, in the order they are to be shown. */
+void tui_fleet_order(const struct snapshot *s, enum tui_fleet_sort k, size_t *order);
+
 #endif

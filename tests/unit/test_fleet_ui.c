@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "health.h"
 #include "tui/fleet_ui.h"
 #include "tui/view.h"
 
@@ -244,9 +245,88 @@ static void test_node_rows_filtered(void **state)
     tui_view_free(&v);
 }
 
+/* The list's order under key k is want[0..7). */
+static void assert_order(const struct snapshot *s, enum tui_fleet_sort k, const size_t *want)
+{
+    size_t got[7];
+    tui_fleet_order(s, k, got);
+    for (size_t i = 0; i < 7; i++) {
+        if (got[i] != want[i])
+            fail_msg("%s: row %zu is device %zu, want %zu", tui_fleet_sort_name(k), i, got[i],
+                     want[i]);
+    }
+}
+
+static void test_order_node_and_util(void **state)
+{
+    (void)state;
+    struct snapshot s;
+    make_fleet(&s);
+    const size_t as_given[] = {0, 1, 2, 3, 4, 5, 6};
+    assert_order(&s, FSORT_NODE, as_given);
+    assert_string_equal(tui_fleet_sort_name(FSORT_NODE), "node");
+    /* the L40S at 80 % goes above the A100 (its busiest instance 70 %); in
+     * the A100 the instance without a utilisation goes after the one at 0 %;
+     * the node that is down knows nothing and goes last */
+    devs[4].m[M_GPU_UTIL] = metric_direct(80);
+    devs[1].m[M_GPU_UTIL] = metric_direct(70);
+    devs[2].m[M_GPU_UTIL] = metric_none("no DCGM");
+    const size_t busiest[] = {4, 0, 1, 3, 2, 5, 6};
+    assert_order(&s, FSORT_UTIL, busiest);
+    assert_string_equal(tui_fleet_sort_name(FSORT_UTIL), "util");
+}
+
+static void test_order_mem(void **state)
+{
+    (void)state;
+    struct snapshot s;
+    make_fleet(&s);
+    /* device i uses i+1 GiB; the node that is down (6 and 7 GiB) is last */
+    const size_t most[] = {4, 0, 3, 2, 1, 5, 6};
+    assert_order(&s, FSORT_MEM, most);
+}
+
+static void test_order_idle(void **state)
+{
+    (void)state;
+    struct snapshot s;
+    make_fleet(&s);
+    /* the A100 has two idle instances (2 and 3, a tie kept in order), the
+     * L40S is one idle GPU; the busy instance 1 after the idle ones */
+    const size_t idle[] = {0, 2, 3, 1, 4, 5, 6};
+    assert_order(&s, FSORT_IDLE, idle);
+    /* an instance with neither utilisation nor process count is unknown:
+     * after the busy one, not counted as idle */
+    devs[2].m[M_GPU_UTIL] = metric_none("no DCGM");
+    const size_t unknown_last[] = {0, 3, 1, 2, 4, 5, 6};
+    assert_order(&s, FSORT_IDLE, unknown_last);
+}
+
+static void test_order_health(void **state)
+{
+    (void)state;
+    struct snapshot s;
+    make_fleet(&s);
+    for (int i = 0; i < 7; i++)
+        devs[i].health = HEALTH_OK;
+    devs[3].health = HEALTH_WARNING;
+    devs[6].health = HEALTH_ACTION; /* the exporter's verdict before the node went down */
+    devs[4].health = HEALTH_UNKNOWN;
+    /* worst first: the node with an action, then in gpu-a the A100 (a
+     * warning) and its warned instance; ok instances keep their order; the
+     * L40S without a verdict last */
+    const size_t worst[] = {5, 6, 0, 3, 1, 2, 4};
+    assert_order(&s, FSORT_HEALTH, worst);
+    assert_string_equal(tui_fleet_sort_name(FSORT_HEALTH), "health");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_order_node_and_util),
+        cmocka_unit_test(test_order_mem),
+        cmocka_unit_test(test_order_idle),
+        cmocka_unit_test(test_order_health),
         cmocka_unit_test(test_filter_words),
         cmocka_unit_test(test_filter_idle),
         cmocka_unit_test(test_totals_of_a_node),
