@@ -65,14 +65,17 @@ static void node_label(char *out, size_t len, const struct tui_view *v, size_t f
     snprintf(out, len, "%s %.40s%s", mark, node, mig);
 }
 
+/* A device's label into out, and what follows it dimmed (" +7 MIG" on a
+ * folded GPU) into suffix (DEV_SUFFIX bytes; one per row: the labels are
+ * all made before any is drawn). */
+enum { DEV_SUFFIX = 32 };
 static void row_label(char *out, size_t len, const struct tui_view *v, size_t i, long row,
-                      const char **suffix)
+                      char *suffix)
 {
     const struct snapshot *s = v->snap;
     const struct device *d = &s->devices[i];
     const struct tui_glyphs *g = &v->theme.g;
-    static char more[32];
-    *suffix = "";
+    suffix[0] = '\0';
     /* a fleet: GPUs under their node's row, named by node when that row is
      * scrolled off */
     bool fleet = d->node[0] != '\0';
@@ -96,8 +99,7 @@ static void row_label(char *out, size_t len, const struct tui_view *v, size_t i,
             size_t kl = 0;
             for (size_t c = 0; c < k; c++)
                 kl += !v->dshow_n || v->dshow[i + 1 + c];
-            snprintf(more, sizeof(more), " +%zu MIG", kl);
-            *suffix = more;
+            snprintf(suffix, DEV_SUFFIX, " +%zu MIG", kl);
         }
         return;
     }
@@ -168,9 +170,13 @@ void tui_draw_devices(WINDOW *win, struct tui_view *v)
 {
     const struct snapshot *s = v->snap;
     /* the title says when the fleet's filter narrows the list */
-    char title[128] = "Devices";
+    char title[128] = "Devices", by[32] = "";
+    if (v->dsort != FSORT_NODE && tui_view_fleet(v))
+        snprintf(by, sizeof(by), " (by %s)", tui_fleet_sort_name(v->dsort));
     if (v->dfilter[0] && tui_view_fleet(v))
-        snprintf(title, sizeof(title), "Devices /%s", v->dfilter);
+        snprintf(title, sizeof(title), "Devices /%s%s", v->dfilter, by);
+    else
+        snprintf(title, sizeof(title), "Devices%s", by);
     struct rect in = tui_box(win, &v->theme, v->lay.devices, title, R_TITLE);
     if (in.h <= 0 || in.w <= 0 || !s || s->ndevices == 0)
         return;
@@ -194,16 +200,16 @@ void tui_draw_devices(WINDOW *win, struct tui_view *v)
     /* the labels first: their width decides the gauges' */
     enum { LBL = 160 };
     char labels[64][LBL];
-    const char *suffix[64];
+    char suffix[64][DEV_SUFFIX];
     int rows = in.h < 64 ? in.h : 64, lw = 0;
     for (int r = 0; r < rows && (size_t)(v->dev_scroll + r) < v->ndrow; r++) {
         long row = v->dev_scroll + r;
         size_t e = v->drow[row];
-        suffix[r] = "";
+        suffix[r][0] = '\0';
         labels[r][0] = '\0';
         if (e & TUI_DROW_NODE) /* made to fit when drawn: the gauges do not give way to it */
             continue;
-        row_label(labels[r], LBL, v, e, row, &suffix[r]);
+        row_label(labels[r], LBL, v, e, row, suffix[r]);
         int w = tui_text_width(labels[r]) + tui_text_width(suffix[r]);
         const struct device *d = &s->devices[e];
         if (d->lost || d->stall || d->node_down)

@@ -55,7 +55,7 @@ static void draw_help(WINDOW *win, const struct tui_view *v)
         "c                   charts: activity / temperature, power, clocks",
         v->replay.on ? "+ / -               replay speed twice / half"
                      : "+ / -               sampling interval up / down (min 100 ms)",
-        fleet ? "/  Esc              filter devices (node model profile UUID, idle); clear"
+        fleet ? "o  /  Esc           sort devices (util mem idle health); filter; clear"
               : "s  /                process sort key; filter by command or user",
         "p                   focus the process list",
         "  Up/Down Enter     move / show the whole command line",

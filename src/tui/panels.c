@@ -132,7 +132,7 @@ static void draw_header(WINDOW *win, const struct tui_view *v)
 static const char *footer_fit(char *out, size_t len, const char *keys, int w)
 {
     static const char *const drop[] = {"+- Interval", "Enter Fold", "c Charts", "a All",
-                                       "/ Filter", "s Sort", "Enter Command"};
+                                       "o Sort", "/ Filter", "s Sort", "Enter Command"};
     snprintf(out, len, "%s", keys);
     for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]) && tui_text_width(out) > w; i++) {
         char *at = strstr(out, drop[i]);
@@ -193,14 +193,14 @@ static void replay_footer(char *out, size_t len, const struct tui_view *v, int w
 static const char *fleet_keys(bool utf8, bool filtered)
 {
     if (filtered)
-        return utf8 ? " q Quit  Esc Unfilter  \u2191\u2193 Device  Enter Fold  / Filter  c Charts  "
-                      "i Why N/A  +- Interval  ? Help"
-                    : " q Quit  Esc Unfilter  Up/Dn Device  Enter Fold  / Filter  c Charts  "
-                      "i Why N/A  +- Interval  ? Help";
-    return utf8 ? " q Quit  \u2191\u2193 Device  Enter Fold  / Filter  c Charts  i Why N/A  "
-                  "+- Interval  ? Help"
-                : " q Quit  Up/Dn Device  Enter Fold  / Filter  c Charts  i Why N/A  "
-                  "+- Interval  ? Help";
+        return utf8 ? " q Quit  Esc Unfilter  \u2191\u2193 Device  Enter Fold  / Filter  o Sort  "
+                      "p Processes  c Charts  i Why N/A  +- Interval  ? Help"
+                    : " q Quit  Esc Unfilter  Up/Dn Device  Enter Fold  / Filter  o Sort  "
+                      "p Processes  c Charts  i Why N/A  +- Interval  ? Help";
+    return utf8 ? " q Quit  \u2191\u2193 Device  Enter Fold  / Filter  o Sort  p Processes  "
+                  "c Charts  i Why N/A  +- Interval  ? Help"
+                : " q Quit  Up/Dn Device  Enter Fold  / Filter  o Sort  p Processes  "
+                  "c Charts  i Why N/A  +- Interval  ? Help";
 }
 
 static void draw_footer(WINDOW *win, const struct tui_view *v)

@@ -379,6 +379,12 @@ static bool handle_key(struct loop *L, int key)
     case 'g':
         v->gpm_page = !v->gpm_page;
         return true;
+    case 'o':
+        /* the fleet's device list: the next order (the selection stays on
+         * its device, wherever that is now) */
+        if (tui_view_fleet(v))
+            v->dsort = (enum tui_fleet_sort)((v->dsort + 1) % FSORT_COUNT);
+        return true;
     case 'c':
         v->charts = (enum tui_charts)((v->charts + 1) % CHARTS_COUNT);
         return true;

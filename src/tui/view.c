@@ -66,6 +66,9 @@ void tui_view_free(struct tui_view *v)
     free(v->dshow);
     v->dshow = NULL;
     v->dshow_n = v->dshow_cap = 0;
+    free(v->dorder);
+    v->dorder = NULL;
+    v->dorder_n = v->dorder_cap = 0;
     v->ndrow = v->drow_cap = 0;
     tui_view_free_cmdline(v);
 }
@@ -283,6 +286,39 @@ static void filter_refresh(struct tui_view *v)
     v->dshow_n = s->ndevices;
 }
 
+/* The list's order under the sort key (v->dorder), for this snapshot;
+ * none (dorder_n 0) in node order. */
+static void order_refresh(struct tui_view *v)
+{
+    const struct snapshot *s = v->snap;
+    v->dorder_n = 0;
+    if (v->dsort == FSORT_NODE || !tui_view_fleet(v))
+        return;
+    if (v->dorder_cap < s->ndevices) {
+        size_t *p = realloc(v->dorder, s->ndevices * sizeof(*p));
+        if (!p)
+            return; /* in node order; the next draw tries again */
+        v->dorder = p;
+        v->dorder_cap = s->ndevices;
+    }
+    tui_fleet_order(s, v->dsort, v->dorder);
+    v->dorder_n = s->ndevices;
+}
+
+/* The device shown p-th under the list's order. */
+static size_t at(const struct tui_view *v, size_t p)
+{
+    return p < v->dorder_n ? v->dorder[p] : p;
+}
+
+/* Whether the device shown p-th is the first of its node in the list's
+ * order (a node's devices stay together under every order). */
+static bool node_starts_at(const struct tui_view *v, size_t p)
+{
+    const struct snapshot *s = v->snap;
+    return p == 0 || strcmp(s->devices[at(v, p - 1)].node, s->devices[at(v, p)].node) != 0;
+}
+
 static bool shown(const struct tui_view *v, size_t i)
 {
     return i >= v->dshow_n || v->dshow[i];
@@ -316,17 +352,18 @@ static size_t count_rows(const struct tui_view *v, size_t *base)
     bool fleet = tui_view_fleet(v);
     size_t all = 0;
     *base = 0;
-    for (size_t i = 0; s && i < s->ndevices;) {
-        if (fleet && node_starts(s, i)) {
-            size_t end = tui_dev_node_end(s, i);
-            if (!any_shown(v, i, end)) {
-                i = end;
+    for (size_t p = 0; s && p < s->ndevices;) {
+        size_t i = at(v, p);
+        if (fleet && node_starts_at(v, p)) {
+            size_t first = node_first(s, i), end = tui_dev_node_end(s, first);
+            if (!any_shown(v, first, end)) {
+                p += end - first;
                 continue;
             }
             all++;
             (*base)++;
-            if (node_closed(v, s->devices[i].node)) {
-                i = end;
+            if (node_closed(v, s->devices[first].node)) {
+                p += end - first;
                 continue;
             }
         }
@@ -338,7 +375,7 @@ static size_t count_rows(const struct tui_view *v, size_t *base)
             *base += 1 + (f == FOLD_OPEN ? kl : 0);
             all += 1 + (f == FOLD_CLOSED ? 0 : kl);
         }
-        i += 1 + k;
+        p += 1 + k;
     }
     return all;
 }
@@ -347,6 +384,7 @@ size_t tui_view_rows_wanted(struct tui_view *v)
 {
     size_t base;
     filter_refresh(v);
+    order_refresh(v);
     return count_rows(v, &base);
 }
 
@@ -366,6 +404,7 @@ void tui_view_build_rows(struct tui_view *v, int room)
         v->drow_cap = cap;
     }
     filter_refresh(v);
+    order_refresh(v);
     size_t sel_gpu = v->sel < s->ndevices ? tui_dev_gpu_of(s, v->sel) : (size_t)-1;
     size_t base, all = count_rows(v, &base);
     bool everything = room <= 0 || all <= (size_t)room;
@@ -378,23 +417,24 @@ void tui_view_build_rows(struct tui_view *v, int room)
         sel_open = true;
         budget = budget > k ? budget - k : 0;
     }
-    for (size_t i = 0; i < s->ndevices;) {
-        if (fleet && node_starts(s, i)) {
-            size_t end = tui_dev_node_end(s, i);
-            if (!any_shown(v, i, end)) {
-                i = end;
+    for (size_t p = 0; p < s->ndevices;) {
+        size_t i = at(v, p);
+        if (fleet && node_starts_at(v, p)) {
+            size_t first = node_first(s, i), end = tui_dev_node_end(s, first);
+            if (!any_shown(v, first, end)) {
+                p += end - first;
                 continue;
             }
-            v->drow[v->ndrow++] = TUI_DROW_NODE | i;
-            if (node_closed(v, s->devices[i].node)) {
-                i = end;
+            v->drow[v->ndrow++] = TUI_DROW_NODE | first;
+            if (node_closed(v, s->devices[first].node)) {
+                p += end - first;
                 continue;
             }
         }
         const struct device *d = &s->devices[i];
         size_t k = d->kind == DEV_GPU ? tui_dev_instances(s, i) : 0;
         if (!shown(v, i)) {
-            i += 1 + k;
+            p += 1 + k;
             continue;
         }
         size_t kl = shown_instances(v, i, k);
@@ -411,9 +451,9 @@ void tui_view_build_rows(struct tui_view *v, int room)
         v->drow[v->ndrow++] = i;
         if (open)
             for (size_t c = 0; c < k; c++)
-                if (shown(v, i + 1 + c))
-                    v->drow[v->ndrow++] = i + 1 + c;
-        i += 1 + k;
+                if (shown(v, at(v, p + 1 + c)))
+                    v->drow[v->ndrow++] = at(v, p + 1 + c);
+        p += 1 + k;
     }
 }
 

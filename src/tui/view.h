@@ -14,6 +14,7 @@
 
 #include "history.h"
 #include "snapshot.h"
+#include "tui/fleet_ui.h"
 #include "tui/layout.h"
 #include "tui/theme.h"
 
@@ -78,7 +79,9 @@ struct tui_view {
      * the nodes the user folded or unfolded, by name (a node is open
      * unless folded); the device filter (key /, fleet_ui.h) and what it
      * leaves shown, by position in snap->devices (owned, rebuilt with the
-     * list; dshow_n entries). */
+     * list; dshow_n entries); the list's order (key o): dorder holds the
+     * positions in the order shown (owned, rebuilt with the list; dorder_n
+     * entries, none in node order). */
     bool sel_node;
     struct tui_node_fold {
         char node[64];
@@ -89,6 +92,9 @@ struct tui_view {
     bool dfilter_edit;
     unsigned char *dshow;
     size_t dshow_n, dshow_cap, dshown;
+    enum tui_fleet_sort dsort;
+    size_t *dorder;
+    size_t dorder_n, dorder_cap;
     /* digits typed to jump to a GPU: the number so far and when */
     int jump_num;
     uint64_t jump_ns;

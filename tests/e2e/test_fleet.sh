@@ -253,6 +253,38 @@ tui_keys fleet-idle Enter
 screen=$(tmx capture-pane -p -t fleet-idle)
 contains "fleet TUI: a filter nothing matches says so" "$screen" "No device matches the filter (Esc clears it)"
 contains "fleet TUI: and the totals are of nothing" "$screen" "/zz: 0 nodes  0 GPUs  0 MIG, 0 idle  VRAM N/A"
+# key o: the list's orders; nodes, GPUs and instances each by the key, a
+# tree kept, unknown values last, ties in node order, the selection
+# staying on its device (the dcgm node's GPU)
+fl_nodes() { LC_ALL=C.UTF-8 grep -ao '[▸▾] \(dcgm\|dgx\|h200\)  ' <<<"$1" | awk '{ printf "%s ", $2 }'; }
+# fl_after NODE N: the N rows after NODE's, their marks and indexes
+fl_after() {
+    LC_ALL=C.UTF-8 grep -a -A"$2" "[▸▾] $1  " <<<"$3" | sed 1d |
+        LC_ALL=C.UTF-8 sed -E 's/^.*│(.) +[▸▾├└] (GPU [0-9]|MIG [0-9]).*/\1\2/' | tr '\n' ','
+}
+tui_keys fleet-idle Escape Home Down o
+screen=$(tmx capture-pane -p -t fleet-idle)
+contains "fleet TUI o: the title names the order" "$screen" "Devices (by util) "
+eq "fleet TUI by util: the nodes by their busiest device, dgx (nothing known) last" \
+    "$(fl_nodes "$screen")" "dcgm h200 dgx "
+tui_keys fleet-idle o o
+screen=$(tmx capture-pane -p -t fleet-idle)
+contains "fleet TUI o o o: by idle" "$screen" "Devices (by idle) "
+eq "fleet TUI by idle: the nodes by their idle devices" "$(fl_nodes "$screen")" "dgx dcgm h200 "
+eq "fleet TUI by idle: the dcgm GPU still selected, its idle instance first" \
+    "$(fl_after dcgm 5 "$screen")" "▶GPU 0, MIG 3, MIG 0, MIG 1, MIG 2,"
+tui_keys fleet-idle o
+screen=$(tmx capture-pane -p -t fleet-idle)
+eq "fleet TUI by health: the node with an action first, then the warning; the GPU that needs the action first" \
+    "$(fl_nodes "$screen")|$(fl_after dgx 9 "$screen")" \
+    "dgx h200 dcgm | GPU 5, MIG 0, MIG 1, MIG 2, MIG 3, MIG 4, MIG 5, MIG 6, GPU 0,"
+tui_keys fleet-idle o
+screen=$(tmx capture-pane -p -t fleet-idle)
+contains "fleet TUI o: back to node order" "$screen" "Devices ───"
+eq "fleet TUI by node: as Prometheus names them" "$(fl_nodes "$screen")" "dcgm dgx h200 "
+# each folded GPU counts its own instances
+contains "fleet TUI: a folded A100 counts its 7 instances" "$screen" "GPU 7 A100-SXM4-80GB +7 MIG "
+contains "fleet TUI: a folded H200 its 4" "$screen" "GPU 0 H200 +4 MIG "
 eq "fleet TUI idle: q quits" "$(tui_quit fleet-idle q)" 0
 
 # the processes in the monitor: key a lists them with their nodes' devices;
