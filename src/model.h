@@ -245,6 +245,14 @@ struct device {
     char node[64];
     bool node_down;
     double node_down_for_s;
+    /* The Kubernetes pod a fleet's exporter says holds the device now
+     * (the pod, namespace and container labels of its series, ours or
+     * dcgm-exporter's); "" when none is labelled. */
+    struct device_pod {
+        char name[128];
+        char ns[64];
+        char container[64];
+    } pod;
     /* The health verdict (health.h), from the rules that fired this tick:
      * health is an enum health_level, health_rules their bits. Set by
      * health_evaluate after sampling; HEALTH_UNKNOWN until then. */

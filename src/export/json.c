@@ -222,6 +222,19 @@ static void write_device(struct jsonw *w, const struct snapshot *s, const struct
             jsonw_double(w, d->node_down_for_s);
         else
             jsonw_null(w);
+        jsonw_key(w, "pod"); /* the Kubernetes pod labelled on its series */
+        if (d->pod.name[0]) {
+            jsonw_obj_open(w);
+            jsonw_key(w, "name");
+            jsonw_str(w, d->pod.name);
+            jsonw_key(w, "namespace");
+            jsonw_str(w, d->pod.ns);
+            jsonw_key(w, "container");
+            jsonw_str(w, d->pod.container);
+            jsonw_obj_close(w);
+        } else {
+            jsonw_null(w);
+        }
     }
     jsonw_key(w, "lost");
     jsonw_bool(w, d->lost);

@@ -37,11 +37,12 @@ static const char *const queries[FQ_COUNT] = {
                  "\"migmon_(host_info|device_info|mig_info|last_sample_timestamp_seconds)\"}"
                  "[10m]))",
     [FQ_VALUES] = "max by (__name__, instance, uuid, gpu_instance_id, compute_instance_id, "
-                  "partition_id, source, state) ({__name__=~\"migmon_(gpu|mig)_(" MIGMON_VALUES
+                  "partition_id, source, state, pod, namespace, container) ({__name__=~\"migmon_(gpu|mig)_(" MIGMON_VALUES
                   ")\"})",
     [FQ_DCGM_IDENT] = "count by (" DCGM_LABELS ") (last_over_time({__name__=~\"" DCGM_FIELDS
                       "\"}[10m]))",
-    [FQ_DCGM_VALUES] = "max by (__name__, " DCGM_LABELS ") ({__name__=~\"" DCGM_FIELDS "\"})",
+    [FQ_DCGM_VALUES] = "max by (__name__, " DCGM_LABELS ", pod, namespace, container) "
+                       "({__name__=~\"" DCGM_FIELDS "\"})",
     [FQ_PROCS] = "max by (__name__, instance, uuid, gpu_instance_id, compute_instance_id, "
                  "partition_id, pid, process_name, pod_uid, container, source) ({__name__=~"
                  "\"migmon_process_(" MIGMON_PROCESS ")\"})",
@@ -308,6 +309,18 @@ enum metric_source fleet_source_of(const char *s)
     return MSRC_DIRECT; /* "direct"; series with no source are read directly too */
 }
 
+/* The pod a series labels its device with (the values' queries keep the
+ * labels; the first series with a pod names it). */
+static void read_pod(struct device *d, json_t *it)
+{
+    const char *pod = fleet_lab(it, "pod");
+    if (!pod[0] || d->pod.name[0])
+        return;
+    snprintf(d->pod.name, sizeof(d->pod.name), "%s", pod);
+    snprintf(d->pod.ns, sizeof(d->pod.ns), "%s", fleet_lab(it, "namespace"));
+    snprintf(d->pod.container, sizeof(d->pod.container), "%s", fleet_lab(it, "container"));
+}
+
 static void read_values(struct build *b, json_t *res)
 {
     size_t i;
@@ -323,6 +336,7 @@ static void read_values(struct build *b, json_t *res)
         double v;
         if (!d || !fleet_val(it, &v))
             continue;
+        read_pod(d, it);
         const char *suf = name + 11;
         if (!strcmp(suf, "health")) {
             const char *st = fleet_lab(it, "state");
@@ -436,6 +450,7 @@ static void read_dcgm_values(struct build *b, json_t *res)
         double v;
         if (!d || !g || !fleet_val(it, &v))
             continue;
+        read_pod(d, it);
         if (!strcmp(name, "DCGM_FI_DEV_FB_USED")) {
             put(d, M_MEM_USED, v * 1048576.0, MSRC_DIRECT);
         } else if (!strcmp(name, "DCGM_FI_DEV_FB_FREE") ||
@@ -554,6 +569,9 @@ static void clean_strings(struct device *d)
     text_clean(d->serial, sizeof(d->serial));
     text_clean(d->arch, sizeof(d->arch));
     text_clean(d->node, sizeof(d->node));
+    text_clean(d->pod.name, sizeof(d->pod.name));
+    text_clean(d->pod.ns, sizeof(d->pod.ns));
+    text_clean(d->pod.container, sizeof(d->pod.container));
 }
 
 static int finish(struct build *b, double now, const char *const why[FQ_COUNT],

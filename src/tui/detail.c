@@ -574,6 +574,13 @@ void tui_detail_build(struct tui_dlines *L, const struct tui_view *v, const stru
         dp(l, R_NORMAL, " / ");
         dp(l, mm ? R_NORMAL : R_FREE, mm ? (mm[0] ? mm : "none") : "N/A");
     }
+    if (d->pod.name[0]) { /* a fleet's device: the pod its series name */
+        l = dl_add(L, false);
+        dp(l, R_NORMAL, "Pod ");
+        dp(l, R_SELECTED, dl_cat(L, d->pod.ns, d->pod.ns[0] ? "/" : "", d->pod.name));
+        if (d->pod.container[0])
+            dp(l, R_NORMAL, dl_cat(L, "  container ", d->pod.container));
+    }
     l = dl_add(L, false);
     dp(l, R_NORMAL, "UUID ");
     if (d->uuid[0])

@@ -84,7 +84,9 @@ static bool word_match(const struct snapshot *s, size_t i, const char *w, size_t
     if (n == 4 && strncasecmp(w, "idle", 4) == 0)
         return (d->kind == DEV_MIG || !has_instances(s, i)) && tui_fleet_idle(d);
     return has_word(d->node, w, n) || has_word(d->name, w, n) || has_word(d->profile, w, n) ||
-           has_word(d->uuid, w, n) || has_word(d->pci_bus_id, w, n);
+           has_word(d->uuid, w, n) || has_word(d->pci_bus_id, w, n) ||
+           has_word(d->pod.name, w, n) || has_word(d->pod.ns, w, n) ||
+           has_word(d->pod.container, w, n);
 }
 
 bool tui_fleet_match(const struct snapshot *s, size_t i, const char *filter)

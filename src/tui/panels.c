@@ -230,7 +230,7 @@ static void draw_footer(WINDOW *win, const struct tui_view *v)
     } else if (v->dfilter_edit) {
         char f[160];
         snprintf(f, sizeof(f),
-                 " Filter devices (node, model, profile, UUID; idle): %s_  "
+                 " Filter devices (node, model, profile, UUID, pod; idle): %s_  "
                  "(Enter keeps, Esc clears)",
                  v->dfilter);
         tui_text(win, t, left, r.y, r.x, R_WARN, f);

@@ -42,11 +42,26 @@ fl_export() {
 }
 fl_export dgx dgx-a100-8x7.ini
 DGX=$PORT
+# Kubernetes: a pod holds h200-mig's 3g.71gb instance (GI 1), as the
+# kubelet's pod-resources API says (its stand-in, kubelet_server.py); the
+# h200 and dcgm exporters label that instance's series with it
+FL_PY=/usr/bin/python3
+[ -x "$FL_PY" ] || FL_PY=python3
+FL_SOCK="$TMP/fl-kubelet.sock"
+cat >"$TMP/fl-pods.json" <<'JSON'
+[{"name": "llm-0", "namespace": "serving", "containers": [{"name": "vllm", "devices":
+  [{"resource": "nvidia.com/mig-3g.71gb", "ids": ["MIG-760076c7-d3b3-392a-4dba-0e98392dab98"]}]}]}]
+JSON
+"$FL_PY" "$MIGMON_SRC/tests/e2e/kubelet_server.py" "$FL_SOCK" ok "$TMP/fl-pods.json" \
+    >"$TMP/fl-kubelet.out" 2>"$TMP/fl-kubelet.err" &
+FL_PIDS+=($!)
+for ((i = 0; i < 400; i++)); do grep -q ready "$TMP/fl-kubelet.out" 2>/dev/null && break; sleep 0.05; done
+grep -q ready "$TMP/fl-kubelet.out" || bad "the kubelet stand-in did not start: $(cat "$TMP/fl-kubelet.err")"
 # the processes of h200-mig.ini, with their /proc entries (h200-node)
-FL_PROC=h200-node fl_export h200 h200-mig.ini --export-processes
+FL_PROC=h200-node fl_export h200 h200-mig.ini --export-processes --kubelet-socket "$FL_SOCK"
 H200=$PORT
 H200_PID=$LAST_PID
-fl_export dcgm h200-mig.ini --compat dcgm
+fl_export dcgm h200-mig.ini --compat dcgm --kubelet-socket "$FL_SOCK"
 DCGM=$PORT
 PP=$(fl_free_port)
 mkdir -p "$TMP/fl-prom"
@@ -76,6 +91,12 @@ for ((i = 0; i < 300; i++)); do
     sleep 0.1
 done
 eq "prometheus: three targets up, with their series" "$i" "$([ "$i" -lt 300 ] && echo "$i" || echo ready)"
+for ((i = 0; i < 300; i++)); do
+    [ "$(q 'count(migmon_mig_utilization_ratio{pod="llm-0"}) + count(DCGM_FI_PROF_GR_ENGINE_ACTIVE{pod="llm-0"})' |
+        jq -r '.data.result[0].value[1] // empty' 2>/dev/null)" = 2 ] && break
+    sleep 0.1
+done
+eq "prometheus: the pod's labels on the h200 and dcgm instance" "$i" "$([ "$i" -lt 300 ] && echo "$i" || echo ready)"
 
 direct() { MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/$1" MIGMON_SIM_TIME=100 \
     "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --once --format json --proc-root \
@@ -117,6 +138,10 @@ eq "fleet dcgm: the GPU and its four instances, FB_USED and GR_ENGINE_ACTIVE" \
 jeq "fleet dcgm: sources (dcgm for activity) and the GPU's temperature" "$fleet" \
     '[.devices[] | select(.node == "dcgm")] | [.[1].metrics.gpu_util_pct.source, .[0].metrics.temperature_c.source, .[1].uuid, .[1].uuid_error]' \
     '["dcgm","direct",null,"dcgm-exporter does not label MIG UUIDs"]'
+jeq "fleet: the pod that holds an instance, from ours and dcgm-exporter's labels; none elsewhere" "$fleet" \
+    '[.devices[] | select(.pod != null) | [.node, .gpu_instance_id, .pod]] ,
+     ([.devices[] | select(.pod == null)] | length)' \
+    "$(printf '%s\n' '[["dcgm",1,{"name":"llm-0","namespace":"serving","container":"vllm"}],["h200",1,{"name":"llm-0","namespace":"serving","container":"vllm"}]]' 72)"
 table=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --once --format table 2>&1)
 contains "--once table: a line per node" "$table" "node dgx: 8 GPUs, 56 MIGs"
 contains "--once table: the dcgm node" "$table" "node dcgm: 1 GPU, 4 MIGs"
@@ -246,9 +271,16 @@ contains "fleet TUI idle: the idle one of the dcgm node is" "$screen" "MIG 3 1g.
 tui_keys fleet-idle Escape
 screen=$(tmx capture-pane -p -t fleet-idle)
 contains "fleet TUI idle: Esc clears the filter" "$screen" "3 nodes  10 GPUs  64 MIG, 55 idle"
+# a pod's namespace filters too; the detail names the pod
+tui_keys fleet-idle / s e r v i n g Enter Home Down Down
+screen=$(tmx capture-pane -p -t fleet-idle)
+eq "fleet TUI: the filter 'serving' lists the pod's two instances" \
+    "$(grep -ac '├ MIG 0 3g.71gb\|└ MIG 0 3g.71gb' <<<"$screen")|$(grep -ac 'MIG [1-3] ' <<<"$screen")" "2|0"
+contains "fleet TUI: the detail names the pod holding the instance" "$screen" "Pod serving/llm-0  container vllm"
+tui_keys fleet-idle Escape
 tui_keys fleet-idle / z z
 contains "fleet TUI: / types into the device filter" "$(tmx capture-pane -p -t fleet-idle | tail -1)" \
-    " Filter devices (node, model, profile, UUID; idle): zz_"
+    " Filter devices (node, model, profile, UUID, pod; idle): zz_"
 tui_keys fleet-idle Enter
 screen=$(tmx capture-pane -p -t fleet-idle)
 contains "fleet TUI: a filter nothing matches says so" "$screen" "No device matches the filter (Esc clears it)"

@@ -381,6 +381,36 @@ static void test_labels_cleaned(void **st)
     fleet_free(&f);
 }
 
+/* The pod on a device's series (ours, dcgm-exporter's) is the device's;
+ * a device whose series name none has none, a label's control bytes go. */
+static void test_pods_from_labels(void **st)
+{
+    (void)st;
+    const char *values =
+        "[{\"metric\":{\"__name__\":\"migmon_mig_utilization_ratio\",\"instance\":\"a:9400\",\"uuid\":\"GPU-A\",\"gpu_instance_id\":\"1\",\"compute_instance_id\":\"0\",\"source\":\"gpm\",\"pod\":\"llm-0\",\"namespace\":\"serving\",\"container\":\"vllm\"},\"value\":[1,\"0.85\"]},"
+        "{\"metric\":{\"__name__\":\"migmon_gpu_temperature_celsius\",\"instance\":\"a:9400\",\"uuid\":\"GPU-A\",\"source\":\"direct\"},\"value\":[1,\"52\"]}]";
+    const char *dcgm =
+        "[{\"metric\":{\"__name__\":\"DCGM_FI_DEV_FB_USED\",\"instance\":\"d:9400\",\"Hostname\":\"node-d\",\"gpu\":\"0\",\"UUID\":\"GPU-D\",\"modelName\":\"NVIDIA A100\",\"GPU_I_ID\":\"7\",\"GPU_I_PROFILE\":\"1g.10gb\",\"pod\":\"nb\\u001b[2J\",\"namespace\":\"research\",\"container\":\"\"},\"value\":[1,\"100\"]}]";
+    json_t *res[FQ_COUNT] = {J(UP), J(IDENT), J(values), J(DCGM), J(dcgm)};
+    const char *why[FQ_COUNT] = {0};
+    struct fleet f;
+    assert_int_equal(fleet_build(&f, res, why, 1000.0), 0);
+    for (int q = 0; q < FQ_COUNT; q++)
+        json_decref(res[q]);
+    assert_int_equal(f.ndevs, 6);
+    assert_string_equal(f.devs[1].pod.name, "llm-0"); /* node-a GI 1 */
+    assert_string_equal(f.devs[1].pod.ns, "serving");
+    assert_string_equal(f.devs[1].pod.container, "vllm");
+    assert_string_equal(f.devs[0].pod.name, ""); /* its GPU: none labelled */
+    assert_string_equal(f.devs[2].pod.name, ""); /* GI 5 */
+    assert_string_equal(f.devs[5].node, "node-d");
+    assert_string_equal(f.devs[5].pod.ns, "research");
+    assert_string_equal(f.devs[5].pod.container, "");
+    assert_null(strchr(f.devs[5].pod.name, '\033'));
+    assert_memory_equal(f.devs[5].pod.name, "nb", 2);
+    fleet_free(&f);
+}
+
 static void test_promql_quote(void **st)
 {
     (void)st;
@@ -404,6 +434,7 @@ int main(void)
         cmocka_unit_test(test_processes_bounded_per_device),
         cmocka_unit_test(test_amd_partitions),
         cmocka_unit_test(test_labels_cleaned),
+        cmocka_unit_test(test_pods_from_labels),
         cmocka_unit_test(test_promql_quote),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
