@@ -48,10 +48,11 @@ static inline const char *fleet_lab(json_t *item, const char *k)
     return v ? v : "";
 }
 
-/* The sample's value; false when it has none or it is not a number. */
-static inline bool fleet_val(json_t *item, double *out)
+/* A sample's value as Prometheus writes it (a string); false when it is
+ * none or not a finite number. */
+static inline bool fleet_num(json_t *str, double *out)
 {
-    const char *v = json_string_value(json_array_get(json_object_get(item, "value"), 1));
+    const char *v = json_string_value(str);
     if (!v)
         return false;
     char *end;
@@ -60,6 +61,12 @@ static inline bool fleet_val(json_t *item, double *out)
         return false;
     *out = d;
     return true;
+}
+
+/* The sample's value; false when it has none or it is not a number. */
+static inline bool fleet_val(json_t *item, double *out)
+{
+    return fleet_num(json_array_get(json_object_get(item, "value"), 1), out);
 }
 
 uint64_t fleet_hash(const char *s);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fleet/prom_client.h"
+#include "fleet/prom_fleet_int.h"
 
 /* The families the charts draw (history.h's series but PCIe, which is not
  * read from Prometheus), as prom_fleet.c reads them. */
@@ -102,28 +103,6 @@ static const struct family dcgm_fams[] = {
     {"DCGM_FI_PROF_DRAM_ACTIVE", HS_MEM_UTIL, 100, 2, false, MSRC_DCGM},
 };
 
-static const char *lab(json_t *item, const char *k)
-{
-    const char *v = json_string_value(json_object_get(json_object_get(item, "metric"), k));
-    return v ? v : "";
-}
-
-/* As prom_fleet.c's: the exporter's source label. */
-static enum metric_source source_of(const char *s)
-{
-    if (!strcmp(s, "gpm"))
-        return MSRC_GPM;
-    if (!strcmp(s, "process"))
-        return MSRC_PROCESS;
-    if (!strcmp(s, "estimate"))
-        return MSRC_ESTIMATE;
-    if (!strcmp(s, "carried"))
-        return MSRC_CARRIED;
-    if (!strcmp(s, "dcgm"))
-        return MSRC_DCGM;
-    return MSRC_DIRECT;
-}
-
 /* A read value over a carried or estimated one, when two series give the
  * same point (a source that changed within Prometheus' lookback). */
 static int src_rank(enum metric_source s)
@@ -141,7 +120,7 @@ static bool label_is(const char *s, int id)
 /* The role of series item for d, and its family. */
 static enum role role_of(json_t *it, const struct past_dev *d, const struct family **fam)
 {
-    const char *name = lab(it, "__name__");
+    const char *name = fleet_lab(it, "__name__");
     *fam = NULL;
     if (d->dcgm) {
         for (size_t i = 0; i < sizeof(dcgm_fams) / sizeof(dcgm_fams[0]); i++)
@@ -149,7 +128,7 @@ static enum role role_of(json_t *it, const struct past_dev *d, const struct fami
                 *fam = &dcgm_fams[i];
         if (!*fam)
             return R_SKIP;
-        const char *gi = lab(it, "GPU_I_ID");
+        const char *gi = fleet_lab(it, "GPU_I_ID");
         /* as prom_fleet.c: a GPU-wide field of an instance is its GPU's */
         if (d->gi < 0 ? !gi[0] : label_is(gi, d->gi))
             return (*fam)->wide && d->gi >= 0 ? R_WIDE : R_OWN;
@@ -160,7 +139,7 @@ static enum role role_of(json_t *it, const struct past_dev *d, const struct fami
     bool mig = strncmp(name, "migmon_mig_", 11) == 0;
     if (!mig && strncmp(name, "migmon_gpu_", 11) != 0)
         return R_SKIP;
-    if (strcmp(lab(it, "uuid"), d->uuid) != 0)
+    if (strcmp(fleet_lab(it, "uuid"), d->uuid) != 0)
         return R_SKIP;
     for (size_t i = 0; i < sizeof(migmon_fams) / sizeof(migmon_fams[0]); i++)
         if (!strcmp(name + 11, migmon_fams[i].name))
@@ -170,8 +149,8 @@ static enum role role_of(json_t *it, const struct past_dev *d, const struct fami
     if (d->gi < 0) /* a GPU: its own, and its instances' memory */
         return !mig ? R_OWN : (*fam)->k == HS_VRAM_USED ? R_PART : R_SKIP;
     if (mig) /* an instance: its own; its GPU's GPU-wide values */
-        return label_is(lab(it, "gpu_instance_id"), d->gi) &&
-                       label_is(lab(it, "compute_instance_id"), d->ci)
+        return label_is(fleet_lab(it, "gpu_instance_id"), d->gi) &&
+                       label_is(fleet_lab(it, "compute_instance_id"), d->ci)
                    ? R_OWN
                    : R_SKIP;
     return (*fam)->wide ? R_WIDE : R_SKIP;
@@ -195,26 +174,13 @@ static long place(const struct past_grid *g, json_t *t)
     return (long)j;
 }
 
-static bool value(json_t *v, double *out)
-{
-    const char *s = json_string_value(v);
-    if (!s)
-        return false;
-    char *end;
-    double d = strtod(s, &end);
-    if (end == s || *end || !isfinite(d))
-        return false;
-    *out = d;
-    return true;
-}
-
 /* One instance's memory, for its GPU's sum. */
 struct part {
     char key[40];
     struct hist_point *pts; /* g->n */
 };
 
-struct build {
+struct past_build {
     struct hist_past *p;
     const struct past_grid *g;
     unsigned char *rank; /* of each point of p */
@@ -223,12 +189,12 @@ struct build {
     bool too_many; /* more instances than parts: no sum */
 };
 
-static struct hist_point *part_of(struct build *b, json_t *it, bool *nomem)
+static struct hist_point *part_of(struct past_build *b, json_t *it, bool *nomem)
 {
     char key[40];
-    const char *gi = lab(it, "GPU_I_ID"); /* dcgm-exporter's; ours below */
-    snprintf(key, sizeof(key), "%.16s\x1f%.16s", gi[0] ? gi : lab(it, "gpu_instance_id"),
-             lab(it, "compute_instance_id"));
+    const char *gi = fleet_lab(it, "GPU_I_ID"); /* dcgm-exporter's; ours below */
+    snprintf(key, sizeof(key), "%.16s\x1f%.16s", gi[0] ? gi : fleet_lab(it, "gpu_instance_id"),
+             fleet_lab(it, "compute_instance_id"));
     for (size_t i = 0; i < b->nparts; i++)
         if (!strcmp(b->parts[i].key, key))
             return b->parts[i].pts;
@@ -250,14 +216,14 @@ static struct hist_point *part_of(struct build *b, json_t *it, bool *nomem)
 }
 
 /* The points of series item it, placed. */
-static int read_series(struct build *b, json_t *it, const struct past_dev *d)
+static int read_series(struct past_build *b, json_t *it, const struct past_dev *d)
 {
     const struct family *fam;
     enum role r = role_of(it, d, &fam);
     json_t *vals = json_object_get(it, "values");
     if (r == R_SKIP || !json_is_array(vals))
         return 0;
-    enum metric_source src = fam->src != MSRC_NONE ? fam->src : source_of(lab(it, "source"));
+    enum metric_source src = fam->src != MSRC_NONE ? fam->src : fleet_source_of(fleet_lab(it, "source"));
     bool nomem = false;
     struct hist_point *part = r == R_PART ? part_of(b, it, &nomem) : NULL;
     if (nomem)
@@ -270,7 +236,7 @@ static int read_series(struct build *b, json_t *it, const struct past_dev *d)
     json_array_foreach(vals, i, pv) {
         long j = place(b->g, json_array_get(pv, 0));
         double v;
-        if (j < 0 || !value(json_array_get(pv, 1), &v))
+        if (j < 0 || !fleet_num(json_array_get(pv, 1), &v))
             continue; /* off the grid, or no number (NaN): a gap */
         struct hist_point pt = {.v = v * fam->scale, .src = src};
         if (part) {
@@ -290,7 +256,7 @@ static int read_series(struct build *b, json_t *it, const struct past_dev *d)
 /* A MIG-enabled GPU without its own VRAM figure at a point: its
  * instances' sum there, when every one has a value (snapshot_mig_vram_sum's
  * rule; carried when a part is). */
-static void sum_parts(struct build *b)
+static void sum_parts(struct past_build *b)
 {
     if (b->too_many || b->nparts == 0)
         return;
@@ -323,7 +289,7 @@ int prom_past_build(struct hist_past *p, json_t *res, const struct past_dev *d,
         snprintf(err, errlen, "out of memory for %zu points", g->n);
         return -1;
     }
-    struct build b = {.p = p, .g = g};
+    struct past_build b = {.p = p, .g = g};
     b.rank = calloc(g->n * HS_DEV_COUNT, 1);
     int rc = b.rank ? 0 : -1;
     size_t i;

@@ -532,6 +532,15 @@ contains "an answer past 32 MiB is cut off" "$out" "answer larger than 33554432 
 out=$("$MIGMON_BIN" --no-config --prometheus "ftp://x" --once 2>&1)
 contains "--prometheus: only http and https" "$out" "expected an http:// or https:// URL"
 
+# fl_quick_quit NAME MODE: q ends the monitor with status 0 within 1 s
+fl_quick_quit() {
+    local start st took
+    start=$(date +%s%N)
+    st=$(tui_quit "$1" q)
+    took=$((($(date +%s%N) - start) / 1000000))
+    eq "$2: q quits with status 0" "$st" 0
+    [ "$took" -le 1000 ] && ok || bad "$2: q took $took ms (at most 1000)"
+}
 for mode in stall garbage; do
     fl_standin "$mode"
     start=$(date +%s%N)
@@ -553,11 +562,7 @@ for mode in stall garbage; do
     stall) contains "stall: the monitor shows the reason" "$screen" "no answer" ;;
     garbage) contains "garbage: the monitor shows the reason" "$screen" "not JSON" ;;
     esac
-    start=$(date +%s%N)
-    st=$(tui_quit "$name" q)
-    took=$((($(date +%s%N) - start) / 1000000))
-    eq "$mode: q quits with status 0" "$st" 0
-    [ "$took" -le 1000 ] && ok || bad "$mode: q took $took ms (at most 1000)"
+    fl_quick_quit "$name" "$mode"
 done
 # a Prometheus whose range queries stall or answer garbage (its instant
 # queries answered): the monitor shows the fleet and stays responsive; the
@@ -582,11 +587,7 @@ for mode in range-stall range-garbage; do
         contains "range-stall: the screen moves on" "$(tmx capture-pane -p -t "$name")" "[2/"
     fi
     eq "$mode: no chart from Prometheus' past" "$(tmx capture-pane -p -t "$name" | grep -c ' s from Prometheus ')" 0
-    start=$(date +%s%N)
-    st=$(tui_quit "$name" q)
-    took=$((($(date +%s%N) - start) / 1000000))
-    eq "$mode: q quits with status 0" "$st" 0
-    [ "$took" -le 1000 ] && ok || bad "$mode: q took $took ms (at most 1000)"
+    fl_quick_quit "$name" "$mode"
 done
 tui_kill_all
 
