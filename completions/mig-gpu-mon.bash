@@ -57,7 +57,7 @@ _mig_gpu_mon() {
     --demo) COMPREPLY=($(compgen -W "$(_mig_gpu_mon_scenarios)" -- "$cur")); return 0 ;;
     --backend) COMPREPLY=($(compgen -W "nvml amdgpu nvml,amdgpu" -- "$cur")); return 0 ;;
     --nvml-path | --dcgm-lib | --config | --debug | -o | --output | --timeline | --proc-root | --sysfs-root | \
-        --prometheus-auth)
+        --prometheus-auth | --prometheus-ca)
         COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     --prometheus) COMPREPLY=($(compgen -W "http:// https://" -- "$cur")); return 0 ;;
     -i | --interval | --top | --timeout | --duration | -n | --count | --listen | --speed | --from | \
@@ -78,12 +78,12 @@ _mig_gpu_mon() {
         --help --" ;;
     record) opts="-o --output --append --force -f --format --duration -n --count --trigger -i --interval
         --top --gpm --dcgm --dcgm-lib --nvml-path --demo --debug --proc-root --backend --sysfs-root --config --no-config
-        --prometheus --prometheus-auth" ;;
+        --prometheus --prometheus-auth --prometheus-ca" ;;
     export) opts="--listen --compat --export-processes --no-host --kubelet-socket -i --interval --top --gpm --dcgm --dcgm-lib
         --nvml-path --demo --debug --proc-root --backend --sysfs-root --config --no-config" ;;
     *) opts="record export profile replay --once --all-processes -f --format --timeout -i --interval --top --no-color --gpm
         --dcgm --dcgm-lib --nvml-path --debug --demo --proc-root --backend --sysfs-root --listen --compat --export-processes --no-host --config
-        --no-config --write-config --prometheus --prometheus-auth -h --help -V --version" ;;
+        --no-config --write-config --prometheus --prometheus-auth --prometheus-ca -h --help -V --version" ;;
     esac
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 }

@@ -161,7 +161,8 @@ static int check_record(struct cli *c, char *err, size_t errlen)
 enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE, OPT_TOP, OPT_DEMO,
        OPT_BACKEND, OPT_SYSFS_ROOT, OPT_NO_COLOR, OPT_GPM, OPT_DCGM, OPT_DCGM_LIB, OPT_TIMEOUT, OPT_ALL_PROCESSES,
        OPT_LISTEN = 300, OPT_COMPAT, OPT_EXPORT_PROCESSES, OPT_NO_HOST, OPT_KUBELET_SOCKET,
-       OPT_PROMETHEUS = 400, OPT_PROMETHEUS_AUTH };
+       OPT_PROMETHEUS = 400, OPT_PROMETHEUS_AUTH,
+       OPT_PROMETHEUS_CA };
 enum { OPT_APPEND = 512, OPT_FORCE, OPT_DURATION, OPT_TRIGGER };
 enum { OPT_CONFIG = 600, OPT_NO_CONFIG, OPT_WRITE_CONFIG };
 static const struct option longopts[] = {
@@ -193,6 +194,7 @@ static const struct option longopts[] = {
     {"kubelet-socket", required_argument, NULL, OPT_KUBELET_SOCKET},
     {"prometheus", required_argument, NULL, OPT_PROMETHEUS},
     {"prometheus-auth", required_argument, NULL, OPT_PROMETHEUS_AUTH},
+    {"prometheus-ca", required_argument, NULL, OPT_PROMETHEUS_CA},
     {"output", required_argument, NULL, 'o'},
     {"append", no_argument, NULL, OPT_APPEND},
     {"force", no_argument, NULL, OPT_FORCE},
@@ -485,6 +487,13 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
                 return -1;
             }
             c->prometheus_auth = optarg;
+            break;
+        case OPT_PROMETHEUS_CA:
+            if (!*optarg) {
+                snprintf(err, errlen, "--prometheus-ca: expected a file path");
+                return -1;
+            }
+            c->prometheus_ca = optarg;
             break;
         case OPT_EXPORT_PROCESSES: c->export_processes = true; break;
         case OPT_NO_HOST: c->no_host = true; break;

@@ -118,7 +118,8 @@ int collect_open(struct collector *c, const struct collect_opts *o, char *err, s
                               .proc_root = o->proc_root,
                               .no_procs = o->no_procs,
                               .prom_url = o->prom_url,
-                              .prom_auth_file = o->prom_auth_file};
+                              .prom_auth_file = o->prom_auth_file,
+                              .prom_ca_file = o->prom_ca_file};
     int rc = c->be->open(&c->be_state, &bo, c->gpu_error, sizeof(c->gpu_error));
     if (rc == BACKEND_ERR_BAD_PATH) {
         snprintf(err, errlen, "%s", c->gpu_error);

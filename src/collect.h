@@ -39,6 +39,7 @@ struct collect_opts {
     const char *source;         /* what the replay backend reads */
     const char *prom_url;       /* --prometheus URL */
     const char *prom_auth_file; /* --prometheus-auth FILE, or NULL */
+    const char *prom_ca_file;   /* --prometheus-ca FILE, or NULL */
     /* --backend: "nvml,amdgpu" (comma-separated registry names); NULL:
      * NVML as always, and every other backend that finds a device */
     const char *backends;

@@ -256,6 +256,11 @@ static int handler(void *user, const char *sec, const char *key, const char *val
                      strcmp(val, "none") ? val : "");
         else
             bad(p, "auth_file = %s: expected a file path or none", val);
+    } else if (IS("fleet", "ca_file")) {
+        if (val[0] && strlen(val) < sizeof(c->prometheus_ca))
+            snprintf(c->prometheus_ca, sizeof(c->prometheus_ca), "%s", strcmp(val, "none") ? val : "");
+        else
+            bad(p, "ca_file = %s: expected a file path or none", val);
     } else {
         bad(p, "unknown key '%s' in [%s]", key, sec);
     }
@@ -428,7 +433,9 @@ void config_write(const struct config *c, FILE *f)
                "prometheus = %s\n"
                "; its credentials: a file whose first line is \"Bearer TOKEN\" or USER:PASSWORD,\n"
                "; or none\n"
-               "auth_file = %s\n",
+               "auth_file = %s\n"
+               "; https: the CA certificates (PEM) to trust instead of the system's, or none\n"
+               "ca_file = %s\n",
             c->interval_ms, c->top,
             c->gpm == CLI_GPM_ON ? "on" : c->gpm == CLI_GPM_OFF ? "off" : "auto",
             c->dcgm == CLI_DCGM_ADDR       ? c->dcgm_addr
@@ -441,5 +448,6 @@ void config_write(const struct config *c, FILE *f)
             c->thermal_charts ? "thermal" : "activity", c->fahrenheit ? "F" : "C", c->listen,
             c->compat[0] ? c->compat : "none", c->kubelet_socket, c->kubelet_refresh_ms,
             c->pod_logs, c->prometheus[0] ? c->prometheus : "off",
-            c->prometheus_auth[0] ? c->prometheus_auth : "none");
+            c->prometheus_auth[0] ? c->prometheus_auth : "none",
+            c->prometheus_ca[0] ? c->prometheus_ca : "none");
 }

@@ -36,6 +36,7 @@ struct config {
     /* [fleet] */
     char prometheus[512];      /* "" or the Prometheus server's URL (--prometheus) */
     char prometheus_auth[256]; /* "" or its credentials file (--prometheus-auth) */
+    char prometheus_ca[256];   /* "" or the CA certificates its https trusts (--prometheus-ca) */
     unsigned errors;      /* bad lines reported */
 };
 

@@ -220,14 +220,20 @@ static int apply_config(struct cli *c, struct config *cfg)
         c->dcgm = cfg->dcgm;
         snprintf(c->dcgm_addr, sizeof(c->dcgm_addr), "%s", cfg->dcgm_addr);
     }
+    /* the fleet's settings: a flag wins over the file, and the file's
+     * copy is kept in step for --write-config (never copied onto itself) */
     if (!c->prometheus && cfg->prometheus[0])
         c->prometheus = cfg->prometheus;
+    else if (c->prometheus)
+        snprintf(cfg->prometheus, sizeof(cfg->prometheus), "%s", c->prometheus);
     if (!c->prometheus_auth && cfg->prometheus_auth[0])
         c->prometheus_auth = cfg->prometheus_auth;
-    if (c->prometheus)
-        snprintf(cfg->prometheus, sizeof(cfg->prometheus), "%s", c->prometheus);
-    if (c->prometheus_auth)
+    else if (c->prometheus_auth)
         snprintf(cfg->prometheus_auth, sizeof(cfg->prometheus_auth), "%s", c->prometheus_auth);
+    if (!c->prometheus_ca && cfg->prometheus_ca[0])
+        c->prometheus_ca = cfg->prometheus_ca;
+    else if (c->prometheus_ca)
+        snprintf(cfg->prometheus_ca, sizeof(cfg->prometheus_ca), "%s", c->prometheus_ca);
     carry_ticks_set(cfg->carry);
     if (!cfg->color)
         c->no_color = true;
@@ -478,7 +484,8 @@ int main(int argc, char **argv)
                               .sysfs_root = c.sysfs_root,
                               .backend = c.prometheus ? &prom_backend_ops : NULL,
                               .prom_url = c.prometheus,
-                              .prom_auth_file = c.prometheus_auth};
+                              .prom_auth_file = c.prometheus_auth,
+                              .prom_ca_file = c.prometheus_ca};
     char cerr[2048];
     if (collect_open(&col, &co, cerr, sizeof(cerr)) != 0) {
         text_clean_lines(cerr, sizeof(cerr)); /* it names a path the user gave */

@@ -30,6 +30,7 @@ struct backend_opts {
                              * for them (amdgpu's fdinfo) does not */
     const char *prom_url;       /* the Prometheus backend: the server's base URL */
     const char *prom_auth_file; /* its credentials (fleet/prom_client.h), or NULL */
+    const char *prom_ca_file;   /* the CA certificates its https trusts, or NULL */
 };
 
 struct hist_past; /* history.h */

@@ -13,6 +13,7 @@ struct promc {
     char *base;             /* the URL without a trailing '/' */
     struct curl_slist *hdr; /* Authorization: Bearer … */
     char *userpwd;          /* basic authentication, or NULL */
+    char *ca_file;          /* the CA certificates to trust, or NULL: the system's */
     atomic_bool aborted;
     /* the answer being read */
     char *buf;
@@ -158,6 +159,24 @@ fail:
     return -1;
 }
 
+int promc_set_ca(struct promc *c, const char *ca_file, char *err, size_t errlen)
+{
+    FILE *f = fopen(ca_file, "re");
+    if (!f) {
+        snprintf(err, errlen, "--prometheus-ca %s: %s", ca_file, strerror(errno));
+        return -1;
+    }
+    fclose(f);
+    char *dup = strdup(ca_file);
+    if (!dup) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    free(c->ca_file);
+    c->ca_file = dup;
+    return 0;
+}
+
 int promc_open_like(struct promc **out, const struct promc *like, char *err, size_t errlen)
 {
     *out = NULL;
@@ -174,6 +193,8 @@ int promc_open_like(struct promc **out, const struct promc *like, char *err, siz
         c->hdr = n;
     }
     if (like->userpwd && !(c->userpwd = strdup(like->userpwd)))
+        goto nomem;
+    if (like->ca_file && !(c->ca_file = strdup(like->ca_file)))
         goto nomem;
     c->h = cu.easy_init();
     if (!c->h)
@@ -292,6 +313,8 @@ static int request(struct promc *c, const char *path, const char *params, unsign
     cu.easy_setopt(h, CURLOPT_ACCEPT_ENCODING, ""); /* whatever this libcurl decodes */
     cu.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     cu.easy_setopt(h, CURLOPT_USERAGENT, "mig-gpu-mon");
+    if (c->ca_file)
+        cu.easy_setopt(h, CURLOPT_CAINFO, c->ca_file);
     if (c->hdr)
         cu.easy_setopt(h, CURLOPT_HTTPHEADER, c->hdr);
     if (c->userpwd) {
@@ -383,6 +406,7 @@ void promc_close(struct promc *c)
         free(c->userpwd);
     }
     free(c->base);
+    free(c->ca_file);
     free(c->buf);
     free(c);
 }

@@ -30,6 +30,10 @@ struct promc;
  */
 int promc_open(struct promc **out, const char *url, const char *auth_file, char *err,
                size_t errlen);
+/* https: trust the CA certificates of this PEM file (--prometheus-ca)
+ * instead of the system's store; it must be readable now. Returns 0, or
+ * -1 with one line in err. */
+int promc_set_ca(struct promc *c, const char *ca_file, char *err, size_t errlen);
 /* A second client (its own curl handle, for another thread) with the
  * URL and credentials of like; no file is read again. */
 int promc_open_like(struct promc **out, const struct promc *like, char *err, size_t errlen);

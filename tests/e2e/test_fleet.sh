@@ -510,6 +510,12 @@ contains "auth: a bearer token" "$out" "has no migmon_* or DCGM_FI_* series of t
 printf 'fleet:pa55\n' >"$TMP/fl-basic"
 out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --prometheus-auth "$TMP/fl-basic" --once 2>&1)
 contains "auth: basic" "$out" "has no migmon_* or DCGM_FI_* series of the last 10 minutes"
+# the same from the config file's [fleet] section (a flag wins over it)
+printf '[fleet]\nprometheus = http://127.0.0.1:%s\nauth_file = %s\n' "$sp" "$TMP/fl-basic" >"$TMP/fl-auth.ini"
+out=$("$MIGMON_BIN" --config "$TMP/fl-auth.ini" --once 2>&1)
+contains "auth: [fleet] prometheus and auth_file" "$out" "has no migmon_* or DCGM_FI_* series of the last 10 minutes"
+out=$("$MIGMON_BIN" --config "$TMP/fl-auth.ini" --prometheus-auth "$TMP/fl-none" --once 2>&1)
+contains "auth: --prometheus-auth wins over auth_file" "$out" "--prometheus-auth $TMP/fl-none: No such file or directory"
 out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --prometheus-auth "$TMP/fl-none" --once 2>&1)
 eq "auth: a missing file is exit status 2" "$?" 2
 contains "auth: ... naming it" "$out" "--prometheus-auth $TMP/fl-none: No such file or directory"
@@ -526,6 +532,19 @@ out=$("$MIGMON_BIN" --no-config --prometheus "https://127.0.0.1:$sp" --once 2>&1
 contains "https: an untrusted certificate is refused, saying so" "$out" \
     "SSL peer certificate or SSH remote key was not OK"
 contains "https: and nothing is read from it" "$out" "gpu: N/A"
+# --prometheus-ca: that certificate trusted instead of the store; the same
+# by the config file's [fleet] ca_file; a file that cannot be read is exit 2
+out=$("$MIGMON_BIN" --no-config --prometheus "https://127.0.0.1:$sp" \
+    --prometheus-ca "$MIGMON_SRC/tests/fixtures/tls/self-signed.crt" --once 2>&1)
+contains "https --prometheus-ca: the server is trusted and read" "$out" \
+    "has no migmon_* or DCGM_FI_* series of the last 10 minutes"
+printf '[fleet]\nprometheus = https://127.0.0.1:%s\nca_file = %s\n' "$sp" \
+    "$MIGMON_SRC/tests/fixtures/tls/self-signed.crt" >"$TMP/fl-ca.ini"
+out=$("$MIGMON_BIN" --config "$TMP/fl-ca.ini" --once 2>&1)
+contains "https [fleet] ca_file: the same" "$out" "has no migmon_* or DCGM_FI_* series of the last 10 minutes"
+out=$("$MIGMON_BIN" --no-config --prometheus "https://127.0.0.1:$sp" --prometheus-ca "$TMP/no-such.pem" --once 2>&1)
+eq "--prometheus-ca: a missing file is exit 2, saying why" "$?|$out" \
+    "2|mig-gpu-mon: --prometheus-ca $TMP/no-such.pem: No such file or directory"
 fl_standin huge
 out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --once 2>&1)
 contains "an answer past 32 MiB is cut off" "$out" "answer larger than 33554432 bytes, cut off"
