@@ -55,14 +55,6 @@ const char *fleet_query(enum fleet_query q)
 
 /* ---- building ---- */
 
-uint64_t fleet_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 static int node_of(struct build *b, const char *instance)
 {
     struct fleet *f = b->f;
@@ -105,16 +97,6 @@ static void rehash(struct build *b)
     free(b->slot);
     b->slot = s;
     b->nslots = want;
-}
-
-struct device *fleet_find(struct build *b, const char *key)
-{
-    if (!b->nslots)
-        return NULL;
-    for (size_t at = fleet_hash(key) % b->nslots; b->slot[at] != SIZE_MAX; at = (at + 1) % b->nslots)
-        if (strcmp(b->keys[b->slot[at]], key) == 0)
-            return &b->f->devs[b->slot[at]];
-    return NULL;
 }
 
 static void init_device(struct device *d)
@@ -171,28 +153,6 @@ static struct device *add(struct build *b, const char *key, int node)
         at = (at + 1) % b->nslots;
     b->slot[at] = i;
     return d;
-}
-
-static void key_gpu(char *k, size_t n, const char *inst, const char *uuid)
-{
-    snprintf(k, n, "g\x1f%.100s\x1f%.100s", inst, uuid);
-}
-
-/* An NVIDIA MIG device by its GPU and compute instance ids, an AMD
- * partition by its partition_id (the exporter writes one or the other). */
-static void key_mig(char *k, size_t n, json_t *it)
-{
-    snprintf(k, n, "m\x1f%.100s\x1f%.90s\x1f%.8s\x1f%.8s\x1f%.8s", fleet_lab(it, "instance"),
-             fleet_lab(it, "uuid"), fleet_lab(it, "gpu_instance_id"),
-             fleet_lab(it, "compute_instance_id"), fleet_lab(it, "partition_id"));
-}
-
-void fleet_key_of(char *k, size_t n, json_t *it, bool mig)
-{
-    if (mig)
-        key_mig(k, n, it);
-    else
-        key_gpu(k, n, fleet_lab(it, "instance"), fleet_lab(it, "uuid"));
 }
 
 static int int_or(const char *s, int dflt)
@@ -258,20 +218,20 @@ static void read_ident(struct build *b, json_t *res)
             if (fleet_val(it, &v))
                 node->last_sample = v;
         } else if (strcmp(name, "migmon_device_info") == 0) {
-            key_gpu(key, sizeof(key), inst, fleet_lab(it, "uuid"));
+            fleet_key_gpu(key, sizeof(key), inst, fleet_lab(it, "uuid"));
             struct device *d = add(b, key, n);
             if (d)
                 set_identity(d, it, false);
         } else if (strcmp(name, "migmon_mig_info") == 0) {
             /* its GPU, from the instance's labels until migmon_device_info
              * says more: an instance is never listed without its GPU */
-            key_gpu(key, sizeof(key), inst, fleet_lab(it, "uuid"));
+            fleet_key_gpu(key, sizeof(key), inst, fleet_lab(it, "uuid"));
             struct device *g = add(b, key, n);
             if (g && !g->uuid[0]) {
                 set_identity(g, it, false);
                 g->mig_enabled = true;
             }
-            key_mig(key, sizeof(key), it);
+            fleet_key_mig(key, sizeof(key), it);
             struct device *d = add(b, key, n);
             if (d)
                 set_identity(d, it, true);
@@ -293,21 +253,6 @@ static const struct {
     {"sm_clock_hertz", M_CLK_SM, 1e-6},           {"memory_clock_hertz", M_CLK_MEM, 1e-6},
     {"fan_speed_ratio", M_FAN, 100},              {"performance_state", M_PSTATE, 1},
 };
-
-enum metric_source fleet_source_of(const char *s)
-{
-    if (!strcmp(s, "gpm"))
-        return MSRC_GPM;
-    if (!strcmp(s, "process"))
-        return MSRC_PROCESS;
-    if (!strcmp(s, "estimate"))
-        return MSRC_ESTIMATE;
-    if (!strcmp(s, "carried"))
-        return MSRC_CARRIED;
-    if (!strcmp(s, "dcgm"))
-        return MSRC_DCGM;
-    return MSRC_DIRECT; /* "direct"; series with no source are read directly too */
-}
 
 /* The pod a series labels its device with (the values' queries keep the
  * labels; the first series with a pod names it). */

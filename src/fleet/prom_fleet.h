@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "model.h"
+#include "fleet/fleet_model.h"
 
 enum fleet_query {
     FQ_UP,          /* every target's up */
@@ -27,33 +27,6 @@ enum fleet_query {
 
 /* The queries, in enum fleet_query order; static strings. */
 const char *fleet_query(enum fleet_query q);
-
-struct fleet_node {
-    char instance[128]; /* the target's instance label */
-    char name[64];      /* what the screen calls it (struct device.node) */
-    int up;             /* 1, 0 (down), -1 not in up's answer */
-    double last_sample; /* Unix time of its exporter's last sample; 0 unknown */
-    unsigned ngpus, nmig;
-    bool procs; /* its exporter wrote migmon_process_* series (--export-processes) */
-};
-
-struct fleet {
-    struct fleet_node *nodes;
-    size_t nnodes;
-    struct device *devs; /* in node, GPU, instance order; node set */
-    size_t ndevs;
-    /* the processes on devs, grouped as devs (device.proc_first, nprocs);
-     * a PID is its node's: local_pid is -1, no host facts */
-    struct gpu_process *procs;
-    size_t nprocs;
-    /* where each device of devs is read: its node in nodes, and whether
-     * from dcgm-exporter's DCGM_FI_* series (else migmon_*) */
-    struct fleet_src {
-        unsigned node;
-        bool dcgm;
-    } *src;
-    /* metric.why and device.uuid_why of devs and procs are static strings */
-};
 
 /*
  * res[q]: query q's result array, or NULL when it failed (why[q] says

@@ -1,7 +1,9 @@
 /*
- * prom_fleet_int.h — what prom_fleet.c (nodes, devices, values) and
- * prom_fleet_procs.c (the processes on them) share while one fleet is
- * built. Not for other modules: prom_fleet.h is the interface.
+ * prom_fleet_int.h — what prom_fleet.c (nodes, devices, values),
+ * prom_fleet_procs.c (the processes on them) and prom_fleet_keys.c (the
+ * devices' keys, the labels' sources) share while one fleet is built; the
+ * range query's reader (prom_past.c) uses the label and value helpers.
+ * Not for other modules: prom_fleet.h is the interface.
  */
 #ifndef MIGMON_PROM_FLEET_INT_H
 #define MIGMON_PROM_FLEET_INT_H
@@ -13,7 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "fleet/prom_fleet.h"
+#include "fleet/fleet_model.h"
 
 /* A device's processes kept from Prometheus at most: the exporter writes
  * its --top (16 by default) per device; more are dropped here. */
@@ -77,6 +79,10 @@ struct device *fleet_find(struct build *b, const char *key);
  * partition_id, an AMD partition), else its GPU's (by uuid); both on the
  * series' target (instance). */
 void fleet_key_of(char *k, size_t n, json_t *it, bool mig);
+/* A GPU's key (its target and UUID); an instance's or partition's from
+ * the labels of series it. */
+void fleet_key_gpu(char *k, size_t n, const char *inst, const char *uuid);
+void fleet_key_mig(char *k, size_t n, json_t *it);
 /* The source a series' source label names. */
 enum metric_source fleet_source_of(const char *s);
 
