@@ -62,7 +62,7 @@ void csv_write_header(FILE *f)
         const char *name = metric_info((enum metric_id)k)->name;
         fprintf(f, ",%s,%s_source", name, name);
     }
-    fputs(",process_count,process_count_source\n", f);
+    fputs(",process_count,process_count_source,node\n", f);
 }
 
 static void col_str(FILE *f, const char *s)
@@ -124,6 +124,7 @@ void csv_write_rows(FILE *f, const struct snapshot *s)
             col_metric(f, &d->m[k],
                        d->kind == DEV_MIG && metric_info((enum metric_id)k)->gpu_wide);
         col_metric(f, &d->process_count, false);
+        col_str(f, d->node); /* a fleet's device (--prometheus): its node */
         fputc('\n', f);
     }
 }

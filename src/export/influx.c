@@ -271,6 +271,7 @@ static void gpu_tags(struct line *l, const struct device *g)
 {
     tag(l, "arch", g->arch);
     tag(l, "name", g->name);
+    tag(l, "node", g->node); /* a fleet's device (--prometheus): its node */
     if (metric_ok(&g->m[M_PSTATE])) {
         char p[16];
         snprintf(p, sizeof(p), "P%.0f", g->m[M_PSTATE].value);
@@ -303,8 +304,10 @@ static void write_mig(FILE *f, struct line *l, const struct snapshot *s, const s
         gpu_tags(l, &s->devices[d->parent_pos]);
     else
         tag(l, "uuid", d->parent_uuid);
-    if (d->parent_pos < 0 || (size_t)d->parent_pos >= s->ndevices)
+    if (d->parent_pos < 0 || (size_t)d->parent_pos >= s->ndevices) {
+        tag(l, "node", d->node);
         tag(l, "vendor", device_vendor_name(d->vendor));
+    }
     tag_int(l, "index", d->mig_index);
     tag_int(l, "gpu_index", d->gi_id);
     tag_int(l, "compute_index", d->ci_id);
@@ -327,6 +330,7 @@ static void write_process(FILE *f, struct line *l, const struct snapshot *s,
     if (!p->name[0])
         snprintf(unnamed, sizeof(unnamed), "pid:%u", (unsigned)p->pid);
     tag(l, "name", p->name[0] ? p->name : unnamed);
+    tag(l, "node", d->node);
     tag(l, "type", proc_type_name(p->type));
     tag(l, "uuid", d->uuid);
     tag(l, "vendor", device_vendor_name(d->vendor));

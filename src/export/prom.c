@@ -89,17 +89,19 @@ static void build_labels(struct prom_ctx *c)
     const char *host = node[0] ? node : s->host_ok ? s->host.hostname : "";
     for (size_t i = 0; i < s->ndevices; i++) {
         const struct device *d = &s->devices[i], *p = parent_of(s, d);
+        /* a fleet's device (--prometheus) is named by its own node */
+        const char *dn = d->node[0] ? d->node : node, *dh = d->node[0] ? d->node : host;
         bool first = true;
         b->off[i * PROM_LAB_N + PROM_LAB_PROC] = b->lab_len;
-        migmon_labels(c, &first, d, p, node);
+        migmon_labels(c, &first, d, p, dn);
         prom_lab_end(c);
         b->off[i * PROM_LAB_N + PROM_LAB_MIGMON] = b->lab_len;
         first = true;
-        migmon_labels(c, &first, d, p, node);
+        migmon_labels(c, &first, d, p, dn);
         prom_pod_labels(c, &first, d);
         prom_lab_end(c);
         b->off[i * PROM_LAB_N + PROM_LAB_DCGM] = b->lab_len;
-        prom_dcgm_labels(c, d, p, host);
+        prom_dcgm_labels(c, d, p, dh);
         bool dcgm_first = false; /* the dcgm set always has labels before */
         prom_pod_labels(c, &dcgm_first, d);
         prom_lab_end(c);

@@ -12,6 +12,14 @@
 
 void prom_pod_labels(struct prom_ctx *c, bool *first, const struct device *d)
 {
+    if (d->pod.name[0]) { /* a fleet's device: the pod its own series named */
+        prom_lab_add(c, first, "pod", d->pod.name);
+        if (d->pod.ns[0])
+            prom_lab_add(c, first, "namespace", d->pod.ns);
+        if (d->pod.container[0])
+            prom_lab_add(c, first, "container", d->pod.container);
+        return;
+    }
     bool shared;
     const struct podres_dev *h = podres_holder(c->pods, d, &shared);
     if (!h)

@@ -145,6 +145,27 @@ jeq "fleet: the pod that holds an instance, from ours and dcgm-exporter's labels
 table=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --once --format table 2>&1)
 contains "--once table: a line per node" "$table" "node dgx: 8 GPUs, 56 MIGs"
 contains "--once table: the dcgm node" "$table" "node dcgm: 1 GPU, 4 MIGs"
+# the other formats name each device's node (its GPUs and instances apart
+# from the same GPU on another node) and its pod
+page=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --once --format prometheus 2>&1)
+eq "--once prometheus: promtool finds nothing wrong" "$(printf '%s\n' "$page" | promtool check metrics 2>&1)" ""
+eq "--once prometheus: no series twice (h200 and dcgm scrape the same simulated GPU)" \
+    "$(grep -v '^#' <<<"$page" | sed 's/ [^ ]*$//' | sort | uniq -d | head -3)" ""
+eq "--once prometheus: the GPU temperature of each node's GPUs" \
+    "$(grep '^migmon_gpu_temperature_celsius{' <<<"$page" | grep -o 'node="[a-z0-9]*"' | sort | uniq -c | tr -s ' ')" \
+    "$(printf '%s\n' ' 1 node="dcgm"' ' 8 node="dgx"' ' 1 node="h200"')"
+eq "--once prometheus: the pod on its instance on both nodes" \
+    "$(grep '^migmon_mig_info{.*pod="llm-0",namespace="serving",container="vllm"' <<<"$page" | grep -o 'node="[a-z0-9]*"' | tr '\n' ' ')" \
+    'node="dcgm" node="h200" '
+influx=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --once --format influx 2>&1)
+eq "--once influx: every GPU and MIG line tagged with its node" \
+    "$(grep '^nvidia_smi\(_mig\)\?,' <<<"$influx" | grep -o ',node=[a-z0-9]*' | sort | uniq -c | tr -s ' ')" \
+    "$(printf '%s\n' ' 5 ,node=dcgm' ' 64 ,node=dgx' ' 5 ,node=h200')"
+eq "--once influx: the processes too" "$(grep -c '^nvidia_smi_process,.*,node=h200,' <<<"$influx")" 3
+csv=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --once --format csv 2>&1)
+eq "--once csv: the node column, last" \
+    "$(awk -F, 'NR == 1 { print $NF; next } { n[$NF]++ } END { for (k in n) print k, n[k] }' <<<"$csv" | sort)" \
+    "$(printf '%s\n' 'dcgm 5' 'dgx 64' 'h200 5' 'node')"
 
 # processes: h200's exporter writes them; each is listed on its device and
 # node with the values of the exporter's own --once (same /proc fixture)

@@ -197,6 +197,7 @@ static void test_sources_and_parent(void **state)
         d[i].process_count = metric_direct(i);
     }
     snprintf(d[1].name, sizeof(d[1].name), "MIG, \"1g\""); /* quoted: the columns still line up */
+    snprintf(d[2].node, sizeof(d[2].node), "gpu-node-07"); /* a fleet's device */
     d[0].m[M_GPU_UTIL].src = MSRC_GPM;
     d[0].m[M_TEMP].src = MSRC_CARRIED;
     d[1].m[M_GPU_UTIL].src = MSRC_GPM;
@@ -213,16 +214,20 @@ static void test_sources_and_parent(void **state)
     struct table t;
     table_read(&t, &s);
     assert_int_equal(t.nrows, 3);
-    assert_int_equal(t.ncols, 15 + 2 * M_COUNT + 2);
+    assert_int_equal(t.ncols, 15 + 2 * M_COUNT + 2 + 1);
     /* each value column, the metrics' and process_count, has its source after it */
     size_t first = 15;
     assert_string_equal(t.head[first], "gpu_util_pct");
-    for (size_t i = first; i < t.ncols; i += 2) {
+    for (size_t i = first; i + 1 < t.ncols - 1; i += 2) {
         char want[80];
         snprintf(want, sizeof(want), "%s_source", t.head[i]);
         assert_string_equal(t.head[i + 1], want);
     }
-    assert_string_equal(t.head[t.ncols - 2], "process_count");
+    assert_string_equal(t.head[t.ncols - 3], "process_count");
+    /* last: the node of a fleet's device, empty for this host's */
+    assert_string_equal(t.head[t.ncols - 1], "node");
+    assert_string_equal(cell(&t, 0, "node"), "");
+    assert_string_equal(cell(&t, 2, "node"), "gpu-node-07");
 
     assert_string_equal(cell(&t, 1, "name"), "MIG, \"1g\"");
     assert_string_equal(cell(&t, 0, "gpu_util_pct_source"), "gpm");
