@@ -366,7 +366,7 @@ bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(BUILD)/bench_engine $(BU
 	@for s in a100-sxm4-80gb dgx-a100-8x7; do \
 		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_prom sim/scenarios/$$s.ini 2000; done
 	@echo "== the fleet's model from Prometheus' answers (--prometheus), synthetic"
-	@$(BUILD)/bench_fleet 10 100 1000
+	@$(BUILD)/bench_fleet -r 7 10 100 1000
 	@echo "== the interactive monitor in a terminal, whole process"
 	@BENCH_NVTOP=$$(command -v nvtop) MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) MIGMON_SIM_SCENARIOS=$(CURDIR)/sim/scenarios \
 		$(BUILD)/bench_tui $(CURDIR)/$(BIN) 10

@@ -186,18 +186,14 @@ static void gen_dcgm(json_t *res[FQ_COUNT], int n)
         for (int j = 0; j < MIGS; j++) {
             ids_of(&x, n, g, j);
             /* DCGM_LABELS, as dcgm-exporter names them */
-            const char *fmt = "{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}";
-            sample(res[FQ_DCGM_IDENT],
-                   json_pack(fmt, "instance", x.inst, "Hostname", x.host, "gpu", gpu, "UUID",
-                             x.uuid, "modelName", "NVIDIA H200", "pci_bus_id", x.pci, "GPU_I_ID",
-                             x.gi, "GPU_I_PROFILE", "1g.18gb"),
-                   (double)(sizeof(fv) / sizeof(fv[0])));
+            json_t *lab = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "instance", x.inst,
+                                    "Hostname", x.host, "gpu", gpu, "UUID", x.uuid, "modelName",
+                                    "NVIDIA H200", "pci_bus_id", x.pci, "GPU_I_ID", x.gi,
+                                    "GPU_I_PROFILE", "1g.18gb");
             for (size_t k = 0; k < sizeof(fv) / sizeof(fv[0]); k++) {
                 char name[64];
                 snprintf(name, sizeof(name), "DCGM_FI_%s", fv[k].name);
-                json_t *m = json_pack(fmt, "instance", x.inst, "Hostname", x.host, "gpu", gpu,
-                                      "UUID", x.uuid, "modelName", "NVIDIA H200", "pci_bus_id",
-                                      x.pci, "GPU_I_ID", x.gi, "GPU_I_PROFILE", "1g.18gb");
+                json_t *m = json_deep_copy(lab);
                 if (m)
                     json_object_set_new(m, "__name__", json_string(name));
                 /* instance 0 idle, as in the migmon_ nodes */
@@ -206,6 +202,7 @@ static void gen_dcgm(json_t *res[FQ_COUNT], int n)
                     v = j ? (fv[k].name[0] == 'P' ? 0.1 * j : 10.0 * j) : 0;
                 sample(res[FQ_DCGM_VALUES], m, v);
             }
+            sample(res[FQ_DCGM_IDENT], lab, (double)(sizeof(fv) / sizeof(fv[0])));
         }
     }
 }
@@ -286,78 +283,73 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The time since *t0, which becomes now. */
+static uint64_t lap(uint64_t *t0)
+{
+    uint64_t now = clock_mono_ns(), d = now - *t0;
+    *t0 = now;
+    return d;
+}
+
 static void measure(int nodes, bool mixed, int rounds, struct result *r)
 {
     char *text[FQ_COUNT];
     generate(nodes, mixed, text, r->bytes);
-    uint64_t *t = calloc((size_t)rounds * S_COUNT, sizeof(*t));
+    size_t ndevs = (size_t)nodes * GPUS * (MIGS + 1);
+    uint64_t *t = calloc((size_t)rounds * S_COUNT, sizeof(*t)), *col = calloc((size_t)rounds, 8);
+    size_t *order[FSORT_COUNT];
+    for (int k = 0; k < FSORT_COUNT; k++)
+        order[k] = malloc(ndevs * sizeof(size_t));
+    unsigned char *shown = malloc(ndevs);
     const char *why[FQ_COUNT] = {0};
     struct snapshot s;
     memset(&s, 0, sizeof(s));
     for (int i = 0; i < rounds; i++) {
-        uint64_t *ti = &t[(size_t)i * S_COUNT];
+        uint64_t *ti = &t[(size_t)i * S_COUNT], t0 = clock_mono_ns();
         json_t *res[FQ_COUNT];
         char err[256];
-        uint64_t t0 = clock_mono_ns();
         for (int q = 0; q < FQ_COUNT; q++)
             if (promc_parse(text[q], r->bytes[q], 200, "vector", &res[q], err, sizeof(err)) != 0)
                 die("answer %d: %s", q, err);
-        uint64_t t1 = clock_mono_ns();
+        ti[S_PARSE] = lap(&t0);
         struct fleet f;
         if (fleet_build(&f, res, why, NOW) != 0)
             die("fleet_build: out of memory");
-        uint64_t t2 = clock_mono_ns();
-        ti[S_PARSE] = t1 - t0;
-        ti[S_BUILD] = t2 - t1;
-        /* what prom_sample hands the front end */
-        if (snapshot_reserve(&s, f.ndevs) != 0)
-            die("out of memory");
+        ti[S_BUILD] = lap(&t0);
+        /* what prom_sample hands the front end, not measured */
+        if (f.ndevs != ndevs || snapshot_reserve(&s, f.ndevs) != 0)
+            die("%d nodes: %zu devices built, want %zu", nodes, f.ndevs, ndevs);
         memcpy(s.devices, f.devs, f.ndevs * sizeof(*f.devs));
-        s.ndevices = f.ndevs;
-        size_t *order[FSORT_COUNT];
+        s.ndevices = r->ndevs = f.ndevs;
+        t0 = clock_mono_ns();
         for (int k = 0; k < FSORT_COUNT; k++) {
-            order[k] = malloc(s.ndevices * sizeof(size_t));
-            uint64_t a = clock_mono_ns();
             tui_fleet_order(&s, (enum tui_fleet_sort)k, order[k]);
-            ti[S_ORDER + k] = clock_mono_ns() - a;
+            ti[S_ORDER + k] = lap(&t0);
         }
-        unsigned char *shown = malloc(s.ndevices);
-        uint64_t a = clock_mono_ns();
         size_t nshown = tui_fleet_filter(&s, FILTER, shown);
-        uint64_t b = clock_mono_ns();
+        ti[S_FILTER] = lap(&t0);
         struct tui_fleet_totals tot;
         if (!tui_fleet_totals(&s, &tot))
             die("the snapshot is no fleet");
-        uint64_t c = clock_mono_ns();
-        ti[S_FILTER] = b - a;
-        ti[S_TOTALS] = c - b;
+        ti[S_TOTALS] = lap(&t0);
         if (i == 0)
             check(&f, &s, nodes, mixed, &tot, nshown, order);
-        r->ndevs = f.ndevs;
-        free(shown);
-        for (int k = 0; k < FSORT_COUNT; k++)
-            free(order[k]);
-        a = clock_mono_ns();
+        t0 = clock_mono_ns();
         for (int q = 0; q < FQ_COUNT; q++)
             json_decref(res[q]);
         fleet_free(&f);
-        ti[S_FREE] = clock_mono_ns() - a;
+        ti[S_FREE] = lap(&t0);
     }
-    uint64_t *col = calloc((size_t)rounds, sizeof(*col));
     for (int k = 0; k < S_COUNT; k++) {
         for (int i = 0; i < rounds; i++)
             col[i] = t[(size_t)i * S_COUNT + k];
         qsort(col, (size_t)rounds, sizeof(*col), cmp_u64);
         r->us[k] = col[rounds / 2] / 1000.0;
     }
-    free(col);
-    free(t);
-    snapshot_free(&s);
-    for (int q = 0; q < FQ_COUNT; q++)
-        free(text[q]);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     r->maxrss_kib = ru.ru_maxrss;
+    /* the child exits: its memory goes with it */
 }
 
 /* In a child process, so that its peak RSS is this fleet size's alone. */
@@ -388,42 +380,31 @@ static void table(const char *title, const int *sizes, int nsizes, const struct 
 {
     static const char *const qname[FQ_COUNT] = {"up", "ident", "values", "dcgm ident",
                                                 "dcgm values", "procs"};
-    printf("== %s: %d GPUs x %d MIG per node; median us of %d rounds\n", title, GPUS, MIGS,
-           rounds);
-    printf("  %-28s", "");
+    static const char *const step[S_COUNT] = {
+        "promc_parse (6 answers)", "fleet_build",          "tui_fleet_order node",
+        "tui_fleet_order util",    "tui_fleet_order mem",  "tui_fleet_order idle",
+        "tui_fleet_order health",  "tui_fleet_filter \"" FILTER "\"", "tui_fleet_totals",
+        "json_decref + fleet_free"};
+    printf("== %s: %d GPUs x %d MIG per node; median us of %d rounds\n  %-28s", title, GPUS,
+           MIGS, rounds, "");
     for (int c = 0; c < nsizes; c++)
         printf(" %10d", sizes[c]);
     printf("  nodes\n  %-28s", "devices");
     for (int c = 0; c < nsizes; c++)
         printf(" %10zu", r[c].ndevs);
-    printf("\n");
     for (int q = 0; q < FQ_COUNT; q++) {
-        printf("  answer bytes: %-14s", qname[q]);
+        printf("\n  answer bytes: %-14s", qname[q]);
         for (int c = 0; c < nsizes; c++)
             printf(" %10zu", r[c].bytes[q]);
-        printf("\n");
     }
     for (int k = 0; k < S_COUNT; k++) {
-        char label[64];
-        if (k >= S_ORDER && k < S_ORDER + FSORT_COUNT)
-            snprintf(label, sizeof(label), "tui_fleet_order %s",
-                     tui_fleet_sort_name((enum tui_fleet_sort)(k - S_ORDER)));
-        else
-            snprintf(label, sizeof(label), "%s",
-                     k == S_PARSE    ? "promc_parse (6 answers)"
-                     : k == S_BUILD  ? "fleet_build"
-                     : k == S_FILTER ? "tui_fleet_filter \"" FILTER "\""
-                     : k == S_TOTALS ? "tui_fleet_totals"
-                                     : "json_decref + fleet_free");
-        printf("  %-28s", label);
+        printf("\n  %-28s", step[k]);
         for (int c = 0; c < nsizes; c++)
             printf(" %10.1f", r[c].us[k]);
-        printf("\n");
     }
-    printf("  %-28s", "peak RSS (KiB)");
+    printf("\n  %-28s", "peak RSS (KiB)");
     for (int c = 0; c < nsizes; c++)
         printf(" %10ld", r[c].maxrss_kib);
-    printf("\n");
     /* the largest answer against the client's bound, linear in the nodes */
     const struct result *big = &r[nsizes - 1];
     size_t top = 0;
@@ -431,7 +412,7 @@ static void table(const char *title, const int *sizes, int nsizes, const struct 
         if (big->bytes[q] > big->bytes[top])
             top = (size_t)q;
     double per_node = (double)big->bytes[top] / sizes[nsizes - 1];
-    printf("  largest answer: %s, %.0f bytes a node: %.1f MiB at %d nodes; PROMC_MAX_ANSWER "
+    printf("\n  largest answer: %s, %.0f bytes a node of this fleet: %.1f MiB at %d nodes; PROMC_MAX_ANSWER "
            "(%u MiB) at about %.0f nodes\n\n",
            qname[top], per_node, big->bytes[top] / 1048576.0, sizes[nsizes - 1],
            PROMC_MAX_ANSWER >> 20, PROMC_MAX_ANSWER / per_node);
@@ -440,19 +421,14 @@ static void table(const char *title, const int *sizes, int nsizes, const struct 
 int main(int argc, char **argv)
 {
     int rounds = 11, sizes[MAX_SIZES], nsizes = 0, o;
-    while ((o = getopt(argc, argv, "r:")) != -1) {
-        if (o != 'r' || (rounds = atoi(optarg)) < 1) {
-            fprintf(stderr, "usage: bench_fleet [-r ROUNDS] NODES...\n");
-            return 2;
-        }
-    }
+    while ((o = getopt(argc, argv, "r:")) != -1)
+        if (o != 'r' || (rounds = atoi(optarg)) < 1)
+            die("usage: bench_fleet [-r ROUNDS] NODES...");
     for (int i = optind; i < argc && nsizes < MAX_SIZES; i++)
         if ((sizes[nsizes++] = atoi(argv[i])) < 2)
             die("NODES: %s: want a number of nodes from 2", argv[i]);
-    if (!nsizes) {
-        fprintf(stderr, "usage: bench_fleet [-r ROUNDS] NODES...\n");
-        return 2;
-    }
+    if (!nsizes)
+        die("usage: bench_fleet [-r ROUNDS] NODES...");
     struct result r[MAX_SIZES];
     for (int v = 0; v < 2; v++) {
         memset(r, 0, sizeof(r));
