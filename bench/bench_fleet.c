@@ -3,23 +3,14 @@
  *
  *   build/bench_fleet [-r ROUNDS] NODES...
  *
- * For each fleet size, the answers Prometheus would give to the six
- * instant queries (prom_fleet.c) are generated in memory for NODES nodes
- * of 8 GPUs with 7 MIG instances each, as our exporter's migmon_* series,
- * and again with every other node dcgm-exporter-only (DCGM_FI_* series).
- * Each answer is serialized once, as Prometheus sends it (status, data,
- * result), to give its size. Each round then measures what one round of
- * the backend and a frame of the list cost: promc_parse of the six
- * answers (the client's json_loadb), fleet_build, tui_fleet_order for
- * every sort key, tui_fleet_filter with a two-word filter,
- * tui_fleet_totals, and freeing it all. Reported: the median µs over
- * ROUNDS rounds, the answer sizes and the peak RSS (each fleet size runs in
- * its own child process, so the figure is that size's own).
- *
- * Not measured: HTTP, and the time Prometheus takes to evaluate the
- * queries. The fleet built is checked (nodes, GPUs, instances, idle
- * instances, values read, what the filter shows); a mismatch aborts, so a
- * broken generator cannot give figures.
+ * The six instant queries' answers, generated in memory for NODES nodes of
+ * 8 GPUs with 7 MIG instances each (our exporter's series; then every
+ * other node dcgm-exporter's), serialized once for their size; per round:
+ * promc_parse, fleet_build, tui_fleet_order for every key, the filter, the
+ * totals, the frees. Medians, sizes and each size's peak RSS (a child
+ * process each). No HTTP, no query evaluation. The fleet is checked: a
+ * mismatch exits 1, so a broken generator gives no figures.
+ * bench/README.md says more.
  */
 #include <jansson.h>
 #include <stdarg.h>
@@ -47,8 +38,7 @@
 enum step { S_PARSE, S_BUILD, S_ORDER, S_FILTER = S_ORDER + FSORT_COUNT, S_TOTALS, S_FREE, S_COUNT };
 
 struct result {
-    size_t ndevs;
-    size_t bytes[FQ_COUNT];
+    size_t ndevs, bytes[FQ_COUNT];
     double us[S_COUNT]; /* medians */
     long maxrss_kib;
 };
