@@ -338,12 +338,14 @@ $(BUILD)/bench_prom: bench/bench_prom.c $(BUILD)/libmigmon.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) $(LIBS)
 $(BUILD)/bench_procinfo: bench/bench_procinfo.c $(BUILD)/libmigmon.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) $(LIBS)
+$(BUILD)/bench_fleet: bench/bench_fleet.c $(BUILD)/libmigmon.a
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) $(LIBS)
 $(BUILD)/bench_tui: bench/bench_tui.c bench/proctree.c bench/proctree.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ bench/bench_tui.c bench/proctree.c $(LDFLAGS_ALL) -lutil
 .PHONY: bench
 bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(BUILD)/bench_engine $(BUILD)/bench_scale \
-		$(BUILD)/bench_tui $(BUILD)/bench_prom $(BUILD)/bench_procinfo $(SIM_ALL)
+		$(BUILD)/bench_tui $(BUILD)/bench_prom $(BUILD)/bench_procinfo $(BUILD)/bench_fleet $(SIM_ALL)
 	@for s in a100-sxm4-80gb h100-pcie-mig-535 dgx-a100-8x7; do \
 		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_tick sim/scenarios/$$s.ini 2000; done
 	@echo "== with the GPM helper (sampling every 100 ms)"
@@ -363,6 +365,8 @@ bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(BUILD)/bench_engine $(BU
 	@echo "== the /metrics page (export)"
 	@for s in a100-sxm4-80gb dgx-a100-8x7; do \
 		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_prom sim/scenarios/$$s.ini 2000; done
+	@echo "== the fleet's model from Prometheus' answers (--prometheus), synthetic"
+	@$(BUILD)/bench_fleet -r 7 10 100 1000
 	@echo "== the interactive monitor in a terminal, whole process"
 	@BENCH_NVTOP=$$(command -v nvtop) MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) MIGMON_SIM_SCENARIOS=$(CURDIR)/sim/scenarios \
 		$(BUILD)/bench_tui $(CURDIR)/$(BIN) 10

@@ -16,8 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The largest answer read (bytes): a fleet of 1,000 nodes of 8 GPUs and
- * 56 MIG instances answers the largest query in about 10 MiB. */
+/* The largest answer read (bytes): the values query answers about 163 kB
+ * a node of 8 GPUs and 56 MIG instances (bench/bench_fleet.c), so this
+ * holds about 200 such nodes. */
 #define PROMC_MAX_ANSWER (32u << 20)
 
 struct promc;
