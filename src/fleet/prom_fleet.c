@@ -55,27 +55,64 @@ const char *fleet_query(enum fleet_query q)
 
 /* ---- building ---- */
 
-static int node_of(struct build *b, const char *instance)
+/* The slot of instance in the nodes' table: its node's, or the free one
+ * where it goes. */
+static size_t node_slot(const struct build *b, const char *instance)
+{
+    size_t at = fleet_hash(instance) % b->nnslots;
+    while (b->nslot[at] != SIZE_MAX && strcmp(b->f->nodes[b->nslot[at]].instance, instance) != 0)
+        at = (at + 1) % b->nnslots;
+    return at;
+}
+
+/* The nodes grown to cap, the table rebuilt over 2 * cap slots. */
+static bool nodes_grow(struct build *b, size_t cap)
 {
     struct fleet *f = b->f;
-    for (size_t i = 0; i < f->nnodes; i++)
-        if (strcmp(f->nodes[i].instance, instance) == 0)
-            return (int)i;
-    if (f->nnodes == b->ncap) {
-        size_t cap = b->ncap ? b->ncap * 2 : 16;
-        struct fleet_node *n = realloc(f->nodes, cap * sizeof(*n));
-        if (!n) {
-            b->nomem = true;
-            return -1;
-        }
+    struct fleet_node *n = realloc(f->nodes, cap * sizeof(*n));
+    if (n)
         f->nodes = n;
-        b->ncap = cap;
+    bool *m = n ? realloc(b->nmigmon, cap * sizeof(*m)) : NULL;
+    if (m)
+        b->nmigmon = m;
+    size_t *s = m ? malloc(2 * cap * sizeof(*s)) : NULL;
+    if (!s) {
+        b->nomem = true;
+        return false;
     }
-    struct fleet_node *n = &f->nodes[f->nnodes];
+    b->ncap = cap;
+    free(b->nslot);
+    b->nslot = s;
+    b->nnslots = 2 * cap;
+    for (size_t i = 0; i < b->nnslots; i++)
+        s[i] = SIZE_MAX;
+    for (size_t i = 0; i < f->nnodes; i++)
+        s[node_slot(b, f->nodes[i].instance)] = i;
+    return true;
+}
+
+/* The node of a target (its instance label), added when new. */
+static int node_of(struct build *b, const char *label)
+{
+    struct fleet *f = b->f;
+    /* as the node keeps it: a longer label is one node, not one a series */
+    char instance[sizeof(f->nodes[0].instance)];
+    snprintf(instance, sizeof(instance), "%s", label);
+    if (b->nnslots) {
+        size_t at = node_slot(b, instance);
+        if (b->nslot[at] != SIZE_MAX)
+            return (int)b->nslot[at];
+    }
+    if (f->nnodes == b->ncap && !nodes_grow(b, b->ncap ? b->ncap * 2 : 16))
+        return -1;
+    size_t i = f->nnodes++;
+    struct fleet_node *n = &f->nodes[i];
     memset(n, 0, sizeof(*n));
     snprintf(n->instance, sizeof(n->instance), "%s", instance);
     n->up = -1;
-    return (int)f->nnodes++;
+    b->nmigmon[i] = false;
+    b->nslot[node_slot(b, n->instance)] = i;
+    return (int)i;
 }
 
 static void rehash(struct build *b)
@@ -147,6 +184,8 @@ static struct device *add(struct build *b, const char *key, int node)
     init_device(d);
     b->dnode[i] = node;
     b->dnprocs[i] = 0;
+    if (key[0] != 'd') /* one of our migmon_* devices */
+        b->nmigmon[node] = true;
     snprintf(b->keys[i], sizeof(b->keys[i]), "%s", key);
     size_t at = fleet_hash(key) % b->nslots;
     while (b->slot[at] != SIZE_MAX)
@@ -321,10 +360,7 @@ static void read_values(struct build *b, json_t *res)
  * are the same values again, and are not read. */
 static bool has_migmon(struct build *b, int node)
 {
-    for (size_t i = 0; i < b->f->ndevs; i++)
-        if (b->dnode[i] == node && b->keys[i][0] != 'd')
-            return true;
-    return false;
+    return b->nmigmon[node];
 }
 
 static void dcgm_keys(json_t *it, char *gk, char *mk, size_t n)
@@ -612,6 +648,8 @@ int fleet_build(struct fleet *f, json_t *const res[FQ_COUNT], const char *const 
                                             : "processes not read from Prometheus";
     int rc = b.nomem ? -1 : finish(&b, now, why, procs_why);
     free(b.dnode);
+    free(b.nslot);
+    free(b.nmigmon);
     free(b.dnprocs);
     free(b.keys);
     free(b.slot);

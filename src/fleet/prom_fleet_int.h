@@ -26,6 +26,12 @@
 struct build {
     struct fleet *f;
     size_t ncap, dcap;
+    /* nodes by instance, open addressing over nnslots (ncap*2) slots;
+     * whether each node has our migmon_* devices (dcgm-exporter's of the
+     * same target are then not read) */
+    size_t *nslot;
+    size_t nnslots;
+    bool *nmigmon;
     int *dnode;        /* node of each device */
     unsigned *dnprocs; /* processes kept on each device */
     /* devices by key, open addressing over dcap*2 slots */
