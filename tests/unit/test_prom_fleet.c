@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -411,6 +412,67 @@ static void test_pods_from_labels(void **st)
     fleet_free(&f);
 }
 
+/* Many nodes (the nodes' table grows past its first size): each series
+ * finds its own node; a target with our devices and dcgm-exporter's gives
+ * ours alone; an instance label longer than a node keeps is one node. */
+static void test_many_nodes(void **st)
+{
+    (void)st;
+    enum { N = 40 };
+    char *ident = malloc(N * 600 + 4096), *dcgm = malloc(N * 400 + 4096);
+    assert_non_null(ident);
+    assert_non_null(dcgm);
+    size_t a = 0, c = 0;
+    char longname[200];
+    memset(longname, 'x', sizeof(longname) - 1);
+    longname[sizeof(longname) - 1] = '\0';
+    a += (size_t)sprintf(ident + a, "[");
+    c += (size_t)sprintf(dcgm + c, "[");
+    for (int i = 0; i < N; i++) {
+        char inst[256];
+        if (i == N - 1)
+            snprintf(inst, sizeof(inst), "%s", longname);
+        else
+            snprintf(inst, sizeof(inst), "10.0.%d.%d:9400", i / 250, i % 250);
+        a += (size_t)sprintf(ident + a,
+                             "%s{\"metric\":{\"__name__\":\"migmon_host_info\",\"instance\":\"%s\",\"hostname\":\"n%02d\"},\"value\":[1,\"1\"]},"
+                             "{\"metric\":{\"__name__\":\"migmon_device_info\",\"instance\":\"%s\",\"gpu\":\"0\",\"uuid\":\"GPU-%d\",\"model\":\"NVIDIA H200\"},\"value\":[1,\"1\"]},"
+                             "{\"metric\":{\"__name__\":\"migmon_device_info\",\"instance\":\"%s\",\"gpu\":\"1\",\"uuid\":\"GPU-%d-1\",\"model\":\"NVIDIA H200\"},\"value\":[1,\"1\"]}",
+                             i ? "," : "", inst, i, inst, i, inst, i);
+        /* dcgm-exporter on every other target too: left out there */
+        c += (size_t)sprintf(dcgm + c,
+                             "%s{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_TEMP\",\"instance\":\"%s\",\"Hostname\":\"d%02d\",\"gpu\":\"0\",\"UUID\":\"GPU-%d\",\"modelName\":\"NVIDIA H200\"},\"value\":[1,\"40\"]}",
+                             i ? "," : "", i % 2 ? inst : "dcgm-only:9400", i, i % 2 ? i : -1);
+    }
+    sprintf(ident + a, "]");
+    sprintf(dcgm + c, "]");
+    json_t *res[FQ_COUNT] = {J("[]"), J(ident), J("[]"), J(dcgm), J(dcgm)};
+    const char *why[FQ_COUNT] = {0};
+    struct fleet f;
+    assert_int_equal(fleet_build(&f, res, why, 1000.0), 0);
+    for (int q = 0; q < FQ_COUNT; q++)
+        json_decref(res[q]);
+    free(ident);
+    free(dcgm);
+    /* 40 of ours (2 GPUs each) and the dcgm-only target's 1 GPU */
+    assert_int_equal(f.nnodes, N + 1);
+    assert_int_equal(f.ndevs, 2 * N + 1);
+    size_t ours = 0, dcgm_gpus = 0;
+    for (size_t i = 0; i < f.ndevs; i++) {
+        if (f.src[i].dcgm) {
+            dcgm_gpus++;
+            continue;
+        }
+        ours++;
+        char want[32];
+        snprintf(want, sizeof(want), "n%02zu", (ours - 1) / 2);
+        assert_string_equal(f.devs[i].node, want);
+    }
+    assert_int_equal(ours, 2 * N);
+    assert_int_equal(dcgm_gpus, 1);
+    fleet_free(&f);
+}
+
 static void test_promql_quote(void **st)
 {
     (void)st;
@@ -435,6 +497,7 @@ int main(void)
         cmocka_unit_test(test_amd_partitions),
         cmocka_unit_test(test_labels_cleaned),
         cmocka_unit_test(test_pods_from_labels),
+        cmocka_unit_test(test_many_nodes),
         cmocka_unit_test(test_promql_quote),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
