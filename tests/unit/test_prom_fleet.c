@@ -59,6 +59,15 @@ static void build(struct fleet *f, const char *values_why)
         json_decref(res[q]);
 }
 
+/* f from the answers res (every query answered), which it consumes. */
+static void build_from(struct fleet *f, json_t *res[FQ_COUNT])
+{
+    const char *why[FQ_COUNT] = {0};
+    assert_int_equal(fleet_build(f, res, why, 1000.0), 0);
+    for (int q = 0; q < FQ_COUNT; q++)
+        json_decref(res[q]);
+}
+
 static void test_nodes_gpus_instances(void **st)
 {
     (void)st;
@@ -184,11 +193,8 @@ static void test_processes_on_their_devices(void **st)
 {
     (void)st;
     json_t *res[FQ_COUNT] = {J(UP), J(IDENT), J(PCOUNT), J(DCGM), J(DCGM), J(PROCS)};
-    const char *why[FQ_COUNT] = {0};
     struct fleet f;
-    assert_int_equal(fleet_build(&f, res, why, 1000.0), 0);
-    for (int q = 0; q < FQ_COUNT; q++)
-        json_decref(res[q]);
+    build_from(&f, res);
     assert_int_equal(f.ndevs, 6);
     const struct device *d = f.devs;
     /* node-a's GPU: the unattributed one; its MIG 1 (gi 1): 7001; MIG 2: none */
@@ -393,11 +399,8 @@ static void test_pods_from_labels(void **st)
     const char *dcgm =
         "[{\"metric\":{\"__name__\":\"DCGM_FI_DEV_FB_USED\",\"instance\":\"d:9400\",\"Hostname\":\"node-d\",\"gpu\":\"0\",\"UUID\":\"GPU-D\",\"modelName\":\"NVIDIA A100\",\"GPU_I_ID\":\"7\",\"GPU_I_PROFILE\":\"1g.10gb\",\"pod\":\"nb\\u001b[2J\",\"namespace\":\"research\",\"container\":\"\"},\"value\":[1,\"100\"]}]";
     json_t *res[FQ_COUNT] = {J(UP), J(IDENT), J(values), J(DCGM), J(dcgm)};
-    const char *why[FQ_COUNT] = {0};
     struct fleet f;
-    assert_int_equal(fleet_build(&f, res, why, 1000.0), 0);
-    for (int q = 0; q < FQ_COUNT; q++)
-        json_decref(res[q]);
+    build_from(&f, res);
     assert_int_equal(f.ndevs, 6);
     assert_string_equal(f.devs[1].pod.name, "llm-0"); /* node-a GI 1 */
     assert_string_equal(f.devs[1].pod.ns, "serving");
@@ -447,11 +450,8 @@ static void test_many_nodes(void **st)
     sprintf(ident + a, "]");
     sprintf(dcgm + c, "]");
     json_t *res[FQ_COUNT] = {J("[]"), J(ident), J("[]"), J(dcgm), J(dcgm)};
-    const char *why[FQ_COUNT] = {0};
     struct fleet f;
-    assert_int_equal(fleet_build(&f, res, why, 1000.0), 0);
-    for (int q = 0; q < FQ_COUNT; q++)
-        json_decref(res[q]);
+    build_from(&f, res);
     free(ident);
     free(dcgm);
     /* 40 of ours (2 GPUs each) and the dcgm-only target's 1 GPU */
