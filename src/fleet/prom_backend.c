@@ -321,6 +321,7 @@ static int prom_open(void **out, const struct backend_opts *o, char *err, size_t
     snprintf(st->url, sizeof(st->url), "%s", o->prom_url);
     if (promc_open(&st->pc, o->prom_url, o->prom_auth_file, err, errlen) != 0 ||
         (o->prom_ca_file && promc_set_ca(st->pc, o->prom_ca_file, err, errlen) != 0)) {
+        promc_close(st->pc); /* NULL when it did not open */
         free(st);
         return BACKEND_ERR_BAD_PATH; /* a bad credentials file: exit status 2 */
     }
