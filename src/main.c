@@ -230,6 +230,10 @@ static int apply_config(struct cli *c, struct config *cfg)
         c->prometheus_auth = cfg->prometheus_auth;
     else if (c->prometheus_auth)
         snprintf(cfg->prometheus_auth, sizeof(cfg->prometheus_auth), "%s", c->prometheus_auth);
+    if (!c->prometheus_match && cfg->prometheus_match[0])
+        c->prometheus_match = cfg->prometheus_match;
+    else if (c->prometheus_match)
+        snprintf(cfg->prometheus_match, sizeof(cfg->prometheus_match), "%s", c->prometheus_match);
     if (!c->prometheus_ca && cfg->prometheus_ca[0])
         c->prometheus_ca = cfg->prometheus_ca;
     else if (c->prometheus_ca)
@@ -485,7 +489,9 @@ int main(int argc, char **argv)
                               .backend = c.prometheus ? &prom_backend_ops : NULL,
                               .prom_url = c.prometheus,
                               .prom_auth_file = c.prometheus_auth,
-                              .prom_ca_file = c.prometheus_ca};
+                              .prom_ca_file = c.prometheus_ca,
+                              .prom_match = c.prometheus_match,
+                              .prom_view = !c.once && !c.exporter && !c.record};
     char cerr[2048];
     if (collect_open(&col, &co, cerr, sizeof(cerr)) != 0) {
         text_clean_lines(cerr, sizeof(cerr)); /* it names a path the user gave */

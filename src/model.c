@@ -263,8 +263,26 @@ int snapshot_reserve_procs(struct snapshot *s, size_t n)
     return 0;
 }
 
+int snapshot_reserve_nodes(struct snapshot *s, size_t n)
+{
+    if (n <= s->nodes_cap)
+        return 0;
+    size_t cap = s->nodes_cap ? s->nodes_cap : 16;
+    while (cap < n)
+        cap *= 2;
+    struct node_summary *p = realloc(s->nodes, cap * sizeof(*p));
+    if (!p)
+        return -1;
+    s->nodes = p;
+    s->nodes_cap = cap;
+    return 0;
+}
+
 void snapshot_free(struct snapshot *s)
 {
+    free(s->nodes);
+    s->nodes = NULL;
+    s->nnodes = s->nodes_cap = 0;
     free(s->devices);
     s->devices = NULL;
     s->cap = s->ndevices = 0;

@@ -1,33 +1,74 @@
+/*
+ * prom_backend.c — the fleet backend (prom_backend.h): rounds of queries
+ * in a thread of their own, their result handed to the sampling thread.
+ *
+ * A round is the node round (every target and its aggregates, a few
+ * queries whose answers grow with the number of nodes only) and then the
+ * devices of the nodes wanted: the nodes the monitor shows (its ask,
+ * backend_view_ask), or every node (--once, record: the monitor never
+ * asks), in pages of nodes whose answers stay bounded. docs/fleet.md.
+ */
 #include "fleet/prom_backend.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "clock.h"
+#include "debuglog.h"
 #include "fleet/prom_client.h"
 #include "fleet/prom_fleet.h"
+#include "fleet/prom_nodes.h"
 #include "fleet/prom_past.h"
+#include "fleet/prom_query.h"
 #include "history.h"
 
 /* A round of queries gets 90% of the interval, so the next round starts on
- * time; --once gets 5 s (its --timeout still bounds the wait). */
+ * time, and at least a second (a round of a large fleet's queries takes a
+ * Prometheus longer than a short interval: the rounds then follow one
+ * another, each sample taking the last); --once gets 60 s (its --timeout
+ * bounds the wait for it). */
 #define ROUND_SHARE 0.9
-#define ROUND_MIN_MS 200u
-#define ROUND_ONCE_MS 5000u
+#define ROUND_MIN_MS 1000u
+#define ROUND_ONCE_MS 60000u
 /* close waits this long for the query threads, then leaves them behind */
 #define CLOSE_WAIT_MS 300u
 /* A range query for the charts' past gets this long (the screen never
  * waits for it) */
 #define PAST_TIMEOUT_MS 5000u
+/* The devices held for the monitor (the nodes it shows), at most */
+#define VIEW_DEVICES_MAX 8192u
+/* The nodes whose devices the monitor may ask for at once */
+#define ASK_NODES_MAX 64u
+/* A page of the devices' queries: at most so many nodes, and about so
+ * many devices (a node's count from its aggregates; 64 when unknown):
+ * about 2.5 kB of answer a device */
+#define PAGE_NODES 256u
+#define PAGE_DEVICES 2048u
+/* Bytes of one answer read at most (read as it comes: memory does not
+ * grow with it; this bounds the time a hostile server can take) */
+#define ANSWER_MAX PROMC_MAX_ANSWER
+/* Targets down whose devices of the last 10 minutes are read, at most
+ * (each is named in the aggregates' queries) */
+#define DOWN_MAX 1024u
+/* Reasons of one round (failed queries), kept with its result */
+#define WHY_POOL 16384u
+
+struct why_pool {
+    char buf[WHY_POOL];
+    size_t len;
+};
 
 struct prom_state {
     struct promc *pc;
     char url[512];
+    char match[2048]; /* --prometheus-match, as promq_match_parse wrote it */
     unsigned interval_ms, round_ms;
     bool one_shot;
+    bool every_node; /* every node's devices each round (no front end asks) */
     uint64_t opened_ns;
     pthread_t thread;
     bool started;
@@ -35,18 +76,36 @@ struct prom_state {
     pthread_cond_t cv;
     bool stop, exited;
     bool interrupted;
-    /* the last round's result, under mu */
+    /* The front end's ask, under mu: the device filter and the nodes
+     * whose devices it shows (instances); asked: it changed since the
+     * last round began (a round starts at once). */
+    struct {
+        char filter[64];
+        char (*inst)[128];
+        size_t n;
+        bool any;     /* an ask came at all */
+        uint64_t gen; /* asks that wanted a round */
+    } ask;
+    bool asked;
+    uint64_t answered; /* the gen of the ask the published result answers */
+    /* The last round's result, under mu: the nodes (in name order, with
+     * their devices' place in last), the devices of the nodes that were
+     * wanted, the reasons both point into (pool[cur]). */
+    struct node_summary *nodes;
+    size_t nnodes;
+    const char *nodes_why;
+    char nodes_filter[64];
+    uint64_t nodes_ns; /* when the node round was made */
     struct fleet last;
-    bool have;           /* a round has given devices at least once */
+    struct why_pool pool[2];
+    int cur;
+    bool have;           /* a round has given nodes at least once */
     unsigned rounds;     /* rounds finished */
     char why[512];       /* the last round's failure, "" when it was whole */
-    uint64_t last_ok_ns; /* when a round last gave devices */
+    uint64_t last_ok_ns; /* when a round last gave nodes */
     unsigned stale;      /* rounds since then */
     char err[600];       /* last_error */
-    /* reasons kept for metric.why: one per query, rewritten only by the
-     * query thread between rounds, read under mu */
-    char qwhy[2][FQ_COUNT][300];
-    int qwhy_cur;
+    uint64_t bytes;      /* answers read, every query */
     /* The charts' past (past_ask): asked from the front end's thread,
      * fetched by the past thread with a client of its own, started at the
      * first ask; the ask and the answer are handed over under pmu. */
@@ -58,72 +117,395 @@ struct prom_state {
     bool pask; /* ask holds an ask the past thread has not taken */
     struct {
         char uuid[MIGMON_UUID_LEN];
+        char node[64];
         unsigned points, interval_ms;
         uint64_t id;
         int64_t end_ms; /* the time of the ask: the past ends there */
-    } ask;
+    } past;
     int pans; /* 1: ans holds an answer to ans_id; -1: that ask failed (ans_err); 0 none */
     struct hist_past ans;
     uint64_t ans_id;
     char ans_err[512];
 };
 
-static uint64_t round_ms(const struct prom_state *st)
+static const char *pool_put(struct why_pool *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static const char *pool_put(struct why_pool *p, const char *fmt, ...)
 {
-    return st->round_ms;
+    size_t room = sizeof(p->buf) - p->len;
+    if (room < 64)
+        return "Prometheus: a query failed (more reasons than are kept)";
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(p->buf + p->len, room, fmt, ap);
+    va_end(ap);
+    const char *s = p->buf + p->len;
+    p->len += (n < 0 ? 0 : (size_t)n >= room ? room - 1 : (size_t)n) + 1;
+    return s;
 }
 
-/* One round: every query once, within round_ms together. */
+static bool in_pool(const struct prom_state *st, const char *s)
+{
+    return s && s >= st->pool[0].buf && s < st->pool[0].buf + sizeof(st->pool);
+}
+
+static bool stopping(struct prom_state *st)
+{
+    pthread_mutex_lock(&st->mu);
+    bool s = st->stop || st->interrupted;
+    pthread_mutex_unlock(&st->mu);
+    return s;
+}
+
+static unsigned ms_left(uint64_t end)
+{
+    uint64_t now = clock_mono_ns();
+    return now < end ? (unsigned)((end - now) / 1000000ull) : 0;
+}
+
+/* ---- the node round ---- */
+
+struct node_cb {
+    struct node_table *t;
+    enum promq_node q;
+};
+
+static int on_node(void *ctx, const struct prom_item *it)
+{
+    struct node_cb *c = ctx;
+    return nodes_read(c->t, c->q, it);
+}
+
+static const char *const node_query_name[PQ_COUNT] = {
+    [PQ_TARGETS] = "targets",
+    [PQ_LEAVES] = "nodes' instances",
+    [PQ_GPUS] = "nodes' GPUs",
+    [PQ_DCGM_LEAVES] = "dcgm-exporter nodes' instances",
+    [PQ_DCGM_GPUS] = "dcgm-exporter nodes' GPUs"};
+static const char *const detail_query_name[PD_COUNT] = {
+    [PD_IDENT] = "devices", [PD_VALUES] = "values", [PD_DCGM_IDENT] = "dcgm-exporter devices",
+    [PD_DCGM_VALUES] = "dcgm-exporter values", [PD_PROCS] = "processes"};
+
+/* The node round into t; the number of its queries that failed (why[q]
+ * in pool), the first failure's text in first. */
+static unsigned node_round(struct prom_state *st, struct node_table *t, const char *filter,
+                           uint64_t end, struct why_pool *pool, const char *why[PQ_COUNT],
+                           char *first, size_t firstlen)
+{
+    struct promq_scope sc = {.match = st->match, .filter = filter};
+    unsigned failed = 0;
+    const char **down = malloc(DOWN_MAX * sizeof(*down));
+    size_t ndown = 0;
+    for (int q = 0; q < PQ_COUNT; q++) {
+        char e[400];
+        why[q] = NULL;
+        /* the targets first: the aggregates read the down ones' last devices */
+        if (q == PQ_TARGETS + 1 && down)
+            ndown = nodes_down(t, down, DOWN_MAX);
+        char *promql = down || q == PQ_TARGETS ? promq_node((enum promq_node)q, &sc, down, ndown)
+                                               : NULL;
+        unsigned left = ms_left(end);
+        int rc = -1;
+        if (!promql)
+            snprintf(e, sizeof(e), "out of memory for the query");
+        else if (left < 10)
+            snprintf(e, sizeof(e), "no time left in the round of %u ms", st->round_ms);
+        else if (stopping(st))
+            snprintf(e, sizeof(e), "stopped");
+        else {
+            struct node_cb cb = {.t = t, .q = (enum promq_node)q};
+            uint64_t t0 = clock_mono_ns(), b0 = promc_bytes(st->pc);
+            rc = promc_query_each(st->pc, promql, left, ANSWER_MAX, on_node, &cb, e, sizeof(e));
+            debuglog_printf("prometheus: the %s query (%zu bytes): %s, %.1f ms, %llu bytes read",
+                            node_query_name[q], strlen(promql), rc == 0 ? "ok" : e,
+                            (double)(clock_mono_ns() - t0) / 1e6,
+                            (unsigned long long)(promc_bytes(st->pc) - b0));
+        }
+        free(promql);
+        if (rc == 0)
+            continue;
+        why[q] = pool_put(pool, "Prometheus: the %s query: %s", node_query_name[q], e);
+        if (!failed++)
+            snprintf(first, firstlen, "%.300s (the %s query)", e, node_query_name[q]);
+        if (q == PQ_TARGETS) { /* the others would fail alike, or name no node */
+            for (int k = q + 1; k < PQ_COUNT; k++)
+                why[k] = why[q];
+            failed = PQ_COUNT;
+            break;
+        }
+    }
+    free(down);
+    return failed;
+}
+
+/* ---- the devices of the nodes wanted ---- */
+
+struct build_cb {
+    struct build *b;
+    enum promq_detail q;
+};
+
+static int on_build(void *ctx, const struct prom_item *it)
+{
+    struct build_cb *c = ctx;
+    return fleet_build_read(c->b, c->q, it);
+}
+
+/* One page's queries, its nodes wanted[0..n). Failures name their nodes. */
+static unsigned page(struct prom_state *st, struct build *b, struct node_summary *const *wanted,
+                     size_t n, uint64_t end, struct why_pool *pool, char *first,
+                     size_t firstlen)
+{
+    const char **up = malloc((n ? n : 1) * sizeof(*up));
+    const char **dn = malloc((n ? n : 1) * sizeof(*dn));
+    unsigned failed = 0;
+    if (!up || !dn) {
+        free(up);
+        free(dn);
+        return PD_COUNT;
+    }
+    size_t nup = 0, ndn = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (wanted[i]->up == 0)
+            dn[ndn++] = wanted[i]->instance;
+        else
+            up[nup++] = wanted[i]->instance;
+    }
+    struct promq_scope sc = {.match = st->match, .filter = ""};
+    for (int q = 0; q < PD_COUNT; q++) {
+        char *promql = promq_detail((enum promq_detail)q, &sc, up, nup, dn, ndn);
+        if (!promql)
+            continue; /* nothing to ask (no node up for the values) */
+        char e[400];
+        unsigned left = ms_left(end);
+        int rc = -1;
+        if (left < 10)
+            snprintf(e, sizeof(e), "no time left in the round of %u ms", st->round_ms);
+        else if (stopping(st))
+            snprintf(e, sizeof(e), "stopped");
+        else {
+            struct build_cb cb = {.b = b, .q = (enum promq_detail)q};
+            uint64_t t0 = clock_mono_ns(), b0 = promc_bytes(st->pc);
+            rc = promc_query_each(st->pc, promql, left, ANSWER_MAX, on_build, &cb, e, sizeof(e));
+            debuglog_printf("prometheus: the %s query of %zu nodes: %s, %.1f ms, %llu bytes read",
+                            detail_query_name[q], n, rc == 0 ? "ok" : e,
+                            (double)(clock_mono_ns() - t0) / 1e6,
+                            (unsigned long long)(promc_bytes(st->pc) - b0));
+        }
+        free(promql);
+        if (rc == 0)
+            continue;
+        const char *w = pool_put(pool, "Prometheus: the %s query: %s", detail_query_name[q], e);
+        for (size_t i = 0; i < n; i++)
+            fleet_build_node_why(b, wanted[i]->instance, (enum promq_detail)q, w);
+        if (!failed++ && !first[0])
+            snprintf(first, firstlen, "%.300s (the %s query)", e, detail_query_name[q]);
+    }
+    free(up);
+    free(dn);
+    return failed;
+}
+
+/* A node's devices, as its aggregates count them (64 when unknown). */
+static size_t devices_of(const struct node_summary *n)
+{
+    double d = (metric_ok(&n->gpus) ? n->gpus.value : 0) + (metric_ok(&n->mig) ? n->mig.value : 0);
+    return metric_ok(&n->gpus) ? (size_t)d : 64;
+}
+
+/* The devices of wanted[0..n) into f, page by page. */
+static unsigned devices_round(struct prom_state *st, struct node_summary *const *wanted,
+                              size_t n, size_t max_devices, uint64_t end, struct why_pool *pool,
+                              struct fleet *f, char *first, size_t firstlen)
+{
+    memset(f, 0, sizeof(*f));
+    struct build *b = fleet_build_new(max_devices);
+    if (!b)
+        return PD_COUNT;
+    double now = (double)clock_wall_ns() / 1e9;
+    for (size_t i = 0; i < n; i++) {
+        const struct node_summary *s = wanted[i];
+        double last = s->down_for_s >= 0 ? now - s->down_for_s : 0;
+        fleet_build_node(b, s->instance, s->name, s->up, last);
+    }
+    unsigned failed = 0;
+    for (size_t i = 0; i < n;) {
+        size_t k = i, devs = 0;
+        while (k < n && k - i < PAGE_NODES && (k == i || devs + devices_of(wanted[k]) <= PAGE_DEVICES))
+            devs += devices_of(wanted[k++]);
+        failed += page(st, b, wanted + i, k - i, end, pool, first, firstlen);
+        i = k;
+    }
+    if (fleet_build_finish(b, f, now) != 0)
+        failed++;
+    fleet_build_free(b);
+    return failed;
+}
+
+/* Each node's devices in f (by instance): where they are, or why not. */
+static void link_devices(struct node_summary *nodes, size_t n, const struct fleet *f,
+                         bool asked)
+{
+    for (size_t i = 0; i < n; i++) {
+        nodes[i].devs_read = false;
+        nodes[i].dev_first = nodes[i].ndev = 0;
+        nodes[i].devs_why = asked ? "not asked for" : "not read yet";
+    }
+    if (!f->nnodes)
+        return;
+    /* both by instance: the nodes are few or sorted, the fleet's nodes few */
+    size_t nslots = f->nnodes * 2;
+    size_t *slot = malloc(nslots * sizeof(*slot));
+    if (!slot)
+        return;
+    for (size_t s = 0; s < nslots; s++)
+        slot[s] = SIZE_MAX;
+    for (size_t k = 0; k < f->nnodes; k++) {
+        size_t at = 0;
+        for (const char *p = f->nodes[k].instance; *p; p++)
+            at = at * 131 + (unsigned char)*p;
+        at %= nslots;
+        while (slot[at] != SIZE_MAX)
+            at = (at + 1) % nslots;
+        slot[at] = k;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t at = 0;
+        for (const char *p = nodes[i].instance; *p; p++)
+            at = at * 131 + (unsigned char)*p;
+        at %= nslots;
+        for (; slot[at] != SIZE_MAX; at = (at + 1) % nslots) {
+            const struct fleet_node *fn = &f->nodes[slot[at]];
+            if (strcmp(fn->instance, nodes[i].instance) != 0)
+                continue;
+            if (fn->why[PD_IDENT] && fn->why[PD_DCGM_IDENT]) {
+                nodes[i].devs_why = fn->why[PD_IDENT];
+            } else {
+                nodes[i].devs_read = true;
+                nodes[i].devs_why = NULL;
+                nodes[i].dev_first = fn->dev_first;
+                nodes[i].ndev = fn->ndev;
+            }
+            break;
+        }
+    }
+    free(slot);
+}
+
+/* The nodes whose devices this round reads: every node (--once, record),
+ * or those the front end asked for; before its first ask, every node of
+ * a fleet small enough to start unfolded, else the first. */
+static size_t wanted_nodes(struct prom_state *st, struct node_table *t, char (*ask)[128],
+                           size_t nask, bool any_ask, struct node_summary ***out)
+{
+    *out = malloc((t->n ? t->n : 1) * sizeof(**out));
+    if (!*out)
+        return 0;
+    size_t n = 0;
+    if (st->every_node || (!any_ask && t->n <= FLEET_OPEN_NODES_MAX)) {
+        for (size_t i = 0; i < t->n; i++)
+            if (t->v[i].seen)
+                (*out)[n++] = &t->v[i];
+    } else if (!any_ask) {
+        for (size_t i = 0; i < t->n && n < 1; i++)
+            if (t->v[i].seen)
+                (*out)[n++] = &t->v[i];
+    } else {
+        for (size_t k = 0; k < nask; k++) {
+            struct node_summary *s = nodes_find(t, ask[k]);
+            if (s && s->seen)
+                (*out)[n++] = s;
+        }
+    }
+    return n;
+}
+
+/* One round: the node round (when due), then the devices wanted. */
 static void run_round(struct prom_state *st)
 {
-    json_t *res[FQ_COUNT] = {0};
-    const char *why[FQ_COUNT] = {0};
-    int slot = st->qwhy_cur ^ 1; /* the set not read by published devices */
-    uint64_t end = clock_mono_ns() + round_ms(st) * 1000000ull;
-    char first[400] = "";
-    unsigned failed = 0;
-    for (int q = 0; q < FQ_COUNT; q++) {
-        uint64_t now = clock_mono_ns();
-        unsigned left = now < end ? (unsigned)((end - now) / 1000000ull) : 0;
-        char e[256];
-        if (left < 10) {
-            snprintf(e, sizeof(e), "no time left in the round of %u ms", (unsigned)round_ms(st));
-        } else if (promc_query(st->pc, fleet_query((enum fleet_query)q), left,
-                               PROMC_MAX_ANSWER, &res[q], e, sizeof(e)) == 0) {
-            continue;
+    uint64_t start = clock_mono_ns();
+    uint64_t end = start + st->round_ms * 1000000ull;
+    int slot = st->cur ^ 1; /* the pool not read by the published result */
+    struct why_pool *pool = &st->pool[slot];
+    pool->len = 0;
+    /* what the front end asked for */
+    char filter[64];
+    char(*ask)[128] = NULL;
+    size_t nask = 0;
+    pthread_mutex_lock(&st->mu);
+    st->asked = false;
+    uint64_t gen = st->ask.gen;
+    snprintf(filter, sizeof(filter), "%s", st->ask.filter);
+    bool any_ask = st->ask.any;
+    if (st->ask.n) {
+        ask = malloc(st->ask.n * sizeof(*ask));
+        if (ask) {
+            memcpy(ask, st->ask.inst, st->ask.n * sizeof(*ask));
+            nask = st->ask.n;
         }
-        snprintf(st->qwhy[slot][q], sizeof(st->qwhy[slot][q]), "Prometheus: %s", e);
-        why[q] = st->qwhy[slot][q];
-        failed++;
-        if (!first[0])
-            snprintf(first, sizeof(first), "%s", e);
     }
+    pthread_mutex_unlock(&st->mu);
+
+    char first[400] = "";
+    const char *nwhy[PQ_COUNT] = {0};
+    struct node_table t;
+    nodes_init(&t);
+    unsigned failed = node_round(st, &t, filter, end, pool, nwhy, first, sizeof(first));
+    const char *list_why = NULL;
+    nodes_finish(&t, (double)clock_wall_ns() / 1e9, nwhy, filter, &list_why);
+    if (list_why == NULL && nwhy[PQ_TARGETS])
+        list_why = nwhy[PQ_TARGETS];
+
+    struct node_summary **wanted = NULL;
+    size_t nwanted = wanted_nodes(st, &t, ask, nask, any_ask, &wanted);
     struct fleet f;
-    bool built = fleet_build(&f, res, why, (double)clock_wall_ns() / 1e9) == 0;
-    for (int q = 0; q < FQ_COUNT; q++)
-        json_decref(res[q]);
-    bool idents = res[FQ_IDENT] || res[FQ_DCGM_IDENT];
+    memset(&f, 0, sizeof(f));
+    bool nodes_ok = failed < PQ_COUNT && (t.n > 0 || failed == 0);
+    if (nodes_ok && nwanted)
+        failed += devices_round(st, wanted, nwanted,
+                                st->every_node ? FLEET_DEVICES_MAX : VIEW_DEVICES_MAX, end, pool,
+                                &f, first, sizeof(first));
+    free(wanted);
+    free(ask);
+    if (f.capped && !list_why)
+        list_why = pool_put(pool, "more than %u devices: %zu not read (--prometheus-match limits "
+                            "the view to part of the fleet)",
+                            st->every_node ? FLEET_DEVICES_MAX : VIEW_DEVICES_MAX, f.capped);
+    link_devices(t.v, t.n, &f, any_ask && !st->every_node);
+
     pthread_mutex_lock(&st->mu);
     st->rounds++;
-    if (failed)
-        snprintf(st->why, sizeof(st->why), "Prometheus %.200s: %u of %d queries failed: %.250s",
-                 st->url, failed, FQ_COUNT, first);
+    st->bytes = promc_bytes(st->pc);
+    if (failed == 1)
+        snprintf(st->why, sizeof(st->why), "Prometheus %.200s: %.290s", st->url, first);
+    else if (failed)
+        snprintf(st->why, sizeof(st->why), "Prometheus %.200s: %.250s; %u queries failed",
+                 st->url, first, failed);
     else
         st->why[0] = '\0';
-    if (built && idents && (f.ndevs || failed == 0)) {
+    if (nodes_ok) {
+        free(st->nodes);
+        st->nodes = t.v;
+        st->nnodes = t.n;
+        t.v = NULL;
+        st->nodes_why = list_why;
+        snprintf(st->nodes_filter, sizeof(st->nodes_filter), "%s", filter);
+        st->nodes_ns = start;
         fleet_free(&st->last);
         st->last = f;
         st->have = true;
-        st->qwhy_cur = slot;
+        st->cur = slot;
         st->last_ok_ns = clock_mono_ns();
         st->stale = 0;
-    } else {
-        if (built)
-            fleet_free(&f);
+    }
+    st->answered = gen; /* answered, whole or not: the front end samples it */
+    if (!nodes_ok) {
+        fleet_free(&f);
         st->stale++;
     }
     pthread_cond_broadcast(&st->cv);
     pthread_mutex_unlock(&st->mu);
+    nodes_free(&t);
 }
 
 static void *query_thread(void *arg)
@@ -136,13 +518,11 @@ static void *query_thread(void *arg)
         run_round(st);
         pthread_mutex_lock(&st->mu);
         uint64_t next = t + st->interval_ms * 1000000ull;
-        while (!st->stop && clock_mono_ns() < next) {
+        /* the next round at the interval, or at once when the front end
+         * asks for something else (a node unfolded, a filter typed) */
+        while (!st->stop && !st->asked && clock_mono_ns() < next) {
             struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            uint64_t left = next - clock_mono_ns();
-            if (left > next)
-                break;
-            uint64_t at = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + left;
+            uint64_t at = next;
             ts.tv_sec = (time_t)(at / 1000000000ull);
             ts.tv_nsec = (long)(at % 1000000000ull);
             pthread_cond_timedwait(&st->cv, &st->mu, &ts);
@@ -154,18 +534,83 @@ static void *query_thread(void *arg)
     return NULL;
 }
 
+/* ---- the front end's ask ---- */
+
+/* Whether the published result has what a shows (mu held): its filter,
+ * and each node's devices read (or the node not listed). */
+static bool answered_by_last(const struct prom_state *st, const struct backend_view_ask *a,
+                             const char *filter)
+{
+    if (!st->have || strcmp(st->nodes_filter, filter) != 0)
+        return false;
+    for (size_t i = 0; i < a->nnodes; i++)
+        for (size_t k = 0; k < st->nnodes; k++)
+            if (strcmp(st->nodes[k].instance, a->nodes[i]) == 0) {
+                if (!st->nodes[k].devs_read)
+                    return false;
+                break;
+            }
+    return true;
+}
+
+static uint64_t prom_view_answered(void *state)
+{
+    struct prom_state *st = state;
+    pthread_mutex_lock(&st->mu);
+    uint64_t g = st->answered;
+    pthread_mutex_unlock(&st->mu);
+    return g;
+}
+
+static int prom_view_ask(void *state, const struct backend_view_ask *a, uint64_t *gen)
+{
+    struct prom_state *st = state;
+    if (st->every_node)
+        return -1;
+    size_t n = a->nnodes < ASK_NODES_MAX ? a->nnodes : ASK_NODES_MAX;
+    const char *filter = a->filter ? a->filter : "";
+    pthread_mutex_lock(&st->mu);
+    bool same = st->ask.any && strcmp(st->ask.filter, filter) == 0 && st->ask.n == n;
+    for (size_t i = 0; same && i < n; i++)
+        same = strncmp(st->ask.inst[i], a->nodes[i], sizeof(st->ask.inst[i]) - 1) == 0;
+    int rc = 0;
+    if (!same) {
+        char(*inst)[128] = n ? malloc(n * sizeof(*inst)) : NULL;
+        if (n && !inst) {
+            rc = -1;
+        } else {
+            for (size_t i = 0; i < n; i++)
+                snprintf(inst[i], sizeof(inst[i]), "%s", a->nodes[i]);
+            free(st->ask.inst);
+            st->ask.inst = inst;
+            st->ask.n = n;
+            snprintf(st->ask.filter, sizeof(st->ask.filter), "%s", filter);
+            st->ask.any = true;
+            if (!answered_by_last(st, a, filter)) { /* a round, at once */
+                st->asked = true;
+                *gen = ++st->ask.gen;
+                rc = 1;
+                pthread_cond_broadcast(&st->cv);
+            }
+        }
+    }
+    pthread_mutex_unlock(&st->mu);
+    return rc;
+}
+
 /* ---- the charts' past ---- */
 
-/* The device of uuid in the last round, as its query names it; -1 when
- * the last round has no such device. */
-static int past_dev_of(struct prom_state *st, const char *uuid, struct past_dev *pd)
+/* The device of uuid on node in the last round, as its query names it;
+ * -1 when the last round has no such device. */
+static int past_dev_of(struct prom_state *st, const char *node, const char *uuid,
+                       struct past_dev *pd)
 {
     int rc = -1;
     pthread_mutex_lock(&st->mu);
     const struct fleet *f = &st->last;
     for (size_t i = 0; f->src && i < f->ndevs; i++) {
         const struct device *d = &f->devs[i];
-        if (strcmp(d->uuid, uuid) != 0)
+        if (strcmp(d->uuid, uuid) != 0 || (node[0] && strcmp(d->node, node) != 0))
             continue;
         memset(pd, 0, sizeof(*pd));
         snprintf(pd->instance, sizeof(pd->instance), "%s", f->nodes[f->src[i].node].instance);
@@ -183,14 +628,14 @@ static int past_dev_of(struct prom_state *st, const char *uuid, struct past_dev 
 }
 
 /* One range query over the ask's window, its answer built into *p. */
-static int past_fetch(struct prom_state *st, const char *uuid, unsigned points,
-                      unsigned interval_ms, int64_t end_ms, struct hist_past *p, char *err,
-                      size_t errlen)
+static int past_fetch(struct prom_state *st, const char *node, const char *uuid,
+                      unsigned points, unsigned interval_ms, int64_t end_ms, struct hist_past *p,
+                      char *err, size_t errlen)
 {
     struct past_dev pd;
     char q[2048], e[300];
     memset(p, 0, sizeof(*p));
-    if (past_dev_of(st, uuid, &pd) != 0) {
+    if (past_dev_of(st, node, uuid, &pd) != 0) {
         snprintf(err, errlen, "%.80s is not in Prometheus' last answer", uuid);
         return -1;
     }
@@ -212,6 +657,7 @@ static int past_fetch(struct prom_state *st, const char *uuid, unsigned points,
         return -1;
     }
     snprintf(p->uuid, sizeof(p->uuid), "%s", uuid);
+    snprintf(p->node, sizeof(p->node), "%s", node);
     return 0;
 }
 
@@ -224,16 +670,17 @@ static void *past_thread(void *arg)
             pthread_cond_wait(&st->pcv, &st->pmu);
             continue;
         }
-        char uuid[MIGMON_UUID_LEN];
-        snprintf(uuid, sizeof(uuid), "%s", st->ask.uuid);
-        unsigned points = st->ask.points, interval_ms = st->ask.interval_ms;
-        uint64_t id = st->ask.id;
-        int64_t end_ms = st->ask.end_ms;
+        char uuid[MIGMON_UUID_LEN], node[64];
+        snprintf(uuid, sizeof(uuid), "%s", st->past.uuid);
+        snprintf(node, sizeof(node), "%s", st->past.node);
+        unsigned points = st->past.points, interval_ms = st->past.interval_ms;
+        uint64_t id = st->past.id;
+        int64_t end_ms = st->past.end_ms;
         st->pask = false;
         pthread_mutex_unlock(&st->pmu);
         struct hist_past p;
         char err[512];
-        int rc = past_fetch(st, uuid, points, interval_ms, end_ms, &p, err, sizeof(err));
+        int rc = past_fetch(st, node, uuid, points, interval_ms, end_ms, &p, err, sizeof(err));
         pthread_mutex_lock(&st->pmu);
         if (st->pask) { /* asked again meanwhile: this answer is for nobody */
             hist_past_free(&p);
@@ -270,11 +717,12 @@ static int prom_past_ask(void *state, const struct backend_past_ask *a)
         }
     }
     if (rc == 0 && st->ppc && !st->pstop) {
-        snprintf(st->ask.uuid, sizeof(st->ask.uuid), "%s", a->uuid);
-        st->ask.points = a->points;
-        st->ask.interval_ms = a->interval_ms ? a->interval_ms : st->interval_ms;
-        st->ask.id = a->id;
-        st->ask.end_ms = clock_wall_ns() / 1000000;
+        snprintf(st->past.uuid, sizeof(st->past.uuid), "%s", a->uuid);
+        snprintf(st->past.node, sizeof(st->past.node), "%s", a->node ? a->node : "");
+        st->past.points = a->points;
+        st->past.interval_ms = a->interval_ms ? a->interval_ms : st->interval_ms;
+        st->past.id = a->id;
+        st->past.end_ms = clock_wall_ns() / 1000000;
         st->pask = true;
         if (st->pans) { /* an answer to an older ask, not taken: no longer wanted */
             hist_past_free(&st->ans);
@@ -306,6 +754,8 @@ static int prom_past_take(void *state, struct hist_past *out, uint64_t *id, char
     return rc;
 }
 
+/* ---- the backend ---- */
+
 static int prom_open(void **out, const struct backend_opts *o, char *err, size_t errlen)
 {
     *out = NULL;
@@ -319,6 +769,11 @@ static int prom_open(void **out, const struct backend_opts *o, char *err, size_t
         return BACKEND_ERR_NOMEM;
     }
     snprintf(st->url, sizeof(st->url), "%s", o->prom_url);
+    if (o->prom_match && o->prom_match[0] &&
+        promq_match_parse(o->prom_match, st->match, sizeof(st->match), err, errlen) != 0) {
+        free(st);
+        return BACKEND_ERR_BAD_PATH; /* bad input: exit status 2 */
+    }
     if (promc_open(&st->pc, o->prom_url, o->prom_auth_file, err, errlen) != 0 ||
         (o->prom_ca_file && promc_set_ca(st->pc, o->prom_ca_file, err, errlen) != 0)) {
         promc_close(st->pc); /* NULL when it did not open */
@@ -326,6 +781,7 @@ static int prom_open(void **out, const struct backend_opts *o, char *err, size_t
         return BACKEND_ERR_BAD_PATH; /* a bad credentials file: exit status 2 */
     }
     st->one_shot = o->one_shot;
+    st->every_node = !o->prom_view;
     st->opened_ns = clock_mono_ns();
     st->interval_ms = o->interval_ms ? o->interval_ms : 1000;
     unsigned r = (unsigned)(st->interval_ms * ROUND_SHARE);
@@ -366,6 +822,37 @@ static void carry_proc(struct gpu_process *p)
                 .value = m[i]->value, .src = MSRC_CARRIED, .why = "Prometheus did not answer"};
 }
 
+/* The reasons of the published round live in its pool, which the query
+ * thread reuses two rounds on: each one a snapshot keeps is copied into
+ * its notes, once (the same reason is shared by many devices). */
+struct why_map {
+    const char *from[32], *to[32];
+    size_t n;
+};
+
+static const char *own_why(struct prom_state *st, struct snapshot *s, struct why_map *m,
+                           const char *w)
+{
+    if (!in_pool(st, w))
+        return w;
+    for (size_t i = 0; i < m->n; i++)
+        if (m->from[i] == w)
+            return m->to[i];
+    const char *c = snapshot_note(s, "%s", w);
+    if (m->n < 32) {
+        m->from[m->n] = w;
+        m->to[m->n++] = c;
+    }
+    return c;
+}
+
+static void own_metric(struct prom_state *st, struct snapshot *s, struct why_map *m,
+                       struct metric *x)
+{
+    if (!metric_ok(x))
+        x->why = own_why(st, s, m, x->why);
+}
+
 static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
 {
     struct prom_state *st = state;
@@ -384,25 +871,48 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
     s->partial = false;
     s->nprocs = 0;
     s->nevents = 0;
+    s->ndevices = 0;
+    s->nnodes = 0;
+    s->fleet = true;
+    s->nodes_why = NULL;
+    s->fleet_filter[0] = '\0';
     s->events_why = "health events are not read from Prometheus (the nodes' own monitors have them)";
-    if (!st->have || st->last.ndevs == 0) {
-        if (st->have && !st->why[0])
-            snprintf(st->err, sizeof(st->err), "Prometheus %.300s has no migmon_* or DCGM_FI_* "
-                     "series of the last 10 minutes (docs/fleet.md)", st->url);
-        else if (st->rounds == 0)
+    if (!st->have) {
+        if (st->rounds == 0)
             snprintf(st->err, sizeof(st->err), "Prometheus %.300s: no answer within %.1f s",
                      st->url, (double)(clock_mono_ns() - st->opened_ns) / 1e9);
         else
             snprintf(st->err, sizeof(st->err), "%s", st->why);
-        s->ndevices = 0;
         pthread_mutex_unlock(&st->mu);
         return -1;
     }
+    if (st->nnodes == 0 && !st->why[0] && !st->nodes_filter[0]) {
+        snprintf(st->err, sizeof(st->err), "Prometheus %.300s has no migmon_* or DCGM_FI_* "
+                 "series of the last 10 minutes (docs/fleet.md)", st->url);
+        pthread_mutex_unlock(&st->mu);
+        return -1;
+    }
+    struct why_map wm = {.n = 0};
     const struct fleet *f = &st->last;
-    if (snapshot_reserve(s, f->ndevs) != 0) {
+    if (snapshot_reserve(s, f->ndevs ? f->ndevs : 1) != 0 ||
+        snapshot_reserve_nodes(s, st->nnodes ? st->nnodes : 1) != 0) {
         pthread_mutex_unlock(&st->mu);
         snprintf(st->err, sizeof(st->err), "out of memory");
         return -1;
+    }
+    memcpy(s->nodes, st->nodes, st->nnodes * sizeof(*st->nodes));
+    s->nnodes = st->nnodes;
+    snprintf(s->fleet_filter, sizeof(s->fleet_filter), "%s", st->nodes_filter);
+    s->nodes_why = own_why(st, s, &wm, st->nodes_why);
+    for (size_t i = 0; i < s->nnodes; i++) {
+        struct node_summary *n = &s->nodes[i];
+        struct metric *ms[] = {&n->gpus,        &n->mig,        &n->idle,
+                               &n->not_ok,      &n->pods,       &n->util_max,
+                               &n->util_mean,   &n->mem_used,   &n->mem_total,
+                               &n->mem_devices, &n->gpus_action, &n->gpus_warning};
+        for (size_t k = 0; k < sizeof(ms) / sizeof(ms[0]); k++)
+            own_metric(st, s, &wm, ms[k]);
+        n->devs_why = own_why(st, s, &wm, n->devs_why);
     }
     memcpy(s->devices, f->devs, f->ndevs * sizeof(*f->devs));
     s->ndevices = f->ndevs;
@@ -428,10 +938,7 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
     }
     for (size_t i = 0; i < s->ndevices; i++) {
         struct device *d = &s->devices[i];
-        const struct metric *pc = &d->process_count;
-        if (!metric_ok(pc) && pc->why && pc->why >= st->qwhy[0][0] &&
-            pc->why < st->qwhy[0][0] + sizeof(st->qwhy)) /* as the metrics' below */
-            d->process_count.why = snapshot_note(s, "%s", pc->why);
+        own_metric(st, s, &wm, &d->process_count);
         if (procs_why) {
             d->proc_first = d->nprocs = 0;
             d->process_count = metric_none(procs_why);
@@ -444,12 +951,7 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
                 carry_proc(&s->procs[k]);
         }
         for (int k = 0; k < M_COUNT; k++) {
-            /* the reasons of the published round live in qwhy[qwhy_cur]:
-             * copied, as the query thread rewrites the other set */
-            if (!metric_ok(&d->m[k]) && d->m[k].why &&
-                d->m[k].why >= st->qwhy[0][0] &&
-                d->m[k].why < st->qwhy[0][0] + sizeof(st->qwhy))
-                d->m[k].why = snapshot_note(s, "%s", d->m[k].why);
+            own_metric(st, s, &wm, &d->m[k]);
             if (st->stale && metric_ok(&d->m[k]))
                 d->m[k] = st->stale <= carry_ticks()
                               ? (struct metric){.value = d->m[k].value, .src = MSRC_CARRIED,
@@ -458,8 +960,6 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
         }
         if (note)
             d->stall = note;
-        else if (d->stall)
-            d->stall = snapshot_note(s, "%s", d->stall);
     }
     pthread_mutex_unlock(&st->mu);
     return 0;
@@ -542,6 +1042,8 @@ static void prom_close(void *state)
     promc_close(st->pc);
     promc_close(st->ppc);
     fleet_free(&st->last);
+    free(st->nodes);
+    free(st->ask.inst);
     hist_past_free(&st->ans);
     pthread_mutex_destroy(&st->mu);
     pthread_cond_destroy(&st->cv);
@@ -560,4 +1062,6 @@ const struct backend_ops prom_backend_ops = {
     .interrupt = prom_interrupt,
     .past_ask = prom_past_ask,
     .past_take = prom_past_take,
+    .view_ask = prom_view_ask,
+    .view_answered = prom_view_answered,
 };

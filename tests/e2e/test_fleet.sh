@@ -218,6 +218,16 @@ fl_past() {
     done
     bad "$1: no chart filled from Prometheus within 10 s"
 }
+# fl_wait NAME TEXT: until the screen shows TEXT (a filter goes to
+# Prometheus: the monitor takes a sample when its round has come)
+fl_wait() {
+    local j
+    for ((j = 0; j < 100; j++)); do
+        tmx capture-pane -p -t "$1" | grep -qF -- "$2" && return 0
+        sleep 0.1
+    done
+    bad "$1: '$2' not on the screen within 10 s"
+}
 
 # the monitor on the fleet: devices grouped by node, the fleet's totals in
 # the header (values fixed: the simulators' clocks stand still)
@@ -265,6 +275,7 @@ for size in 200x60 80x24; do
     # the filter: every word must match; "h200" is the model of the dcgm
     # node's GPU too, "1g.18" the profile of two instances on each
     tui_keys "$name" Enter Home Enter / h 2 0 0 Space 1 g . 1 8 Enter
+    fl_wait "$name" "/h200 1g.18: 2 nodes"
     fl_past "$name"
     tui_screen "fleet TUI $size: filtered" "$name" "fleet-filter-$size"
     screen=$(tmx capture-pane -p -t "$name")
@@ -285,15 +296,19 @@ eq "README: the fleet's picture is fleet-fold-80x24" \
 TUI_WAIT_S=15 tui_start fleet-idle 200 60 2 -- --no-config \
     --proc-root "$(tui_proc fleet-idle two-core)" --prometheus "$PURL"
 tui_keys fleet-idle / i d l e Enter
+fl_wait fleet-idle "/idle: "
 screen=$(tmx capture-pane -p -t fleet-idle)
 contains "fleet TUI idle: every instance listed is idle" "$screen" "/idle: 3 nodes  10 GPUs  55 MIG, 55 idle"
 eq "fleet TUI idle: the busy instances are not listed" "$(grep -ac '85% dcgm\|21% dcgm' <<<"$screen")" 0
 contains "fleet TUI idle: the idle one of the dcgm node is" "$screen" "MIG 3 1g.18gb"
 tui_keys fleet-idle Escape
+fl_wait fleet-idle "3 nodes  10 GPUs  64 MIG, 55 idle"
 screen=$(tmx capture-pane -p -t fleet-idle)
 contains "fleet TUI idle: Esc clears the filter" "$screen" "3 nodes  10 GPUs  64 MIG, 55 idle"
 # a pod's namespace filters too; the detail names the pod
-tui_keys fleet-idle / s e r v i n g Enter Home Down Down
+tui_keys fleet-idle / s e r v i n g Enter
+fl_wait fleet-idle "/serving: "
+tui_keys fleet-idle Home Down Down
 screen=$(tmx capture-pane -p -t fleet-idle)
 eq "fleet TUI: the filter 'serving' lists the pod's two instances" \
     "$(grep -ac '├ MIG 0 3g.71gb\|└ MIG 0 3g.71gb' <<<"$screen")|$(grep -ac 'MIG [1-3] ' <<<"$screen")" "2|0"
@@ -303,6 +318,7 @@ tui_keys fleet-idle / z z
 contains "fleet TUI: / types into the device filter" "$(tmx capture-pane -p -t fleet-idle | tail -1)" \
     " Filter devices (node, model, profile, UUID, pod; idle): zz_"
 tui_keys fleet-idle Enter
+fl_wait fleet-idle "/zz: "
 screen=$(tmx capture-pane -p -t fleet-idle)
 contains "fleet TUI: a filter nothing matches says so" "$screen" "No device matches the filter (Esc clears it)"
 contains "fleet TUI: and the totals are of nothing" "$screen" "/zz: 0 nodes  0 GPUs  0 MIG, 0 idle  VRAM N/A"
@@ -315,7 +331,9 @@ fl_after() {
     LC_ALL=C.UTF-8 grep -a -A"$2" "[▸▾] $1  " <<<"$3" | sed 1d |
         LC_ALL=C.UTF-8 sed -E 's/^.*│(.) +[▸▾├└] (GPU [0-9]|MIG [0-9]).*/\1\2/' | tr '\n' ','
 }
-tui_keys fleet-idle Escape Home Down o
+tui_keys fleet-idle Escape
+fl_wait fleet-idle "3 nodes  10 GPUs"
+tui_keys fleet-idle Home Down o
 screen=$(tmx capture-pane -p -t fleet-idle)
 contains "fleet TUI o: the title names the order" "$screen" "Devices (by util) "
 eq "fleet TUI by util: the nodes by their busiest device, dgx (nothing known) last" \
@@ -455,10 +473,16 @@ import http.server, os, ssl, sys, time, urllib.request
 mode = sys.argv[2]
 EMPTY = b'{"status":"success","data":{"resultType":"vector","result":[]}}'
 class H(http.server.BaseHTTPRequestHandler):
+    body = None
+    def do_POST(self):
+        # the instant queries come as forms (a query of any length)
+        self.body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.do_GET()
     def do_GET(self):
         if mode.startswith("range-") and not self.path.startswith("/api/v1/query_range"):
             # the instant queries: the real Prometheus' answers (argv[4])
-            with urllib.request.urlopen(sys.argv[4] + self.path, timeout=5) as r:
+            up = urllib.request.Request(sys.argv[4] + self.path, data=self.body)
+            with urllib.request.urlopen(up, timeout=5) as r:
                 body = r.read()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
