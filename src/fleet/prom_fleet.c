@@ -571,6 +571,21 @@ int fleet_build_node(struct build *b, const char *instance, const char *name, in
     return 0;
 }
 
+size_t fleet_build_nnodes(const struct build *b)
+{
+    return b->f->nnodes;
+}
+
+const char *fleet_build_instance(const struct build *b, size_t k)
+{
+    return k < b->f->nnodes ? b->f->nodes[k].instance : "";
+}
+
+bool fleet_build_node_known(struct build *b, const char *instance)
+{
+    return node_of(b, instance) >= 0;
+}
+
 void fleet_build_node_why(struct build *b, const char *instance, enum promq_detail q,
                           const char *why)
 {

@@ -37,6 +37,10 @@ struct build *fleet_build_new(size_t max_devices);
  */
 int fleet_build_node(struct build *b, const char *instance, const char *name, int up,
                      double last_sample);
+/* The nodes registered: how many, the k-th's instance, whether instance is one. */
+size_t fleet_build_nnodes(const struct build *b);
+const char *fleet_build_instance(const struct build *b, size_t k);
+bool fleet_build_node_known(struct build *b, const char *instance);
 /* Query q failed for the node of instance: what it would have given is
  * none with why (a string that lives as long as the fleet built). */
 void fleet_build_node_why(struct build *b, const char *instance, enum promq_detail q,

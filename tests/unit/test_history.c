@@ -766,7 +766,7 @@ static void test_device_series_apart(void **state)
         assert_int_equal(history_push(&h, &f.s), 0);
     }
     for (int d = 0; d < 2; d++) {
-        const struct hist_device *hd = history_device(&h, d ? "GPU-b" : "GPU-a");
+        const struct hist_device *hd = history_device(&h, "", d ? "GPU-b" : "GPU-a");
         assert_non_null(hd);
         for (int k = 0; k < HS_DEV_COUNT; k++) {
             assert_int_equal(hd->s[k].len, 8);

@@ -1071,7 +1071,7 @@ static void test_frame_sparkline_same_as_direct(void **state)
         assert_int_equal(history_push(&h, &snap), 0);
         if (tick % 9 != 0 && tick != 129)
             continue;
-        const struct hist_device *hd = history_device(&h, "GPU-spark");
+        const struct hist_device *hd = history_device(&h, "", "GPU-spark");
         assert_non_null(hd);
         for (int pass = 0; pass < 2; pass++) {
             WINDOW *w = pass ? framed : direct;
