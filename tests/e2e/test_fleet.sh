@@ -111,7 +111,7 @@ jeq "fleet: GPUs and MIG instances per node" "$fleet" \
     '[["dcgm",1,4],["dgx",8,56],["h200",1,4]]'
 jeq "fleet: no node down" "$fleet" '[.devices[] | select(.node_down)] | length' 0
 # identity and values as the direct --once of the same scenario reads them
-ident='[.devices[] | [.kind, .index, .uuid, .parent_uuid, .gpu_instance_id, .compute_instance_id, .profile, .metrics.memory_used_bytes.value, .metrics.memory_total_bytes.value]]'
+ident='[.devices[] | [.kind, .index, .uuid, .parent_uuid, .gpu_instance_id, .compute_instance_id, .mig_index, .profile, .metrics.memory_used_bytes.value, .metrics.memory_total_bytes.value]]'
 eq "fleet dgx: every GPU and MIG instance with the exporter's identity and memory" \
     "$(printf '%s' "$fleet" | jq -c "[.devices[] | select(.node == \"dgx\")] | {devices: .} | $ident")" \
     "$(printf '%s' "$DGX_J" | jq -c "$ident")"
@@ -284,7 +284,7 @@ for size in 200x60 80x24; do
     eq "fleet TUI $size filtered: exactly the matching instances under their GPUs and nodes" \
         "$(LC_ALL=C.UTF-8 sed -n 's/^.*│[▶ ] *\([▸▾├└] [^│]*\)│$/\1/p' <<<"$screen" |
             LC_ALL=C.UTF-8 sed -E 's/^([▸▾]) (dcgm|h200) .*/\1 \2/; s/^(▾ GPU 0 H200).*/\1/; s/^([├└] MIG [0-9]+).*/\1/')" \
-        "$(printf '%s\n' "▾ dcgm" "▾ GPU 0 H200" "├ MIG 2" "└ MIG 3" "▾ h200" "▾ GPU 0 H200" "├ MIG 2" "└ MIG 3")"
+        "$(printf '%s\n' "▾ dcgm" "▾ GPU 0 H200" "├ MIG 2" "└ MIG 3" "▾ h200" "▾ GPU 0 H200" "├ MIG 2" "└ MIG 4")"
     contains "fleet TUI $size filtered: the node row counts what is listed" "$screen" "dcgm${wide:+ } 1 GPU 2 MIG 1 idle"
     eq "fleet TUI $size: q quits" "$(tui_quit "$name" q)" 0
 done
@@ -332,7 +332,7 @@ fl_after() {
         LC_ALL=C.UTF-8 sed -E 's/^.*│(.) +[▸▾├└] (GPU [0-9]|MIG [0-9]).*/\1\2/' | tr '\n' ','
 }
 tui_keys fleet-idle Escape
-fl_wait fleet-idle "3 nodes  10 GPUs"
+fl_wait fleet-idle "3 nodes  10 GPUs  64 MIG"
 tui_keys fleet-idle Home Down o
 screen=$(tmx capture-pane -p -t fleet-idle)
 contains "fleet TUI o: the title names the order" "$screen" "Devices (by util) "
