@@ -28,7 +28,8 @@ ALERTS=(MigGpuMonGpuLost MigGpuMonSamplingStalled MigGpuMonXidNeedsReset MigGpuM
     MigGpuMonHealthAction MigGpuMonExporterDown)
 
 # al_start NAME SCENARIO SIM_TIME ARGS...: `export` on the scenario, a page
-# every 200 ms; sets AL_PID and AL_PORT once the first page is served
+# every 200 ms; sets AL_PID and AL_PORT once a page is served and the
+# events helper has said what it watches (before, no device has Xid series)
 al_start() {
     local name=$1 scen=$2 t=$3 i
     shift 3
@@ -38,7 +39,10 @@ al_start() {
     AL_PID=$!
     AL_PORT=$(export_port "$AL/$name.err")
     for ((i = 0; i < 100; i++)); do
-        curl -sf -m 2 -o /dev/null "http://127.0.0.1:$AL_PORT/metrics" && return 0
+        case "$(curl -s -m 2 "http://127.0.0.1:$AL_PORT/health")" in
+        OK*"waiting for the events helper"*) ;;
+        OK*) return 0 ;;
+        esac
         sleep 0.1
     done
     bad "alerts: $name: no page within 10 s"
@@ -96,7 +100,7 @@ T="$AL/tests.yml"
 printf 'rule_files: [%s]\nevaluation_interval: 1m\ntests:\n' "$RULES" >"$T"
 
 # --- faults.ini: GPU 1 falls off the bus at t = 30 (simulated seconds, one a tick) ---
-al_start lost faults.ini 27+1
+al_start lost faults.ini 20+1
 al_until lost '^migmon_gpu_lost\{gpu="1".*\} 1$' 3
 al_stop
 grep -qE '^migmon_gpu_lost\{gpu="1".*\} 0$' "${PAGES[0]}" && ok || bad "alerts: faults.ini's first page has GPU 1 lost already"
@@ -128,6 +132,8 @@ EOF
 al_start stall hang-power-late.ini 0+1
 al_until stall '^migmon_gpu_sampling_stalled\{gpu="1".*\} 1$' 6
 al_stop
+grep -qE '^migmon_gpu_sampling_stalled\{gpu="1".*\} 0$' "${PAGES[0]}" && ok ||
+    bad "alerts: hang-power-late.ini's first page has GPU 1 stalled already"
 {
     al_test hang-power-late.ini node-stall:9400
     # shellcheck disable=SC2046

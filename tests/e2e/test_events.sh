@@ -93,9 +93,9 @@ if command -v curl >/dev/null; then
             --listen 127.0.0.1:0 -i 200 --kubelet-socket off 2>"$TMP/ev-health.err" &
         local pid=$! port body=""
         port=$(export_port "$TMP/ev-health.err")
-        for ((i = 0; i < 50; i++)); do
+        for ((i = 0; i < 100; i++)); do # until the helper has said what it watches
             body=$(curl -s -m 2 "http://127.0.0.1:$port/health")
-            case "$body" in *events:*) break ;; esac
+            case "$body" in *"waiting for the events helper"*) ;; *events:*) break ;; esac
             sleep 0.1
         done
         kill -TERM "$pid"
