@@ -1,5 +1,6 @@
 # mig-gpu-mon — build, test, install.
-#   make                 the monitor ./mig-gpu-mon and the simulator sim/libnvidia-ml.so.1
+#   make                 the monitor ./mig-gpu-mon and the simulator beside it (sim/:
+#                        libnvidia-ml.so.1 and libdcgm.so.4, which --demo loads)
 #   make check           -Werror build, unit tests, end-to-end tests, valgrind, then
 #                        the unit and end-to-end tests again under ASan+UBSan
 #                        (san-check) and under ThreadSanitizer (tsan-check)
@@ -95,11 +96,16 @@ all: $(BIN) $(SIM_LIB) $(SIM_DCGM_LIBS)
 ifeq ($(SAN),)
 all: lib
 endif
+# ./mig-gpu-mon --demo finds the simulator in sim/ beside it, and the
+# simulated DCGM beside that (demo_dcgm_lib): without libdcgm.so.4 there,
+# every A100 MIG instance of the demo has no activity ("DCGM not installed").
 ifeq ($(BUILD),build)
-all: mig-gpu-mon sim/libnvidia-ml.so.1
+all: mig-gpu-mon sim/libnvidia-ml.so.1 sim/libdcgm.so.4
 mig-gpu-mon: $(BIN)
 	cp $< $@
 sim/libnvidia-ml.so.1: $(SIM_LIB)
+	cp $< $@
+sim/libdcgm.so.4: $(SIM_DIR)/libdcgm.so.4
 	cp $< $@
 endif
 
@@ -293,7 +299,8 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/migmon.pc
 
 clean:
-	rm -rf build build-san build-tsan build-portable mig-gpu-mon sim/libnvidia-ml.so.1
+	rm -rf build build-san build-tsan build-portable mig-gpu-mon sim/libnvidia-ml.so.1 \
+		sim/libdcgm.so.4
 
 # The portable binary, the release tarball and the OCI image
 # (docs/portable.md), all from the build directory build-portable.

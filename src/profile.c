@@ -161,7 +161,20 @@ static const char *events_why(const struct prof *P, const struct snapshot *s)
                                : "no NVML library: no events";
     if (!s->gpu_ok)
         return "the GPU sample failed: events not read";
-    return s->events_why;
+    if (s->events_why)
+        return s->events_why;
+    /* A device of the job whose own Xid events are not watched (a GPU the
+     * events helper could not register, a MIG instance of an unprivileged
+     * monitor): an Xid there would not be seen, so "none" is not known. */
+    for (size_t i = 0; i < s->ndevices; i++) {
+        const struct device *d = &s->devices[i];
+        const struct metric *x = &d->m[M_XID_ERRORS];
+        if (d->uuid[0] && !d->lost && !metric_ok(x) && x->why)
+            for (size_t k = 0; k < P->w.ndev; k++)
+                if (P->w.dev[k].visible && strcmp(P->w.dev[k].uuid, d->uuid) == 0)
+                    return x->why;
+    }
+    return NULL;
 }
 
 /* The events new in s that happened on COMMAND's devices since it
