@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libpath.h"
+
 struct promc {
     CURL *h;
     char *base;             /* the URL without a trailing '/' */
@@ -49,14 +51,17 @@ static void global_init(void)
 {
     const char *names[] = CURL_SONAMES;
     void *h = NULL;
-    for (size_t i = 0; !h && i < sizeof(names) / sizeof(names[0]); i++)
-        h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    char why[400] = "", first[400] = "";
+    for (size_t i = 0; !h && i < sizeof(names) / sizeof(names[0]); i++) {
+        h = libpath_open(names[i], NULL, 0, why, sizeof(why));
+        if (!h && i == 0)
+            snprintf(first, sizeof(first), "%s", why);
+    }
     if (!h) {
-        const char *e = dlerror();
         snprintf(global_err, sizeof(global_err),
                  "the fleet view needs libcurl (%s); install it (Debian: libcurl4, Fedora: "
                  "libcurl)",
-                 e ? e : "libcurl.so.4");
+                 first);
         return;
     }
     static const struct {

@@ -241,8 +241,10 @@ else
     nd=$(cat "$TMP/nd.err")
     eq "profile, no driver: the search said once" \
         "$(grep -c 'NVML library (libnvidia-ml) not found' "$TMP/nd.err")" 1
-    eq "profile, no driver: the 12 paths tried, each once and whole" \
-        "$(grep -cE '^  [^ ]*libnvidia-ml\.so(\.1)?: cannot open shared object file: No such file or directory$' "$TMP/nd.err")" 12
+    eq "profile, no driver: the 10 paths tried, each once and whole" \
+        "$(grep -cE '^  [^ ]*libnvidia-ml\.so(\.1)?: cannot open shared object file: No such file or directory$' "$TMP/nd.err")" 10
+    eq "profile, no driver: the 2 sonames looked up, each once and whole" \
+        "$(grep -cE '^  libnvidia-ml\.so(\.1)?: not in (LD_LIBRARY_PATH, )?the ld\.so cache or the system.s library directories$' "$TMP/nd.err")" 2
     contains "profile, no driver: the hint, whole" "$nd" \
         "If the library is elsewhere, run with --nvml-path /path/to/libnvidia-ml.so.1"
     contains "profile, no driver: the WSL path, the last tried" "$nd" "  /usr/lib/wsl/lib/libnvidia-ml.so.1: "
