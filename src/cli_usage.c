@@ -144,7 +144,8 @@ void cli_usage(FILE *f)
           "\n"
           "Exit status: 0 success (also when no GPU or driver is present: the output says\n"
           "why); 1 runtime error; 2 bad usage, --nvml-path not found, an unknown or invalid\n"
-          "--demo scenario, a --config FILE that cannot be read, or a terminal the\n"
+          "--demo scenario, a --config FILE that cannot be read, a configuration or\n"
+          "credentials file of another user or writable by others, or a terminal the\n"
           "interactive monitor cannot use; 3 partial snapshot (--once: a device's driver\n"
           "calls did not finish within --timeout).\n",
           f);
