@@ -32,9 +32,11 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     (void)uc;
     unsigned i = atomic_load(&sig_count);
     sig_ring[i % SIG_RING] = sig;
-    /* the terminal's INT, QUIT and HUP go to its whole foreground process
-     * group: the kernel sends them (SI_KERNEL) */
-    sig_ring_tty[i % SIG_RING] = si && si->si_code == SI_KERNEL;
+    /* Ctrl-C and Ctrl-\ go to the terminal's whole foreground process
+     * group, ours: the kernel sends them (SI_KERNEL). Not a hangup's
+     * SIGHUP, which a session leader may get alone. */
+    sig_ring_tty[i % SIG_RING] =
+        si && si->si_code == SI_KERNEL && (sig == SIGINT || sig == SIGQUIT);
     atomic_fetch_add(&sig_count, 1);
 }
 
@@ -125,9 +127,9 @@ int profjob_start(struct profjob *j, char *const *cmd)
  * One signal for COMMAND, as timeout(1) with --kill-after handles one, but
  * on the second signal rather than after a delay: the first is passed on;
  * a second while COMMAND still runs (it ignored or caught the first) sends
- * it SIGKILL. A first one the terminal sent to its foreground process
- * group is not sent again while COMMAND is still in ours: it has it
- * already, and a handler in it would run twice.
+ * it SIGKILL. A first Ctrl-C (or Ctrl-\) the terminal sent to its
+ * foreground process group is not sent again while COMMAND is still in
+ * ours: it has it already, and a handler in it would run twice.
  */
 static void take(struct profjob *j, int sig, bool from_tty)
 {
