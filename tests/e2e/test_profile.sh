@@ -167,8 +167,9 @@ gone() {
 }
 
 # The profiler killed (SIGKILL, or a signal it does not pass on): the
-# command does not run on unwatched, it is killed with it (PR_SET_PDEATHSIG)
-for sig in KILL USR1 SEGV; do
+# command does not run on unwatched, it is killed with it (PR_SET_PDEATHSIG).
+# Not SIGSEGV: the sanitizer builds catch it and report a crash.
+for sig in KILL USR1 ALRM; do
     rm -f "$MIGMON_SIM_PROC_FILE"
     MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" \
         -o "$TMP/pk.txt" -- sleep 30 2>/dev/null &
@@ -186,13 +187,17 @@ done
 # A command that catches SIGINT and goes on: the first SIGINT is passed on
 # (the command says it got it, once), the second sends it SIGKILL, as
 # timeout --kill-after would; the report says so, in JSON and text.
-trapint='trap "echo got INT >>\"$0\"" INT; while :; do sleep 0.1; done'
+# ready FILE: wait (5 s at most) for FILE.ready, which the command writes
+# once its trap is set
+trapint='trap "echo got INT >>\"$0\"" INT; : >"$0.ready"; while :; do sleep 0.1; done'
+ready() { for _ in $(seq 50); do [ -e "$1.ready" ] && break; sleep 0.1; done; }
 for fmt in json text; do
-    rm -f "$MIGMON_SIM_PROC_FILE" "$TMP/trap.log"
+    rm -f "$MIGMON_SIM_PROC_FILE" "$TMP/trap.log" "$TMP/trap.log.ready"
     MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" \
         -f "$fmt" -o "$TMP/trap.$fmt" -- sh -c "$trapint" "$TMP/trap.log" 2>/dev/null &
     pp=$!
     cmd=$(job "$pp" sh)
+    ready "$TMP/trap.log"
     kill -INT "$pp"
     for _ in $(seq 20); do [ -s "$TMP/trap.log" ] && break; sleep 0.1; done
     sleep 0.3
@@ -215,7 +220,7 @@ contains "profile: text, the signals and the kill" "$(cat "$TMP/trap.text")" \
 # non-interactive shell would die of it) and writes the profiler's status.
 if command -v tmux >/dev/null; then
     ptmx() { tmux -L "migmon-prof-$$" -f /dev/null "$@"; }
-    rm -f "$MIGMON_SIM_PROC_FILE" "$TMP/tty.log" "$TMP/tty.exit"
+    rm -f "$MIGMON_SIM_PROC_FILE" "$TMP/tty.log" "$TMP/tty.log.ready" "$TMP/tty.exit"
     run=$(printf '%q ' env MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" \
         MIGMON_SIM_PROC_FILE="$MIGMON_SIM_PROC_FILE" "$MIGMON_BIN" profile \
         --nvml-path "$MIGMON_SIM_LIB" -o "$TMP/tty.txt" -- sh -c "$trapint" "$TMP/tty.log")
@@ -224,6 +229,7 @@ if command -v tmux >/dev/null; then
     pp=$(job "$pane" mig-gpu-mon)
     cmd=$([ -n "$pp" ] && job "$pp" sh)
     if [ -n "$cmd" ]; then
+        ready "$TMP/tty.log"
         ptmx send-keys -t prof C-c
         for _ in $(seq 20); do [ -s "$TMP/tty.log" ] && break; sleep 0.1; done
         sleep 0.3
