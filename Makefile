@@ -129,6 +129,7 @@ $(BUILD)/libmigmon.a: $(LIB_OBJ)
 # static libmigmon.a made of one relocatable object with the internals
 # localised. Built in $(BUILD)/pub.
 PUB_SRC := src/libmigmon.c src/watch.c src/engine.c src/collect.c src/clock.c src/debuglog.c src/health.c src/model.c \
+	src/libpath.c \
 	src/procpost.c src/text.c src/units.c src/export/json.c src/export/json_host.c \
 	src/export/jsonw.c $(wildcard src/backend/*.c src/system/*.c)
 PUB_OBJ := $(PUB_SRC:%.c=$(BUILD)/pub/%.o)
