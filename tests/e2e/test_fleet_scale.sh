@@ -41,6 +41,12 @@ fi
 fs_truth() { jq -c "$1" "$FS_TRUTH"; }
 fs_q() { promfleet_query "$1" | jq -r '.data.result[0].value[1] // "none"'; }
 
+# the variants' nodes, named in the checks below
+eq "the truth: the variants' nodes" "$(fs_truth '[.nodes[] | select(.down or .never_up or .reconfigured or
+    .uuids_of != null or .job == "dcgm") | [.name, .hardware, .job, (if .down then "down" elif .never_up then
+    "never up" elif .reconfigured then "reconfigured" elif .uuids_of then "UUIDs of \(.uuids_of)" else "dcgm only" end)]]')" \
+    '[["node0005","a100-reconfig","migmon","reconfigured"],["node0010","dgx-a100-8x7","dcgm","dcgm only"],["node0020","dgx-a100-8x7","migmon","down"],["node0037","hgx-h100-8x","migmon","down"],["node0042","hgx-h100-8x","migmon","UUIDs of node0074"],["node0069","hgx-h100-8x","dcgm","dcgm only"],["node0101","hgx-h100-8x","migmon","never up"]]'
+
 # The fleet as Prometheus holds it: 101 targets, 3 of them not up now;
 # the stopped series (the down nodes', the old MIG layout's) are not seen
 # at the present (its lookback ends before them), but within the last 10
@@ -48,7 +54,7 @@ fs_q() { promfleet_query "$1" | jq -r '.data.result[0].value[1] // "none"'; }
 eq "prometheus: targets, and those not up" "$(fs_q 'count(up)') $(fs_q 'count(up == 0)')" "101 3"
 eq "prometheus: host names of our exporters' nodes now, and in the last 10 minutes" \
     "$(fs_q 'count(migmon_host_info)') $(fs_q 'count(last_over_time(migmon_host_info[10m]))')" "96 98"
-eq "prometheus: the series of a GPU of the DGX, 4 samples 15 s apart" \
+eq "prometheus: the series of a MIG instance of a DGX, 4 samples 15 s apart" \
     "$(fs_q 'count_over_time(migmon_mig_utilization_ratio{instance="node0030:9400", gpu="3", gpu_instance_id="9"}[5m])')" 4
 
 fleet=$("$MIGMON_BIN" --no-config --prometheus "$PROMFLEET_URL" --once --format json 2>"$FS/once.err")
@@ -125,7 +131,7 @@ jeq "same UUIDs on two nodes: both list the 8 GPUs under those UUIDs" "$fleet" \
 
 table=$("$MIGMON_BIN" --no-config --prometheus "$PROMFLEET_URL" --once --format table 2>&1)
 contains "--once table: a DGX's line" "$table" "node node0030: 8 GPUs, 56 MIGs"
-contains "--once table: a down node's line" "$table" "node node0037: 8 GPUs, 0 MIGs  DOWN for 3"
+contains "--once table: a down node's line" "$table" "node node0037: 8 GPUs, 0 MIGs  DOWN for "
 
 # the monitor's header: the fleet's totals (the MIG instances aside: the
 # reconfigured node's old instance is still counted, see below). At -i 5000:
