@@ -1,5 +1,6 @@
 # mig-gpu-mon — build, test, install.
-#   make                 the monitor ./mig-gpu-mon and the simulator sim/libnvidia-ml.so.1
+#   make                 the monitor ./mig-gpu-mon and the simulator beside it (sim/:
+#                        libnvidia-ml.so.1 and libdcgm.so.4, which --demo loads)
 #   make check           -Werror build, unit tests, end-to-end tests, valgrind, then
 #                        the unit and end-to-end tests again under ASan+UBSan
 #                        (san-check) and under ThreadSanitizer (tsan-check)
@@ -95,11 +96,16 @@ all: $(BIN) $(SIM_LIB) $(SIM_DCGM_LIBS)
 ifeq ($(SAN),)
 all: lib
 endif
+# ./mig-gpu-mon --demo finds the simulator in sim/ beside it, and the
+# simulated DCGM beside that (demo_dcgm_lib): without libdcgm.so.4 there,
+# every A100 MIG instance of the demo has no activity ("DCGM not installed").
 ifeq ($(BUILD),build)
-all: mig-gpu-mon sim/libnvidia-ml.so.1
+all: mig-gpu-mon sim/libnvidia-ml.so.1 sim/libdcgm.so.4
 mig-gpu-mon: $(BIN)
 	cp $< $@
 sim/libnvidia-ml.so.1: $(SIM_LIB)
+	cp $< $@
+sim/libdcgm.so.4: $(SIM_DIR)/libdcgm.so.4
 	cp $< $@
 endif
 
@@ -123,6 +129,7 @@ $(BUILD)/libmigmon.a: $(LIB_OBJ)
 # static libmigmon.a made of one relocatable object with the internals
 # localised. Built in $(BUILD)/pub.
 PUB_SRC := src/libmigmon.c src/watch.c src/engine.c src/collect.c src/clock.c src/debuglog.c src/health.c src/model.c \
+	src/libpath.c \
 	src/procpost.c src/text.c src/units.c src/export/json.c src/export/json_host.c src/export/json_nodes.c \
 	src/export/jsonw.c $(wildcard src/backend/*.c src/system/*.c)
 PUB_OBJ := $(PUB_SRC:%.c=$(BUILD)/pub/%.o)
@@ -293,7 +300,8 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/migmon.pc
 
 clean:
-	rm -rf build build-san build-tsan build-portable mig-gpu-mon sim/libnvidia-ml.so.1
+	rm -rf build build-san build-tsan build-portable mig-gpu-mon sim/libnvidia-ml.so.1 \
+		sim/libdcgm.so.4
 
 # The portable binary, the release tarball and the OCI image
 # (docs/portable.md), all from the build directory build-portable.
@@ -367,6 +375,8 @@ bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(BUILD)/bench_engine $(BU
 		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_prom sim/scenarios/$$s.ini 2000; done
 	@echo "== the fleet's model from Prometheus' answers (--prometheus), synthetic"
 	@$(BUILD)/bench_fleet -r 7 10 100 1000
+	@echo "== the fleet view on a real Prometheus holding a synthetic fleet (--prometheus)"
+	@bench/bench_fleet_prom.sh $(CURDIR)/$(BIN) 100 1250
 	@echo "== the interactive monitor in a terminal, whole process"
 	@BENCH_NVTOP=$$(command -v nvtop) MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) MIGMON_SIM_SCENARIOS=$(CURDIR)/sim/scenarios \
 		$(BUILD)/bench_tui $(CURDIR)/$(BIN) 10

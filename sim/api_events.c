@@ -55,11 +55,13 @@ static nvmlReturn_t api_on(void)
     return sim_scn->events.api_off ? NVML_ERROR_FUNCTION_NOT_FOUND : NVML_SUCCESS;
 }
 
-/* Xid, power state and clock changes on every GPU; ECC errors only where
- * ECC is on. */
+/* Xid (unless xid_events = false), power state and clock changes on every
+ * GPU; ECC errors only where ECC is on. */
 static unsigned long long supported(const struct sim_gpu *g)
 {
-    unsigned long long t = NVML_EVENT_TYPE_XID | NVML_EVENT_TYPE_PSTATE | NVML_EVENT_TYPE_CLOCK;
+    unsigned long long t = NVML_EVENT_TYPE_PSTATE | NVML_EVENT_TYPE_CLOCK;
+    if (g->xid_events)
+        t |= NVML_EVENT_TYPE_XID;
     if (g->ecc_mode == SIM_ECC_ON)
         t |= NVML_EVENT_TYPE_SINGLE_BIT_ECC | NVML_EVENT_TYPE_DOUBLE_BIT_ECC;
     return t;

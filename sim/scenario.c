@@ -149,6 +149,7 @@ static struct sim_gpu *gpu_at(struct sim_scenario *s, int i)
     if (!g->defined) {
         g->defined = true;
         g->accessible = true;
+        g->xid_events = true;
         g->power_average = -1;
         g->mig_mode = g->mig_pending = -2; /* not given */
         g->ecc_mode = g->ecc_pending = -2;

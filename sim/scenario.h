@@ -105,6 +105,7 @@ struct sim_gpu {
     int cc_major, cc_minor;
     unsigned minor_number;
     bool accessible; /* false: counted by GetCount_v2 but NO_PERMISSION */
+    bool xid_events; /* false: GetSupportedEventTypes lacks the Xid bit */
 
     unsigned long long mem_total_mib, mem_reserved_mib;
     struct valfn mem_used_mib; /* allocated, excluding reserved; unset = sum of processes */

@@ -73,6 +73,7 @@ static const struct key gpu_keys[] = {
     G("pci_subsystem_id", K_UINT, pci_subsystem_id),
     G("minor_number", K_UINT, minor_number),
     G("accessible", K_BOOL, accessible),
+    G("xid_events", K_BOOL, xid_events),
     G("memory_total_mib", K_ULL, mem_total_mib),
     G("memory_reserved_mib", K_ULL, mem_reserved_mib),
     G("memory_used_mib", K_VALFN, mem_used_mib),

@@ -16,6 +16,7 @@
 #include "fleet/prom_query.h"
 #include "history.h"
 #include "system/podres.h"
+#include "trust.h"
 
 /* Bad lines reported one by one; the rest are counted in one line. */
 #define REPORTS_MAX 20
@@ -295,17 +296,6 @@ static int failed(char *err, size_t errlen, const struct parse *p, int rc, const
     return rc;
 }
 
-/* What st is when it is not a regular file. */
-static const char *kind(const struct stat *st)
-{
-    return S_ISDIR(st->st_mode)    ? "a directory"
-           : S_ISFIFO(st->st_mode) ? "a FIFO"
-           : S_ISCHR(st->st_mode)  ? "a character device"
-           : S_ISBLK(st->st_mode)  ? "a block device"
-           : S_ISSOCK(st->st_mode) ? "a socket"
-                                   : "an unknown kind of file";
-}
-
 /* /dev/null (character device 1, 3), under any name: an empty file. */
 static bool is_null_device(const struct stat *st)
 {
@@ -316,7 +306,7 @@ static bool is_null_device(const struct stat *st)
 static int refuse(char *err, size_t errlen, const struct parse *p, const struct stat *st)
 {
     return failed(err, errlen, p, S_ISDIR(st->st_mode) ? -EISDIR : -EINVAL,
-                  "%s, not a regular file", kind(st));
+                  "%s, not a regular file", trust_kind(st));
 }
 
 int config_load(struct config *c, const char *path, FILE *errs, char *err, size_t errlen)
@@ -349,6 +339,13 @@ int config_load(struct config *c, const char *path, FILE *errs, char *err, size_
             goto out;
         if (!S_ISREG(st.st_mode)) {
             rc = refuse(err, errlen, p, &st);
+            goto out;
+        }
+        /* it may turn on a fleet view and name a credentials file: only
+         * one of ours is read (trust.h) */
+        char why[160];
+        if (trust_check(&st, (unsigned)geteuid(), why, sizeof(why)) != 0) {
+            rc = failed(err, errlen, p, -EPERM, "%s", why);
             goto out;
         }
         if (pass == 1)

@@ -47,7 +47,9 @@ void config_defaults(struct config *c);
 int config_default_path(char *out, size_t len);
 /*
  * Read path into c (over what c holds). Only a regular file is read (or a
- * symbolic link to one); /dev/null, under any name, reads as an empty file.
+ * symbolic link to one), owned by the effective user or root and writable
+ * by no one else (trust.h; -EPERM otherwise); /dev/null, under any name,
+ * reads as an empty file.
  * A directory, FIFO, device or socket is refused without being read, and
  * nothing here waits on one. Each bad line is reported on errs as
  * "path:LINE: what" and skipped (a line longer than inih's INI_MAX_LINE

@@ -138,8 +138,14 @@ static void evaluate(const struct snapshot *s, size_t pos)
         if (slow->value > 0 && t->value >= slow->value)
             bits |= 1u << R_HOT;
     }
-    if (!s->events_why)
-        known = true; /* events flow: none attributed is a reading */
+    /* Watched events are a reading, none attributed too: the device's own
+     * (xid_errors_total is a count), or for a MIG instance its GPU's (an
+     * Xid of the whole GPU counts for its instances). */
+    const struct metric *xids = &d->m[M_XID_ERRORS];
+    if (metric_ok(xids) ||
+        (d->kind == DEV_MIG && d->parent_pos >= 0 && (size_t)d->parent_pos < s->ndevices &&
+         metric_ok(&s->devices[d->parent_pos].m[M_XID_ERRORS])))
+        known = true;
     for (size_t i = 0; i < s->nevents; i++) {
         const struct gpu_event *ev = &s->events[i];
         if (ev->xid == 0 || !event_counts(s, ev->device_pos, pos))

@@ -188,8 +188,9 @@ static int run_once(struct collector *col, const struct cli *c)
  * comes from the file (docs/config.md). Bad lines were reported and
  * skipped. A --config FILE that cannot be read is an error: 2, after one
  * line. The default file is optional: missing, nothing is said; there but
- * unreadable (a directory, a FIFO), it is reported and the defaults apply.
- * --write-config reports nothing here: a missing file is what it is about
+ * unreadable (a directory, a FIFO), it is reported and the defaults apply;
+ * there but not trusted (another user's, writable by others: trust.h), it
+ * is an error like --config's. --write-config reports nothing here: a missing file is what it is about
  * to write, and it names whatever is in the way.
  */
 static int apply_config(struct cli *c, struct config *cfg)
@@ -204,6 +205,13 @@ static int apply_config(struct cli *c, struct config *cfg)
         if (rc < 0 && !c->write_config) {
             if (c->config_file) {
                 fprintf(stderr, "mig-gpu-mon: --config %s\n", why);
+                return 2;
+            }
+            /* a file that is not ours (another user's under sudo -E,
+             * writable by others) is no missing file: the program does not
+             * run without what its owner meant it to say */
+            if (rc == -EPERM) {
+                fprintf(stderr, "mig-gpu-mon: %s\n", why);
                 return 2;
             }
             if (rc != -ENOENT)

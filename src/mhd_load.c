@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "libpath.h"
+
 /* The library's ABI name, as Debian's libmicrohttpd12 and Fedora's
  * libmicrohttpd install it; the header's types are that ABI's. */
 #define MHD_SONAME "libmicrohttpd.so.12"
@@ -30,13 +32,13 @@ static pthread_once_t mhd_once = PTHREAD_ONCE_INIT;
 
 static void mhd_load_once(void)
 {
-    void *h = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+    char why[400];
+    void *h = libpath_open(MHD_SONAME, NULL, 0, why, sizeof(why));
     if (!h) {
-        const char *e = dlerror();
         snprintf(mhd_err, sizeof(mhd_err),
                  "the HTTP server needs libmicrohttpd (%s); install it (Debian: libmicrohttpd12, "
                  "Fedora: libmicrohttpd)",
-                 e ? e : MHD_SONAME);
+                 why);
         return;
     }
     static const struct {

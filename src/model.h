@@ -237,6 +237,13 @@ struct device {
      * from before, every metric none; lost_for_s: since when (seconds). */
     bool lost;
     double lost_for_s;
+    /* A GPU the driver counts but would not open or identify (nvmlDevice-
+     * GetHandleByIndex_v2 answering NO_PERMISSION: a GPU outside the
+     * caller's cgroup): the driver's answer (a static string), else NULL.
+     * Nothing of it is known, not even whether it is lost or in MIG mode,
+     * so lost and mig_enabled are false without meaning it: outputs write
+     * them as unknown, and every metric is none with this reason. */
+    const char *inaccessible;
     /* The node the device is on, for a fleet read from Prometheus
      * (fleet/prom_backend.h): its host name, else the target's instance
      * label; "" for this host's own devices. node_down: the node's scrape

@@ -13,6 +13,7 @@
 #include "profile.h"
 
 #include "profile_cli.h"
+#include "profile_job.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -68,62 +69,12 @@ struct prof_events {
 
 struct prof {
     struct prof_opts o;
-    pid_t child;
+    struct profjob job; /* COMMAND */
     uint64_t t0;
     FILE *timeline;
     struct watch w;
     struct prof_events ev;
 };
-
-static volatile sig_atomic_t pending_sig;
-
-static void on_signal(int sig)
-{
-    pending_sig = sig;
-}
-
-/* ---- running the command ---- */
-
-/* Fork and exec; an exec failure comes back through a close-on-exec pipe.
- * Returns the errno of a failed exec (0: started). */
-static int start(struct prof *P)
-{
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0)
-        return errno;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
-        int e = errno;
-        close(fds[0]);
-        close(fds[1]);
-        return e;
-    }
-    if (pid == 0) {
-        /* default dispositions and mask for the command */
-        signal(SIGPIPE, SIG_DFL);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        execvp(P->o.cmd[0], P->o.cmd);
-        int e = errno;
-        ssize_t n = write(fds[1], &e, sizeof(e));
-        (void)n;
-        _exit(127);
-    }
-    close(fds[1]);
-    int e = 0;
-    ssize_t n;
-    while ((n = read(fds[0], &e, sizeof(e))) < 0 && errno == EINTR)
-        ;
-    close(fds[0]);
-    P->child = pid;
-    if (n == (ssize_t)sizeof(e)) {
-        waitpid(pid, NULL, 0);
-        return e ? e : ENOEXEC;
-    }
-    return 0;
-}
 
 static void sleep_until(uint64_t t)
 {
@@ -161,7 +112,20 @@ static const char *events_why(const struct prof *P, const struct snapshot *s)
                                : "no NVML library: no events";
     if (!s->gpu_ok)
         return "the GPU sample failed: events not read";
-    return s->events_why;
+    if (s->events_why)
+        return s->events_why;
+    /* A device of the job whose own Xid events are not watched (a GPU the
+     * events helper could not register, a MIG instance of an unprivileged
+     * monitor): an Xid there would not be seen, so "none" is not known. */
+    for (size_t i = 0; i < s->ndevices; i++) {
+        const struct device *d = &s->devices[i];
+        const struct metric *x = &d->m[M_XID_ERRORS];
+        if (d->uuid[0] && !d->lost && !metric_ok(x) && x->why)
+            for (size_t k = 0; k < P->w.ndev; k++)
+                if (P->w.dev[k].visible && strcmp(P->w.dev[k].uuid, d->uuid) == 0)
+                    return x->why;
+    }
+    return NULL;
 }
 
 /* The events new in s that happened on COMMAND's devices since it
@@ -308,6 +272,7 @@ static void report_json(FILE *f, const struct prof *P, int status, double wall_s
     jsonw_arr_close(&w);
     jsonw_key(&w, "exit_status");
     jsonw_int(&w, status);
+    profjob_report_json(&w, &P->job);
     jsonw_key(&w, "wall_seconds");
     jsonw_double(&w, wall_s);
     jsonw_key(&w, "samples");
@@ -420,6 +385,7 @@ static void report_text(FILE *f, const struct prof *P, int status, double wall_s
     fprintf(f, "GPU Memory Metric: %s\n", watch_metric_name(&P->w));
     fprintf(f, "Wall time: %.2f s, %lu samples every %u ms, exit status %d\n", wall_s,
             P->w.samples, P->o.interval_ms, status);
+    profjob_report_text(f, &P->job);
     for (size_t i = 0; i < P->w.ndev; i++) {
         const struct watch_dev *x = &P->w.dev[i];
         if (!x->visible)
@@ -527,8 +493,14 @@ int profile_main(int argc, char **argv, int at, const char *self_exe)
     if (P.o.demo && P.o.demo_scenario && strcmp(P.o.demo_scenario, DEMO_AMD_SCENARIO) == 0) {
         /* an MI300X for the amdgpu backend, as in the other modes */
         char derr[512];
+        /* its writer thread never takes the signals passed on to COMMAND
+         * (the engine's threads block them all): only the main thread
+         * runs on_signal */
+        sigset_t old;
+        profjob_block_signals(&old);
         prof_amd = demo_amd_start(P.o.interval_ms, demo_sysfs, sizeof(demo_sysfs), derr,
                                   sizeof(derr));
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
         if (!prof_amd) {
             fprintf(stderr, "mig-gpu-mon profile: %s\n", derr);
             return 2;
@@ -585,17 +557,12 @@ int profile_main(int argc, char **argv, int at, const char *self_exe)
     struct eventlog_batch before;
     eventlog_take(&P.ev.log, &P.w.s, &before);
 
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal; /* no SA_RESTART: the sleep ends, the signal goes on */
-    const int fwd[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-    for (size_t i = 0; i < sizeof(fwd) / sizeof(fwd[0]); i++)
-        sigaction(fwd[i], &sa, NULL);
+    profjob_handle_signals();
     signal(SIGPIPE, SIG_IGN);
 
     P.t0 = clock_mono_ns();
-    int e = start(&P);
-    watch_set_root(&P.w, P.child);
+    int e = profjob_start(&P.job, P.o.cmd);
+    watch_set_root(&P.w, P.job.child);
     if (e) {
         fprintf(stderr, "mig-gpu-mon profile: cannot run '%s': %s\n", P.o.cmd[0], strerror(e));
         watch_close(&P.w);
@@ -610,17 +577,13 @@ int profile_main(int argc, char **argv, int at, const char *self_exe)
     bool have_ru = false;
     uint64_t period = (uint64_t)P.o.interval_ms * 1000000ull;
     for (uint64_t k = 0;; k++) {
-        if (pending_sig) {
-            int sig = pending_sig;
-            pending_sig = 0;
-            kill(P.child, sig);
-        }
+        profjob_take_signals(&P.job);
         /* A sample first: a command that ends at once (a crash) still gets
          * one sample after it started, not only the one from before. */
         watch_sample(&P.w);
         events_take(&P, &P.w.s);
-        pid_t w = wait4(P.child, &status, WNOHANG, &ru);
-        if (w == P.child) {
+        pid_t w = wait4(P.job.child, &status, WNOHANG, &ru);
+        if (w == P.job.child) {
             have_ru = true;
             break;
         }

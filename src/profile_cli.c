@@ -41,7 +41,8 @@ static void usage(FILE *f)
           "The exit status is COMMAND's (128+N when it died of signal N; 127 when it\n"
           "cannot be found, 126 when it cannot be executed); 1 when COMMAND succeeded\n"
           "but the report or timeline could not be written. SIGINT, SIGTERM, SIGHUP\n"
-          "and SIGQUIT are passed on to it.\n",
+          "and SIGQUIT are passed on to it; a second one sends it SIGKILL. COMMAND is\n"
+          "killed when the profiler dies.\n",
           f);
 }
 

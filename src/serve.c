@@ -10,7 +10,8 @@
  *   (on_connection, on_request, on_completed) runs on it, and it alone
  *   owns srv->lim and every struct conn. serve_start creates the daemon
  *   before the thread starts and serve_stop stops it after the join.
- * - srv->mu guards srv->cur, srv->published_ns and the refs of every page.
+ * - srv->mu guards srv->cur, srv->published_ns, srv->events and the refs
+ *   of every page.
  *   A page is immutable once published; it is freed by whoever drops its
  *   last reference: the publisher replacing it, or a finished response
  *   (page_unref, MHD's free callback).
@@ -55,6 +56,7 @@
 #include "clock.h"
 #include "connlimit.h"
 #include "engine.h"
+#include "export/xid_counts.h"
 #include "mhd_load.h"
 #include "serve_listen.h"
 #include "system/podres.h"
@@ -104,6 +106,7 @@ struct server {
     pthread_mutex_t mu;
     struct page *cur;        /* mu */
     uint64_t published_ns;   /* mu: CLOCK_MONOTONIC of the last publish */
+    char events[480];        /* mu: the page's Xid watch (xid_watch_text) */
 };
 
 static void page_free(struct page *p)
@@ -182,10 +185,13 @@ int serve_publish(struct server *srv, const struct snapshot *s)
     p->len = srv->buf.len;
     gzip_page(p);
     p->refs = 1; /* the server's */
+    char events[sizeof(srv->events)];
+    xid_watch_text(s, events, sizeof(events));
     pthread_mutex_lock(&srv->mu);
     struct page *old = srv->cur;
     srv->cur = p;
     srv->published_ns = clock_mono_ns();
+    memcpy(srv->events, events, sizeof(events));
     bool last = old && --old->refs == 0;
     pthread_mutex_unlock(&srv->mu);
     if (last)
@@ -302,13 +308,16 @@ static enum MHD_Result reply_metrics(struct server *srv, struct MHD_Connection *
 
 static enum MHD_Result reply_health(struct server *srv, struct MHD_Connection *conn)
 {
+    char events[sizeof(srv->events)];
     pthread_mutex_lock(&srv->mu);
     bool have = srv->cur != NULL;
     uint64_t at = srv->published_ns;
+    memcpy(events, srv->events, sizeof(events));
     pthread_mutex_unlock(&srv->mu);
-    /* The kubelet's state is said, never judged: without pod labels the
-     * exporter still serves every series. */
-    char pods[600] = "", body[700];
+    /* The kubelet's state and the Xid events' are said, never judged:
+     * without pod labels or Xid series the exporter still serves every
+     * other series. */
+    char pods[600] = "", body[1200];
     podres_health(srv->pods, pods, sizeof(pods));
     unsigned status = MHD_HTTP_OK;
     const char *verdict = "OK";
@@ -319,7 +328,8 @@ static enum MHD_Result reply_health(struct server *srv, struct MHD_Connection *c
         status = MHD_HTTP_SERVICE_UNAVAILABLE;
         verdict = "KO: the sampling thread has published nothing lately";
     }
-    snprintf(body, sizeof(body), "%s\n%s%s", verdict, pods, pods[0] ? "\n" : "");
+    snprintf(body, sizeof(body), "%s\n%s%s%s%s", verdict, pods, pods[0] ? "\n" : "", events,
+             events[0] ? "\n" : "");
     return reply_text(srv, conn, status, body, NULL);
 }
 

@@ -12,6 +12,7 @@
 
 #include "backend/dcgm_helper.h"
 #include "backend/nvml_load.h"
+#include "libpath.h"
 
 void dcgmh_progress(enum dcgm_call call)
 {
@@ -59,12 +60,15 @@ void dcgmh_send_done(void)
 
 int dcgmh_load(struct dh *d, const char *path, char *detail, size_t dlen)
 {
+    /* the sonames through libpath (never the current directory); a
+     * --dcgm-lib file as named */
     static const char *const names[] = {"libdcgm.so.4", "libdcgm.so.3"};
+    char why[512];
     if (path && path[0]) {
-        d->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        d->dl = libpath_open_file(path, why, sizeof(why));
     } else {
         for (size_t i = 0; i < 2 && !d->dl; i++)
-            d->dl = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+            d->dl = libpath_open(names[i], NULL, 0, why, sizeof(why));
     }
     if (!d->dl) {
         snprintf(detail, dlen, "%s", path && path[0] ? path : "libdcgm.so.4, libdcgm.so.3");

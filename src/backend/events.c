@@ -42,6 +42,19 @@ static const char *const WHY_SETUP = "registering for NVML events failed; retryi
 static const char *const WHY_WAIT = "nvmlEventSetWait_v2 failed; retrying";
 static const char *const WHY_HELPER_FAILED = "events helper exited; restarting it";
 static const char *const WHY_OFF = "events off: the events helper failed 3 times";
+/* Per GPU, while the events of others flow. */
+static const char *const WHY_GPU_UNOPENED =
+    "the events helper could not open this GPU: its Xid events are not watched";
+static const char *const WHY_GPU_NO_XID =
+    "this GPU does not report Xid events (nvmlDeviceGetSupportedEventTypes)";
+static const char *const WHY_GPU_FAILED =
+    "registering this GPU's Xid events failed (nvmlDeviceRegisterEvents)";
+static const char *const WHY_MIG_HIDDEN =
+    "a MIG instance's own Xid events reach only a privileged monitor (nvml.h); "
+    "those of its whole GPU are counted on the GPU";
+static const char *const WHY_MIG_UNKNOWN =
+    "whether a MIG instance's own Xid events reach this monitor is not known "
+    "(no GPU was in MIG mode when the events were registered)";
 
 static const char *const WHY_STALLED[EVENTS_CALL_COUNT] = {
     [EVENTS_CALL_NONE] = "events helper stalled; restarting it",
@@ -78,6 +91,13 @@ struct events_client {
     uint64_t total; /* ring[(total - 1) % EVENTS_RING] is the newest */
     struct xid_key keys[EVENTS_MAX_KEYS];
     size_t nkeys;
+    /* The GPUs of the last registration (EVENTS_REC_GPU), grown to the
+     * helper's count when it is sent, so a steady tick allocates nothing. */
+    struct events_gpu {
+        char uuid[EVENTS_UUID_LEN];
+        uint16_t state; /* enum events_gpu_state */
+    } *gpus;
+    size_t ngpus, gpus_cap;
 };
 
 static uint64_t watchdog_ns(const struct events_client *c)
@@ -176,6 +196,28 @@ static void on_event(struct events_client *c, const struct events_rec_event *r)
                     (unsigned long long)e.type, e.xid, e.gi_id, e.ci_id);
 }
 
+/* Record 0 starts a registration's list; one that does not fit is left
+ * out (its GPU then reads as not watched). */
+static void on_gpu(struct events_client *c, const struct events_rec_gpu *r)
+{
+    if (r->index == 0)
+        c->ngpus = 0;
+    if (r->index != c->ngpus || r->count == 0)
+        return; /* out of order: a broken helper; its GPUs stay unwatched */
+    if (c->ngpus == c->gpus_cap) {
+        size_t cap = r->count > c->gpus_cap ? r->count : c->gpus_cap + 1;
+        struct events_gpu *g = realloc(c->gpus, cap * sizeof(*g));
+        if (!g)
+            return;
+        c->gpus = g;
+        c->gpus_cap = cap;
+    }
+    struct events_gpu *g = &c->gpus[c->ngpus++];
+    memcpy(g->uuid, r->gpu_uuid, sizeof(g->uuid));
+    g->uuid[sizeof(g->uuid) - 1] = '\0';
+    g->state = r->state;
+}
+
 static void on_record(void *ctx, const unsigned char *p, uint8_t type)
 {
     struct events_client *c = ctx;
@@ -209,6 +251,12 @@ static void on_record(void *ctx, const unsigned char *p, uint8_t type)
     case EVENTS_REC_DONE:
         c->done = true;
         break;
+    case EVENTS_REC_GPU: {
+        struct events_rec_gpu r;
+        memcpy(&r, p, sizeof(r));
+        on_gpu(c, &r);
+        break;
+    }
     default:
         break;
     }
@@ -222,6 +270,7 @@ static size_t rec_size(uint8_t type)
     case EVENTS_REC_PROGRESS:
     case EVENTS_REC_BEAT:
     case EVENTS_REC_DONE: return sizeof(struct events_rec_progress);
+    case EVENTS_REC_GPU: return sizeof(struct events_rec_gpu);
     default: return 0;
     }
 }
@@ -286,6 +335,7 @@ void events_client_close(struct events_client *c)
     if (!c)
         return;
     helper_proc_reap(&c->hp, false);
+    free(c->gpus);
     free(c);
 }
 
@@ -301,6 +351,35 @@ const char *events_client_why(const struct events_client *c)
     if (c->watching && c->sup.run == HELPER_RUNNING)
         return NULL;
     return c->why ? c->why : WHY_STARTING;
+}
+
+const char *events_client_gpu_why(const struct events_client *c, const char *gpu_uuid)
+{
+    const char *why = events_client_why(c);
+    if (why)
+        return why;
+    for (size_t i = 0; i < c->ngpus; i++) {
+        if (strcmp(c->gpus[i].uuid, gpu_uuid) != 0)
+            continue;
+        switch (c->gpus[i].state) {
+        case EVENTS_GPU_WATCHED: return NULL;
+        case EVENTS_GPU_NO_XID: return WHY_GPU_NO_XID;
+        default: return WHY_GPU_FAILED;
+        }
+    }
+    return WHY_GPU_UNOPENED;
+}
+
+const char *events_client_mig_why(const struct events_client *c, const char *gpu_uuid)
+{
+    const char *why = events_client_gpu_why(c, gpu_uuid);
+    if (why)
+        return why;
+    switch (c->st.mig) {
+    case EVENTS_MIG_SEEN: return NULL;
+    case EVENTS_MIG_HIDDEN: return WHY_MIG_HIDDEN;
+    default: return WHY_MIG_UNKNOWN;
+    }
 }
 
 uint64_t events_client_total(const struct events_client *c)
@@ -387,6 +466,23 @@ static void count_code(struct device *d, unsigned xid, uint64_t n)
     d->nxids++;
 }
 
+/* Why device d's own Xid events are not watched, NULL when they are: a
+ * GPU's when the helper registered them; a MIG instance's when its GPU's
+ * are and the instance's own reach the monitor (privilege). A GPU with no
+ * UUID (not opened: inaccessible-gpu.ini) cannot be matched to the
+ * helper's, and nothing of it is known anyway. */
+static const char *watched_why(const struct events_client *c, const struct snapshot *s,
+                               const struct device *d)
+{
+    if (s->events_why)
+        return s->events_why;
+    const char *gpu_uuid = d->kind == DEV_MIG ? d->parent_uuid : d->uuid;
+    if (!gpu_uuid[0])
+        return d->inaccessible ? d->inaccessible : d->uuid_why ? d->uuid_why : WHY_GPU_UNOPENED;
+    return d->kind == DEV_MIG ? events_client_mig_why(c, gpu_uuid)
+                              : events_client_gpu_why(c, gpu_uuid);
+}
+
 void events_apply(const struct events_client *c, struct snapshot *s)
 {
     s->nevents = 0;
@@ -402,8 +498,11 @@ void events_apply(const struct events_client *c, struct snapshot *s)
             continue;
         d->nxids = 0;
         d->xids_overflow = false;
-        d->m[M_XID_ERRORS] = s->events_why ? metric_none(s->events_why) : metric_direct(0);
-        d->m[M_LAST_XID] = metric_none(s->events_why ? s->events_why : WHY_NO_XID);
+        /* 0 only where the device's events are watched: elsewhere an Xid
+         * would go unseen, and 0 would say there was none. */
+        const char *why = watched_why(c, s, d);
+        d->m[M_XID_ERRORS] = why ? metric_none(why) : metric_direct(0);
+        d->m[M_LAST_XID] = metric_none(why ? why : WHY_NO_XID);
     }
     if (s->events_why || !c->nkeys)
         return;
@@ -420,7 +519,7 @@ void events_apply(const struct events_client *c, struct snapshot *s)
     }
     for (size_t i = 0; i < n; i++) {
         int pos = device_of(s, order[i]->gpu_uuid, order[i]->gi_id, order[i]->ci_id);
-        if (pos < 0 || s->devices[pos].lost)
+        if (pos < 0 || s->devices[pos].lost || !metric_ok(&s->devices[pos].m[M_XID_ERRORS]))
             continue;
         struct device *d = &s->devices[pos];
         d->m[M_XID_ERRORS].value += (double)order[i]->count;

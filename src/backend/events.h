@@ -35,6 +35,7 @@ enum events_rec_type {
     EVENTS_REC_PROGRESS,  /* about to make an NVML call (stall attribution) */
     EVENTS_REC_BEAT,      /* a call returned (heartbeat) */
     EVENTS_REC_DONE,      /* events cannot be had (stated in the last STATE): exiting */
+    EVENTS_REC_GPU,       /* one GPU the helper opened: whether its Xid events are watched */
 };
 
 /* The NVML calls the helper can be in. */
@@ -56,6 +57,18 @@ enum events_state {
 
 #define EVENTS_UUID_LEN 96
 
+/* Whether a MIG instance's own events reach this caller. nvml.h
+ * (nvmlEventSetWait_v2): in MIG mode the events of the instances are
+ * reported "only if the caller has appropriate privileges"; without them,
+ * only the events of the whole GPU. The helper asks the same question
+ * nvml.h words the same way for a MIG-enabled GPU's aggregate memory
+ * (nvmlDeviceGetMemoryInfo: SUCCESS or NO_PERMISSION). */
+enum events_mig {
+    EVENTS_MIG_UNKNOWN = 0, /* no GPU was in MIG mode when the events were registered */
+    EVENTS_MIG_SEEN,        /* privileged: an instance's own events are reported */
+    EVENTS_MIG_HIDDEN,      /* unprivileged: only whole-GPU events are */
+};
+
 struct events_rec_state {
     struct helper_rec_hdr h;
     uint16_t state; /* enum events_state */
@@ -63,8 +76,26 @@ struct events_rec_state {
     int32_t rc;     /* the NVML answer behind it */
     uint16_t retry; /* the helper tries again by itself */
     uint16_t ngpus, nwatched;
-    uint16_t pad;
+    uint16_t mig;   /* enum events_mig */
     char detail[160];
+};
+
+/* Sent for each GPU the helper opened (by UUID), before the state that
+ * says watching: the GPUs of one registration are the records numbered
+ * 0 .. count-1. A GPU the helper could not open has none. */
+enum events_gpu_state {
+    EVENTS_GPU_WATCHED = 1, /* its Xid events are registered on the set */
+    EVENTS_GPU_NO_XID,      /* nvmlDeviceGetSupportedEventTypes: no Xid events */
+    EVENTS_GPU_FAILED,      /* asking or registering failed: rc */
+};
+
+struct events_rec_gpu {
+    struct helper_rec_hdr h;
+    char gpu_uuid[EVENTS_UUID_LEN];
+    uint16_t index, count; /* this record's place among the registration's GPUs */
+    uint16_t state;        /* enum events_gpu_state */
+    uint16_t pad;
+    int32_t rc;            /* the NVML answer behind a FAILED */
 };
 
 struct events_rec_event {
@@ -128,6 +159,12 @@ int events_client_helper_pid(const struct events_client *c);
 
 /* NULL while events can flow; else why there are none (a static string). */
 const char *events_client_why(const struct events_client *c);
+/* NULL while the Xid events of the GPU with this UUID are watched; else why
+ * not (a static string): events_client_why, or the GPU's own reason. */
+const char *events_client_gpu_why(const struct events_client *c, const char *gpu_uuid);
+/* NULL while the own events of a MIG instance of that GPU are watched;
+ * else why not (a static string). */
+const char *events_client_mig_why(const struct events_client *c, const char *gpu_uuid);
 /* Events received since start (the ring keeps the last EVENTS_RING). */
 uint64_t events_client_total(const struct events_client *c);
 /* The n-th most recent event (0 = newest), NULL past the ring. */

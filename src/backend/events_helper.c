@@ -43,6 +43,8 @@ struct efns {
 struct egpu {
     nvmlDevice_t h;
     char uuid[EVENTS_UUID_LEN];
+    enum events_gpu_state state;
+    nvmlReturn_t rc;
 };
 
 struct eh {
@@ -51,6 +53,7 @@ struct eh {
     nvmlEventSet_t set;
     struct egpu *gpus;
     unsigned ngpus, nwatched;
+    enum events_mig mig;
 };
 
 static void progress(enum events_call call)
@@ -80,8 +83,53 @@ static void send_state(const struct eh *d, enum events_state state, enum events_
     s.retry = retry;
     s.ngpus = (uint16_t)(d->ngpus > 0xffff ? 0xffff : d->ngpus);
     s.nwatched = (uint16_t)(d->nwatched > 0xffff ? 0xffff : d->nwatched);
+    s.mig = (uint16_t)d->mig;
     snprintf(s.detail, sizeof(s.detail), "%s", detail ? detail : "");
     helper_send(EVENTS_PROTO_MAGIC, &s, EVENTS_REC_STATE, sizeof(s));
+}
+
+/* Each GPU opened and what became of its registration, so the monitor
+ * counts 0 Xids only on GPUs whose events are watched. */
+static void send_gpus(const struct eh *d)
+{
+    for (unsigned i = 0; i < d->ngpus && i < 0xffff; i++) {
+        struct events_rec_gpu r;
+        memset(&r, 0, sizeof(r));
+        memcpy(r.gpu_uuid, d->gpus[i].uuid, sizeof(r.gpu_uuid));
+        r.gpu_uuid[EVENTS_UUID_LEN - 1] = '\0';
+        r.index = (uint16_t)i;
+        r.count = (uint16_t)(d->ngpus > 0xffff ? 0xffff : d->ngpus);
+        r.state = (uint16_t)d->gpus[i].state;
+        r.rc = d->gpus[i].rc;
+        helper_send(EVENTS_PROTO_MAGIC, &r, EVENTS_REC_GPU, sizeof(r));
+    }
+}
+
+/* Whether a MIG instance's own events reach this caller (events.h, enum
+ * events_mig), from GPU h when it is in MIG mode: the aggregate memory of
+ * a MIG-enabled GPU is given on the same condition ("only if the caller
+ * has appropriate privileges", nvml.h), and answers NO_PERMISSION
+ * otherwise. */
+static enum events_mig mig_seen(const struct nvml_fns *f, nvmlDevice_t h)
+{
+    unsigned int cur = 0, pend = 0;
+    if (!f->mig_mode || f->mig_mode(h, &cur, &pend) != NVML_SUCCESS ||
+        cur != NVML_DEVICE_MIG_ENABLE)
+        return EVENTS_MIG_UNKNOWN;
+    nvmlReturn_t rc = NVML_ERROR_FUNCTION_NOT_FOUND;
+    if (f->memory_v2) {
+        nvmlMemory_v2_t m2;
+        memset(&m2, 0, sizeof(m2));
+        m2.version = nvmlMemory_v2;
+        rc = f->memory_v2(h, &m2);
+    }
+    if (rc != NVML_SUCCESS && rc != NVML_ERROR_NO_PERMISSION && f->memory_v1) {
+        nvmlMemory_t m1;
+        rc = f->memory_v1(h, &m1);
+    }
+    return rc == NVML_SUCCESS             ? EVENTS_MIG_SEEN
+           : rc == NVML_ERROR_NO_PERMISSION ? EVENTS_MIG_HIDDEN
+                                            : EVENTS_MIG_UNKNOWN;
 }
 
 static void send_done(void)
@@ -153,23 +201,32 @@ static int setup(struct eh *d)
         return -1;
     }
     bool no_api = false;
+    d->mig = EVENTS_MIG_UNKNOWN;
     for (unsigned i = 0; i < n; i++) {
         struct egpu *g = &d->gpus[d->ngpus];
         if (f->handle_by_index(i, &g->h) != NVML_SUCCESS ||
             f->uuid(g->h, g->uuid, sizeof(g->uuid)) != NVML_SUCCESS)
             continue; /* the monitor reports that GPU's own trouble */
+        g->uuid[sizeof(g->uuid) - 1] = '\0';
         d->ngpus++;
         unsigned long long types = 0;
         rc = d->e.supported(g->h, &types);
         if (rc == NVML_ERROR_FUNCTION_NOT_FOUND)
             no_api = true;
+        g->state = rc == NVML_SUCCESS ? EVENTS_GPU_NO_XID : EVENTS_GPU_FAILED;
+        g->rc = rc;
         if (rc != NVML_SUCCESS || !(types & NVML_EVENT_TYPE_XID))
             continue;
         rc = d->e.reg(g->h, types & WANTED, d->set);
         if (rc == NVML_ERROR_NOT_SUPPORTED) /* some of the ECC types after all */
             rc = d->e.reg(g->h, NVML_EVENT_TYPE_XID, d->set);
-        if (rc == NVML_SUCCESS)
-            d->nwatched++;
+        g->state = rc == NVML_SUCCESS ? EVENTS_GPU_WATCHED : EVENTS_GPU_FAILED;
+        g->rc = rc;
+        if (rc != NVML_SUCCESS)
+            continue;
+        d->nwatched++;
+        if (d->mig == EVENTS_MIG_UNKNOWN)
+            d->mig = mig_seen(f, g->h);
     }
     if (d->nwatched == 0) {
         teardown(d);
@@ -178,6 +235,7 @@ static int setup(struct eh *d)
                    no_api ? "nvmlDeviceGetSupportedEventTypes" : NULL);
         return 1;
     }
+    send_gpus(d);
     return 0;
 }
 

@@ -297,6 +297,7 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
         if (!ident_replay(st, part, why)) {
             d->uuid[0] = '\0';
             d->uuid_why = why;
+            d->inaccessible = st->lost ? NULL : why;
             for (int k = 0; k < M_COUNT; k++)
                 d->m[k] = metric_none(why);
             d->process_count = metric_none(why);

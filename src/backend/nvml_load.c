@@ -8,8 +8,11 @@
 #include <sys/stat.h>
 
 #include "debuglog.h"
+#include "libpath.h"
 
-/* After --nvml-path and LD_LIBRARY_PATH: the seed README's table, rows 1–11. */
+/* After --nvml-path and LD_LIBRARY_PATH: the seed README's table, rows 1–11.
+ * The two sonames are looked up by libpath (the ld.so cache and the
+ * system's directories), never handed to dlopen bare. */
 static const char *const default_paths[] = {
     "libnvidia-ml.so.1",
     "libnvidia-ml.so",
@@ -277,6 +280,26 @@ static int try_path(struct nvml_lib *lib, const char *path, struct attempts *tri
     return 0;
 }
 
+/* LD_LIBRARY_PATH's directories, each tried and listed (libpath.h: only
+ * the absolute ones; an empty or relative entry is the current
+ * directory, never searched). */
+struct env_try {
+    struct nvml_lib *lib;
+    struct attempts *tried;
+    char *lasterr;
+    size_t lasterrlen;
+};
+
+static int env_try_dir(const char *dir, size_t len, void *ctx)
+{
+    struct env_try *t = ctx;
+    char cand[4096];
+    if (snprintf(cand, sizeof(cand), "%.*s/%s", (int)len, dir, default_paths[0]) >=
+        (int)sizeof(cand))
+        return 0;
+    return try_path(t->lib, cand, t->tried, t->lasterr, t->lasterrlen) == 0;
+}
+
 int nvml_lib_open(struct nvml_lib *lib, const char *explicit_path, bool *explicit_missing,
                   char *err, size_t errlen)
 {
@@ -294,7 +317,13 @@ int nvml_lib_open(struct nvml_lib *lib, const char *explicit_path, bool *explici
             snprintf(err, errlen, "--nvml-path %s: no such file", explicit_path);
             return -1;
         }
-        if (try_path(lib, explicit_path, &tried, lasterr, sizeof(lasterr)) != 0) {
+        /* the file named, in the current directory when there is no '/'
+         * (dlopen would search for a bare name instead) */
+        char here[4096];
+        const char *path = explicit_path;
+        if (!strchr(path, '/') && snprintf(here, sizeof(here), "./%s", path) < (int)sizeof(here))
+            path = here;
+        if (try_path(lib, path, &tried, lasterr, sizeof(lasterr)) != 0) {
             snprintf(err, errlen, "--nvml-path %s: cannot load it: %s", explicit_path, lasterr);
             return -1;
         }
@@ -305,27 +334,27 @@ int nvml_lib_open(struct nvml_lib *lib, const char *explicit_path, bool *explici
         return 0;
     }
 
-    /* LD_LIBRARY_PATH directories, in order. Empty entries would mean the
-     * current directory; we skip them rather than load a library from cwd. */
-    const char *llp = getenv("LD_LIBRARY_PATH");
-    if (llp) {
-        const char *p = llp;
-        while (*p) {
-            const char *end = strchr(p, ':');
-            size_t n = end ? (size_t)(end - p) : strlen(p);
-            if (n > 0 && n < 3000) {
-                char cand[4096];
-                snprintf(cand, sizeof(cand), "%.*s/libnvidia-ml.so.1", (int)n, p);
-                if (try_path(lib, cand, &tried, lasterr, sizeof(lasterr)) == 0)
-                    goto loaded;
-            }
-            if (!end)
-                break;
-            p = end + 1;
-        }
-    }
+    struct env_try et = {lib, &tried, lasterr, sizeof(lasterr)};
+    if (libpath_env_each(env_try_dir, &et))
+        goto loaded;
     for (size_t i = 0; default_paths[i]; i++) {
-        if (try_path(lib, default_paths[i], &tried, lasterr, sizeof(lasterr)) == 0)
+        const char *path = default_paths[i];
+        char found[4096];
+        if (!strchr(path, '/')) {
+            /* A soname: the ld.so cache and the system's directories (its
+             * LD_LIBRARY_PATH directories were tried above, one by one;
+             * the unversioned name's are looked in, not listed). */
+            unsigned where = LIBPATH_SYSTEM | (i ? LIBPATH_ENV : 0);
+            if (libpath_find(path, where, found, sizeof(found)) != 0) {
+                note_attempt(&tried, path, i ? "not in LD_LIBRARY_PATH, the ld.so cache or the "
+                                               "system's library directories"
+                                             : "not in the ld.so cache or the system's library "
+                                               "directories");
+                continue;
+            }
+            path = found;
+        }
+        if (try_path(lib, path, &tried, lasterr, sizeof(lasterr)) == 0)
             goto loaded;
     }
     /* each path tried is listed with its error: the last one is not repeated */

@@ -2,8 +2,10 @@
  * nvml_load.h — find libnvidia-ml, resolve the symbols we use.
  *
  * Search order (seed README, "NVML 라이브러리 탐색 경로"): --nvml-path, each
- * LD_LIBRARY_PATH directory, the soname libnvidia-ml.so.1, libnvidia-ml.so,
- * then 11 distribution / container / WSL paths. Each symbol is required or
+ * absolute LD_LIBRARY_PATH directory, the sonames libnvidia-ml.so.1 and
+ * libnvidia-ml.so in the ld.so cache and the system's directories
+ * (libpath.h: never the current directory), then the distribution /
+ * container / WSL paths. Each symbol is required or
  * optional and lists its names newest first; a missing optional symbol only
  * makes its metric `none`.
  */

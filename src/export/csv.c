@@ -118,7 +118,7 @@ void csv_write_rows(FILE *f, const struct snapshot *s)
         col_str(f, d->profile);
         col_int(f, d->gi_id);
         col_int(f, d->ci_id);
-        fputs(d->lost ? ",1" : ",0", f);
+        fputs(d->inaccessible ? "," : d->lost ? ",1" : ",0", f);
         col_str(f, d->stall);
         for (int k = 0; k < M_COUNT; k++)
             col_metric(f, &d->m[k],

@@ -249,7 +249,7 @@ static void device_fields(struct line *l, const struct device *d, const struct f
     /* On every line written, so the series' last value is the truth after
      * a GPU comes back; a lost device's line is written for it alone (a
      * device with nothing read, not lost, still has no line). */
-    if (d->lost || l->nfields > 0)
+    if (d->lost || (l->nfields > 0 && !d->inaccessible))
         field_int(l, "lost", d->lost ? 1 : 0);
     if (d->lost)
         field_float(l, "lost_for_s", d->lost_for_s);
@@ -287,6 +287,8 @@ static void write_gpu(FILE *f, struct line *l, const struct snapshot *s, const s
     gpu_tags(l, d);
     tag_int(l, "index", d->index);
     device_fields(l, d, gpu_fields, sizeof(gpu_fields) / sizeof(gpu_fields[0]), "memory_free");
+    if (l->nfields == 0)
+        return; /* nothing read of the GPU (one that cannot be opened): no line */
     field_str(l, "driver_version", s->driver_version);
     if (s->cuda_driver_version > 0) {
         char cuda[32];

@@ -211,7 +211,10 @@ static void write_device(struct jsonw *w, const struct snapshot *s, const struct
     }
     if (d->kind == DEV_GPU) {
         jsonw_key(w, "mig_enabled");
-        jsonw_bool(w, d->mig_enabled);
+        if (d->inaccessible)
+            jsonw_null(w);
+        else
+            jsonw_bool(w, d->mig_enabled);
     }
     if (d->node[0]) { /* a fleet's device (--prometheus) */
         jsonw_key(w, "node");
@@ -238,7 +241,10 @@ static void write_device(struct jsonw *w, const struct snapshot *s, const struct
         }
     }
     jsonw_key(w, "lost");
-    jsonw_bool(w, d->lost);
+    if (d->inaccessible)
+        jsonw_null(w);
+    else
+        jsonw_bool(w, d->lost);
     jsonw_key(w, "lost_for_s");
     if (d->lost)
         jsonw_double(w, d->lost_for_s);

@@ -337,7 +337,8 @@ static void write_identity(struct prom_ctx *c)
         prom_label_raw(c, l);
         prom_label(c, "architecture", d->arch);
         prom_label(c, "compute_capability", cc);
-        prom_label(c, "mig_mode", d->mig_enabled ? "enabled" : "disabled");
+        if (!d->inaccessible) /* a GPU that cannot be opened: its mode is not known */
+            prom_label(c, "mig_mode", d->mig_enabled ? "enabled" : "disabled");
         if (d->serial[0]) /* what an RMA asks for; absent when unknown */
             prom_label(c, "serial", d->serial);
         prom_sample_close(c, 1);
@@ -381,8 +382,9 @@ static void write_identity(struct prom_ctx *c)
         for (size_t i = 0; i < s->ndevices; i++) {
             const struct device *d = &s->devices[i];
             const char *l = prom_labels_of(c, i, PROM_LAB_MIGMON);
-            if (d->kind == states[k].kind && l)
-                prom_sample_plain(c, l, (states[k].lost ? d->lost : d->stall != NULL) ? 1 : 0);
+            if (d->kind != states[k].kind || !l || (states[k].lost && d->inaccessible))
+                continue;
+            prom_sample_plain(c, l, (states[k].lost ? d->lost : d->stall != NULL) ? 1 : 0);
         }
     }
     static const char *const pc[2] = {"migmon_gpu_processes", "migmon_mig_processes"};
@@ -447,7 +449,12 @@ static void write_health(struct prom_ctx *c)
     }
 }
 
-/* The Xid events per device and code, exact or not at all (xid_counts.h). */
+/* The Xid events per device and code, exact or not at all (xid_counts.h).
+ * A device whose events are watched and that has had none has one series
+ * at 0 without the xid label, so `> 0` alerts and panels have data on a
+ * healthy node; it ends when the device's first Xid starts a series of
+ * that code. A device whose events are not watched has none (/health
+ * says why): 0 there would say that no Xid happened. */
 static void write_xids(struct prom_ctx *c)
 {
     const struct snapshot *s = c->s;
@@ -456,13 +463,20 @@ static void write_xids(struct prom_ctx *c)
     for (int k = DEV_GPU; k <= DEV_MIG; k++) {
         prom_family(c, name[k], PROM_COUNTER,
                     "Xid events attributed to the device since the monitor started, per Xid "
-                    "code; absent for a device with more than 8 codes once the last 64 "
-                    "events no longer hold all of them (docs/health.md).");
+                    "code (0 without an xid label while it has had none); absent where its "
+                    "events are not watched, and for a device with more than 8 codes once "
+                    "the last 64 events no longer hold all of them (docs/health.md).");
         for (size_t i = 0; i < s->ndevices; i++) {
             const struct device *d = &s->devices[i];
             const char *l = prom_labels_of(c, i, PROM_LAB_MIGMON);
             struct xid_count xc[64];
             int n = (int)d->kind == k && l ? xid_counts(s, i, xc, 64) : -1;
+            if (n == 0) {
+                prom_sample_open(c);
+                prom_label_raw(c, l);
+                prom_label(c, "source", metric_source_name(d->m[M_XID_ERRORS].src));
+                prom_sample_close(c, 0);
+            }
             for (int j = 0; j < n; j++) {
                 char code[16];
                 snprintf(code, sizeof(code), "%u", xc[j].xid);

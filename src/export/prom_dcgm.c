@@ -186,8 +186,11 @@ static bool is_xid(const struct gpu_event *e)
  * no series: an instance here also carries its GPU's, as the other GPU-wide
  * values (what hits the GPU hits what runs on it). Of the instance's own
  * last Xid and the GPU's, the newer is the one later in the events list;
- * when the list holds neither any more, the instance's own. False when
- * there is none. */
+ * when the list holds neither any more, the instance's own. With none, 0
+ * as dcgm-exporter writes it, where the device's own events are watched
+ * (xid_errors_total is a count): elsewhere, and on an instance whose own
+ * events do not reach the monitor, an Xid could have gone unseen, and no
+ * series is written. False when there is no value. */
 static bool last_xid_of(const struct snapshot *s, size_t i, double *v)
 {
     const struct device *d = &s->devices[i];
@@ -199,7 +202,9 @@ static bool last_xid_of(const struct snapshot *s, size_t i, double *v)
         const struct metric *m = metric_ok(own) ? own : gpu && metric_ok(gpu) ? gpu : NULL;
         if (m)
             *v = m->value;
-        return m != NULL;
+        else if (metric_ok(&d->m[M_XID_ERRORS]))
+            *v = 0;
+        return m != NULL || metric_ok(&d->m[M_XID_ERRORS]);
     }
     *v = own->value;
     for (size_t k = s->nevents; k-- > 0;) {

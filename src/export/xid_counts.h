@@ -34,4 +34,12 @@ struct xid_count {
  * codes. */
 int xid_counts(const struct snapshot *s, size_t pos, struct xid_count *out, size_t max);
 
+/* One line (no newline) saying on which devices of s Xid events are
+ * watched, and for the others why not, each reason with the devices it
+ * holds for: "events: Xid events watched on 1 of 2 GPUs and 0 of 0 MIG
+ * devices; not on GPU 1: NVML_ERROR_NO_PERMISSION". The exporter's
+ * /health gives it, since a device whose events are not watched has no
+ * Xid series. Cut with "..." to fit len. */
+void xid_watch_text(const struct snapshot *s, char *out, size_t len);
+
 #endif

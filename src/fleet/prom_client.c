@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "libpath.h"
+#include "trust.h"
 
 struct promc {
     CURL *h;
@@ -52,14 +56,17 @@ static void global_init(void)
 {
     const char *names[] = CURL_SONAMES;
     void *h = NULL;
-    for (size_t i = 0; !h && i < sizeof(names) / sizeof(names[0]); i++)
-        h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    char why[400] = "", first[400] = "";
+    for (size_t i = 0; !h && i < sizeof(names) / sizeof(names[0]); i++) {
+        h = libpath_open(names[i], NULL, 0, why, sizeof(why));
+        if (!h && i == 0)
+            snprintf(first, sizeof(first), "%s", why);
+    }
     if (!h) {
-        const char *e = dlerror();
         snprintf(global_err, sizeof(global_err),
                  "the fleet view needs libcurl (%s); install it (Debian: libcurl4, Fedora: "
                  "libcurl)",
-                 e ? e : "libcurl.so.4");
+                 first);
         return;
     }
     static const struct {
@@ -89,12 +96,20 @@ static void global_init(void)
 }
 
 /* The credentials file's first line, without its line end and blanks
- * around it; -1 when it cannot be read. */
+ * around it; -1 when it cannot be read, or is not a regular file of ours
+ * (trust.h: whoever else can write it chooses what we send, and a file
+ * that is not ours, /etc/shadow under sudo, is not ours to send). */
 static int read_auth(const char *path, char *out, size_t cap, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
+    char why[160];
+    int fd = trust_open(path, why, sizeof(why));
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
     if (!f) {
-        snprintf(err, errlen, "--prometheus-auth %s: %s", path, strerror(errno));
+        if (fd >= 0) {
+            snprintf(why, sizeof(why), "%s", strerror(errno));
+            close(fd);
+        }
+        snprintf(err, errlen, "--prometheus-auth %s: %s", path, why);
         return -1;
     }
     if (!fgets(out, (int)cap, f))

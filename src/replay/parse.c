@@ -288,6 +288,9 @@ static int parse_device(struct ctx *c, const json_t *o, struct device *d, size_t
     }
     d->mig_enabled = json_is_true(json_object_get(o, "mig_enabled"));
     d->lost = json_is_true(json_object_get(o, "lost"));
+    /* "lost": null is a GPU that could not be opened (json.c) */
+    if (d->kind == DEV_GPU && json_is_null(json_object_get(o, "lost")))
+        d->inaccessible = d->uuid_why ? d->uuid_why : "the GPU could not be opened";
     double lf = 0;
     if (d->lost && get_num(json_object_get(o, "lost_for_s"), &lf))
         d->lost_for_s = lf;

@@ -38,6 +38,7 @@
 #include <nghttp2/nghttp2.h>
 
 #include "clock.h"
+#include "libpath.h"
 #include "system/podres.h"
 
 /* ---- libnghttp2 ------------------------------------------------------------ */
@@ -74,13 +75,13 @@ static pthread_once_t ng_once = PTHREAD_ONCE_INIT;
 
 static void nghttp2_load_once(void)
 {
-    void *h = dlopen(NGHTTP2_SONAME, RTLD_NOW | RTLD_LOCAL);
+    char why[300];
+    void *h = libpath_open(NGHTTP2_SONAME, NULL, 0, why, sizeof(why));
     if (!h) {
-        const char *e = dlerror();
         snprintf(ng_err, sizeof(ng_err),
                  "pod labels need libnghttp2 (%s); install it (Debian: libnghttp2-14, Fedora: "
                  "libnghttp2)",
-                 e ? e : NGHTTP2_SONAME);
+                 why);
         return;
     }
     static const struct {

@@ -25,6 +25,8 @@
 
 #include <protobuf-c/protobuf-c.h>
 
+#include "libpath.h"
+
 /* The library's ABI name (Debian's libprotobuf-c1, Fedora's protobuf-c). */
 #define PBC_SONAME "libprotobuf-c.so.1"
 /* PROTOBUF_C_LABEL_NONE is understood from 1.3.0 on. */
@@ -41,13 +43,13 @@ static pthread_once_t pbc_once = PTHREAD_ONCE_INIT;
 
 static void pbc_load_once(void)
 {
-    void *h = dlopen(PBC_SONAME, RTLD_NOW | RTLD_LOCAL);
+    char why[300];
+    void *h = libpath_open(PBC_SONAME, NULL, 0, why, sizeof(why));
     if (!h) {
-        const char *e = dlerror();
         snprintf(pbc_err, sizeof(pbc_err),
                  "pod labels need libprotobuf-c (%s); install it (Debian: libprotobuf-c1, "
                  "Fedora: protobuf-c)",
-                 e ? e : PBC_SONAME);
+                 why);
         return;
     }
     void *u = dlsym(h, "protobuf_c_message_unpack");

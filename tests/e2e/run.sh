@@ -9,6 +9,10 @@ command -v jq >/dev/null || { echo "e2e: jq is required" >&2; exit 1; }
 TMP=$(mktemp -d /tmp/migmon-e2e.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 export TMP
+# the files the tests write are writable by their owner alone, whatever the
+# caller's umask: a configuration or credentials file writable by others is
+# refused (src/trust.h)
+umask 022
 # no configuration file of the user's reaches the tests (test_config.sh writes its own)
 export XDG_CONFIG_HOME="$TMP/config-home"
 # the table's full width (test_cli.sh checks the 80-column one)

@@ -28,6 +28,11 @@ jeq "mi250x: VRAM used/total = mem_info_vram_*" "$j" '.devices[1].metrics | [.me
     "[$(f $D1/mem_info_vram_used),$(f $D1/mem_info_vram_total)]"
 jeq "mi250x: edge temperature (temp1, °C)" "$j" '.devices[0].metrics.temperature_c.value' 51
 jeq "mi250x: power1_average and power1_cap in W" "$j" '.devices[0].metrics | [.power_w.value, .power_limit_w.value]' '[300,560]'
+# amdgpu has no Xid events and this tree no health counter or slowdown
+# threshold: nothing the health rules read is read, so the verdict is
+# unknown, not ok
+jeq "mi250x: no Xid count, verdict unknown" "$j" \
+    '[.devices[] | [.metrics.xid_errors_total.source, .health.verdict]] | unique' '[["none","unknown"]]'
 jeq "mi250x: clocks from the * line of pp_dpm_sclk/mclk" "$j" '.devices[1].metrics | [.clock_graphics_mhz.value, .clock_mem_mhz.value]' '[1600,1600]'
 jeq "mi250x: PCIe gen 4 x16 from current_link_*" "$j" '.devices[0].metrics | [.pcie_gen.value, .pcie_width.value]' '[4,16]'
 jeq "mi250x: no energy (v1.3 has no documented unit), with the file in the reason" "$j" \

@@ -197,3 +197,71 @@ contains "--format --demo needs a value" "$err" "mig-gpu-mon: --format needs a v
 out=$(MIGMON_SIM_TIME=100 timeout 10 "$MIGMON_BIN" record -o - -n 1 --demo=a100-sxm4-80gb </dev/null); rc=$?
 eq "record -o - still standard output" "$rc" 0
 jeq "record -o -: the snapshot" "$out" '[.devices[0].name]' '["NVIDIA A100-SXM4-80GB"]'
+
+# A configuration file steers the program (a fleet view, a credentials
+# file): as ssh does, only one owned by the user running it, or by root,
+# and writable by no one else is read. Refused: one line, exit status 2,
+# nothing of it applied (no fleet view asked for).
+printf '[fleet]\nprometheus = http://127.0.0.1:9\n' >"$TMP/steer.ini"
+for mode in 666 646 664 620; do
+    chmod "$mode" "$TMP/steer.ini"
+    out=$(MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" timeout 10 "$MIGMON_BIN" "${SIMARGS[@]}" \
+        --config "$TMP/steer.ini" --once 2>&1); rc=$?
+    eq "--config FILE writable by others (mode $mode): refused, exit 2, one line" "$rc|$out" \
+        "2|mig-gpu-mon: --config $TMP/steer.ini: writable by others than its owner (mode 0$mode); not read"
+done
+chmod 600 "$TMP/steer.ini"
+printf '[general]\ntop = 2\n' >"$TMP/own.ini"
+chmod 644 "$TMP/own.ini"
+out=$(MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" "$MIGMON_BIN" "${SIMARGS[@]}" \
+    --config "$TMP/own.ini" --once --format json 2>&1); rc=$?
+eq "--config FILE of ours, mode 644: read" "$rc|$(printf '%s' "$out" | jq -c '.devices | length')" "0|1"
+# the default file the same way, and through a link the file's own owner
+# and mode count
+mkdir -p "$TMP/ww-home/mig-gpu-mon"
+cp "$TMP/steer.ini" "$TMP/ww-home/mig-gpu-mon/config.ini"
+chmod 666 "$TMP/ww-home/mig-gpu-mon/config.ini"
+out=$(XDG_CONFIG_HOME="$TMP/ww-home" MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" timeout 10 \
+    "$MIGMON_BIN" "${SIMARGS[@]}" --once 2>&1); rc=$?
+eq "the default file writable by others: refused, exit 2, one line" "$rc|$out" \
+    "2|mig-gpu-mon: $TMP/ww-home/mig-gpu-mon/config.ini: writable by others than its owner (mode 0666); not read"
+ln -sf "$TMP/ww-home/mig-gpu-mon/config.ini" "$TMP/ww-link.ini"
+out=$(MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" timeout 10 "$MIGMON_BIN" "${SIMARGS[@]}" \
+    --config "$TMP/ww-link.ini" --once 2>&1); rc=$?
+eq "a link to a file writable by others: refused" "$rc" 2
+out=$(XDG_CONFIG_HOME="$TMP/ww-home" MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" \
+    "$MIGMON_BIN" "${SIMARGS[@]}" --no-config --once --format json 2>&1); rc=$?
+eq "--no-config: the refused default file is not looked at" "$rc" 0
+# /dev/null (writable by all, owned by root) still reads as an empty file
+out=$(MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" "$MIGMON_BIN" "${SIMARGS[@]}" \
+    --config /dev/null --once --format json 2>&1); rc=$?
+eq "--config /dev/null: still the empty file" "$rc" 0
+# sudo -E: HOME (here XDG_CONFIG_HOME) is the user's, the program runs as
+# root: the user's file is not read by root (needs root to make a file
+# another user owns)
+if [ "$(id -u)" = 0 ]; then
+    mkdir -p "$TMP/user-home/mig-gpu-mon"
+    cp "$TMP/steer.ini" "$TMP/user-home/mig-gpu-mon/config.ini"
+    chmod 600 "$TMP/user-home/mig-gpu-mon/config.ini"
+    chown 1000:1000 "$TMP/user-home/mig-gpu-mon/config.ini"
+    out=$(XDG_CONFIG_HOME="$TMP/user-home" MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" timeout 10 \
+        "$MIGMON_BIN" "${SIMARGS[@]}" --once 2>&1); rc=$?
+    eq "root reading a user's default file (sudo -E): refused, exit 2, one line" "$rc|$out" \
+        "2|mig-gpu-mon: $TMP/user-home/mig-gpu-mon/config.ini: owned by uid 1000, neither root nor the user running mig-gpu-mon (uid 0); not read"
+    out=$(MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" timeout 10 "$MIGMON_BIN" "${SIMARGS[@]}" \
+        --config "$TMP/user-home/mig-gpu-mon/config.ini" --once 2>&1); rc=$?
+    eq "root given a user's file by --config: refused too" "$rc|$out" \
+        "2|mig-gpu-mon: --config $TMP/user-home/mig-gpu-mon/config.ini: owned by uid 1000, neither root nor the user running mig-gpu-mon (uid 0); not read"
+    # the user reads it (setpriv: the user's uid, no other change)
+    if command -v setpriv >/dev/null; then
+        chmod 755 "$TMP" "$TMP/user-home" "$TMP/user-home/mig-gpu-mon"
+        out=$(XDG_CONFIG_HOME="$TMP/user-home" MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" \
+            setpriv --reuid=1000 --regid=1000 --clear-groups "$MIGMON_BIN" "${SIMARGS[@]}" \
+            --once 2>&1)
+        contains "the user's own file is read by the user: its fleet view" "$out" \
+            "Prometheus http://127.0.0.1:9: "
+        chmod 700 "$TMP"
+    fi
+else
+    echo "     (config: not root: a file of another user not made, the sudo -E case not checked)"
+fi

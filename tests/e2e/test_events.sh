@@ -43,9 +43,77 @@ eq "dgx: exit 0" "$rc" 0
 jeq "dgx: GPU 5's Xid 79, no instance" "$out" \
     '.events | map([.gpu, .xid, .mig_index, .gi_id, .ci_id])' '[[5,79,null,null,null]]'
 contains "dgx: the meaning says the bus" "$(printf '%s' "$out" | jq -r '.events[0].meaning')" "bus"
-jeq "dgx: GPU 5 counts it, its instances do not" "$out" \
-    '[.devices[] | select(.index == 5) | [.kind, .metrics.xid_errors_total.value]] | unique' '[["gpu",1],["mig",0]]'
+jeq "dgx: GPU 5 counts it" "$out" \
+    '.devices[] | select(.kind == "gpu" and .index == 5) | .metrics.xid_errors_total | [.value, .source]' '[1,"direct"]'
+# Unprivileged, an instance's own events do not reach the monitor (nvml.h):
+# its count is not known, not 0; its verdict still has its GPU's events.
+jeq "dgx: the instances' own counts unknown, and why" "$out" \
+    '[.devices[] | select(.kind == "mig") | .metrics.xid_errors_total | [.value, .source, .reason]] | unique' \
+    '[[null,"none","a MIG instance'"'"'s own Xid events reach only a privileged monitor (nvml.h); those of its whole GPU are counted on the GPU"]]'
+jeq "dgx: the other GPUs 0" "$out" \
+    '[.devices[] | select(.kind == "gpu" and .index != 5) | .metrics.xid_errors_total | [.value, .source]] | unique' \
+    '[[0,"direct"]]'
+jeq "dgx: every instance's verdict known (its GPU's events count)" "$out" \
+    '[.devices[] | select(.kind == "mig") | .health.verdict] | unique' '["action","ok"]'
 jeq "dgx: GPU 5's last Xid" "$out" '.devices[] | select(.kind=="gpu" and .index==5) | .metrics.last_xid.value' '79'
+
+# --- a GPU that does not report Xid events beside one that does ---
+# (nvmlDeviceGetSupportedEventTypes without the Xid bit: xid_events = false)
+cat >"$TMP/ev-noxid.ini" <<'INI'
+[system]
+driver_version = 550.144.03
+[gpu.0-1]
+name = NVIDIA A100-SXM4-80GB
+memory_total_mib = 81920
+[gpu.0]
+uuid = GPU-0a0a0a0a-1111-4222-8333-444444444444
+[gpu.1]
+uuid = GPU-0b0b0b0b-5555-4666-8777-888888888888
+xid_events = false
+INI
+out=$(MIGMON_SIM_SCENARIO="$TMP/ev-noxid.ini" MIGMON_SIM_TIME=100 "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" \
+    --once --format json); rc=$?
+eq "no Xid on GPU 1: exit 0" "$rc" 0
+jeq "no Xid on GPU 1: events flow for GPU 0" "$out" '[.events_error, .devices[0].metrics.xid_errors_total.value]' '[null,0]'
+jeq "no Xid on GPU 1: its count none, and why" "$out" \
+    '.devices[1].metrics.xid_errors_total | [.value, .source, .reason]' \
+    '[null,"none","this GPU does not report Xid events (nvmlDeviceGetSupportedEventTypes)"]'
+page=$(MIGMON_SIM_SCENARIO="$TMP/ev-noxid.ini" MIGMON_SIM_TIME=100 "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" \
+    --once --format prometheus --compat dcgm)
+eq "no Xid on GPU 1 prom: Xid series of GPU 0 only, at 0" \
+    "$(grep -E '^(migmon_gpu_xid_errors_total|DCGM_FI_DEV_XID_ERRORS)\{' <<<"$page" | sed -E 's/\{gpu="([0-9])".*\} /{\1} /')" \
+    'migmon_gpu_xid_errors_total{0} 0
+DCGM_FI_DEV_XID_ERRORS{0} 0'
+
+# /health says where Xid events are not watched, and why: those devices
+# have no Xid series
+if command -v curl >/dev/null; then
+    health_of() {
+        MIGMON_SIM_SCENARIO="$1" MIGMON_SIM_TIME=25 "$MIGMON_BIN" export --nvml-path "$MIGMON_SIM_LIB" \
+            --listen 127.0.0.1:0 -i 200 --kubelet-socket off 2>"$TMP/ev-health.err" &
+        local pid=$! port body=""
+        port=$(export_port "$TMP/ev-health.err")
+        for ((i = 0; i < 100; i++)); do # until the helper has said what it watches
+            body=$(curl -s -m 2 "http://127.0.0.1:$port/health")
+            case "$body" in *"waiting for the events helper"*) ;; *events:*) break ;; esac
+            sleep 0.1
+        done
+        kill -TERM "$pid"
+        wait "$pid"
+        printf '%s\n' "$body" | grep '^events:'
+    }
+    eq "/health: the inaccessible GPU's events not watched" \
+        "$(health_of "$MIGMON_SRC/sim/scenarios/inaccessible-gpu.ini")" \
+        "events: Xid events watched on 1 of 2 GPUs and 0 of 0 MIG devices; not on GPU 1: NVML_ERROR_NO_PERMISSION"
+    eq "/health: no GPU reports Xid events on GPU 1" "$(health_of "$TMP/ev-noxid.ini")" \
+        "events: Xid events watched on 1 of 2 GPUs and 0 of 0 MIG devices; not on GPU 1: this GPU does not report Xid events (nvmlDeviceGetSupportedEventTypes)"
+    eq "/health: an unprivileged monitor's MIG instances" "$(health_of "$MIGMON_SRC/sim/scenarios/dgx-a100-8x7.ini")" \
+        "events: Xid events watched on 8 of 8 GPUs and 0 of 56 MIG devices; not on the MIG devices of GPU 0, 1, 2, 3, 4, 5, 6, 7: a MIG instance's own Xid events reach only a privileged monitor (nvml.h); those of its whole GPU are counted on the GPU"
+    eq "/health: every device watched" "$(health_of "$MIGMON_SRC/sim/scenarios/h200-mig.ini")" \
+        "events: Xid events watched on 1 of 1 GPUs and 4 of 4 MIG devices"
+    eq "/health: no event API" "$(health_of "$MIGMON_SRC/sim/scenarios/events-none.ini")" \
+        "events: no Xid series: this driver has no NVML event API (FUNCTION_NOT_FOUND): no Xid events"
+fi
 
 # --- no event API ---
 out=$(mon events-none.ini --once --format json); rc=$?

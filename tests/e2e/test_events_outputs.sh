@@ -148,6 +148,14 @@ MIGMON_SIM_SCENARIO="$SC/events-none.ini" "$MIGMON_BIN" profile --nvml-path "$MI
     -f json -o "$EO/pnone.json" -- sleep 0.2
 jeq "profile, no event API: events null, with the reason" "$(cat "$EO/pnone.json")" '[.events, .events_error]' \
     '[null,"this driver has no NVML event API (FUNCTION_NOT_FOUND): no Xid events"]'
+# a command on a MIG instance of an unprivileged monitor: the instance's
+# own Xids would not be seen, so "none" is not known either
+CUDA_VISIBLE_DEVICES=MIG-0e55abca-f289-2698-d261-2dbc739dd0e0 MIGMON_SIM_TIME=5 \
+    MIGMON_SIM_SCENARIO="$SC/dgx-a100-8x7.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" \
+    -f json -o "$EO/pdgx.json" -- sleep 0.2
+jeq "profile, unprivileged MIG instance: events null, with the reason" "$(cat "$EO/pdgx.json")" \
+    '[.events, .events_error]' \
+    '[null,"a MIG instance'"'"'s own Xid events reach only a privileged monitor (nvml.h); those of its whole GPU are counted on the GPU"]'
 MIGMON_SIM_SCENARIO="$SC/events-none.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" \
     -o "$EO/pnone.txt" -- sleep 0.2
 contains "profile text, no event API: N/A with the reason" "$(cat "$EO/pnone.txt")" \

@@ -509,7 +509,10 @@ class H(http.server.BaseHTTPRequestHandler):
             self.wfile.write(EMPTY)
             return
         if mode == "auth":
-            # bearer "s3cret", or basic fleet:pa55 (ZmxlZXQ6cGE1NQ==)
+            # bearer "s3cret", or basic fleet:pa55 (ZmxlZXQ6cGE1NQ==); every
+            # Authorization received is logged to FL_AUTH_LOG
+            with open(os.environ["FL_AUTH_LOG"], "a") as f:
+                f.write(str(self.headers.get("Authorization")) + "\n")
             ok = self.headers.get("Authorization") in ("Bearer s3cret", "Basic ZmxlZXQ6cGE1NQ==")
             self.send_response(200 if ok else 401)
             self.send_header("Content-Type", "application/json")
@@ -546,6 +549,7 @@ fl_standin() {
     [ -n "$sp" ] || bad "the $1 stand-in did not start"
 }
 # credentials from a file: a bearer token, basic authentication
+export FL_AUTH_LOG="$TMP/fl-auth.log"
 fl_standin auth
 out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --once 2>&1)
 contains "auth: without credentials, the server's refusal" "$out" "HTTP 401: unauthorized"
@@ -564,6 +568,44 @@ contains "auth: --prometheus-auth wins over auth_file" "$out" "--prometheus-auth
 out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --prometheus-auth "$TMP/fl-none" --once 2>&1)
 eq "auth: a missing file is exit status 2" "$?" 2
 contains "auth: ... naming it" "$out" "--prometheus-auth $TMP/fl-none: No such file or directory"
+# A credentials file is read only when it is a regular file owned by the
+# user running the program (or root) and writable by no one else; else one
+# line, exit 2, and nothing is sent (the stand-in logs what it gets).
+# Through the flag and through a configuration file's auth_file alike.
+printf 'fleet:pa55\n' >"$TMP/fl-basic-ww"
+chmod 666 "$TMP/fl-basic-ww"
+printf '[fleet]\nprometheus = http://127.0.0.1:%s\nauth_file = %s\n' "$sp" "$TMP/fl-basic-ww" \
+    >"$TMP/fl-auth-ww.ini"
+: >"$FL_AUTH_LOG"
+out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --prometheus-auth "$TMP/fl-basic-ww" \
+    --once 2>&1)
+eq "auth: a file writable by others: refused, exit 2, one line" "$?|$out" \
+    "2|mig-gpu-mon: --prometheus-auth $TMP/fl-basic-ww: writable by others than its owner (mode 0666); not read"
+out=$("$MIGMON_BIN" --config "$TMP/fl-auth-ww.ini" --once 2>&1)
+eq "auth: auth_file writable by others: refused the same" "$?|$out" \
+    "2|mig-gpu-mon: --prometheus-auth $TMP/fl-basic-ww: writable by others than its owner (mode 0666); not read"
+chmod 620 "$TMP/fl-basic-ww"
+out=$("$MIGMON_BIN" --config "$TMP/fl-auth-ww.ini" --once 2>&1)
+eq "auth: auth_file writable by its group: refused" "$?|$out" \
+    "2|mig-gpu-mon: --prometheus-auth $TMP/fl-basic-ww: writable by others than its owner (mode 0620); not read"
+mkfifo "$TMP/fl-fifo"
+out=$(timeout 10 "$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --prometheus-auth "$TMP/fl-fifo" \
+    --once 2>&1)
+eq "auth: a FIFO: refused at once, never waited on" "$?|$out" \
+    "2|mig-gpu-mon: --prometheus-auth $TMP/fl-fifo: a FIFO, not a regular file"
+out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --prometheus-auth "$TMP" --once 2>&1)
+eq "auth: a directory: refused" "$?|$out" "2|mig-gpu-mon: --prometheus-auth $TMP: a directory, not a regular file"
+if [ "$(id -u)" = 0 ]; then
+    # another user's file, readable by root: not ours, not read
+    cp "$TMP/fl-basic" "$TMP/fl-basic-other"
+    chown 1000:1000 "$TMP/fl-basic-other"
+    chmod 644 "$TMP/fl-basic-other"
+    out=$("$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" \
+        --prometheus-auth "$TMP/fl-basic-other" --once 2>&1)
+    eq "auth: another user's file: refused" "$?|$out" \
+        "2|mig-gpu-mon: --prometheus-auth $TMP/fl-basic-other: owned by uid 1000, neither root nor the user running mig-gpu-mon (uid 0); not read"
+fi
+eq "auth: no refused file's credentials reached the server" "$(grep -c 'Basic' "$FL_AUTH_LOG")" 0
 # TLS is verified against the system's CA store: a certificate it does
 # not trust is refused, though the server answers (curl trusting it reads
 # the answer)

@@ -143,6 +143,111 @@ kill -INT "$pp"
 wait_exit "$pp"
 eq "profile: SIGINT passed on, the command died of it: 130" "$?" 130
 jeq "profile: report written after SIGINT" "$(cat "$TMP/int.json")" '[.exit_status, (.devices | length)]' '[130,1]'
+jeq "profile: the report names the signal passed on" "$(cat "$TMP/int.json")" \
+    '[.signals, .signals_received, .killed_by_profiler]' '[["SIGINT"],1,false]'
+
+# job PROFILER-PID NAME: the PID of the profiler's child called NAME
+job() {
+    local c i
+    for i in $(seq 50); do
+        for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+            [ "$(cat /proc/"$c"/comm 2>/dev/null)" = "$2" ] && { echo "$c"; return; }
+        done
+        sleep 0.1
+    done
+}
+# gone PID: it has ended (a zombie no one reaps yet counts) within 1 s
+gone() {
+    local i
+    for i in $(seq 10); do
+        [ -e /proc/"$1" ] && [ "$(pstate "$1")" != Z ] || return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# The profiler killed (SIGKILL, or a signal it does not pass on): the
+# command does not run on unwatched, it is killed with it (PR_SET_PDEATHSIG).
+# Not SIGSEGV: the sanitizer builds catch it and report a crash.
+for sig in KILL USR1 ALRM; do
+    rm -f "$MIGMON_SIM_PROC_FILE"
+    MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" \
+        -o "$TMP/pk.txt" -- sleep 30 2>/dev/null &
+    pp=$!
+    cmd=$(job "$pp" sleep)
+    [ -n "$cmd" ] && ok || bad "profile: the command did not start"
+    kill -"$sig" "$pp"
+    wait "$pp" 2>/dev/null
+    if gone "$cmd"; then ok; else
+        bad "profile: SIG$sig to the profiler left its command running unwatched"
+        kill -KILL "$cmd" 2>/dev/null
+    fi
+done
+
+# A command that catches SIGINT and goes on: the first SIGINT is passed on
+# (the command says it got it, once), the second sends it SIGKILL, as
+# timeout --kill-after would; the report says so, in JSON and text.
+# ready FILE: wait (5 s at most) for FILE.ready, which the command writes
+# once its trap is set
+trapint='trap "echo got INT >>\"$0\"" INT; : >"$0.ready"; while :; do sleep 0.1; done'
+ready() { for _ in $(seq 50); do [ -e "$1.ready" ] && break; sleep 0.1; done; }
+for fmt in json text; do
+    rm -f "$MIGMON_SIM_PROC_FILE" "$TMP/trap.log" "$TMP/trap.log.ready"
+    MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" \
+        -f "$fmt" -o "$TMP/trap.$fmt" -- sh -c "$trapint" "$TMP/trap.log" 2>/dev/null &
+    pp=$!
+    cmd=$(job "$pp" sh)
+    ready "$TMP/trap.log"
+    kill -INT "$pp"
+    for _ in $(seq 20); do [ -s "$TMP/trap.log" ] && break; sleep 0.1; done
+    sleep 0.3
+    eq "profile ($fmt): the first SIGINT passed on, once; the command runs on" \
+        "$(cat "$TMP/trap.log" 2>/dev/null):$(kill -0 "$cmd" 2>/dev/null && echo running)" "got INT:running"
+    kill -INT "$pp"
+    wait_exit "$pp"
+    eq "profile ($fmt): the second SIGINT sent the command SIGKILL: 137" "$?" 137
+    eq "profile ($fmt): the second SIGINT was not passed on" "$(cat "$TMP/trap.log")" "got INT"
+done
+jeq "profile: JSON, the signals and the kill" "$(cat "$TMP/trap.json")" \
+    '[.exit_status, .signals, .signals_received, .killed_by_profiler]' '[137,["SIGINT","SIGINT"],2,true]'
+contains "profile: text, the signals and the kill" "$(cat "$TMP/trap.text")" \
+    "Signals: SIGINT passed on to the command; a second, SIGINT, sent it SIGKILL"
+
+# Ctrl-C on a terminal (a detached tmux): the terminal sends SIGINT to its
+# whole foreground process group, the command included, so the profiler
+# does not send it again (the command's handler runs once); the second
+# Ctrl-C sends the command SIGKILL. The pane's shell ignores SIGINT (a
+# non-interactive shell would die of it) and writes the profiler's status.
+if command -v tmux >/dev/null; then
+    ptmx() { tmux -L "migmon-prof-$$" -f /dev/null "$@"; }
+    rm -f "$MIGMON_SIM_PROC_FILE" "$TMP/tty.log" "$TMP/tty.log.ready" "$TMP/tty.exit"
+    run=$(printf '%q ' env MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" \
+        MIGMON_SIM_PROC_FILE="$MIGMON_SIM_PROC_FILE" "$MIGMON_BIN" profile \
+        --nvml-path "$MIGMON_SIM_LIB" -o "$TMP/tty.txt" -- sh -c "$trapint" "$TMP/tty.log")
+    ptmx new-session -d -s prof -x 100 -y 20 "trap '' INT; $run; echo \$? >$TMP/tty.exit; sleep 600"
+    pane=$(ptmx list-panes -t prof -F '#{pane_pid}')
+    pp=$(job "$pane" mig-gpu-mon)
+    cmd=$([ -n "$pp" ] && job "$pp" sh)
+    if [ -n "$cmd" ]; then
+        ready "$TMP/tty.log"
+        ptmx send-keys -t prof C-c
+        for _ in $(seq 20); do [ -s "$TMP/tty.log" ] && break; sleep 0.1; done
+        sleep 0.3
+        eq "profile, Ctrl-C: the command got the terminal's SIGINT once, and runs on" \
+            "$(cat "$TMP/tty.log" 2>/dev/null):$(kill -0 "$cmd" 2>/dev/null && echo running)" \
+            "got INT:running"
+        ptmx send-keys -t prof C-c
+        for _ in $(seq 50); do [ -s "$TMP/tty.exit" ] && break; sleep 0.1; done
+        eq "profile, a second Ctrl-C: the command sent SIGKILL, 137" "$(cat "$TMP/tty.exit" 2>/dev/null)" 137
+        eq "profile, a second Ctrl-C: the command's handler did not run again" "$(cat "$TMP/tty.log")" "got INT"
+        contains "profile, Ctrl-C: the report says so" "$(cat "$TMP/tty.txt" 2>/dev/null)" \
+            "Signals: SIGINT from the terminal, which sent it to the command too; a second, SIGINT, sent it SIGKILL"
+    else
+        bad "profile, Ctrl-C: the profiler or its command did not start in tmux"
+    fi
+    [ -n "$cmd" ] && kill -KILL "$cmd" 2>/dev/null
+    ptmx kill-server 2>/dev/null
+fi
 
 # a command that crashes: 128 + SIGSEGV, and the JSON report is whole
 prof a100-sxm4-80gb -f json -o "$TMP/segv.json" -- sh -c 'kill -SEGV $$' 2>/dev/null
@@ -241,8 +346,10 @@ else
     nd=$(cat "$TMP/nd.err")
     eq "profile, no driver: the search said once" \
         "$(grep -c 'NVML library (libnvidia-ml) not found' "$TMP/nd.err")" 1
-    eq "profile, no driver: the 12 paths tried, each once and whole" \
-        "$(grep -cE '^  [^ ]*libnvidia-ml\.so(\.1)?: cannot open shared object file: No such file or directory$' "$TMP/nd.err")" 12
+    eq "profile, no driver: the 10 paths tried, each once and whole" \
+        "$(grep -cE '^  [^ ]*libnvidia-ml\.so(\.1)?: cannot open shared object file: No such file or directory$' "$TMP/nd.err")" 10
+    eq "profile, no driver: the 2 sonames looked up, each once and whole" \
+        "$(grep -cE '^  libnvidia-ml\.so(\.1)?: not in (LD_LIBRARY_PATH, )?the ld\.so cache or the system.s library directories$' "$TMP/nd.err")" 2
     contains "profile, no driver: the hint, whole" "$nd" \
         "If the library is elsewhere, run with --nvml-path /path/to/libnvidia-ml.so.1"
     contains "profile, no driver: the WSL path, the last tried" "$nd" "  /usr/lib/wsl/lib/libnvidia-ml.so.1: "

@@ -16,3 +16,18 @@ else
     bad "README: the picture differs from what scripts/screenshot.sh makes (run it):
 $(diff "$TMP/readme-shot.txt" "$TMP/shot.txt" | head -10)"
 fi
+
+# The README's first command after a build: `make`, then ./mig-gpu-mon
+# --demo=dgx-a100-8x7 from the checkout. `make` puts the simulator beside
+# that binary (sim/), the simulated DCGM with it, so the A100 instances
+# show DCGM's activity as on build/mig-gpu-mon, not N/A ("DCGM not
+# installed"). Only for the default build, which `make` copies there.
+if [ "$MIGMON_BIN" = "$MIGMON_SRC/build/mig-gpu-mon" ]; then
+    env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s --no-print-directory -C "$MIGMON_SRC" all \
+        >"$TMP/readme-make.log" 2>&1
+    eq "README: make" "$?" 0
+    out=$(cd "$MIGMON_SRC" && ./mig-gpu-mon --demo=dgx-a100-8x7 --once --format json)
+    jeq "README: ./mig-gpu-mon --demo=dgx-a100-8x7 has the simulated DCGM" "$out" \
+        '[(.dcgm | startswith("DCGM via")), ([.devices[] | select(.kind == "mig") | .metrics.gpu_util_pct.source] | unique)]' \
+        '[true,["dcgm"]]'
+fi

@@ -20,6 +20,34 @@ jeq "inaccessible GPU: the other GPU is read in full" "$out" \
     '[.devices[] | [.index] + (.metrics | [.temperature_c.value, .gpu_util_pct.value,
         .memory_total_bytes.value, .temperature_c.reason])]' \
     '[[0,44,35,85899345920,null],[1,null,null,null,"NVML_ERROR_NO_PERMISSION"]]'
+# Nothing was read of the GPU that would not open, so nothing is known of
+# it in any output: every metric none with the driver's answer (the Xid
+# count too: its events cannot be watched), lost and MIG mode unknown, no
+# verdict; in Prometheus only its identity and that sampling it is not
+# stalled, in InfluxDB no line, in CSV no value, in the table N/A.
+jeq "inaccessible GPU: every metric none with the driver's answer" "$out" \
+    '.devices[1] | [.metrics[], .process_count] | map([.value, .source, .reason]) | unique' \
+    '[[null,"none","NVML_ERROR_NO_PERMISSION"]]'
+jeq "inaccessible GPU: lost, MIG mode and verdict unknown" "$out" \
+    '.devices[1] | [.lost, .lost_for_s, .mig_enabled, .health]' '[null,null,null,{"verdict":"unknown","rules":[]}]'
+jeq "inaccessible GPU: the GPU that opens is watched (0 Xids), and ok" "$out" \
+    '.devices[0] | [.lost, .mig_enabled, .metrics.xid_errors_total.value, .health.verdict]' '[false,false,0,"ok"]'
+page=$(mon inaccessible-gpu.ini --once --format prometheus --compat dcgm --export-processes)
+eq "inaccessible GPU prom: its identity and sampling state only" \
+    "$(grep -E '^[A-Za-z_]+\{(gpu="1"|.*UUID="",)' <<<"$page")" \
+    'migmon_device_info{gpu="1",uuid="",pci_bus_id="",model="",architecture="",compute_capability=""} 1
+migmon_gpu_sampling_stalled{gpu="1",uuid="",pci_bus_id="",model=""} 0'
+eq "inaccessible GPU prom: GPU 0 has its 0 Xids and verdict" \
+    "$(grep -cE '^(migmon_gpu_xid_errors_total\{gpu="0".*source="direct"\} 0|migmon_gpu_health\{gpu="0".*state="ok"\} 1|DCGM_FI_DEV_XID_ERRORS\{gpu="0".*\} 0)$' <<<"$page")" 3
+eq "inaccessible GPU influx: no line" \
+    "$(mon inaccessible-gpu.ini --once --format influx | grep -c ',index=1 ')" 0
+row=$(mon inaccessible-gpu.ini --once --format csv | awk -F, '$3 == "gpu" && $4 == "1"')
+eq "inaccessible GPU csv: no value, lost unknown, every source none" \
+    "$(printf '%s\n' "$row" | cut -d, -f5- | tr ',' '\n' | sort | uniq -c | awk '{print $1, $2}' | tr '\n' ';')" \
+    '72 ;60 none;'
+eq "inaccessible GPU table: N/A, no figure" \
+    "$(mon inaccessible-gpu.ini --once --format table | grep -E '^1 +\(unknown\)' | tr -s ' ')" \
+    '1 (unknown) N/A N/A N/A N/A N/A N/A'
 
 # A MIG device whose UUID cannot be read (mig-no-uuid.ini: slot 1 until t = 10)
 # is listed with what is known and the reason, in JSON and in the table.

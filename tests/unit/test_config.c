@@ -26,6 +26,9 @@ static void write_bytes(const char *text, size_t n)
     assert_non_null(f);
     assert_int_equal(fwrite(text, 1, n, f), n);
     fclose(f);
+    /* writable by its owner alone whatever the umask: a configuration
+     * file writable by others is refused (trust.h) */
+    assert_int_equal(chmod(path, 0644), 0);
 }
 
 static void write_file(const char *text)
@@ -287,6 +290,7 @@ static void test_reports_escape_controls(void **state)
     assert_non_null(f);
     fputs("top = x\n", f);
     fclose(f);
+    assert_int_equal(chmod(name, 0644), 0);
     assert_int_equal(load_path(&c, name, errs, sizeof(errs), err, sizeof(err)), 0);
     snprintf(want, sizeof(want),
              "/tmp/migmon-\\x1b[2J-%d.ini:1: unknown key 'top' in []\n", (int)getpid());
@@ -361,6 +365,40 @@ static void test_default_path(void **state)
     assert_int_equal(config_default_path(p, sizeof(p)), -1);
 }
 
+/* A file writable by others, or another user's: refused before a line is
+ * read, nothing of it applied (trust.h). */
+static void test_untrusted_refused(void **state)
+{
+    (void)state;
+    struct config c;
+    config_defaults(&c);
+    char errs[256], err[512], want[600];
+    write_file("[general]\ntop = 2\n");
+    static const unsigned modes[] = {0666, 0646, 0664, 0620};
+    for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+        assert_int_equal(chmod(path, modes[i]), 0);
+        assert_int_equal(load_path(&c, path, errs, sizeof(errs), err, sizeof(err)), -EPERM);
+        snprintf(want, sizeof(want), "%s: writable by others than its owner (mode %04o); not read",
+                 path, modes[i]);
+        assert_string_equal(err, want);
+        assert_int_equal(c.top, CLI_TOP_DEFAULT);
+    }
+    assert_int_equal(chmod(path, 0600), 0);
+    if (geteuid() == 0) {
+        assert_int_equal(chown(path, 1000, 1000), 0);
+        assert_int_equal(load_path(&c, path, errs, sizeof(errs), err, sizeof(err)), -EPERM);
+        snprintf(want, sizeof(want),
+                 "%s: owned by uid 1000, neither root nor the user running mig-gpu-mon (uid 0); "
+                 "not read", path);
+        assert_string_equal(err, want);
+        assert_int_equal(c.top, CLI_TOP_DEFAULT);
+        assert_int_equal(chown(path, 0, 0), 0);
+    }
+    assert_int_equal(load_path(&c, path, errs, sizeof(errs), err, sizeof(err)), 0);
+    assert_int_equal(c.top, 2);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -374,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_reports_capped),
         cmocka_unit_test(test_written_file_reads_back),
         cmocka_unit_test(test_default_path),
+        cmocka_unit_test(test_untrusted_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

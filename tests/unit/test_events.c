@@ -286,6 +286,44 @@ static void test_client_no_api(void **state)
     snapshot_free(&s);
 }
 
+/* Which devices' events are watched: a GPU the helper registered; a MIG
+ * instance's own only where they reach the monitor (the DGX is
+ * unprivileged, the H200 privileged); a GPU the helper did not open, or
+ * one with no UUID, not. */
+static void test_client_watched(void **state)
+{
+    (void)state;
+    static const char *const A100 = "GPU-0a1b2c3d-0000-4a5b-8c6d-7e8f90a1b2c3";
+    struct events_client *c = client_for("dgx-a100-8x7.ini", "5");
+    assert_null(events_client_why(c));
+    assert_null(events_client_gpu_why(c, A100));
+    assert_non_null(strstr(events_client_mig_why(c, A100), "reach only a privileged monitor"));
+    assert_non_null(strstr(events_client_gpu_why(c, "GPU-elsewhere"), "could not open this GPU"));
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    snap_add(&s, DEV_GPU, -1, -1, -1);
+    snprintf(s.devices[0].uuid, sizeof(s.devices[0].uuid), "%s", A100);
+    snap_add(&s, DEV_MIG, 0, 1, 0);
+    snprintf(s.devices[1].parent_uuid, sizeof(s.devices[1].parent_uuid), "%s", A100);
+    snap_add(&s, DEV_GPU, -1, -1, -1); /* one that would not open */
+    s.devices[2].uuid[0] = '\0';
+    s.devices[2].uuid_why = s.devices[2].inaccessible = "NVML_ERROR_NO_PERMISSION";
+    events_apply(c, &s);
+    assert_int_equal(s.devices[0].m[M_XID_ERRORS].src, MSRC_DIRECT);
+    assert_int_equal(s.devices[1].m[M_XID_ERRORS].src, MSRC_NONE);
+    assert_non_null(strstr(s.devices[1].m[M_XID_ERRORS].why, "privileged"));
+    assert_int_equal(s.devices[1].m[M_LAST_XID].src, MSRC_NONE);
+    assert_string_equal(s.devices[1].m[M_LAST_XID].why, s.devices[1].m[M_XID_ERRORS].why);
+    assert_int_equal(s.devices[2].m[M_XID_ERRORS].src, MSRC_NONE);
+    assert_string_equal(s.devices[2].m[M_XID_ERRORS].why, "NVML_ERROR_NO_PERMISSION");
+    events_client_close(c);
+    snapshot_free(&s);
+
+    c = client_for("h200-mig.ini", "1");
+    assert_null(events_client_mig_why(c, "GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8"));
+    events_client_close(c);
+}
+
 /* No helper binary: no events, and the reason says so. */
 static void test_client_without_helper(void **state)
 {
@@ -308,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_sim_no_api),
         cmocka_unit_test(test_client_h200),
         cmocka_unit_test(test_client_no_api),
+        cmocka_unit_test(test_client_watched),
         cmocka_unit_test(test_client_without_helper),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,6 +32,15 @@ static void three(struct snapshot *s, struct device d[3], struct gpu_event *ev)
     s->events_why = "the driver has no event functions";
 }
 
+/* Events flow and every device's own are watched (events_apply: its Xid
+ * count is read, 0). */
+static void watched(struct snapshot *s)
+{
+    s->events_why = NULL;
+    for (size_t i = 0; i < s->ndevices; i++)
+        s->devices[i].m[M_XID_ERRORS] = metric_direct(0);
+}
+
 static unsigned rules_named(uint32_t bits, const char **names, size_t max)
 {
     struct health_rule_info r[16];
@@ -129,7 +138,7 @@ static void test_events_attributed(void **state)
     struct gpu_event ev[2];
     memset(ev, 0, sizeof(ev));
     three(&s, d, ev);
-    s.events_why = NULL; /* events flow */
+    watched(&s);
     ev[0] = (struct gpu_event){.device_pos = 2, .gi_id = 2, .ci_id = 0, .xid = 94};
     s.nevents = 1;
     health_evaluate(&s);
@@ -154,6 +163,35 @@ static void test_events_attributed(void **state)
         assert_int_equal(d[i].health, HEALTH_OK);
 }
 
+/* Events flow, but a device whose own are not watched has no reading in
+ * them: a GPU the events helper could not register is unknown, not ok. A
+ * MIG instance whose own do not reach the monitor (unprivileged) still has
+ * its GPU's, which count for it: ok, and an Xid of the GPU reaches it. */
+static void test_events_not_watched(void **state)
+{
+    (void)state;
+    struct snapshot s;
+    struct device d[3];
+    struct gpu_event ev[1];
+    memset(ev, 0, sizeof(ev));
+    three(&s, d, ev);
+    watched(&s);
+    d[0].m[M_XID_ERRORS] = metric_none("this GPU does not report Xid events");
+    d[1].m[M_XID_ERRORS] = d[2].m[M_XID_ERRORS] = metric_none("not watched");
+    health_evaluate(&s);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(d[i].health, HEALTH_UNKNOWN);
+    d[0].m[M_XID_ERRORS] = metric_direct(0);
+    health_evaluate(&s);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(d[i].health, HEALTH_OK);
+    ev[0] = (struct gpu_event){.device_pos = 0, .gi_id = -1, .ci_id = -1, .xid = 79};
+    s.nevents = 1;
+    health_evaluate(&s);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(d[i].health, HEALTH_ACTION);
+}
+
 static void test_application_fault(void **state)
 {
     (void)state;
@@ -161,7 +199,7 @@ static void test_application_fault(void **state)
     struct device d[3];
     struct gpu_event ev[1] = {{.device_pos = 1, .gi_id = 1, .ci_id = 0, .xid = 43}};
     three(&s, d, ev);
-    s.events_why = NULL;
+    watched(&s);
     s.nevents = 1;
     health_evaluate(&s);
     assert_int_equal(d[1].health, HEALTH_WARNING);
@@ -180,6 +218,7 @@ int main(void)
         cmocka_unit_test(test_worst_rule_wins),
         cmocka_unit_test(test_remap_failure_and_lost),
         cmocka_unit_test(test_events_attributed),
+        cmocka_unit_test(test_events_not_watched),
         cmocka_unit_test(test_application_fault),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -224,8 +224,23 @@ static void test_prom_health_counters(void **state)
     assert_false(has_name(page, "migmon_mig_row_remap_pending"));
     /* none is absent: no page retirement on Hopper, no HELP either */
     assert_null(strstr(page, "retired_pages"));
-    /* no Xid yet: counts 0 give no per-code series, last_xid none */
-    assert_null(strstr(page, "xid"));
+    /* no Xid yet, events watched: each device's count 0 without a code,
+     * so `> 0` has data on a healthy node; last_xid none */
+    has_line(page, "migmon_gpu_xid_errors_total{" GPU0 ",source=\"direct\"} 0");
+    has_line(page, "migmon_gpu_xid_errors_total{" GPU1 ",source=\"direct\"} 0");
+    has_line(page, "migmon_mig_xid_errors_total{" MIG1 ",source=\"direct\"} 0");
+    has_line(page, "migmon_mig_xid_errors_total{" MIG2 ",source=\"direct\"} 0");
+    assert_null(strstr(page, "xid=\""));
+    assert_null(strstr(page, "last_xid"));
+    free(page);
+    /* a device whose events are not watched: no series, not 0 */
+    s.devices[1].m[M_XID_ERRORS] = metric_none("not watched");
+    s.devices[3].m[M_XID_ERRORS] = metric_none("not watched");
+    page = render(&s, false);
+    assert_null(strstr(page, "migmon_mig_xid_errors_total{" MIG1 ","));
+    assert_null(strstr(page, "migmon_gpu_xid_errors_total{" GPU1 ","));
+    has_line(page, "migmon_gpu_xid_errors_total{" GPU0 ",source=\"direct\"} 0");
+    has_line(page, "migmon_mig_xid_errors_total{" MIG2 ",source=\"direct\"} 0");
     free(page);
     free_snapshot(&s);
 }
@@ -303,13 +318,19 @@ static void test_xid_counts(void **state)
 
     char *page = render(&s, false);
     has_line(page, "# HELP migmon_gpu_xid_errors_total Xid events attributed to the device since "
-                   "the monitor started, per Xid code; absent for a device with more than 8 codes "
-                   "once the last 64 events no longer hold all of them (docs/health.md).");
+                   "the monitor started, per Xid code (0 without an xid label while it has had "
+                   "none); absent where its events are not watched, and for a device with more "
+                   "than 8 codes once the last 64 events no longer hold all of them "
+                   "(docs/health.md).");
     has_line(page, "# TYPE migmon_gpu_xid_errors_total counter");
     has_line(page, "migmon_gpu_xid_errors_total{" GPU0 ",xid=\"48\",source=\"direct\"} 1");
     has_line(page, "migmon_gpu_xid_errors_total{" GPU1 ",xid=\"13\",source=\"direct\"} 2");
     has_line(page, "migmon_gpu_xid_errors_total{" GPU1 ",xid=\"79\",source=\"direct\"} 1");
-    assert_false(has_name(page, "migmon_mig_xid_errors_total")); /* GI 1's count is none */
+    /* a device with codes has no series without one */
+    assert_null(strstr(page, "migmon_gpu_xid_errors_total{" GPU0 ",source="));
+    assert_null(strstr(page, "migmon_gpu_xid_errors_total{" GPU1 ",source="));
+    assert_null(strstr(page, "migmon_mig_xid_errors_total{" MIG1 ",")); /* GI 1's count is none */
+    has_line(page, "migmon_mig_xid_errors_total{" MIG2 ",source=\"direct\"} 0");
     free(page);
 
     /* GPU 1 had a fourth Xid that has left the list: its codes are no
@@ -338,6 +359,34 @@ static void test_xid_counts(void **state)
     free(page);
     s.devices[3].xids_overflow = true; /* more codes than the table holds: the list again */
     assert_int_equal(xid_counts(&s, 3, xc, 8), -1);
+    free_snapshot(&s);
+}
+
+/* /health's line on where Xid events are watched (xid_watch_text). */
+static void test_xid_watch_text(void **state)
+{
+    (void)state;
+    struct snapshot s;
+    make_snapshot(&s);
+    char t[480];
+    xid_watch_text(&s, t, sizeof(t));
+    assert_string_equal(t, "events: Xid events watched on 2 of 2 GPUs and 2 of 2 MIG devices");
+    static const char *const hidden = "instances' own not seen", *const noxid = "no Xid events";
+    s.devices[1].m[M_XID_ERRORS] = s.devices[2].m[M_XID_ERRORS] = metric_none(hidden);
+    s.devices[3].m[M_XID_ERRORS] = metric_none(noxid);
+    xid_watch_text(&s, t, sizeof(t));
+    assert_string_equal(t, "events: Xid events watched on 1 of 2 GPUs and 0 of 2 MIG devices; "
+                           "not on GPU 1: no Xid events; the MIG devices of GPU 0: instances' "
+                           "own not seen");
+    /* cut to fit, and said so */
+    xid_watch_text(&s, t, 40);
+    assert_string_equal(t, "events: Xid events watched on 1 of 2...");
+    /* none anywhere: the events' own reason */
+    s.events_why = "no NVML event API";
+    for (size_t i = 0; i < s.ndevices; i++)
+        s.devices[i].m[M_XID_ERRORS] = metric_none(s.events_why);
+    xid_watch_text(&s, t, sizeof(t));
+    assert_string_equal(t, "events: no Xid series: no NVML event API");
     free_snapshot(&s);
 }
 
@@ -407,9 +456,23 @@ static void test_dcgm_health_names(void **state)
      * bandwidth of a MIG instance */
     has_dcgm(page, DCGM_GPU1, "MEM_COPY_UTIL", "37");
     assert_null(strstr(page, "DCGM_FI_DEV_MEM_COPY_UTIL{gpu=\"0\""));
-    /* no Xid yet: none, not 0 */
-    assert_null(strstr(page, "DCGM_FI_DEV_XID_ERRORS"));
+    /* no Xid yet, events watched: 0 on each GPU instance and the GPU
+     * outside MIG mode, as dcgm-exporter writes it */
+    has_dcgm(page, DCGM_GI("1"), "XID_ERRORS", "0");
+    has_dcgm(page, DCGM_GI("2"), "XID_ERRORS", "0");
+    has_dcgm(page, DCGM_GPU1, "XID_ERRORS", "0");
     free(page);
+    /* where a device's own events are not watched (an unprivileged
+     * monitor's instances, a GPU whose events could not be registered):
+     * none, not 0 */
+    s.devices[1].m[M_XID_ERRORS] = metric_none("not watched");
+    s.devices[3].m[M_XID_ERRORS] = metric_none("not watched");
+    page = render(&s, true);
+    assert_null(strstr(page, "DCGM_FI_DEV_XID_ERRORS" DCGM_GI("1")));
+    assert_null(strstr(page, "DCGM_FI_DEV_XID_ERRORS{gpu=\"1\""));
+    has_dcgm(page, DCGM_GI("2"), "XID_ERRORS", "0");
+    free(page);
+    s.devices[1].m[M_XID_ERRORS] = s.devices[3].m[M_XID_ERRORS] = metric_direct(0);
 
     /* a value that is none is not written; NVLink needs both directions */
     s.devices[3].m[M_MEM_TEMP] = metric_none("NVML_ERROR_NOT_SUPPORTED");
@@ -438,8 +501,15 @@ static void test_dcgm_last_xid(void **state)
     has_line(page, "# TYPE DCGM_FI_DEV_XID_ERRORS gauge");
     has_dcgm(page, DCGM_GI("1"), "XID_ERRORS", "79");
     has_dcgm(page, DCGM_GI("2"), "XID_ERRORS", "79");
-    assert_null(strstr(page, "DCGM_FI_DEV_XID_ERRORS{gpu=\"1\""));
+    has_dcgm(page, DCGM_GPU1, "XID_ERRORS", "0");
     free(page);
+    /* an instance whose own events do not reach the monitor carries its
+     * GPU's Xid, the one seen that hit it */
+    s.devices[1].m[M_XID_ERRORS] = metric_none("unprivileged");
+    page = render(&s, true);
+    has_dcgm(page, DCGM_GI("1"), "XID_ERRORS", "79");
+    free(page);
+    s.devices[1].m[M_XID_ERRORS] = metric_direct(0);
     /* then Xid 94 on GI 2: GI 2's is the newer; GI 1 keeps the GPU's */
     add_event(&s, 2, 94);
     s.devices[2].m[M_XID_ERRORS] = metric_direct(1);
@@ -552,7 +622,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_prom_health_counters), cmocka_unit_test(test_prom_health_verdict),
-        cmocka_unit_test(test_xid_counts),           cmocka_unit_test(test_dcgm_health_names),
+        cmocka_unit_test(test_xid_counts),
+        cmocka_unit_test(test_xid_watch_text),           cmocka_unit_test(test_dcgm_health_names),
         cmocka_unit_test(test_dcgm_last_xid),        cmocka_unit_test(test_json_health),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
