@@ -572,16 +572,19 @@ class Gen:
             e["devices"] = devs
             e["gone_devices"] = gone
             tn.append(e)
-        # the fleet's totals as the monitor's header counts them: nodes with
-        # devices; of up nodes (a down node's values and health are unknown)
-        # the idle instances, the VRAM of instances and of GPUs without
-        # instances, the devices whose verdict is warning or action
-        tot = {"nodes": 0, "down": 0, "gpus": 0, "migs": 0, "mig_idle": 0,
+        # the fleet's totals as the monitor's header counts them: every
+        # target (one never up among the down ones); of up nodes (a down
+        # node's values and health are unknown) the idle leaves (MIG
+        # instances, GPUs without instances: utilisation under 1 %), the
+        # VRAM of the leaves, the devices whose verdict is warning or
+        # action; mig_idle: the idle instances alone
+        tot = {"nodes": 0, "down": 0, "gpus": 0, "migs": 0, "mig_idle": 0, "idle": 0,
                "vram_used_bytes": 0, "vram_total_bytes": 0, "not_ok": 0}
         for e in tn:
-            if not e["devices"]:
-                continue
             tot["nodes"] += 1
+            if not e["devices"]:
+                tot["down"] += 1  # never up
+                continue
             tot["down"] += e["down"]
             parents = {d["parent_uuid"] for d in e["devices"] if d["kind"] == "mig"}
             for d in e["devices"]:
@@ -591,8 +594,11 @@ class Gen:
                 if d["health"] in ("warning", "action"):
                     tot["not_ok"] += 1
                 u = d["gpu_util_pct"]
+                leaf = d["kind"] == "mig" or d["uuid"] not in parents
                 if d["kind"] == "mig" and u is not None and u < 1:
                     tot["mig_idle"] += 1
+                if leaf and u is not None and u < 1:
+                    tot["idle"] += 1
                 if (d["kind"] == "mig" or d["uuid"] not in parents) and \
                         d["memory_used_bytes"] is not None and d["memory_total_bytes"] is not None:
                     tot["vram_used_bytes"] += d["memory_used_bytes"]
