@@ -480,8 +480,10 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
             break;
         case OPT_PROMETHEUS:
             if (strncmp(optarg, "http://", 7) != 0 && strncmp(optarg, "https://", 8) != 0) {
-                snprintf(err, errlen, "--prometheus %.200s: expected an http:// or https:// URL",
-                         optarg);
+                char shown[201];
+                text_url_redact(shown, sizeof(shown), optarg); /* no password in a message */
+                snprintf(err, errlen, "--prometheus %s: expected an http:// or https:// URL",
+                         shown);
                 return -1;
             }
             c->prometheus = optarg;
