@@ -20,12 +20,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The longest name taken from outside where the name has a documented
- * bound: a Kubernetes object name (a pod's) is a DNS subdomain of at most
- * 253 characters, a namespace or container name a DNS label of at most 63
- * (RFC 1123, Kubernetes' "Object Names and IDs"); they are ASCII, so
- * bytes. A longer string cannot be a valid name and is cut to this. */
+/* The longest names taken from outside where the name has a documented
+ * bound (Kubernetes' "Object Names and IDs", RFC 1123): a pod's name is a
+ * DNS subdomain of at most 253 characters (TEXT_NAME_MAX), a namespace's
+ * or a container's a DNS label of at most 63 (TEXT_LABEL_MAX); they are
+ * ASCII, so bytes. A longer string is no valid name and is cut to these,
+ * which never cut a valid one. */
 #define TEXT_NAME_MAX 253
+#define TEXT_LABEL_MAX 63
 
 /* Decode one UTF-8 sequence at s (at most n bytes). Returns its length and
  * the code point in *cp, or 0 for an invalid, overlong, surrogate or
