@@ -114,16 +114,13 @@ static void run_round(struct prom_state *st)
     bool idents = res[FQ_IDENT] || res[FQ_DCGM_IDENT];
     pthread_mutex_lock(&st->mu);
     st->rounds++;
-    char was[sizeof(st->why)];
-    memcpy(was, st->why, sizeof(was));
     /* the queries that failed by name, the first one's reason */
+    char why_now[sizeof(st->why)] = "";
     if (failed)
-        snprintf(st->why, sizeof(st->why), "Prometheus %s: %u of %d queries failed (%s): %s",
+        snprintf(why_now, sizeof(why_now), "Prometheus %s: %u of %d queries failed (%s): %s",
                  st->url, failed, FQ_COUNT, names, first); /* it fits: no character cut */
-    else
-        st->why[0] = '\0';
-    if (strcmp(was, st->why) != 0)
-        debuglog_printf("prometheus: %s", st->why[0] ? st->why : "every query answered");
+    bool changed = strcmp(why_now, st->why) != 0;
+    memcpy(st->why, why_now, sizeof(st->why));
     if (built && idents && (f.ndevs || failed == 0)) {
         fleet_free(&st->last);
         st->last = f;
@@ -138,6 +135,8 @@ static void run_round(struct prom_state *st)
     }
     pthread_cond_broadcast(&st->cv);
     pthread_mutex_unlock(&st->mu);
+    if (changed) /* the log's write outside mu: a sample never waits on it */
+        debuglog_printf("prometheus: %s", why_now[0] ? why_now : "every query answered");
 }
 
 static void *query_thread(void *arg)
