@@ -43,6 +43,7 @@ struct prom_state {
     struct fleet last;
     bool have;           /* a round has given devices at least once */
     unsigned rounds;     /* rounds finished */
+    int asking;          /* the query in flight (enum fleet_query), -1 between them */
     char why[1024];      /* the last round's failure, "" when it was whole */
     uint64_t last_ok_ns; /* when a round last gave devices */
     unsigned stale;      /* rounds since then */
@@ -90,6 +91,9 @@ static void run_round(struct prom_state *st)
         uint64_t now = clock_mono_ns();
         unsigned left = now < end ? (unsigned)((end - now) / 1000000ull) : 0;
         char e[256];
+        pthread_mutex_lock(&st->mu);
+        st->asking = q;
+        pthread_mutex_unlock(&st->mu);
         if (left < 10) {
             snprintf(e, sizeof(e), "no time left in the round of %u ms", (unsigned)round_ms(st));
         } else if (promc_query(st->pc, fleet_query((enum fleet_query)q), left,
@@ -114,6 +118,7 @@ static void run_round(struct prom_state *st)
     bool idents = res[FQ_IDENT] || res[FQ_DCGM_IDENT];
     pthread_mutex_lock(&st->mu);
     st->rounds++;
+    st->asking = -1;
     /* the queries that failed by name, the first one's reason */
     char why_now[sizeof(st->why)] = "";
     if (failed)
@@ -339,6 +344,7 @@ static int prom_open(void **out, const struct backend_opts *o, char *err, size_t
         return BACKEND_ERR_BAD_PATH; /* a bad credentials file: exit status 2 */
     }
     st->one_shot = o->one_shot;
+    st->asking = -1;
     st->opened_ns = clock_mono_ns();
     st->interval_ms = o->interval_ms ? o->interval_ms : 1000;
     unsigned r = (unsigned)(st->interval_ms * ROUND_SHARE);
@@ -407,10 +413,16 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
         if (st->have && !st->why[0])
             snprintf(st->err, sizeof(st->err), "Prometheus %s has no migmon_* or DCGM_FI_* "
                      "series of the last 10 minutes (docs/fleet.md)", st->url);
-        else if (st->rounds == 0)
-            snprintf(st->err, sizeof(st->err), "Prometheus %s: no answer within %.1f s",
-                     st->url, (double)(clock_mono_ns() - st->opened_ns) / 1e9);
-        else
+        else if (st->rounds == 0) {
+            /* as a driver that has not answered by the deadline: a partial
+             * snapshot (--once: exit status 3), naming the query waited on */
+            snprintf(st->err, sizeof(st->err), "Prometheus %s: no answer to the %s query within "
+                     "%.1f s", st->url,
+                     fleet_query_name(st->asking >= 0 ? (enum fleet_query)st->asking : FQ_UP),
+                     (double)(clock_mono_ns() - st->opened_ns) / 1e9);
+            s->partial = true;
+            s->partial_why = snapshot_note(s, "%s", st->err);
+        } else
             snprintf(st->err, sizeof(st->err), "%s", st->why);
         s->ndevices = 0;
         pthread_mutex_unlock(&st->mu);
