@@ -7,10 +7,12 @@
 #include <time.h>
 
 #include "clock.h"
+#include "debuglog.h"
 #include "fleet/prom_client.h"
 #include "fleet/prom_fleet.h"
 #include "fleet/prom_past.h"
 #include "history.h"
+#include "text.h"
 
 /* A round of queries gets 90% of the interval, so the next round starts on
  * time; --once gets 5 s (its --timeout still bounds the wait). */
@@ -25,6 +27,8 @@
 
 struct prom_state {
     struct promc *pc;
+    /* the URL as every message shows it: its userinfo redacted
+     * (text_url_redact); the client alone holds the one it asks */
     char url[512];
     unsigned interval_ms, round_ms;
     bool one_shot;
@@ -39,10 +43,11 @@ struct prom_state {
     struct fleet last;
     bool have;           /* a round has given devices at least once */
     unsigned rounds;     /* rounds finished */
-    char why[512];       /* the last round's failure, "" when it was whole */
+    int asking;          /* the query in flight (enum fleet_query), -1 between them */
+    char why[1024];      /* the last round's failure, "" when it was whole */
     uint64_t last_ok_ns; /* when a round last gave devices */
     unsigned stale;      /* rounds since then */
-    char err[600];       /* last_error */
+    char err[1100];      /* last_error */
     /* reasons kept for metric.why: one per query, rewritten only by the
      * query thread between rounds, read under mu */
     char qwhy[2][FQ_COUNT][300];
@@ -80,23 +85,31 @@ static void run_round(struct prom_state *st)
     const char *why[FQ_COUNT] = {0};
     int slot = st->qwhy_cur ^ 1; /* the set not read by published devices */
     uint64_t end = clock_mono_ns() + round_ms(st) * 1000000ull;
-    char first[400] = "";
+    char first[300] = "", names[160] = "";
     unsigned failed = 0;
     for (int q = 0; q < FQ_COUNT; q++) {
         uint64_t now = clock_mono_ns();
         unsigned left = now < end ? (unsigned)((end - now) / 1000000ull) : 0;
         char e[256];
+        pthread_mutex_lock(&st->mu);
+        st->asking = q;
+        pthread_mutex_unlock(&st->mu);
         if (left < 10) {
             snprintf(e, sizeof(e), "no time left in the round of %u ms", (unsigned)round_ms(st));
         } else if (promc_query(st->pc, fleet_query((enum fleet_query)q), left,
                                PROMC_MAX_ANSWER, &res[q], e, sizeof(e)) == 0) {
             continue;
         }
-        snprintf(st->qwhy[slot][q], sizeof(st->qwhy[slot][q]), "Prometheus: %s", e);
+        /* e holds no text of the server's that was not cleaned (promc_parse) */
+        snprintf(st->qwhy[slot][q], sizeof(st->qwhy[slot][q]), "Prometheus (%s): %s",
+                 fleet_query_name((enum fleet_query)q), e);
         why[q] = st->qwhy[slot][q];
         failed++;
         if (!first[0])
             snprintf(first, sizeof(first), "%s", e);
+        size_t at = strlen(names);
+        snprintf(names + at, sizeof(names) - at, "%s%s", at ? ", " : "",
+                 fleet_query_name((enum fleet_query)q));
     }
     struct fleet f;
     bool built = fleet_build(&f, res, why, (double)clock_wall_ns() / 1e9) == 0;
@@ -105,11 +118,14 @@ static void run_round(struct prom_state *st)
     bool idents = res[FQ_IDENT] || res[FQ_DCGM_IDENT];
     pthread_mutex_lock(&st->mu);
     st->rounds++;
+    st->asking = -1;
+    /* the queries that failed by name, the first one's reason */
+    char why_now[sizeof(st->why)] = "";
     if (failed)
-        snprintf(st->why, sizeof(st->why), "Prometheus %.200s: %u of %d queries failed: %.250s",
-                 st->url, failed, FQ_COUNT, first);
-    else
-        st->why[0] = '\0';
+        snprintf(why_now, sizeof(why_now), "Prometheus %s: %u of %d queries failed (%s): %s",
+                 st->url, failed, FQ_COUNT, names, first); /* it fits: no character cut */
+    bool changed = strcmp(why_now, st->why) != 0;
+    memcpy(st->why, why_now, sizeof(st->why));
     if (built && idents && (f.ndevs || failed == 0)) {
         fleet_free(&st->last);
         st->last = f;
@@ -124,6 +140,8 @@ static void run_round(struct prom_state *st)
     }
     pthread_cond_broadcast(&st->cv);
     pthread_mutex_unlock(&st->mu);
+    if (changed) /* the log's write outside mu: a sample never waits on it */
+        debuglog_printf("prometheus: %s", why_now[0] ? why_now : "every query answered");
 }
 
 static void *query_thread(void *arg)
@@ -318,7 +336,7 @@ static int prom_open(void **out, const struct backend_opts *o, char *err, size_t
         snprintf(err, errlen, "out of memory");
         return BACKEND_ERR_NOMEM;
     }
-    snprintf(st->url, sizeof(st->url), "%s", o->prom_url);
+    text_url_redact(st->url, sizeof(st->url), o->prom_url);
     if (promc_open(&st->pc, o->prom_url, o->prom_auth_file, err, errlen) != 0 ||
         (o->prom_ca_file && promc_set_ca(st->pc, o->prom_ca_file, err, errlen) != 0)) {
         promc_close(st->pc); /* NULL when it did not open */
@@ -326,6 +344,7 @@ static int prom_open(void **out, const struct backend_opts *o, char *err, size_t
         return BACKEND_ERR_BAD_PATH; /* a bad credentials file: exit status 2 */
     }
     st->one_shot = o->one_shot;
+    st->asking = -1;
     st->opened_ns = clock_mono_ns();
     st->interval_ms = o->interval_ms ? o->interval_ms : 1000;
     unsigned r = (unsigned)(st->interval_ms * ROUND_SHARE);
@@ -345,6 +364,8 @@ static int prom_open(void **out, const struct backend_opts *o, char *err, size_t
         return BACKEND_ERR_INIT;
     }
     st->started = true;
+    debuglog_printf("prometheus: %s, a round of queries every %u ms within %u ms", st->url,
+                    st->interval_ms, st->round_ms);
     *out = st;
     return BACKEND_OK;
 }
@@ -379,20 +400,29 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
     snprintf(s->driver_version, sizeof(s->driver_version), "Prometheus");
     s->nvml_version[0] = '\0';
     s->cuda_driver_version = 0;
-    snprintf(s->dcgm_info, sizeof(s->dcgm_info), "from Prometheus %.200s", st->url);
+    char info[sizeof(st->url) + 32];
+    snprintf(info, sizeof(info), "from Prometheus %s", st->url);
+    text_take(s->dcgm_info, sizeof(s->dcgm_info), info); /* cut on a character boundary */
     s->health_given = true;
     s->partial = false;
+    s->partial_why = NULL;
     s->nprocs = 0;
     s->nevents = 0;
     s->events_why = "health events are not read from Prometheus (the nodes' own monitors have them)";
     if (!st->have || st->last.ndevs == 0) {
         if (st->have && !st->why[0])
-            snprintf(st->err, sizeof(st->err), "Prometheus %.300s has no migmon_* or DCGM_FI_* "
+            snprintf(st->err, sizeof(st->err), "Prometheus %s has no migmon_* or DCGM_FI_* "
                      "series of the last 10 minutes (docs/fleet.md)", st->url);
-        else if (st->rounds == 0)
-            snprintf(st->err, sizeof(st->err), "Prometheus %.300s: no answer within %.1f s",
-                     st->url, (double)(clock_mono_ns() - st->opened_ns) / 1e9);
-        else
+        else if (st->rounds == 0) {
+            /* as a driver that has not answered by the deadline: a partial
+             * snapshot (--once: exit status 3), naming the query waited on */
+            snprintf(st->err, sizeof(st->err), "Prometheus %s: no answer to the %s query within "
+                     "%.1f s", st->url,
+                     fleet_query_name(st->asking >= 0 ? (enum fleet_query)st->asking : FQ_UP),
+                     (double)(clock_mono_ns() - st->opened_ns) / 1e9);
+            s->partial = true;
+            s->partial_why = snapshot_note(s, "%s", st->err);
+        } else
             snprintf(st->err, sizeof(st->err), "%s", st->why);
         s->ndevices = 0;
         pthread_mutex_unlock(&st->mu);
@@ -425,6 +455,7 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
         double age = (double)(clock_mono_ns() - st->last_ok_ns) / 1e9;
         note = snapshot_note(s, "%s (devices from %.0f s ago)", st->why, age);
         s->partial = true;
+        s->partial_why = snapshot_note(s, "%s", st->why);
     }
     for (size_t i = 0; i < s->ndevices; i++) {
         struct device *d = &s->devices[i];

@@ -53,6 +53,21 @@ const char *fleet_query(enum fleet_query q)
     return q < FQ_COUNT ? queries[q] : NULL;
 }
 
+/* What each query asks for, as messages name it (docs/fleet.md's table). */
+static const char *const names[FQ_COUNT] = {
+    [FQ_UP] = "up",
+    [FQ_IDENT] = "migmon_*_info",
+    [FQ_VALUES] = "migmon_* values",
+    [FQ_DCGM_IDENT] = "DCGM_FI_* devices",
+    [FQ_DCGM_VALUES] = "DCGM_FI_* values",
+    [FQ_PROCS] = "migmon_process_*",
+};
+
+const char *fleet_query_name(enum fleet_query q)
+{
+    return q < FQ_COUNT ? names[q] : NULL;
+}
+
 /* ---- building ---- */
 
 /* The slot of instance in the nodes' table: its node's, or the free one
@@ -300,9 +315,10 @@ static void read_pod(struct device *d, json_t *it)
     const char *pod = fleet_lab(it, "pod");
     if (!pod[0] || d->pod.name[0])
         return;
-    snprintf(d->pod.name, sizeof(d->pod.name), "%s", pod);
-    snprintf(d->pod.ns, sizeof(d->pod.ns), "%s", fleet_lab(it, "namespace"));
-    snprintf(d->pod.container, sizeof(d->pod.container), "%s", fleet_lab(it, "container"));
+    /* cut to what Kubernetes allows, on a character boundary, and cleaned */
+    text_take(d->pod.name, sizeof(d->pod.name), pod);
+    text_take(d->pod.ns, sizeof(d->pod.ns), fleet_lab(it, "namespace"));
+    text_take(d->pod.container, sizeof(d->pod.container), fleet_lab(it, "container"));
 }
 
 static void read_values(struct build *b, json_t *res)

@@ -27,6 +27,8 @@ enum fleet_query {
 
 /* The queries, in enum fleet_query order; static strings. */
 const char *fleet_query(enum fleet_query q);
+/* Its short name for messages ("migmon_process_*"); a static string. */
+const char *fleet_query_name(enum fleet_query q);
 
 /*
  * res[q]: query q's result array, or NULL when it failed (why[q] says
