@@ -21,7 +21,7 @@ size_t cli_escape(char *out, size_t cap, const char *s)
     for (size_t i = 0; i < len;) {
         uint32_t cp;
         size_t k = text_utf8_decode(p + i, len - i, &cp);
-        char esc[8];
+        char esc[12];
         const char *piece = (const char *)p + i;
         size_t m = k;
         if (k == 0) { /* a byte of no valid sequence */
@@ -29,7 +29,12 @@ size_t cli_escape(char *out, size_t cap, const char *s)
             piece = esc;
             k = 1;
         } else if (text_is_control(cp)) {
-            m = (size_t)snprintf(esc, sizeof(esc), cp < 0x80 ? "\\x%02x" : "\\u%04x", (unsigned)cp);
+            if (cp < 0x80)
+                m = (size_t)snprintf(esc, sizeof(esc), "\\x%02x", (unsigned)cp);
+            else if (cp > 0xffff)
+                m = (size_t)snprintf(esc, sizeof(esc), "\\U%08x", (unsigned)cp);
+            else
+                m = (size_t)snprintf(esc, sizeof(esc), "\\u%04x", (unsigned)cp);
             piece = esc;
         }
         if (n + m >= cap) /* whole escapes and characters only */
@@ -477,8 +482,10 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
             break;
         case OPT_PROMETHEUS:
             if (strncmp(optarg, "http://", 7) != 0 && strncmp(optarg, "https://", 8) != 0) {
-                snprintf(err, errlen, "--prometheus %.200s: expected an http:// or https:// URL",
-                         optarg);
+                char shown[201];
+                text_url_redact(shown, sizeof(shown), optarg); /* no password in a message */
+                snprintf(err, errlen, "--prometheus %s: expected an http:// or https:// URL",
+                         shown);
                 return -1;
             }
             c->prometheus = optarg;

@@ -118,8 +118,9 @@ int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen);
 /*
  * s into out (cap bytes with the NUL) for a message: what a terminal would
  * act on is written as text, a control below 0x80 as \xHH (ESC: \x1b, tab
- * \x09), a C1 or bidirectional control as \uHHHH (U+009B: \u009b, U+202E:
- * \u202e), and each byte of invalid UTF-8 as \xHH; the rest is copied.
+ * \x09), a C1 control or a format character (text_is_control) as \uHHHH
+ * (U+009B: \u009b, U+202E: \u202e), or \UHHHHHHHH above U+FFFF (a tag:
+ * \U000e0041), and each byte of invalid UTF-8 as \xHH; the rest is copied.
  * Cut before an escape or character that does not fit. Returns the length
  * written. For the command line's values and the configuration file's
  * name and text.

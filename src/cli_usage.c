@@ -150,6 +150,7 @@ void cli_usage(FILE *f)
           "--demo scenario, a --config FILE that cannot be read, a configuration or\n"
           "credentials file of another user or writable by others, or a terminal the\n"
           "interactive monitor cannot use; 3 partial snapshot (--once: a device's driver\n"
-          "calls did not finish within --timeout).\n",
+          "calls did not finish within --timeout, or a --prometheus query failed or was\n"
+          "not answered in time).\n",
           f);
 }

@@ -154,6 +154,7 @@ int collect_tick_until(struct collector *c, struct snapshot *s, uint64_t deadlin
 {
     s->elapsed_ns = clock_mono_ns() - c->t0_ns;
     s->wall_ns = clock_wall_ns();
+    s->partial_why = NULL; /* a backend that knows why sets it */
 
     /* The driver work runs in the backend's threads while we read /proc. */
     if (c->be_state && c->be->start)

@@ -16,6 +16,7 @@
 #include "fleet/prom_query.h"
 #include "history.h"
 #include "system/podres.h"
+#include "text.h"
 #include "trust.h"
 
 /* Bad lines reported one by one; the rest are counted in one line. */
@@ -250,8 +251,11 @@ static int handler(void *user, const char *sec, const char *key, const char *val
             snprintf(c->prometheus, sizeof(c->prometheus), "%s", val);
         else if (!strcmp(val, "off"))
             c->prometheus[0] = '\0';
-        else
-            bad(p, "prometheus = %s: expected an http:// or https:// URL, or off", val);
+        else {
+            char shown[512];
+            text_url_redact(shown, sizeof(shown), val); /* no password in a message */
+            bad(p, "prometheus = %s: expected an http:// or https:// URL, or off", shown);
+        }
     } else if (IS("fleet", "auth_file")) {
         if (val[0] && strlen(val) < sizeof(c->prometheus_auth))
             snprintf(c->prometheus_auth, sizeof(c->prometheus_auth), "%s",

@@ -170,6 +170,9 @@ static int run_once(struct collector *col, const struct cli *c)
     else
         table_write_snapshot(stdout, &s);
     bool partial = s.partial;
+    char partial_why[1024] = "";
+    if (partial && s.partial_why)
+        snprintf(partial_why, sizeof(partial_why), "%s", s.partial_why);
     snapshot_free(&s);
     if (wrc != 0) {
         fprintf(stderr, "mig-gpu-mon: out of memory for the process list\n");
@@ -177,7 +180,9 @@ static int run_once(struct collector *col, const struct cli *c)
     }
     if (stdout_written("snapshot") != 0)
         return 1;
-    if (partial)
+    if (partial && partial_why[0]) /* a fleet: the queries that failed, and why */
+        fprintf(stderr, "mig-gpu-mon: partial snapshot: %s\n", partial_why);
+    else if (partial)
         fprintf(stderr, "mig-gpu-mon: partial snapshot: the driver did not answer within %.1f s "
                         "(see the stalled devices)\n", c->timeout_ms / 1000.0);
     return partial ? EXIT_PARTIAL : 0;

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "text.h"
+
 enum metric_source {
     MSRC_NONE = 0, /* could not be read; value is meaningless */
     MSRC_DIRECT,   /* the NVML call for this device */
@@ -255,10 +257,10 @@ struct device {
     /* The Kubernetes pod a fleet's exporter says holds the device now
      * (the pod, namespace and container labels of its series, ours or
      * dcgm-exporter's); "" when none is labelled. */
-    struct device_pod {
-        char name[128];
-        char ns[64];
-        char container[64];
+    struct device_pod { /* as long as Kubernetes allows (text.h) */
+        char name[TEXT_NAME_MAX + 1];
+        char ns[TEXT_LABEL_MAX + 1];
+        char container[TEXT_LABEL_MAX + 1];
     } pod;
     /* The health verdict (health.h), from the rules that fired this tick:
      * health is an enum health_level, health_rules their bits. Set by

@@ -50,8 +50,11 @@ struct snapshot {
     struct host_core *core_buf; /* owned copy of the host's cores */
     size_t core_cap;
     /* Some device's sampling did not finish in time: its values are
-     * carried or none, and say so. */
+     * carried or none, and say so. partial_why: why, when it is not a
+     * driver's call that did not finish within the deadline (a fleet's
+     * failed queries; in the notes), else NULL. */
     bool partial;
+    const char *partial_why;
     /* Reasons composed at sampling time ("stalled 12 s in
      * nvmlDeviceGetPowerUsage"); metric.why and device.stall may point here.
      * Owned, emptied at the start of every tick, never moved while the

@@ -1,8 +1,10 @@
 /*
- * text.c — UTF-8 validation and control stripping for outside strings.
+ * text.c — UTF-8 validation, control and format character stripping,
+ * cutting and URL redaction for outside strings (text.h).
  */
 #include "text.h"
 
+#include <stdio.h>
 #include <string.h>
 
 size_t text_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
@@ -37,10 +39,55 @@ size_t text_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
     return len;
 }
 
+/* The hidden characters above U+009F (text.h), sorted: Unicode 15's Cf,
+ * Zl and Zp, with the reserved code points of the blocks that are format
+ * characters throughout (U+2060-U+206F, U+E0000-U+E007F). */
+static const struct {
+    uint32_t lo, hi;
+} hidden[] = {
+    {0x00ad, 0x00ad},   {0x0600, 0x0605},   {0x061c, 0x061c},   {0x06dd, 0x06dd},
+    {0x070f, 0x070f},   {0x0890, 0x0891},   {0x08e2, 0x08e2},   {0x180e, 0x180e},
+    {0x200b, 0x200f},   {0x2028, 0x202e},   {0x2060, 0x206f},   {0xfeff, 0xfeff},
+    {0xfff9, 0xfffb},   {0x110bd, 0x110bd}, {0x110cd, 0x110cd}, {0x13430, 0x1343f},
+    {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a}, {0xe0000, 0xe007f},
+};
+
 bool text_is_control(uint32_t cp)
 {
-    return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) ||
-           (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+    if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f))
+        return true;
+    if (cp < 0xad)
+        return false;
+    size_t lo = 0, hi = sizeof(hidden) / sizeof(hidden[0]);
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cp < hidden[mid].lo)
+            hi = mid;
+        else if (cp > hidden[mid].hi)
+            lo = mid + 1;
+        else
+            return true;
+    }
+    return false;
+}
+
+size_t text_utf8_cut(const char *s, size_t n, size_t max)
+{
+    if (n <= max)
+        return n;
+    /* s[max] is the first byte left out: when it continues a sequence,
+     * the cut moves back to where that sequence starts (a valid one has
+     * at most three continuation bytes) */
+    const unsigned char *p = (const unsigned char *)s;
+    size_t k = max;
+    while (k > 0 && max - k < 3 && (p[k] & 0xc0) == 0x80)
+        k--;
+    if ((p[k] & 0xc0) != 0x80 && p[k] >= 0xc2 && p[k] <= 0xf4) {
+        size_t len = p[k] >= 0xf0 ? 4 : p[k] >= 0xe0 ? 3 : 2;
+        if (k + len > max)
+            return k;
+    }
+    return max;
 }
 
 static bool clean(char *s, size_t cap, bool lines)
@@ -50,7 +97,7 @@ static bool clean(char *s, size_t cap, bool lines)
     size_t n = strnlen(s, cap);
     bool changed = n == cap; /* not terminated within cap */
     if (n == cap)
-        n = cap - 1;
+        n = text_utf8_cut(s, cap, cap - 1);
     s[n] = '\0';
     /* In place and length-preserving: a byte of an invalid sequence and
      * every byte of a control become '?'. */
@@ -82,9 +129,39 @@ bool text_clean_lines(char *s, size_t cap)
     return clean(s, cap, true);
 }
 
+bool text_take(char *dst, size_t cap, const char *src)
+{
+    size_t len = strlen(src);
+    size_t n = text_utf8_cut(src, len, cap - 1);
+    memmove(dst, src, n);
+    dst[n] = '\0';
+    return text_clean(dst, cap) || n < len;
+}
+
 void text_copy(char *dst, size_t cap, const char *src)
 {
     size_t n = strnlen(src, cap - 1);
     memmove(dst, src, n);
     dst[n] = '\0';
+}
+
+void text_url_redact(char *dst, size_t cap, const char *url)
+{
+    const char *sep = strstr(url, "://");
+    const char *auth = sep ? sep + 3 : url;
+    size_t alen = strcspn(auth, "/?#");
+    /* the last '@' of the authority: a password may hold one unescaped */
+    const char *at = NULL;
+    for (const char *p = auth; p < auth + alen; p++)
+        if (*p == '@')
+            at = p;
+    if (!at) {
+        text_take(dst, cap, url);
+        return;
+    }
+    const char *colon = memchr(auth, ':', (size_t)(at - auth));
+    int keep = colon ? (int)(colon - auth) : 0; /* the user name, before the password */
+    snprintf(dst, cap, "%.*s%.*s%s***%s", (int)(auth - url), url, keep, auth, colon ? ":" : "",
+             at);
+    text_clean(dst, cap);
 }

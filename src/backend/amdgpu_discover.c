@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "text.h"
+
 static int render_minor_of(const char *dev)
 {
     char path[AMD_PATH_LEN + 8];
@@ -186,7 +188,7 @@ static void fill_identity(struct amd_gpu *g)
     amd_fmt(g->arch, sizeof(g->arch), "%s", arch);
     amd_fmt(path, sizeof(path), "%s/product_name", g->dev);
     if (amd_read_text(path, buf, sizeof(buf)) == 0 && buf[0])
-        amd_fmt(g->name, sizeof(g->name), "%s", buf);
+        text_take(g->name, sizeof(g->name), buf); /* the board's text: cleaned here (text.h) */
     else if (known)
         amd_fmt(g->name, sizeof(g->name), "%s", known);
     else

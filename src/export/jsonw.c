@@ -62,7 +62,8 @@ void jsonw_arr_open(struct jsonw *w) { open_(w, '['); }
 void jsonw_arr_close(struct jsonw *w) { close_(w, ']'); }
 
 /* Always valid JSON and valid UTF-8: invalid sequences become U+FFFD,
- * controls (C0, DEL, C1, bidi) are written as \\u escapes. */
+ * controls and format characters (text_is_control) are written as \\u
+ * escapes. */
 static void put_escaped(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -85,7 +86,10 @@ static void put_escaped(FILE *f, const char *s)
         case '\b': fputs("\\b", f); break;
         case '\f': fputs("\\f", f); break;
         default:
-            if (text_is_control(cp))
+            if (text_is_control(cp) && cp > 0xffff) /* a tag: as a surrogate pair */
+                fprintf(f, "\\u%04x\\u%04x", 0xd800u + ((cp - 0x10000u) >> 10),
+                        0xdc00u + ((cp - 0x10000u) & 0x3ffu));
+            else if (text_is_control(cp))
                 fprintf(f, "\\u%04x", (unsigned)cp);
             else
                 fwrite(p + i, 1, len, f);

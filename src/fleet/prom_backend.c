@@ -25,6 +25,7 @@
 #include "fleet/prom_past.h"
 #include "fleet/prom_query.h"
 #include "history.h"
+#include "text.h"
 
 /* A round of queries gets 90% of the interval, so the next round starts on
  * time, and at least a second (a round of a large fleet's queries takes a
@@ -64,6 +65,8 @@ struct why_pool {
 
 struct prom_state {
     struct promc *pc;
+    /* the URL as every message shows it: its userinfo redacted
+     * (text_url_redact); the client alone holds the one it asks */
     char url[512];
     char match[2048]; /* --prometheus-match, as promq_match_parse wrote it */
     unsigned interval_ms, round_ms;
@@ -101,10 +104,11 @@ struct prom_state {
     int cur;
     bool have;           /* a round has given nodes at least once */
     unsigned rounds;     /* rounds finished */
-    char why[512];       /* the last round's failure, "" when it was whole */
+    const char *asking;  /* the query in flight (its name), NULL between rounds */
+    char why[1024];      /* the last round's failure, "" when it was whole */
     uint64_t last_ok_ns; /* when a round last gave nodes */
     unsigned stale;      /* rounds since then */
-    char err[600];       /* last_error */
+    char err[1100];      /* last_error */
     uint64_t bytes;      /* answers read, every query */
     /* The charts' past (past_ask): asked from the front end's thread,
      * fetched by the past thread with a client of its own, started at the
@@ -163,6 +167,15 @@ static unsigned ms_left(uint64_t end)
     return now < end ? (unsigned)((end - now) / 1000000ull) : 0;
 }
 
+/* The query in flight, for the message when the first round has not
+ * answered by --once's deadline. */
+static void asking(struct prom_state *st, const char *name)
+{
+    pthread_mutex_lock(&st->mu);
+    st->asking = name;
+    pthread_mutex_unlock(&st->mu);
+}
+
 /* ---- the node round ---- */
 
 struct node_cb {
@@ -214,6 +227,7 @@ static unsigned node_round(struct prom_state *st, struct node_table *t, const ch
             snprintf(e, sizeof(e), "stopped");
         else {
             struct node_cb cb = {.t = t, .q = (enum promq_node)q};
+            asking(st, node_query_name[q]);
             uint64_t t0 = clock_mono_ns(), b0 = promc_bytes(st->pc);
             rc = promc_query_each(st->pc, promql, left, ANSWER_MAX, on_node, &cb, e, sizeof(e));
             debuglog_printf("prometheus: the %s query (%zu bytes): %s, %.1f ms, %llu bytes read",
@@ -285,6 +299,7 @@ static unsigned page(struct prom_state *st, struct build *b, struct node_summary
             snprintf(e, sizeof(e), "stopped");
         else {
             struct build_cb cb = {.b = b, .q = (enum promq_detail)q};
+            asking(st, detail_query_name[q]);
             uint64_t t0 = clock_mono_ns(), b0 = promc_bytes(st->pc);
             rc = promc_query_each(st->pc, promql, left, ANSWER_MAX, on_build, &cb, e, sizeof(e));
             debuglog_printf("prometheus: the %s query of %zu nodes: %s, %.1f ms, %llu bytes read",
@@ -475,11 +490,12 @@ static void run_round(struct prom_state *st)
 
     pthread_mutex_lock(&st->mu);
     st->rounds++;
+    st->asking = NULL;
     st->bytes = promc_bytes(st->pc);
     if (failed == 1)
-        snprintf(st->why, sizeof(st->why), "Prometheus %.200s: %.290s", st->url, first);
+        snprintf(st->why, sizeof(st->why), "Prometheus %s: %s", st->url, first);
     else if (failed)
-        snprintf(st->why, sizeof(st->why), "Prometheus %.200s: %.250s; %u queries failed",
+        snprintf(st->why, sizeof(st->why), "Prometheus %s: %s; %u queries failed",
                  st->url, first, failed);
     else
         st->why[0] = '\0';
@@ -768,7 +784,7 @@ static int prom_open(void **out, const struct backend_opts *o, char *err, size_t
         snprintf(err, errlen, "out of memory");
         return BACKEND_ERR_NOMEM;
     }
-    snprintf(st->url, sizeof(st->url), "%s", o->prom_url);
+    text_url_redact(st->url, sizeof(st->url), o->prom_url);
     if (o->prom_match && o->prom_match[0] &&
         promq_match_parse(o->prom_match, st->match, sizeof(st->match), err, errlen) != 0) {
         free(st);
@@ -801,6 +817,9 @@ static int prom_open(void **out, const struct backend_opts *o, char *err, size_t
         return BACKEND_ERR_INIT;
     }
     st->started = true;
+    debuglog_printf("prometheus: %s, a round of queries every %u ms within %u ms%s%s", st->url,
+                    st->interval_ms, st->round_ms, st->match[0] ? ", limited to " : "",
+                    st->match);
     *out = st;
     return BACKEND_OK;
 }
@@ -866,9 +885,12 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
     snprintf(s->driver_version, sizeof(s->driver_version), "Prometheus");
     s->nvml_version[0] = '\0';
     s->cuda_driver_version = 0;
-    snprintf(s->dcgm_info, sizeof(s->dcgm_info), "from Prometheus %.200s", st->url);
+    char info[sizeof(st->url) + 32];
+    snprintf(info, sizeof(info), "from Prometheus %s", st->url);
+    text_take(s->dcgm_info, sizeof(s->dcgm_info), info); /* cut on a character boundary */
     s->health_given = true;
     s->partial = false;
+    s->partial_why = NULL;
     s->nprocs = 0;
     s->nevents = 0;
     s->ndevices = 0;
@@ -878,16 +900,22 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
     s->fleet_filter[0] = '\0';
     s->events_why = "health events are not read from Prometheus (the nodes' own monitors have them)";
     if (!st->have) {
-        if (st->rounds == 0)
-            snprintf(st->err, sizeof(st->err), "Prometheus %.300s: no answer within %.1f s",
-                     st->url, (double)(clock_mono_ns() - st->opened_ns) / 1e9);
-        else
+        if (st->rounds == 0) {
+            /* as a driver that has not answered by the deadline: a partial
+             * snapshot (--once: exit status 3), naming the query waited on */
+            snprintf(st->err, sizeof(st->err), "Prometheus %s: no answer to the %s query within "
+                     "%.1f s", st->url, st->asking ? st->asking : "targets",
+                     (double)(clock_mono_ns() - st->opened_ns) / 1e9);
+            s->partial = true;
+            s->partial_why = snapshot_note(s, "%s", st->err);
+        } else {
             snprintf(st->err, sizeof(st->err), "%s", st->why);
+        }
         pthread_mutex_unlock(&st->mu);
         return -1;
     }
     if (st->nnodes == 0 && !st->why[0] && !st->nodes_filter[0]) {
-        snprintf(st->err, sizeof(st->err), "Prometheus %.300s has no migmon_* or DCGM_FI_* "
+        snprintf(st->err, sizeof(st->err), "Prometheus %s has no migmon_* or DCGM_FI_* "
                  "series of the last 10 minutes (docs/fleet.md)", st->url);
         pthread_mutex_unlock(&st->mu);
         return -1;
@@ -935,6 +963,7 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
         double age = (double)(clock_mono_ns() - st->last_ok_ns) / 1e9;
         note = snapshot_note(s, "%s (devices from %.0f s ago)", st->why, age);
         s->partial = true;
+        s->partial_why = snapshot_note(s, "%s", st->why);
     }
     for (size_t i = 0; i < s->ndevices; i++) {
         struct device *d = &s->devices[i];

@@ -12,6 +12,8 @@
 #include "libpath.h"
 #include "trust.h"
 
+#include "text.h"
+
 struct promc {
     CURL *h;
     char *base;             /* the URL without a trailing '/' */
@@ -278,15 +280,24 @@ int promc_parse(const char *buf, size_t len, long code, const char *type_wanted,
 {
     *result = NULL;
     json_error_t je;
+    /* The server's text (its error, or what jansson quotes of a bad
+     * answer) enters the program here: cleaned and cut (text.h) before it
+     * is put in any message, which the screen and every format show; the
+     * message is cut to err on a character boundary. */
+    char said[301], msg[512];
     json_t *root = json_loadb(buf ? buf : "", len, 0, &je);
     if (!root) {
-        snprintf(err, errlen, "answer is not JSON (HTTP %ld, %zu bytes): %s", code, len, je.text);
+        text_take(said, sizeof(said), je.text);
+        snprintf(msg, sizeof(msg), "answer is not JSON (HTTP %ld, %zu bytes): %s", code, len, said);
+        text_take(err, errlen, msg);
         return -1;
     }
     const char *status = json_string_value(json_object_get(root, "status"));
     if (!status || strcmp(status, "success") != 0) {
         const char *e = json_string_value(json_object_get(root, "error"));
-        snprintf(err, errlen, "HTTP %ld: %.300s", code, e ? e : "no \"status\": \"success\"");
+        text_take(said, sizeof(said), e ? e : "no \"status\": \"success\"");
+        snprintf(msg, sizeof(msg), "HTTP %ld: %s", code, said);
+        text_take(err, errlen, msg);
         json_decref(root);
         return -1;
     }
@@ -294,9 +305,10 @@ int promc_parse(const char *buf, size_t len, long code, const char *type_wanted,
     const char *type = json_string_value(json_object_get(data, "resultType"));
     json_t *res = json_object_get(data, "result");
     if (!type || strcmp(type, type_wanted) != 0 || !json_is_array(res)) {
-        snprintf(err, errlen, "answer is not %s (resultType %.40s)",
+        text_take(said, 41, type ? type : "missing");
+        snprintf(err, errlen, "answer is not %s (resultType %s)",
                  strcmp(type_wanted, "matrix") == 0 ? "a range vector" : "an instant vector",
-                 type ? type : "missing");
+                 said);
         json_decref(root);
         return -1;
     }

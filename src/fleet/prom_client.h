@@ -78,7 +78,8 @@ void promc_close(struct promc *c);
 /* An answer's body (len bytes, HTTP status code) checked: "status":
  * "success" and data.resultType type_wanted ("vector", "matrix"); 0 with
  * data.result in *result (the caller's), or -1 with one line in err (not
- * JSON, Prometheus' error message, another type). No I/O. */
+ * JSON, Prometheus' error message, another type): the server's text in it
+ * cleaned and cut (text_take), so err is safe to show. No I/O. */
 int promc_parse(const char *buf, size_t len, long code, const char *type_wanted, json_t **result,
                 char *err, size_t errlen);
 

@@ -267,9 +267,10 @@ static void read_pod(struct device *d, const struct prom_item *it)
     const char *pod = fleet_lab(it, "pod");
     if (!pod[0] || d->pod.name[0])
         return;
-    snprintf(d->pod.name, sizeof(d->pod.name), "%s", pod);
-    snprintf(d->pod.ns, sizeof(d->pod.ns), "%s", fleet_lab(it, "namespace"));
-    snprintf(d->pod.container, sizeof(d->pod.container), "%s", fleet_lab(it, "container"));
+    /* cut to what Kubernetes allows, on a character boundary, and cleaned */
+    text_take(d->pod.name, sizeof(d->pod.name), pod);
+    text_take(d->pod.ns, sizeof(d->pod.ns), fleet_lab(it, "namespace"));
+    text_take(d->pod.container, sizeof(d->pod.container), fleet_lab(it, "container"));
 }
 
 static void read_values(struct build *b, const struct prom_item *it)

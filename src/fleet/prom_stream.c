@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
+
 /* What the tokenizer is in the middle of. */
 enum { LEX_WS = 0, LEX_STR, LEX_ESC, LEX_HEX, LEX_LIT };
 
@@ -540,7 +542,17 @@ int prom_stream_feed(struct prom_stream *ps, const char *p, size_t n)
     return 0;
 }
 
+static int end_raw(struct prom_stream *ps, long http_code, char *err, size_t errlen);
+
 int prom_stream_end(struct prom_stream *ps, long http_code, char *err, size_t errlen)
+{
+    int rc = end_raw(ps, http_code, err, errlen);
+    if (rc != 0) /* Prometheus' own words, or a proxy's: another host's text */
+        text_clean(err, errlen);
+    return rc;
+}
+
+static int end_raw(struct prom_stream *ps, long http_code, char *err, size_t errlen)
 {
     if (!ps->failed && ps->lex == LEX_LIT) { /* a bare literal ends at the end */
         ps->lex = LEX_WS;

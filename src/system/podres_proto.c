@@ -177,33 +177,45 @@ static const char *str_or_empty(const char *s)
     return s ? s : "";
 }
 
-/* Copy s into the pool at *at; returns the copy. */
-static const char *pool_put(char **at, const char *s)
+/* The bytes s takes in the pool: cut to max on a character boundary, and
+ * its NUL. */
+static size_t pool_len(const char *s, size_t max)
 {
-    size_t n = strlen(s) + 1;
-    memcpy(*at, s, n);
-    const char *r = *at;
+    return text_utf8_cut(s, strlen(s), max) + 1;
+}
+
+/* Copy s into the pool at *at, cut to max bytes on a character boundary
+ * and cleaned (text_take); returns the copy. */
+static const char *pool_put(char **at, const char *s, size_t max)
+{
+    size_t n = pool_len(s, max);
+    char *r = *at;
+    text_take(r, n, s);
     *at += n;
     return r;
 }
 
 /* The flat list of m: every non-empty device id, with its resource, pod and
- * container. Each string is copied once (a pod's name once per pod). */
+ * container. Each string is copied once (a pod's name once per pod), where
+ * the kubelet's text enters the program: cut to the length Kubernetes
+ * allows (podres_proto.h) and cleaned, so a label never carries a control
+ * and an answer of one huge name does not make every scrape huge. */
 static struct podres_list *flatten(const struct pb_list *m)
 {
     size_t ndev = 0, bytes = 0;
     for (size_t p = 0; p < m->n_pod_resources; p++) {
         const struct pb_pod *pod = m->pod_resources[p];
-        bytes += strlen(str_or_empty(pod->name)) + strlen(str_or_empty(pod->namespace_)) + 2;
+        bytes += pool_len(str_or_empty(pod->name), PODRES_POD_MAX) +
+                 pool_len(str_or_empty(pod->namespace_), PODRES_NAMESPACE_MAX);
         for (size_t c = 0; c < pod->n_containers; c++) {
             const struct pb_container *ct = pod->containers[c];
-            bytes += strlen(str_or_empty(ct->name)) + 1;
+            bytes += pool_len(str_or_empty(ct->name), PODRES_CONTAINER_MAX);
             for (size_t d = 0; d < ct->n_devices; d++) {
                 const struct pb_devices *dv = ct->devices[d];
-                bytes += strlen(str_or_empty(dv->resource_name)) + 1;
+                bytes += pool_len(str_or_empty(dv->resource_name), PODRES_RESOURCE_MAX);
                 for (size_t i = 0; i < dv->n_device_ids; i++)
                     if (dv->device_ids[i] && dv->device_ids[i][0]) {
-                        bytes += strlen(dv->device_ids[i]) + 1;
+                        bytes += pool_len(dv->device_ids[i], PODRES_ID_MAX);
                         ndev++;
                     }
             }
@@ -222,20 +234,21 @@ static struct podres_list *flatten(const struct pb_list *m)
     char *at = l->pool;
     for (size_t p = 0; p < m->n_pod_resources; p++) {
         const struct pb_pod *pod = m->pod_resources[p];
-        const char *pn = pool_put(&at, str_or_empty(pod->name));
-        const char *ns = pool_put(&at, str_or_empty(pod->namespace_));
+        const char *pn = pool_put(&at, str_or_empty(pod->name), PODRES_POD_MAX);
+        const char *ns = pool_put(&at, str_or_empty(pod->namespace_), PODRES_NAMESPACE_MAX);
         for (size_t c = 0; c < pod->n_containers; c++) {
             const struct pb_container *ct = pod->containers[c];
-            const char *cn = pool_put(&at, str_or_empty(ct->name));
+            const char *cn = pool_put(&at, str_or_empty(ct->name), PODRES_CONTAINER_MAX);
             for (size_t d = 0; d < ct->n_devices; d++) {
                 const struct pb_devices *dv = ct->devices[d];
-                const char *rn = pool_put(&at, str_or_empty(dv->resource_name));
+                const char *rn =
+                    pool_put(&at, str_or_empty(dv->resource_name), PODRES_RESOURCE_MAX);
                 for (size_t i = 0; i < dv->n_device_ids; i++) {
                     if (!dv->device_ids[i] || !dv->device_ids[i][0])
                         continue;
                     struct podres_dev *e = &l->dev[l->n++];
                     e->resource = rn;
-                    e->id = pool_put(&at, dv->device_ids[i]);
+                    e->id = pool_put(&at, dv->device_ids[i], PODRES_ID_MAX);
                     e->pod = pn;
                     e->ns = ns;
                     e->container = cn;

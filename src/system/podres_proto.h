@@ -19,7 +19,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One device id a container holds. The strings are the list's. */
+#include "text.h"
+
+/* The longest strings taken from the kubelet, in bytes: what Kubernetes
+ * allows for each (text.h), so no valid name is cut. A pod's name is a DNS
+ * subdomain (253), a namespace's and a container's a DNS label (63), a
+ * resource name a qualified name (a DNS subdomain prefix, '/', a name of
+ * 63). A device id has no such bound: every form podres_names reads is
+ * under 100 bytes, so one longer than a pod's name names no device. */
+#define PODRES_POD_MAX TEXT_NAME_MAX
+#define PODRES_NAMESPACE_MAX TEXT_LABEL_MAX
+#define PODRES_CONTAINER_MAX TEXT_LABEL_MAX
+#define PODRES_RESOURCE_MAX (TEXT_NAME_MAX + 1 + TEXT_LABEL_MAX)
+#define PODRES_ID_MAX TEXT_NAME_MAX
+
+/* One device id a container holds. The strings are the list's: cut to the
+ * lengths above on a character boundary and cleaned (text_take). */
 struct podres_dev {
     const char *resource;  /* "nvidia.com/gpu", "nvidia.com/mig-1g.18gb" */
     const char *id;        /* as listed: "GPU-…", "MIG-…", "GPU-…::3" */

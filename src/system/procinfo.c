@@ -126,7 +126,7 @@ static void read_ns(struct procinfo *pi, uint32_t pid, char *out, size_t len)
 
 void procinfo_sanitize(char *s)
 {
-    text_clean(s, strlen(s) + 1); /* C0, DEL, C1, bidi controls, invalid UTF-8 */
+    text_clean(s, strlen(s) + 1); /* controls, format characters, invalid UTF-8 (text.h) */
 }
 
 int procinfo_parse_stat(const char *buf, struct procinfo_stat *out)

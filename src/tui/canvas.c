@@ -18,6 +18,8 @@
 #include <limits.h>
 #include <string.h>
 
+#include "text.h"
+
 /* Display width of a spacing character as curses will place it: 2 or 1
  * (widgets only put printable characters). Non-ASCII glyphs repeat a lot
  * (bars, blocks, lines): a small cache spares wcwidth() for them; the
@@ -240,8 +242,10 @@ static size_t next_char(const char *s, size_t len, mbstate_t *st, wchar_t *wc, i
             return 1;
         }
     }
+    /* wcwidth gives the bidi and zero-width format characters 0, not -1:
+     * they are replaced as controls are (text.h), should one reach here */
     int w = canvas_wc_width(*wc);
-    if (w < 0) {
+    if (w < 0 || text_is_control((uint32_t)*wc)) {
         *wc = L'?';
         w = 1;
     }

@@ -63,3 +63,35 @@ hostile_proc_root() {
     printf 'run\0"quoted, a=b"\0back\\slash\0' >"$1/4242/cmdline"
     : >"$1/4242/cgroup"
 }
+
+# clean_text FILE: "ok" when FILE is strict UTF-8 without a character the
+# program never writes (src/text.h): a control a terminal acts on (C0 but
+# tab and newline, DEL, C1: U+0080-U+009F; as a raw byte 0x80-0x9f outside
+# a sequence it is not UTF-8 at all), a format character (Unicode's Cf:
+# the bidi embeddings, overrides, isolates and marks, zero-width
+# characters, the BOM, the soft hyphen, tags...), the line or paragraph
+# separator (Zl, Zp); else the first offender.
+clean_text() {
+    if command -v python3 >/dev/null; then
+        python3 - "$1" <<'PY'
+import sys, unicodedata
+data = open(sys.argv[1], "rb").read()
+try:
+    text = data.decode("utf-8", errors="strict")
+except UnicodeDecodeError as e:
+    print("invalid UTF-8 at byte %d: %r" % (e.start, data[max(0, e.start - 20):e.start + 4]))
+    sys.exit(0)
+for i, ch in enumerate(text):
+    c = ord(ch)
+    if ch not in "\t\n" and unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+        print("control U+%04X at character %d: %r" % (c, i, text[max(0, i - 20):i + 4]))
+        sys.exit(0)
+print("ok")
+PY
+    elif LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f\xad]|\xd8\x9c|\xe2\x80[\x8b-\x8f\xa8-\xae]|\xe2\x81[\xa0-\xaf]|\xef\xbb\xbf|\xf3\xa0[\x80\x81]' "$1" ||
+        LC_ALL=C.UTF-8 grep -qaxv '.*' "$1"; then
+        echo "a control or invalid UTF-8"
+    else
+        echo ok
+    fi
+}

@@ -72,7 +72,8 @@ jeq "without the file: all six" "$out" '[.devices[0].processes | length]' '[6]'
 printf '[export]\ncompat = dcgm\n' >"$TMP/dcgm.ini"
 out=$(MIGMON_SIM_SCENARIO="$SCN/a100-sxm4-80gb.ini" MIGMON_SIM_TIME=100 "$MIGMON_BIN" "${SIMARGS[@]}" \
     --once --format prometheus --config "$TMP/dcgm.ini")
-eq "compat = dcgm: the DCGM_FI_ samples" "$(printf '%s\n' "$out" | grep -c '^DCGM_FI_')" 19
+# (DCGM_FI_DEV_XID_ERRORS among them, 0: the GPU's Xid events are watched)
+eq "compat = dcgm: the DCGM_FI_ samples" "$(printf '%s\n' "$out" | grep -c '^DCGM_FI_')" 20
 contains "compat = dcgm: dcgm-exporter's labels" "$(printf '%s\n' "$out" | grep '^DCGM_FI_DEV_GPU_UTIL')" \
     'DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-4c1d2a9e-7b3f-4e51-9c0a-3e8d5f6a7b21",pci_bus_id="00000000:07:00.0",device="nvidia0",modelName="NVIDIA A100-SXM4-80GB",Hostname="'
 contains "compat = dcgm: the migmon_ series too" "$out" "migmon_gpu_utilization_ratio"

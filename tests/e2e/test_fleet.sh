@@ -10,7 +10,10 @@
 # down; the selected device's charts are filled from a range query with
 # what Prometheus scraped before the monitor started; a Prometheus stand-in
 # that stalls or answers garbage (every query, or only the range query)
-# leaves the monitor responsive (q quits within 1 s) with the reason.
+# leaves the monitor responsive (q quits within 1 s) with the reason; one
+# that fails a query with an error full of terminal controls and invisible
+# characters, asked with a password in its URL, has every output clean,
+# the query named and the password redacted.
 # Everything started here is stopped by PID at the end.
 for tool in prometheus curl python3 tmux; do
     if ! command -v "$tool" >/dev/null; then
@@ -469,9 +472,15 @@ contains "fleet amd: the table's node line" "$atable" "node mi300x-node-01: 1 GP
 
 # Prometheus stand-ins: one that never answers, one that answers garbage
 cat >"$TMP/fl-standin.py" <<'PY'
-import http.server, os, ssl, sys, time, urllib.request
+import http.server, os, ssl, sys, time, urllib.parse, urllib.request
 mode = sys.argv[2]
 EMPTY = b'{"status":"success","data":{"resultType":"vector","result":[]}}'
+# an error whose text holds an OSC title, a clear screen, C1 NEL, a
+# right-to-left override, RLM, the line separator, a BOM, a zero width
+# space, a tag and C1 CSI
+HOSTILE = (b'{"status":"error","errorType":"execution","error":"bad \\u001b]0;pwned\\u0007 '
+           b'\\u001b[2J\\u0085 \\u202egnp.exe \\u200f\\u2028\\ufeff\\u200b\\udb40\\udc41'
+           b'\\u009b31m end"}')
 class H(http.server.BaseHTTPRequestHandler):
     body = None
     def do_POST(self):
@@ -479,7 +488,15 @@ class H(http.server.BaseHTTPRequestHandler):
         self.body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
         self.do_GET()
     def do_GET(self):
-        if mode.startswith("range-") and not self.path.startswith("/api/v1/query_range"):
+        if mode == "hostile-some" and "migmon_process_" in urllib.parse.unquote(self.path):
+            # the processes' query fails; the others are the real Prometheus' answers
+            self.send_response(422)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(HOSTILE)
+            return
+        if (mode.startswith("range-") and not self.path.startswith("/api/v1/query_range")) \
+                or mode == "hostile-some":
             # the instant queries: the real Prometheus' answers (argv[4])
             up = urllib.request.Request(sys.argv[4] + self.path, data=self.body)
             with urllib.request.urlopen(up, timeout=5) as r:
@@ -651,11 +668,17 @@ for mode in stall garbage; do
     fl_standin "$mode"
     start=$(date +%s%N)
     out=$(timeout 20 "$MIGMON_BIN" --no-config --prometheus "http://127.0.0.1:$sp" --once --timeout 2 --format table 2>&1)
+    rc=$?
     took=$((($(date +%s%N) - start) / 1000000))
     [ "$took" -lt 8000 ] && ok || bad "$mode: --once took $took ms"
     case $mode in
-    stall) contains "stall: --once says why" "$out" "no answer within" ;;
-    garbage) contains "garbage: --once says why" "$out" "answer is not JSON" ;;
+    stall) # as a driver that does not answer within --timeout: partial, exit 3
+        eq "stall: --once is a partial snapshot, exit status 3" "$rc" 3
+        contains "stall: --once says why on stderr, naming the query waited on" "$out" \
+            "mig-gpu-mon: partial snapshot: Prometheus http://127.0.0.1:$sp: no answer to the up query within 2." ;;
+    garbage) # nothing to show: why, exit 0 (as a host without a driver)
+        eq "garbage: --once exits 0" "$rc" 0
+        contains "garbage: --once says why" "$out" "answer is not JSON" ;;
     esac
     name="fleet-$mode"
     TUI_WAIT_S=15 tui_start "$name" 120 30 0 -- --no-config --prometheus "http://127.0.0.1:$sp"
@@ -695,6 +718,95 @@ for mode in range-stall range-garbage; do
     eq "$mode: no chart from Prometheus' past" "$(tmx capture-pane -p -t "$name" | grep -c ' s from Prometheus ')" 0
     fl_quick_quit "$name" "$mode"
 done
+
+# A Prometheus that fails one query (the processes') with an error whose
+# text is full of terminal controls, bidi and invisible characters, the
+# other five answered, asked with a user and password in its URL: every
+# output shows the reason cleaned, naming Prometheus and the query, and
+# the URL with the password redacted; --once is a partial snapshot (exit
+# status 3) and says why on stderr, at once.
+fl_standin hostile-some
+HURL="http://fleet:pa55w0rd@127.0.0.1:$sp"
+SHOWN="http://fleet:***@127.0.0.1:$sp"
+said='HTTP 422: bad ?]0;pwned? ?[2J?? ???gnp.exe ??????????????????31m end'
+# fl_secret DESC FILE: FILE is clean text and does not hold the password
+fl_secret() {
+    eq "$1: clean text" "$(clean_text "$2")" ok
+    eq "$1: no password" "$(grep -c pa55w0rd "$2")" 0
+}
+start=$(date +%s%N)
+"$MIGMON_BIN" --no-config --prometheus "$HURL" --once --format table >"$TMP/fl-hostile.txt" \
+    2>"$TMP/fl-hostile.err"
+rc=$?
+took=$((($(date +%s%N) - start) / 1000000))
+eq "hostile error: --once is a partial snapshot, exit status 3" "$rc" 3
+[ "$took" -lt 5000 ] && ok || bad "hostile error: --once took $took ms"
+eq "hostile error: stderr names Prometheus and the query, with the reason cleaned" \
+    "$(cat "$TMP/fl-hostile.err")" \
+    "mig-gpu-mon: partial snapshot: Prometheus $SHOWN: 1 of 6 queries failed (migmon_process_*): $said"
+fl_secret "hostile error: stderr" "$TMP/fl-hostile.err"
+fl_secret "hostile error: --once table" "$TMP/fl-hostile.txt"
+contains "hostile error: the table names the node's devices" "$(cat "$TMP/fl-hostile.txt")" "node h200: 1 GPU, 4 MIGs"
+contains "hostile error: the table says why under a device" "$(tr -s ' \n' ' ' <"$TMP/fl-hostile.txt")" \
+    "Prometheus $SHOWN: 1 of 6 queries failed (migmon_process_*): $said (devices from"
+"$MIGMON_BIN" --no-config --prometheus "$HURL" --once --format json >"$TMP/fl-hostile.json" 2>/dev/null
+fl_secret "hostile error: --once json" "$TMP/fl-hostile.json"
+hj=$(cat "$TMP/fl-hostile.json")
+jeq "hostile error: json: partial, the URL redacted" "$hj" '[.partial, .dcgm]' \
+    "[true,\"from Prometheus $SHOWN\"]"
+jeq "hostile error: json: each device's stall and the processes' reason, cleaned" "$hj" \
+    '[.devices[] | select(.node == "dgx" and .process_count.value == null)][0] | [(.stall | sub(" \\(devices from .*"; "")), .process_count.reason]' \
+    "[\"Prometheus $SHOWN: 1 of 6 queries failed (migmon_process_*): $said\",\"Prometheus (migmon_process_*): $said\"]"
+for fmt in csv influx prometheus; do
+    "$MIGMON_BIN" --no-config --prometheus "$HURL" --once --format "$fmt" >"$TMP/fl-hostile.$fmt" 2>/dev/null
+    fl_secret "hostile error: --once $fmt" "$TMP/fl-hostile.$fmt"
+done
+contains "hostile error: csv: the devices' rows with the stall" "$(grep -c ',h200$' "$TMP/fl-hostile.csv")" 5
+"$MIGMON_BIN" --no-config --prometheus "$HURL" --debug="$TMP/fl-hostile.log" record -n 2 \
+    -o "$TMP/fl-hostile.jsonl" 2>/dev/null
+fl_secret "hostile error: the recording" "$TMP/fl-hostile.jsonl"
+eq "hostile error: the recording's source, redacted" \
+    "$(jq -r '.dcgm // empty' "$TMP/fl-hostile.jsonl" | sort -u)" "from Prometheus $SHOWN"
+fl_secret "hostile error: the debug log" "$TMP/fl-hostile.log"
+contains "hostile error: the debug log names Prometheus, redacted, and the failed query" \
+    "$(cat "$TMP/fl-hostile.log")" "prometheus: Prometheus $SHOWN: 1 of 6 queries failed (migmon_process_*): $said"
+# the monitor: the detail and the reasons overlay (i) of the first device
+# (the overlay's list of values not read is longer than the screen: its
+# last line, the source, is not checked here; JSON's dcgm above is it)
+TUI_WAIT_S=15 tui_start fleet-hostile 200 60 2 -- --no-config \
+    --proc-root "$(tui_proc fleet-hostile two-core)" --prometheus "$HURL"
+for ((i = 0; i < 60; i++)); do
+    tmx capture-pane -p -t fleet-hostile | grep -q "queries failed" && break
+    sleep 0.1
+done
+tui_capture fleet-hostile >"$TMP/fl-hostile.screen"
+fl_secret "hostile error: the monitor" "$TMP/fl-hostile.screen"
+contains "hostile error: the monitor's detail says why, redacted" "$(cat "$TMP/fl-hostile.screen")" \
+    "Prometheus $SHOWN: 1 of 6 queries failed (migmon_process_*)"
+tui_capture fleet-hostile -e >"$TMP/fl-hostile.ansi"
+eq "hostile error: no OSC or clear reached the screen" "$(grep -c $'\e\]\|\e\[2J' "$TMP/fl-hostile.ansi")" 0
+tui_keys fleet-hostile i
+tui_capture fleet-hostile >"$TMP/fl-hostile-i.screen"
+fl_secret "hostile error: the reasons overlay" "$TMP/fl-hostile-i.screen"
+contains "hostile error: the reasons overlay says why in full, redacted" \
+    "$(cat "$TMP/fl-hostile-i.screen")" "Prometheus $SHOWN: 1 of 6 queries failed (migmon_process_*): $said (devices from"
+tui_keys fleet-hostile Escape
+eq "hostile error: q quits" "$(tui_quit fleet-hostile q)" 0
+# a Prometheus that gives nothing usable: the message that replaces the
+# devices names it, redacted
+fl_standin garbage
+"$MIGMON_BIN" --no-config --prometheus "http://fleet:pa55w0rd@127.0.0.1:$sp" --once >"$TMP/fl-garbage.txt" 2>&1
+fl_secret "garbage: --once table" "$TMP/fl-garbage.txt"
+contains "garbage: the reason names Prometheus, redacted" "$(cat "$TMP/fl-garbage.txt")" \
+    "Prometheus http://fleet:***@127.0.0.1:$sp: 6 of 6 queries failed (up, migmon_*_info"
+# a URL refused by --prometheus or the configuration file: redacted too
+out=$("$MIGMON_BIN" --no-config --prometheus "ftp://fleet:pa55w0rd@x" --once 2>&1)
+eq "--prometheus refused: the URL shown redacted" "$out" \
+    "mig-gpu-mon: --prometheus ftp://fleet:***@x: expected an http:// or https:// URL"
+printf '[fleet]\nprometheus = ftp://fleet:pa55w0rd@x\n' >"$TMP/fl-badurl.ini"
+out=$("$MIGMON_BIN" --config "$TMP/fl-badurl.ini" --demo h200-mig --once 2>&1 >/dev/null)
+contains "[fleet] prometheus refused: the URL shown redacted" "$out" \
+    "prometheus = ftp://fleet:***@x: expected an http:// or https:// URL, or off"
 tui_kill_all
 
 for p in "${FL_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done

@@ -7,36 +7,6 @@
 # screen) stays valid, clean and bounded, and no absurd value is shown as a
 # number.
 
-# clean_text FILE: "ok" when FILE is strict UTF-8 without a character a
-# terminal acts on: C0 but tab and newline, DEL, C1 (U+0080-U+009F; as a
-# raw byte 0x80-0x9f outside a sequence it is not UTF-8 at all), the bidi
-# controls U+202A-U+202E and U+2066-U+2069; else the first offender.
-clean_text() {
-    if command -v python3 >/dev/null; then
-        python3 - "$1" <<'PY'
-import sys
-data = open(sys.argv[1], "rb").read()
-try:
-    text = data.decode("utf-8", errors="strict")
-except UnicodeDecodeError as e:
-    print("invalid UTF-8 at byte %d: %r" % (e.start, data[max(0, e.start - 20):e.start + 4]))
-    sys.exit(0)
-for i, ch in enumerate(text):
-    c = ord(ch)
-    if (c < 0x20 and ch not in "\t\n") or 0x7f <= c <= 0x9f or 0x202a <= c <= 0x202e \
-            or 0x2066 <= c <= 0x2069:
-        print("control U+%04X at character %d: %r" % (c, i, text[max(0, i - 20):i + 4]))
-        sys.exit(0)
-print("ok")
-PY
-    elif LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]' "$1" ||
-        LC_ALL=C.UTF-8 grep -qaxv '.*' "$1"; then
-        echo "a control or invalid UTF-8"
-    else
-        echo ok
-    fi
-}
-
 # A /proc where PID 4242 (a process of GPU 0) has a name and a command line
 # full of controls: ED, an OSC title, a raw C1 CSI byte, C1 NEL as UTF-8,
 # bidi overrides, a tab, invalid UTF-8.
@@ -140,3 +110,26 @@ if command -v tmux >/dev/null; then
     eq "hostile: q quits" "$(tui_quit hostile q)" "0"
     tui_kill_all
 fi
+
+# amdgpu: a board whose product_name holds an OSC title, C1 NEL, a
+# right-to-left override, RLM, a zero width space, a BOM and a byte of no
+# UTF-8 (a copy of the MI300X CPX tree): cleaned where it is read, so the
+# GPU and its partitions are named cleanly in every format.
+AH="$TMP/hostile-amd"
+rm -rf "$AH"
+cp -R "$MIGMON_SRC/tests/fixtures/sysfs/mi300x-cpx" "$AH"
+printf 'AMD \033]0;pwn\007Instinct\302\205 \342\200\256X003IM\342\200\217\342\200\213\357\273\277\377\n' \
+    >"$AH/devices/pci0000:00/0000:0c:00.0/product_name"
+AMD_NAME='AMD ?]0;pwn?Instinct?? ???X003IM??????????'
+for fmt in json table csv influx prometheus; do
+    "$MIGMON_BIN" --backend amdgpu --sysfs-root "$AH" --proc-root "$MIGMON_SRC/tests/fixtures/proc/amd-cpx" \
+        --once --format "$fmt" >"$TMP/hostile-amd.$fmt"
+    eq "hostile amdgpu product_name: --once $fmt exits 0" "$?" 0
+    eq "hostile amdgpu product_name: --once $fmt is clean" "$(clean_text "$TMP/hostile-amd.$fmt")" ok
+done
+jeq "hostile amdgpu product_name: the GPU and its partitions named, cleaned" "$(cat "$TMP/hostile-amd.json")" \
+    '[.devices[].name] | unique' "[\"$AMD_NAME\"]"
+contains "hostile amdgpu product_name: the Prometheus model label" "$(cat "$TMP/hostile-amd.prometheus")" \
+    "model=\"$AMD_NAME\""
+contains "hostile amdgpu product_name: the line protocol's name tag" "$(cat "$TMP/hostile-amd.influx")" \
+    "name=${AMD_NAME// /\\ },"

@@ -72,7 +72,8 @@ mkdir -p "$KT/logs/research_notebook_$UID_NB/jupyter" "$KT/logs/serving_llm-0_0a
 printf '[export]\nkubelet_refresh = 1000\npod_logs = %s\n' "$KT/logs" >"$KT/config.ini"
 
 KPID=
-# start_kubelet MODE: the stand-in on $SOCK, up within 10 s. It listens on
+# start_kubelet MODE [PODS]: the stand-in on $SOCK, up within 10 s, with
+# the pods of PODS ($KT/pods.json). It listens on
 # a socket of its own that is then renamed over $SOCK, and only then is the
 # one before stopped, so a refresh never meets the change (a connection
 # refused in between would be a state of its own).
@@ -80,7 +81,7 @@ KN=0
 start_kubelet() {
     local i old=$KPID out="$KT/server.$((++KN))"
     rm -f "$SOCK.new"
-    "$PY" "$MIGMON_SRC/tests/e2e/kubelet_server.py" "$SOCK.new" "$1" "$KT/pods.json" \
+    "$PY" "$MIGMON_SRC/tests/e2e/kubelet_server.py" "$SOCK.new" "$1" "${2:-$KT/pods.json}" \
         >"$out.out" 2>"$out.err" &
     KPID=$!
     for ((i = 0; i < 400; i++)); do
@@ -250,6 +251,47 @@ n=$(grep -c 'kubelet:' "$KT/export.err")
 kill -TERM "$EPID"
 wait "$EPID"
 eq "kubelet: export stops on SIGTERM with the kubelet thread, exit 0" "$?" 0
+stop_kubelet
+
+# === names full of controls, and one of 3.9 MB ================================
+# The instance's pod is named with C1 CSI, a right-to-left override, RLM and
+# a zero width space, its namespace with an OSC title, its container with a
+# BOM and the line separator; GPU 1's pod has a name of 3.9 MB (under the
+# 4 MiB a List answer may be), a namespace and a container of 100 bytes.
+# The labels are cleaned where the answer is read, and cut to what
+# Kubernetes allows (253 bytes for a pod's name, 63 for a namespace's or a
+# container's): every series still carries them, and a scrape stays small.
+"$PY" - "$KT/pods-hostile.json" "$MIG_GI1" "$GPU1" <<'PY'
+import json, sys
+pods = [{"name": "llm\u009b31m\u202e0-\u200f\u200b", "namespace": "ser\u001b]0;x\u0007ving",
+         "containers": [{"name": "vl\ufeff\u2028lm", "devices": [
+             {"resource": "nvidia.com/mig-3g.71gb", "ids": [sys.argv[2]]}]}]},
+        {"name": "t" * 3900000, "namespace": "n" * 100,
+         "containers": [{"name": "c" * 100, "devices": [
+             {"resource": "nvidia.com/gpu", "ids": [sys.argv[3]]}]}]}]
+json.dump(pods, open(sys.argv[1], "w"))
+PY
+start_kubelet ok "$KT/pods-hostile.json"
+MIGMON_SIM_SCENARIO="$KT/scenario.ini" MIGMON_SIM_TIME=100 "$MIGMON_BIN" export \
+    --nvml-path "$MIGMON_SIM_LIB" --listen 127.0.0.1:0 -i 200 --kubelet-socket "$SOCK" \
+    2>"$KT/hostile.err" &
+EPID=$!
+KPORT=$(export_port "$KT/hostile.err")
+[ -n "$KPORT" ] || bad "kubelet hostile: export did not start: $(cat "$KT/hostile.err")"
+wait_labels 1 10 || bad "kubelet hostile: no pod labels within 10 s: $(health)"
+eq "kubelet hostile: /metrics is clean text" "$(clean_text "$KT/page")" ok
+contains "kubelet hostile: the instance's pod, namespace and container, cleaned" "$(cat "$KT/page")" \
+    "mig_uuid=\"$MIG_GI1\",pod=\"llm??31m???0-??????\",namespace=\"ser?]0;x?ving\",container=\"vl??????lm\"} 1"
+long="pod=\"$(printf 't%.0s' $(seq 253))\",namespace=\"$(printf 'n%.0s' $(seq 63))\",container=\"$(printf 'c%.0s' $(seq 63))\""
+eq "kubelet hostile: GPU 1's labels cut to 253 and 63 bytes" \
+    "$(grep '^migmon_gpu_temperature_celsius{gpu="1"' "$KT/page" | grep -o 'pod="[^"]*",namespace="[^"]*",container="[^"]*"')" \
+    "$long"
+size=$(wc -c <"$KT/page")
+[ "$size" -lt 200000 ] && ok || bad "kubelet hostile: a scrape of $size bytes (the labels not cut)"
+scrapes hostile
+kill -TERM "$EPID"
+wait "$EPID"
+eq "kubelet hostile: export stops on SIGTERM, exit 0" "$?" 0
 stop_kubelet
 
 # === --kubelet-socket off: not asked, nothing said ===========================

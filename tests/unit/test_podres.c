@@ -254,6 +254,41 @@ static void test_decode(void **state)
     }
 }
 
+/* The kubelet's text enters here: cleaned (text.h) and cut to what
+ * Kubernetes allows, on a character boundary. */
+static void test_decode_cleans_and_cuts(void **state)
+{
+    (void)state;
+    char name[301], ctn[65], res[401];
+    memset(name, 'p', 300);
+    name[300] = '\0';
+    memset(ctn, 'c', 62);
+    memcpy(ctn + 62, "\xc3\xa9", 3); /* 'é' across the 63rd byte */
+    memset(res, 'r', 400);
+    res[400] = '\0';
+    struct pb list = {0}, pod = {0}, ct = {0}, dv = {0};
+    field_str(&pod, 1, name);
+    field_str(&pod, 2, "ser\033]0;x\007ving\xc2\x9b\xe2\x80\xae\xe2\x80\x8f");
+    field_str(&ct, 1, ctn);
+    devices(&dv, res, (const char *const[]){GPU0 "\xef\xbb\xbf", NULL});
+    field_msg(&ct, 2, &dv);
+    field_msg(&pod, 3, &ct);
+    field_msg(&list, 1, &pod);
+    struct podres_list *l = NULL;
+    char err[200];
+    assert_int_equal(podres_decode(list.b, list.n, &l, err, sizeof(err)), 0);
+    assert_int_equal(l->n, 1);
+    const struct podres_dev *e = &l->dev[0];
+    assert_int_equal(strlen(e->pod), PODRES_POD_MAX);
+    assert_int_equal(strspn(e->pod, "p"), 253);
+    assert_string_equal(e->ns, "ser?]0;x?ving????????");
+    assert_int_equal(strlen(e->container), 62); /* the 'é' goes whole */
+    assert_int_equal(strlen(e->resource), PODRES_RESOURCE_MAX);
+    assert_int_equal(PODRES_RESOURCE_MAX, 317);
+    assert_string_equal(e->id, GPU0 "???");
+    podres_list_free(l);
+}
+
 static void test_shared(void **state)
 {
     (void)state;
@@ -554,6 +589,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),    cmocka_unit_test(test_decode),
+        cmocka_unit_test(test_decode_cleans_and_cuts),
         cmocka_unit_test(test_shared),   cmocka_unit_test(test_unframe),
         cmocka_unit_test(test_labels),   cmocka_unit_test(test_no_socket),
         cmocka_unit_test(test_logs),

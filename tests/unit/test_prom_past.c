@@ -179,6 +179,24 @@ static void test_refused_and_garbage(void **st)
     text = slurp("query_range-vector.json", &len);
     assert_int_equal(promc_parse(text, len, 200, "matrix", &res, err, sizeof(err)), -1);
     assert_string_equal(err, "answer is not a range vector (resultType vector)");
+    /* the server's error text is another host's: its controls, bidi and
+     * invisible characters replaced before it is in any message */
+    static const char hostile[] =
+        "{\"status\":\"error\",\"errorType\":\"execution\",\"error\":\"bad \\u001b]0;pwned"
+        "\\u0007 \\u001b[2J\\u0085 \\u202egnp.exe \\u200f\\u2028\\u009b31m end\"}";
+    assert_int_equal(promc_parse(hostile, strlen(hostile), 422, "vector", &res, err, sizeof(err)),
+                     -1);
+    assert_string_equal(err, "HTTP 422: bad ?]0;pwned? ?[2J?? ???gnp.exe ????????31m end");
+    /* ... and what jansson quotes of an answer that is no JSON */
+    static const char raw[] = "\x1b]0;x\x07\xc2\x9b";
+    assert_int_equal(promc_parse(raw, strlen(raw), 200, "vector", &res, err, sizeof(err)), -1);
+    for (const unsigned char *c = (const unsigned char *)err; *c; c++)
+        assert_true(*c >= 0x20 && *c < 0x7f);
+    /* a resultType that is not text to show */
+    static const char type[] =
+        "{\"status\":\"success\",\"data\":{\"resultType\":\"\\u001b[2Jx\",\"result\":[]}}";
+    assert_int_equal(promc_parse(type, strlen(type), 200, "vector", &res, err, sizeof(err)), -1);
+    assert_string_equal(err, "answer is not an instant vector (resultType ?[2Jx)");
     /* a result that is not a list of series */
     struct hist_past p;
     struct past_dev d = {.uuid = "GPU-A", .gi = -1, .ci = -1};

@@ -41,9 +41,64 @@ static void test_controls(void **state)
     assert_true(text_is_control(0x9b));   /* CSI as a C1 code point */
     assert_true(text_is_control(0x202e)); /* right-to-left override */
     assert_true(text_is_control(0x2066));
-    assert_false(text_is_control(0x2065));
-    assert_false(text_is_control(0xe9));
-    assert_false(text_is_control(' '));
+    assert_true(text_is_control(0x2065)); /* reserved, in the format block U+2060-U+206F */
+    /* the marks and invisible characters the bidi overrides have beside them */
+    uint32_t hidden[] = {0x200f, 0x200e, 0x061c, 0x2028, 0x2029, 0xfeff, 0x200b, 0x200c,
+                         0x200d, 0x2060, 0x2064, 0x00ad, 0xfff9, 0xfffb, 0xe0001, 0xe0041,
+                         0xe007f, 0x13439, 0x1343f};
+    for (size_t i = 0; i < sizeof(hidden) / sizeof(hidden[0]); i++)
+        assert_true(text_is_control(hidden[i]));
+    /* what is shown: letters of other scripts, symbols, spaces, emoji,
+     * the neighbours of the ranges */
+    uint32_t shown[] = {' ',    0xa0,   0xe9,    0xac,    0xae,    0x0627,  0x05d0,
+                        0x200a, 0x2010, 0x2027,  0x202f,  0x205f,  0x2070,  0x3000,
+                        0x4e2d, 0xfefe, 0xfff8,  0xfffc,  0xfffd,  0x1f600, 0x1f1fa,
+                        0xe0080, 0xe0100, 0x1342f, 0x13440, 0x10ffff};
+    for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
+        assert_false(text_is_control(shown[i]));
+}
+
+/* Every code point above C1 that text_is_control names is one of Python's
+ * unicodedata Cf, Zl or Zp (tests/fixtures/unicode/format-chars.txt), or
+ * one of the few the list adds on purpose; and the other way round. */
+static void test_format_chars_are_unicodes(void **state)
+{
+    (void)state;
+    const char *src = getenv("MIGMON_SRC");
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/tests/fixtures/unicode/format-chars.txt", src ? src : ".");
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static bool want[0x110000];
+    memset(want, 0, sizeof(want));
+    char line[256];
+    size_t ranges = 0;
+    while (fgets(line, sizeof(line), f)) {
+        unsigned a, b;
+        if (line[0] == '#' || sscanf(line, "%x %x", &a, &b) != 2)
+            continue;
+        assert_true(a <= b && b < 0x110000);
+        for (unsigned c = a; c <= b; c++)
+            want[c] = true;
+        ranges++;
+    }
+    fclose(f);
+    assert_true(ranges >= 20);
+    /* Unicode 15's new Egyptian hieroglyph format controls (the fixture's
+     * unicodedata may be older), and the reserved code points of the
+     * blocks taken whole */
+    for (unsigned c = 0x13439; c <= 0x1343f; c++)
+        want[c] = true;
+    want[0x2065] = want[0xe0000] = true;
+    for (unsigned c = 0xe0002; c <= 0xe001f; c++)
+        want[c] = true;
+    for (uint32_t c = 0xa0; c < 0x110000; c++) {
+        if (c >= 0xd800 && c <= 0xdfff)
+            continue;
+        if (text_is_control(c) != want[c])
+            fail_msg("U+%04X: text_is_control %d, Unicode's format characters %d", (unsigned)c,
+                     text_is_control(c), want[c]);
+    }
 }
 
 static void test_clean(void **state)
@@ -64,10 +119,17 @@ static void test_clean(void **state)
     memset(full, 'x', sizeof(full));
     assert_true(text_clean(full, sizeof(full)));
     assert_string_equal(full, "xxxxxxx");
-    /* a multi-byte character cut by the bound is invalid, so replaced */
+    /* a multi-byte character cut by the bound goes whole: the cut is on a
+     * character boundary */
     char cut[4] = {'a', (char)0xe2, (char)0x98, (char)0x85};
-    text_clean(cut, sizeof(cut));
-    assert_string_equal(cut, "a??");
+    assert_true(text_clean(cut, sizeof(cut)));
+    assert_string_equal(cut, "a");
+    /* the format characters a name can hide behind: RLM, ALM, the line and
+     * paragraph separators, BOM, ZWSP, a soft hyphen, a tag; each byte '?' */
+    char fmt[] = "a\xe2\x80\x8f" "b\xd8\x9c" "c\xe2\x80\xa8" "d\xe2\x80\xa9" "e\xef\xbb\xbf"
+                 "f\xe2\x80\x8b" "g\xc2\xad" "h\xf3\xa0\x81\x81" "i";
+    assert_true(text_clean(fmt, sizeof(fmt)));
+    assert_string_equal(fmt, "a???b??c???d???e???f???g??h????i");
     /* lines: newline kept, other controls not */
     char lines[] = "line 1\nline\t2\033";
     text_clean_lines(lines, sizeof(lines));
@@ -87,6 +149,81 @@ static void test_json_is_valid_utf8(void **state)
     /* invalid bytes -> U+FFFD, controls -> \\u escapes, é kept */
     assert_string_equal(buf, "\"a\xef\xbf\xbd\xef\xbf\xbd\xc3\xa9\\u001b\\u202e\\\"b\"");
     free(buf);
+    /* a format character past U+FFFF (a tag) as its UTF-16 surrogate pair */
+    buf = NULL;
+    f = open_memstream(&buf, &n);
+    jsonw_init(&w, f, false);
+    jsonw_str(&w, "x\xf3\xa0\x81\x81\xe2\x80\x8fy");
+    fclose(f);
+    assert_string_equal(buf, "\"x\\udb40\\udc41\\u200fy\"");
+    free(buf);
+}
+
+/* A cut never leaves half a character; an invalid byte is a character of
+ * its own. */
+static void test_cut(void **state)
+{
+    (void)state;
+    const char *s = "ab\xc3\xa9\xe2\x98\x85\xf0\x9f\x98\x80z"; /* a b é ★ 😀 z */
+    size_t n = strlen(s);
+    size_t want[] = {0, 1, 2, 2, 4, 4, 4, 7, 7, 7, 7, 11, 12};
+    for (size_t max = 0; max <= n; max++)
+        assert_int_equal(text_utf8_cut(s, n, max), want[max]);
+    assert_int_equal(text_utf8_cut(s, n, 100), n);
+    /* stray continuation bytes and a lead byte with too few after it */
+    assert_int_equal(text_utf8_cut("a\x80\x80\x80\x80" "b", 6, 3), 3);
+    assert_int_equal(text_utf8_cut("a\xe2\x98z", 4, 2), 1);
+    assert_int_equal(text_utf8_cut("a\xff\xfe", 3, 2), 2);
+}
+
+/* text_take: cut to the buffer on a boundary, cleaned, and says so. */
+static void test_take(void **state)
+{
+    (void)state;
+    char d[6];
+    assert_false(text_take(d, sizeof(d), "llm-0"));
+    assert_string_equal(d, "llm-0");
+    assert_true(text_take(d, sizeof(d), "ab\xe2\x98\x85\xe2\x98\x85")); /* "ab★★": 8 bytes */
+    assert_string_equal(d, "ab\xe2\x98\x85");
+    assert_true(text_take(d, sizeof(d), "a\xc2\x85\xe2\x80\xae")); /* NEL, RLO */
+    assert_string_equal(d, "a??");
+    /* a name as long as Kubernetes allows is never cut */
+    char name[TEXT_NAME_MAX + 1], big[TEXT_NAME_MAX + 2];
+    memset(big, 'p', TEXT_NAME_MAX);
+    big[TEXT_NAME_MAX] = '\0';
+    assert_false(text_take(name, sizeof(name), big));
+    assert_int_equal(strlen(name), TEXT_NAME_MAX);
+    big[TEXT_NAME_MAX] = 'q', big[TEXT_NAME_MAX + 1] = '\0';
+    assert_true(text_take(name, sizeof(name), big));
+    assert_int_equal(strlen(name), TEXT_NAME_MAX);
+}
+
+/* A URL's userinfo never shown: the password, or a user part that may be a
+ * token. */
+static void test_url_redact(void **state)
+{
+    (void)state;
+    char out[128];
+    struct {
+        const char *in, *want;
+    } cases[] = {
+        {"http://user:pw@host:9090", "http://user:***@host:9090"},
+        {"https://user:p%40ss@prom.example/api?x=a@b", "https://user:***@prom.example/api?x=a@b"},
+        {"https://u:p@ss@host/", "https://u:***@host/"}, /* an unescaped '@' in the password */
+        {"http://TOKEN@host", "http://***@host"},
+        {"http://:pw@host", "http://:***@host"},
+        {"http://host:9090/prom", "http://host:9090/prom"},
+        {"http://host/a@b", "http://host/a@b"}, /* an '@' in the path is no userinfo */
+        {"user:pw@host:9090", "user:***@host:9090"}, /* no scheme */
+        {"http://host\033]0;t\007", "http://host?]0;t?"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        text_url_redact(out, sizeof(out), cases[i].in);
+        assert_string_equal(out, cases[i].want);
+    }
+    char small[12];
+    text_url_redact(small, sizeof(small), "http://u:secret@h");
+    assert_string_equal(small, "http://u:**");
 }
 
 /* text_copy is snprintf("%s") without the formatting: the same bytes. */
@@ -111,8 +248,12 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decode),
         cmocka_unit_test(test_controls),
+        cmocka_unit_test(test_format_chars_are_unicodes),
         cmocka_unit_test(test_clean),
         cmocka_unit_test(test_json_is_valid_utf8),
+        cmocka_unit_test(test_cut),
+        cmocka_unit_test(test_take),
+        cmocka_unit_test(test_url_redact),
         cmocka_unit_test(test_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

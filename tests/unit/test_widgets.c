@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
 #include "tui/frame.h"
 #include "tui/meters.h"
 #include "tui/sparkline.h"
@@ -817,7 +818,8 @@ static void test_text(void **state)
 }
 
 /* What the C library's decoder makes of s, as text drawing promises it:
- * each undecodable byte and each unprintable character one '?'. */
+ * each undecodable byte and each unprintable character one '?', and so each
+ * format character (text.h), to which wcwidth gives no column. */
 static size_t reference_text(const char *s, wchar_t *out, size_t cap)
 {
     mbstate_t st;
@@ -832,7 +834,7 @@ static size_t reference_text(const char *s, wchar_t *out, size_t cap)
             memset(&st, 0, sizeof(st));
             wc = L'?';
             n = 1;
-        } else if (wcwidth(wc) < 0) {
+        } else if (wcwidth(wc) < 0 || text_is_control((uint32_t)wc)) {
             wc = L'?';
         } else if (wcwidth(wc) == 0) { /* joins the cell before: no column */
             s += n;
@@ -860,6 +862,8 @@ static void test_text_utf8_like_libc(void **state)
         "\xf0\x9f\x98", "\xe2\x96", "\xe2\x96\x88x", "\xc3\xa9", "\xf0\x90\x8c\x80",
         "\xf4\x8f\xbf\xbd", "a\x01b\x7f", "\xc2\x9b[2J", "\xe2\x80\xae", "\x80\xbf",
         "x\xe2\x96\x88\xe2\x96y", "\xef\xbf\xbd",
+        /* RLM, ALM, ZWSP, BOM, the line separator, a tag: one '?' each */
+        "a\xe2\x80\x8f" "b\xd8\x9c\xe2\x80\x8b\xef\xbb\xbf\xe2\x80\xa8\xf3\xa0\x81\x81" "c",
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         wchar_t want[32];
