@@ -488,7 +488,8 @@ class H(http.server.BaseHTTPRequestHandler):
         self.body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
         self.do_GET()
     def do_GET(self):
-        if mode == "hostile-some" and "migmon_process_" in urllib.parse.unquote(self.path):
+        asked = urllib.parse.unquote_plus(self.path + "?" + (self.body or b"").decode())
+        if mode == "hostile-some" and "migmon_process_" in asked:
             # the processes' query fails; the others are the real Prometheus' answers
             self.send_response(422)
             self.send_header("Content-Type", "application/json")
@@ -675,7 +676,7 @@ for mode in stall garbage; do
     stall) # as a driver that does not answer within --timeout: partial, exit 3
         eq "stall: --once is a partial snapshot, exit status 3" "$rc" 3
         contains "stall: --once says why on stderr, naming the query waited on" "$out" \
-            "mig-gpu-mon: partial snapshot: Prometheus http://127.0.0.1:$sp: no answer to the up query within 2." ;;
+            "mig-gpu-mon: partial snapshot: Prometheus http://127.0.0.1:$sp: no answer to the targets query within 2." ;;
     garbage) # nothing to show: why, exit 0 (as a host without a driver)
         eq "garbage: --once exits 0" "$rc" 0
         contains "garbage: --once says why" "$out" "answer is not JSON" ;;
@@ -721,7 +722,7 @@ done
 
 # A Prometheus that fails one query (the processes') with an error whose
 # text is full of terminal controls, bidi and invisible characters, the
-# other five answered, asked with a user and password in its URL: every
+# others answered, asked with a user and password in its URL: every
 # output shows the reason cleaned, naming Prometheus and the query, and
 # the URL with the password redacted; --once is a partial snapshot (exit
 # status 3) and says why on stderr, at once.
@@ -743,12 +744,12 @@ eq "hostile error: --once is a partial snapshot, exit status 3" "$rc" 3
 [ "$took" -lt 5000 ] && ok || bad "hostile error: --once took $took ms"
 eq "hostile error: stderr names Prometheus and the query, with the reason cleaned" \
     "$(cat "$TMP/fl-hostile.err")" \
-    "mig-gpu-mon: partial snapshot: Prometheus $SHOWN: 1 of 6 queries failed (migmon_process_*): $said"
+    "mig-gpu-mon: partial snapshot: Prometheus $SHOWN: $said (the processes query)"
 fl_secret "hostile error: stderr" "$TMP/fl-hostile.err"
 fl_secret "hostile error: --once table" "$TMP/fl-hostile.txt"
 contains "hostile error: the table names the node's devices" "$(cat "$TMP/fl-hostile.txt")" "node h200: 1 GPU, 4 MIGs"
 contains "hostile error: the table says why under a device" "$(tr -s ' \n' ' ' <"$TMP/fl-hostile.txt")" \
-    "Prometheus $SHOWN: 1 of 6 queries failed (migmon_process_*): $said (devices from"
+    "Prometheus $SHOWN: $said (the processes query) (devices from"
 "$MIGMON_BIN" --no-config --prometheus "$HURL" --once --format json >"$TMP/fl-hostile.json" 2>/dev/null
 fl_secret "hostile error: --once json" "$TMP/fl-hostile.json"
 hj=$(cat "$TMP/fl-hostile.json")
@@ -756,7 +757,7 @@ jeq "hostile error: json: partial, the URL redacted" "$hj" '[.partial, .dcgm]' \
     "[true,\"from Prometheus $SHOWN\"]"
 jeq "hostile error: json: each device's stall and the processes' reason, cleaned" "$hj" \
     '[.devices[] | select(.node == "dgx" and .process_count.value == null)][0] | [(.stall | sub(" \\(devices from .*"; "")), .process_count.reason]' \
-    "[\"Prometheus $SHOWN: 1 of 6 queries failed (migmon_process_*): $said\",\"Prometheus (migmon_process_*): $said\"]"
+    "[\"Prometheus $SHOWN: $said (the processes query)\",\"Prometheus: the processes query: $said\"]"
 for fmt in csv influx prometheus; do
     "$MIGMON_BIN" --no-config --prometheus "$HURL" --once --format "$fmt" >"$TMP/fl-hostile.$fmt" 2>/dev/null
     fl_secret "hostile error: --once $fmt" "$TMP/fl-hostile.$fmt"
@@ -768,28 +769,30 @@ fl_secret "hostile error: the recording" "$TMP/fl-hostile.jsonl"
 eq "hostile error: the recording's source, redacted" \
     "$(jq -r '.dcgm // empty' "$TMP/fl-hostile.jsonl" | sort -u)" "from Prometheus $SHOWN"
 fl_secret "hostile error: the debug log" "$TMP/fl-hostile.log"
-contains "hostile error: the debug log names Prometheus, redacted, and the failed query" \
-    "$(cat "$TMP/fl-hostile.log")" "prometheus: Prometheus $SHOWN: 1 of 6 queries failed (migmon_process_*): $said"
+contains "hostile error: the debug log names Prometheus, redacted" \
+    "$(cat "$TMP/fl-hostile.log")" "prometheus: $SHOWN, a round of queries every"
+contains "hostile error: the debug log names the failed query, its reason cleaned" \
+    "$(cat "$TMP/fl-hostile.log")" "prometheus: the processes query of 3 nodes: $said,"
 # the monitor: the detail and the reasons overlay (i) of the first device
 # (the overlay's list of values not read is longer than the screen: its
 # last line, the source, is not checked here; JSON's dcgm above is it)
 TUI_WAIT_S=15 tui_start fleet-hostile 200 60 2 -- --no-config \
     --proc-root "$(tui_proc fleet-hostile two-core)" --prometheus "$HURL"
 for ((i = 0; i < 60; i++)); do
-    tmx capture-pane -p -t fleet-hostile | grep -q "queries failed" && break
+    tmx capture-pane -p -t fleet-hostile | grep -q "the processes query" && break
     sleep 0.1
 done
 tui_capture fleet-hostile >"$TMP/fl-hostile.screen"
 fl_secret "hostile error: the monitor" "$TMP/fl-hostile.screen"
 contains "hostile error: the monitor's detail says why, redacted" "$(cat "$TMP/fl-hostile.screen")" \
-    "Prometheus $SHOWN: 1 of 6 queries failed (migmon_process_*)"
+    "Prometheus $SHOWN: HTTP 422"
 tui_capture fleet-hostile -e >"$TMP/fl-hostile.ansi"
 eq "hostile error: no OSC or clear reached the screen" "$(grep -c $'\e\]\|\e\[2J' "$TMP/fl-hostile.ansi")" 0
 tui_keys fleet-hostile i
 tui_capture fleet-hostile >"$TMP/fl-hostile-i.screen"
 fl_secret "hostile error: the reasons overlay" "$TMP/fl-hostile-i.screen"
 contains "hostile error: the reasons overlay says why in full, redacted" \
-    "$(cat "$TMP/fl-hostile-i.screen")" "Prometheus $SHOWN: 1 of 6 queries failed (migmon_process_*): $said (devices from"
+    "$(cat "$TMP/fl-hostile-i.screen")" "Prometheus $SHOWN: $said (the processes query) (devices from"
 tui_keys fleet-hostile Escape
 eq "hostile error: q quits" "$(tui_quit fleet-hostile q)" 0
 # a Prometheus that gives nothing usable: the message that replaces the
@@ -798,7 +801,7 @@ fl_standin garbage
 "$MIGMON_BIN" --no-config --prometheus "http://fleet:pa55w0rd@127.0.0.1:$sp" --once >"$TMP/fl-garbage.txt" 2>&1
 fl_secret "garbage: --once table" "$TMP/fl-garbage.txt"
 contains "garbage: the reason names Prometheus, redacted" "$(cat "$TMP/fl-garbage.txt")" \
-    "Prometheus http://fleet:***@127.0.0.1:$sp: 6 of 6 queries failed (up, migmon_*_info"
+    "Prometheus http://fleet:***@127.0.0.1:$sp: HTTP 200: the answer is not JSON (the targets query)"
 # a URL refused by --prometheus or the configuration file: redacted too
 out=$("$MIGMON_BIN" --no-config --prometheus "ftp://fleet:pa55w0rd@x" --once 2>&1)
 eq "--prometheus refused: the URL shown redacted" "$out" \
