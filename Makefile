@@ -374,7 +374,7 @@ bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(BUILD)/bench_engine $(BU
 	@for s in a100-sxm4-80gb dgx-a100-8x7; do \
 		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_prom sim/scenarios/$$s.ini 2000; done
 	@echo "== the fleet's model from Prometheus' answers (--prometheus), synthetic"
-	@$(BUILD)/bench_fleet -r 7 10 100 1000
+	@$(BUILD)/bench_fleet -r 7 10 100 500
 	@echo "== the fleet view on a real Prometheus holding a synthetic fleet (--prometheus)"
 	@bench/bench_fleet_prom.sh $(CURDIR)/$(BIN) 100 1250
 	@echo "== the interactive monitor in a terminal, whole process"

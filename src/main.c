@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <sys/stat.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -364,6 +367,15 @@ static void demo_amd_end(void)
 /* --demo: the bundled simulator and the scenario to run (demo.h). */
 int main(int argc, char **argv)
 {
+#ifdef __GLIBC__
+    /* A fixed threshold: every block of 256 KiB or more (an answer from
+     * Prometheus, a fleet's node table) is mapped and given back when
+     * freed. glibc's default raises the threshold to the largest block
+     * freed, after which such blocks stay in the heap of the thread that
+     * freed them: a fleet view's memory grew to several times its live
+     * data that way. */
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
     /* The GPM helper: this binary in a hidden mode (backend/gpm.h). */
     if (argc >= 2 && strcmp(argv[1], GPM_HELPER_ARG) == 0)
         return gpm_helper_main(argc, argv);

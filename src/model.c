@@ -332,6 +332,18 @@ bool snapshot_mig_vram_sum(const struct snapshot *s, size_t i, struct metric *us
     return true;
 }
 
+int device_idle(const struct device *d)
+{
+    if (d->node_down)
+        return -1;
+    const struct metric *u = &d->m[M_GPU_UTIL];
+    if (metric_ok(u))
+        return u->value < 1.0;
+    if (metric_ok(&d->process_count))
+        return d->process_count.value == 0;
+    return -1;
+}
+
 const char *proc_type_name(unsigned type)
 {
     static const char *const names[8] = {"?", "C", "G", "C+G", "M", "C+M", "M+G", "C+M+G"};

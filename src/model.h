@@ -342,6 +342,13 @@ struct node_summary {
     const char *devs_why;
 };
 
+/* The idle rule, the same wherever a device is called idle (the fleet's
+ * filter and counts, the exporter's migmon_*_idle): utilisation read and
+ * under 1 %, or, where no utilisation is to be had (an A100 without DCGM),
+ * no process on it by the driver's list. 1 idle, 0 not, -1 unknown (no
+ * figure to judge by, or its node is down). */
+int device_idle(const struct device *d);
+
 /* "C", "G", "C+G", "M", "M+G", … for type bits; static strings. */
 const char *proc_type_name(unsigned type);
 

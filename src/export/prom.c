@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "export/prom_dcgm.h"
+#include "export/prom_node.h"
 #include "export/prom_pods.h"
 #include "export/prom_text.h"
 #include "export/xid_counts.h"
@@ -587,6 +588,7 @@ int prom_render(struct prom_buf *b, const struct snapshot *s, const struct prom_
     write_metrics(&c);
     write_health(&c);
     write_xids(&c);
+    prom_node_write(&c);
     if (o && o->processes)
         write_processes(&c);
     if (o && o->dcgm)

@@ -40,8 +40,9 @@
 /* A range query for the charts' past gets this long (the screen never
  * waits for it) */
 #define PAST_TIMEOUT_MS 5000u
-/* The devices held for the monitor (the nodes it shows), at most */
-#define VIEW_DEVICES_MAX 8192u
+/* The devices held for the monitor (the nodes it shows), at most: 64
+ * nodes of 64 devices */
+#define VIEW_DEVICES_MAX 4096u
 /* The nodes whose devices the monitor may ask for at once */
 #define ASK_NODES_MAX 64u
 /* A page of the devices' queries: at most so many nodes, and about so
@@ -52,6 +53,10 @@
 /* Bytes of one answer read at most (read as it comes: memory does not
  * grow with it; this bounds the time a hostile server can take) */
 #define ANSWER_MAX PROMC_MAX_ANSWER
+/* A chart's past: one device's twenty-odd series of at most 11,000
+ * points is under 8 MiB; the answer is parsed whole (a tree several times
+ * its size), so a larger one is refused rather than held */
+#define PAST_ANSWER_MAX (8u << 20)
 /* Targets down whose devices of the last 10 minutes are read, at most
  * (each is named in the aggregates' queries) */
 #define DOWN_MAX 1024u
@@ -191,6 +196,7 @@ static int on_node(void *ctx, const struct prom_item *it)
 
 static const char *const node_query_name[PQ_COUNT] = {
     [PQ_TARGETS] = "targets",
+    [PQ_SUMMARY] = "nodes' summaries",
     [PQ_LEAVES] = "nodes' instances",
     [PQ_GPUS] = "nodes' GPUs",
     [PQ_DCGM_LEAVES] = "dcgm-exporter nodes' instances",
@@ -207,16 +213,38 @@ static unsigned node_round(struct prom_state *st, struct node_table *t, const ch
 {
     struct promq_scope sc = {.match = st->match, .filter = filter};
     unsigned failed = 0;
+    /* the down targets', the legacy nodes' and each word's instances:
+     * borrowed from t */
     const char **down = malloc(DOWN_MAX * sizeof(*down));
-    size_t ndown = 0;
+    const char **legacy = malloc(FLEET_NODES_MAX * sizeof(*legacy));
+    char words[PROMQ_WORDS_MAX][PROMQ_WORD_LEN + 1];
+    size_t ndown = 0, nwords = promq_words(filter, words, PROMQ_WORDS_MAX);
+    const char **wn = malloc((nwords ? nwords : 1) * (size_t)FLEET_NODES_MAX * sizeof(*wn));
     for (int q = 0; q < PQ_COUNT; q++) {
         char e[400];
         why[q] = NULL;
-        /* the targets first: the aggregates read the down ones' last devices */
-        if (q == PQ_TARGETS + 1 && down)
+        if (q == PQ_SUMMARY && down && wn) {
+            /* the targets are known: the aggregates read the down ones'
+             * last devices, and a word matches the nodes it names */
             ndown = nodes_down(t, down, DOWN_MAX);
-        char *promql = down || q == PQ_TARGETS ? promq_node((enum promq_node)q, &sc, down, ndown)
-                                               : NULL;
+            for (size_t w = 0; w < nwords; w++) {
+                const char **o = wn + w * FLEET_NODES_MAX;
+                sc.wnodes[w] = (struct promq_nodes){
+                    .inst = o, .n = nodes_with_word(t, words[w], o, FLEET_NODES_MAX)};
+            }
+        }
+        if (q == PQ_SUMMARY + 1 && legacy) {
+            if (why[PQ_SUMMARY])
+                sc.legacy_all = true; /* not known: every node's aggregates */
+            else
+                sc.legacy = (struct promq_nodes){
+                    .inst = legacy, .n = nodes_legacy(t, legacy, FLEET_NODES_MAX)};
+        }
+        if (!promq_node_wanted((enum promq_node)q, &sc))
+            continue;
+        bool mem = down && legacy && wn;
+        char *promql = mem || q == PQ_TARGETS ? promq_node((enum promq_node)q, &sc, down, ndown)
+                                              : NULL;
         unsigned left = ms_left(end);
         int rc = -1;
         if (!promql)
@@ -239,6 +267,8 @@ static unsigned node_round(struct prom_state *st, struct node_table *t, const ch
         if (rc == 0)
             continue;
         why[q] = pool_put(pool, "Prometheus: the %s query: %s", node_query_name[q], e);
+        if (q == PQ_SUMMARY && !stopping(st) && left >= 10)
+            continue; /* the aggregates of every node stand in: said if they fail too */
         if (!failed++)
             snprintf(first, firstlen, "%.300s (the %s query)", e, node_query_name[q]);
         if (q == PQ_TARGETS) { /* the others would fail alike, or name no node */
@@ -249,6 +279,8 @@ static unsigned node_round(struct prom_state *st, struct node_table *t, const ch
         }
     }
     free(down);
+    free(legacy);
+    free(wn);
     return failed;
 }
 
@@ -435,6 +467,30 @@ static size_t wanted_nodes(struct prom_state *st, struct node_table *t, char (*a
     return n;
 }
 
+/* The node round's nodes, published before their devices are read: with
+ * the devices of the last round (linked by instance) until this round's
+ * are, so the list and the header never wait for the devices. The reasons
+ * are in the pool this round writes; its strings are not moved. */
+static void publish_nodes(struct prom_state *st, const struct node_table *t, const char *why,
+                          const char *filter, uint64_t start, bool any_ask)
+{
+    struct node_summary *copy = malloc((t->n ? t->n : 1) * sizeof(*copy));
+    if (!copy)
+        return; /* published with the devices at the end */
+    memcpy(copy, t->v, t->n * sizeof(*copy));
+    link_devices(copy, t->n, &st->last, any_ask && !st->every_node); /* last: this thread's */
+    pthread_mutex_lock(&st->mu);
+    free(st->nodes);
+    st->nodes = copy;
+    st->nnodes = t->n;
+    st->nodes_why = why;
+    snprintf(st->nodes_filter, sizeof(st->nodes_filter), "%s", filter);
+    st->nodes_ns = start;
+    st->have = true;
+    pthread_cond_broadcast(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+}
+
 /* One round: the node round (when due), then the devices wanted. */
 static void run_round(struct prom_state *st)
 {
@@ -476,6 +532,8 @@ static void run_round(struct prom_state *st)
     struct fleet f;
     memset(&f, 0, sizeof(f));
     bool nodes_ok = failed < PQ_COUNT && (t.n > 0 || failed == 0);
+    if (nodes_ok)
+        publish_nodes(st, &t, list_why, filter, start, any_ask);
     if (nodes_ok && nwanted)
         failed += devices_round(st, wanted, nwanted,
                                 st->every_node ? FLEET_DEVICES_MAX : VIEW_DEVICES_MAX, end, pool,
@@ -492,7 +550,7 @@ static void run_round(struct prom_state *st)
     st->rounds++;
     st->asking = NULL;
     st->bytes = promc_bytes(st->pc);
-    if (failed == 1)
+    if (failed == 1 || nwhy[PQ_TARGETS]) /* without the targets the round stopped there */
         snprintf(st->why, sizeof(st->why), "Prometheus %s: %s", st->url, first);
     else if (failed)
         snprintf(st->why, sizeof(st->why), "Prometheus %s: %s; %u queries failed",
@@ -662,7 +720,7 @@ static int past_fetch(struct prom_state *st, const char *node, const char *uuid,
     struct past_grid g = prom_past_grid(end_ms, interval_ms, points);
     json_t *res = NULL;
     if (promc_query_range(st->ppc, q, g.start_ms, end_ms, g.step_ms, PAST_TIMEOUT_MS,
-                          PROMC_MAX_ANSWER, &res, e, sizeof(e)) != 0) {
+                          PAST_ANSWER_MAX, &res, e, sizeof(e)) != 0) {
         snprintf(err, errlen, "%s", e);
         return -1;
     }
@@ -964,6 +1022,12 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
         note = snapshot_note(s, "%s (devices from %.0f s ago)", st->why, age);
         s->partial = true;
         s->partial_why = snapshot_note(s, "%s", st->why);
+    } else if (st->rounds == 0) {
+        /* the nodes are in, their devices not yet: --once's deadline came */
+        s->partial = true;
+        s->partial_why = snapshot_note(s, "Prometheus %s: no answer to the %s query within %.1f s",
+                                       st->url, st->asking ? st->asking : "devices",
+                                       (double)(clock_mono_ns() - st->opened_ns) / 1e9);
     }
     for (size_t i = 0; i < s->ndevices; i++) {
         struct device *d = &s->devices[i];

@@ -22,8 +22,9 @@
 #include "fleet/prom_stream.h"
 
 /* The devices one build holds at most: --once and record read every node
- * of a fleet into one (about 2.5 KiB a device). */
-#define FLEET_DEVICES_MAX 65536
+ * of a fleet into one (about 2.5 KiB a device: 80 MiB). A fleet past it is
+ * read in part, and says so; --prometheus-match reads a part of it. */
+#define FLEET_DEVICES_MAX 32768
 
 struct build;
 

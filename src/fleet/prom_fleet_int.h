@@ -21,6 +21,8 @@
 /* A device's processes kept from Prometheus at most: the exporter writes
  * its --top (16 by default) per device; more are dropped here. */
 #define FLEET_PROCS_PER_DEVICE 64
+/* and a build's processes in all (about 1 KiB each), whatever the answer */
+#define FLEET_PROCS_MAX 65536
 
 #define FLEET_KEY_LEN 224
 

@@ -86,7 +86,8 @@ static void init_proc(struct gpu_process *p, uint32_t pid)
 }
 
 /* The process pid on device dev, added when new; NULL when the device has
- * its FLEET_PROCS_PER_DEVICE already or memory ran out (b->nomem). */
+ * its FLEET_PROCS_PER_DEVICE already, the build its FLEET_PROCS_MAX, or
+ * memory ran out (b->nomem). */
 static struct gpu_process *proc_of(struct build *b, size_t dev, uint32_t pid)
 {
     if (b->npslots)
@@ -96,7 +97,7 @@ static struct gpu_process *proc_of(struct build *b, size_t dev, uint32_t pid)
             if (b->pdev[k] == dev && b->procs[k].pid == pid)
                 return &b->procs[k];
         }
-    if (b->dnprocs[dev] >= FLEET_PROCS_PER_DEVICE)
+    if (b->dnprocs[dev] >= FLEET_PROCS_PER_DEVICE || b->nprocs >= FLEET_PROCS_MAX)
         return NULL;
     if (b->nprocs == b->pcap) {
         size_t cap = b->pcap ? b->pcap * 2 : 64;

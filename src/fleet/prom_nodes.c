@@ -31,6 +31,9 @@ enum ag {
     AG_PODS,
     AG_GACT,
     AG_GWARN,
+    AG_MTCOUNT,
+    AG_GVERDICT,
+    AG_UMEAN,
     AG_COUNT
 };
 
@@ -45,6 +48,28 @@ static const struct {
     {"count", "gnotok", AG_GNOTOK}, {"count", "gact", AG_GACT}, {"count", "gwarn", AG_GWARN},
     {"sum", "util", AG_USUM},   {"sum", "mused", AG_MUSED},  {"sum", "mtotal", AG_MTOTAL},
     {"max", "util", AG_UMAX},   {"worst", "", AG_WORST},     {"pods", "", AG_PODS},
+    {"count", "mtotal", AG_MTCOUNT}, {"count", "gverdict", AG_GVERDICT},
+};
+
+/* A summary's family (prom_node.c) to the figure it gives; the memory's
+ * leaves count for the used and the total figure alike. */
+static const struct {
+    const char *name;
+    enum ag ag, ag2;
+} fams[] = {
+    {"migmon_node_gpus", AG_GPUS, AG_GPUS},
+    {"migmon_node_mig_devices", AG_MIG, AG_MIG},
+    {"migmon_node_idle_devices", AG_IDLE, AG_IDLE},
+    {"migmon_node_utilization_ratio_mean", AG_UMEAN, AG_UMEAN},
+    {"migmon_node_utilization_ratio_max", AG_UMAX, AG_UMAX},
+    {"migmon_node_memory_used_bytes", AG_MUSED, AG_MUSED},
+    {"migmon_node_memory_total_bytes", AG_MTOTAL, AG_MTOTAL},
+    {"migmon_node_memory_devices", AG_MKNOWN, AG_MTCOUNT},
+    {"migmon_node_devices_not_ok", AG_GNOTOK, AG_GNOTOK},
+    {"migmon_node_gpus_action", AG_GACT, AG_GACT},
+    {"migmon_node_gpus_warning", AG_GWARN, AG_GWARN},
+    {"migmon_node_gpus_verdict", AG_GVERDICT, AG_GVERDICT},
+    {"migmon_node_pods", AG_PODS, AG_PODS},
 };
 
 struct node_raw {
@@ -54,6 +79,7 @@ struct node_raw {
     char dhost[64]; /* dcgm-exporter's Hostname (or hostname) */
     bool named, dnamed;
     bool aggs, daggs; /* aggregates came from our series, from dcgm-exporter's */
+    bool summary;     /* its exporter gives migmon_node_* (PQ_SUMMARY) */
 };
 
 static uint64_t hash(const char *s)
@@ -148,8 +174,41 @@ static long node_of(struct node_table *t, const char *instance)
     return (long)i;
 }
 
+/* A PQ_SUMMARY series: a summary's figure (its family by name), or under
+ * a filter only that the node gives summaries (no name). */
+static int read_summary(struct node_table *t, const struct prom_item *it)
+{
+    const char *name = prom_item_label(it, "__name__");
+    int ag = -1, ag2 = -1;
+    for (size_t k = 0; k < sizeof(fams) / sizeof(fams[0]) && ag < 0; k++)
+        if (strcmp(name, fams[k].name) == 0) {
+            ag = (int)fams[k].ag;
+            ag2 = (int)fams[k].ag2;
+        }
+    if (name[0] && ag < 0)
+        return 0; /* a family of a later version */
+    long i = node_of(t, prom_item_label(it, "instance"));
+    if (i < 0)
+        return 0;
+    struct node_raw *r = &t->raw[i];
+    r->summary = true;
+    double v;
+    if (ag < 0 || !prom_item_value(it, &v))
+        return 0;
+    if (r->daggs) { /* ours win over dcgm-exporter's */
+        r->got &= (1u << AG_UP) | (1u << AG_LAST);
+        r->daggs = false;
+    }
+    r->got |= 1u << ag | 1u << ag2;
+    r->v[ag] = r->v[ag2] = v;
+    r->aggs = true;
+    return 0;
+}
+
 int nodes_read(struct node_table *t, enum promq_node q, const struct prom_item *it)
 {
+    if (q == PQ_SUMMARY)
+        return read_summary(t, it);
     const char *a = prom_item_label(it, "a"), *f = prom_item_label(it, "f");
     int ag = -1;
     for (size_t k = 0; k < sizeof(tags) / sizeof(tags[0]) && ag < 0; k++)
@@ -198,6 +257,37 @@ int nodes_read(struct node_table *t, enum promq_node q, const struct prom_item *
     return 0;
 }
 
+size_t nodes_legacy(const struct node_table *t, const char **out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n && n < max; i++)
+        if (t->raw && !t->raw[i].summary)
+            out[n++] = t->v[i].instance;
+    return n;
+}
+
+/* Whether text has word (n bytes), ignoring case. */
+static bool has_word(const char *text, const char *w, size_t n)
+{
+    for (const char *p = text; *p; p++)
+        if (strncasecmp(p, w, n) == 0)
+            return true;
+    return false;
+}
+
+size_t nodes_with_word(const struct node_table *t, const char *word, const char **out,
+                       size_t max)
+{
+    size_t n = 0, wn = strlen(word);
+    for (size_t i = 0; i < t->n && n < max && t->raw && wn; i++) {
+        const struct node_raw *r = &t->raw[i];
+        if (has_word(t->v[i].instance, word, wn) || has_word(r->host, word, wn) ||
+            has_word(r->dhost, word, wn))
+            out[n++] = t->v[i].instance;
+    }
+    return n;
+}
+
 size_t nodes_down(const struct node_table *t, const char **out, size_t max)
 {
     size_t n = 0;
@@ -236,7 +326,7 @@ static bool got(const struct node_raw *r, enum ag a)
 }
 
 static void fill(struct node_summary *n, const struct node_raw *r, double now,
-                 const char *const why[PQ_COUNT])
+                 const char *const why[PQ_COUNT], bool filtered)
 {
     bool dcgm = !r->aggs && (r->daggs || (r->dnamed && !r->named));
     n->dcgm = dcgm;
@@ -245,8 +335,10 @@ static void fill(struct node_summary *n, const struct node_raw *r, double now,
     n->seen = r->named || r->dnamed || last > 0 || r->aggs || r->daggs;
     n->down_for_s = n->up == 0 && last > 0 ? now - last : -1;
     n->health = HEALTH_UNKNOWN;
-    const char *lwhy = why[dcgm ? PQ_DCGM_LEAVES : PQ_LEAVES];
-    const char *gwhy = why[dcgm ? PQ_DCGM_GPUS : PQ_GPUS];
+    /* without a filter a node with summaries has its figures from them */
+    bool own = r->summary && !filtered;
+    const char *lwhy = why[own ? PQ_SUMMARY : dcgm ? PQ_DCGM_LEAVES : PQ_LEAVES];
+    const char *gwhy = why[own ? PQ_SUMMARY : dcgm ? PQ_DCGM_GPUS : PQ_GPUS];
     struct metric zero = {.value = 0, .src = MSRC_DIRECT};
     struct metric *all[] = {&n->gpus,      &n->mig,         &n->idle,
                             &n->not_ok,    &n->pods,        &n->util_max,
@@ -269,7 +361,9 @@ static void fill(struct node_summary *n, const struct node_raw *r, double now,
             metric_none(lwhy);
     } else {
         n->util_max = val(r, AG_UMAX, 100, "no utilisation read from its devices");
-        if (got(r, AG_USUM) && got(r, AG_UCOUNT) && r->v[AG_UCOUNT] > 0)
+        if (got(r, AG_UMEAN))
+            n->util_mean = (struct metric){.value = 100 * r->v[AG_UMEAN], .src = MSRC_DIRECT};
+        else if (got(r, AG_USUM) && got(r, AG_UCOUNT) && r->v[AG_UCOUNT] > 0)
             n->util_mean = (struct metric){.value = 100 * r->v[AG_USUM] / r->v[AG_UCOUNT],
                                            .src = MSRC_DIRECT};
         else
@@ -283,6 +377,13 @@ static void fill(struct node_summary *n, const struct node_raw *r, double now,
         n->mem_used = val(r, AG_MUSED, 1, "no VRAM read from its devices");
         n->mem_total = val(r, AG_MTOTAL, 1, "no VRAM read from its devices");
         n->mem_devices = count_or(r, AG_MKNOWN, NULL, zero);
+        /* used and total of the same leaves, or no figure: a sum of the
+         * used of some and the totals of others would be no share */
+        double used_n = got(r, AG_MKNOWN) ? r->v[AG_MKNOWN] : 0;
+        double total_n = got(r, AG_MTCOUNT) ? r->v[AG_MTCOUNT] : used_n;
+        if (used_n != total_n)
+            n->mem_used = n->mem_total = metric_none(
+                "the VRAM in use of some devices, or their total, was not read");
     }
     n->pods = gwhy ? metric_none(gwhy) : val(r, AG_PODS, 1, "no pod labels on its devices' series");
     if (dcgm) {
@@ -290,13 +391,16 @@ static void fill(struct node_summary *n, const struct node_raw *r, double now,
             metric_none("dcgm-exporter gives no health verdict");
         return;
     }
-    if (gwhy || lwhy || !got(r, AG_WORST)) {
+    bool verdict = (got(r, AG_GVERDICT) && r->v[AG_GVERDICT] > 0) || got(r, AG_GACT) ||
+                   got(r, AG_GWARN);
+    if (gwhy || lwhy || !verdict) {
         n->not_ok = n->gpus_action = n->gpus_warning =
             metric_none(gwhy ? gwhy : lwhy ? lwhy : "no health verdict read from its devices");
         return;
     }
-    double w = r->v[AG_WORST];
-    n->health = w >= 3 ? HEALTH_ACTION : w >= 2 ? HEALTH_WARNING : w >= 1 ? HEALTH_OK : HEALTH_UNKNOWN;
+    n->health = got(r, AG_GACT) && r->v[AG_GACT] > 0     ? HEALTH_ACTION
+                : got(r, AG_GWARN) && r->v[AG_GWARN] > 0 ? HEALTH_WARNING
+                                                          : HEALTH_OK;
     n->not_ok = (struct metric){.value = (got(r, AG_GNOTOK) ? r->v[AG_GNOTOK] : 0) +
                                          (got(r, AG_MNOTOK) ? r->v[AG_MNOTOK] : 0),
                                 .src = MSRC_DIRECT};
@@ -351,7 +455,7 @@ void nodes_finish(struct node_table *t, double now, const char *const why[PQ_COU
         const char *host = r->named ? r->host : r->dnamed ? r->dhost : "";
         snprintf(n->name, sizeof(n->name), "%s", host);
         text_clean(n->name, sizeof(n->name));
-        fill(n, r, now, why);
+        fill(n, r, now, why, filtered);
         n->devs_read = false;
         n->dev_first = n->ndev = 0;
         n->devs_why = "not asked for";

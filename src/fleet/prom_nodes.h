@@ -49,6 +49,13 @@ void nodes_finish(struct node_table *t, double now, const char *const why[PQ_COU
 /* After the targets query: the instances of the targets that are down
  * (borrowed from t) into out[0..max); how many. */
 size_t nodes_down(const struct node_table *t, const char **out, size_t max);
+/* After the summary query: the instances whose exporters gave no summary
+ * (promq_scope's legacy; borrowed) into out[0..max); how many. */
+size_t nodes_legacy(const struct node_table *t, const char **out, size_t max);
+/* After the targets query: the instances whose instance label or host
+ * name has word (ignoring case; borrowed) into out[0..max); how many. */
+size_t nodes_with_word(const struct node_table *t, const char *word, const char **out,
+                       size_t max);
 /* The node of instance after nodes_finish, or NULL. */
 struct node_summary *nodes_find(const struct node_table *t, const char *instance);
 void nodes_free(struct node_table *t);

@@ -127,6 +127,16 @@ struct q {
     const char *down;
     size_t nwords;
     char words[PROMQ_WORDS_MAX][PROMQ_WORD_LEN + 1];
+    bool idle[PROMQ_WORDS_MAX]; /* the word is "idle": a rule, not a text */
+    /* `instance=~"…"` of the nodes whose name has word w, "" none */
+    char *wnodes[PROMQ_WORDS_MAX];
+    bool any_idle, any_text;
+    /* `instance=~"…"` of the nodes whose exporters give no summary
+     * (migmon_node_*, migmon_*_idle), "" none; legacy_all: every node is
+     * read so (the summaries are not known) */
+    char *legacy;
+    bool legacy_all;
+    bool only_legacy; /* sel limits every selector to the legacy nodes */
 };
 
 /* name{extra,match}: name may be "" (extra then names the series). */
@@ -138,36 +148,36 @@ static void sel(struct q *q, const char *name, const char *extra)
     if (extra[0] && q->match[0])
         put(&q->b, ",");
     put(&q->b, q->match);
+    if (q->only_legacy && q->legacy[0]) {
+        if (extra[0] || q->match[0])
+            put(&q->b, ",");
+        put(&q->b, q->legacy);
+    }
     put(&q->b, "}");
 }
 
-/* name{extra,more,match}: extra and more may be "". */
-static void sel2(struct q *q, const char *name, const char *extra, const char *more)
+/* name{extra,more,match}, or its last 10 minutes (range10m: a down
+ * target's, last_over_time(...[10m])): extra and more may be "". */
+static void sel2(struct q *q, const char *name, const char *extra, const char *more, bool range10m)
 {
-    char e[2400];
-    snprintf(e, sizeof(e), "%s%s%s", extra, extra[0] && more[0] ? "," : "", more);
-    if (strlen(extra) + strlen(more) + 2 > sizeof(e)) {
+    struct sb e = {0};
+    put(&e, extra);
+    if (extra[0] && more[0])
+        put(&e, ",");
+    put(&e, more);
+    if (range10m) {
+        if (e.p && e.p[0])
+            put(&e, ",");
+        put(&e, q->down);
+        put(&q->b, "last_over_time(");
+    }
+    if (e.bad)
         q->b.bad = true;
-        return;
-    }
-    sel(q, name, e);
-}
-
-/* A family's series: those there now, and the down targets' of the last
- * 10 minutes (their series are stale now). The down targets are named (the
- * node round asked first): last_over_time reads every sample of its
- * window, so it is asked of those targets alone. */
-static void info(struct q *q, const char *name, const char *extra)
-{
-    if (!q->down[0]) {
-        sel(q, name, extra);
-        return;
-    }
-    put(&q->b, "(");
-    sel(q, name, extra);
-    put(&q->b, " or last_over_time(");
-    sel2(q, name, extra, q->down);
-    put(&q->b, "[10m]))");
+    else
+        sel(q, name, e.p ? e.p : "");
+    if (range10m)
+        put(&q->b, "[10m])");
+    free(e.p);
 }
 
 /* An extra matcher `label=~"(?is).*WORD.*"` for word w (a part of the
@@ -183,25 +193,112 @@ static void word_matcher(char *out, size_t cap, const struct q *q, size_t w, con
 
 #define KEYS "instance, uuid, gpu_instance_id, compute_instance_id, partition_id"
 #define DKEYS "instance, UUID, GPU_I_ID"
-#define DROP "source, pod, namespace, container"
 
-/* A value family of the leaves (x: the family's suffix, "utilization_ratio"). */
+/* What a series is the series of, for the labels a word is looked for in:
+ * a GPU's, a MIG instance's (or an AMD partition's), dcgm-exporter's. */
+enum kind { K_GPU, K_MIG, K_DGPU, K_DMIG };
+
+static const char *const kind_labels[][8] = {
+    [K_GPU] = {"model", "pci_bus_id", "uuid", "pod", "namespace", "container", NULL},
+    [K_MIG] = {"model", "pci_bus_id", "mig_uuid", "mig_profile", "pod", "namespace", "container",
+               NULL},
+    [K_DGPU] = {"modelName", "pci_bus_id", "UUID", "pod", "namespace", "container", NULL},
+    [K_DMIG] = {"modelName", "pci_bus_id", "GPU_I_PROFILE", "pod", "namespace", "container", NULL},
+};
+
+/*
+ * The series name{extra} (their last 10 minutes with range10m) that every
+ * word of the filter but "idle" matches: the word in one of the labels
+ * the series' kind is looked for in, or in its node's name (the nodes
+ * whose name has it, named by instance). Each word's alternatives are
+ * selectors with the word as a label matcher, so Prometheus' index finds
+ * the series that match: the cost grows with them, not with the fleet.
+ */
+static void fam(struct q *q, const char *name, const char *extra, enum kind k, bool range10m)
+{
+    if (!q->any_text) {
+        sel2(q, name, extra, "", range10m);
+        return;
+    }
+    char m[1024];
+    put(&q->b, "(");
+    bool first_word = true;
+    for (size_t w = 0; w < q->nwords; w++) {
+        if (q->idle[w])
+            continue;
+        put(&q->b, first_word ? "(" : " and (");
+        first_word = false;
+        for (size_t l = 0; kind_labels[k][l]; l++) {
+            word_matcher(m, sizeof(m), q, w, kind_labels[k][l]);
+            if (l)
+                put(&q->b, " or ");
+            sel2(q, name, extra, m, range10m);
+        }
+        if (q->wnodes[w][0]) {
+            put(&q->b, " or ");
+            sel2(q, name, extra, q->wnodes[w], range10m);
+        }
+        put(&q->b, ")");
+    }
+    put(&q->b, ")");
+}
+
+/* A family's series as fam gives them: those there now, and the down
+ * targets' of the last 10 minutes (their series are stale now). The down
+ * targets are named (the targets query asked first): last_over_time reads
+ * every sample of its window, so it is asked of those targets alone. */
+static void info(struct q *q, const char *name, const char *extra, enum kind k)
+{
+    if (!q->down[0]) {
+        fam(q, name, extra, k, false);
+        return;
+    }
+    put(&q->b, "(");
+    fam(q, name, extra, k, false);
+    put(&q->b, " or ");
+    fam(q, name, extra, k, true);
+    put(&q->b, ")");
+}
+
+static void idle(struct q *q);
+
+/* " and on (ON) IDLE" when the filter has the word idle: the idle leaves,
+ * every one of them (the other words' matches are the caller's). */
+static void if_idle(struct q *q, const char *on)
+{
+    if (!q->any_idle)
+        return;
+    bool text = q->any_text;
+    q->any_idle = q->any_text = false;
+    putf(&q->b, " and on (%s) ", on);
+    idle(q);
+    q->any_idle = true;
+    q->any_text = text;
+}
+
+/* A value family of the leaves (x: the family's suffix, "utilization_ratio"),
+ * as the filter leaves it. */
 static void leaf(struct q *q, const char *x)
 {
     char name[96];
-    put(&q->b, "(max without (" DROP ") (");
+    put(&q->b, "((");
     snprintf(name, sizeof(name), "migmon_mig_%s", x);
-    sel(q, name, "");
-    put(&q->b, ") or (max without (" DROP ") (");
+    fam(q, name, "", K_MIG, false);
+    put(&q->b, " or (");
     snprintf(name, sizeof(name), "migmon_gpu_%s", x);
-    sel(q, name, "");
-    put(&q->b, ") unless on (instance, uuid) ");
+    fam(q, name, "", K_GPU, false);
+    put(&q->b, " unless on (instance, uuid) ");
     sel(q, "migmon_device_info", "mig_mode=\"enabled\"");
     put(&q->b, "))");
+    if_idle(q, KEYS);
+    put(&q->b, ")");
 }
 
 /* The idle leaves: utilisation under 1 %, or none to be had and no process. */
-static void idle(struct q *q)
+/* The idle rule over the leaves' own figures: utilisation under 1 %, or
+ * none to be had and no process (a node whose exporter gives no idle
+ * series). */
+static void idle_rule(struct q *q)
 {
     put(&q->b, "((");
     leaf(q, "utilization_ratio");
@@ -212,92 +309,23 @@ static void idle(struct q *q)
     put(&q->b, "))");
 }
 
-/* The nodes whose name or instance has word w. */
-static void nodes_named(struct q *q, size_t w)
+/* The idle leaves: as their exporters say (migmon_*_idle, the same rule),
+ * and by the rule itself on the nodes whose exporters do not say. */
+static void idle(struct q *q)
 {
-    char m[1024];
-    put(&q->b, "(group by (instance) (");
-    word_matcher(m, sizeof(m), q, w, "hostname");
-    info(q, "migmon_host_info", m);
-    put(&q->b, ") or group by (instance) (");
-    word_matcher(m, sizeof(m), q, w, "instance");
-    sel(q, "up", m);
-    put(&q->b, "))");
-}
-
-#define INFOS "__name__=~\"migmon_(device|mig)_info\""
-
-/* The devices (their *_info series: a GPU's, an instance's) that word w
- * matches: part of the node's name, the model, the PCI bus id, the GPU's
- * UUID, the MIG UUID, the profile, the pod's name, namespace or container;
- * "idle" the idle leaves. */
-static void word_devices(struct q *q, size_t w)
-{
-    char m[1024], e[1200];
-    if (strcasecmp(q->words[w], "idle") == 0) {
-        put(&q->b, "(");
-        info(q, "", INFOS);
-        put(&q->b, " and on (" KEYS ") ");
-        idle(q);
-        put(&q->b, ")");
-        return;
-    }
-    static const struct {
-        const char *name, *label;
-    } own[] = {{"", "model"},
-               {"", "pci_bus_id"},
-               {"migmon_device_info", "uuid"},
-               {"migmon_mig_info", "mig_uuid"},
-               {"migmon_mig_info", "mig_profile"}};
-    put(&q->b, "(");
-    for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++) {
-        word_matcher(m, sizeof(m), q, w, own[k].label);
-        if (own[k].name[0]) {
-            info(q, own[k].name, m);
-        } else {
-            snprintf(e, sizeof(e), INFOS ",%s", m);
-            info(q, "", e);
-        }
+    put(&q->b, "((");
+    fam(q, "migmon_mig_idle", "", K_MIG, false);
+    put(&q->b, " == 1) or (");
+    fam(q, "migmon_gpu_idle", "", K_GPU, false);
+    put(&q->b, " == 1)");
+    if (q->legacy_all || q->legacy[0]) {
+        bool only = q->only_legacy;
+        q->only_legacy = !q->legacy_all;
         put(&q->b, " or ");
-    }
-    put(&q->b, "(");
-    info(q, "", INFOS);
-    put(&q->b, " and on (instance) ");
-    nodes_named(q, w);
-    put(&q->b, ") or (");
-    info(q, "", INFOS);
-    put(&q->b, " and on (" KEYS ") group by (" KEYS ") (");
-    static const char *const pod_labels[] = {"pod", "namespace", "container"};
-    for (size_t k = 0; k < sizeof(pod_labels) / sizeof(pod_labels[0]); k++) {
-        word_matcher(m, sizeof(m), q, w, pod_labels[k]);
-        snprintf(e, sizeof(e), "__name__=~\"migmon_(gpu|mig)_(memory_total_bytes|memory_used_bytes|"
-                 "utilization_ratio)\",%s", m);
-        if (k)
-            put(&q->b, " or ");
-        sel(q, "", e);
-    }
-    put(&q->b, ")))");
-}
-
-/* The devices every word of the filter matches. */
-static void matched(struct q *q)
-{
-    put(&q->b, "(");
-    for (size_t w = 0; w < q->nwords; w++) {
-        if (w)
-            put(&q->b, " and on (" KEYS ") ");
-        word_devices(q, w);
+        idle_rule(q);
+        q->only_legacy = only;
     }
     put(&q->b, ")");
-}
-
-/* " and on (ON) MATCHED" when a filter is on. */
-static void if_matched(struct q *q, const char *on)
-{
-    if (!q->nwords)
-        return;
-    putf(&q->b, " and on (%s) ", on);
-    matched(q);
 }
 
 /* label_replace(..., "lab", "val", "", ""): tags a vector (label lab set to val). */
@@ -320,14 +348,14 @@ static void tag_end(struct q *q, const char *tag)
 
 #define DCGM_ID_FIELDS "DCGM_FI_DEV_(FB_USED|GPU_TEMP)"
 
-/* Its entities (GPUs and GPU instances) by (instance, UUID, GPU_I_ID):
- * there now, and a down target's of the last 10 minutes. */
-static void dinfo(struct q *q, const char *extra)
+/* Its entities of a kind (GPUs, GPU instances) by (instance, UUID,
+ * GPU_I_ID): there now, and a down target's of the last 10 minutes. */
+static void dinfo(struct q *q, enum kind k)
 {
-    char e[1200];
-    snprintf(e, sizeof(e), "__name__=~\"" DCGM_ID_FIELDS "\"%s%s", extra[0] ? "," : "", extra);
     put(&q->b, "group by (" DKEYS ") (");
-    info(q, "", e);
+    info(q, "", k == K_DMIG ? "__name__=~\"" DCGM_ID_FIELDS "\",GPU_I_ID!=\"\""
+                            : "__name__=~\"" DCGM_ID_FIELDS "\",GPU_I_ID=\"\"",
+         k);
     put(&q->b, ")");
 }
 
@@ -335,9 +363,9 @@ static void dinfo(struct q *q, const char *extra)
 static void dleaf(struct q *q, const char *field)
 {
     put(&q->b, "(max by (" DKEYS ") (");
-    sel(q, field, "GPU_I_ID!=\"\"");
+    fam(q, field, "GPU_I_ID!=\"\"", K_DMIG, false);
     put(&q->b, ") or (max by (" DKEYS ") (");
-    sel(q, field, "GPU_I_ID=\"\"");
+    fam(q, field, "GPU_I_ID=\"\"", K_DGPU, false);
     put(&q->b, ") unless on (instance, UUID) group by (instance, UUID) (");
     sel(q, "DCGM_FI_DEV_FB_USED", "GPU_I_ID!=\"\"");
     put(&q->b, ")))");
@@ -355,63 +383,25 @@ static void dutil(struct q *q)
     put(&q->b, "))");
 }
 
-static void dword(struct q *q, size_t w)
+/* " and on (DKEYS) IDLE" when the filter has the word idle. */
+static void d_if_idle(struct q *q)
 {
-    if (strcasecmp(q->words[w], "idle") == 0) {
-        put(&q->b, "(");
-        dinfo(q, "");
-        put(&q->b, " and on (" DKEYS ") (");
-        dutil(q);
-        put(&q->b, " < 0.01))");
+    if (!q->any_idle)
         return;
-    }
-    static const char *const labels[] = {"modelName", "GPU_I_PROFILE", "UUID", "pci_bus_id",
-                                         "Hostname",  "hostname",      "instance", "pod",
-                                         "namespace", "container"};
-    put(&q->b, "(");
-    for (size_t k = 0; k < sizeof(labels) / sizeof(labels[0]); k++) {
-        char m[1024];
-        word_matcher(m, sizeof(m), q, w, labels[k]);
-        if (k)
-            put(&q->b, " or ");
-        dinfo(q, m);
-    }
-    put(&q->b, ")");
-}
-
-static void dmatched(struct q *q)
-{
-    put(&q->b, "(");
-    for (size_t w = 0; w < q->nwords; w++) {
-        if (w)
-            put(&q->b, " and on (" DKEYS ") ");
-        dword(q, w);
-    }
-    put(&q->b, ")");
-}
-
-static void d_if_matched(struct q *q, const char *on)
-{
-    if (!q->nwords)
-        return;
-    putf(&q->b, " and on (%s) ", on);
-    dmatched(q);
-}
-
-/* Nodes that have our series: their dcgm-exporter series are not read. */
-static void unless_ours(struct q *q)
-{
-    put(&q->b, " unless on (instance) group by (instance) (");
-    info(q, "migmon_device_info", "");
-    put(&q->b, ")");
+    bool text = q->any_text;
+    q->any_text = false; /* the rule, of every leaf */
+    put(&q->b, " and on (" DKEYS ") (");
+    dutil(q);
+    put(&q->b, " < 0.01)");
+    q->any_text = text;
 }
 
 /* ---- the queries ---- */
 
-static int scope_words(struct q *q, const char *filter)
+static int scope_words(struct q *q, const struct promq_scope *sc)
 {
     q->nwords = 0;
-    const char *p = filter ? filter : "";
+    const char *p = sc && sc->filter ? sc->filter : "";
     while (*p) {
         while (*p == ' ')
             p++;
@@ -420,22 +410,105 @@ static int scope_words(struct q *q, const char *filter)
             break;
         if (q->nwords == PROMQ_WORDS_MAX || n > PROMQ_WORD_LEN)
             return -1;
-        memcpy(q->words[q->nwords], p, n);
-        q->words[q->nwords][n] = '\0';
-        q->nwords++;
+        size_t w = q->nwords++;
+        memcpy(q->words[w], p, n);
+        q->words[w][n] = '\0';
+        q->idle[w] = strcasecmp(q->words[w], "idle") == 0;
+        q->any_idle |= q->idle[w];
+        q->any_text |= !q->idle[w];
         p += n;
     }
     return 0;
 }
 
+/* For each word, the nodes whose name or instance has it (sc->wnodes). */
+static int scope_nodes(struct q *q, const struct promq_scope *sc)
+{
+    for (size_t w = 0; w < q->nwords; w++) {
+        struct sb b = {0};
+        put(&b, "");
+        const struct promq_nodes *wn = sc && w < PROMQ_WORDS_MAX ? &sc->wnodes[w] : NULL;
+        if (!q->idle[w] && wn && wn->n)
+            instance_matcher(&b, wn->inst, wn->n);
+        if (b.bad) {
+            free(b.p);
+            return -1;
+        }
+        q->wnodes[w] = b.p;
+    }
+    struct sb b = {0};
+    put(&b, "");
+    if (sc && sc->legacy.n)
+        instance_matcher(&b, sc->legacy.inst, sc->legacy.n);
+    if (b.bad) {
+        free(b.p);
+        return -1;
+    }
+    q->legacy = b.p;
+    q->legacy_all = sc && sc->legacy_all;
+    return 0;
+}
+
+static void scope_free(struct q *q)
+{
+    for (size_t w = 0; w < PROMQ_WORDS_MAX; w++)
+        free(q->wnodes[w]);
+    free(q->legacy);
+}
+
 int promq_filter_check(const char *filter, char *err, size_t errlen)
 {
     struct q q = {.match = "", .down = ""};
-    if (scope_words(&q, filter) == 0)
+    struct promq_scope sc = {.filter = filter};
+    if (scope_words(&q, &sc) == 0)
         return 0;
     snprintf(err, errlen, "the filter has more than %d words or a word longer than %d bytes",
              PROMQ_WORDS_MAX, PROMQ_WORD_LEN);
     return -1;
+}
+
+size_t promq_words(const char *filter, char words[][PROMQ_WORD_LEN + 1], size_t max)
+{
+    struct q q = {.match = "", .down = ""};
+    struct promq_scope sc = {.filter = filter};
+    if (scope_words(&q, &sc) != 0)
+        return 0;
+    size_t n = 0;
+    for (size_t w = 0; w < q.nwords && n < max; w++)
+        memcpy(words[n++], q.words[w], sizeof(q.words[w]));
+    return n;
+}
+
+/* The nodes' summaries as their exporters give them (prom_node.c): every
+ * migmon_node_* series by (__name__, instance), and the GPU and instance
+ * counts of the down targets' last 10 minutes. Under a filter only which
+ * nodes give them (the figures are of every device): by instance alone. */
+static void summary(struct q *q)
+{
+    static const char *const down_fams[] = {"migmon_node_gpus", "migmon_node_mig_devices"};
+    if (q->nwords) {
+        put(&q->b, "group by (instance) (");
+        sel(q, "migmon_node_gpus", "");
+        if (q->down[0]) {
+            put(&q->b, " or last_over_time(");
+            sel(q, "migmon_node_gpus", q->down);
+            put(&q->b, "[10m])");
+        }
+        put(&q->b, ")");
+        return;
+    }
+    put(&q->b, "max by (__name__, instance) (");
+    sel(q, "", "__name__=~\"migmon_node_.+\"");
+    put(&q->b, ")");
+    /* the name set again (a function drops it) and as f too: `or` tells
+     * series apart by their labels without the name */
+    for (size_t k = 0; q->down[0] && k < 2; k++) {
+        put(&q->b, " or max by (__name__, instance, f) (label_replace(label_replace("
+                   "last_over_time(");
+        sel(q, down_fams[k], q->down);
+        putf(&q->b, "[10m]), \"__name__\", \"%s\", \"\", \"\"), \"f\", \"%s\", \"\", \"\"))",
+             down_fams[k], down_fams[k]);
+    }
 }
 
 static void targets(struct q *q)
@@ -468,199 +541,212 @@ static void targets(struct q *q)
     tag_end(q, "last");
 }
 
-/* The leaves' families, each tagged f (count, sum or max of them by node):
- * which go into each aggregation. */
-enum { LT_COUNT = 1, LT_SUM = 2, LT_MAX = 4 };
-
-static void leaf_tagged(struct q *q, unsigned agg)
+/* One aggregate by node, tagged a=A,f=F: agg by (instance) (expr). The
+ * aggregates are unioned (or) as their small results, one series a node:
+ * a union of the devices' series themselves would cost Prometheus a hash
+ * of every series' labels. */
+static void agg_begin(struct q *q, bool first, const char *agg)
 {
-    bool first = true;
-    if (agg & LT_COUNT) {
-        tag_begin(q, first);
-        first = false;
-        info(q, "migmon_mig_info", "");
-        tag_end2(q, "f", "mig");
-        tag_begin(q, false);
-        idle(q);
-        tag_end2(q, "f", "idle");
-        tag_begin(q, false);
-        sel(q, "migmon_mig_health", "state=~\"warning|action\"");
-        put(&q->b, " == 1");
-        tag_end2(q, "f", "mnotok");
-    }
     tag_begin(q, first);
-    leaf(q, "utilization_ratio");
-    tag_end2(q, "f", "util");
-    if (agg & LT_MAX)
-        return;
-    static const char *const mem[][3] = {{"memory_used_bytes", "memory_total_bytes", "mused"},
-                                         {"memory_total_bytes", "memory_used_bytes", "mtotal"}};
-    for (size_t k = 0; k < 2; k++) {
-        if (k == 1 && !(agg & LT_SUM))
-            break; /* counted once: the leaves with both */
-        tag_begin(q, false);
-        leaf(q, mem[k][0]);
-        put(&q->b, " and on (" KEYS ") ");
-        leaf(q, mem[k][1]);
-        tag_end2(q, "f", mem[k][2]);
-    }
+    tag_begin(q, true);
+    putf(&q->b, "%s by (instance) (", agg);
 }
 
-/* Our exporters' nodes, over their leaves: a=count, sum, max by f. */
+static void agg_end(struct q *q, const char *a, const char *f)
+{
+    put(&q->b, ")");
+    tag_end2(q, "a", a);
+    tag_end2(q, "f", f);
+}
+
+/* Our exporters' nodes, over their leaves: the instances, utilisation
+ * (count, sum, max), idle ones, VRAM (the leaves with a used figure and
+ * with a total: counted apart), the instances not ok. */
 static void migmon_leaves(struct q *q)
 {
-    static const struct {
-        const char *agg, *tag;
-        unsigned fams;
-    } aggs[] = {{"count", "count", LT_COUNT}, {"sum", "sum", LT_SUM}, {"max", "max", LT_MAX}};
-    for (size_t k = 0; k < sizeof(aggs) / sizeof(aggs[0]); k++) {
-        tag_begin(q, k == 0);
-        putf(&q->b, "%s by (instance, f) ((", aggs[k].agg);
-        leaf_tagged(q, aggs[k].fams);
-        put(&q->b, ")");
-        if_matched(q, KEYS);
-        put(&q->b, ")");
-        tag_end(q, aggs[k].tag);
+    agg_begin(q, true, "count");
+    info(q, "migmon_mig_info", "", K_MIG);
+    if_idle(q, KEYS);
+    agg_end(q, "count", "mig");
+    static const char *const util[] = {"count", "sum", "max"};
+    for (size_t k = 0; k < 3; k++) {
+        agg_begin(q, false, util[k]);
+        leaf(q, "utilization_ratio");
+        agg_end(q, util[k], "util");
     }
+    agg_begin(q, false, "count");
+    bool any_idle = q->any_idle; /* the idle leaves are idle: no join */
+    q->any_idle = false;
+    idle(q);
+    q->any_idle = any_idle;
+    agg_end(q, "count", "idle");
+    static const char *const mem[][2] = {{"memory_used_bytes", "mused"},
+                                         {"memory_total_bytes", "mtotal"}};
+    for (size_t k = 0; k < 2; k++)
+        for (int c = 0; c < 2; c++) {
+            agg_begin(q, false, c ? "count" : "sum");
+            leaf(q, mem[k][0]);
+            agg_end(q, c ? "count" : "sum", mem[k][1]);
+        }
+    agg_begin(q, false, "count");
+    put(&q->b, "(");
+    fam(q, "migmon_mig_health", "state=~\"warning|action\"", K_MIG, false);
+    put(&q->b, " == 1)");
+    if_idle(q, KEYS);
+    agg_end(q, "count", "mnotok");
 }
 
-/* Each GPU's worst verdict, its own and its instances' (1 ok, 2 warning,
- * 3 action), by (instance, uuid). */
-static void gpu_worst(struct q *q)
+/* The GPUs the filter leaves, by (instance, uuid): one that matches or
+ * has an instance that matches. */
+static void gpus_matched(struct q *q)
 {
-    static const char *const states[][2] = {{"action", "3"}, {"warning", "2"}, {"ok", "1"}};
-    put(&q->b, "max by (instance, uuid) (");
-    for (size_t s = 0; s < 3; s++)
-        for (int mig = 0; mig < 2; mig++) {
-            char st[64];
-            snprintf(st, sizeof(st), "state=\"%s\"", states[s][0]);
-            if (s || mig)
-                put(&q->b, " or ");
-            put(&q->b, "(");
-            sel(q, mig ? "migmon_mig_health" : "migmon_gpu_health", st);
-            putf(&q->b, " == 1) * 0 + %s", states[s][1]);
-        }
+    put(&q->b, "group by (instance, uuid) ((");
+    info(q, "migmon_device_info", "", K_GPU);
+    put(&q->b, " or ");
+    info(q, "migmon_mig_info", "", K_MIG);
+    put(&q->b, ")");
+    if_idle(q, KEYS);
     put(&q->b, ")");
 }
 
-/* Our exporters' nodes, over their GPUs (a GPU counts under the filter
- * when it or one of its instances matches): a=count by f (gpus, gnotok,
- * gact, gwarn), a=worst, a=pods. */
+/* " and on (instance, uuid) GPUS" when there is a filter. */
+static void if_gpus(struct q *q)
+{
+    if (!q->nwords)
+        return;
+    put(&q->b, " and on (instance, uuid) ");
+    gpus_matched(q);
+}
+
+/* A GPU's flag of state s (1 when the GPU or one of its instances is in
+ * it: the GPU's verdict), by (instance, uuid), of the GPUs the filter
+ * leaves. */
+static void gpu_flag(struct q *q, const char *state)
+{
+    char st[64];
+    snprintf(st, sizeof(st), "state=\"%s\"", state);
+    put(&q->b, "((max by (instance, uuid) (");
+    sel(q, "migmon_gpu_health", st);
+    put(&q->b, " or ");
+    sel(q, "migmon_mig_health", st);
+    put(&q->b, ") == 1)");
+    if_gpus(q);
+    put(&q->b, ")");
+}
+
+/* Our exporters' nodes, over the GPUs the filter leaves: GPUs, GPUs not
+ * ok (the GPU itself; its instances are the leaves'), GPUs by their
+ * verdict (action, warning; with a verdict at all), pods. */
 static void migmon_gpus(struct q *q)
 {
-    tag_begin(q, true);
-    put(&q->b, "count by (instance, f) ((");
-    tag_begin(q, true);
-    info(q, "migmon_device_info", "");
-    tag_end2(q, "f", "gpus");
-    tag_begin(q, false);
+    agg_begin(q, true, "count");
+    if (q->nwords)
+        gpus_matched(q);
+    else
+        info(q, "migmon_device_info", "", K_GPU);
+    agg_end(q, "count", "gpus");
+    agg_begin(q, false, "count");
+    put(&q->b, "(");
     sel(q, "migmon_gpu_health", "state=~\"warning|action\"");
-    put(&q->b, " == 1");
-    tag_end2(q, "f", "gnotok");
-    static const char *const gw[][2] = {{"3", "gact"}, {"2", "gwarn"}};
-    for (size_t k = 0; k < 2; k++) {
-        tag_begin(q, false);
-        put(&q->b, "(");
-        gpu_worst(q);
-        putf(&q->b, " == %s)", gw[k][0]);
-        tag_end2(q, "f", gw[k][1]);
-    }
+    put(&q->b, " == 1)");
+    if_gpus(q);
+    agg_end(q, "count", "gnotok");
+    agg_begin(q, false, "count");
+    gpu_flag(q, "action");
+    agg_end(q, "count", "gact");
+    agg_begin(q, false, "count");
+    gpu_flag(q, "warning");
+    put(&q->b, " unless on (instance, uuid) ");
+    gpu_flag(q, "action");
+    agg_end(q, "count", "gwarn");
+    agg_begin(q, false, "count");
+    put(&q->b, "(");
+    sel(q, "migmon_gpu_health", "state=\"ok\"");
+    if_gpus(q);
     put(&q->b, ")");
-    if_matched(q, "instance, uuid");
+    agg_end(q, "count", "gverdict");
+    agg_begin(q, false, "count");
+    put(&q->b, "group by (instance, namespace, pod) (");
+    fam(q, "migmon_gpu_memory_used_bytes", "pod!=\"\"", K_GPU, false);
+    put(&q->b, " or ");
+    fam(q, "migmon_mig_memory_used_bytes", "pod!=\"\"", K_MIG, false);
     put(&q->b, ")");
-    tag_end(q, "count");
-
-    tag_begin(q, false);
-    put(&q->b, "max by (instance) (");
-    gpu_worst(q);
-    if_matched(q, "instance, uuid");
-    put(&q->b, ")");
-    tag_end(q, "worst");
-
-    tag_begin(q, false);
-    put(&q->b, "count by (instance) (group by (instance, namespace, pod) (");
-    sel(q, "", "__name__=~\"migmon_(gpu|mig)_memory_used_bytes\",pod!=\"\"");
-    if_matched(q, KEYS);
-    put(&q->b, "))");
-    tag_end(q, "pods");
+    agg_end(q, "pods", "");
 }
 
-/* dcgm-exporter's nodes (those without our series), over their leaves:
- * a=count, sum, max by f, as ours. */
+/* dcgm-exporter's nodes, over their leaves: a=count, sum, max by f, as
+ * ours. A node that has our series too is read from ours (prom_nodes.c
+ * leaves these out for it). */
 static void dcgm_leaves(struct q *q)
 {
-    static const char *const aggs[] = {"count", "sum", "max"};
+    agg_begin(q, true, "count");
+    dinfo(q, K_DMIG);
+    d_if_idle(q);
+    agg_end(q, "count", "mig");
+    static const char *const util[] = {"count", "sum", "max"};
     for (size_t k = 0; k < 3; k++) {
-        tag_begin(q, k == 0);
-        putf(&q->b, "%s by (instance, f) ((", aggs[k]);
-        bool first = true;
-        if (k == 0) {
-            tag_begin(q, true);
-            dinfo(q, "GPU_I_ID!=\"\"");
-            tag_end2(q, "f", "mig");
-            tag_begin(q, false);
-            put(&q->b, "(");
-            dutil(q);
-            put(&q->b, " < 0.01)");
-            tag_end2(q, "f", "idle");
-            first = false;
-        }
-        tag_begin(q, first);
+        agg_begin(q, false, util[k]);
         dutil(q);
-        tag_end2(q, "f", "util");
-        if (k != 2) {
-            tag_begin(q, false);
-            put(&q->b, "(");
-            dleaf(q, "DCGM_FI_DEV_FB_USED");
-            put(&q->b, " and on (" DKEYS ") ");
-            dleaf(q, "DCGM_FI_DEV_FB_FREE");
-            put(&q->b, ") * 1048576");
-            tag_end2(q, "f", "mused");
-        }
-        if (k == 1) {
-            tag_begin(q, false);
-            put(&q->b, "(");
-            dleaf(q, "DCGM_FI_DEV_FB_USED");
-            put(&q->b, " + on (" DKEYS ") ");
-            dleaf(q, "DCGM_FI_DEV_FB_FREE");
-            put(&q->b, " + on (" DKEYS ") (");
-            dleaf(q, "DCGM_FI_DEV_FB_RESERVED");
-            put(&q->b, " or ");
-            dleaf(q, "DCGM_FI_DEV_FB_USED");
-            put(&q->b, " * 0)) * 1048576");
-            tag_end2(q, "f", "mtotal");
-        }
-        put(&q->b, ")");
-        d_if_matched(q, DKEYS);
-        unless_ours(q);
-        put(&q->b, ")");
-        tag_end(q, aggs[k]);
+        d_if_idle(q);
+        agg_end(q, util[k], "util");
     }
+    agg_begin(q, false, "count");
+    put(&q->b, "(");
+    dutil(q);
+    put(&q->b, " < 0.01)");
+    agg_end(q, "count", "idle");
+    for (int c = 0; c < 2; c++) {
+        agg_begin(q, false, c ? "count" : "sum");
+        put(&q->b, "(");
+        dleaf(q, "DCGM_FI_DEV_FB_USED");
+        put(&q->b, " and on (" DKEYS ") ");
+        dleaf(q, "DCGM_FI_DEV_FB_FREE");
+        put(&q->b, ") * 1048576");
+        d_if_idle(q);
+        agg_end(q, c ? "count" : "sum", "mused");
+    }
+    agg_begin(q, false, "sum");
+    put(&q->b, "(");
+    dleaf(q, "DCGM_FI_DEV_FB_USED");
+    put(&q->b, " + on (" DKEYS ") ");
+    dleaf(q, "DCGM_FI_DEV_FB_FREE");
+    put(&q->b, " + on (" DKEYS ") (");
+    dleaf(q, "DCGM_FI_DEV_FB_RESERVED");
+    put(&q->b, " or ");
+    dleaf(q, "DCGM_FI_DEV_FB_USED");
+    put(&q->b, " * 0)) * 1048576");
+    d_if_idle(q);
+    agg_end(q, "sum", "mtotal");
 }
 
-/* dcgm-exporter's nodes over their GPUs: a=count f=gpus, a=pods. */
+/* dcgm-exporter's nodes over their GPUs (one that matches or has a GPU
+ * instance that matches), and pods. */
 static void dcgm_gpus(struct q *q)
 {
-    tag_begin(q, true);
-    put(&q->b, "count by (instance, f) (");
-    tag_begin(q, true);
+    agg_begin(q, true, "count");
     put(&q->b, "group by (instance, UUID) (");
-    dinfo(q, "");
-    d_if_matched(q, DKEYS);
+    dinfo(q, K_DGPU);
+    d_if_idle(q);
+    put(&q->b, " or ");
+    dinfo(q, K_DMIG);
+    d_if_idle(q);
     put(&q->b, ")");
-    tag_end2(q, "f", "gpus");
-    unless_ours(q);
+    agg_end(q, "count", "gpus");
+    agg_begin(q, false, "count");
+    put(&q->b, "group by (instance, namespace, pod) (");
+    fam(q, "DCGM_FI_DEV_FB_USED", "pod!=\"\"", K_DMIG, false);
+    put(&q->b, " or ");
+    fam(q, "DCGM_FI_DEV_FB_USED", "pod!=\"\",GPU_I_ID=\"\"", K_DGPU, false);
     put(&q->b, ")");
-    tag_end(q, "count");
+    agg_end(q, "pods", "");
+}
 
-    tag_begin(q, false);
-    put(&q->b, "count by (instance) (group by (instance, namespace, pod) (");
-    sel(q, "DCGM_FI_DEV_FB_USED", "pod!=\"\"");
-    d_if_matched(q, DKEYS);
-    put(&q->b, ")");
-    unless_ours(q);
-    put(&q->b, ")");
-    tag_end(q, "pods");
+bool promq_node_wanted(enum promq_node which, const struct promq_scope *sc)
+{
+    bool filtered = false;
+    for (const char *p = sc && sc->filter ? sc->filter : ""; *p && !filtered; p++)
+        filtered = *p != ' ';
+    return which <= PQ_SUMMARY || filtered || (sc && (sc->legacy_all || sc->legacy.n));
 }
 
 char *promq_node(enum promq_node which, const struct promq_scope *sc, const char *const *down,
@@ -676,13 +762,19 @@ char *promq_node(enum promq_node which, const struct promq_scope *sc, const char
         }
         q.down = dn.p;
     }
-    if (scope_words(&q, sc ? sc->filter : "") != 0) {
+    if (scope_words(&q, sc) != 0 || scope_nodes(&q, sc) != 0) {
+        scope_free(&q);
         free(dn.p);
         return NULL;
     }
+    /* with no filter, the aggregates are of the nodes without summaries */
+    q.only_legacy = which > PQ_SUMMARY && !q.nwords && !q.legacy_all;
     switch (which) {
     case PQ_TARGETS:
         targets(&q);
+        break;
+    case PQ_SUMMARY:
+        summary(&q);
         break;
     case PQ_LEAVES:
         migmon_leaves(&q);
@@ -697,9 +789,10 @@ char *promq_node(enum promq_node which, const struct promq_scope *sc, const char
         dcgm_gpus(&q);
         break;
     default:
-        free(dn.p);
-        return NULL;
+        q.b.bad = true;
+        break;
     }
+    scope_free(&q);
     free(dn.p);
     return done(&q.b);
 }

@@ -27,6 +27,8 @@
  * the family counted, summed or taken the maximum of (prom_nodes.c). */
 enum promq_node {
     PQ_TARGETS,     /* each target's up, name and last sample */
+    PQ_SUMMARY,     /* the nodes' own totals (migmon_node_*), by __name__ and instance;
+                     * under a filter, which nodes give them */
     PQ_LEAVES,      /* our exporters' nodes over their leaves: MIG instances, idle,
                      * utilisation, VRAM, instances not ok */
     PQ_GPUS,        /* over their GPUs: GPUs, GPUs not ok and by worst verdict, pods */
@@ -45,16 +47,37 @@ enum promq_detail {
     PD_COUNT
 };
 
+/* Nodes named by their instance labels (borrowed). */
+struct promq_nodes {
+    const char *const *inst;
+    size_t n;
+};
+
 /*
  * What every query is limited to: match, the matchers of --prometheus-match
  * as promq_match_parse wrote them ("" none); filter, the device filter's
  * words ("" none; at most PROMQ_WORDS_MAX, each cut at PROMQ_WORD_LEN
- * bytes: promq_filter_check says whether a filter fits).
+ * bytes: promq_filter_check says whether a filter fits); wnodes[w], the
+ * nodes whose name (or instance) has word w of the filter (promq_words):
+ * a word matches a device of theirs by its node's name; legacy, the nodes
+ * whose exporters give no summary (PQ_SUMMARY named none of theirs: a
+ * dcgm-exporter, an older migmon), or legacy_all when that is not known.
+ * Without a filter the aggregates (PQ_LEAVES .. PQ_DCGM_GPUS) are asked
+ * of the legacy nodes alone, the others' figures being their summaries;
+ * under a filter of every node, the legacy ones judged idle by the rule
+ * itself rather than by their exporters' migmon_*_idle.
  */
 struct promq_scope {
     const char *match;
     const char *filter;
+    struct promq_nodes wnodes[PROMQ_WORDS_MAX];
+    struct promq_nodes legacy;
+    bool legacy_all;
 };
+
+/* Whether query q is to be asked at all: not the aggregates of a round
+ * with no filter and no legacy node. */
+bool promq_node_wanted(enum promq_node q, const struct promq_scope *sc);
 
 /* A node round's query q, in a new string (free), or NULL (no memory).
  * down[0..ndown): the instances of the targets that are down (the targets
@@ -82,6 +105,9 @@ int promq_match_parse(const char *sel, char *out, size_t cap, char *err, size_t 
 /* Whether a device filter can be asked of Prometheus as it is: 0, or -1
  * with why in err (too many words, a word too long). */
 int promq_filter_check(const char *filter, char *err, size_t errlen);
+/* The filter's words, as the queries take them, into words[0..max); how
+ * many (0 for a filter promq_filter_check refuses). */
+size_t promq_words(const char *filter, char words[][PROMQ_WORD_LEN + 1], size_t max);
 
 /* s with RE2's metacharacters escaped (Go's regexp.QuoteMeta), into out
  * of cap bytes; cut at a whole character. Returns the length written. */

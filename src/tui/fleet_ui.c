@@ -13,12 +13,7 @@
 
 bool tui_fleet_idle(const struct device *d)
 {
-    if (d->node_down)
-        return false;
-    const struct metric *u = &d->m[M_GPU_UTIL];
-    if (metric_ok(u))
-        return u->value < 1.0;
-    return metric_ok(&d->process_count) && d->process_count.value == 0;
+    return device_idle(d) == 1;
 }
 
 static bool has_instances(const struct snapshot *s, size_t i)

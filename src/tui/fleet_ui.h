@@ -34,9 +34,8 @@ void tui_fleet_summary(char *out, size_t len, const struct tui_fleet_totals *t, 
 /* VRAM used of total as the header writes it ("367.1/793.5 GiB"). */
 void tui_fleet_bytes(char *out, size_t len, double used, double total);
 
-/* Idle: utilisation read and under 1 %, or, where no utilisation is to be
- * had (an A100 without DCGM), no process on it by the driver's list; a
- * device whose node is down is not idle (nothing is known of it). */
+/* Idle by the rule of device_idle (model.h); a device whose node is down,
+ * or with no figure to judge by, is not idle (nothing is known of it). */
 bool tui_fleet_idle(const struct device *d);
 /* Whether device d (at position i of s) matches the device filter: every
  * word of it (words are split at spaces) must match. The word "idle"

@@ -481,6 +481,18 @@ EMPTY = b'{"status":"success","data":{"resultType":"vector","result":[]}}'
 HOSTILE = (b'{"status":"error","errorType":"execution","error":"bad \\u001b]0;pwned\\u0007 '
            b'\\u001b[2J\\u0085 \\u202egnp.exe \\u200f\\u2028\\ufeff\\u200b\\udb40\\udc41'
            b'\\u009b31m end"}')
+# flood: 240,000 minimal series (31 MB, under the client's bound): each a
+# target that is up and a device of its own, the answer to every query but
+# the summaries', which get a node's GPU count for each
+FLOOD = FLOOD_SUM = None
+def flood(item):
+    return (b'{"status":"success","data":{"resultType":"vector","result":[' +
+            b",".join(item % (i, i) for i in range(240000)) + b"]}}")
+if mode == "flood":
+    FLOOD = flood(b'{"metric":{"__name__":"migmon_device_info","a":"up","instance":"n%06d",'
+                  b'"uuid":"GPU-%06d"},"value":[1,"1"]}')
+    FLOOD_SUM = flood(b'{"metric":{"__name__":"migmon_node_gpus","instance":"n%06d",'
+                      b'"uuid":"GPU-%06d"},"value":[1,"1"]}')
 class H(http.server.BaseHTTPRequestHandler):
     body = None
     def do_POST(self):
@@ -509,6 +521,15 @@ class H(http.server.BaseHTTPRequestHandler):
             return
         if mode in ("stall", "range-stall"):
             time.sleep(3600)
+        if mode == "flood":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            try:
+                self.wfile.write(FLOOD_SUM if "migmon_node_.+" in asked else FLOOD)
+            except OSError:
+                pass
+            return
         if mode == "huge":
             # an answer past the 32 MiB bound: the transfer is cut off there
             self.send_response(200)
@@ -802,6 +823,45 @@ fl_standin garbage
 fl_secret "garbage: --once table" "$TMP/fl-garbage.txt"
 contains "garbage: the reason names Prometheus, redacted" "$(cat "$TMP/fl-garbage.txt")" \
     "Prometheus http://fleet:***@127.0.0.1:$sp: HTTP 200: the answer is not JSON (the targets query)"
+# A Prometheus that floods every answer with 240,000 series (31 MB each):
+# what is held is bounded by the caps (docs/fleet.md: 20,000 nodes, the
+# devices of the nodes shown), whatever comes; q quits at once; --once
+# ends at its --timeout, its memory bounded too.
+fl_standin flood
+TUI_WAIT_S=30 tui_start fleet-flood 120 30 0 -- --no-config --prometheus "http://127.0.0.1:$sp" -i 1000
+for ((i = 0; i < 150; i++)); do
+    tmx capture-pane -p -t fleet-flood | grep -q "20000 nodes" && break
+    sleep 0.2
+done
+contains "flood: the nodes held, at the cap" "$(tmx capture-pane -p -t fleet-flood | head -1)" "20000 nodes"
+sleep 3 # more rounds of the flood
+hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$(tui_pid fleet-flood)/status")
+[ "${hwm:-999999}" -lt 262144 ] && ok || bad "flood: the monitor's peak RSS $hwm kB (at most 256 MiB)"
+fl_quick_quit fleet-flood flood
+"$FL_PY" "$MIGMON_SRC/tests/fleet/rusage.py" "$TMP/fl-flood.ru" "$MIGMON_BIN" --no-config \
+    --prometheus "http://127.0.0.1:$sp" --once --timeout 5 --format json >"$TMP/fl-flood.json" 2>/dev/null
+read -r wall kb _ _ rc <"$TMP/fl-flood.ru"
+eq "flood: --once ends, a partial snapshot (exit status 3)" "$rc" 3
+[ "${kb:-999999}" -lt 262144 ] && ok || bad "flood: --once's peak RSS $kb kB (at most 256 MiB)"
+awk -v w="$wall" 'BEGIN { exit !(w < 9) }' && ok || bad "flood: --once took $wall s (--timeout 5)"
+jeq "flood: --once says the nodes past the cap are not listed" "$(cat "$TMP/fl-flood.json")" \
+    '[(.nodes | length), (.nodes_why | test("more than 20000 nodes"))]' '[20000,true]'
+
+# --prometheus-match: the queries limited to the targets it selects
+out=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --prometheus-match '{job="h200"}' --once --format json 2>/dev/null)
+# (a node is named by its host name when no other has it: the instance named here)
+jeq "--prometheus-match: the one target selected" "$out" \
+    '[[.nodes[].instance], ([.devices[].node] | unique) == [.nodes[].name]]' '[["h200"],true]'
+out=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --prometheus-match 'job=~"dgx|dcgm"' --once --format json 2>/dev/null)
+jeq "--prometheus-match: a regular expression, braces left out" "$out" '[.nodes[].instance]' '["dcgm","dgx"]'
+out=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --prometheus-match '{job=h200}' --once 2>&1)
+eq "--prometheus-match: a selector that is none, refused" "$?|$out" \
+    "2|mig-gpu-mon: --prometheus-match {job=h200}: expected label matchers such as '{job=\"gpu\",cluster=~\"a|b\"}'"
+printf '[fleet]\nprometheus = %s\nmatch = {job="dgx"}\n' "$PURL" >"$TMP/fl-match.ini"
+chmod 600 "$TMP/fl-match.ini"
+out=$("$MIGMON_BIN" --config "$TMP/fl-match.ini" --once --format json 2>/dev/null)
+jeq "[fleet] match: the same from the configuration file" "$out" '[.nodes[].instance]' '["dgx"]'
+
 # a URL refused by --prometheus or the configuration file: redacted too
 out=$("$MIGMON_BIN" --no-config --prometheus "ftp://fleet:pa55w0rd@x" --once 2>&1)
 eq "--prometheus refused: the URL shown redacted" "$out" \

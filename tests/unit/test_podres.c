@@ -391,7 +391,7 @@ static void test_labels(void **state)
     const char *page = b.p;
     /* MIG1's series, migmon_ and DCGM_FI_ */
     assert_non_null(strstr(page, "mig_uuid=\"" MIG1 "\",pod=\"llm-0\",namespace=\"serving\","
-                                 "container=\"vllm\"} 1\n"));
+                                 "container=\"vllm\",mig_index=\"0\"} 1\n"));
     assert_non_null(strstr(page, "migmon_mig_memory_used_bytes{gpu=\"0\",uuid=\"" GPU0 "\""));
     assert_non_null(strstr(page, "GPU_I_ID=\"1\",pod=\"llm-0\",namespace=\"serving\","
                                  "container=\"vllm\"} 1\n"));
@@ -563,7 +563,7 @@ static void test_logs(void **state)
                                 "container=\"containerd:abababababab\",source=\"direct\"} 4096\n"));
     /* the device itself is the LLM's */
     assert_non_null(strstr(b.p, "mig_uuid=\"" MIG1 "\",pod=\"llm-0\",namespace=\"serving\","
-                                "container=\"vllm\"} 1\n"));
+                                "container=\"vllm\",mig_index=\"0\"} 1\n"));
     /* without the log directories the process has its UID only */
     o.pod_logs = NULL;
     assert_int_equal(prom_render(&b, &s, &o), 0);

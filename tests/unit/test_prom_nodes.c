@@ -66,8 +66,10 @@ static void ours(struct node_table *t, const char *inst)
     put(t, PQ_GPUS, l, "1");
     snprintf(l, sizeof(l), "a=count,f=gact,instance=%s", inst);
     put(t, PQ_GPUS, l, "1");
-    snprintf(l, sizeof(l), "a=worst,instance=%s", inst);
-    put(t, PQ_GPUS, l, "3");
+    snprintf(l, sizeof(l), "a=count,f=gverdict,instance=%s", inst);
+    put(t, PQ_GPUS, l, "8");
+    snprintf(l, sizeof(l), "a=count,f=mtotal,instance=%s", inst);
+    put(t, PQ_LEAVES, l, "56");
 }
 
 static void test_a_round(void **state)

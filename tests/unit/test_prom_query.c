@@ -99,11 +99,91 @@ static void test_filter_word_literal(void **state)
     s = promq_node(PQ_LEAVES, &sc, NULL, 0);
     assert_null(strstr(s, "(?is)"));
     free(s);
-    /* idle is the rule, not a word: no label matched against it */
+    /* idle is the rule, not a word: no label matched against it; the
+     * exporters' idle series say which leaves are idle */
     sc.filter = "IDLE";
     s = promq_node(PQ_GPUS, &sc, NULL, 0);
     assert_null(strstr(s, "(?is).*IDLE"));
+    assert_non_null(strstr(s, "migmon_mig_idle{} == 1"));
+    assert_non_null(strstr(s, "migmon_gpu_idle{} == 1"));
+    assert_null(strstr(s, "< 0.01"));
+    free(s);
+}
+
+static size_t count_of(const char *s, const char *what)
+{
+    size_t n = 0;
+    for (const char *p = s; (p = strstr(p, what)) != NULL; p += strlen(what))
+        n++;
+    return n;
+}
+
+/* The summaries: every node's migmon_node_* by name and instance, the
+ * down ones' counts of their last 10 minutes; under a filter only which
+ * nodes give them. */
+static void test_summary(void **state)
+{
+    (void)state;
+    struct promq_scope sc = {.match = "job=\"gpu\"", .filter = ""};
+    const char *down[] = {"d1:9400"};
+    char *s = promq_node(PQ_SUMMARY, &sc, down, 1);
+    assert_non_null(s);
+    assert_string_equal(
+        s, "max by (__name__, instance) ({__name__=~\"migmon_node_.+\",job=\"gpu\"}) or "
+           "max by (__name__, instance, f) (label_replace(label_replace(last_over_time("
+           "migmon_node_gpus{instance=~\"d1:9400\",job=\"gpu\"}[10m]), \"__name__\", "
+           "\"migmon_node_gpus\", \"\", \"\"), \"f\", \"migmon_node_gpus\", \"\", \"\")) or "
+           "max by (__name__, instance, f) (label_replace(label_replace(last_over_time("
+           "migmon_node_mig_devices{instance=~\"d1:9400\",job=\"gpu\"}[10m]), \"__name__\", "
+           "\"migmon_node_mig_devices\", \"\", \"\"), \"f\", \"migmon_node_mig_devices\", "
+           "\"\", \"\"))");
+    free(s);
+    sc.filter = "h100";
+    s = promq_node(PQ_SUMMARY, &sc, NULL, 0);
+    assert_string_equal(s, "group by (instance) (migmon_node_gpus{job=\"gpu\"})");
+    free(s);
+}
+
+/* Without a filter the aggregates are asked of the nodes without
+ * summaries alone, every selector limited to them, and not at all when
+ * there are none; under a filter of every node, the legacy ones judged
+ * idle by the rule itself. */
+static void test_legacy(void **state)
+{
+    (void)state;
+    struct promq_scope sc = {.match = "", .filter = ""};
+    assert_true(promq_node_wanted(PQ_TARGETS, &sc));
+    assert_true(promq_node_wanted(PQ_SUMMARY, &sc));
+    for (int q = PQ_LEAVES; q < PQ_COUNT; q++)
+        assert_false(promq_node_wanted((enum promq_node)q, &sc));
+    const char *legacy[] = {"n1:9400", "n.2"};
+    sc.legacy = (struct promq_nodes){.inst = legacy, .n = 2};
+    for (int q = PQ_LEAVES; q < PQ_COUNT; q++) {
+        assert_true(promq_node_wanted((enum promq_node)q, &sc));
+        char *s = promq_node((enum promq_node)q, &sc, NULL, 0);
+        assert_non_null(s);
+        size_t sels = count_of(s, "{");
+        assert_true(sels > 0);
+        assert_int_equal(count_of(s, "instance=~\"n1:9400|n\\\\.2\""), sels);
+        free(s);
+    }
+    /* not known which nodes give summaries: every node's aggregates */
+    sc.legacy = (struct promq_nodes){0};
+    sc.legacy_all = true;
+    assert_true(promq_node_wanted(PQ_LEAVES, &sc));
+    char *s = promq_node(PQ_LEAVES, &sc, NULL, 0);
+    assert_null(strstr(s, "instance=~"));
     assert_non_null(strstr(s, "< 0.01"));
+    free(s);
+    /* a filter: every node; the idle rule of the legacy ones, limited to them */
+    sc.legacy_all = false;
+    sc.legacy = (struct promq_nodes){.inst = legacy, .n = 1};
+    sc.filter = "idle";
+    assert_true(promq_node_wanted(PQ_GPUS, &sc));
+    s = promq_node(PQ_GPUS, &sc, NULL, 0);
+    assert_non_null(strstr(s, "migmon_mig_idle{} == 1"));
+    assert_non_null(strstr(s, "migmon_mig_processes{instance=~\"n1:9400\"}"));
+    assert_non_null(strstr(s, "migmon_device_info{}"));
     free(s);
 }
 
@@ -183,6 +263,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_regex_quote),         cmocka_unit_test(test_node_queries_balanced),
         cmocka_unit_test(test_filter_word_literal), cmocka_unit_test(test_filter_check),
+        cmocka_unit_test(test_summary), cmocka_unit_test(test_legacy),
         cmocka_unit_test(test_detail_names_the_nodes), cmocka_unit_test(test_match_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
