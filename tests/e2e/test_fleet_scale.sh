@@ -7,8 +7,9 @@
 # instances), the others HGX H100s (8 GPUs); among them two nodes down for
 # the last 5 minutes (a DGX and an HGX), two running only dcgm-exporter (a
 # DGX and an HGX), one whose MIG layout changed 5 minutes ago
-# (mig-reconfig.ini), two reporting the same UUIDs, and one more target
-# that was never up. --once --format json and the monitor's header are
+# (mig-reconfig.ini), two reporting the same UUIDs, three whose exporters
+# give no node summaries (an older exporter: the fleet view aggregates
+# their devices' series), and one more target that was never up. --once --format json and the monitor's header are
 # compared with the generator's truth file: nodes, GPUs and instances per
 # node, every device's utilisation, memory and health, the down nodes,
 # dcgm-exporter's nodes, the totals.
@@ -30,7 +31,7 @@ FS="$TMP/fleet-scale"
 FS_TRUTH="$FS/truth.json"
 fs_synth=(--bin "$MIGMON_BIN" --sim-dir "$MIGMON_SIM_DIR" --src "$MIGMON_SRC")
 if ! promfleet_build "$FS" --nodes 100 --dgx 10 --down 2 --dcgm-only 2 --reconfig 1 --dup-uuid 1 \
-    --never-up 1 "${fs_synth[@]}"; then
+    --never-up 1 --legacy 3 "${fs_synth[@]}"; then
     bad "the synthetic fleet could not be built"
     return 0
 fi
@@ -47,6 +48,8 @@ eq "the truth: the variants' nodes" "$(fs_truth '[.nodes[] | select(.down or .ne
     .uuids_of != null or .job == "dcgm") | [.name, .hardware, .job, (if .down then "down" elif .never_up then
     "never up" elif .reconfigured then "reconfigured" elif .uuids_of then "UUIDs of \(.uuids_of)" else "dcgm only" end)]]')" \
     '[["node0005","a100-reconfig","migmon","reconfigured"],["node0010","dgx-a100-8x7","dcgm","dcgm only"],["node0020","dgx-a100-8x7","migmon","down"],["node0037","hgx-h100-8x","migmon","down"],["node0042","hgx-h100-8x","migmon","UUIDs of node0074"],["node0069","hgx-h100-8x","dcgm","dcgm only"],["node0101","hgx-h100-8x","migmon","never up"]]'
+eq "the truth: the nodes whose exporters give no node summaries" \
+    "$(fs_truth '[.nodes[] | select(.legacy) | .name]')" '["node0015","node0047","node0079"]'
 
 # The fleet as Prometheus holds it: 101 targets, 3 of them not up now;
 # the stopped series (the down nodes', the old MIG layout's) are not seen
@@ -55,6 +58,8 @@ eq "the truth: the variants' nodes" "$(fs_truth '[.nodes[] | select(.down or .ne
 eq "prometheus: targets, and those not up" "$(fs_q 'count(up)') $(fs_q 'count(up == 0)')" "101 3"
 eq "prometheus: host names of our exporters' nodes now, and in the last 10 minutes" \
     "$(fs_q 'count(migmon_host_info)') $(fs_q 'count(last_over_time(migmon_host_info[10m]))')" "96 98"
+eq "prometheus: the node summaries now, of our exporters' nodes but those 3" \
+    "$(fs_q 'count(migmon_node_gpus)')" 93
 eq "prometheus: the series of a MIG instance of a DGX, 4 samples 15 s apart" \
     "$(fs_q 'count_over_time(migmon_mig_utilization_ratio{instance="node0030:9400", gpu="3", gpu_instance_id="9"}[5m])')" 4
 
@@ -100,6 +105,27 @@ eq "--once json: every device of the up nodes with its truth's utilisation, memo
 jeq "--once json: ... utilisation read for every one of them that has one" "$fleet" \
     '[.devices[] | select(.node_down | not) | select(.metrics.gpu_util_pct.value != null)] | length' \
     "$(jq '[.[] | select(.util != null)] | length' <<<"$want")"
+
+# every up node of our exporters: its figures, from its summary (or, for
+# the three without, its devices' series) as the truth's devices give
+# them: GPUs, instances, VRAM used of the leaves, their mean utilisation
+# (within 0.01 %: the JSON writer rounds), the devices not ok
+fs_truth '[.nodes[] | select(.up and .job == "migmon") | (.devices | map(select(.kind == "mig") | .parent_uuid)) as $p |
+    (.devices | map(select(.kind == "mig" or ((.uuid as $u | $p | index($u)) | not)))) as $l |
+    ($l | map(.gpu_util_pct | select(. != null))) as $u |
+    [.name, .gpus, .migs, ($l | map(.memory_used_bytes) | add),
+     (.devices | map(select(.health == "warning" or .health == "action")) | length),
+     (if $u == [] then null else ($u | add / length) end)]]' >"$FS/want-nodes.json"
+printf '%s' "$fleet" | jq -c '[.nodes[] | select(.up and .exporter == "mig-gpu-mon") |
+    [.name, .gpus, .mig_devices, .memory_used_bytes, .devices_not_ok, .util_mean_pct]]' >"$FS/got-nodes.json"
+eq "--once json: each up node's GPUs, instances, VRAM used, devices not ok and mean utilisation" \
+    "$(jq -n -c --slurpfile w "$FS/want-nodes.json" --slurpfile g "$FS/got-nodes.json" '
+    ($g[0] | map({(.[0]): .}) | add) as $by |
+    [$w[0][] | . as $t | $by[$t[0]] as $f |
+     if $f == null then {missing: $t[0]}
+     elif $f[0:5] != $t[0:5] or (($f[5] == null) != ($t[5] == null)) or
+          ($t[5] != null and (($f[5] - $t[5]) | fabs) > 0.01) then {want: $t, got: $f}
+     else empty end] + [if ($g[0] | length) != ($w[0] | length) then {nodes: ($g[0] | length)} else empty end]')" "[]"
 
 # the down nodes: listed from the last 10 minutes, every value none with
 # the reason, down for the 5 minutes since their exporter's last sample
