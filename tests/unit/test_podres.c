@@ -400,6 +400,8 @@ static void test_labels(void **state)
                                  "pci_bus_id=\"\",model=\"NVIDIA H200\",pod=\"notebook\","
                                  "namespace=\"research\",container=\"jupyter\",source=\"direct\"}"));
     assert_non_null(strstr(page, "DCGM_FI_DEV_FB_USED{gpu=\"1\",UUID=\"" GPU1 "\""));
+    /* the node's pods: the two named on devices whose memory is on the page */
+    assert_non_null(strstr(page, "\nmigmon_node_pods 2\n"));
     /* every pod label belongs to one of the two held devices: GI 2 and
      * GPU 0 itself have none */
     size_t held = 0, lines = 0;

@@ -148,6 +148,118 @@ static void test_a_round(void **state)
     nodes_free(&t);
 }
 
+/* A node's summary (migmon_node_*, prom_node.c) gives its figures; its
+ * devices' aggregates are not asked of it (nodes_legacy names the others);
+ * a down node's counts come from its last 10 minutes; a family of a later
+ * version is left out; under a filter a summary says only that the node
+ * gives them. */
+static void test_summaries(void **state)
+{
+    (void)state;
+    struct node_table t;
+    nodes_init(&t);
+    put(&t, PQ_TARGETS, "a=up,instance=s:9400", "1");
+    put(&t, PQ_TARGETS, "a=up,instance=old:9400", "1");
+    put(&t, PQ_TARGETS, "a=up,instance=gone:9400", "0");
+    put(&t, PQ_TARGETS, "a=last,instance=gone:9400", "940");
+    put(&t, PQ_TARGETS, "a=name,instance=s:9400,hostname=hgx-7", "1");
+    put(&t, PQ_TARGETS, "a=name,instance=old:9400,hostname=hgx-8", "1");
+    static const char *const sum[][2] = {
+        {"migmon_node_gpus", "8"},
+        {"migmon_node_mig_devices", "0"},
+        {"migmon_node_idle_devices", "2"},
+        {"migmon_node_utilization_ratio_mean", "0.4"},
+        {"migmon_node_utilization_ratio_max", "0.9"},
+        {"migmon_node_memory_used_bytes", "100"},
+        {"migmon_node_memory_total_bytes", "800"},
+        {"migmon_node_memory_devices", "8"},
+        {"migmon_node_devices_not_ok", "1"},
+        {"migmon_node_gpus_action", "0"},
+        {"migmon_node_gpus_warning", "1"},
+        {"migmon_node_gpus_verdict", "8"},
+        {"migmon_node_pods", "3"},
+        {"migmon_node_something_later", "7"},
+    };
+    char l[256];
+    for (size_t k = 0; k < sizeof(sum) / sizeof(sum[0]); k++) {
+        snprintf(l, sizeof(l), "__name__=%s,instance=s:9400", sum[k][0]);
+        put(&t, PQ_SUMMARY, l, sum[k][1]);
+    }
+    put(&t, PQ_SUMMARY, "__name__=migmon_node_gpus,instance=gone:9400,f=migmon_node_gpus", "4");
+    put(&t, PQ_SUMMARY,
+        "__name__=migmon_node_mig_devices,instance=gone:9400,f=migmon_node_mig_devices", "28");
+    const char *legacy[4];
+    assert_int_equal(nodes_legacy(&t, legacy, 4), 1);
+    assert_string_equal(legacy[0], "old:9400");
+    /* the legacy node's aggregates; the summary node's would be ignored */
+    put(&t, PQ_GPUS, "a=count,f=gpus,instance=old:9400", "2");
+    put(&t, PQ_DCGM_GPUS, "a=count,f=gpus,instance=s:9400", "99");
+    const char *why[PQ_COUNT] = {0}, *list_why = NULL;
+    why[PQ_LEAVES] = "Prometheus: the nodes' instances query: timeout"; /* the legacy ones' */
+    nodes_finish(&t, 1000.0, why, "", &list_why);
+    const struct node_summary *s = node(&t, "s:9400");
+    assert_false(s->dcgm);
+    assert_float_equal(s->gpus.value, 8, 0);
+    assert_float_equal(s->mig.value, 0, 0);
+    assert_float_equal(s->idle.value, 2, 0);
+    assert_float_equal(s->util_mean.value, 40, 1e-9);
+    assert_float_equal(s->util_max.value, 90, 1e-9);
+    assert_float_equal(s->mem_used.value, 100, 0);
+    assert_float_equal(s->mem_total.value, 800, 0);
+    assert_float_equal(s->mem_devices.value, 8, 0);
+    assert_float_equal(s->not_ok.value, 1, 0);
+    assert_float_equal(s->gpus_warning.value, 1, 0);
+    assert_int_equal(s->health, HEALTH_WARNING);
+    assert_float_equal(s->pods.value, 3, 0);
+    /* the legacy node: its aggregates, and the failure of their query */
+    const struct node_summary *o = node(&t, "old:9400");
+    assert_float_equal(o->gpus.value, 2, 0);
+    assert_false(metric_ok(&o->idle));
+    assert_string_equal(o->idle.why, "Prometheus: the nodes' instances query: timeout");
+    const struct node_summary *g = node(&t, "gone:9400");
+    assert_int_equal(g->up, 0);
+    assert_float_equal(g->gpus.value, 4, 0);
+    assert_float_equal(g->mig.value, 28, 0);
+    assert_float_equal(g->down_for_s, 60, 1e-9);
+    nodes_free(&t);
+
+    /* under a filter: which nodes give summaries, no figure from them */
+    nodes_init(&t);
+    put(&t, PQ_TARGETS, "a=up,instance=s:9400", "1");
+    put(&t, PQ_TARGETS, "a=up,instance=old:9400", "1");
+    put(&t, PQ_SUMMARY, "instance=s:9400", "1");
+    assert_int_equal(nodes_legacy(&t, legacy, 4), 1);
+    assert_string_equal(legacy[0], "old:9400");
+    put(&t, PQ_GPUS, "a=count,f=gpus,instance=s:9400", "3");
+    nodes_finish(&t, 1000.0, (const char *[PQ_COUNT]){0}, "h100", &list_why);
+    assert_int_equal(t.n, 1); /* old matched nothing */
+    assert_float_equal(node(&t, "s:9400")->gpus.value, 3, 0);
+    nodes_free(&t);
+}
+
+/* The nodes a filter word names: by instance or host name, ignoring case. */
+static void test_nodes_with_word(void **state)
+{
+    (void)state;
+    struct node_table t;
+    nodes_init(&t);
+    put(&t, PQ_TARGETS, "a=up,instance=10.0.0.1:9400", "1");
+    put(&t, PQ_TARGETS, "a=up,instance=10.0.0.2:9400", "1");
+    put(&t, PQ_TARGETS, "a=up,instance=rack7-b:9400", "1");
+    put(&t, PQ_TARGETS, "a=name,instance=10.0.0.1:9400,hostname=Rack7-a", "1");
+    put(&t, PQ_TARGETS, "a=dname,instance=10.0.0.2:9400,Hostname=dcgm-rack9", "1");
+    const char *out[4];
+    assert_int_equal(nodes_with_word(&t, "rack7", out, 4), 2);
+    assert_string_equal(out[0], "10.0.0.1:9400");
+    assert_string_equal(out[1], "rack7-b:9400");
+    assert_int_equal(nodes_with_word(&t, "RACK9", out, 4), 1);
+    assert_string_equal(out[0], "10.0.0.2:9400");
+    assert_int_equal(nodes_with_word(&t, "0.0.", out, 4), 2);
+    assert_int_equal(nodes_with_word(&t, "nowhere", out, 4), 0);
+    assert_int_equal(nodes_with_word(&t, "rack", out, 1), 1); /* at most max */
+    nodes_free(&t);
+}
+
 static void test_names(void **state)
 {
     (void)state;
@@ -252,7 +364,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_round),  cmocka_unit_test(test_names),
         cmocka_unit_test(test_ours_first_and_failures), cmocka_unit_test(test_filter),
-        cmocka_unit_test(test_cap),
+        cmocka_unit_test(test_cap), cmocka_unit_test(test_summaries),
+        cmocka_unit_test(test_nodes_with_word),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
