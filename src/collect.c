@@ -261,11 +261,12 @@ void collect_close(struct collector *c)
     procpost_free(&c->pp);
 }
 
-int collect_view_ask(struct collector *c, const struct backend_view_ask *a, uint64_t *gen)
+int collect_view_ask(struct collector *c, const struct backend_view_ask *a, uint64_t *gen,
+                     char *err, size_t errlen)
 {
     if (!c->be || !c->be_state || !c->be->view_ask)
         return -1;
-    return c->be->view_ask(c->be_state, a, gen);
+    return c->be->view_ask(c->be_state, a, gen, err, errlen);
 }
 
 uint64_t collect_view_answered(struct collector *c)

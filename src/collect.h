@@ -134,8 +134,10 @@ void collect_close(struct collector *c);
 int collect_past_ask(struct collector *c, const struct backend_past_ask *a);
 /* What the front end shows of a fleet (backend_ops.view_ask): 1 (a round
  * is asked: collect_view_answered reaches *gen when it is done), 0 (the
- * last round has it), -1 when the backend reads everything anyway. */
-int collect_view_ask(struct collector *c, const struct backend_view_ask *a, uint64_t *gen);
+ * last round has it), -1 when the backend reads everything anyway, -2 when
+ * the filter cannot be asked (why in err). */
+int collect_view_ask(struct collector *c, const struct backend_view_ask *a, uint64_t *gen,
+                     char *err, size_t errlen);
 uint64_t collect_view_answered(struct collector *c);
 int collect_past_take(struct collector *c, struct hist_past *out, uint64_t *id, char *err,
                       size_t errlen);

@@ -139,8 +139,10 @@ struct backend_ops {
      * so that only that is read. 1 when what it shows is not read yet: a
      * round starts at once, and view_answered reaches *gen when its result
      * is there to be sampled; 0 when the last result has it; -1 (out of
-     * memory; the last ask stays). */
-    int (*view_ask)(void *state, const struct backend_view_ask *a, uint64_t *gen);
+     * memory; the last ask stays); -2 when the filter cannot be asked (one
+     * line in err; the last ask stays). */
+    int (*view_ask)(void *state, const struct backend_view_ask *a, uint64_t *gen, char *err,
+                    size_t errlen);
     /* The ask whose result is there to be sampled (its gen); any thread. */
     uint64_t (*view_answered)(void *state);
 };

@@ -35,6 +35,10 @@
 #define ROUND_SHARE 0.9
 #define ROUND_MIN_MS 1000u
 #define ROUND_ONCE_MS 60000u
+/* A round under a device filter: its aggregates cost Prometheus a pass
+ * over every device's series they count (a few seconds at 10,000 GPUs),
+ * more than a short interval; the screen keeps the last result meanwhile */
+#define FILTERED_ROUND_MS 15000u
 /* close waits this long for the query threads, then leaves them behind */
 #define CLOSE_WAIT_MS 300u
 /* A range query for the charts' past gets this long (the screen never
@@ -477,7 +481,8 @@ static void publish_nodes(struct prom_state *st, const struct node_table *t, con
     struct node_summary *copy = malloc((t->n ? t->n : 1) * sizeof(*copy));
     if (!copy)
         return; /* published with the devices at the end */
-    memcpy(copy, t->v, t->n * sizeof(*copy));
+    if (t->n)
+        memcpy(copy, t->v, t->n * sizeof(*copy));
     link_devices(copy, t->n, &st->last, any_ask && !st->every_node); /* last: this thread's */
     pthread_mutex_lock(&st->mu);
     free(st->nodes);
@@ -495,7 +500,6 @@ static void publish_nodes(struct prom_state *st, const struct node_table *t, con
 static void run_round(struct prom_state *st)
 {
     uint64_t start = clock_mono_ns();
-    uint64_t end = start + st->round_ms * 1000000ull;
     int slot = st->cur ^ 1; /* the pool not read by the published result */
     struct why_pool *pool = &st->pool[slot];
     pool->len = 0;
@@ -516,6 +520,12 @@ static void run_round(struct prom_state *st)
         }
     }
     pthread_mutex_unlock(&st->mu);
+    /* a filter's aggregates read every device's series of the families
+     * they count: a round of them gets FILTERED_ROUND_MS at least */
+    unsigned round_ms = st->round_ms;
+    if (filter[strspn(filter, " ")] && round_ms < FILTERED_ROUND_MS)
+        round_ms = FILTERED_ROUND_MS;
+    uint64_t end = start + round_ms * 1000000ull;
 
     char first[400] = "";
     const char *nwhy[PQ_COUNT] = {0};
@@ -636,13 +646,16 @@ static uint64_t prom_view_answered(void *state)
     return g;
 }
 
-static int prom_view_ask(void *state, const struct backend_view_ask *a, uint64_t *gen)
+static int prom_view_ask(void *state, const struct backend_view_ask *a, uint64_t *gen,
+                         char *err, size_t errlen)
 {
     struct prom_state *st = state;
     if (st->every_node)
         return -1;
     size_t n = a->nnodes < ASK_NODES_MAX ? a->nnodes : ASK_NODES_MAX;
     const char *filter = a->filter ? a->filter : "";
+    if (promq_filter_check(filter, err, errlen) != 0)
+        return -2;
     pthread_mutex_lock(&st->mu);
     bool same = st->ask.any && strcmp(st->ask.filter, filter) == 0 && st->ask.n == n;
     for (size_t i = 0; same && i < n; i++)
@@ -986,7 +999,8 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
         snprintf(st->err, sizeof(st->err), "out of memory");
         return -1;
     }
-    memcpy(s->nodes, st->nodes, st->nnodes * sizeof(*st->nodes));
+    if (st->nnodes)
+        memcpy(s->nodes, st->nodes, st->nnodes * sizeof(*st->nodes));
     s->nnodes = st->nnodes;
     snprintf(s->fleet_filter, sizeof(s->fleet_filter), "%s", st->nodes_filter);
     s->nodes_why = own_why(st, s, &wm, st->nodes_why);
@@ -1000,7 +1014,8 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
             own_metric(st, s, &wm, ms[k]);
         n->devs_why = own_why(st, s, &wm, n->devs_why);
     }
-    memcpy(s->devices, f->devs, f->ndevs * sizeof(*f->devs));
+    if (f->ndevs)
+        memcpy(s->devices, f->devs, f->ndevs * sizeof(*f->devs));
     s->ndevices = f->ndevs;
     /* the processes, carried with the devices' values while a failed round
      * allows (their PIDs are their nodes': procpost.c looks nothing up

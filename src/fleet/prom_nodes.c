@@ -497,7 +497,8 @@ void nodes_finish(struct node_table *t, double now, const char *const why[PQ_COU
     } else {
         t->nomem = true;
     }
-    qsort(t->v, t->n, sizeof(*t->v), by_name);
+    if (t->n > 1) /* no table at all when no node */
+        qsort(t->v, t->n, sizeof(*t->v), by_name);
     free(t->raw); /* in the old order: no longer wanted */
     t->raw = NULL;
     if (t->nslots && !rehash(t, t->nslots)) {

@@ -38,7 +38,7 @@ static void node_label(char *out, size_t len, const struct tui_view *v, size_t k
     tui_fleet_node_totals(n, &t);
     bool open = (size_t)row + 1 < v->ndrow && !(v->drow[row + 1] & TUI_DROW_NODE);
     const char *mark = open ? g->fold_open : g->fold_closed;
-    char gpus[24] = "", mig[48] = "", mem[48] = "N/A", mem_s[32] = "N/A", idle[24] = "";
+    char gpus[24] = "", mig[72] = "", mem[48] = "N/A", mem_s[32] = "N/A", idle[24] = "";
     if (metric_ok(&n->gpus))
         snprintf(gpus, sizeof(gpus), " %zu GPU", t.gpus);
     else
@@ -149,7 +149,7 @@ static void draw_node_row(WINDOW *win, const struct tui_view *v, struct rect in,
     bool sel = v->sel_node && v->sel_nodei == k;
     enum tui_role role = sel ? R_SELECTED : R_TITLE;
     tui_text(win, &v->theme, in, y, in.x, role, sel ? v->theme.g.sel : " ");
-    char tag[48] = "", label[160];
+    char tag[48] = "", label[256];
     if (n->up == 0 && n->down_for_s >= 0)
         snprintf(tag, sizeof(tag), " DOWN %.0fs", n->down_for_s);
     else if (n->up == 0)

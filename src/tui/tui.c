@@ -216,12 +216,13 @@ static void suspend(void)
 }
 
 /* A fleet: tell the backend what the list shows (the filter, the nodes
- * on screen), when that changed; it reads only that (fleet_view.h). */
-static void fleet_ask(struct loop *L)
+ * on screen), when that changed; it reads only that (fleet_view.h). True
+ * when the footer now says why a filter cannot be asked. */
+static bool fleet_ask(struct loop *L)
 {
     struct tui_view *v = &L->v;
     if (!tui_view_fleet(v))
-        return;
+        return false;
     const char *nodes[64];
     size_t n = tui_fleet_wanted(v, nodes, sizeof(nodes) / sizeof(nodes[0]));
     /* the filter is asked for once typed (Enter), not at every key */
@@ -235,16 +236,20 @@ static void fleet_ask(struct loop *L)
             sum = (sum ^ (unsigned char)*p) * 1099511628211ull;
     }
     if (sum == v->ask_sum)
-        return;
+        return false;
     struct backend_view_ask a = {.filter = filter, .nodes = nodes, .nnodes = n};
     uint64_t gen = 0;
-    int rc = collect_view_ask(L->col, &a, &gen);
-    if (rc >= 0)
+    char err[160];
+    int rc = collect_view_ask(L->col, &a, &gen, err, sizeof(err));
+    if (rc == -2) /* said once; the list stays as the last filter had it */
+        snprintf(v->status, sizeof(v->status), "filter /%s: %s", filter, err);
+    if (rc >= 0 || rc == -2)
         v->ask_sum = sum;
     if (rc == 1) {
         L->ask_wait = true;
         L->ask_gen = gen;
     }
+    return rc == -2;
 }
 
 /* The backend has read what the list asked for: a sample now. */
@@ -256,7 +261,7 @@ static void fleet_answered(struct loop *L)
     }
 }
 
-static void draw(struct loop *L)
+static void draw_frame(struct loop *L)
 {
     tui_draw(stdscr, &L->v);
     if (tui_frame_emitted()) {
@@ -280,10 +285,16 @@ static void draw(struct loop *L)
     L->frames++;
     if (L->frames_file)
         write_frames(L->frames_file, L->ticks, L->frames);
+}
+
+static void draw(struct loop *L)
+{
+    draw_frame(L);
     /* the selection as drawn (a draw may move it, tui_view_place_sel), or
      * the interval, changed: ask for the new charts' past */
     tui_past_update(&L->P);
-    fleet_ask(L);
+    if (fleet_ask(L)) /* the footer's new message, at once */
+        draw_frame(L);
 }
 
 /* Send sig to the process under the cursor, after checking again that it

@@ -325,6 +325,15 @@ fl_wait fleet-idle "/zz: "
 screen=$(tmx capture-pane -p -t fleet-idle)
 contains "fleet TUI: a filter nothing matches says so" "$screen" "No device matches the filter (Esc clears it)"
 contains "fleet TUI: and the totals are of nothing" "$screen" "/zz: 0 nodes  0 GPUs  0 MIG, 0 idle  VRAM N/A"
+# a filter past what is asked of Prometheus (6 words): said, the list as it was
+tui_keys fleet-idle Escape / a Space b Space c Space d Space e Space f Space g Enter
+for ((i = 0; i < 50; i++)); do
+    tmx capture-pane -p -t fleet-idle | grep -q "filter /a b c d e f g:" && break
+    sleep 0.1
+done
+contains "fleet TUI: a filter of 7 words is refused, and says why" "$(tmx capture-pane -p -t fleet-idle)" \
+    "filter /a b c d e f g: the filter has more than 6 words or a word longer than 48 bytes"
+tui_keys fleet-idle Escape
 # key o: the list's orders; nodes, GPUs and instances each by the key, a
 # tree kept, unknown values last, ties in node order, the selection
 # staying on its device (the dcgm node's GPU)
@@ -833,18 +842,23 @@ for ((i = 0; i < 150; i++)); do
     tmx capture-pane -p -t fleet-flood | grep -q "20000 nodes" && break
     sleep 0.2
 done
-contains "flood: the nodes held, at the cap" "$(tmx capture-pane -p -t fleet-flood | head -1)" "20000 nodes"
+# (ThreadSanitizer's build reads the 31 MB answers too slowly for a round:
+# what it checks there is that nothing races, not the cap)
+[ "${MIGMON_SAN:-}" = thread ] ||
+    contains "flood: the nodes held, at the cap" "$(tmx capture-pane -p -t fleet-flood | head -1)" "20000 nodes"
 sleep 3 # more rounds of the flood
 hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$(tui_pid fleet-flood)/status")
-[ "${hwm:-999999}" -lt 262144 ] && ok || bad "flood: the monitor's peak RSS $hwm kB (at most 256 MiB)"
+# (a sanitizer's build holds freed memory in its quarantine: no bound to check)
+[ -n "${MIGMON_SAN:-}" ] || { [ "${hwm:-999999}" -lt 262144 ] && ok || bad "flood: the monitor's peak RSS $hwm kB (at most 256 MiB)"; }
 fl_quick_quit fleet-flood flood
 "$FL_PY" "$MIGMON_SRC/tests/fleet/rusage.py" "$TMP/fl-flood.ru" "$MIGMON_BIN" --no-config \
     --prometheus "http://127.0.0.1:$sp" --once --timeout 5 --format json >"$TMP/fl-flood.json" 2>/dev/null
 read -r wall kb _ _ rc <"$TMP/fl-flood.ru"
 eq "flood: --once ends, a partial snapshot (exit status 3)" "$rc" 3
-[ "${kb:-999999}" -lt 262144 ] && ok || bad "flood: --once's peak RSS $kb kB (at most 256 MiB)"
+[ -n "${MIGMON_SAN:-}" ] || { [ "${kb:-999999}" -lt 262144 ] && ok || bad "flood: --once's peak RSS $kb kB (at most 256 MiB)"; }
 awk -v w="$wall" 'BEGIN { exit !(w < 9) }' && ok || bad "flood: --once took $wall s (--timeout 5)"
-jeq "flood: --once says the nodes past the cap are not listed" "$(cat "$TMP/fl-flood.json")" \
+[ "${MIGMON_SAN:-}" = thread ] ||
+    jeq "flood: --once says the nodes past the cap are not listed" "$(cat "$TMP/fl-flood.json")" \
     '[(.nodes | length), (.nodes_why | test("more than 20000 nodes"))]' '[20000,true]'
 
 # --prometheus-match: the queries limited to the targets it selects

@@ -9,7 +9,8 @@
 # DGX and an HGX), one whose MIG layout changed 5 minutes ago
 # (mig-reconfig.ini), two reporting the same UUIDs, three whose exporters
 # give no node summaries (an older exporter: the fleet view aggregates
-# their devices' series), and one more target that was never up. --once --format json and the monitor's header are
+# their devices' series), and one more target that was never up.
+# --once --format json and the monitor's header are
 # compared with the generator's truth file: nodes, GPUs and instances per
 # node, every device's utilisation, memory and health, the down nodes,
 # dcgm-exporter's nodes, the totals.
@@ -238,7 +239,8 @@ fs_dup_uuid() {
     wait "$pid" 2>/dev/null
 }
 # --once past the bound of an answer: 250 DGX nodes (about 40 MiB of
-# values in today's one query) still give every GPU its utilisation.
+# values, more than one answer may hold: read in pages of nodes) give
+# every GPU and instance its utilisation.
 fs_once_250() {
     local d="$TMP/fleet-scale-250" j url=$PROMFLEET_URL pid=$PROMFLEET_PID
     promfleet_build "$d" --nodes 250 --dgx 250 --samples 1 --gap 30 "${fs_synth[@]}" || {
@@ -247,7 +249,8 @@ fs_once_250() {
     }
     PROMFLEET_PID=
     promfleet_start "$d" 3600 || { bad "Prometheus on 250 nodes"; PROMFLEET_PID=$pid; return; }
-    j=$("$MIGMON_BIN" --no-config --prometheus "$PROMFLEET_URL" --once --format json 2>/dev/null)
+    # (--timeout 60: a sanitizer's build reads 16,000 devices slowly)
+    j=$("$MIGMON_BIN" --no-config --prometheus "$PROMFLEET_URL" --once --timeout 60 --format json 2>/dev/null)
     jeq "--once of 250 DGX nodes: every GPU and instance with its utilisation" "$j" \
         '[.devices[] | select(.metrics.gpu_util_pct.value != null)] | length' 16000
     promfleet_stop

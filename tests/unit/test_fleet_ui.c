@@ -341,6 +341,7 @@ static void test_wanted_nodes(void **state)
     s.nodes = many;
     s.nnodes = FLEET_OPEN_NODES_MAX + 3;
     s.ndevices = 0;
+    tui_view_free(&v);
     memset(&v, 0, sizeof(v));
     v.snap = &s;
     tui_view_follow(&v);

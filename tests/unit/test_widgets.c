@@ -1057,6 +1057,7 @@ static void test_frame_sparkline_same_as_direct(void **state)
     memset(&snap, 0, sizeof(snap));
     assert_int_equal(snapshot_reserve(&snap, 1), 0);
     snap.ndevices = 1;
+    memset(&snap.devices[0], 0, sizeof(snap.devices[0])); /* no node: a local device */
     snprintf(snap.devices[0].uuid, sizeof(snap.devices[0].uuid), "GPU-spark");
     WINDOW *direct = newwin(LINES_N, COLS_N, 0, 0);
     WINDOW *framed = newwin(LINES_N, COLS_N, 0, 0);
