@@ -145,6 +145,7 @@ void cli_usage(FILE *f)
           "why); 1 runtime error; 2 bad usage, --nvml-path not found, an unknown or invalid\n"
           "--demo scenario, a --config FILE that cannot be read, or a terminal the\n"
           "interactive monitor cannot use; 3 partial snapshot (--once: a device's driver\n"
-          "calls did not finish within --timeout).\n",
+          "calls did not finish within --timeout). A reader that closes the pipe on\n"
+          "standard output (| head -3) ends the output quietly, with that status.\n",
           f);
 }

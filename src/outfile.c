@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,4 +122,28 @@ long outfile_fragment(int fd)
     }
     free(buf);
     return frag;
+}
+
+bool outfile_reader_gone(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+        return false;
+    /* a pipe without a reader polls POLLERR for its writer; a stream
+     * socket whose peer closed, POLLHUP */
+    struct pollfd p = {.fd = fd, .events = POLLOUT};
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+int outfile_stdout_done(const char *who, const char *what)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    /* errno is fflush's when the last write failed; an earlier failed write
+     * (the stream's error flag) left none to trust, so the pipe is asked */
+    int e = errno;
+    if (e == EPIPE || outfile_reader_gone(STDOUT_FILENO))
+        return 0;
+    fprintf(stderr, "%s: writing the %s failed: %s\n", who, what, strerror(e));
+    return 1;
 }

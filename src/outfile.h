@@ -46,4 +46,20 @@ int outfile_write(int fd, const char *b, size_t n, bool *cut);
  */
 long outfile_fragment(int fd);
 
+/*
+ * Whether fd is a pipe or socket whose reader has gone (`| head -3` has
+ * read its lines and exited): a write there fails with EPIPE, and that is
+ * the normal end of a pipeline, not an error.
+ */
+bool outfile_reader_gone(int fd);
+
+/*
+ * The end of what a command printed on standard output: flushed, and
+ * checked. 0 when it all reached it, and 0 too when the reader has gone (a
+ * closed pipe ends the output quietly, as it ends a recording); otherwise
+ * 1, the exit status, after one line on stderr: "WHO: writing the WHAT
+ * failed: REASON".
+ */
+int outfile_stdout_done(const char *who, const char *what);
+
 #endif

@@ -12,6 +12,7 @@
 #include "collect.h"
 #include "export/json.h"
 #include "export/table.h"
+#include "outfile.h"
 #include "replay/replay.h"
 #include "tui/tui.h"
 
@@ -141,7 +142,7 @@ int replay_main(int argc, char **argv, int at)
         else
             json_write_snapshot(stdout, &s, false);
         snapshot_free(&s);
-        rc = fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+        rc = outfile_stdout_done("mig-gpu-mon replay", "snapshot");
     } else {
         char label[600];
         snprintf(label, sizeof(label), "REPLAY %s", w.name);

@@ -40,6 +40,32 @@ if [ -w /dev/full ]; then
     done
 fi
 
+# A reader that has gone (| head -3 having read its lines) is the normal end
+# of a pipe, in every mode that writes to standard output: exit 0 and
+# nothing said, as record does. The reader is closed before the program
+# starts, so each write fails with EPIPE, the program's signals as a
+# shell's (SIGPIPE at its default).
+closed_pipe() {
+    python3 -c 'import os, subprocess, sys
+r, w = os.pipe(); os.close(r)
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+print("%d %s" % (p.returncode, p.stderr.decode(errors="replace").strip()))' "$@"
+}
+EP=(env MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/dgx-a100-8x7.ini" MIGMON_SIM_TIME=100
+    "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --gpm off --dcgm off)
+for f in table json csv influx prometheus; do
+    eq "--once -f $f | (a closed reader): exit 0, nothing said" "$(closed_pipe "${EP[@]}" --once -f $f)" "0 "
+done
+eq "--once --all-processes | (a closed reader): exit 0" \
+    "$(closed_pipe "${EP[@]}" --once --all-processes -f json)" "0 "
+eq "record -f influx | (a closed reader): exit 0" "$(closed_pipe "${EP[@]}" record -f influx -i 100)" "0 "
+"${EP[@]}" record -n 1 -o "$TMP/epipe.jsonl" </dev/null 2>/dev/null
+eq "replay --once | (a closed reader): exit 0" \
+    "$(closed_pipe "$MIGMON_BIN" replay "$TMP/epipe.jsonl" --once -f table)" "0 "
+for o in help version; do
+    eq "--$o | (a closed reader): exit 0" "$(closed_pipe "$MIGMON_BIN" --$o)" "0 "
+done
+
 err=$("$MIGMON_BIN" --interval 50 2>&1 >/dev/null); rc=$?
 eq "interval too small exits 2" "$rc" 2
 eq "interval message" "$err" "mig-gpu-mon: --interval 50: must be between 100 and 3600000 milliseconds"
