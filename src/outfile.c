@@ -20,7 +20,13 @@ int outfile_open(const char *path, int flags, mode_t mode, struct stat *st)
     if (!st)
         st = &own;
     bool link = lstat(path, &l) == 0 && S_ISLNK(l.st_mode);
-    bool stream = stat(path, &t) == 0 && outfile_is_stream(t.st_mode);
+    bool there = stat(path, &t) == 0;
+    bool stream = there && outfile_is_stream(t.st_mode);
+    if (there && S_ISDIR(t.st_mode)) {
+        /* said as such at once, not as "exists" (O_EXCL) first */
+        errno = EISDIR;
+        return -1;
+    }
     if (link && !stream) {
         errno = ELOOP;
         return -1;
@@ -57,6 +63,8 @@ void outfile_strerror(char *out, size_t cap, const char *path, int err)
                  "%.3000s is a symbolic link: output is never written through one (name the "
                  "file it points to)",
                  path);
+    else if (err == EISDIR)
+        snprintf(out, cap, "%.3000s is a directory, not a file", path);
     else
         snprintf(out, cap, "%.3000s: %s", path, strerror(err));
 }

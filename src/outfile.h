@@ -21,13 +21,14 @@ bool outfile_is_stream(mode_t m);
  * (errno ELOOP), unless the link names a character device, FIFO or socket
  * (/dev/stdout, /dev/fd/N), which is then opened without O_CREAT, O_TRUNC
  * and O_EXCL and checked to still be one after the open. A stream named
- * directly is opened the same way. Returns the descriptor, or -1 with errno
- * set; *st (optional) gets what the descriptor is.
+ * directly is opened the same way. A directory (or a link to one) is
+ * refused at once (EISDIR). Returns the descriptor, or -1 with errno set;
+ * *st (optional) gets what the descriptor is.
  */
 int outfile_open(const char *path, int flags, mode_t mode, struct stat *st);
 
 /* The message for outfile_open's failure err on path (ELOOP: the symlink
- * rule), into out. */
+ * rule; EISDIR: a directory), into out. */
 void outfile_strerror(char *out, size_t cap, const char *path, int err);
 
 /*
