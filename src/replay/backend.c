@@ -23,6 +23,7 @@ struct replay {
     uint64_t shown_elapsed;
     int64_t shown_wall;
     uint64_t unreadable; /* snapshots that failed to parse when read */
+    bool failed;         /* the last sample gave no snapshot: err says why */
     char err[512];
 };
 
@@ -65,6 +66,7 @@ static int rp_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
         r->unreadable++;
         r->f.garbage++;
     }
+    r->failed = rc != 0;
     pthread_mutex_unlock(&r->mu);
     return rc;
 }
@@ -124,6 +126,8 @@ void replay_where(struct replay *r, struct replay_where *w)
     w->garbage = r->f.garbage;
     w->cut_bytes = r->f.cut_bytes;
     w->name = r->f.path_shown;
+    w->stopped = r->f.stopped;
+    w->failed = r->failed ? r->err : NULL;
     w->from_elapsed = r->from_elapsed;
     w->to_elapsed = r->to_elapsed;
     w->has_next = r->shown < r->to && replay_file_elapsed(&r->f, r->shown + 1, &w->next_elapsed);

@@ -35,8 +35,10 @@ static void usage(FILE *f)
           "Keys: space pause/resume; . and , one snapshot forward/back (paused);\n"
           "] and [ one minute forward/back; > and < the end/start; + and - twice/half\n"
           "the speed; q quit.\n"
-          "Exit status: 0; 2 for a bad option, a file that cannot be read or has no\n"
-          "snapshot, or a recording of another schema.\n",
+          "Exit status: 0 (also when the reader of standard output closes the pipe);\n"
+          "1 when the snapshot could not be written; 2 for a bad option, a file that\n"
+          "is not a regular file, cannot be read or has no snapshot to show, or a\n"
+          "recording of another schema.\n",
           f);
 }
 
@@ -125,6 +127,9 @@ int replay_main(int argc, char **argv, int at)
     if (w.garbage || w.cut_bytes)
         fprintf(stderr, "mig-gpu-mon replay: %s: %llu lines skipped (not a snapshot)%s\n", w.name,
                 (unsigned long long)w.garbage, w.cut_bytes ? "; the last line is cut" : "");
+    if (w.stopped[0])
+        fprintf(stderr, "mig-gpu-mon replay: %s: %s; the %llu snapshots before are replayed\n",
+                w.name, w.stopped, (unsigned long long)w.count);
     int rc = 0;
     if (once) {
         uint64_t rec = a;
@@ -137,6 +142,14 @@ int replay_main(int argc, char **argv, int at)
         struct snapshot s;
         memset(&s, 0, sizeof(s));
         collect_tick(&col, &s);
+        replay_where(r, &w);
+        if (w.failed) {
+            /* no snapshot to print: none is made up */
+            fprintf(stderr, "mig-gpu-mon replay: %s\n", w.failed);
+            snapshot_free(&s);
+            collect_close(&col);
+            return 2;
+        }
         if (!strcmp(format, "table"))
             table_write_snapshot(stdout, &s);
         else

@@ -30,6 +30,9 @@ struct replay_where {
     uint64_t garbage;        /* lines skipped: not JSON or not a snapshot */
     size_t cut_bytes;        /* a cut last line's length, 0 none */
     const char *name;        /* the file's name (borrowed) */
+    const char *stopped;     /* why the file was not read to its end, "" when it was (borrowed) */
+    const char *failed;      /* why the last sample gave no snapshot, NULL when it gave one
+                              * (borrowed; cleaned) */
 };
 
 /* The replay state of an open collector's backend state. */
