@@ -22,8 +22,9 @@ int outfile_open(const char *path, int flags, mode_t mode, struct stat *st)
     bool link = lstat(path, &l) == 0 && S_ISLNK(l.st_mode);
     bool there = stat(path, &t) == 0;
     bool stream = there && outfile_is_stream(t.st_mode);
-    if (there && S_ISDIR(t.st_mode)) {
-        /* said as such at once, not as "exists" (O_EXCL) first */
+    if (there && !link && S_ISDIR(t.st_mode)) {
+        /* said as such at once, not as "exists" (O_EXCL) first; a link
+         * to one falls under the link rule below */
         errno = EISDIR;
         return -1;
     }

@@ -21,8 +21,8 @@ bool outfile_is_stream(mode_t m);
  * (errno ELOOP), unless the link names a character device, FIFO or socket
  * (/dev/stdout, /dev/fd/N), which is then opened without O_CREAT, O_TRUNC
  * and O_EXCL and checked to still be one after the open. A stream named
- * directly is opened the same way. A directory (or a link to one) is
- * refused at once (EISDIR). Returns the descriptor, or -1 with errno set;
+ * directly is opened the same way. A directory is refused at once
+ * (EISDIR). Returns the descriptor, or -1 with errno set;
  * *st (optional) gets what the descriptor is.
  */
 int outfile_open(const char *path, int flags, mode_t mode, struct stat *st);
