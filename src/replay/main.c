@@ -31,7 +31,8 @@ static void usage(FILE *f)
           "  --at TIME       the snapshot that is the last at or before TIME\n"
           "  --no-color      no colours\n"
           "TIME: +90s, +5m, +1h (from the first snapshot), -30s (from the last),\n"
-          "03:12, 03:12:30 (UTC, on the first snapshot's day) or 2026-12-02T03:12:00Z.\n"
+          "03:12, 03:12:30 (UTC, on the first snapshot's day) or 2026-12-02T03:12:00Z;\n"
+          "--at and --from outside the recording are refused (--to may pass its end).\n"
           "Keys: space pause/resume; . and , one snapshot forward/back (paused);\n"
           "] and [ one minute forward/back; > and < the end/start; + and - twice/half\n"
           "the speed; q quit.\n"
@@ -112,8 +113,8 @@ int replay_main(int argc, char **argv, int at)
     struct replay_where w;
     replay_where(r, &w);
     uint64_t a = 0, b = w.count - 1;
-    if ((from && replay_time(r, from, &a, err, sizeof(err)) != 0) ||
-        (to && replay_time(r, to, &b, err, sizeof(err)) != 0)) {
+    if ((from && replay_time(r, "--from", from, false, &a, err, sizeof(err)) != 0) ||
+        (to && replay_time(r, "--to", to, true, &b, err, sizeof(err)) != 0)) {
         fprintf(stderr, "mig-gpu-mon replay: %s\n", err);
         collect_close(&col);
         return 2;
@@ -133,7 +134,7 @@ int replay_main(int argc, char **argv, int at)
     int rc = 0;
     if (once) {
         uint64_t rec = a;
-        if (at_t && replay_time(r, at_t, &rec, err, sizeof(err)) != 0) {
+        if (at_t && replay_time(r, "--at", at_t, false, &rec, err, sizeof(err)) != 0) {
             fprintf(stderr, "mig-gpu-mon replay: %s\n", err);
             collect_close(&col);
             return 2;

@@ -45,9 +45,46 @@ eq "mig: --at a wall time (RFC 3339) gives the snapshot at it" \
 eq "mig: -0 is the last snapshot" \
     "$(rp "$RP/mig.jsonl" --once --at -0 | jq -c '[.elapsed_ns, (.devices | length)]')" \
     "$(snap_line "$RP/mig.jsonl" 10 | jq -c '[.elapsed_ns, (.devices | length)]')"
-eq "mig: --at before the first gives the first" \
-    "$(rp "$RP/mig.jsonl" --once --at 1970-01-02T00:00:00Z | jq -c .elapsed_ns)" \
-    "$(snap_line "$RP/mig.jsonl" 1 | jq -c .elapsed_ns)"
+# a time outside the recording has no snapshot: said with the recording's
+# span, exit 2, nothing printed (a bare clock time is on the first
+# snapshot's day, and said as taken)
+first_ts=$(snap_line "$RP/mig.jsonl" 1 | jq -r .timestamp)
+last_ts=$(snap_line "$RP/mig.jsonl" 10 | jq -r .timestamp)
+span_s=$(grep -v '^{"type":' "$RP/mig.jsonl" | jq -s -r '.[-1].elapsed_ns - .[0].elapsed_ns' |
+    awk '{ printf "%.3f", $1 / 1e9 }')
+span="which runs from $first_ts to $last_ts (+0s to +${span_s}s): no snapshot then"
+# an hour before the first snapshot, as a clock time on its day (or, for a
+# recording made just after midnight UTC, an RFC 3339 time)
+first_h=$((10#${first_ts:11:2}))
+if [ "$first_h" -ge 1 ]; then
+    early=$(printf '%02d:%s' $((first_h - 1)) "${first_ts:14:2}")
+    early_shown="$early (${first_ts:0:11}$early:00.000Z)"
+else
+    early=1970-01-02T00:00:00Z
+    early_shown=$early
+fi
+for spec in "$early" 1970-01-02T00:00:00Z -1h; do
+    out=$(rp "$RP/mig.jsonl" --once --at "$spec" 2>"$RP/outside.err"); rc=$?
+    eq "mig: --at $spec (before the recording): exit 2, nothing printed" "$rc:$out" "2:"
+done
+eq "mig: --at before the recording: said, with its span" "$(cat "$RP/outside.err")" \
+    "mig-gpu-mon replay: --at -1h is before the recording, $span"
+err=$(rp "$RP/mig.jsonl" --once --at "$early" 2>&1)
+eq "mig: a clock time before the recording: said as taken" "$err" \
+    "mig-gpu-mon replay: --at $early_shown is before the recording, $span"
+err=$(rp "$RP/mig.jsonl" --once --at +1h 2>&1); rc=$?
+eq "mig: --at after the recording: exit 2, said" "$rc:$err" \
+    "2:mig-gpu-mon replay: --at +1h is after the recording, $span"
+err=$(rp "$RP/mig.jsonl" --once --from 2099-01-01T00:00:00Z 2>&1); rc=$?
+eq "mig: --from after the recording: exit 2, said" "$rc:$err" \
+    "2:mig-gpu-mon replay: --from 2099-01-01T00:00:00Z is after the recording, $span"
+err=$(rp "$RP/mig.jsonl" --from -1h 2>&1); rc=$?
+eq "mig: --from before the recording (in the monitor too): exit 2, said" "$rc:$err" \
+    "2:mig-gpu-mon replay: --from -1h is before the recording, $span"
+# the end of the part may lie past the end of the recording: to its end
+eq "mig: --to after the recording: to the end" \
+    "$(rp "$RP/mig.jsonl" --once --to +1h --at -0 | jq -c .elapsed_ns)" \
+    "$(snap_line "$RP/mig.jsonl" 10 | jq -c .elapsed_ns)"
 eq "mig: without --at, --once gives --from's snapshot" \
     "$(rp "$RP/mig.jsonl" --once --from "$(offset "$RP/mig.jsonl" 4)" | jq -cS 'del(.generator)')" \
     "$(snap_line "$RP/mig.jsonl" 4)"
