@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "replay/main.h"
 #include "text.h"
 
 size_t cli_escape(char *out, size_t cap, const char *s)
@@ -54,10 +55,12 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
     return 0;
 }
 
-/* The modes, in the order a conflict names them: record, export and
- * profile are words (cli_mode_index finds the one), --once an option. */
-static const char *const mode_names[] = {"record", "export", "profile", "--once"};
-enum { MODE_RECORD = 1u << 0, MODE_EXPORT = 1u << 1, MODE_PROFILE = 1u << 2, MODE_ONCE = 1u << 3 };
+/* The modes, in the order a conflict names them: record, export, profile
+ * and replay are words (cli_mode_index finds the one), --once an option. */
+static const char *const mode_names[] = {"record", "export", "profile", "replay", "--once"};
+enum { MODE_RECORD = 1u << 0, MODE_EXPORT = 1u << 1, MODE_PROFILE = 1u << 2,
+       MODE_REPLAY = 1u << 3, MODE_ONCE = 1u << 4 };
+#define MODE_WORDS (MODE_RECORD | MODE_EXPORT | MODE_PROFILE | MODE_REPLAY)
 
 /* The MODE_* bit of word, 0 when it names no mode. */
 static unsigned mode_bit(const char *word)
@@ -253,13 +256,13 @@ static bool short_has_arg(char ch, const struct cli_options *const *sets)
 int cli_mode_index(int argc, char **argv)
 {
     static const struct cli_options *const sets[] = {&cli_monitor_options, &profile_options,
-                                                     NULL};
+                                                     &replay_options, NULL};
     for (int i = 1; i < argc; i++) {
         const char *w = argv[i];
         if (strcmp(w, "--") == 0)
             return 0; /* what follows is no option and no mode */
         if (w[0] != '-' || w[1] == '\0') {
-            if (mode_bit(w) & (MODE_RECORD | MODE_EXPORT | MODE_PROFILE))
+            if (mode_bit(w) & MODE_WORDS)
                 return i;
             continue;
         }
@@ -571,8 +574,8 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
             snprintf(err, errlen, "%s: unexpected argument (see --help)", stray);
         return -1;
     }
-    if (mode == MODE_PROFILE) { /* profile_main parses it, with its own options */
-        snprintf(err, errlen, "profile: see profile --help");
+    if (mode == MODE_PROFILE || mode == MODE_REPLAY) { /* their own mains parse them */
+        snprintf(err, errlen, "%s: see %s --help", argv[at], argv[at]);
         return -1;
     }
     if (c->demo && c->nvml_path) {

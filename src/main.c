@@ -369,8 +369,8 @@ int main(int argc, char **argv)
      * COMMAND would inherit it. */
     signal(SIGPIPE, SIG_IGN);
     /* replay FILE: a mode with options of its own (replay/main.c) */
-    if (argc >= 2 && strcmp(argv[1], "replay") == 0)
-        return replay_main(argc, argv, 1);
+    if (at && strcmp(argv[at], "replay") == 0)
+        return replay_main(argc, argv, at);
     struct cli c;
     char err[512];
     if (cli_parse(&c, argc, argv, err, sizeof(err)) != 0) {

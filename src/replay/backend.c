@@ -12,6 +12,7 @@
 
 #include "replay/reader.h"
 #include "replay/replay.h"
+#include "text.h"
 
 struct replay {
     pthread_mutex_t mu;
@@ -265,6 +266,8 @@ int replay_time(struct replay *r, const char *opt, const char *spec, bool end, u
     } else {
         *rec = replay_file_find(f, t, wall);
     }
+    if (rc != 0)
+        text_clean(err, errlen); /* it quotes what was typed */
     pthread_mutex_unlock(&r->mu);
     return rc;
 }

@@ -44,32 +44,71 @@ static void usage(FILE *f)
 }
 
 enum { O_SPEED = 256, O_FROM, O_TO, O_AT, O_ONCE, O_PAUSED, O_NOCOLOR };
+static const struct option longopts[] = {
+    {"speed", required_argument, NULL, O_SPEED}, {"from", required_argument, NULL, O_FROM},
+    {"to", required_argument, NULL, O_TO},       {"at", required_argument, NULL, O_AT},
+    {"once", no_argument, NULL, O_ONCE},         {"paused", no_argument, NULL, O_PAUSED},
+    {"format", required_argument, NULL, 'f'},    {"no-color", no_argument, NULL, O_NOCOLOR},
+    {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
+
+/* '-': a word that is no option comes back in its place (as 1), so the
+ * mode word is known by where it is, as in the monitor's modes (cli.c) */
+const struct cli_options replay_options = {.shorts = "-:f:h", .longs = longopts};
+
+/* What was typed, for a message: no terminal control in it (cli_escape). */
+static const char *typed(const char *s, char *buf, size_t cap)
+{
+    cli_escape(buf, cap, s);
+    return buf;
+}
+
+/* A word that is no option, argv[i]: the mode word (at), else FILE, after
+ * it; 0, or 2 (the exit status) after one line on stderr. */
+static int take_word(char **argv, int i, int at, const char **path)
+{
+    char err[160], t[512];
+    if (i == at)
+        return 0;
+    if (i < at) {
+        fprintf(stderr, "mig-gpu-mon replay: %s: unexpected argument before replay "
+                        "(replay FILE [OPTIONS])\n", typed(argv[i], t, sizeof(t)));
+        return 2;
+    }
+    if (!*path) {
+        *path = argv[i];
+        return 0;
+    }
+    if (argv[i][0] != '-' && cli_mode_conflict("replay", argv[i], err, sizeof(err)) != 0)
+        fprintf(stderr, "mig-gpu-mon: %s\n", err);
+    else
+        fprintf(stderr, "mig-gpu-mon replay: %s: one recording at a time (see "
+                        "mig-gpu-mon replay --help)\n", typed(argv[i], t, sizeof(t)));
+    return 2;
+}
 
 int replay_main(int argc, char **argv, int at)
 {
-    static const struct option opts[] = {
-        {"speed", required_argument, NULL, O_SPEED}, {"from", required_argument, NULL, O_FROM},
-        {"to", required_argument, NULL, O_TO},       {"at", required_argument, NULL, O_AT},
-        {"once", no_argument, NULL, O_ONCE},         {"paused", no_argument, NULL, O_PAUSED},
-        {"format", required_argument, NULL, 'f'},    {"no-color", no_argument, NULL, O_NOCOLOR},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
     double speed = 1;
-    const char *from = NULL, *to = NULL, *at_t = NULL, *format = "json";
+    const char *from = NULL, *to = NULL, *at_t = NULL, *format = "json", *path = NULL;
     bool once = false, paused = false, no_color = false;
     int c;
-    /* the mode's own arguments, options and FILE in any order */
-    argc -= at;
-    argv += at;
+    char err[1024];
+    /* options before and after the mode word, FILE after it; after "--",
+     * words only */
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, replay_options.shorts, longopts, NULL)) != -1) {
         char *end;
         switch (c) {
+        case 1:
+            if (take_word(argv, optind - 1, at, &path) != 0)
+                return 2;
+            break;
         case O_SPEED:
             speed = strtod(optarg, &end);
             if (*end || !(speed >= 0.1 && speed <= 1000)) {
                 fprintf(stderr, "mig-gpu-mon replay: --speed %s: a number from 0.1 to 1000\n",
-                        optarg);
+                        typed(optarg, err, sizeof(err)));
                 return 2;
             }
             break;
@@ -80,31 +119,37 @@ int replay_main(int argc, char **argv, int at)
         case O_PAUSED: paused = true; break;
         case O_NOCOLOR: no_color = true; break;
         case 'f': format = optarg; break;
-        case 'h': usage(stdout); return 0;
+        case 'h': usage(stdout); return outfile_stdout_done("mig-gpu-mon replay", "help");
+        case ':':
+            fprintf(stderr, "mig-gpu-mon replay: %s: missing argument\n",
+                    typed(argv[optind - 1], err, sizeof(err)));
+            return 2;
         default:
-            fprintf(stderr, "mig-gpu-mon replay: %s %s (see mig-gpu-mon replay --help)\n",
-                    optopt ? "option needs a value or is unknown:" : "unknown option",
-                    argv[optind - 1]);
+            /* another mode's option (the monitor's --demo, record's -o) or none */
+            fprintf(stderr, "mig-gpu-mon replay: %s: unknown option (see mig-gpu-mon "
+                            "replay --help)\n", typed(argv[optind - 1], err, sizeof(err)));
             return 2;
         }
     }
-    if (optind != argc - 1) {
-        fprintf(stderr, "mig-gpu-mon replay: %s (see mig-gpu-mon replay --help)\n",
-                optind >= argc ? "name the recording: replay FILE" : "one recording at a time");
+    for (int i = optind; i < argc; i++)
+        if (take_word(argv, i, at, &path) != 0)
+            return 2;
+    if (!path) {
+        fprintf(stderr, "mig-gpu-mon replay: name the recording: replay FILE (see mig-gpu-mon "
+                        "replay --help)\n");
         return 2;
     }
     if (strcmp(format, "json") && strcmp(format, "table")) {
-        fprintf(stderr, "mig-gpu-mon replay: --format %s: json or table\n", format);
+        fprintf(stderr, "mig-gpu-mon replay: --format %s: json or table\n",
+                typed(format, err, sizeof(err)));
         return 2;
     }
     if ((at_t || strcmp(format, "json")) && !once) {
         fprintf(stderr, "mig-gpu-mon replay: --at and --format go with --once\n");
         return 2;
     }
-    const char *path = argv[optind];
     struct collector col;
     struct collect_opts co = {.backend = &replay_backend_ops, .source = path, .one_shot = once};
-    char err[1024];
     if (collect_open(&col, &co, err, sizeof(err)) != 0) {
         fprintf(stderr, "mig-gpu-mon replay: %s\n", err);
         return 2;

@@ -316,6 +316,39 @@ profile_refused "-n: unknown option (see profile --help)" -n 1 profile --demo --
 profile_refused "stray: unexpected argument before profile (profile [OPTIONS] -- COMMAND [ARGS...])" \
     --demo -i 100 stray profile -- true
 [ -e "$TMP/modes.jsonl" ] && bad "a refused command line created the output file" || ok
+# replay, like the other modes: its options before and after the mode word
+# (a recording of one snapshot, made above)
+want=$("$MIGMON_BIN" replay "$TMP/epipe.jsonl" --once -f table 2>&1)
+for args in "--once -f table replay epipe.jsonl" "-f table replay epipe.jsonl --once" \
+    "--once replay -f table epipe.jsonl" "replay --once -- epipe.jsonl -f table"; do
+    # shellcheck disable=SC2086
+    got=$(cd "$TMP" && timeout 10 "$MIGMON_BIN" $args 2>&1 </dev/null)
+    if [ "$args" = "replay --once -- epipe.jsonl -f table" ]; then
+        # after --, words only: -f is a second file
+        eq "$args: refused" "$got" \
+            "mig-gpu-mon replay: -f: one recording at a time (see mig-gpu-mon replay --help)"
+    else
+        eq "$args: the snapshot as with every option after replay" "$got" "$want"
+    fi
+done
+contains "--help replay: replay's help" "$("$MIGMON_BIN" --no-color --help replay)" \
+    "usage: mig-gpu-mon replay FILE"
+replay_refused() { # replay_refused MESSAGE ARGS...
+    local want=$1 err rc
+    shift
+    err=$(cd "$TMP" && timeout 10 "$MIGMON_BIN" "$@" 2>&1 </dev/null); rc=$?
+    eq "$*: exits 2" "$rc" 2
+    eq "$*: one message" "$err" "$want"
+}
+replay_refused "mig-gpu-mon replay: stray: unexpected argument before replay (replay FILE [OPTIONS])" \
+    --once stray replay epipe.jsonl
+replay_refused "mig-gpu-mon replay: --demo: unknown option (see mig-gpu-mon replay --help)" \
+    --demo replay epipe.jsonl --once
+replay_refused "mig-gpu-mon replay: -o: unknown option (see mig-gpu-mon replay --help)" \
+    -o x.jsonl replay epipe.jsonl --once
+replay_refused "mig-gpu-mon: record and replay exclude each other" replay epipe.jsonl record
+replay_refused "mig-gpu-mon: record and replay exclude each other" --demo record -n 1 replay
+replay_refused "mig-gpu-mon: profile and replay exclude each other" --once replay epipe.jsonl profile
 
 # --help's Usage names every mode, each on a line of its own
 usage=$("$MIGMON_BIN" --help | sed -n '1,/^Monitor/p')
@@ -448,7 +481,7 @@ vars=$({
 env_bold=$(man_bold ENVIRONMENT tags)
 missing=""
 for v in $vars; do
-    printf '%s\n' "$env_bold" | grep -qxF -- "$v" || missing="$missing $v"
+    grep -qxF -- "$v" <<<"$env_bold" || missing="$missing $v"
 done
 eq "man page: every environment variable read is in ENVIRONMENT" "$missing" ""
 # what the installed files are (make install) is in FILES
@@ -464,7 +497,8 @@ for f in $(sed -n 's/.*\$(DESTDIR)\$(PREFIX)\/\([a-z/_-]*migmon[a-z0-9._]*\).*/\
 done
 opts=$(man_section OPTIONS)
 for o in --config --no-config --write-config; do
-    printf '%s\n' "$opts" | grep -qE "^\.B[I]? $o( |$)" && ok || bad "man page: no OPTIONS entry of its own for $o"
+    # a here-string: grep -q leaving early must not fail a writer under pipefail
+    grep -qE "^\.B[I]? $o( |$)" <<<"$opts" && ok || bad "man page: no OPTIONS entry of its own for $o"
 done
 contains "man page: -i is refused with --once" "$(printf '%s\n' "$opts" | grep -A3 '^.BR -i')" "Refused
 with \\fB--once\\fR"

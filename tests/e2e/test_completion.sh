@@ -14,7 +14,9 @@ comp() { # comp WORD...: what bash completes for the last word
 eq "completion: modes" "$(comp "$MIGMON_BIN" re)" "record replay "
 eq "completion: replay's options" "$(comp "$MIGMON_BIN" replay --sp)" "--speed "
 eq "completion: replay's formats" "$(comp "$MIGMON_BIN" replay x.jsonl --once -f "")" "json table "
-eq "completion: replay is the first word only" "$(comp "$MIGMON_BIN" --once replay --sp)" " "
+eq "completion: options before replay" "$(comp "$MIGMON_BIN" --once replay --sp)" "--speed "
+eq "completion: -f before replay: replay's formats" "$(comp "$MIGMON_BIN" --once -f table replay x.jsonl -f "")" \
+    "json table "
 eq "completion: options" "$(comp "$MIGMON_BIN" --no-)" "--no-color --no-config --no-host "
 eq "completion: --all-processes" "$(comp "$MIGMON_BIN" --once --all)" "--all-processes "
 eq "completion: --format values" "$(comp "$MIGMON_BIN" --once --format p)" "prometheus "
