@@ -4,9 +4,9 @@
 
 _mig_gpu_mon_scenarios() {
     # "--demo=_: no such scenario in DIR (available: a, b, c)"
+    # (mi300x, the AMD demo on a simulated sysfs, among them)
     "${COMP_WORDS[0]}" --demo=_ --once 2>&1 >/dev/null |
         sed -n 's/.*(available: \(.*\))$/\1/p' | tr -d ','
-    echo mi300x # the AMD demo: a simulated sysfs, no scenario file
 }
 
 _mig_gpu_mon() {

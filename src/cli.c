@@ -98,6 +98,14 @@ int cli_mode_conflict(const char *mode, const char *word, char *err, size_t errl
     return w ? check_modes(mode_bit(mode) | w, err, errlen) : 0;
 }
 
+const char *cli_mode_near(const char *word)
+{
+    for (size_t i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+        if ((1u << i) & MODE_WORDS && text_distance(word, mode_names[i]) <= 2)
+            return mode_names[i];
+    return NULL;
+}
+
 const char *cli_optional_value(int argc, char **argv)
 {
     if (optarg)
@@ -400,14 +408,22 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
             c->top = (unsigned)v;
             c->top_given = true;
             break;
-        case OPT_DEMO:
+        case OPT_DEMO: {
+            bool next = !optarg; /* a value of the next word, not after '=' */
             c->demo = true;
             c->demo_scenario = cli_optional_value(argc, argv);
             if (c->demo_scenario && !*c->demo_scenario) {
                 snprintf(err, errlen, "--demo: expected a scenario name, got an empty one");
                 return -1;
             }
+            /* --demo recrod -n 1: a mode word mistyped is taken as the
+             * scenario, and what follows is refused for want of the mode;
+             * said as the typo it likely is (cli_parse) */
+            c->demo_mode_typo = next && c->demo_scenario && !strchr(c->demo_scenario, '/')
+                                    ? cli_mode_near(c->demo_scenario)
+                                    : NULL;
             break;
+        }
         case OPT_NO_COLOR: c->no_color = true; break;
         case OPT_CONFIG:
             if (!*optarg) {
@@ -648,6 +664,11 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
 int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
 {
     int rc = parse_args(c, argc, argv, err, errlen);
+    if (rc != 0 && c->demo_mode_typo)
+        snprintf(err, errlen,
+                 "--demo %s: taken as a scenario's name, but it looks like the mode %s "
+                 "mistyped (a scenario of that name: --demo=%s)",
+                 c->demo_scenario, c->demo_mode_typo, c->demo_scenario);
     if (rc != 0 && errlen > 0) {
         /* the message quotes what was typed: no terminal control in it */
         char raw[1024];

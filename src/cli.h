@@ -25,6 +25,7 @@ struct cli {
     unsigned top;           /* processes listed per device (--top), 0 = all */
     bool demo;              /* run on the bundled simulator */
     const char *demo_scenario; /* --demo=SCENARIO; NULL: the default */
+    const char *demo_mode_typo; /* the mode word --demo's next-word value is near, or NULL */
     bool no_color;          /* --no-color (NO_COLOR is read by the UI) */
     int gpm;                /* --gpm: CLI_GPM_* (the values of enum gpm_mode) */
     int dcgm;               /* --dcgm: CLI_DCGM_* (the values of enum dcgm_mode) */
@@ -142,5 +143,10 @@ const char *cli_optional_value(int argc, char **argv);
  * each other", the message cli_parse gives), else 0.
  */
 int cli_mode_conflict(const char *mode, const char *word, char *err, size_t errlen);
+
+/* The mode word (record, export, profile, replay) that word is, or is a
+ * typo of (at most two letters off, a swap of neighbours counting one), or
+ * NULL: "recrod" is record. */
+const char *cli_mode_near(const char *word);
 
 #endif

@@ -96,11 +96,34 @@ contains "non-tty live view suggests --once" "$err" "use --once"
 
 # --demo finds the simulator and its scenarios from the binary's own path.
 src=$(cd "$MIGMON_SRC" && pwd -P)
-names=$(cd "$MIGMON_SRC/sim/scenarios" && ls -- *.ini | sed 's/\.ini$//' | LC_ALL=C sort | paste -sd, - | sed 's/,/, /g')
+# the names listed: the scenarios and the AMD demo's (a simulated sysfs)
+names=$({ cd "$MIGMON_SRC/sim/scenarios" && ls -- *.ini | sed 's/\.ini$//'; echo mi300x; } |
+    LC_ALL=C sort | paste -sd, - | sed 's/,/, /g')
 err=$("$MIGMON_BIN" --demo=nonexistent --once 2>&1 >/dev/null); rc=$?
 eq "unknown --demo scenario exits 2" "$rc" 2
 eq "unknown --demo scenario names the directory and the scenarios" "$err" \
     "mig-gpu-mon: --demo=nonexistent: no such scenario in $src/sim/scenarios (available: $names)"
+# the nearest known name suggested: the names it begins, else the nearest
+# by edits; a mode word's typo said as such
+for pair in "a100:a100-sxm4-80gb" "mi300:mi300x" "h200-mgi:h200-mig" \
+    "h100:h100-pcie-mig-535, h100-pcie-mig-535-gpm-corrupts, h100-sxm" \
+    "dcgm:dcgm-hang, dcgm-hostengine-restart, dcgm-multi-pass, dcgm-no-hostengine, ..."; do
+    err=$("$MIGMON_BIN" --demo="${pair%%:*}" --once 2>&1 >/dev/null)
+    eq "--demo=${pair%%:*}: the nearest names suggested" "$err" \
+        "mig-gpu-mon: --demo=${pair%%:*}: no such scenario in $src/sim/scenarios; did you mean ${pair#*:}? (available: $names)"
+done
+err=$("$MIGMON_BIN" --demo=recrod --once 2>&1 >/dev/null); rc=$?
+eq "--demo=recrod: exit 2, the mode named" "$rc:$err" \
+    "2:mig-gpu-mon: --demo=recrod: no such scenario in $src/sim/scenarios; recrod looks like the mode record mistyped (--demo record) (available: $names)"
+for args in "--demo recrod -n 1" "--demo exprot --listen 127.0.0.1:0" "-i 500 --demo rceord -o x.jsonl"; do
+    # shellcheck disable=SC2086
+    err=$(cd "$TMP" && timeout 10 "$MIGMON_BIN" $args 2>&1 >/dev/null </dev/null); rc=$?
+    w=$(set -- $args; while [ "$1" != --demo ]; do shift; done; echo "$2")
+    m=$(case $w in rec* | rce*) echo record ;; *) echo export ;; esac)
+    eq "$args: exit 2, the typo said, not the mode's options" "$rc:$err" \
+        "2:mig-gpu-mon: --demo $w: taken as a scenario's name, but it looks like the mode $m mistyped (a scenario of that name: --demo=$w)"
+done
+[ -e "$TMP/x.jsonl" ] && bad "--demo rceord -o x.jsonl: a file was written" || ok
 out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=a100-sxm4-80gb.ini --once --format json); rc=$?
 eq "--demo=NAME.ini exits 0" "$rc" 0
 jeq "--demo=NAME.ini runs that scenario" "$out" '.devices[0].name' '"NVIDIA A100-SXM4-80GB"'

@@ -24,6 +24,7 @@ eq "completion: record's formats" "$(comp "$MIGMON_BIN" record -f "")" "csv infl
 eq "completion: --gpm" "$(comp "$MIGMON_BIN" --gpm o)" "off on "
 eq "completion: --demo NAME from the program" "$(comp "$MIGMON_BIN" --demo h200)" "h200-mig h200-mig-595 "
 eq "completion: --demo=NAME (bash splits at =)" "$(comp "$MIGMON_BIN" --demo = dgx)" "dgx-a100-8x7 "
+eq "completion: --demo mi300x, once" "$(comp "$MIGMON_BIN" --demo mi3)" "mi300x "
 eq "completion: profile's options" "$(comp "$MIGMON_BIN" profile --ti)" "--timeline "
 eq "completion: after profile's --, the command's own" "$(comp "$MIGMON_BIN" profile -- --o)" " "
 # the mode where the program finds it: options may come before it, and an
