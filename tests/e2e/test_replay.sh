@@ -279,6 +279,20 @@ if command -v tmux >/dev/null; then
     case "$scr" in *simulator*) bad "tui: an unreadable recording called the simulator's failure" ;; *) ok ;; esac
     contains "tui: the quoted bytes cleaned" "$scr" "near '\"??31m???evil\"'"
     tui_quit replay-evil q >/dev/null
+    # ... and at a later snapshot: nothing of the one shown before is left on
+    # the screen as if it were this one's
+    { cat "$RP/screen.jsonl"; cat "$RP/evil.jsonl"; } >"$RP/tail.jsonl"
+    tui_start replay-tail 100 30 0 -- replay "$RP/tail.jsonl" --paused
+    contains "tui: the first snapshot's devices" "$(tui_capture replay-tail)" "GPU 0 A100-SXM4-80GB"
+    tui_keys replay-tail '>'
+    for ((i = 0; i < 100; i++)); do
+        case "$(tui_capture replay-tail)" in *"could not be read at this snapshot"*) break ;; esac
+        sleep 0.05
+    done
+    scr=$(tui_capture replay-tail)
+    contains "tui: an unreadable last snapshot said" "$scr" "tail.jsonl: snapshot 7: not "
+    case "$scr" in *"GPU 0"*) bad "tui: an unreadable snapshot shows the devices of another" ;; *) ok ;; esac
+    tui_quit replay-tail q >/dev/null
     tui_kill_all
     unset TUI_MASK
 fi
