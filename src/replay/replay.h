@@ -32,7 +32,7 @@ struct replay_where {
     const char *name;        /* the file's name (borrowed) */
     const char *stopped;     /* why the file was not read to its end, "" when it was (borrowed) */
     const char *failed;      /* why the last sample gave no snapshot, NULL when it gave one
-                              * (borrowed; cleaned) */
+                              * (borrowed, cleaned; the next sample rewrites it) */
 };
 
 /* The replay state of an open collector's backend state. */
