@@ -436,6 +436,10 @@ int replay_parse_line(const char *line, size_t len, struct snapshot *s, struct r
     json_t *root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
     if (!root) {
         set_err(err, errlen, "not JSON (%s, column %d)", je.text, je.column);
+        /* jansson quotes up to 20 bytes of the line ("near '...'"): a
+         * terminal control there reaches the screen otherwise */
+        if (err && errlen)
+            text_clean(err, errlen);
         return REPLAY_LINE_GARBAGE;
     }
     int rc = REPLAY_LINE_GARBAGE;

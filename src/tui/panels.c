@@ -317,6 +317,8 @@ static void draw_no_gpu(WINDOW *win, const struct tui_view *v)
     const char *hint = "No GPU data. Point --nvml-path at libnvidia-ml.so.1, or try --demo.";
     if (s && s->gpu_ok)
         hint = v->demo_label ? "This scenario has no GPU." : "No GPU.";
+    else if (v->replay.on) /* no driver here: what failed is the file */
+        hint = "The recording could not be read at this snapshot:";
     else if (strncmp(err, "starting NVML", 13) == 0)
         hint = "Starting NVML (the driver is slow to answer):";
     else if (v->demo_label)
