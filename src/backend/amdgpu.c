@@ -160,6 +160,9 @@ static int amd_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
                     "(export without --export-processes)");
         }
     }
+    /* what no file's own check caught (the gpu_metrics table's values,
+     * fdinfo's process memory): outside its range is none, as from NVML */
+    snapshot_check_ranges_from(s, first);
     if (!s->driver_version[0])
         snprintf(s->driver_version, sizeof(s->driver_version), "amdgpu");
     return 0;

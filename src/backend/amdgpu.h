@@ -80,11 +80,19 @@ struct amd_state {
 void amd_fmt(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Small-file readers. 0, or -1 (errno set). */
 int amd_read_text(const char *path, char *out, size_t len);
-int amd_read_u64(const char *path, uint64_t *v);
-/* <dir>/<name> into a metric scaled by scale; none naming the path when
- * the file is missing or not a number. */
+/* A number as sysfs and hwmon print it ("%llu\n", "%d\n"), strictly:
+ * decimal digits (after a minus sign for the signed one), then nothing but
+ * the newline or spaces the kernel ends it with. strtoull would take "-5"
+ * for 2^64 - 5 and "12abc" for 12. 0, or -1 with *why (static: "is
+ * negative (only 0 and up)", "is not a number", "is empty", "is out of
+ * range (...)"). */
+int amd_parse_u64(const char *text, uint64_t *v, const char **why);
+int amd_parse_i64(const char *text, int64_t *v, const char **why);
+/* <dir>/<name> into metric id, scaled by scale: parsed signed where id's
+ * range goes below 0 (hwmon temperatures), else unsigned; none naming the
+ * path when the file is missing, not a number or outside id's range. */
 struct metric amd_file_metric(struct snapshot *s, const char *dir, const char *name,
-                              double scale);
+                              double scale, enum metric_id id);
 /* The GPU's own metrics (sysfs, hwmon, gpu_metrics) into d; the decoded
  * table into gm (for the partitions). */
 void amd_sample_gpu(struct snapshot *s, struct amd_gpu *g, struct device *d,
@@ -106,6 +114,7 @@ struct amd_fdinfo {
     bool has_vram;
     uint64_t engine_ns; /* gfx + compute */
     bool has_gfx, has_compute;
+    bool engine_bad; /* a drm-engine-* that is not "<n> ns": engine_ns is no sum */
 };
 int amd_fdinfo_parse(const char *text, struct amd_fdinfo *f);
 

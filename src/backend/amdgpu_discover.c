@@ -12,6 +12,7 @@
  */
 #include "backend/amdgpu.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -65,13 +66,24 @@ static int bdf_location(const char *bdf, unsigned *domain, unsigned *loc)
     return 0;
 }
 
-/* One "key value" of a KFD properties file; -1 when absent. */
+/* One "key value" of a KFD properties file ("%llu" each); -1 when absent
+ * or not a number (a minus sign included). */
 static long long kfd_prop(const char *text, const char *key)
 {
     size_t kl = strlen(key);
-    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-        if (strncmp(p, key, kl) == 0 && p[kl] == ' ')
-            return atoll(p + kl + 1);
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        if (strncmp(p, key, kl) != 0 || p[kl] != ' ')
+            continue;
+        char num[32];
+        size_t n = strcspn(p + kl + 1, "\n");
+        const char *why;
+        uint64_t v;
+        if (n >= sizeof(num))
+            return -1;
+        memcpy(num, p + kl + 1, n);
+        num[n] = '\0';
+        return amd_parse_u64(num, &v, &why) == 0 && v <= LLONG_MAX ? (long long)v : -1;
+    }
     return -1;
 }
 
@@ -111,14 +123,14 @@ static void find_partitions(struct amd_state *st, struct amd_gpu *g)
         memset(p, 0, sizeof(*p));
         p->render_minor = (int)minor;
         amd_fmt(p->kfd_node, sizeof(p->kfd_node), "%s/%s", dir, e->d_name);
-        uint64_t size;
+        long long size;
         char bank[AMD_PATH_LEN + 64];
         amd_fmt(bank, sizeof(bank), "%s/mem_banks/0/properties", p->kfd_node);
         if (amd_read_text(bank, text, sizeof(text)) == 0 &&
-            (size = (uint64_t)kfd_prop(text, "size_in_bytes")) != (uint64_t)-1)
+            (size = kfd_prop(text, "size_in_bytes")) >= 0)
             p->vram_total = metric_direct((double)size);
         else
-            p->vram_total = metric_none("KFD mem_banks/0/properties: no size_in_bytes");
+            p->vram_total = metric_none("KFD mem_banks/0/properties: no size_in_bytes (a number)");
     }
     closedir(d);
     if (n < 2)
@@ -171,16 +183,26 @@ static void read_modes(const char *dev, const char *name, char *out, size_t len,
         amd_fmt(out, len, "%s", buf);
 }
 
+/* A PCI id file ("0x74a1"); 0 when it is not one. */
+static unsigned pci_id(const char *text)
+{
+    char *end;
+    if (strncmp(text, "0x", 2) != 0 || !isxdigit((unsigned char)text[2]))
+        return 0;
+    unsigned long v = strtoul(text + 2, &end, 16);
+    return *end == '\0' && v <= 0xffff ? (unsigned)v : 0;
+}
+
 static void fill_identity(struct amd_gpu *g)
 {
     char path[AMD_PATH_LEN + 32], buf[128];
     unsigned vid = 0, did = 0;
     amd_fmt(path, sizeof(path), "%s/vendor", g->dev);
     if (amd_read_text(path, buf, sizeof(buf)) == 0)
-        vid = (unsigned)strtoul(buf, NULL, 16);
+        vid = pci_id(buf);
     amd_fmt(path, sizeof(path), "%s/device", g->dev);
     if (amd_read_text(path, buf, sizeof(buf)) == 0)
-        did = (unsigned)strtoul(buf, NULL, 16);
+        did = pci_id(buf);
     const char *arch;
     const char *known = name_of_id(did, &arch);
     amd_fmt(g->arch, sizeof(g->arch), "%s", arch);

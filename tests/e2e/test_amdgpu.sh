@@ -166,6 +166,50 @@ jeq "truncated gpu_metrics: energy none, reason names the file" "$j" \
     '[null,true]'
 jeq "truncated gpu_metrics: gpu_busy_percent still read" "$j" '.devices[0].metrics.gpu_util_pct.value' 23
 
+# --- sysfs numbers parsed strictly: a minus sign, trailing garbage, an
+# empty file, past 2^64 are none with the file and its text (strtoull made
+# "-5" 2^64 - 5: a memory busy of 1.8e19 %); out of range is none too ---
+cp -a "$FX/mi300x-spx" "$TMP/amd-nums"
+ND="$TMP/amd-nums/devices/pci0000:00/0000:0c:00.0"
+rm "$ND/gpu_metrics" # no table to stand in for the files refused
+printf -- '-5\n' >"$ND/mem_busy_percent"
+printf '250\n' >"$ND/gpu_busy_percent"
+printf '' >"$ND/mem_info_vram_used"
+printf '99999999999999999999\n' >"$ND/mem_info_vram_total"
+printf '3145728kB\n' >"$ND/mem_info_gtt_used"
+printf -- '-750000000\n' >"$ND/hwmon/hwmon0/power1_cap"
+printf -- '-3000\n' >"$ND/hwmon/hwmon0/temp2_input" # signed: -3 °C is a reading
+printf '0: 500Mhz\n1: -5Mhz *\n' >"$ND/pp_dpm_sclk"
+printf '16.0abc GT/s PCIe\n' >"$ND/current_link_speed"
+j=$("$MIGMON_BIN" --backend amdgpu --sysfs-root "$TMP/amd-nums" --once --format json)
+num_why() { # num_why METRIC: [value, the reason past the device directory]
+    jq -c --arg d "$ND/" ".devices[0].metrics.$1 | [.value, (.reason // \"\" | ltrimstr(\$d))]" <<<"$j"
+}
+eq "strict: mem_busy_percent -5: none, the file and why" "$(num_why mem_util_pct)" \
+    '[null,"mem_busy_percent: \"-5\" is negative (only 0 and up)"]'
+eq "strict: gpu_busy_percent 250: out of range" "$(num_why gpu_util_pct)" \
+    '[null,"gpu_busy_percent: \"250\" is out of range (gpu_util_pct 0 to 100 %)"]'
+eq "strict: an empty mem_info_vram_used" "$(num_why memory_used_bytes)" '[null,"mem_info_vram_used: \"\" is empty"]'
+eq "strict: mem_info_vram_total past 2^64" "$(num_why memory_total_bytes)" \
+    '[null,"mem_info_vram_total: \"99999999999999999999\" is out of range (past 2^64 - 1)"]'
+eq "strict: trailing characters" "$(num_why gtt_used_bytes)" '[null,"mem_info_gtt_used: \"3145728kB\" is not a number"]'
+eq "strict: a negative hwmon power cap" "$(num_why power_limit_w)" \
+    '[null,"hwmon/hwmon0/power1_cap: \"-750000000\" is negative (only 0 and up)"]'
+jeq "strict: a negative temperature is a reading (hwmon's are signed)" "$j" '.devices[0].metrics.temperature_c | [.value, .source]' '[-3,"direct"]'
+eq "strict: a minus sign in pp_dpm_sclk's current level" "$(num_why clock_graphics_mhz)" \
+    '[null,"pp_dpm_sclk: no current level (a line \"N: <MHz>Mhz *\")"]'
+eq "strict: a PCIe speed with garbage" "$(num_why pcie_gen)" '[null,"current_link_speed: \"16.0abc GT/s PCIe\" is no PCIe speed"]'
+jeq "strict: the files still good are read" "$j" '.devices[0].metrics | [.power_w.value, .memory_temp_c.value, .pcie_width.value, .gtt_total_bytes.value]' \
+    '[412,49,16,68719476736]'
+page=$("$MIGMON_BIN" --backend amdgpu --sysfs-root "$TMP/amd-nums" --once --format prometheus)
+eq "strict: no memory busy series (was 1.84e17)" "$(grep -c '^migmon_gpu_memory_utilization_ratio{' <<<"$page")" 0
+eq "strict: promtool clean" "$(printf '%s\n' "$page" | promtool check metrics 2>&1)" ""
+# with the table there, the refused file gives way to its value
+cp "$FX/mi300x-spx/devices/pci0000:00/0000:0c:00.0/gpu_metrics" "$ND/gpu_metrics"
+j=$("$MIGMON_BIN" --backend amdgpu --sysfs-root "$TMP/amd-nums" --once --format json)
+jeq "strict: mem_busy_percent refused, the table's average_umc_activity stands in" "$j" \
+    '.devices[0].metrics.mem_util_pct | [.value, .source]' '[17,"direct"]'
+
 # --- missing files: none with the path ---
 j=$("$MIGMON_BIN" --backend amdgpu --sysfs-root /nonexistent --once --format json)
 jeq "no amdgpu tree: no devices, the reason names it" "$j" '.gpu_error' \
