@@ -153,10 +153,12 @@ void amd_scan_processes(struct amd_state *st, struct snapshot *s, size_t first, 
                 st->fds_capped = true;
                 break;
             }
-            char path[AMD_PATH_LEN + 128], text[4096], lnk[128];
+            char path[AMD_PATH_LEN + 128], text[4096], lnk[128], why[AMD_WHY_LEN];
             amd_fmt(path, sizeof(path), "%s/%s", dir, fe->d_name);
             struct amd_fdinfo f;
-            if (amd_read_text(path, text, sizeof(text)) != 0 || amd_fdinfo_parse(text, &f) != 0)
+            /* /proc's files: regular ones only, read on this thread */
+            if (amd_read_text(NULL, path, text, sizeof(text), why, sizeof(why)) != AMD_READ_OK ||
+                amd_fdinfo_parse(text, &f) != 0)
                 continue;
             amd_fmt(path, sizeof(path), "%s/%s/fd/%s", st->proc, pe->d_name, fe->d_name);
             ssize_t n = readlink(path, lnk, sizeof(lnk) - 1);

@@ -21,24 +21,6 @@ void amd_fmt(char *out, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-int amd_read_text(const char *path, char *out, size_t len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, out, len - 1);
-    int e = errno;
-    close(fd);
-    if (n < 0) {
-        errno = e;
-        return -1;
-    }
-    out[n] = '\0';
-    while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' '))
-        out[--n] = '\0';
-    return 0;
-}
-
 /* Decimal digits at *p into *v; *p moves past them. 0, -1 when there is
  * no digit, -2 past 2^64 - 1. */
 static int digits(const char **p, uint64_t *v)
@@ -119,13 +101,13 @@ static void shown(char *out, size_t len, const char *text)
         memcpy(out + n - 3, "...", 3);
 }
 
-struct metric amd_file_metric(struct snapshot *s, const char *dir, const char *name,
-                              double scale, enum metric_id id)
+struct metric amd_file_metric(struct snapshot *s, struct amd_io *io, const char *dir,
+                              const char *name, double scale, enum metric_id id)
 {
-    char path[AMD_PATH_LEN + 64], buf[64], txt[28];
+    char path[AMD_PATH_LEN + 64], buf[64], txt[28], why_rd[AMD_WHY_LEN];
     amd_fmt(path, sizeof(path), "%s/%s", dir, name);
-    if (amd_read_text(path, buf, sizeof(buf)) != 0)
-        return metric_none(snapshot_note(s, "%s: %s", path, strerror(errno)));
+    if (amd_read_text(io, path, buf, sizeof(buf), why_rd, sizeof(why_rd)) != AMD_READ_OK)
+        return metric_none(snapshot_note(s, "%s", why_rd));
     const struct metric_info *mi = metric_info(id);
     const char *why = NULL;
     double v = 0;
@@ -151,13 +133,13 @@ struct metric amd_file_metric(struct snapshot *s, const char *dir, const char *n
 }
 
 /* The current level of a pp_dpm_* file: the line ending in '*'. */
-static struct metric dpm_clock(struct snapshot *s, const char *dir, const char *name,
-                               enum metric_id id)
+static struct metric dpm_clock(struct snapshot *s, struct amd_io *io, const char *dir,
+                               const char *name, enum metric_id id)
 {
-    char path[AMD_PATH_LEN + 64], buf[1024];
+    char path[AMD_PATH_LEN + 64], buf[1024], why[AMD_WHY_LEN];
     amd_fmt(path, sizeof(path), "%s/%s", dir, name);
-    if (amd_read_text(path, buf, sizeof(buf)) != 0)
-        return metric_none(snapshot_note(s, "%s: %s", path, strerror(errno)));
+    if (amd_read_text(io, path, buf, sizeof(buf), why, sizeof(why)) != AMD_READ_OK)
+        return metric_none(snapshot_note(s, "%s", why));
     char *save = NULL;
     for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         size_t n = strlen(line);
@@ -186,25 +168,34 @@ static struct metric hwmon_temp(struct snapshot *s, const struct amd_gpu *g, con
 {
     if (!g->hwmon[0])
         return metric_none(snapshot_note(s, "%s/hwmon: no hwmon directory", g->dev));
+    char why[AMD_WHY_LEN] = "";
     for (int i = 1; i <= 8; i++) {
-        char path[AMD_PATH_LEN + 32], buf[32];
+        char path[AMD_PATH_LEN + 32], buf[32], e[AMD_WHY_LEN];
         amd_fmt(path, sizeof(path), "%s/temp%d_label", g->hwmon, i);
-        if (amd_read_text(path, buf, sizeof(buf)) != 0 || strcmp(buf, label) != 0)
+        int rc = amd_read_text(g->io, path, buf, sizeof(buf), e, sizeof(e));
+        if (rc == AMD_READ_STALLED)
+            return metric_none(snapshot_note(s, "%s", e));
+        if (rc != AMD_READ_OK && errno != ENOENT && !why[0])
+            memcpy(why, e, sizeof(why)); /* a label there but unreadable: say so */
+        if (rc != AMD_READ_OK || strcmp(buf, label) != 0)
             continue;
         char name[32];
         snprintf(name, sizeof(name), "temp%d_input", i);
-        return amd_file_metric(s, g->hwmon, name, 0.001, id);
+        return amd_file_metric(s, g->io, g->hwmon, name, 0.001, id);
     }
+    if (why[0])
+        return metric_none(snapshot_note(s, "%s: no temp*_label \"%s\" read (%s)", g->hwmon,
+                                         label, why));
     return metric_none(snapshot_note(s, "%s: no temp*_label \"%s\"", g->hwmon, label));
 }
 
 /* "16.0 GT/s PCIe" (or "16 GT/s" before 5.7) → the PCIe generation. */
-static struct metric link_gen(struct snapshot *s, const char *dir)
+static struct metric link_gen(struct snapshot *s, struct amd_io *io, const char *dir)
 {
-    char path[AMD_PATH_LEN + 32], buf[64];
+    char path[AMD_PATH_LEN + 32], buf[64], why[AMD_WHY_LEN];
     amd_fmt(path, sizeof(path), "%s/current_link_speed", dir);
-    if (amd_read_text(path, buf, sizeof(buf)) != 0)
-        return metric_none(snapshot_note(s, "%s: %s", path, strerror(errno)));
+    if (amd_read_text(io, path, buf, sizeof(buf), why, sizeof(why)) != AMD_READ_OK)
+        return metric_none(snapshot_note(s, "%s", why));
     /* whole GT/s, then ".N" where the kernel prints a fraction, then " GT/s" */
     const char *p = buf;
     uint64_t whole = 0, tenth = 0;
@@ -269,20 +260,17 @@ void amd_sample_gpu(struct snapshot *s, struct amd_gpu *g, struct device *d,
     amd_fmt(path, sizeof(path), "%s/gpu_metrics", dev);
     /* One read: the kernel returns at most a page. */
     static __thread unsigned char blob[8192];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, blob, sizeof(blob)) : -1;
-    int e = errno;
-    if (fd >= 0)
-        close(fd);
-    if (n < 0) {
+    char rwhy[AMD_WHY_LEN];
+    size_t n;
+    if (amd_io_read(g->io, path, blob, sizeof(blob), &n, rwhy, sizeof(rwhy)) != AMD_READ_OK) {
         amd_metrics_decode(blob, 0, gm);
-        const char *why = snapshot_note(s, "%s: %s", path, strerror(e));
+        const char *why = snapshot_note(s, "%s", rwhy);
         for (int k = 0; k < AMD_NUM_XCP; k++)
             gm->part_busy[k] = metric_none(why);
         gm->gfx_pct = gm->umc_pct = gm->power_w = gm->energy_j = gm->mem_c =
             gm->hbm_max_c = gm->hotspot_c = metric_none(why);
     } else {
-        amd_metrics_decode(blob, (size_t)n, gm);
+        amd_metrics_decode(blob, n, gm);
         struct metric *all[] = {&gm->hotspot_c, &gm->mem_c, &gm->hbm_max_c, &gm->power_w,
                                 &gm->gfx_pct, &gm->umc_pct, &gm->energy_j};
         for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
@@ -291,22 +279,22 @@ void amd_sample_gpu(struct snapshot *s, struct amd_gpu *g, struct device *d,
             gm->part_busy[k] = with_path(s, path, gm->part_busy[k]);
     }
 
-    d->m[M_GPU_UTIL] = either(amd_file_metric(s, dev, "gpu_busy_percent", 1, M_GPU_UTIL), gm->gfx_pct);
-    d->m[M_MEM_UTIL] = either(amd_file_metric(s, dev, "mem_busy_percent", 1, M_MEM_UTIL), gm->umc_pct);
-    d->m[M_MEM_USED] = amd_file_metric(s, dev, "mem_info_vram_used", 1, M_MEM_USED);
-    d->m[M_MEM_TOTAL] = amd_file_metric(s, dev, "mem_info_vram_total", 1, M_MEM_TOTAL);
-    d->m[M_GTT_USED] = amd_file_metric(s, dev, "mem_info_gtt_used", 1, M_GTT_USED);
-    d->m[M_GTT_TOTAL] = amd_file_metric(s, dev, "mem_info_gtt_total", 1, M_GTT_TOTAL);
+    d->m[M_GPU_UTIL] = either(amd_file_metric(s, g->io, dev, "gpu_busy_percent", 1, M_GPU_UTIL), gm->gfx_pct);
+    d->m[M_MEM_UTIL] = either(amd_file_metric(s, g->io, dev, "mem_busy_percent", 1, M_MEM_UTIL), gm->umc_pct);
+    d->m[M_MEM_USED] = amd_file_metric(s, g->io, dev, "mem_info_vram_used", 1, M_MEM_USED);
+    d->m[M_MEM_TOTAL] = amd_file_metric(s, g->io, dev, "mem_info_vram_total", 1, M_MEM_TOTAL);
+    d->m[M_GTT_USED] = amd_file_metric(s, g->io, dev, "mem_info_gtt_used", 1, M_GTT_USED);
+    d->m[M_GTT_TOTAL] = amd_file_metric(s, g->io, dev, "mem_info_gtt_total", 1, M_GTT_TOTAL);
     /* Multi-die parts (MI300) hide temp1 (edge): the hotspot stands in. */
     struct metric edge = hwmon_temp(s, g, "edge", M_TEMP);
     d->m[M_TEMP] = either(either(edge, hwmon_temp(s, g, "junction", M_TEMP)), gm->hotspot_c);
     d->m[M_MEM_TEMP] = either(either(hwmon_temp(s, g, "mem", M_MEM_TEMP), gm->mem_c), gm->hbm_max_c);
     if (g->hwmon[0]) {
-        struct metric avg = amd_file_metric(s, g->hwmon, "power1_average", 1e-6, M_POWER);
-        d->m[M_POWER] = either(either(avg, amd_file_metric(s, g->hwmon, "power1_input", 1e-6, M_POWER)),
+        struct metric avg = amd_file_metric(s, g->io, g->hwmon, "power1_average", 1e-6, M_POWER);
+        d->m[M_POWER] = either(either(avg, amd_file_metric(s, g->io, g->hwmon, "power1_input", 1e-6, M_POWER)),
                                gm->power_w);
-        d->m[M_POWER_LIMIT] = amd_file_metric(s, g->hwmon, "power1_cap", 1e-6, M_POWER_LIMIT);
-        struct metric pwm = amd_file_metric(s, g->hwmon, "pwm1", 100.0 / 255.0, M_FAN);
+        d->m[M_POWER_LIMIT] = amd_file_metric(s, g->io, g->hwmon, "power1_cap", 1e-6, M_POWER_LIMIT);
+        struct metric pwm = amd_file_metric(s, g->io, g->hwmon, "pwm1", 100.0 / 255.0, M_FAN);
         d->m[M_FAN] = pwm;
     } else {
         d->m[M_POWER] = gm->power_w;
@@ -314,9 +302,9 @@ void amd_sample_gpu(struct snapshot *s, struct amd_gpu *g, struct device *d,
             metric_none(snapshot_note(s, "%s/hwmon: no hwmon directory", dev));
     }
     d->m[M_ENERGY] = gm->energy_j;
-    d->m[M_CLK_GFX] = dpm_clock(s, dev, "pp_dpm_sclk", M_CLK_GFX);
-    d->m[M_CLK_MEM] = dpm_clock(s, dev, "pp_dpm_mclk", M_CLK_MEM);
-    d->m[M_PCIE_GEN] = link_gen(s, dev);
-    d->m[M_PCIE_WIDTH] = amd_file_metric(s, dev, "current_link_width", 1, M_PCIE_WIDTH);
+    d->m[M_CLK_GFX] = dpm_clock(s, g->io, dev, "pp_dpm_sclk", M_CLK_GFX);
+    d->m[M_CLK_MEM] = dpm_clock(s, g->io, dev, "pp_dpm_mclk", M_CLK_MEM);
+    d->m[M_PCIE_GEN] = link_gen(s, g->io, dev);
+    d->m[M_PCIE_WIDTH] = amd_file_metric(s, g->io, dev, "current_link_width", 1, M_PCIE_WIDTH);
     throttle(s, g, d, path, gm);
 }
