@@ -1,17 +1,18 @@
 /*
  * amdgpu_sysfs.c — a GPU's metrics from amdgpu's sysfs files, hwmon and
  * the gpu_metrics table (docs/metrics.md lists what each file feeds).
- * A file that is missing or unreadable gives none with its path.
+ * A file that is missing, unreadable or not a number as the kernel prints
+ * one gives none with its path; the reads go through the GPU's reader
+ * (amdgpu_io.c), bounded by the tick's deadline.
  */
 #include "backend/amdgpu.h"
 
 #include <errno.h>
 #include <stdarg.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <strings.h>
 
 void amd_fmt(char *out, size_t len, const char *fmt, ...)
 {
@@ -279,22 +280,27 @@ void amd_sample_gpu(struct snapshot *s, struct amd_gpu *g, struct device *d,
             gm->part_busy[k] = with_path(s, path, gm->part_busy[k]);
     }
 
-    d->m[M_GPU_UTIL] = either(amd_file_metric(s, g->io, dev, "gpu_busy_percent", 1, M_GPU_UTIL), gm->gfx_pct);
-    d->m[M_MEM_UTIL] = either(amd_file_metric(s, g->io, dev, "mem_busy_percent", 1, M_MEM_UTIL), gm->umc_pct);
-    d->m[M_MEM_USED] = amd_file_metric(s, g->io, dev, "mem_info_vram_used", 1, M_MEM_USED);
-    d->m[M_MEM_TOTAL] = amd_file_metric(s, g->io, dev, "mem_info_vram_total", 1, M_MEM_TOTAL);
-    d->m[M_GTT_USED] = amd_file_metric(s, g->io, dev, "mem_info_gtt_used", 1, M_GTT_USED);
-    d->m[M_GTT_TOTAL] = amd_file_metric(s, g->io, dev, "mem_info_gtt_total", 1, M_GTT_TOTAL);
+    struct amd_io *io = g->io;
+    d->m[M_GPU_UTIL] =
+        either(amd_file_metric(s, io, dev, "gpu_busy_percent", 1, M_GPU_UTIL), gm->gfx_pct);
+    d->m[M_MEM_UTIL] =
+        either(amd_file_metric(s, io, dev, "mem_busy_percent", 1, M_MEM_UTIL), gm->umc_pct);
+    d->m[M_MEM_USED] = amd_file_metric(s, io, dev, "mem_info_vram_used", 1, M_MEM_USED);
+    d->m[M_MEM_TOTAL] = amd_file_metric(s, io, dev, "mem_info_vram_total", 1, M_MEM_TOTAL);
+    d->m[M_GTT_USED] = amd_file_metric(s, io, dev, "mem_info_gtt_used", 1, M_GTT_USED);
+    d->m[M_GTT_TOTAL] = amd_file_metric(s, io, dev, "mem_info_gtt_total", 1, M_GTT_TOTAL);
     /* Multi-die parts (MI300) hide temp1 (edge): the hotspot stands in. */
     struct metric edge = hwmon_temp(s, g, "edge", M_TEMP);
     d->m[M_TEMP] = either(either(edge, hwmon_temp(s, g, "junction", M_TEMP)), gm->hotspot_c);
-    d->m[M_MEM_TEMP] = either(either(hwmon_temp(s, g, "mem", M_MEM_TEMP), gm->mem_c), gm->hbm_max_c);
+    d->m[M_MEM_TEMP] =
+        either(either(hwmon_temp(s, g, "mem", M_MEM_TEMP), gm->mem_c), gm->hbm_max_c);
     if (g->hwmon[0]) {
-        struct metric avg = amd_file_metric(s, g->io, g->hwmon, "power1_average", 1e-6, M_POWER);
-        d->m[M_POWER] = either(either(avg, amd_file_metric(s, g->io, g->hwmon, "power1_input", 1e-6, M_POWER)),
-                               gm->power_w);
-        d->m[M_POWER_LIMIT] = amd_file_metric(s, g->io, g->hwmon, "power1_cap", 1e-6, M_POWER_LIMIT);
-        struct metric pwm = amd_file_metric(s, g->io, g->hwmon, "pwm1", 100.0 / 255.0, M_FAN);
+        const char *hw = g->hwmon;
+        struct metric avg = amd_file_metric(s, io, hw, "power1_average", 1e-6, M_POWER);
+        struct metric in = amd_file_metric(s, io, hw, "power1_input", 1e-6, M_POWER);
+        d->m[M_POWER] = either(either(avg, in), gm->power_w);
+        d->m[M_POWER_LIMIT] = amd_file_metric(s, io, hw, "power1_cap", 1e-6, M_POWER_LIMIT);
+        struct metric pwm = amd_file_metric(s, io, hw, "pwm1", 100.0 / 255.0, M_FAN);
         d->m[M_FAN] = pwm;
     } else {
         d->m[M_POWER] = gm->power_w;
@@ -302,9 +308,9 @@ void amd_sample_gpu(struct snapshot *s, struct amd_gpu *g, struct device *d,
             metric_none(snapshot_note(s, "%s/hwmon: no hwmon directory", dev));
     }
     d->m[M_ENERGY] = gm->energy_j;
-    d->m[M_CLK_GFX] = dpm_clock(s, g->io, dev, "pp_dpm_sclk", M_CLK_GFX);
-    d->m[M_CLK_MEM] = dpm_clock(s, g->io, dev, "pp_dpm_mclk", M_CLK_MEM);
-    d->m[M_PCIE_GEN] = link_gen(s, g->io, dev);
-    d->m[M_PCIE_WIDTH] = amd_file_metric(s, g->io, dev, "current_link_width", 1, M_PCIE_WIDTH);
+    d->m[M_CLK_GFX] = dpm_clock(s, io, dev, "pp_dpm_sclk", M_CLK_GFX);
+    d->m[M_CLK_MEM] = dpm_clock(s, io, dev, "pp_dpm_mclk", M_CLK_MEM);
+    d->m[M_PCIE_GEN] = link_gen(s, io, dev);
+    d->m[M_PCIE_WIDTH] = amd_file_metric(s, io, dev, "current_link_width", 1, M_PCIE_WIDTH);
     throttle(s, g, d, path, gm);
 }
