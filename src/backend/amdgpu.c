@@ -13,6 +13,17 @@
 #include "backend/backend.h"
 #include "clock.h"
 
+/* A partition's VRAM in use: the kernel counts it for the whole GPU
+ * (mem_info_vram_used) and for each DRM client (fdinfo's drm-memory-vram),
+ * never for a partition. The clients' sum is not the partition's use: it
+ * leaves out the processes this host cannot see (other PID namespaces,
+ * hidepid) and the driver's own allocations, and the model has no way to
+ * mark a value as a lower bound; so it is none, whether or not processes
+ * are read (docs/decisions.md). */
+static const char WHY_PART_VRAM[] =
+    "the kernel reports VRAM in use per GPU only; a sum over the partition's visible "
+    "processes (listed with their own VRAM) would not be its use";
+
 static int amd_open(void **state, const struct backend_opts *o, char *err, size_t errlen)
 {
     *state = NULL;
@@ -131,7 +142,7 @@ static int amd_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
             c->m[M_MEM_TOTAL] = p->vram_total;
             if (!metric_ok(&p->vram_total) && p->vram_why[0])
                 c->m[M_MEM_TOTAL] = metric_none(snapshot_note(s, "%s", p->vram_why));
-            c->m[M_MEM_USED] = metric_none("the kernel reports VRAM in use per GPU only");
+            c->m[M_MEM_USED] = metric_none(WHY_PART_VRAM);
             if (k < gm.num_partition || (gm.format < 0 && gm.part_busy[k].why))
                 c->m[M_GPU_UTIL] = gm.part_busy[k]; /* or why the table was not read */
             else if (gm.num_partition < 0)
@@ -162,10 +173,6 @@ static int amd_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
             d->proc_first = s->nprocs;
             d->nprocs = 0;
             d->process_count = metric_none(why);
-            if (d->kind == DEV_MIG)
-                d->m[M_MEM_USED] = metric_none(
-                    "the kernel reports VRAM in use per GPU only; its processes are not read "
-                    "(export without --export-processes)");
         }
     }
     /* what no file's own check caught (the gpu_metrics table's values,

@@ -192,7 +192,6 @@ void amd_scan_processes(struct amd_state *st, struct snapshot *s, size_t first, 
         struct device *d = &s->devices[k];
         d->proc_first = s->nprocs;
         d->nprocs = 0;
-        struct metric used = metric_direct(0);
         for (size_t i = 0; i < nfound; i++) {
             if (list[i].dev != k)
                 continue;
@@ -208,13 +207,12 @@ void amd_scan_processes(struct amd_state *st, struct snapshot *s, size_t first, 
                 p->type = PROC_COMPUTE;
             p->mem_bytes = f->has_vram ? metric_direct((double)f->vram_bytes)
                                        : metric_none("fdinfo: no drm-memory-vram \"<n> KiB\"");
-            if (f->has_vram)
-                used.value += (double)f->vram_bytes;
             p->sm_util = metric_none("fdinfo: first read of this client (GPU % needs two)");
             struct amd_client *c = client_of(st, p->pid, f->client_id);
+            bool known = c && c->gen && c->seen_ns && c->seen_ns < now_ns;
             if (f->engine_bad)
-                p->sm_util = metric_none("fdinfo: a drm-engine-gfx/compute that is not \"<n> ns\"");
-            else if (c && c->gen && c->seen_ns && c->seen_ns < now_ns && f->engine_ns >= c->engine_ns) {
+                p->sm_util = metric_none("fdinfo: a drm-engine-gfx/compute not \"<n> ns\"");
+            else if (known && f->engine_ns >= c->engine_ns) {
                 double dns = (double)(f->engine_ns - c->engine_ns);
                 double dt = (double)(now_ns - c->seen_ns);
                 if (dns <= dt)
@@ -231,13 +229,9 @@ void amd_scan_processes(struct amd_state *st, struct snapshot *s, size_t first, 
             p->mem_util = p->enc_util = p->dec_util = metric_none("not in amdgpu fdinfo");
             d->nprocs++;
         }
+        /* A partition's VRAM in use stays none (amd_sample): the sum of
+         * these processes' is not it. */
         d->process_count = metric_direct((double)d->nprocs);
-        /* A partition's VRAM in use: what its processes hold (the kernel
-         * reports use for the whole GPU only). */
-        if (d->kind == DEV_MIG) {
-            used.src = MSRC_PROCESS;
-            d->m[M_MEM_USED] = used;
-        }
     }
     /* Clients not seen in this scan are forgotten. */
     size_t w = 0;

@@ -66,8 +66,13 @@ jeq "fdinfo: processes on partitions 0, 2, 5 (render minors 128, 130, 133)" "$j"
     '[.devices[] | select(.kind == "mig") | {p: .gpu_instance_id, n: [.processes[]?.pid]} | select(.n | length > 0)]' \
     '[{"p":0,"n":[7003]},{"p":2,"n":[7001]},{"p":5,"n":[7002]}]'
 jeq "fdinfo: drm-memory-vram (KiB) in bytes" "$j" '[.devices[3].processes[0].memory_bytes]' '[4294967296]'
-jeq "fdinfo: partition VRAM in use = its processes' (source process)" "$j" \
-    '.devices[3].metrics.memory_used_bytes | [.value, .source]' '[4294967296,"process"]'
+# a partition's VRAM in use: none, with the reason, though its processes
+# are listed (their sum is not the partition's use: docs/decisions.md)
+PART_VRAM_WHY="the kernel reports VRAM in use per GPU only; a sum over the partition's visible processes (listed with their own VRAM) would not be its use"
+jeq "fdinfo: partition VRAM in use is none, with the reason, where it has processes" "$j" \
+    '.devices[3].metrics.memory_used_bytes | [.value, .source, .reason]' "[null,\"none\",\"$PART_VRAM_WHY\"]"
+jeq "fdinfo: ... and where it has none (not 0)" "$j" \
+    '[.devices[] | select(.kind == "mig") | .metrics.memory_used_bytes | [.value, .source]] | unique' '[[null,"none"]]'
 jeq "fdinfo: one read gives no GPU % (it needs two)" "$j" '.devices[3].processes[0].sm_util_pct' null
 
 jeq "mi300x cpx: the modes it can be switched to (available_*_partition)" "$j" '.devices[0].partition_modes' \
@@ -217,6 +222,8 @@ t=$(COLUMNS=80 amd mi300x-cpx --once --format table)
 contains "table: the MI300X" "$t" "AMD Instinct MI300X    41%   17%"
 contains "table: partition 2" "$t" "0/2    CPX/NPS4 partition 2   30%"
 contains "table: partition 2's process" "$t" "0/2        7001"
+contains "table: partition 2's VRAM in use N/A, its total read" "$t" "N/A/24576 MiB"
+eq "table: no partition reads 0 MiB in use" "$(grep -c ' 0/24576 MiB' <<<"$t")" 0
 
 # --- Prometheus: promtool clean, vendor and partition labels ---
 for t in mi250x mi300x-spx mi300x-cpx rx7900; do
@@ -250,6 +257,13 @@ wait "$epid" 2>/dev/null
 contains "exporter: partitions' activity served" "$page" 'partition_id="2",mig_profile="CPX/NPS4",mig_uuid="AMD-4f1c2d3e5a6b7c80-P2",source="direct"} 0.3'
 eq "exporter: no partition memory in use (its processes are not read)" \
     "$(printf '%s\n' "$page" | grep -c '^migmon_mig_memory_used_bytes{')" 0
+page=$(amd mi300x-cpx --once --format prometheus --export-processes)
+eq "prometheus with processes: still no partition memory in use" \
+    "$(printf '%s\n' "$page" | grep -c '^migmon_mig_memory_used_bytes{')" 0
+contains "prometheus with processes: the processes' own memory" "$page" 'pid="7001"'
+influx=$(amd mi300x-cpx --once --format influx)
+eq "influx: no partition memory_fb_used field" "$(grep '^nvidia_smi_mig,' <<<"$influx" | grep -c 'memory_fb_used=')" 0
+eq "influx: ... its memory_fb_total is there" "$(grep '^nvidia_smi_mig,' <<<"$influx" | grep -c 'memory_fb_total=24576i')" 8
 eq "exporter: partition memory totals served" \
     "$(printf '%s\n' "$page" | grep -c '^migmon_mig_memory_total_bytes{.*vendor="amd"')" 8
 
@@ -272,6 +286,9 @@ jeq "--backend nvml,amdgpu: partitions point at their GPU's position" "$j3" \
     '[.devices[] | select(.vendor == "amd" and .kind == "mig") | .index] | unique' '[1]'
 csv=$(amd mi300x-cpx --once --format csv)
 eq "csv: a row per device (GPU and 8 partitions)" "$(printf '%s\n' "$csv" | grep -c ',AMD Instinct MI300X,')" 9
+col=$(head -1 <<<"$csv" | tr ',' '\n' | grep -nx 'memory_used_bytes' | cut -d: -f1)
+eq "csv: the partitions' memory_used_bytes empty (none)" \
+    "$(grep ',AMD Instinct MI300X,' <<<"$csv" | tail -8 | cut -d, -f"${col:-1}" | sort -u)" ""
 jeq "--backend nvml: no AMD device" "$j2" '[.devices[] | select(.vendor == "amd")] | length' 0
 
 # --- --demo mi300x: a simulated sysfs tree, removed at exit ---
@@ -282,6 +299,9 @@ jeq "demo mi300x: the GPU and 8 partitions, all AMD" "$j" \
 jeq "demo mi300x: every partition has its activity" "$j" \
     '[.devices[] | select(.kind == "mig") | .metrics.gpu_util_pct.source] | unique' '["direct"]'
 jeq "demo mi300x: the name says demo" "$j" '.devices[0].name' '"AMD Instinct MI300X (demo)"'
+jeq "demo mi300x: the GPU's VRAM in use read, its partitions' none (not 0)" "$j" \
+    '[.devices[0].metrics.memory_used_bytes.source, ([.devices[] | select(.kind == "mig") | .metrics.memory_used_bytes | [.value, .reason]] | unique)]' \
+    "[\"direct\",[[null,\"$PART_VRAM_WHY\"]]]"
 eq "demo mi300x: its tree is removed at exit" "$(ls -A "$dtmp")" ""
 
 # --- the interactive monitor at 120x40 on the CPX tree ---
@@ -297,6 +317,9 @@ if command -v tmux >/dev/null; then
         "Modes CPX/NPS4  can switch to SPX, DPX, QPX, CPX / NPS1, NPS4"
     contains "mi300x cpx screen: throttle reasons from the residencies (none grew)" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-cpx-120x40.txt")" \
         "Throttle none"
+    contains "mi300x cpx screen: a partition's VRAM gauge N/A (not its processes' sum)" \
+        "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-cpx-120x40.txt")" \
+        "├ Part 2 CPX/NPS4           ▮▮▮▯▯▯▯▯▯▯   30%      ▯▯▯▯▯▯▯▯▯▯   N/A│"
     contains "mi300x spx screen: no memory list: N/A" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-spx-120x40.txt")" \
         "Modes SPX/NPS1  can switch to SPX, DPX, QPX, CPX / N/A"
     contains "mi300x spx screen: the mode on the GPU's detail" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-spx-120x40.txt")" "AMD Instinct MI300X"
