@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,8 +147,14 @@ struct amd_io *amd_io_open(void)
     pthread_cond_init(&io->cv, &ca);
     pthread_condattr_destroy(&ca);
     /* the default stack: a smaller one must still hold the program's
-     * static TLS, which is not ours to size */
-    if (pthread_create(&io->thread, NULL, reader_main, io) != 0) {
+     * static TLS, which is not ours to size; and no signal the front end
+     * handles is ever delivered to the reader */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(&io->thread, NULL, reader_main, io);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
         pthread_cond_destroy(&io->cv);
         pthread_mutex_destroy(&io->mu);
         free(io);
