@@ -55,7 +55,7 @@ void cli_usage(FILE *f)
           "                         a JSON array; all of them unless --top is given\n"
           "      --timeout SECONDS  --once: wait at most this long for the driver (default\n"
           "                         10); a device still stuck is printed as N/A naming the\n"
-          "                         call, and the exit status is 3\n"
+          "                         call (or the AMD file), and the exit status is 3\n"
           "  -i, --interval MS      sampling interval in milliseconds (default 1000, min 100)\n"
           "      --top N            processes listed per device (default 16, 0 = all)\n"
           "      --no-color         no colours in the interactive UI (also: NO_COLOR set)\n"

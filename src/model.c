@@ -150,7 +150,12 @@ static const char *out_of_range(struct snapshot *s, double v)
 
 void snapshot_check_ranges(struct snapshot *s)
 {
-    for (size_t i = 0; i < s->ndevices; i++) {
+    snapshot_check_ranges_from(s, 0);
+}
+
+void snapshot_check_ranges_from(struct snapshot *s, size_t first)
+{
+    for (size_t i = first; i < s->ndevices; i++) {
         struct device *d = &s->devices[i];
         for (int k = 0; k < M_COUNT; k++) {
             struct metric *m = &d->m[k];

@@ -170,6 +170,9 @@ struct snapshot;
  * used against total; offenders become none with the value in the reason
  * (stored in s's notes). Process memory likewise. */
 void snapshot_check_ranges(struct snapshot *s);
+/* The same for the devices from first on (a backend's own, after those
+ * of the backends before it). */
+void snapshot_check_ranges_from(struct snapshot *s, size_t first);
 
 /* A partition of an AMD Instinct GPU (amdgpu compute partitions, CPX …)
  * is a DEV_MIG device too: a child of its physical GPU with its own memory
