@@ -292,6 +292,21 @@ static nvmlReturn_t put_ull(nvmlFieldValue_t *v, unsigned long long x)
     return NVML_SUCCESS;
 }
 
+/*
+ * The time clocks were held down, ns, as nvmlDeviceGetViolationStatus
+ * reports it (its deprecation note in nvml.h 13.x names these fields as its
+ * replacement): the violation_*_s keys, answering what the call would.
+ */
+static nvmlReturn_t violation_field(struct sim_call *c, nvmlFieldValue_t *v, bool thermal)
+{
+    const struct sim_gpu *g = c->d.g;
+    if (g->rc[SIM_HRC_VIOLATION])
+        return g->rc[SIM_HRC_VIOLATION];
+    if (!valfn_supported(&g->violation_s[thermal]))
+        return NVML_ERROR_NOT_SUPPORTED;
+    return put_ull(v, model_sat_u64(valfn_eval(&g->violation_s[thermal], c->t) * 1e9));
+}
+
 static nvmlReturn_t field(struct sim_call *c, nvmlFieldValue_t *v)
 {
     const struct sim_gpu *g = c->d.g;
@@ -352,6 +367,17 @@ static nvmlReturn_t field(struct sim_call *c, nvmlFieldValue_t *v)
             return NVML_ERROR_INVALID_ARGUMENT;
         return put_ull(v, model_nvlink_share(kib, v->scopeId, model_nvlinks_up(g, c->t)));
     }
+    case NVML_FI_DEV_PERF_POLICY_POWER:   /* = CLOCKS_EVENT_REASON_SW_POWER_CAP */
+    case NVML_FI_DEV_PERF_POLICY_THERMAL: /* ViolationStatus' policies, ns */
+        return violation_field(c, v, id == NVML_FI_DEV_PERF_POLICY_THERMAL);
+    case NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN_R575: /* 251 in 575 and 580 */
+        if (!sim_driver_at_least(575, 0, 0) || sim_driver_at_least(590, 0, 0))
+            return NVML_ERROR_NOT_SUPPORTED; /* power smoothing from 590: not modelled */
+        return violation_field(c, v, true);
+    case NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN: /* 269 from 590 */
+        if (!sim_driver_at_least(590, 0, 0))
+            return NVML_ERROR_NOT_SUPPORTED; /* 580: a power-smoothing field */
+        return violation_field(c, v, true);
     case NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION:
         if (g->arch < 5 || g->energy_j.kind == VF_NONE ||
             (g->energy_j.kind == VF_UNSET && !valfn_supported(&g->power_w)))

@@ -175,6 +175,9 @@ static void count_xid(struct events_client *c, const struct events_item *e)
     k->last_seq = c->total;
 }
 
+_Static_assert(MIGMON_EVENT_TYPE_OPERATIONAL == GPU_EVENT_OPERATIONAL,
+               "one mark for an operational event");
+
 static void on_event(struct events_client *c, const struct events_rec_event *r)
 {
     struct events_item e;
@@ -188,6 +191,8 @@ static void on_event(struct events_client *c, const struct events_rec_event *r)
     e.ci_id = r->ci_id;
     e.xid = r->xid;
     e.type = r->type;
+    e.severity = r->severity;
+    e.category = r->category;
     c->ring[c->total % EVENTS_RING] = e;
     c->total++;
     if (e.type & NVML_EVENT_TYPE_XID)
@@ -441,6 +446,8 @@ static void apply_events(const struct events_client *c, struct snapshot *s)
         g->ci_id = it->ci_id;
         g->xid = it->xid;
         g->type = it->type;
+        g->severity = it->severity;
+        g->category = it->category;
     }
     s->nevents = n;
 }

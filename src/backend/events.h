@@ -105,6 +105,11 @@ struct events_rec_event {
     uint32_t xid;   /* the Xid for an Xid event, else 0 */
     int32_t gi_id;  /* -1: not attributed to a GPU instance */
     int32_t ci_id;  /* -1: not attributed to a compute instance */
+    /* An operational event (type MIGMON_EVENT_TYPE_OPERATIONAL): its
+     * severity and category as nvmlEventSetWait_v3 gave them; xid is its
+     * legacy-Xid context (0: none). 0 for an event bit. */
+    uint32_t severity;
+    uint32_t category;
     uint32_t pad;
     uint64_t mono_ns; /* the helper's CLOCK_MONOTONIC at receipt */
     int64_t wall_ns;  /* and CLOCK_REALTIME */
@@ -144,6 +149,7 @@ struct events_item {
     int gi_id, ci_id; /* -1: not attributed */
     unsigned xid;
     unsigned long long type;
+    unsigned severity, category; /* an operational event's (events_rec_event) */
 };
 
 /* Starts the helper. NULL only out of memory. */

@@ -279,9 +279,14 @@ static void write_device(struct jsonw *w, const struct snapshot *s, const struct
     } else {
         jsonw_null(w);
     }
-    if (d->vendor == VENDOR_AMD) { /* NVML's: nvmlDeviceGetCurrentClocksEventReasons */
+    if (d->vendor == VENDOR_AMD) {
         jsonw_key(w, d->throttle_valid ? "throttle_reasons_source" : "throttle_reasons_reason");
         jsonw_str(w, d->throttle_valid ? "gpu_metrics residency counters" : d->throttle_why);
+    } else if (d->throttle_why) {
+        /* NVML's, where the entry point is news (a deprecated call's
+         * replacement, or one refused): backend/nvml_compat.c */
+        jsonw_key(w, d->throttle_valid ? "throttle_reasons_source" : "throttle_reasons_reason");
+        jsonw_str(w, d->throttle_why);
     }
     write_processes(w, s, d);
     jsonw_obj_close(w);
