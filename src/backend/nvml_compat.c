@@ -162,7 +162,13 @@ static nvmlReturn_t run_pair(struct nvml_state *st, struct dev_cache *c, enum co
     has = which == 0 ? p->has_new : p->has_old;
     const char *name = which == 0 ? p->newer : p->older;
     *path = which == 0 ? CP_NEW : CP_OLD;
-    c->compat_why[k] = note("read with %s (%s: %s)", name, first_name, first_why);
+    /* A replacement the driver lacks (FUNCTION_NOT_FOUND: a library
+     * exporting names its driver has not) leaves the old call as it
+     * always was: nothing to say. Any other refusal is news. */
+    if (which == 1 && first_rc == NVML_ERROR_FUNCTION_NOT_FOUND)
+        c->compat_why[k] = NULL;
+    else
+        c->compat_why[k] = note("read with %s (%s: %s)", name, first_name, first_why);
     rc = has ? call(st, h, which, out) : NVML_ERROR_FUNCTION_NOT_FOUND;
     if (rc == NVML_SUCCESS) {
         *why = c->compat_why[k];

@@ -85,7 +85,9 @@ static bool read_remap_v2(struct nvml_state *st, struct dev_cache *c, nvmlDevice
     memset(&r, 0, sizeof(r));
     nvmlReturn_t rc = CALL(st, "nvmlDeviceGetRemappedRows_v2", fn(h, &r));
     if (rc != NVML_SUCCESS) {
-        memo_note(c, MC_REMAP_V2, rc);
+        if (memo_note(c, MC_REMAP_V2, rc) && rc == NVML_ERROR_FUNCTION_NOT_FOUND)
+            c->memo_why[MC_REMAP_V2] = "needs nvmlDeviceGetRemappedRows_v2 (drivers 595 and "
+                                       "later): NVML_ERROR_FUNCTION_NOT_FOUND";
         keep(c, M_REMAP_INACTIVE, failed(c, MC_REMAP_V2, rc));
         return false;
     }
@@ -163,6 +165,9 @@ static void read_unrepairable(struct nvml_state *st, struct dev_cache *c, nvmlDe
         c->arch_id < NVML_DEVICE_ARCH_HOPPER)
         c->memo_why[MC_UNREPAIRABLE] = "the unrepairable-memory flag is Hopper's and later's "
                                        "(NVML_ERROR_NOT_SUPPORTED)";
+    if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) /* exported, not in this driver */
+        c->memo_why[MC_UNREPAIRABLE] = "needs nvmlDeviceGetUnrepairableMemoryFlag_v1 (drivers "
+                                       "590 and later): NVML_ERROR_FUNCTION_NOT_FOUND";
     keep(c, M_UNREPAIRABLE_MEM, failed(c, MC_UNREPAIRABLE, rc));
 }
 
@@ -190,6 +195,9 @@ static void read_bank_remapper(struct nvml_state *st, struct dev_cache *c, nvmlD
             return;
         }
         memo_note(c, MC_BANK, rc);
+        if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) /* exported, not in this driver */
+            c->memo_why[MC_BANK] = "needs nvmlDeviceGetBankRemapperStatus_v1 (drivers 615 and "
+                                   "later): NVML_ERROR_FUNCTION_NOT_FOUND";
         m = failed(c, MC_BANK, rc);
     }
     for (int k = 0; k < 3; k++)

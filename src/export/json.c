@@ -307,7 +307,9 @@ static void write_events(struct jsonw *w, const struct snapshot *s)
         const struct device *d =
             e->device_pos >= 0 && (size_t)e->device_pos < s->ndevices ? &s->devices[e->device_pos]
                                                                        : NULL;
-        bool xid = strcmp(xid_event_type_name(e->type), "xid") == 0;
+        /* an operational event's legacy Xid reads as the Xid it is */
+        bool ops = (e->type & GPU_EVENT_OPERATIONAL) != 0;
+        bool xid = strcmp(xid_event_type_name(e->type), "xid") == 0 || (ops && e->xid);
         jsonw_obj_open(w);
         jsonw_key(w, "elapsed_ns");
         jsonw_uint(w, e->elapsed_ns);
@@ -331,6 +333,12 @@ static void write_events(struct jsonw *w, const struct snapshot *s)
         jsonw_str(w, xid ? xid_meaning(e->xid) : NULL);
         jsonw_key(w, "action");
         jsonw_str(w, xid ? xid_action(e->xid) : NULL);
+        if (ops) { /* NVML's numbers, not interpreted (docs/health.md) */
+            jsonw_key(w, "severity");
+            jsonw_uint(w, e->severity);
+            jsonw_key(w, "category");
+            jsonw_uint(w, e->category);
+        }
         jsonw_obj_close(w);
     }
     jsonw_arr_close(w);
