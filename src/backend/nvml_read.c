@@ -240,7 +240,7 @@ int nvml_read_slices_total(struct nvml_state *st, nvmlDevice_t h)
     if (!st->lib.f.gi_profile_info)
         return -1;
     int best = -1;
-    for (unsigned int p = 0; p < 0x12; p++) {
+    for (unsigned int p = 0; p < NVML_GPU_INSTANCE_PROFILE_COUNT; p++) {
         nvmlGpuInstanceProfileInfo_t info;
         memset(&info, 0, sizeof(info));
         nvmlReturn_t rc = CALL(st, "nvmlDeviceGetGpuInstanceProfileInfo",
