@@ -262,11 +262,17 @@ SIM_DEVICE_FN(nvmlDeviceGetProcessesUtilizationInfo,
 
 /* ---- field values ---- */
 
-/* NVML_FI_MAX of the driver's header: ids at or above it are unknown to it. */
+/* NVML_FI_MAX of the driver's header: ids at or above it are unknown to it.
+ * The 12.9 and 13.0 headers (drivers 575, 580) end at the power-smoothing
+ * fields (274), 13.1 (590) at 289, 13.2 and 13.3 (595 and later) at 303. */
 static unsigned field_max(void)
 {
-    if (sim_driver_at_least(580, 0, 0))
+    if (sim_driver_at_least(595, 0, 0))
         return 303;
+    if (sim_driver_at_least(590, 0, 0))
+        return 289;
+    if (sim_driver_at_least(575, 0, 0))
+        return 274;
     if (sim_driver_at_least(570, 0, 0))
         return 269;
     if (sim_driver_at_least(550, 0, 0))

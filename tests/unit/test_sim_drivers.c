@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "sim_env.h"
@@ -170,11 +171,63 @@ static void test_615_events_and_memory_health(void **state)
     close_lib();
 }
 
+/* A one-GPU scenario on driver drv, written to a file of its own. */
+static void open_driver(const char *drv)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/tmp/migmon-sim-drivers.XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fprintf(f, "[system]\ndriver_version = %s\n[gpu.0]\nname = NVIDIA H100 80GB HBM3\n"
+               "memory_total_mib = 81559\n",
+            drv);
+    assert_int_equal(fclose(f), 0);
+    setenv("MIGMON_SIM_SCENARIO", path, 1);
+    setenv("MIGMON_SIM_TIME", "100", 1);
+    lib = dlopen(getenv("MIGMON_SIM_LIB"), RTLD_NOW | RTLD_LOCAL);
+    assert_non_null(lib);
+    int rc = ((nvml_fn_void)sym("nvmlInit_v2"))();
+    unlink(path); /* read at init */
+    assert_int_equal(rc, NVML_SUCCESS);
+}
+
+/* NVML_FI_MAX of each driver's header: the last id below it is one the
+ * driver knows (per entry NOT_SUPPORTED: the simulator does not model it),
+ * the id itself is unknown (INVALID_ARGUMENT). */
+static void test_field_max_follows_the_header(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *drv;
+        unsigned max;
+    } cases[] = {
+        {"570.211.01", 269}, {"575.57.08", 274}, {"580.82.07", 274},
+        {"590.44.01", 289},  {"595.45.04", 303}, {"610.43.03", 303},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        open_driver(cases[i].drv);
+        nvmlFieldValue_t fv[2];
+        memset(fv, 0, sizeof(fv));
+        fv[0].fieldId = cases[i].max - 1;
+        fv[1].fieldId = cases[i].max;
+        ((nvml_fn_dev_fields)sym("nvmlDeviceGetFieldValues"))(gpu(0), 2, fv);
+        if (fv[0].nvmlReturn != NVML_ERROR_NOT_SUPPORTED ||
+            fv[1].nvmlReturn != NVML_ERROR_INVALID_ARGUMENT)
+            fail_msg("driver %s: id %u answered %d, id %u answered %d (want 3, 2)",
+                     cases[i].drv, fv[0].fieldId, (int)fv[0].nvmlReturn, fv[1].fieldId,
+                     (int)fv[1].nvmlReturn);
+        close_lib();
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cuda14_removes_the_deprecated_calls),
         cmocka_unit_test(test_615_events_and_memory_health),
+        cmocka_unit_test(test_field_max_follows_the_header),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
