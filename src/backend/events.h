@@ -2,8 +2,9 @@
  * events.h — NVML health events (Xid, ECC single and double bit errors),
  * read in a helper process.
  *
- * nvmlEventSetWait_v2 blocks by design and may never return on a sick
- * driver, so it is never called on a monitor thread: the helper is this
+ * nvmlEventSetWait_v2 (v3 where the GPU operational events are registered)
+ * blocks by design and may never return on a sick driver, so it is never
+ * called on a monitor thread: the helper is this
  * binary started as `mig-gpu-mon --events-helper LIBRARY`, with an NVML
  * session of its own. It registers, on one event set, the Xid and ECC
  * events each GPU supports and waits with a 1 s timeout, sending a
@@ -44,6 +45,7 @@ enum events_call {
     EVENTS_CALL_INIT,     /* loading libnvidia-ml, nvmlInit */
     EVENTS_CALL_SETUP,    /* handles, UUIDs, supported types, the set, registration */
     EVENTS_CALL_WAIT,     /* nvmlEventSetWait_v2 */
+    EVENTS_CALL_WAIT_V3,  /* nvmlEventSetWait_v3: operational events are registered */
     EVENTS_CALL_COUNT
 };
 

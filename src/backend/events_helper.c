@@ -341,8 +341,19 @@ static void send_event_v3(const struct eh *d, const nvmlEventSetWait_v3_t *ev)
     helper_send(EVENTS_PROTO_MAGIC, &r, EVENTS_REC_EVENT, sizeof(r));
 }
 
-/* One wait of either version: v3 while operational events are registered
- * (it returns the event bits too: one wait for both), else v2. */
+/* The wait the set is read with: v3 while operational events are
+ * registered (it returns the event bits too: one wait for both), else v2. */
+static enum events_call wait_call(const struct eh *d)
+{
+    return d->nops ? EVENTS_CALL_WAIT_V3 : EVENTS_CALL_WAIT;
+}
+
+static const char *wait_name(const struct eh *d)
+{
+    return d->nops ? "nvmlEventSetWait_v3" : "nvmlEventSetWait_v2";
+}
+
+/* One wait of the version wait_call() names. */
 static nvmlReturn_t wait_one(const struct eh *d, unsigned ms)
 {
     if (d->nops) {
@@ -368,7 +379,7 @@ static nvmlReturn_t catch_up(struct eh *d)
 {
     nvmlReturn_t rc;
     for (;;) {
-        progress(EVENTS_CALL_WAIT);
+        progress(wait_call(d));
         rc = wait_one(d, 0);
         beat(rc);
         if (rc != NVML_SUCCESS)
@@ -397,7 +408,7 @@ static void run(struct eh *d)
         if (s == 0) {
             nvmlReturn_t rc = catch_up(d);
             while (rc == NVML_SUCCESS) {
-                progress(EVENTS_CALL_WAIT);
+                progress(wait_call(d));
                 rc = wait_one(d, WAIT_MS);
                 beat(rc);
                 if (rc != NVML_SUCCESS && rc != NVML_ERROR_TIMEOUT)
@@ -407,13 +418,15 @@ static void run(struct eh *d)
                 retry = RETRY_FIRST_NS;
                 rc = NVML_SUCCESS;
             }
+            /* named before teardown, which forgets the set's registrations */
+            enum events_call call = wait_call(d);
+            const char *name = wait_name(d);
             teardown(d);
             if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
-                send_state(d, EVENTS_STATE_NO_API, EVENTS_CALL_WAIT, rc, false,
-                           "nvmlEventSetWait_v2");
+                send_state(d, EVENTS_STATE_NO_API, call, rc, false, name);
                 return;
             }
-            send_state(d, EVENTS_STATE_FAILED, EVENTS_CALL_WAIT, rc, true, "nvmlEventSetWait_v2");
+            send_state(d, EVENTS_STATE_FAILED, call, rc, true, name);
         }
         if (!helper_idle_until(clock_mono_ns() + retry, 1000000000ull, idle_beat, NULL))
             return;

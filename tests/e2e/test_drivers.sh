@@ -141,3 +141,21 @@ jeq "615: no remapped rows while MIG is on, with v1's reason" "$h" \
 p=$(mon b200-health-615.ini --once --format prometheus)
 contains "615 prometheus: unrepairable memory" "$p" 'migmon_gpu_unrepairable_memory{'
 contains "615 prometheus: the action verdict" "$p" 'state="action"} 1'
+
+# --- a 615 driver's wait is nvmlEventSetWait_v3: its failure and its stall name it ---
+sed 's/^\[system\]$/[events]\nevent_wait = fail\n\n[system]/' \
+    "$MIGMON_SRC/sim/scenarios/b200-health-615.ini" >"$TMP/drivers-615-fail.ini"
+out=$(MIGMON_SIM_SCENARIO="$TMP/drivers-615-fail.ini" MIGMON_SIM_TIME=100 "$MIGMON_BIN" \
+    --nvml-path "$MIGMON_SIM_LIB" --once --format json); rc=$?
+eq "615 wait fails: exit 0" "$rc" 0
+jeq "615 wait fails: v3's failure is the reason" "$out" \
+    '[.events_error, .devices[0].metrics.xid_errors_total.reason]' \
+    '["nvmlEventSetWait_v3 failed; retrying","nvmlEventSetWait_v3 failed; retrying"]'
+sed 's/^event_wait = fail$/event_wait = hang/' "$TMP/drivers-615-fail.ini" >"$TMP/drivers-615-hang.ini"
+# past the events helper's watchdog (3 s): the stall is named
+MIGMON_SIM_SCENARIO="$TMP/drivers-615-hang.ini" MIGMON_SIM_TIME=100 "$MIGMON_BIN" \
+    --nvml-path "$MIGMON_SIM_LIB" record -i 500 -n 10 --force -o "$TMP/drivers-615-hang.jsonl" \
+    </dev/null 2>"$TMP/drivers-615-hang.err"
+eq "615 wait hangs: record exit 0" "$?" 0
+jeq "615 wait hangs: the stall names nvmlEventSetWait_v3" "$(tail -1 "$TMP/drivers-615-hang.jsonl")" \
+    '.events_error' '"events helper stalled in nvmlEventSetWait_v3; restarting it"'
