@@ -142,6 +142,16 @@ p=$(mon b200-health-615.ini --once --format prometheus)
 contains "615 prometheus: unrepairable memory" "$p" 'migmon_gpu_unrepairable_memory{'
 contains "615 prometheus: the action verdict" "$p" 'state="action"} 1'
 
+# a recording replays the operational events as they were recorded
+mon b200-health-615.ini record -o "$TMP/drivers-615.jsonl" --force -n 4 -i 250 --gpm off --dcgm off \
+    </dev/null
+evs='[.events[] | [.type, .xid, .severity, .category]]'
+eq "615 replay: the events' severities and categories as recorded" \
+    "$("$MIGMON_BIN" replay "$TMP/drivers-615.jsonl" --once --at -0 | jq -c "$evs")" \
+    "$(grep -v '^{"type":' "$TMP/drivers-615.jsonl" | tail -1 | jq -c "$evs")"
+jeq "615 replay: the values this compares" "$(tail -1 "$TMP/drivers-615.jsonl")" "$evs" \
+    '[["xid",94,null,null],["operational",94,3,2],["operational",null,2,2],["operational",79,4,1]]'
+
 # --- a 615 driver's wait is nvmlEventSetWait_v3: its failure and its stall name it ---
 sed 's/^\[system\]$/[events]\nevent_wait = fail\n\n[system]/' \
     "$MIGMON_SRC/sim/scenarios/b200-health-615.ini" >"$TMP/drivers-615-fail.ini"
