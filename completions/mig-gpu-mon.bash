@@ -4,16 +4,15 @@
 
 _mig_gpu_mon_scenarios() {
     # "--demo=_: no such scenario in DIR (available: a, b, c)"
+    # (mi300x, the AMD demo on a simulated sysfs, among them)
     "${COMP_WORDS[0]}" --demo=_ --once 2>&1 >/dev/null |
         sed -n 's/.*(available: \(.*\))$/\1/p' | tr -d ','
-    echo mi300x # the AMD demo: a simulated sysfs, no scenario file
 }
 
 _mig_gpu_mon() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-    # The mode: the first word that is record, export or profile and is not
-    # an option's value, before "--" (as the program reads it); replay only
-    # as the first word
+    # The mode: the first word that is record, export, profile or replay and
+    # is not an option's value, before "--" (as the program reads it)
     local mode="" w value=0 i
     for ((i = 1; i < COMP_CWORD; i++)); do
         w=${COMP_WORDS[i]}
@@ -30,8 +29,7 @@ _mig_gpu_mon() {
             --trigger | --timeline | --speed | --from | --to | --at | --prometheus | --prometheus-auth | \
             --prometheus-ca | --prometheus-match)
             [ "${COMP_WORDS[i + 1]}" != "=" ] && value=1 ;;
-        record | export | profile) [ -z "$mode" ] && mode=$w ;;
-        replay) [ "$i" = 1 ] && mode=replay ;;
+        record | export | profile | replay) [ -z "$mode" ] && mode=$w ;;
         esac
     done
     # --opt=value arrives as (--opt, =, value)

@@ -65,6 +65,9 @@ install_packages() {
             want+=(python3-grpcio python3-protobuf)
             # make image and its test (tests/e2e/test_portable.sh)
             want+=(buildah)
+            # a hung GPU's sysfs file for the amdgpu backend's deadline
+            # (tests/e2e/hangfs.py: a FUSE file whose reads wait)
+            want+=(fuse3 python3-fusepy)
             # load generators and other tools of further tests: here
         fi
         ;;
@@ -85,6 +88,7 @@ install_packages() {
             # fails without it; InfluxData's own RPM repository has it as influxdb.
             want+=(python3-grpcio python3-protobuf)
             want+=(buildah)
+            want+=(fuse3 python3-fusepy)
             # load generators and other tools of further tests: here
         fi
         ;;
@@ -92,7 +96,7 @@ install_packages() {
         echo "error: no apt-get, dnf or yum found; install a C compiler, make, inih, ncurses," \
             "libmicrohttpd, zlib, nghttp2, protobuf-c, libcurl and jansson (and for tests cmocka, jq, valgrind," \
             "tmux, python3, pkgconf, mandoc, procps, curl, Prometheus with promtool, InfluxDB 1.x" \
-            "Python's grpcio and protobuf, and buildah) by hand, then run 'make'" >&2
+            "Python's grpcio and protobuf, buildah, fuse3 and Python's fusepy) by hand, then run 'make'" >&2
         exit 1
         ;;
     esac

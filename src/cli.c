@@ -10,6 +10,7 @@
 
 #include "fleet/prom_query.h"
 #include "profile.h"
+#include "replay/main.h"
 #include "text.h"
 
 size_t cli_escape(char *out, size_t cap, const char *s)
@@ -60,10 +61,12 @@ static int parse_uint(const char *s, unsigned long max, unsigned long *out)
     return 0;
 }
 
-/* The modes, in the order a conflict names them: record, export and
- * profile are words (cli_mode_index finds the one), --once an option. */
-static const char *const mode_names[] = {"record", "export", "profile", "--once"};
-enum { MODE_RECORD = 1u << 0, MODE_EXPORT = 1u << 1, MODE_PROFILE = 1u << 2, MODE_ONCE = 1u << 3 };
+/* The modes, in the order a conflict names them: record, export, profile
+ * and replay are words (cli_mode_index finds the one), --once an option. */
+static const char *const mode_names[] = {"record", "export", "profile", "replay", "--once"};
+enum { MODE_RECORD = 1u << 0, MODE_EXPORT = 1u << 1, MODE_PROFILE = 1u << 2,
+       MODE_REPLAY = 1u << 3, MODE_ONCE = 1u << 4 };
+#define MODE_WORDS (MODE_RECORD | MODE_EXPORT | MODE_PROFILE | MODE_REPLAY)
 
 /* The MODE_* bit of word, 0 when it names no mode. */
 static unsigned mode_bit(const char *word)
@@ -99,6 +102,14 @@ int cli_mode_conflict(const char *mode, const char *word, char *err, size_t errl
 {
     unsigned w = mode_bit(word);
     return w ? check_modes(mode_bit(mode) | w, err, errlen) : 0;
+}
+
+const char *cli_mode_near(const char *word)
+{
+    for (size_t i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+        if ((1u << i) & MODE_WORDS && text_distance(word, mode_names[i]) <= 2)
+            return mode_names[i];
+    return NULL;
 }
 
 const char *cli_optional_value(int argc, char **argv)
@@ -260,13 +271,13 @@ static bool short_has_arg(char ch, const struct cli_options *const *sets)
 int cli_mode_index(int argc, char **argv)
 {
     static const struct cli_options *const sets[] = {&cli_monitor_options, &profile_options,
-                                                     NULL};
+                                                     &replay_options, NULL};
     for (int i = 1; i < argc; i++) {
         const char *w = argv[i];
         if (strcmp(w, "--") == 0)
             return 0; /* what follows is no option and no mode */
         if (w[0] != '-' || w[1] == '\0') {
-            if (mode_bit(w) & (MODE_RECORD | MODE_EXPORT | MODE_PROFILE))
+            if (mode_bit(w) & MODE_WORDS)
                 return i;
             continue;
         }
@@ -404,14 +415,22 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
             c->top = (unsigned)v;
             c->top_given = true;
             break;
-        case OPT_DEMO:
+        case OPT_DEMO: {
+            bool next = !optarg; /* a value of the next word, not after '=' */
             c->demo = true;
             c->demo_scenario = cli_optional_value(argc, argv);
             if (c->demo_scenario && !*c->demo_scenario) {
                 snprintf(err, errlen, "--demo: expected a scenario name, got an empty one");
                 return -1;
             }
+            /* --demo recrod -n 1: a mode word mistyped is taken as the
+             * scenario, and what follows is refused for want of the mode;
+             * said as the typo it likely is (cli_parse) */
+            c->demo_mode_typo = next && c->demo_scenario && !strchr(c->demo_scenario, '/')
+                                    ? cli_mode_near(c->demo_scenario)
+                                    : NULL;
             break;
+        }
         case OPT_NO_COLOR: c->no_color = true; break;
         case OPT_CONFIG:
             if (!*optarg) {
@@ -587,8 +606,8 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
             snprintf(err, errlen, "%s: unexpected argument (see --help)", stray);
         return -1;
     }
-    if (mode == MODE_PROFILE) { /* profile_main parses it, with its own options */
-        snprintf(err, errlen, "profile: see profile --help");
+    if (mode == MODE_PROFILE || mode == MODE_REPLAY) { /* their own mains parse them */
+        snprintf(err, errlen, "%s: see %s --help", argv[at], argv[at]);
         return -1;
     }
     if (c->demo && c->nvml_path) {
@@ -661,6 +680,11 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
 int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen)
 {
     int rc = parse_args(c, argc, argv, err, errlen);
+    if (rc != 0 && c->demo_mode_typo)
+        snprintf(err, errlen,
+                 "--demo %s: taken as a scenario's name, but it looks like the mode %s "
+                 "mistyped (a scenario of that name: --demo=%s)",
+                 c->demo_scenario, c->demo_mode_typo, c->demo_scenario);
     if (rc != 0 && errlen > 0) {
         /* the message quotes what was typed: no terminal control in it */
         char raw[1024];

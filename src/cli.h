@@ -25,6 +25,7 @@ struct cli {
     unsigned top;           /* processes listed per device (--top), 0 = all */
     bool demo;              /* run on the bundled simulator */
     const char *demo_scenario; /* --demo=SCENARIO; NULL: the default */
+    const char *demo_mode_typo; /* the mode word --demo's next-word value is near, or NULL */
     bool no_color;          /* --no-color (NO_COLOR is read by the UI) */
     int gpm;                /* --gpm: CLI_GPM_* (the values of enum gpm_mode) */
     int dcgm;               /* --dcgm: CLI_DCGM_* (the values of enum dcgm_mode) */
@@ -95,11 +96,12 @@ extern const struct cli_options cli_monitor_options;
 
 /*
  * Where the mode word is in argv: the index of the first argument that is
- * record, export or profile and is not the value of an option, before any
+ * record, export, profile or replay and is not the value of an option, before any
  * "--" (nothing after it is a mode, or an option: profile's COMMAND); 0 when
  * there is none. Options may come before and after it. Values are read as
  * getopt_long reads them, with the options of every mode (cli_monitor_options,
- * profile_options), so the answer is the same whichever mode parses:
+ * profile_options, replay_options), so the answer is the same whichever mode
+ * parses:
  * a value that must be given is the rest of the word or the next word,
  * whatever it is (-o record names a file); --demo's and --debug's optional
  * value follows '=' or is the next word when that does not start with '-'
@@ -111,8 +113,8 @@ int cli_mode_index(int argc, char **argv);
  * quotations escaped (cli_escape). A value taken from the next word that is
  * itself an option (--config --no-config, -o -n) is refused as missing;
  * with '=' (--config=--odd) or attached (-o-n) it is taken. The mode word
- * may be anywhere cli_mode_index finds it; profile is not parsed here
- * (profile_main), and refused. */
+ * may be anywhere cli_mode_index finds it; profile and replay are not
+ * parsed here (profile_main, replay_main), and refused. */
 int cli_parse(struct cli *c, int argc, char **argv, char *err, size_t errlen);
 
 /*
@@ -131,7 +133,7 @@ void cli_usage(FILE *f);
 /*
  * For a getopt_long loop, the value of an option with an optional argument:
  * after '=' (optarg), or else the next word when it does not start with '-'
- * and is not a mode (record, export, profile), which is then consumed
+ * and is not a mode (record, export, profile, replay), which is then consumed
  * (--demo h200-mig, --debug FILE; in --demo export, export is the mode).
  * NULL: the option alone.
  */
@@ -143,5 +145,10 @@ const char *cli_optional_value(int argc, char **argv);
  * each other", the message cli_parse gives), else 0.
  */
 int cli_mode_conflict(const char *mode, const char *word, char *err, size_t errlen);
+
+/* The mode word (record, export, profile, replay) that word is, or is a
+ * typo of (at most two letters off, a swap of neighbours counting one), or
+ * NULL: "recrod" is record. */
+const char *cli_mode_near(const char *word);
 
 #endif

@@ -162,9 +162,16 @@ int collect_tick_until(struct collector *c, struct snapshot *s, uint64_t deadlin
     if (c->be_state && c->be->whole) { /* a recording: everything as it was */
         int rc = c->be->sample(c->be_state, s, deadline_ns);
         if (rc != 0) {
+            /* no snapshot: nothing of an earlier one left in s to be shown
+             * as this one's */
             s->gpu_ok = false;
             snprintf(s->gpu_error, sizeof(s->gpu_error), "%s",
                      backend_last_error(c->be, c->be_state));
+            s->ndevices = s->nprocs = s->nevents = 0;
+            s->driver_version[0] = s->nvml_version[0] = s->host.hostname[0] = '\0';
+            s->cuda_driver_version = 0;
+            s->host_ok = false;
+            snprintf(s->host_error, sizeof(s->host_error), "no snapshot could be read here");
         }
         return 0;
     }

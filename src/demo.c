@@ -15,7 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "debuglog.h"
+#include "demo_amd.h"
 
 #define SUFFIX ".ini"
 #define SUFFIX_LEN 4
@@ -71,33 +73,110 @@ static int scenario_file(const struct dirent *e)
     return e->d_name[0] != '.' && strlen(e->d_name) > SUFFIX_LEN && has_suffix(e->d_name, SUFFIX);
 }
 
-/* By name without ".ini": h100-pcie-mig-535 before h100-pcie-mig-535-gpm-corrupts. */
-static int by_name(const struct dirent **a, const struct dirent **b)
+/* By name (".ini" taken off): h100-pcie-mig-535 before h100-pcie-mig-535-gpm-corrupts. */
+static int by_name(const void *a, const void *b)
 {
-    size_t na = strlen((*a)->d_name) - SUFFIX_LEN, nb = strlen((*b)->d_name) - SUFFIX_LEN;
-    int c = strncmp((*a)->d_name, (*b)->d_name, na < nb ? na : nb);
-    return c ? c : (na > nb) - (na < nb);
+    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Appends the scenario names in dir, sorted, without ".ini", to err. */
-static void list_names(const char *dir, char *err, size_t errlen)
+/* The names the user may give: the scenarios in dir without ".ini", and
+ * the AMD demo's (no file), sorted; *n of them. NULL (and *n 0) when dir
+ * cannot be read or memory runs out. Freed with names_free. */
+static char **names_of(const char *dir, int *n)
 {
-    struct dirent **names;
-    int n = scandir(dir, &names, scenario_file, by_name);
+    struct dirent **ents;
+    int k = scandir(dir, &ents, scenario_file, NULL);
+    *n = 0;
+    if (k < 0)
+        return NULL;
+    char **names = calloc((size_t)k + 1, sizeof(*names));
+    bool ok = names != NULL;
+    for (int i = 0; i < k; i++) {
+        size_t len = strlen(ents[i]->d_name) - SUFFIX_LEN;
+        if (ok && (names[*n] = strndup(ents[i]->d_name, len)) == NULL)
+            ok = false;
+        else if (ok)
+            (*n)++;
+        free(ents[i]);
+    }
+    free(ents);
+    if (ok && (names[*n] = strdup(DEMO_AMD_SCENARIO)) == NULL)
+        ok = false;
+    else if (ok)
+        (*n)++;
+    if (!ok) {
+        for (int i = 0; names && i < *n; i++)
+            free(names[i]);
+        free(names);
+        *n = 0;
+        return NULL;
+    }
+    qsort(names, (size_t)*n, sizeof(*names), by_name);
+    return names;
+}
+
+static void names_free(char **names, int n)
+{
+    for (int i = 0; names && i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* What name (its first len bytes) was likely meant, appended to err: the
+ * names it begins (up to four), else the nearest within a third of its
+ * length (at least two edits), and a mode word it is near (--demo=recrod:
+ * the mode record). */
+static void suggest(const char *name, size_t len, char **names, int n, char *err, size_t errlen)
+{
+    char typed[TEXT_DISTANCE_LEN + 1];
+    snprintf(typed, sizeof(typed), "%.*s", (int)(len < TEXT_DISTANCE_LEN ? len : TEXT_DISTANCE_LEN),
+             name);
+    size_t used = strlen(err);
+    int shown = 0;
+    for (int i = 0; len > 0 && i < n && used < errlen; i++) {
+        if (strncmp(names[i], typed, len) != 0)
+            continue;
+        if (shown++ == 4) {
+            used += (size_t)snprintf(err + used, errlen - used, ", ...");
+            break;
+        }
+        used += (size_t)snprintf(err + used, errlen - used, "%s%s",
+                                 shown == 1 ? "; did you mean " : ", ", names[i]);
+    }
+    if (shown == 0) {
+        unsigned best = TEXT_DISTANCE_FAR, limit = (unsigned)(len / 3 > 2 ? len / 3 : 2);
+        int at = -1;
+        for (int i = 0; i < n; i++) {
+            unsigned d = text_distance(typed, names[i]);
+            if (d < best)
+                best = d, at = i;
+        }
+        if (at >= 0 && best <= limit && used < errlen)
+            used += (size_t)snprintf(err + used, errlen - used, "; did you mean %s", names[at]);
+        shown = at >= 0 && best <= limit;
+    }
+    if (shown && used < errlen)
+        used += (size_t)snprintf(err + used, errlen - used, "?");
+    const char *mode = cli_mode_near(typed);
+    if (mode && strcmp(mode, typed) != 0 && used < errlen)
+        snprintf(err + used, errlen - used, "; %s looks like the mode %s mistyped (--demo %s)",
+                 typed, mode, mode);
+    else if (mode && used < errlen)
+        snprintf(err + used, errlen - used, "; %s is a mode: --demo %s runs it on the default "
+                 "scenario", mode, mode);
+}
+
+/* Appends the names (sorted, without ".ini") to err: " (available: a, b)". */
+static void list_names(char **names, int n, char *err, size_t errlen)
+{
     size_t used = strlen(err);
     if (n <= 0) {
         snprintf(err + used, errlen - used, " (it has no scenarios)");
-        if (n == 0)
-            free(names);
         return;
     }
-    for (int i = 0; i < n; i++) {
-        if (used < errlen)
-            used += (size_t)snprintf(err + used, errlen - used, "%s%.*s", i ? ", " : " (available: ",
-                                     (int)(strlen(names[i]->d_name) - SUFFIX_LEN), names[i]->d_name);
-        free(names[i]);
-    }
-    free(names);
+    for (int i = 0; i < n && used < errlen; i++)
+        used += (size_t)snprintf(err + used, errlen - used, "%s%s", i ? ", " : " (available: ",
+                                 names[i]);
     if (used < errlen)
         snprintf(err + used, errlen - used, ")");
 }
@@ -134,7 +213,11 @@ int demo_scenario_path(const char *exe, const char *arg, char *path, size_t len,
         access(path, R_OK) == 0)
         return 0;
     snprintf(err, errlen, "--demo=%s: no such scenario in %s", name, dir);
-    list_names(dir, err, errlen);
+    int n;
+    char **names = names_of(dir, &n);
+    suggest(name, base, names, n, err, errlen);
+    list_names(names, n, err, errlen);
+    names_free(names, n);
     size_t used = strlen(err);
     if (access(name, R_OK) == 0 && used < errlen)
         snprintf(err + used, errlen - used, "; for the file %s in this directory, write --demo=./%s",

@@ -33,6 +33,7 @@
 #include "export/json_procs.h"
 #include "export/prom.h"
 #include "export/table.h"
+#include "outfile.h"
 #include "serve.h"
 #include "record.h"
 #include "replay/main.h"
@@ -85,13 +86,11 @@ static void sleep_ms(long ms)
 }
 
 /* Whether what was printed on standard output (what: "snapshot") reached
- * it: 0, or 1 (the exit status) after saying why on stderr. */
+ * it, or its reader closed the pipe: 0; else 1 (the exit status) after
+ * saying why on stderr (outfile.h). */
 static int stdout_written(const char *what)
 {
-    if (fflush(stdout) == 0 && !ferror(stdout))
-        return 0;
-    fprintf(stderr, "mig-gpu-mon: writing the %s failed: %s\n", what, strerror(errno));
-    return 1;
+    return outfile_stdout_done("mig-gpu-mon", what);
 }
 
 /* --all-processes --format json: the array holds what is known; what it
@@ -385,9 +384,6 @@ int main(int argc, char **argv)
     /* The events helper likewise (backend/events.h). */
     if (argc >= 2 && strcmp(argv[1], EVENTS_HELPER_ARG) == 0)
         return events_helper_main(argc, argv);
-    /* replay FILE: a mode with options of its own (replay/main.c) */
-    if (argc >= 2 && strcmp(argv[1], "replay") == 0)
-        return replay_main(argc, argv, 1);
     /* profile -- CMD: a mode with options of its own (profile.c) */
     int at = cli_mode_index(argc, argv);
     if (at && strcmp(argv[at], "profile") == 0) {
@@ -396,6 +392,14 @@ int main(int argc, char **argv)
         exe[n > 0 ? n : 0] = '\0';
         return profile_main(argc, argv, at, exe);
     }
+    /* A reader that closes the pipe (| head) ends the output: the write
+     * fails with EPIPE and the program exits 0 (outfile_stdout_done), as a
+     * recording does, instead of dying of SIGPIPE. Set after profile, whose
+     * COMMAND would inherit it. */
+    signal(SIGPIPE, SIG_IGN);
+    /* replay FILE: a mode with options of its own (replay/main.c) */
+    if (at && strcmp(argv[at], "replay") == 0)
+        return replay_main(argc, argv, at);
     struct cli c;
     char err[512];
     if (cli_parse(&c, argc, argv, err, sizeof(err)) != 0) {
@@ -437,7 +441,6 @@ int main(int argc, char **argv)
         sigaction(SIGTERM, &sa, NULL);
         sigaction(SIGHUP, &sa, NULL);
     }
-    signal(SIGPIPE, SIG_IGN);
 
     /* This binary: the GPM helper, and where --demo finds the simulator. */
     static char self_exe[4096];

@@ -118,6 +118,11 @@ static const struct metric_info infos[M_COUNT] = {
     [M_NVLINK_DATA_BYTES] = {"nvlink_data_bytes", "B", true, 0, 1e21},
     [M_THROTTLE_POWER_S] = {"throttle_power_s", "s", true, 0, 1e12},
     [M_THROTTLE_THERMAL_S] = {"throttle_thermal_s", "s", true, 0, 1e12},
+    [M_REMAP_INACTIVE] = {"remapped_rows_inactive", "", true, 0, 1e6},
+    [M_UNREPAIRABLE_MEM] = {"unrepairable_memory", "", true, 0, 1},
+    [M_BANK_REMAPS] = {"bank_remaps_active", "", true, 0, 1e9},
+    [M_BANK_REMAP_PENDING] = {"bank_remap_pending", "", true, 0, 1},
+    [M_BANK_NO_SPARE] = {"bank_remap_no_spare_groups", "", true, 0, 1e9},
     [M_GTT_USED] = {"gtt_used_bytes", "B", true, 0, PIB},
     [M_GTT_TOTAL] = {"gtt_total_bytes", "B", true, 0, PIB},
 };
@@ -150,7 +155,12 @@ static const char *out_of_range(struct snapshot *s, double v)
 
 void snapshot_check_ranges(struct snapshot *s)
 {
-    for (size_t i = 0; i < s->ndevices; i++) {
+    snapshot_check_ranges_from(s, 0);
+}
+
+void snapshot_check_ranges_from(struct snapshot *s, size_t first)
+{
+    for (size_t i = first; i < s->ndevices; i++) {
         struct device *d = &s->devices[i];
         for (int k = 0; k < M_COUNT; k++) {
             struct metric *m = &d->m[k];

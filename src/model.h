@@ -135,6 +135,16 @@ enum metric_id {
     M_NVLINK_DATA_BYTES,      /* data bytes sent and received, every link (running count) */
     M_THROTTLE_POWER_S,   /* time clocks were held down by power, since load */
     M_THROTTLE_THERMAL_S, /* by temperature */
+    /* Memory health of recent drivers (docs/health.md): remaps no longer
+     * active (remapped rows v2, 595 and later), memory errors the GPU can
+     * no longer repair (a flag, 590 and later, Hopper+), the HBM bank
+     * remapper (615 and later): its active remaps, a remap waiting for a
+     * reset (flag) and the bank groups with no spare left. */
+    M_REMAP_INACTIVE,
+    M_UNREPAIRABLE_MEM,
+    M_BANK_REMAPS,
+    M_BANK_REMAP_PENDING,
+    M_BANK_NO_SPARE,
     /* amdgpu's GTT (system memory mapped into the GPU's address space),
      * GPU-wide; NVIDIA GPUs have none (none with that reason). */
     M_GTT_USED,
@@ -170,6 +180,9 @@ struct snapshot;
  * used against total; offenders become none with the value in the reason
  * (stored in s's notes). Process memory likewise. */
 void snapshot_check_ranges(struct snapshot *s);
+/* The same for the devices from first on (a backend's own, after those
+ * of the backends before it). */
+void snapshot_check_ranges_from(struct snapshot *s, size_t first);
 
 /* A partition of an AMD Instinct GPU (amdgpu compute partitions, CPX …)
  * is a DEV_MIG device too: a child of its physical GPU with its own memory
@@ -224,7 +237,10 @@ struct device {
     uint64_t throttle_mask;
     bool throttle_valid;
     /* AMD: why the reasons are not known (in the snapshot's notes), else
-     * NULL; NVML's devices leave it NULL. */
+     * NULL. NVML: with throttle_valid, the entry point's note where it is
+     * worth saying (nvml_compat.c: a replacement of a deprecated call, or
+     * one read after the other was refused), else NULL; without, why
+     * both entry points refused, else NULL. A static string. */
     const char *throttle_why;
     /* Processes on this device: snapshot.procs[proc_first .. proc_first+nprocs).
      * process_count counts every process NVML listed for the device (none when

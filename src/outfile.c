@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,14 @@ int outfile_open(const char *path, int flags, mode_t mode, struct stat *st)
     if (!st)
         st = &own;
     bool link = lstat(path, &l) == 0 && S_ISLNK(l.st_mode);
-    bool stream = stat(path, &t) == 0 && outfile_is_stream(t.st_mode);
+    bool there = stat(path, &t) == 0;
+    bool stream = there && outfile_is_stream(t.st_mode);
+    if (there && !link && S_ISDIR(t.st_mode)) {
+        /* said as such at once, not as "exists" (O_EXCL) first; a link
+         * to one falls under the link rule below */
+        errno = EISDIR;
+        return -1;
+    }
     if (link && !stream) {
         errno = ELOOP;
         return -1;
@@ -56,6 +64,8 @@ void outfile_strerror(char *out, size_t cap, const char *path, int err)
                  "%.3000s is a symbolic link: output is never written through one (name the "
                  "file it points to)",
                  path);
+    else if (err == EISDIR)
+        snprintf(out, cap, "%.3000s is a directory, not a file", path);
     else
         snprintf(out, cap, "%.3000s: %s", path, strerror(err));
 }
@@ -121,4 +131,28 @@ long outfile_fragment(int fd)
     }
     free(buf);
     return frag;
+}
+
+bool outfile_reader_gone(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+        return false;
+    /* a pipe without a reader polls POLLERR for its writer; a stream
+     * socket whose peer closed, POLLHUP */
+    struct pollfd p = {.fd = fd, .events = POLLOUT};
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+int outfile_stdout_done(const char *who, const char *what)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    /* errno is fflush's when the last write failed; an earlier failed write
+     * (the stream's error flag) left none to trust, so the pipe is asked */
+    int e = errno;
+    if (e == EPIPE || outfile_reader_gone(STDOUT_FILENO))
+        return 0;
+    fprintf(stderr, "%s: writing the %s failed: %s\n", who, what, strerror(e));
+    return 1;
 }

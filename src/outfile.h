@@ -21,13 +21,14 @@ bool outfile_is_stream(mode_t m);
  * (errno ELOOP), unless the link names a character device, FIFO or socket
  * (/dev/stdout, /dev/fd/N), which is then opened without O_CREAT, O_TRUNC
  * and O_EXCL and checked to still be one after the open. A stream named
- * directly is opened the same way. Returns the descriptor, or -1 with errno
- * set; *st (optional) gets what the descriptor is.
+ * directly is opened the same way. A directory is refused at once
+ * (EISDIR). Returns the descriptor, or -1 with errno set;
+ * *st (optional) gets what the descriptor is.
  */
 int outfile_open(const char *path, int flags, mode_t mode, struct stat *st);
 
 /* The message for outfile_open's failure err on path (ELOOP: the symlink
- * rule), into out. */
+ * rule; EISDIR: a directory), into out. */
 void outfile_strerror(char *out, size_t cap, const char *path, int err);
 
 /*
@@ -45,5 +46,21 @@ int outfile_write(int fd, const char *b, size_t n, bool *cut);
  * cannot be read.
  */
 long outfile_fragment(int fd);
+
+/*
+ * Whether fd is a pipe or socket whose reader has gone (`| head -3` has
+ * read its lines and exited): a write there fails with EPIPE, and that is
+ * the normal end of a pipeline, not an error.
+ */
+bool outfile_reader_gone(int fd);
+
+/*
+ * The end of what a command printed on standard output: flushed, and
+ * checked. 0 when it all reached it, and 0 too when the reader has gone (a
+ * closed pipe ends the output quietly, as it ends a recording); otherwise
+ * 1, the exit status, after one line on stderr: "WHO: writing the WHAT
+ * failed: REASON".
+ */
+int outfile_stdout_done(const char *who, const char *what);
 
 #endif

@@ -11,6 +11,11 @@
 #include "model.h"
 #include "system/host.h"
 
+/* The type bit of a GPU operational event (nvmlEventSetWait_v3's
+ * structured records): not an NVML event bit, far above all of them; the
+ * backend's MIGMON_EVENT_TYPE_OPERATIONAL. */
+#define GPU_EVENT_OPERATIONAL (1ULL << 63)
+
 /* One NVML health event (an Xid, an ECC error), as the events helper got
  * it (backend/events.h). */
 struct gpu_event {
@@ -22,8 +27,10 @@ struct gpu_event {
      * not in this snapshot. */
     int device_pos;
     int gi_id, ci_id; /* -1: not attributed to an instance */
-    unsigned xid;     /* the Xid code (999: one the driver cannot name); 0 for ECC events */
-    unsigned long long type; /* NVML event type bits */
+    unsigned xid;     /* the Xid code (999: one the driver cannot name); 0 for ECC events;
+                       * an operational event's legacy Xid, 0 when it has none */
+    unsigned long long type; /* NVML event type bits, or MIGMON_EVENT_TYPE_OPERATIONAL */
+    unsigned severity, category; /* an operational event's, as NVML gave them */
 };
 
 struct snapshot {

@@ -165,3 +165,31 @@ void text_url_redact(char *dst, size_t cap, const char *url)
              at);
     text_clean(dst, cap);
 }
+
+unsigned text_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > TEXT_DISTANCE_LEN || m > TEXT_DISTANCE_LEN)
+        return TEXT_DISTANCE_FAR;
+    /* three rows of the table: i - 2, i - 1 and i */
+    unsigned rows[3][TEXT_DISTANCE_LEN + 1];
+    for (size_t j = 0; j <= m; j++)
+        rows[0][j] = (unsigned)j;
+    for (size_t i = 1; i <= n; i++) {
+        unsigned *cur = rows[i % 3], *prev = rows[(i - 1) % 3], *prev2 = rows[(i + 1) % 3];
+        cur[0] = (unsigned)i;
+        for (size_t j = 1; j <= m; j++) {
+            unsigned cost = a[i - 1] != b[j - 1];
+            unsigned d = prev[j] + 1; /* a deletion */
+            if (cur[j - 1] + 1 < d)
+                d = cur[j - 1] + 1; /* an insertion */
+            if (prev[j - 1] + cost < d)
+                d = prev[j - 1] + cost; /* a substitution */
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                prev2[j - 2] + 1 < d)
+                d = prev2[j - 2] + 1; /* two neighbours swapped */
+            cur[j] = d;
+        }
+    }
+    return rows[n % 3][m];
+}

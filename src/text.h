@@ -78,6 +78,14 @@ size_t text_utf8_cut(const char *s, size_t n, size_t max);
  * anything in it replaced. */
 bool text_take(char *dst, size_t cap, const char *src);
 
+/* The edit distance from a to b in bytes: insertions, deletions,
+ * substitutions and swaps of neighbours (the optimal string alignment
+ * distance: "recrod" is 1 from "record"). For names: a string over
+ * TEXT_DISTANCE_LEN bytes is TEXT_DISTANCE_FAR from anything. */
+#define TEXT_DISTANCE_LEN 64u
+#define TEXT_DISTANCE_FAR 1000u
+unsigned text_distance(const char *a, const char *b);
+
 /* snprintf(dst, cap, "%s", src) without the formatting machinery (cap > 0):
  * at most cap - 1 bytes, always terminated. For copies made every tick. */
 void text_copy(char *dst, size_t cap, const char *src);

@@ -13,6 +13,17 @@
 #include "backend/backend.h"
 #include "clock.h"
 
+/* A partition's VRAM in use: the kernel counts it for the whole GPU
+ * (mem_info_vram_used) and for each DRM client (fdinfo's drm-memory-vram),
+ * never for a partition. The clients' sum is not the partition's use: it
+ * leaves out the processes this host cannot see (other PID namespaces,
+ * hidepid) and the driver's own allocations, and the model has no way to
+ * mark a value as a lower bound; so it is none, whether or not processes
+ * are read (docs/decisions.md). */
+static const char WHY_PART_VRAM[] =
+    "the kernel reports VRAM in use per GPU only; a sum over the partition's visible "
+    "processes (listed with their own VRAM) would not be its use";
+
 static int amd_open(void **state, const struct backend_opts *o, char *err, size_t errlen)
 {
     *state = NULL;
@@ -60,17 +71,14 @@ static void part_modes(struct snapshot *s, const struct amd_gpu *g, struct devic
     snprintf(d->part_memory, sizeof(d->part_memory), "%s", g->memory_mode);
     snprintf(d->part_compute_avail, sizeof(d->part_compute_avail), "%s", g->compute_avail);
     snprintf(d->part_memory_avail, sizeof(d->part_memory_avail), "%s", g->memory_avail);
-    if (g->compute_avail_err)
-        d->part_compute_why = snapshot_note(s, "%s/available_compute_partition: %s", g->dev,
-                                            strerror(g->compute_avail_err));
-    if (g->memory_avail_err)
-        d->part_memory_why = snapshot_note(s, "%s/available_memory_partition: %s", g->dev,
-                                           strerror(g->memory_avail_err));
+    if (g->compute_avail_why[0])
+        d->part_compute_why = snapshot_note(s, "%s", g->compute_avail_why);
+    if (g->memory_avail_why[0])
+        d->part_memory_why = snapshot_note(s, "%s", g->memory_avail_why);
 }
 
 static int amd_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
 {
-    (void)deadline_ns;
     struct amd_state *st = state;
     size_t first = s->ndevices;
     int index = 0;
@@ -101,7 +109,15 @@ static int amd_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
             snprintf(d->profile, sizeof(d->profile), "%s", mode);
         part_modes(s, g, d);
         struct amd_gpu_metrics gm;
+        char why[AMD_WHY_LEN];
+        amd_io_set_deadline(g->io, deadline_ns);
         amd_sample_gpu(s, g, d, &gm);
+        /* a read that has not come back: the GPU is stalled, as an NVIDIA
+         * GPU stuck in a driver call (its partitions with it) */
+        if (amd_io_stalled(g->io, why, sizeof(why))) {
+            d->stall = snapshot_note(s, "%s", why);
+            s->partial = true;
+        }
         for (int k = 0; k < g->nparts; k++) {
             const struct amd_part *p = &g->parts[k];
             struct device *c = add_device(s);
@@ -124,9 +140,11 @@ static int amd_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
             snprintf(c->profile, sizeof(c->profile), "%s", mode);
             c->slices = 1;
             c->m[M_MEM_TOTAL] = p->vram_total;
-            c->m[M_MEM_USED] = metric_none("the kernel reports VRAM in use per GPU only");
-            if (k < gm.num_partition)
-                c->m[M_GPU_UTIL] = gm.part_busy[k];
+            if (!metric_ok(&p->vram_total) && p->vram_why[0])
+                c->m[M_MEM_TOTAL] = metric_none(snapshot_note(s, "%s", p->vram_why));
+            c->m[M_MEM_USED] = metric_none(WHY_PART_VRAM);
+            if (k < gm.num_partition || (gm.format < 0 && gm.part_busy[k].why))
+                c->m[M_GPU_UTIL] = gm.part_busy[k]; /* or why the table was not read */
             else if (gm.num_partition < 0)
                 c->m[M_GPU_UTIL] = metric_none(snapshot_note(
                     s, "%s/gpu_metrics: %s", g->dev,
@@ -135,6 +153,7 @@ static int amd_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
                 c->m[M_GPU_UTIL] = metric_none(snapshot_note(
                     s, "%s/gpu_metrics: num_partition is %d", g->dev, gm.num_partition));
             /* GPU-wide values, read from the parent as on a MIG device */
+            c->stall = d->stall;
             c->throttle_mask = d->throttle_mask;
             c->throttle_valid = d->throttle_valid;
             c->throttle_why = d->throttle_why;
@@ -154,12 +173,11 @@ static int amd_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
             d->proc_first = s->nprocs;
             d->nprocs = 0;
             d->process_count = metric_none(why);
-            if (d->kind == DEV_MIG)
-                d->m[M_MEM_USED] = metric_none(
-                    "the kernel reports VRAM in use per GPU only; its processes are not read "
-                    "(export without --export-processes)");
         }
     }
+    /* what no file's own check caught (the gpu_metrics table's values,
+     * fdinfo's process memory): outside its range is none, as from NVML */
+    snapshot_check_ranges_from(s, first);
     if (!s->driver_version[0])
         snprintf(s->driver_version, sizeof(s->driver_version), "amdgpu");
     return 0;
@@ -167,7 +185,12 @@ static int amd_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
 
 static void amd_close(void *state)
 {
-    free(state);
+    struct amd_state *st = state;
+    if (!st)
+        return;
+    for (int i = 0; i < st->ngpus; i++)
+        amd_io_close(st->gpus[i].io);
+    free(st);
 }
 
 static const char *amd_last_error(void *state)

@@ -12,6 +12,7 @@
  */
 #include "backend/amdgpu.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -20,7 +21,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "text.h"
+
+/* How long a GPU's identity and partitions may take to read at start
+ * (each stage): past it a hung GPU is listed with what was read. */
+#define AMD_OPEN_WAIT_NS 1000000000ull
 
 static int render_minor_of(const char *dev)
 {
@@ -67,13 +73,24 @@ static int bdf_location(const char *bdf, unsigned *domain, unsigned *loc)
     return 0;
 }
 
-/* One "key value" of a KFD properties file; -1 when absent. */
+/* One "key value" of a KFD properties file ("%llu" each); -1 when absent
+ * or not a number (a minus sign included). */
 static long long kfd_prop(const char *text, const char *key)
 {
     size_t kl = strlen(key);
-    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-        if (strncmp(p, key, kl) == 0 && p[kl] == ' ')
-            return atoll(p + kl + 1);
+    for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        if (strncmp(p, key, kl) != 0 || p[kl] != ' ')
+            continue;
+        char num[32];
+        size_t n = strcspn(p + kl + 1, "\n");
+        const char *why;
+        uint64_t v;
+        if (n >= sizeof(num))
+            return -1;
+        memcpy(num, p + kl + 1, n);
+        num[n] = '\0';
+        return amd_parse_u64(num, &v, &why) == 0 && v <= LLONG_MAX ? (long long)v : -1;
+    }
     return -1;
 }
 
@@ -101,9 +118,9 @@ static void find_partitions(struct amd_state *st, struct amd_gpu *g)
     while ((e = readdir(d)) && n < AMD_NUM_XCP) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9')
             continue;
-        char path[AMD_PATH_LEN + 128], text[4096];
+        char path[AMD_PATH_LEN + 128], text[4096], why[AMD_WHY_LEN];
         amd_fmt(path, sizeof(path), "%s/%s/properties", dir, e->d_name);
-        if (amd_read_text(path, text, sizeof(text)) != 0)
+        if (amd_read_text(g->io, path, text, sizeof(text), why, sizeof(why)) != AMD_READ_OK)
             continue;
         long long minor = kfd_prop(text, "drm_render_minor");
         if (minor <= 0 || kfd_prop(text, "location_id") != (long long)loc ||
@@ -113,14 +130,18 @@ static void find_partitions(struct amd_state *st, struct amd_gpu *g)
         memset(p, 0, sizeof(*p));
         p->render_minor = (int)minor;
         amd_fmt(p->kfd_node, sizeof(p->kfd_node), "%s/%s", dir, e->d_name);
-        uint64_t size;
+        long long size;
         char bank[AMD_PATH_LEN + 64];
         amd_fmt(bank, sizeof(bank), "%s/mem_banks/0/properties", p->kfd_node);
-        if (amd_read_text(bank, text, sizeof(text)) == 0 &&
-            (size = (uint64_t)kfd_prop(text, "size_in_bytes")) != (uint64_t)-1)
+        int rc = amd_read_text(g->io, bank, text, sizeof(text), why, sizeof(why));
+        if (rc == AMD_READ_OK && (size = kfd_prop(text, "size_in_bytes")) >= 0)
             p->vram_total = metric_direct((double)size);
-        else
-            p->vram_total = metric_none("KFD mem_banks/0/properties: no size_in_bytes");
+        else if (rc == AMD_READ_OK)
+            p->vram_total = metric_none("KFD mem_banks/0/properties: no size_in_bytes (a number)");
+        else { /* read once: the reason is kept with the partition */
+            p->vram_total = metric_none("KFD mem_banks/0/properties: not read");
+            memcpy(p->vram_why, why, sizeof(p->vram_why));
+        }
     }
     closedir(d);
     if (n < 2)
@@ -159,59 +180,70 @@ static const char *name_of_id(unsigned id, const char **arch)
 /* An available_*_partition file: the modes the GPU can be switched to,
  * ", "-joined ("Not supported": none). Read once: they change only with a
  * driver reload. */
-static void read_modes(const char *dev, const char *name, char *out, size_t len, int *err)
+static void read_modes(struct amd_io *io, const char *dev, const char *name, char *out,
+                       size_t len, char *why, size_t whylen)
 {
     char path[AMD_PATH_LEN + 48], buf[128];
     amd_fmt(path, sizeof(path), "%s/%s", dev, name);
-    *err = 0;
+    why[0] = '\0';
     out[0] = '\0';
-    if (amd_read_text(path, buf, sizeof(buf)) != 0) {
-        *err = errno ? errno : EIO;
+    if (amd_read_text(io, path, buf, sizeof(buf), why, whylen) != AMD_READ_OK)
         return;
-    }
     if (strcmp(buf, "Not supported") != 0)
         amd_fmt(out, len, "%s", buf);
 }
 
+/* A PCI id file ("0x74a1"); 0 when it is not one. */
+static unsigned pci_id(const char *text)
+{
+    char *end;
+    if (strncmp(text, "0x", 2) != 0 || !isxdigit((unsigned char)text[2]))
+        return 0;
+    unsigned long v = strtoul(text + 2, &end, 16);
+    return *end == '\0' && v <= 0xffff ? (unsigned)v : 0;
+}
+
+/* Identity and modes, read once at start; a file that cannot be read
+ * leaves its field as it would be without the file. */
 static void fill_identity(struct amd_gpu *g)
 {
-    char path[AMD_PATH_LEN + 32], buf[128];
+    char path[AMD_PATH_LEN + 32], buf[128], why[AMD_WHY_LEN];
     unsigned vid = 0, did = 0;
     amd_fmt(path, sizeof(path), "%s/vendor", g->dev);
-    if (amd_read_text(path, buf, sizeof(buf)) == 0)
-        vid = (unsigned)strtoul(buf, NULL, 16);
+    if (amd_read_text(g->io, path, buf, sizeof(buf), why, sizeof(why)) == AMD_READ_OK)
+        vid = pci_id(buf);
     amd_fmt(path, sizeof(path), "%s/device", g->dev);
-    if (amd_read_text(path, buf, sizeof(buf)) == 0)
-        did = (unsigned)strtoul(buf, NULL, 16);
+    if (amd_read_text(g->io, path, buf, sizeof(buf), why, sizeof(why)) == AMD_READ_OK)
+        did = pci_id(buf);
     const char *arch;
     const char *known = name_of_id(did, &arch);
     amd_fmt(g->arch, sizeof(g->arch), "%s", arch);
     amd_fmt(path, sizeof(path), "%s/product_name", g->dev);
-    if (amd_read_text(path, buf, sizeof(buf)) == 0 && buf[0])
+    if (amd_read_text(g->io, path, buf, sizeof(buf), why, sizeof(why)) == AMD_READ_OK && buf[0])
         text_take(g->name, sizeof(g->name), buf); /* the board's text: cleaned here (text.h) */
     else if (known)
         amd_fmt(g->name, sizeof(g->name), "%s", known);
     else
         amd_fmt(g->name, sizeof(g->name), "AMD GPU %04x:%04x", vid, did);
     amd_fmt(path, sizeof(path), "%s/unique_id", g->dev);
-    if (amd_read_text(path, buf, sizeof(buf)) == 0 && buf[0])
+    if (amd_read_text(g->io, path, buf, sizeof(buf), why, sizeof(why)) == AMD_READ_OK && buf[0])
         amd_fmt(g->uuid, sizeof(g->uuid), "AMD-%s", buf);
     else
         amd_fmt(g->uuid, sizeof(g->uuid), "AMD-PCI-%s", g->bus_id);
     amd_fmt(path, sizeof(path), "%s/serial_number", g->dev);
-    if (amd_read_text(path, buf, sizeof(buf)) == 0)
+    if (amd_read_text(g->io, path, buf, sizeof(buf), why, sizeof(why)) == AMD_READ_OK)
         amd_fmt(g->serial, sizeof(g->serial), "%s", buf);
     amd_fmt(path, sizeof(path), "%s/current_compute_partition", g->dev);
-    if (amd_read_text(path, buf, sizeof(buf)) == 0)
+    if (amd_read_text(g->io, path, buf, sizeof(buf), why, sizeof(why)) == AMD_READ_OK)
         amd_fmt(g->compute_mode, sizeof(g->compute_mode), "%s", buf);
     amd_fmt(path, sizeof(path), "%s/current_memory_partition", g->dev);
-    if (amd_read_text(path, buf, sizeof(buf)) == 0)
+    if (amd_read_text(g->io, path, buf, sizeof(buf), why, sizeof(why)) == AMD_READ_OK)
         amd_fmt(g->memory_mode, sizeof(g->memory_mode), "%s", buf);
     if (g->compute_mode[0]) {
-        read_modes(g->dev, "available_compute_partition", g->compute_avail,
-                   sizeof(g->compute_avail), &g->compute_avail_err);
-        read_modes(g->dev, "available_memory_partition", g->memory_avail,
-                   sizeof(g->memory_avail), &g->memory_avail_err);
+        read_modes(g->io, g->dev, "available_compute_partition", g->compute_avail,
+                   sizeof(g->compute_avail), g->compute_avail_why, sizeof(g->compute_avail_why));
+        read_modes(g->io, g->dev, "available_memory_partition", g->memory_avail,
+                   sizeof(g->memory_avail), g->memory_avail_why, sizeof(g->memory_avail_why));
     }
 }
 
@@ -257,11 +289,16 @@ int amd_discover(struct amd_state *st)
         amd_fmt(g->bus_id, sizeof(g->bus_id), "%s", bdf ? bdf + 1 : real);
         g->render_minor = render_minor_of(real);
         first_hwmon(real, g->hwmon, sizeof(g->hwmon));
+        /* no thread (out of resources): reads on this thread, unbounded */
+        g->io = amd_io_open();
+        amd_io_set_deadline(g->io, clock_mono_ns() + AMD_OPEN_WAIT_NS);
         fill_identity(g);
     }
     closedir(d);
     qsort(st->gpus, (size_t)st->ngpus, sizeof(st->gpus[0]), by_bus);
-    for (int i = 0; i < st->ngpus; i++)
+    for (int i = 0; i < st->ngpus; i++) {
+        amd_io_set_deadline(st->gpus[i].io, clock_mono_ns() + AMD_OPEN_WAIT_NS);
         find_partitions(st, &st->gpus[i]);
+    }
     return st->ngpus;
 }

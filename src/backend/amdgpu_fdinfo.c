@@ -17,6 +17,20 @@
 #include <string.h>
 #include <unistd.h>
 
+/* "<digits><unit>" (unit "" for none), strictly: no sign, nothing after.
+ * 0, or -1. */
+static int fd_num(const char *v, const char *unit, uint64_t *out)
+{
+    char num[32];
+    size_t n = strspn(v, "0123456789"), ul = strlen(unit);
+    const char *why;
+    if (n == 0 || n >= sizeof(num) || strncmp(v + n, unit, ul) != 0 || v[n + ul] != '\0')
+        return -1;
+    memcpy(num, v, n);
+    num[n] = '\0';
+    return amd_parse_u64(num, out, &why);
+}
+
 int amd_fdinfo_parse(const char *text, struct amd_fdinfo *f)
 {
     memset(f, 0, sizeof(*f));
@@ -42,18 +56,26 @@ int amd_fdinfo_parse(const char *text, struct amd_fdinfo *f)
         } else if (strcmp(line, "drm-pdev") == 0) {
             snprintf(f->pdev, sizeof(f->pdev), "%.31s", v);
         } else if (strcmp(line, "drm-client-id") == 0) {
-            f->client_id = strtoull(v, NULL, 10);
-            client = true;
+            client = fd_num(v, "", &f->client_id) == 0;
         } else if (strcmp(line, "drm-memory-vram") == 0) {
-            /* always KiB (the legacy key) */
-            f->vram_bytes = strtoull(v, NULL, 10) * 1024ull;
-            f->has_vram = true;
-        } else if (strcmp(line, "drm-engine-gfx") == 0) {
-            f->engine_ns += strtoull(v, NULL, 10);
-            f->has_gfx = true;
-        } else if (strcmp(line, "drm-engine-compute") == 0) {
-            f->engine_ns += strtoull(v, NULL, 10);
-            f->has_compute = true;
+            /* always KiB (the legacy key); a value that is not a number, or
+             * past 2^54 KiB, is no value */
+            uint64_t kib;
+            f->has_vram = fd_num(v, " KiB", &kib) == 0 && kib <= UINT64_MAX / 1024;
+            f->vram_bytes = f->has_vram ? kib * 1024ull : 0;
+        } else if (strcmp(line, "drm-engine-gfx") == 0 ||
+                   strcmp(line, "drm-engine-compute") == 0) {
+            uint64_t ns;
+            bool gfx = line[11] == 'g';
+            if (fd_num(v, " ns", &ns) != 0 || ns > UINT64_MAX - f->engine_ns) {
+                f->engine_bad = true;
+                continue;
+            }
+            f->engine_ns += ns;
+            if (gfx)
+                f->has_gfx = true;
+            else
+                f->has_compute = true;
         }
     }
     return amd && client && f->pdev[0] ? 0 : -1;
@@ -131,10 +153,12 @@ void amd_scan_processes(struct amd_state *st, struct snapshot *s, size_t first, 
                 st->fds_capped = true;
                 break;
             }
-            char path[AMD_PATH_LEN + 128], text[4096], lnk[128];
+            char path[AMD_PATH_LEN + 128], text[4096], lnk[128], why[AMD_WHY_LEN];
             amd_fmt(path, sizeof(path), "%s/%s", dir, fe->d_name);
             struct amd_fdinfo f;
-            if (amd_read_text(path, text, sizeof(text)) != 0 || amd_fdinfo_parse(text, &f) != 0)
+            /* /proc's files: regular ones only, read on this thread */
+            if (amd_read_text(NULL, path, text, sizeof(text), why, sizeof(why)) != AMD_READ_OK ||
+                amd_fdinfo_parse(text, &f) != 0)
                 continue;
             amd_fmt(path, sizeof(path), "%s/%s/fd/%s", st->proc, pe->d_name, fe->d_name);
             ssize_t n = readlink(path, lnk, sizeof(lnk) - 1);
@@ -168,7 +192,6 @@ void amd_scan_processes(struct amd_state *st, struct snapshot *s, size_t first, 
         struct device *d = &s->devices[k];
         d->proc_first = s->nprocs;
         d->nprocs = 0;
-        struct metric used = metric_direct(0);
         for (size_t i = 0; i < nfound; i++) {
             if (list[i].dev != k)
                 continue;
@@ -183,12 +206,13 @@ void amd_scan_processes(struct amd_state *st, struct snapshot *s, size_t first, 
             if (!p->type)
                 p->type = PROC_COMPUTE;
             p->mem_bytes = f->has_vram ? metric_direct((double)f->vram_bytes)
-                                       : metric_none("fdinfo: no drm-memory-vram");
-            if (f->has_vram)
-                used.value += (double)f->vram_bytes;
+                                       : metric_none("fdinfo: no drm-memory-vram \"<n> KiB\"");
             p->sm_util = metric_none("fdinfo: first read of this client (GPU % needs two)");
             struct amd_client *c = client_of(st, p->pid, f->client_id);
-            if (c && c->gen && c->seen_ns < now_ns && f->engine_ns >= c->engine_ns) {
+            bool known = c && c->gen && c->seen_ns && c->seen_ns < now_ns;
+            if (f->engine_bad)
+                p->sm_util = metric_none("fdinfo: a drm-engine-gfx/compute not \"<n> ns\"");
+            else if (known && f->engine_ns >= c->engine_ns) {
                 double dns = (double)(f->engine_ns - c->engine_ns);
                 double dt = (double)(now_ns - c->seen_ns);
                 if (dns <= dt)
@@ -196,21 +220,18 @@ void amd_scan_processes(struct amd_state *st, struct snapshot *s, size_t first, 
                 else /* as nvtop: a sample busier than the time is dropped */
                     p->sm_util = metric_none("fdinfo: busy time grew more than the time between reads");
             }
-            if (c) {
+            if (c && !f->engine_bad) {
                 c->engine_ns = f->engine_ns;
                 c->seen_ns = now_ns;
-                c->gen = st->gen;
             }
+            if (c) /* a bad read keeps the last good one for the next delta */
+                c->gen = st->gen;
             p->mem_util = p->enc_util = p->dec_util = metric_none("not in amdgpu fdinfo");
             d->nprocs++;
         }
+        /* A partition's VRAM in use stays none (amd_sample): the sum of
+         * these processes' is not it. */
         d->process_count = metric_direct((double)d->nprocs);
-        /* A partition's VRAM in use: what its processes hold (the kernel
-         * reports use for the whole GPU only). */
-        if (d->kind == DEV_MIG) {
-            used.src = MSRC_PROCESS;
-            d->m[M_MEM_USED] = used;
-        }
     }
     /* Clients not seen in this scan are forgotten. */
     size_t w = 0;

@@ -1,17 +1,18 @@
 /*
  * amdgpu_sysfs.c — a GPU's metrics from amdgpu's sysfs files, hwmon and
  * the gpu_metrics table (docs/metrics.md lists what each file feeds).
- * A file that is missing or unreadable gives none with its path.
+ * A file that is missing, unreadable or not a number as the kernel prints
+ * one gives none with its path; the reads go through the GPU's reader
+ * (amdgpu_io.c), bounded by the tick's deadline.
  */
 #include "backend/amdgpu.h"
 
 #include <errno.h>
 #include <stdarg.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <strings.h>
 
 void amd_fmt(char *out, size_t len, const char *fmt, ...)
 {
@@ -21,101 +22,196 @@ void amd_fmt(char *out, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-int amd_read_text(const char *path, char *out, size_t len)
+/* Decimal digits at *p into *v; *p moves past them. 0, -1 when there is
+ * no digit, -2 past 2^64 - 1. */
+static int digits(const char **p, uint64_t *v)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    const char *q = *p;
+    uint64_t x = 0;
+    if (*q < '0' || *q > '9')
         return -1;
-    ssize_t n = read(fd, out, len - 1);
-    int e = errno;
-    close(fd);
-    if (n < 0) {
-        errno = e;
-        return -1;
+    for (; *q >= '0' && *q <= '9'; q++) {
+        unsigned d = (unsigned)(*q - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            return -2;
+        x = x * 10 + d;
     }
-    out[n] = '\0';
-    while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' '))
-        out[--n] = '\0';
-    return 0;
-}
-
-int amd_read_u64(const char *path, uint64_t *v)
-{
-    char buf[64], *end;
-    if (amd_read_text(path, buf, sizeof(buf)) != 0)
-        return -1;
-    errno = 0;
-    unsigned long long x = strtoull(buf, &end, 10);
-    if (end == buf || *end != '\0' || errno) {
-        errno = EINVAL;
-        return -1;
-    }
+    *p = q;
     *v = x;
     return 0;
 }
 
-struct metric amd_file_metric(struct snapshot *s, const char *dir, const char *name,
-                              double scale)
+/* What may follow a number in a sysfs file: the newline the kernel ends
+ * it with (and spaces). */
+static bool only_space(const char *p)
 {
-    char path[AMD_PATH_LEN + 64];
-    uint64_t v;
+    while (*p == '\n' || *p == ' ' || *p == '\t')
+        p++;
+    return *p == '\0';
+}
+
+static const char WHY_EMPTY[] = "is empty";
+static const char WHY_NAN[] = "is not a number";
+static const char WHY_NEG[] = "is negative (only 0 and up)";
+
+int amd_parse_u64(const char *text, uint64_t *v, const char **why)
+{
+    const char *p = text;
+    uint64_t x;
+    int rc = only_space(p) ? -3 : *p == '-' ? -4 : digits(&p, &x);
+    if (rc == 0 && !only_space(p))
+        rc = -1;
+    if (rc == 0) {
+        *v = x;
+        return 0;
+    }
+    *why = rc == -3   ? WHY_EMPTY
+           : rc == -4 ? WHY_NEG
+           : rc == -2 ? "is out of range (past 2^64 - 1)"
+                      : WHY_NAN;
+    return -1;
+}
+
+int amd_parse_i64(const char *text, int64_t *v, const char **why)
+{
+    bool neg = *text == '-';
+    const char *p = text + neg;
+    uint64_t x;
+    int rc = only_space(text) ? -3 : digits(&p, &x);
+    if (rc == 0 && !only_space(p))
+        rc = -1;
+    if (rc == 0 && x > (neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX))
+        rc = -2;
+    if (rc == 0) {
+        *v = neg ? (int64_t)(0 - x) : (int64_t)x;
+        return 0;
+    }
+    *why = rc == -3 ? WHY_EMPTY : rc == -2 ? "is out of range (past 2^63)" : WHY_NAN;
+    return -1;
+}
+
+/* The text of a refused number, for its reason: printable ASCII only,
+ * cut at 24 bytes. */
+static void shown(char *out, size_t len, const char *text)
+{
+    size_t n = 0;
+    for (const char *p = text; *p && n + 1 < len; p++, n++)
+        out[n] = *p >= 0x20 && *p < 0x7f && *p != '"' ? *p : '?';
+    out[n] = '\0';
+    if (n + 1 == len && n >= 3)
+        memcpy(out + n - 3, "...", 3);
+}
+
+struct metric amd_file_metric(struct snapshot *s, struct amd_io *io, const char *dir,
+                              const char *name, double scale, enum metric_id id)
+{
+    char path[AMD_PATH_LEN + 64], buf[64], txt[28], why_rd[AMD_WHY_LEN];
     amd_fmt(path, sizeof(path), "%s/%s", dir, name);
-    if (amd_read_u64(path, &v) != 0)
-        return metric_none(snapshot_note(s, "%s: %s", path,
-                                         errno == EINVAL ? "not a number" : strerror(errno)));
-    return metric_direct((double)v * scale);
+    if (amd_read_text(io, path, buf, sizeof(buf), why_rd, sizeof(why_rd)) != AMD_READ_OK)
+        return metric_none(snapshot_note(s, "%s", why_rd));
+    const struct metric_info *mi = metric_info(id);
+    const char *why = NULL;
+    double v = 0;
+    /* hwmon's temperatures are signed (millidegrees); every other value is
+     * a count, a size or a share, and a minus sign there is an error, not
+     * the 2^64 - 5 strtoull would make of it */
+    if (mi->min < 0) {
+        int64_t x;
+        if (amd_parse_i64(buf, &x, &why) == 0)
+            v = (double)x * scale;
+    } else {
+        uint64_t x;
+        if (amd_parse_u64(buf, &x, &why) == 0)
+            v = (double)x * scale;
+    }
+    shown(txt, sizeof(txt), buf);
+    if (why)
+        return metric_none(snapshot_note(s, "%s: \"%s\" %s", path, txt, why));
+    if (!(v >= mi->min && v <= mi->max))
+        return metric_none(snapshot_note(s, "%s: \"%s\" is out of range (%s %g to %g %s)", path,
+                                         txt, mi->name, mi->min, mi->max, mi->unit));
+    return metric_direct(v);
 }
 
 /* The current level of a pp_dpm_* file: the line ending in '*'. */
-static struct metric dpm_clock(struct snapshot *s, const char *dir, const char *name)
+static struct metric dpm_clock(struct snapshot *s, struct amd_io *io, const char *dir,
+                               const char *name, enum metric_id id)
 {
-    char path[AMD_PATH_LEN + 64], buf[1024];
+    char path[AMD_PATH_LEN + 64], buf[1024], why[AMD_WHY_LEN];
     amd_fmt(path, sizeof(path), "%s/%s", dir, name);
-    if (amd_read_text(path, buf, sizeof(buf)) != 0)
-        return metric_none(snapshot_note(s, "%s: %s", path, strerror(errno)));
-    for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+    if (amd_read_text(io, path, buf, sizeof(buf), why, sizeof(why)) != AMD_READ_OK)
+        return metric_none(snapshot_note(s, "%s", why));
+    char *save = NULL;
+    for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         size_t n = strlen(line);
         while (n > 0 && line[n - 1] == ' ')
             n--;
         if (n == 0 || line[n - 1] != '*')
             continue;
-        char *colon = strchr(line, ':');
-        double mhz;
-        if (colon && sscanf(colon + 1, "%lfMhz", &mhz) == 1)
-            return metric_direct(mhz);
+        /* "1: 1420Mhz *": the level, the clock in whole MHz, the mark */
+        const char *p = strchr(line, ':');
+        uint64_t mhz;
+        if (!p)
+            break;
+        for (p++; *p == ' '; p++)
+            ;
+        if (digits(&p, &mhz) != 0 || strncasecmp(p, "mhz", 3) != 0 ||
+            !only_space(p + 3 + strspn(p + 3, " *")) || (double)mhz > metric_info(id)->max)
+            break;
+        return metric_direct((double)mhz);
     }
-    return metric_none(snapshot_note(s, "%s: no current level (a line ending in *)", path));
+    return metric_none(snapshot_note(s, "%s: no current level (a line \"N: <MHz>Mhz *\")", path));
 }
 
 /* hwmon's temperature whose label is label, in °C. */
-static struct metric hwmon_temp(struct snapshot *s, const struct amd_gpu *g, const char *label)
+static struct metric hwmon_temp(struct snapshot *s, const struct amd_gpu *g, const char *label,
+                                enum metric_id id)
 {
     if (!g->hwmon[0])
         return metric_none(snapshot_note(s, "%s/hwmon: no hwmon directory", g->dev));
+    char why[AMD_WHY_LEN] = "";
     for (int i = 1; i <= 8; i++) {
-        char path[AMD_PATH_LEN + 32], buf[32];
+        char path[AMD_PATH_LEN + 32], buf[32], e[AMD_WHY_LEN];
         amd_fmt(path, sizeof(path), "%s/temp%d_label", g->hwmon, i);
-        if (amd_read_text(path, buf, sizeof(buf)) != 0 || strcmp(buf, label) != 0)
+        int rc = amd_read_text(g->io, path, buf, sizeof(buf), e, sizeof(e));
+        if (rc == AMD_READ_STALLED)
+            return metric_none(snapshot_note(s, "%s", e));
+        if (rc != AMD_READ_OK && errno != ENOENT && !why[0])
+            memcpy(why, e, sizeof(why)); /* a label there but unreadable: say so */
+        if (rc != AMD_READ_OK || strcmp(buf, label) != 0)
             continue;
         char name[32];
         snprintf(name, sizeof(name), "temp%d_input", i);
-        return amd_file_metric(s, g->hwmon, name, 0.001);
+        return amd_file_metric(s, g->io, g->hwmon, name, 0.001, id);
     }
+    if (why[0])
+        return metric_none(snapshot_note(s, "%s: no temp*_label \"%s\" read (%s)", g->hwmon,
+                                         label, why));
     return metric_none(snapshot_note(s, "%s: no temp*_label \"%s\"", g->hwmon, label));
 }
 
 /* "16.0 GT/s PCIe" (or "16 GT/s" before 5.7) → the PCIe generation. */
-static struct metric link_gen(struct snapshot *s, const char *dir)
+static struct metric link_gen(struct snapshot *s, struct amd_io *io, const char *dir)
 {
-    char path[AMD_PATH_LEN + 32], buf[64];
+    char path[AMD_PATH_LEN + 32], buf[64], why[AMD_WHY_LEN];
     amd_fmt(path, sizeof(path), "%s/current_link_speed", dir);
-    if (amd_read_text(path, buf, sizeof(buf)) != 0)
-        return metric_none(snapshot_note(s, "%s: %s", path, strerror(errno)));
-    double gts = atof(buf);
-    static const double speed[] = {2.5, 5, 8, 16, 32, 64};
-    for (int i = 0; i < 6; i++)
-        if (gts > speed[i] - 0.1 && gts < speed[i] + 0.1)
-            return metric_direct(i + 1);
+    if (amd_read_text(io, path, buf, sizeof(buf), why, sizeof(why)) != AMD_READ_OK)
+        return metric_none(snapshot_note(s, "%s", why));
+    /* whole GT/s, then ".N" where the kernel prints a fraction, then " GT/s" */
+    const char *p = buf;
+    uint64_t whole = 0, tenth = 0;
+    bool ok = digits(&p, &whole) == 0 && whole < 1000;
+    if (ok && *p == '.') {
+        p++;
+        ok = *p >= '0' && *p <= '9';
+        tenth = ok ? (uint64_t)(*p++ - '0') : 0;
+    }
+    if (ok && strncmp(p, " GT/s", 5) == 0) {
+        static const unsigned speed10[] = {25, 50, 80, 160, 320, 640};
+        for (int i = 0; i < 6; i++)
+            if (whole * 10 + tenth == speed10[i])
+                return metric_direct(i + 1);
+    }
     return metric_none(snapshot_note(s, "%s: \"%s\" is no PCIe speed", path, buf));
 }
 
@@ -165,20 +261,17 @@ void amd_sample_gpu(struct snapshot *s, struct amd_gpu *g, struct device *d,
     amd_fmt(path, sizeof(path), "%s/gpu_metrics", dev);
     /* One read: the kernel returns at most a page. */
     static __thread unsigned char blob[8192];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, blob, sizeof(blob)) : -1;
-    int e = errno;
-    if (fd >= 0)
-        close(fd);
-    if (n < 0) {
+    char rwhy[AMD_WHY_LEN];
+    size_t n;
+    if (amd_io_read(g->io, path, blob, sizeof(blob), &n, rwhy, sizeof(rwhy)) != AMD_READ_OK) {
         amd_metrics_decode(blob, 0, gm);
-        const char *why = snapshot_note(s, "%s: %s", path, strerror(e));
+        const char *why = snapshot_note(s, "%s", rwhy);
         for (int k = 0; k < AMD_NUM_XCP; k++)
             gm->part_busy[k] = metric_none(why);
         gm->gfx_pct = gm->umc_pct = gm->power_w = gm->energy_j = gm->mem_c =
             gm->hbm_max_c = gm->hotspot_c = metric_none(why);
     } else {
-        amd_metrics_decode(blob, (size_t)n, gm);
+        amd_metrics_decode(blob, n, gm);
         struct metric *all[] = {&gm->hotspot_c, &gm->mem_c, &gm->hbm_max_c, &gm->power_w,
                                 &gm->gfx_pct, &gm->umc_pct, &gm->energy_j};
         for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
@@ -187,22 +280,27 @@ void amd_sample_gpu(struct snapshot *s, struct amd_gpu *g, struct device *d,
             gm->part_busy[k] = with_path(s, path, gm->part_busy[k]);
     }
 
-    d->m[M_GPU_UTIL] = either(amd_file_metric(s, dev, "gpu_busy_percent", 1), gm->gfx_pct);
-    d->m[M_MEM_UTIL] = either(amd_file_metric(s, dev, "mem_busy_percent", 1), gm->umc_pct);
-    d->m[M_MEM_USED] = amd_file_metric(s, dev, "mem_info_vram_used", 1);
-    d->m[M_MEM_TOTAL] = amd_file_metric(s, dev, "mem_info_vram_total", 1);
-    d->m[M_GTT_USED] = amd_file_metric(s, dev, "mem_info_gtt_used", 1);
-    d->m[M_GTT_TOTAL] = amd_file_metric(s, dev, "mem_info_gtt_total", 1);
+    struct amd_io *io = g->io;
+    d->m[M_GPU_UTIL] =
+        either(amd_file_metric(s, io, dev, "gpu_busy_percent", 1, M_GPU_UTIL), gm->gfx_pct);
+    d->m[M_MEM_UTIL] =
+        either(amd_file_metric(s, io, dev, "mem_busy_percent", 1, M_MEM_UTIL), gm->umc_pct);
+    d->m[M_MEM_USED] = amd_file_metric(s, io, dev, "mem_info_vram_used", 1, M_MEM_USED);
+    d->m[M_MEM_TOTAL] = amd_file_metric(s, io, dev, "mem_info_vram_total", 1, M_MEM_TOTAL);
+    d->m[M_GTT_USED] = amd_file_metric(s, io, dev, "mem_info_gtt_used", 1, M_GTT_USED);
+    d->m[M_GTT_TOTAL] = amd_file_metric(s, io, dev, "mem_info_gtt_total", 1, M_GTT_TOTAL);
     /* Multi-die parts (MI300) hide temp1 (edge): the hotspot stands in. */
-    struct metric edge = hwmon_temp(s, g, "edge");
-    d->m[M_TEMP] = either(either(edge, hwmon_temp(s, g, "junction")), gm->hotspot_c);
-    d->m[M_MEM_TEMP] = either(either(hwmon_temp(s, g, "mem"), gm->mem_c), gm->hbm_max_c);
+    struct metric edge = hwmon_temp(s, g, "edge", M_TEMP);
+    d->m[M_TEMP] = either(either(edge, hwmon_temp(s, g, "junction", M_TEMP)), gm->hotspot_c);
+    d->m[M_MEM_TEMP] =
+        either(either(hwmon_temp(s, g, "mem", M_MEM_TEMP), gm->mem_c), gm->hbm_max_c);
     if (g->hwmon[0]) {
-        struct metric avg = amd_file_metric(s, g->hwmon, "power1_average", 1e-6);
-        d->m[M_POWER] = either(either(avg, amd_file_metric(s, g->hwmon, "power1_input", 1e-6)),
-                               gm->power_w);
-        d->m[M_POWER_LIMIT] = amd_file_metric(s, g->hwmon, "power1_cap", 1e-6);
-        struct metric pwm = amd_file_metric(s, g->hwmon, "pwm1", 100.0 / 255.0);
+        const char *hw = g->hwmon;
+        struct metric avg = amd_file_metric(s, io, hw, "power1_average", 1e-6, M_POWER);
+        struct metric in = amd_file_metric(s, io, hw, "power1_input", 1e-6, M_POWER);
+        d->m[M_POWER] = either(either(avg, in), gm->power_w);
+        d->m[M_POWER_LIMIT] = amd_file_metric(s, io, hw, "power1_cap", 1e-6, M_POWER_LIMIT);
+        struct metric pwm = amd_file_metric(s, io, hw, "pwm1", 100.0 / 255.0, M_FAN);
         d->m[M_FAN] = pwm;
     } else {
         d->m[M_POWER] = gm->power_w;
@@ -210,9 +308,9 @@ void amd_sample_gpu(struct snapshot *s, struct amd_gpu *g, struct device *d,
             metric_none(snapshot_note(s, "%s/hwmon: no hwmon directory", dev));
     }
     d->m[M_ENERGY] = gm->energy_j;
-    d->m[M_CLK_GFX] = dpm_clock(s, dev, "pp_dpm_sclk");
-    d->m[M_CLK_MEM] = dpm_clock(s, dev, "pp_dpm_mclk");
-    d->m[M_PCIE_GEN] = link_gen(s, dev);
-    d->m[M_PCIE_WIDTH] = amd_file_metric(s, dev, "current_link_width", 1);
+    d->m[M_CLK_GFX] = dpm_clock(s, io, dev, "pp_dpm_sclk", M_CLK_GFX);
+    d->m[M_CLK_MEM] = dpm_clock(s, io, dev, "pp_dpm_mclk", M_CLK_MEM);
+    d->m[M_PCIE_GEN] = link_gen(s, io, dev);
+    d->m[M_PCIE_WIDTH] = amd_file_metric(s, io, dev, "current_link_width", 1, M_PCIE_WIDTH);
     throttle(s, g, d, path, gm);
 }

@@ -280,9 +280,14 @@ static void write_device(struct jsonw *w, const struct snapshot *s, const struct
     } else {
         jsonw_null(w);
     }
-    if (d->vendor == VENDOR_AMD) { /* NVML's: nvmlDeviceGetCurrentClocksEventReasons */
+    if (d->vendor == VENDOR_AMD) {
         jsonw_key(w, d->throttle_valid ? "throttle_reasons_source" : "throttle_reasons_reason");
         jsonw_str(w, d->throttle_valid ? "gpu_metrics residency counters" : d->throttle_why);
+    } else if (d->throttle_why) {
+        /* NVML's, where the entry point is news (a deprecated call's
+         * replacement, or one refused): backend/nvml_compat.c */
+        jsonw_key(w, d->throttle_valid ? "throttle_reasons_source" : "throttle_reasons_reason");
+        jsonw_str(w, d->throttle_why);
     }
     write_processes(w, s, d);
     jsonw_obj_close(w);
@@ -303,7 +308,9 @@ static void write_events(struct jsonw *w, const struct snapshot *s)
         const struct device *d =
             e->device_pos >= 0 && (size_t)e->device_pos < s->ndevices ? &s->devices[e->device_pos]
                                                                        : NULL;
-        bool xid = strcmp(xid_event_type_name(e->type), "xid") == 0;
+        /* an operational event's legacy Xid reads as the Xid it is */
+        bool ops = (e->type & GPU_EVENT_OPERATIONAL) != 0;
+        bool xid = strcmp(xid_event_type_name(e->type), "xid") == 0 || (ops && e->xid);
         jsonw_obj_open(w);
         jsonw_key(w, "elapsed_ns");
         jsonw_uint(w, e->elapsed_ns);
@@ -327,6 +334,12 @@ static void write_events(struct jsonw *w, const struct snapshot *s)
         jsonw_str(w, xid ? xid_meaning(e->xid) : NULL);
         jsonw_key(w, "action");
         jsonw_str(w, xid ? xid_action(e->xid) : NULL);
+        if (ops) { /* NVML's numbers, not interpreted (docs/health.md) */
+            jsonw_key(w, "severity");
+            jsonw_uint(w, e->severity);
+            jsonw_key(w, "category");
+            jsonw_uint(w, e->category);
+        }
         jsonw_obj_close(w);
     }
     jsonw_arr_close(w);

@@ -12,6 +12,7 @@
 
 #include "replay/reader.h"
 #include "replay/replay.h"
+#include "text.h"
 
 struct replay {
     pthread_mutex_t mu;
@@ -23,6 +24,7 @@ struct replay {
     uint64_t shown_elapsed;
     int64_t shown_wall;
     uint64_t unreadable; /* snapshots that failed to parse when read */
+    bool failed;         /* the last sample gave no snapshot: err says why */
     char err[512];
 };
 
@@ -65,6 +67,7 @@ static int rp_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
         r->unreadable++;
         r->f.garbage++;
     }
+    r->failed = rc != 0;
     pthread_mutex_unlock(&r->mu);
     return rc;
 }
@@ -124,6 +127,8 @@ void replay_where(struct replay *r, struct replay_where *w)
     w->garbage = r->f.garbage;
     w->cut_bytes = r->f.cut_bytes;
     w->name = r->f.path_shown;
+    w->stopped = r->f.stopped;
+    w->failed = r->failed ? r->err : NULL;
     w->from_elapsed = r->from_elapsed;
     w->to_elapsed = r->to_elapsed;
     w->has_next = r->shown < r->to && replay_file_elapsed(&r->f, r->shown + 1, &w->next_elapsed);
@@ -174,21 +179,69 @@ static int64_t duration_ns(const char *s)
     return llround(v * mul); /* "+0.403454086s" is 403454086 ns, not one short */
 }
 
-int replay_time(struct replay *r, const char *spec, uint64_t *rec, char *err, size_t errlen)
+/* ns since the epoch as 2026-12-02T03:12:00.000Z */
+static void wall_str(char *out, size_t cap, int64_t ns)
+{
+    time_t t = (time_t)(ns / 1000000000);
+    struct tm tm;
+    if (ns < 0 || !gmtime_r(&t, &tm)) {
+        snprintf(out, cap, "an unknown time");
+        return;
+    }
+    char b[32];
+    strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(out, cap, "%s.%03dZ", b, (int)(ns % 1000000000 / 1000000));
+}
+
+/* Whether t (wall clock ns, or elapsed ns) lies within the recording: from
+ * its first snapshot to its last one plus the recording's mean interval
+ * (a snapshot stands for the time until the next would have been taken);
+ * or, for the end of the part replayed (end), anywhere after its start.
+ * err says which side and the recording's span otherwise. */
+static bool within(const struct replay_file *f, const char *opt, const char *spec, int64_t t,
+                   bool wall, bool end, char *err, size_t errlen)
+{
+    int64_t first = wall ? f->first_wall : (int64_t)f->first_elapsed;
+    int64_t last = wall ? f->last_wall : (int64_t)f->last_elapsed;
+    int64_t slack = f->count > 1 ? (int64_t)((f->last_elapsed - f->first_elapsed) / (f->count - 1))
+                                 : 0;
+    bool before = t < first, after = !end && t > sat_add(last, slack);
+    if (!before && !after)
+        return true;
+    char a[40], b[40], taken[48] = "";
+    wall_str(a, sizeof(a), f->first_wall);
+    wall_str(b, sizeof(b), f->last_wall);
+    if (wall && !strchr(spec, 'T')) { /* what a bare 03:12 was taken as: that day's */
+        char w[40];
+        wall_str(w, sizeof(w), t);
+        snprintf(taken, sizeof(taken), " (%s)", w);
+    }
+    snprintf(err, errlen,
+             "%s %.64s%s is %s the recording, which runs from %s to %s (+0s to +%.3fs): no "
+             "snapshot then",
+             opt, spec, taken, before ? "before" : "after", a, b,
+             (double)(f->last_elapsed - f->first_elapsed) / 1e9);
+    return false;
+}
+
+int replay_time(struct replay *r, const char *opt, const char *spec, bool end, uint64_t *rec,
+                char *err, size_t errlen)
 {
     pthread_mutex_lock(&r->mu);
     struct replay_file *f = &r->f;
     int rc = 0;
+    bool wall = false;
+    int64_t t = -1;
     if (spec[0] == '+' || spec[0] == '-') {
         int64_t d = duration_ns(spec + 1);
-        if (d < 0)
-            rc = -1;
-        else if (spec[0] == '+')
-            *rec = replay_file_find(f, sat_add((int64_t)f->first_elapsed, d), false);
+        if (d >= 0)
+            t = spec[0] == '+' ? sat_add((int64_t)f->first_elapsed, d)
+                               : sat_add((int64_t)f->last_elapsed, -d);
         else
-            *rec = replay_file_find(f, sat_add((int64_t)f->last_elapsed, -d), false);
+            rc = -1;
     } else {
-        int64_t t = replay_parse_rfc3339(spec);
+        wall = true;
+        t = replay_parse_rfc3339(spec);
         int h, m, sec = 0, n = 0;
         if (t < 0 && (sscanf(spec, "%d:%d:%d%n", &h, &m, &sec, &n) == 3 ||
                       sscanf(spec, "%d:%d%n", &h, &m, &n) == 2) &&
@@ -198,14 +251,23 @@ int replay_time(struct replay *r, const char *spec, uint64_t *rec, char *err, si
         }
         if (t < 0)
             rc = -1;
-        else
-            *rec = replay_file_find(f, t, true);
+    }
+    if (rc != 0) {
+        snprintf(err, errlen,
+                 "%s '%.64s' is no time: +90s, +5m, -30s (from the end), 03:12, 03:12:30 or "
+                 "2026-12-02T03:12:00Z (UTC)",
+                 opt, spec);
+    } else if (wall && f->first_wall < 0) {
+        snprintf(err, errlen, "%s %.64s: the recording's snapshots have no timestamp; give the "
+                 "time from its start (+90s) or end (-30s)", opt, spec);
+        rc = -1;
+    } else if (!within(f, opt, spec, t, wall, end, err, errlen)) {
+        rc = -1;
+    } else {
+        *rec = replay_file_find(f, t, wall);
     }
     if (rc != 0)
-        snprintf(err, errlen,
-                 "'%.64s' is no time: +90s, +5m, -30s (from the end), 03:12, 03:12:30 or "
-                 "2026-12-02T03:12:00Z (UTC)",
-                 spec);
+        text_clean(err, errlen); /* it quotes what was typed */
     pthread_mutex_unlock(&r->mu);
     return rc;
 }

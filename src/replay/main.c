@@ -12,6 +12,7 @@
 #include "collect.h"
 #include "export/json.h"
 #include "export/table.h"
+#include "outfile.h"
 #include "replay/replay.h"
 #include "tui/tui.h"
 
@@ -30,42 +31,84 @@ static void usage(FILE *f)
           "  --at TIME       the snapshot that is the last at or before TIME\n"
           "  --no-color      no colours\n"
           "TIME: +90s, +5m, +1h (from the first snapshot), -30s (from the last),\n"
-          "03:12, 03:12:30 (UTC, on the first snapshot's day) or 2026-12-02T03:12:00Z.\n"
+          "03:12, 03:12:30 (UTC, on the first snapshot's day) or 2026-12-02T03:12:00Z;\n"
+          "--at and --from outside the recording are refused (--to may pass its end).\n"
           "Keys: space pause/resume; . and , one snapshot forward/back (paused);\n"
           "] and [ one minute forward/back; > and < the end/start; + and - twice/half\n"
           "the speed; q quit.\n"
-          "Exit status: 0; 2 for a bad option, a file that cannot be read or has no\n"
-          "snapshot, or a recording of another schema.\n",
+          "Exit status: 0 (also when the reader of standard output closes the pipe);\n"
+          "1 when the snapshot could not be written; 2 for a bad option, a file that\n"
+          "is not a regular file, cannot be read or has no snapshot to show, or a\n"
+          "recording of another schema.\n",
           f);
 }
 
 enum { O_SPEED = 256, O_FROM, O_TO, O_AT, O_ONCE, O_PAUSED, O_NOCOLOR };
+static const struct option longopts[] = {
+    {"speed", required_argument, NULL, O_SPEED}, {"from", required_argument, NULL, O_FROM},
+    {"to", required_argument, NULL, O_TO},       {"at", required_argument, NULL, O_AT},
+    {"once", no_argument, NULL, O_ONCE},         {"paused", no_argument, NULL, O_PAUSED},
+    {"format", required_argument, NULL, 'f'},    {"no-color", no_argument, NULL, O_NOCOLOR},
+    {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
+
+/* '-': a word that is no option comes back in its place (as 1), so the
+ * mode word is known by where it is, as in the monitor's modes (cli.c) */
+const struct cli_options replay_options = {.shorts = "-:f:h", .longs = longopts};
+
+/* What was typed, for a message: no terminal control in it (cli_escape). */
+static const char *typed(const char *s, char *buf, size_t cap)
+{
+    cli_escape(buf, cap, s);
+    return buf;
+}
+
+/* A word that is no option, argv[i]: the mode word (at), else FILE, after
+ * it; 0, or 2 (the exit status) after one line on stderr. */
+static int take_word(char **argv, int i, int at, const char **path)
+{
+    char err[160], t[512];
+    if (i == at)
+        return 0;
+    if (i < at) {
+        fprintf(stderr, "mig-gpu-mon replay: %s: unexpected argument before replay "
+                        "(replay FILE [OPTIONS])\n", typed(argv[i], t, sizeof(t)));
+        return 2;
+    }
+    if (!*path) {
+        *path = argv[i];
+        return 0;
+    }
+    if (argv[i][0] != '-' && cli_mode_conflict("replay", argv[i], err, sizeof(err)) != 0)
+        fprintf(stderr, "mig-gpu-mon: %s\n", err);
+    else
+        fprintf(stderr, "mig-gpu-mon replay: %s: one recording at a time (see "
+                        "mig-gpu-mon replay --help)\n", typed(argv[i], t, sizeof(t)));
+    return 2;
+}
 
 int replay_main(int argc, char **argv, int at)
 {
-    static const struct option opts[] = {
-        {"speed", required_argument, NULL, O_SPEED}, {"from", required_argument, NULL, O_FROM},
-        {"to", required_argument, NULL, O_TO},       {"at", required_argument, NULL, O_AT},
-        {"once", no_argument, NULL, O_ONCE},         {"paused", no_argument, NULL, O_PAUSED},
-        {"format", required_argument, NULL, 'f'},    {"no-color", no_argument, NULL, O_NOCOLOR},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
     double speed = 1;
-    const char *from = NULL, *to = NULL, *at_t = NULL, *format = "json";
+    const char *from = NULL, *to = NULL, *at_t = NULL, *format = "json", *path = NULL;
     bool once = false, paused = false, no_color = false;
     int c;
-    /* the mode's own arguments, options and FILE in any order */
-    argc -= at;
-    argv += at;
+    char err[1024];
+    /* options before and after the mode word, FILE after it; after "--",
+     * words only */
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, replay_options.shorts, longopts, NULL)) != -1) {
         char *end;
         switch (c) {
+        case 1:
+            if (take_word(argv, optind - 1, at, &path) != 0)
+                return 2;
+            break;
         case O_SPEED:
             speed = strtod(optarg, &end);
             if (*end || !(speed >= 0.1 && speed <= 1000)) {
                 fprintf(stderr, "mig-gpu-mon replay: --speed %s: a number from 0.1 to 1000\n",
-                        optarg);
+                        typed(optarg, err, sizeof(err)));
                 return 2;
             }
             break;
@@ -76,31 +119,37 @@ int replay_main(int argc, char **argv, int at)
         case O_PAUSED: paused = true; break;
         case O_NOCOLOR: no_color = true; break;
         case 'f': format = optarg; break;
-        case 'h': usage(stdout); return 0;
+        case 'h': usage(stdout); return outfile_stdout_done("mig-gpu-mon replay", "help");
+        case ':':
+            fprintf(stderr, "mig-gpu-mon replay: %s: missing argument\n",
+                    typed(argv[optind - 1], err, sizeof(err)));
+            return 2;
         default:
-            fprintf(stderr, "mig-gpu-mon replay: %s %s (see mig-gpu-mon replay --help)\n",
-                    optopt ? "option needs a value or is unknown:" : "unknown option",
-                    argv[optind - 1]);
+            /* another mode's option (the monitor's --demo, record's -o) or none */
+            fprintf(stderr, "mig-gpu-mon replay: %s: unknown option (see mig-gpu-mon "
+                            "replay --help)\n", typed(argv[optind - 1], err, sizeof(err)));
             return 2;
         }
     }
-    if (optind != argc - 1) {
-        fprintf(stderr, "mig-gpu-mon replay: %s (see mig-gpu-mon replay --help)\n",
-                optind >= argc ? "name the recording: replay FILE" : "one recording at a time");
+    for (int i = optind; i < argc; i++)
+        if (take_word(argv, i, at, &path) != 0)
+            return 2;
+    if (!path) {
+        fprintf(stderr, "mig-gpu-mon replay: name the recording: replay FILE (see mig-gpu-mon "
+                        "replay --help)\n");
         return 2;
     }
     if (strcmp(format, "json") && strcmp(format, "table")) {
-        fprintf(stderr, "mig-gpu-mon replay: --format %s: json or table\n", format);
+        fprintf(stderr, "mig-gpu-mon replay: --format %s: json or table\n",
+                typed(format, err, sizeof(err)));
         return 2;
     }
     if ((at_t || strcmp(format, "json")) && !once) {
         fprintf(stderr, "mig-gpu-mon replay: --at and --format go with --once\n");
         return 2;
     }
-    const char *path = argv[optind];
     struct collector col;
     struct collect_opts co = {.backend = &replay_backend_ops, .source = path, .one_shot = once};
-    char err[1024];
     if (collect_open(&col, &co, err, sizeof(err)) != 0) {
         fprintf(stderr, "mig-gpu-mon replay: %s\n", err);
         return 2;
@@ -109,8 +158,8 @@ int replay_main(int argc, char **argv, int at)
     struct replay_where w;
     replay_where(r, &w);
     uint64_t a = 0, b = w.count - 1;
-    if ((from && replay_time(r, from, &a, err, sizeof(err)) != 0) ||
-        (to && replay_time(r, to, &b, err, sizeof(err)) != 0)) {
+    if ((from && replay_time(r, "--from", from, false, &a, err, sizeof(err)) != 0) ||
+        (to && replay_time(r, "--to", to, true, &b, err, sizeof(err)) != 0)) {
         fprintf(stderr, "mig-gpu-mon replay: %s\n", err);
         collect_close(&col);
         return 2;
@@ -124,10 +173,13 @@ int replay_main(int argc, char **argv, int at)
     if (w.garbage || w.cut_bytes)
         fprintf(stderr, "mig-gpu-mon replay: %s: %llu lines skipped (not a snapshot)%s\n", w.name,
                 (unsigned long long)w.garbage, w.cut_bytes ? "; the last line is cut" : "");
+    if (w.stopped[0])
+        fprintf(stderr, "mig-gpu-mon replay: %s: %s; the %llu snapshots before are replayed\n",
+                w.name, w.stopped, (unsigned long long)w.count);
     int rc = 0;
     if (once) {
         uint64_t rec = a;
-        if (at_t && replay_time(r, at_t, &rec, err, sizeof(err)) != 0) {
+        if (at_t && replay_time(r, "--at", at_t, false, &rec, err, sizeof(err)) != 0) {
             fprintf(stderr, "mig-gpu-mon replay: %s\n", err);
             collect_close(&col);
             return 2;
@@ -136,12 +188,20 @@ int replay_main(int argc, char **argv, int at)
         struct snapshot s;
         memset(&s, 0, sizeof(s));
         collect_tick(&col, &s);
+        replay_where(r, &w);
+        if (w.failed) {
+            /* no snapshot to print: none is made up */
+            fprintf(stderr, "mig-gpu-mon replay: %s\n", w.failed);
+            snapshot_free(&s);
+            collect_close(&col);
+            return 2;
+        }
         if (!strcmp(format, "table"))
             table_write_snapshot(stdout, &s);
         else
             json_write_snapshot(stdout, &s, false);
         snapshot_free(&s);
-        rc = fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+        rc = outfile_stdout_done("mig-gpu-mon replay", "snapshot");
     } else {
         char label[600];
         snprintf(label, sizeof(label), "REPLAY %s", w.name);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -17,11 +18,51 @@
 
 #define CHUNK (64u * 1024u)
 
-/* Fill the chunk from the file's current position; false at the end. */
+/* Whether the next chunk would pass a bound (reader.h). While the index is
+ * built: a run of REPLAY_GAP_MAX bytes without a snapshot line, or content
+ * over REPLAY_RATIO_MAX times the compressed bytes it came from; said in
+ * f->stopped, and the scan ends there. After it: where the scan ended, so
+ * that no read goes further than the index did. */
+static bool past_bound(struct replay_file *f)
+{
+    uint64_t at = f->chunk_off;
+    if (!f->scanning)
+        return at >= f->limit;
+    if (f->stopped[0])
+        return true;
+    if (at - f->gap_from >= REPLAY_GAP_MAX) {
+        if (f->count == 0)
+            snprintf(f->stopped, sizeof(f->stopped), "no snapshot line in its first %u MiB",
+                     REPLAY_GAP_MAX >> 20);
+        else
+            snprintf(f->stopped, sizeof(f->stopped),
+                     "%u MiB without a snapshot line after snapshot %llu: not read past there",
+                     REPLAY_GAP_MAX >> 20, (unsigned long long)f->count);
+        return true;
+    }
+    /* gzoffset: the compressed bytes consumed, not those buffered ahead */
+    z_off_t in = gzoffset((gzFile)f->gz);
+    if (f->compressed && at >= REPLAY_RATIO_FROM && in > 0 &&
+        at / REPLAY_RATIO_MAX > (uint64_t)in) {
+        snprintf(f->stopped, sizeof(f->stopped),
+                 "its content is over %u times its compressed size (%llu MiB from %llu KiB, "
+                 "a compression bomb?): not read past there",
+                 REPLAY_RATIO_MAX, (unsigned long long)(at >> 20),
+                 (unsigned long long)in >> 10);
+        return true;
+    }
+    return false;
+}
+
+/* Fill the chunk from the file's current position; false at the end, or
+ * at a bound (past_bound). */
 static bool refill(struct replay_file *f)
 {
     f->chunk_off += f->chunk_len;
     f->chunk_pos = 0;
+    f->chunk_len = 0;
+    if (past_bound(f))
+        return false;
     int n = gzread((gzFile)f->gz, f->chunk, CHUNK);
     f->chunk_len = n > 0 ? (size_t)n : 0;
     return f->chunk_len > 0;
@@ -188,36 +229,68 @@ static void index_add(struct replay_file *f, uint64_t off, const struct head *h)
     f->count++;
 }
 
+/* The file at path opened once for the whole life of the reader: a pipe, a
+ * FIFO or a device would give its bytes to the index scan and none to the
+ * reads after it (or, a FIFO, block a second open), and a directory has no
+ * lines. O_NONBLOCK: a FIFO's open does not wait for a writer. */
+static int open_regular(const struct replay_file *f, const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "%s: %s", f->path_shown, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(err, errlen,
+                 S_ISDIR(st.st_mode) ? "%s is a directory, not a recording"
+                                     : "%s is not a regular file (a pipe, FIFO, socket or device): "
+                                       "a recording is read twice, to index it and to show it; "
+                                       "save it to a file first",
+                 f->path_shown);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 int replay_file_open(struct replay_file *f, const char *path, char *err, size_t errlen)
 {
     memset(f, 0, sizeof(*f));
     text_copy(f->path_shown, sizeof(f->path_shown), path);
     text_clean(f->path_shown, sizeof(f->path_shown));
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(err, errlen, "%s: %s", f->path_shown, strerror(errno));
+    int rc = -1, again = -1;
+    int fd = open_regular(f, path, err, errlen);
+    if (fd < 0)
         return -1;
-    }
+    /* the same file again for the random reads after the scan (gzseek over
+     * what gzread consumed): a second descriptor of it, not a second open
+     * of the path */
+    again = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     unsigned char magic[2] = {0, 0};
     f->compressed = pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-    f->gz = gzdopen(fd, "rb");
+    f->gz = again >= 0 ? gzdopen(fd, "rb") : NULL;
     f->chunk = malloc(CHUNK);
     f->ix = malloc(REPLAY_INDEX_MAX * sizeof(*f->ix));
     f->stride = 1;
+    f->limit = UINT64_MAX;
     if (!f->gz || !f->chunk || !f->ix) {
         if (!f->gz)
             close(fd);
         snprintf(err, errlen, "%s: out of memory", f->path_shown);
-        replay_file_close(f);
-        return -1;
+        goto fail;
     }
     gzbuffer((gzFile)f->gz, 128 * 1024);
     uint64_t lineno = 0;
+    f->scanning = true;
     for (;;) {
         uint64_t off = tell(f);
         bool nl, too_long;
-        if (next_line(f, &nl, &too_long) == 0)
-            break;
+        int got = next_line(f, &nl, &too_long);
+        if (got == 0 || f->stopped[0])
+            break; /* the end, or a bound: a line it cut is not one */
         lineno++;
         if (f->line_len == 0 && !too_long && nl)
             continue; /* an empty line */
@@ -238,42 +311,53 @@ int replay_file_open(struct replay_file *f, const char *path, char *err, size_t 
                      "%s line %llu: a snapshot of schema %ld; this mig-gpu-mon reads schema %d "
                      "recordings",
                      f->path_shown, (unsigned long long)lineno, h.schema, REPLAY_SCHEMA);
-            replay_file_close(f);
-            return -2;
+            rc = -2;
+            goto fail;
         }
-        if (h.kind == K_SNAPSHOT)
+        if (h.kind == K_SNAPSHOT) {
             index_add(f, off, &h);
-        else if (h.kind == K_OTHER)
+            f->gap_from = tell(f);
+        } else if (h.kind == K_OTHER) {
             f->others++;
-        else if (f->garbage++ == 0)
+        } else if (f->garbage++ == 0) {
             f->first_garbage_line = lineno;
+        }
     }
-    if (gzclose_r((gzFile)f->gz) != Z_OK && f->count == 0) {
+    f->scanning = false;
+    if (gzclose_r((gzFile)f->gz) != Z_OK && f->count == 0 && !f->stopped[0]) {
         f->gz = NULL;
         snprintf(err, errlen, "%s: cannot be read (a damaged gzip stream)", f->path_shown);
-        replay_file_close(f);
-        return -1;
+        goto fail;
     }
     f->gz = NULL;
+    if (f->count == 0 && f->stopped[0]) {
+        snprintf(err, errlen, "%s: %s", f->path_shown, f->stopped);
+        goto fail;
+    }
     if (f->count == 0) {
         snprintf(err, errlen, "%s: no snapshot in it (%llu lines that are not one)", f->path_shown,
                  (unsigned long long)(f->garbage + f->others));
-        replay_file_close(f);
-        return -1;
+        goto fail;
     }
-    /* open again for the random reads (gzseek over what gzread consumed) */
-    f->gz = gzopen(path, "rb");
+    /* the reads after the scan go no further than it did */
+    f->limit = f->chunk_off + f->chunk_len;
+    f->gz = lseek(again, 0, SEEK_SET) == 0 ? gzdopen(again, "rb") : NULL;
     if (!f->gz) {
-        snprintf(err, errlen, "%s: %s", f->path_shown, strerror(errno));
-        replay_file_close(f);
-        return -1;
+        snprintf(err, errlen, "%s: cannot be read again: %s", f->path_shown, strerror(errno));
+        goto fail;
     }
+    again = -1; /* the gzFile's */
     gzbuffer((gzFile)f->gz, 128 * 1024);
     f->chunk_off = f->chunk_len = f->chunk_pos = 0;
     f->next_rec = 0;
     f->next_off = f->ix[0].off;
     f->peek_rec = UINT64_MAX;
     return 0;
+fail:
+    if (again >= 0)
+        close(again);
+    replay_file_close(f);
+    return rc;
 }
 
 /* Snapshot rec's line into f->line. A position and a number go together:
@@ -330,8 +414,13 @@ int replay_file_read(struct replay_file *f, uint64_t rec, struct snapshot *s, ch
                  f->path_shown, (unsigned long long)rec + 1);
         return -1;
     }
-    int rc = replay_parse_line(f->line, f->line_len, s, &f->strs, err, errlen);
-    return rc == REPLAY_LINE_SNAPSHOT ? 0 : -1;
+    char why[256] = "";
+    int rc = replay_parse_line(f->line, f->line_len, s, &f->strs, why, sizeof(why));
+    if (rc == REPLAY_LINE_SNAPSHOT)
+        return 0;
+    snprintf(err, errlen, "%s: snapshot %llu: %s", f->path_shown, (unsigned long long)rec + 1,
+             why);
+    return -1;
 }
 
 uint64_t replay_file_find(struct replay_file *f, int64_t t, bool wall)

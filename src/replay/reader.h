@@ -23,6 +23,19 @@
 
 #define REPLAY_INDEX_MAX 4096
 #define REPLAY_LINE_MAX (16u << 20)
+/* The bounds of the index scan, so that no file makes it endless (a sparse
+ * file of zeros, /dev/zero saved) or makes a few MB read as gigabytes (a
+ * gzip bomb): it stops after REPLAY_GAP_MAX bytes without a snapshot line
+ * (a snapshot line is at most REPLAY_LINE_MAX), and when the content read
+ * passes REPLAY_RATIO_MAX times the compressed bytes it came from, once
+ * past REPLAY_RATIO_FROM. Even identical snapshot lines compress far less
+ * in gzip (a deflate match is at most 258 bytes and costs a distance of a
+ * line's length); a run of one byte or of a short pattern comes near
+ * deflate's limit of 1,032. The snapshots before the stop are replayed;
+ * with none, the file is refused. */
+#define REPLAY_GAP_MAX (64u << 20)
+#define REPLAY_RATIO_MAX 512u
+#define REPLAY_RATIO_FROM (16u << 20)
 
 struct replay_ix {
     uint64_t off;     /* where the snapshot's line starts (uncompressed bytes) */
@@ -59,10 +72,18 @@ struct replay_file {
     size_t peek_len, peek_cap;
     uint64_t peek_rec; /* UINT64_MAX: none */
     struct replay_strs strs;
+    /* the bounds (above) */
+    bool scanning;         /* the index is being built */
+    uint64_t gap_from;     /* where the last snapshot line ended (the scan) */
+    uint64_t limit;        /* where the scan ended: no read goes past it */
+    char stopped[200];     /* why the scan stopped before the end, "" when it did not */
 };
 
-/* Opens and indexes path. 0; or -1 with one line in err (cannot open, no
- * snapshot in it) or -2 (a snapshot of another schema: err names it). */
+/* Opens and indexes path, a regular file. 0 (f->stopped says why the scan
+ * ended before the end of the file, when it did); or -1 with one line in
+ * err (cannot open, not a regular file, no snapshot in it, a bound passed
+ * before the first snapshot) or -2 (a snapshot of another schema: err
+ * names it). */
 int replay_file_open(struct replay_file *f, const char *path, char *err, size_t errlen);
 /* Snapshot number rec (0-based) into s: 0, or -1 when it cannot be read
  * again (err says why; the file changed under us, or the line is garbage

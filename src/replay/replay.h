@@ -30,6 +30,9 @@ struct replay_where {
     uint64_t garbage;        /* lines skipped: not JSON or not a snapshot */
     size_t cut_bytes;        /* a cut last line's length, 0 none */
     const char *name;        /* the file's name (borrowed) */
+    const char *stopped;     /* why the file was not read to its end, "" when it was (borrowed) */
+    const char *failed;      /* why the last sample gave no snapshot, NULL when it gave one
+                              * (borrowed, cleaned; the next sample rewrites it) */
 };
 
 /* The replay state of an open collector's backend state. */
@@ -47,11 +50,15 @@ void replay_where(struct replay *r, struct replay_where *w);
 uint64_t replay_find(struct replay *r, int64_t t);
 /* The same for elapsed + d (saturated). */
 uint64_t replay_find_from(struct replay *r, uint64_t elapsed, int64_t d);
-/* A time on the command line: "+90s", "+5m", "+1h", "+30" (seconds from
- * the first snapshot), "2026-12-02T03:12:00Z" or "03:12[:00]" (UTC, on the
- * first snapshot's day) or "-30s" (from the last): the snapshot that is
- * the last at or before it. -1 with one line in err when it is none of
- * these. */
-int replay_time(struct replay *r, const char *spec, uint64_t *rec, char *err, size_t errlen);
+/* A time on the command line (opt: the option that gave it, for the
+ * message): "+90s", "+5m", "+1h", "+30" (seconds from the first snapshot),
+ * "2026-12-02T03:12:00Z" or "03:12[:00]" (UTC, on the first snapshot's
+ * day) or "-30s" (from the last): the snapshot that is the last at or
+ * before it. -1 with one line in err when it is none of these, or when it
+ * lies outside the recording: before its first snapshot, or after its last
+ * by more than the recording's mean interval (unless end: the end of a
+ * part, --to, may lie past the end). */
+int replay_time(struct replay *r, const char *opt, const char *spec, bool end, uint64_t *rec,
+                char *err, size_t errlen);
 
 #endif

@@ -59,7 +59,8 @@ static void draw_help(WINDOW *win, const struct tui_view *v)
               : "s  /                process sort key; filter by command or user",
         "p                   focus the process list",
         "  Up/Down Enter     move / show the whole command line",
-        "  k  Esc            send a signal (TERM, INT or KILL); back",
+        v->replay.on ? "  Esc               back (a recorded process is never signalled)"
+                     : "  k  Esc            send a signal (TERM, INT or KILL); back",
         "a                   every GPU process in one list (a or Esc: back)",
         v->replay.on ? "space . , ] [ > <   play/pause; step; +/- 1 min; end/start"
                      : "space               pause the display (sampling and history go on)",

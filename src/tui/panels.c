@@ -311,14 +311,20 @@ static void draw_no_gpu(WINDOW *win, const struct tui_view *v)
     struct rect in = tui_box(win, &v->theme, all, "Devices", R_TITLE);
     if (in.h <= 0 || in.w <= 0)
         return;
-    const char *err = s && !s->gpu_ok ? s->gpu_error : "NVML reports no GPU on this host.";
+    const char *err = s && !s->gpu_ok ? s->gpu_error : "No backend reports a GPU on this host.";
     int y = in.y;
     /* Advice that fits the state: a library that is there but whose driver
      * is not (yet) ready is retried by itself; only a missing library needs
-     * the user; a scenario without GPUs is what it is. */
+     * the user; a scenario without GPUs is what it is; before the first
+     * sample nothing is known yet, of NVML or any other backend. */
     const char *hint = "No GPU data. Point --nvml-path at libnvidia-ml.so.1, or try --demo.";
-    if (s && s->gpu_ok)
+    if (!s) {
+        hint = "Waiting for the first sample.";
+        err = "";
+    } else if (s->gpu_ok)
         hint = v->demo_label ? "This scenario has no GPU." : "No GPU.";
+    else if (v->replay.on) /* no driver here: what failed is the file */
+        hint = "The recording could not be read at this snapshot:";
     else if (strncmp(err, "starting NVML", 13) == 0)
         hint = "Starting NVML (the driver is slow to answer):";
     else if (v->demo_label)

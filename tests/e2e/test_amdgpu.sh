@@ -71,8 +71,13 @@ jeq "fdinfo: processes on partitions 0, 2, 5 (render minors 128, 130, 133)" "$j"
     '[.devices[] | select(.kind == "mig") | {p: .gpu_instance_id, n: [.processes[]?.pid]} | select(.n | length > 0)]' \
     '[{"p":0,"n":[7003]},{"p":2,"n":[7001]},{"p":5,"n":[7002]}]'
 jeq "fdinfo: drm-memory-vram (KiB) in bytes" "$j" '[.devices[3].processes[0].memory_bytes]' '[4294967296]'
-jeq "fdinfo: partition VRAM in use = its processes' (source process)" "$j" \
-    '.devices[3].metrics.memory_used_bytes | [.value, .source]' '[4294967296,"process"]'
+# a partition's VRAM in use: none, with the reason, though its processes
+# are listed (their sum is not the partition's use: docs/decisions.md)
+PART_VRAM_WHY="the kernel reports VRAM in use per GPU only; a sum over the partition's visible processes (listed with their own VRAM) would not be its use"
+jeq "fdinfo: partition VRAM in use is none, with the reason, where it has processes" "$j" \
+    '.devices[3].metrics.memory_used_bytes | [.value, .source, .reason]' "[null,\"none\",\"$PART_VRAM_WHY\"]"
+jeq "fdinfo: ... and where it has none (not 0)" "$j" \
+    '[.devices[] | select(.kind == "mig") | .metrics.memory_used_bytes | [.value, .source]] | unique' '[[null,"none"]]'
 jeq "fdinfo: one read gives no GPU % (it needs two)" "$j" '.devices[3].processes[0].sm_util_pct' null
 
 jeq "mi300x cpx: the modes it can be switched to (available_*_partition)" "$j" '.devices[0].partition_modes' \
@@ -114,24 +119,18 @@ jeq "throttle: PPT residency grew during the command: SW power cap in its report
     '.devices[0].throttle_reasons' '["SW power cap"]'
 
 # --- per-process GPU % from two fdinfo reads, end to end: in a copy of the
-# fixture /proc, PID 7001's fdinfo is a FIFO whose writer, each time the
-# monitor opens it, gives drm-engine-gfx as half the wall clock of that
+# fixture /proc, PID 7001's fdinfo is rewritten every few ms (a new file
+# renamed over it) with drm-engine-gfx as half the wall clock of that
 # moment (busy 50% of the time); PID 7002's and 7003's counters stay (0%) ---
 cp -a "$PROCFX" "$TMP/amdproc2"
 fdi="$TMP/amdproc2/7001/fdinfo/5"
-rm "$fdi"
-mkfifo "$fdi"
 head=$(grep -v '^drm-engine-gfx' "$PROCFX/7001/fdinfo/5")
 (
-    trap '' PIPE # a reader that closed early costs one write, not the writer
     t0=${EPOCHREALTIME/./}
-    while :; do
-        { # opened (the monitor reads it) before the time is taken; one write
-            now=${EPOCHREALTIME/./}
-            printf -v text '%s\ndrm-engine-gfx:\t%d ns\n' "$head" $(((now - t0) * 500 + 250000000))
-            printf '%s' "$text"
-        } >"$fdi"
-        sleep 0.005 # the reader closes before the next open: no stale value stays
+    while :; do # a value at most a few ms old: well within the ±5 % below
+        now=${EPOCHREALTIME/./}
+        printf '%s\ndrm-engine-gfx:\t%d ns\n' "$head" $(((now - t0) * 500 + 250000000)) >"$fdi.new"
+        mv -f "$fdi.new" "$fdi"
     done
 ) 2>/dev/null &
 wpid=$!
@@ -171,6 +170,50 @@ jeq "truncated gpu_metrics: energy none, reason names the file" "$j" \
     '[null,true]'
 jeq "truncated gpu_metrics: gpu_busy_percent still read" "$j" '.devices[0].metrics.gpu_util_pct.value' 23
 
+# --- sysfs numbers parsed strictly: a minus sign, trailing garbage, an
+# empty file, past 2^64 are none with the file and its text (strtoull made
+# "-5" 2^64 - 5: a memory busy of 1.8e19 %); out of range is none too ---
+cp -a "$FX/mi300x-spx" "$TMP/amd-nums"
+ND="$TMP/amd-nums/devices/pci0000:00/0000:0c:00.0"
+rm "$ND/gpu_metrics" # no table to stand in for the files refused
+printf -- '-5\n' >"$ND/mem_busy_percent"
+printf '250\n' >"$ND/gpu_busy_percent"
+printf '' >"$ND/mem_info_vram_used"
+printf '99999999999999999999\n' >"$ND/mem_info_vram_total"
+printf '3145728kB\n' >"$ND/mem_info_gtt_used"
+printf -- '-750000000\n' >"$ND/hwmon/hwmon0/power1_cap"
+printf -- '-3000\n' >"$ND/hwmon/hwmon0/temp2_input" # signed: -3 °C is a reading
+printf '0: 500Mhz\n1: -5Mhz *\n' >"$ND/pp_dpm_sclk"
+printf '16.0abc GT/s PCIe\n' >"$ND/current_link_speed"
+j=$("$MIGMON_BIN" --backend amdgpu --sysfs-root "$TMP/amd-nums" --once --format json)
+num_why() { # num_why METRIC: [value, the reason past the device directory]
+    jq -c --arg d "$ND/" ".devices[0].metrics.$1 | [.value, (.reason // \"\" | ltrimstr(\$d))]" <<<"$j"
+}
+eq "strict: mem_busy_percent -5: none, the file and why" "$(num_why mem_util_pct)" \
+    '[null,"mem_busy_percent: \"-5\" is negative (only 0 and up)"]'
+eq "strict: gpu_busy_percent 250: out of range" "$(num_why gpu_util_pct)" \
+    '[null,"gpu_busy_percent: \"250\" is out of range (gpu_util_pct 0 to 100 %)"]'
+eq "strict: an empty mem_info_vram_used" "$(num_why memory_used_bytes)" '[null,"mem_info_vram_used: \"\" is empty"]'
+eq "strict: mem_info_vram_total past 2^64" "$(num_why memory_total_bytes)" \
+    '[null,"mem_info_vram_total: \"99999999999999999999\" is out of range (past 2^64 - 1)"]'
+eq "strict: trailing characters" "$(num_why gtt_used_bytes)" '[null,"mem_info_gtt_used: \"3145728kB\" is not a number"]'
+eq "strict: a negative hwmon power cap" "$(num_why power_limit_w)" \
+    '[null,"hwmon/hwmon0/power1_cap: \"-750000000\" is negative (only 0 and up)"]'
+jeq "strict: a negative temperature is a reading (hwmon's are signed)" "$j" '.devices[0].metrics.temperature_c | [.value, .source]' '[-3,"direct"]'
+eq "strict: a minus sign in pp_dpm_sclk's current level" "$(num_why clock_graphics_mhz)" \
+    '[null,"pp_dpm_sclk: no current level (a line \"N: <MHz>Mhz *\")"]'
+eq "strict: a PCIe speed with garbage" "$(num_why pcie_gen)" '[null,"current_link_speed: \"16.0abc GT/s PCIe\" is no PCIe speed"]'
+jeq "strict: the files still good are read" "$j" '.devices[0].metrics | [.power_w.value, .memory_temp_c.value, .pcie_width.value, .gtt_total_bytes.value]' \
+    '[412,49,16,68719476736]'
+page=$("$MIGMON_BIN" --backend amdgpu --sysfs-root "$TMP/amd-nums" --once --format prometheus)
+eq "strict: no memory busy series (was 1.84e17)" "$(grep -c '^migmon_gpu_memory_utilization_ratio{' <<<"$page")" 0
+eq "strict: promtool clean" "$(printf '%s\n' "$page" | promtool check metrics 2>&1)" ""
+# with the table there, the refused file gives way to its value
+cp "$FX/mi300x-spx/devices/pci0000:00/0000:0c:00.0/gpu_metrics" "$ND/gpu_metrics"
+j=$("$MIGMON_BIN" --backend amdgpu --sysfs-root "$TMP/amd-nums" --once --format json)
+jeq "strict: mem_busy_percent refused, the table's average_umc_activity stands in" "$j" \
+    '.devices[0].metrics.mem_util_pct | [.value, .source]' '[17,"direct"]'
+
 # --- missing files: none with the path ---
 j=$("$MIGMON_BIN" --backend amdgpu --sysfs-root /nonexistent --once --format json)
 jeq "no amdgpu tree: no devices, the reason names it" "$j" '.gpu_error' \
@@ -184,6 +227,8 @@ t=$(COLUMNS=80 amd mi300x-cpx --once --format table)
 contains "table: the MI300X" "$t" "AMD Instinct MI300X    41%   17%"
 contains "table: partition 2" "$t" "0/2    CPX/NPS4 partition 2   30%"
 contains "table: partition 2's process" "$t" "0/2        7001"
+contains "table: partition 2's VRAM in use N/A, its total read" "$t" "N/A/24576 MiB"
+eq "table: no partition reads 0 MiB in use" "$(grep -c ' 0/24576 MiB' <<<"$t")" 0
 
 # --- Prometheus: promtool clean, vendor and partition labels ---
 for t in mi250x mi300x-spx mi300x-cpx rx7900; do
@@ -217,6 +262,13 @@ wait "$epid" 2>/dev/null
 contains "exporter: partitions' activity served" "$page" 'partition_id="2",mig_profile="CPX/NPS4",mig_uuid="AMD-4f1c2d3e5a6b7c80-P2",source="direct"} 0.3'
 eq "exporter: no partition memory in use (its processes are not read)" \
     "$(printf '%s\n' "$page" | grep -c '^migmon_mig_memory_used_bytes{')" 0
+page=$(amd mi300x-cpx --once --format prometheus --export-processes)
+eq "prometheus with processes: still no partition memory in use" \
+    "$(printf '%s\n' "$page" | grep -c '^migmon_mig_memory_used_bytes{')" 0
+contains "prometheus with processes: the processes' own memory" "$page" 'pid="7001"'
+influx=$(amd mi300x-cpx --once --format influx)
+eq "influx: no partition memory_fb_used field" "$(grep '^nvidia_smi_mig,' <<<"$influx" | grep -c 'memory_fb_used=')" 0
+eq "influx: ... its memory_fb_total is there" "$(grep '^nvidia_smi_mig,' <<<"$influx" | grep -c 'memory_fb_total=24576i')" 8
 eq "exporter: partition memory totals served" \
     "$(printf '%s\n' "$page" | grep -c '^migmon_mig_memory_total_bytes{.*vendor="amd"')" 8
 
@@ -239,6 +291,9 @@ jeq "--backend nvml,amdgpu: partitions point at their GPU's position" "$j3" \
     '[.devices[] | select(.vendor == "amd" and .kind == "mig") | .index] | unique' '[1]'
 csv=$(amd mi300x-cpx --once --format csv)
 eq "csv: a row per device (GPU and 8 partitions)" "$(printf '%s\n' "$csv" | grep -c ',AMD Instinct MI300X,')" 9
+col=$(head -1 <<<"$csv" | tr ',' '\n' | grep -nx 'memory_used_bytes' | cut -d: -f1)
+eq "csv: the partitions' memory_used_bytes empty (none)" \
+    "$(grep ',AMD Instinct MI300X,' <<<"$csv" | tail -8 | cut -d, -f"${col:-1}" | sort -u)" ""
 jeq "--backend nvml: no AMD device" "$j2" '[.devices[] | select(.vendor == "amd")] | length' 0
 
 # --- --demo mi300x: a simulated sysfs tree, removed at exit ---
@@ -249,6 +304,9 @@ jeq "demo mi300x: the GPU and 8 partitions, all AMD" "$j" \
 jeq "demo mi300x: every partition has its activity" "$j" \
     '[.devices[] | select(.kind == "mig") | .metrics.gpu_util_pct.source] | unique' '["direct"]'
 jeq "demo mi300x: the name says demo" "$j" '.devices[0].name' '"AMD Instinct MI300X (demo)"'
+jeq "demo mi300x: the GPU's VRAM in use read, its partitions' none (not 0)" "$j" \
+    '[.devices[0].metrics.memory_used_bytes.source, ([.devices[] | select(.kind == "mig") | .metrics.memory_used_bytes | [.value, .reason]] | unique)]' \
+    "[\"direct\",[[null,\"$PART_VRAM_WHY\"]]]"
 eq "demo mi300x: its tree is removed at exit" "$(ls -A "$dtmp")" ""
 
 # --- the interactive monitor at 120x40 on the CPX tree ---
@@ -264,6 +322,9 @@ if command -v tmux >/dev/null; then
         "Modes CPX/NPS4  can switch to SPX, DPX, QPX, CPX / NPS1, NPS4"
     contains "mi300x cpx screen: throttle reasons from the residencies (none grew)" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-cpx-120x40.txt")" \
         "Throttle none"
+    contains "mi300x cpx screen: a partition's VRAM gauge N/A (not its processes' sum)" \
+        "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-cpx-120x40.txt")" \
+        "├ Part 2 CPX/NPS4           ▮▮▮▯▯▯▯▯▯▯   30%      ▯▯▯▯▯▯▯▯▯▯   N/A│"
     contains "mi300x spx screen: no memory list: N/A" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-spx-120x40.txt")" \
         "Modes SPX/NPS1  can switch to SPX, DPX, QPX, CPX / N/A"
     contains "mi300x spx screen: the mode on the GPU's detail" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-spx-120x40.txt")" "AMD Instinct MI300X"

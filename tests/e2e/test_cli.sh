@@ -40,6 +40,32 @@ if [ -w /dev/full ]; then
     done
 fi
 
+# A reader that has gone (| head -3 having read its lines) is the normal end
+# of a pipe, in every mode that writes to standard output: exit 0 and
+# nothing said, as record does. The reader is closed before the program
+# starts, so each write fails with EPIPE, the program's signals as a
+# shell's (SIGPIPE at its default).
+closed_pipe() {
+    python3 -c 'import os, subprocess, sys
+r, w = os.pipe(); os.close(r)
+p = subprocess.run(sys.argv[1:], stdout=w, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+print("%d %s" % (p.returncode, p.stderr.decode(errors="replace").strip()))' "$@"
+}
+EP=(env MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/dgx-a100-8x7.ini" MIGMON_SIM_TIME=100
+    "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" --gpm off --dcgm off)
+for f in table json csv influx prometheus; do
+    eq "--once -f $f | (a closed reader): exit 0, nothing said" "$(closed_pipe "${EP[@]}" --once -f $f)" "0 "
+done
+eq "--once --all-processes | (a closed reader): exit 0" \
+    "$(closed_pipe "${EP[@]}" --once --all-processes -f json)" "0 "
+eq "record -f influx | (a closed reader): exit 0" "$(closed_pipe "${EP[@]}" record -f influx -i 100)" "0 "
+"${EP[@]}" record -n 1 -o "$TMP/epipe.jsonl" </dev/null 2>/dev/null
+eq "replay --once | (a closed reader): exit 0" \
+    "$(closed_pipe "$MIGMON_BIN" replay "$TMP/epipe.jsonl" --once -f table)" "0 "
+for o in help version; do
+    eq "--$o | (a closed reader): exit 0" "$(closed_pipe "$MIGMON_BIN" --$o)" "0 "
+done
+
 err=$("$MIGMON_BIN" --interval 50 2>&1 >/dev/null); rc=$?
 eq "interval too small exits 2" "$rc" 2
 eq "interval message" "$err" "mig-gpu-mon: --interval 50: must be between 100 and 3600000 milliseconds"
@@ -70,11 +96,34 @@ contains "non-tty live view suggests --once" "$err" "use --once"
 
 # --demo finds the simulator and its scenarios from the binary's own path.
 src=$(cd "$MIGMON_SRC" && pwd -P)
-names=$(cd "$MIGMON_SRC/sim/scenarios" && ls -- *.ini | sed 's/\.ini$//' | LC_ALL=C sort | paste -sd, - | sed 's/,/, /g')
+# the names listed: the scenarios and the AMD demo's (a simulated sysfs)
+names=$({ cd "$MIGMON_SRC/sim/scenarios" && ls -- *.ini | sed 's/\.ini$//'; echo mi300x; } |
+    LC_ALL=C sort | paste -sd, - | sed 's/,/, /g')
 err=$("$MIGMON_BIN" --demo=nonexistent --once 2>&1 >/dev/null); rc=$?
 eq "unknown --demo scenario exits 2" "$rc" 2
 eq "unknown --demo scenario names the directory and the scenarios" "$err" \
     "mig-gpu-mon: --demo=nonexistent: no such scenario in $src/sim/scenarios (available: $names)"
+# the nearest known name suggested: the names it begins, else the nearest
+# by edits; a mode word's typo said as such
+for pair in "a100:a100-sxm4-80gb" "mi300:mi300x" "h200-mgi:h200-mig" \
+    "h100:h100-pcie-mig-535, h100-pcie-mig-535-gpm-corrupts, h100-sxm" \
+    "dcgm:dcgm-hang, dcgm-hostengine-restart, dcgm-multi-pass, dcgm-no-hostengine, ..."; do
+    err=$("$MIGMON_BIN" --demo="${pair%%:*}" --once 2>&1 >/dev/null)
+    eq "--demo=${pair%%:*}: the nearest names suggested" "$err" \
+        "mig-gpu-mon: --demo=${pair%%:*}: no such scenario in $src/sim/scenarios; did you mean ${pair#*:}? (available: $names)"
+done
+err=$("$MIGMON_BIN" --demo=recrod --once 2>&1 >/dev/null); rc=$?
+eq "--demo=recrod: exit 2, the mode named" "$rc:$err" \
+    "2:mig-gpu-mon: --demo=recrod: no such scenario in $src/sim/scenarios; recrod looks like the mode record mistyped (--demo record) (available: $names)"
+for args in "--demo recrod -n 1" "--demo exprot --listen 127.0.0.1:0" "-i 500 --demo rceord -o x.jsonl"; do
+    # shellcheck disable=SC2086
+    err=$(cd "$TMP" && timeout 10 "$MIGMON_BIN" $args 2>&1 >/dev/null </dev/null); rc=$?
+    w=$(set -- $args; while [ "$1" != --demo ]; do shift; done; echo "$2")
+    m=$(case $w in rec* | rce*) echo record ;; *) echo export ;; esac)
+    eq "$args: exit 2, the typo said, not the mode's options" "$rc:$err" \
+        "2:mig-gpu-mon: --demo $w: taken as a scenario's name, but it looks like the mode $m mistyped (a scenario of that name: --demo=$w)"
+done
+[ -e "$TMP/x.jsonl" ] && bad "--demo rceord -o x.jsonl: a file was written" || ok
 out=$(MIGMON_SIM_TIME=100 "$MIGMON_BIN" --demo=a100-sxm4-80gb.ini --once --format json); rc=$?
 eq "--demo=NAME.ini exits 0" "$rc" 0
 jeq "--demo=NAME.ini runs that scenario" "$out" '.devices[0].name' '"NVIDIA A100-SXM4-80GB"'
@@ -290,6 +339,39 @@ profile_refused "-n: unknown option (see profile --help)" -n 1 profile --demo --
 profile_refused "stray: unexpected argument before profile (profile [OPTIONS] -- COMMAND [ARGS...])" \
     --demo -i 100 stray profile -- true
 [ -e "$TMP/modes.jsonl" ] && bad "a refused command line created the output file" || ok
+# replay, like the other modes: its options before and after the mode word
+# (a recording of one snapshot, made above)
+want=$("$MIGMON_BIN" replay "$TMP/epipe.jsonl" --once -f table 2>&1)
+for args in "--once -f table replay epipe.jsonl" "-f table replay epipe.jsonl --once" \
+    "--once replay -f table epipe.jsonl" "replay --once -- epipe.jsonl -f table"; do
+    # shellcheck disable=SC2086
+    got=$(cd "$TMP" && timeout 10 "$MIGMON_BIN" $args 2>&1 </dev/null)
+    if [ "$args" = "replay --once -- epipe.jsonl -f table" ]; then
+        # after --, words only: -f is a second file
+        eq "$args: refused" "$got" \
+            "mig-gpu-mon replay: -f: one recording at a time (see mig-gpu-mon replay --help)"
+    else
+        eq "$args: the snapshot as with every option after replay" "$got" "$want"
+    fi
+done
+contains "--help replay: replay's help" "$("$MIGMON_BIN" --no-color --help replay)" \
+    "usage: mig-gpu-mon replay FILE"
+replay_refused() { # replay_refused MESSAGE ARGS...
+    local want=$1 err rc
+    shift
+    err=$(cd "$TMP" && timeout 10 "$MIGMON_BIN" "$@" 2>&1 </dev/null); rc=$?
+    eq "$*: exits 2" "$rc" 2
+    eq "$*: one message" "$err" "$want"
+}
+replay_refused "mig-gpu-mon replay: stray: unexpected argument before replay (replay FILE [OPTIONS])" \
+    --once stray replay epipe.jsonl
+replay_refused "mig-gpu-mon replay: --demo: unknown option (see mig-gpu-mon replay --help)" \
+    --demo replay epipe.jsonl --once
+replay_refused "mig-gpu-mon replay: -o: unknown option (see mig-gpu-mon replay --help)" \
+    -o x.jsonl replay epipe.jsonl --once
+replay_refused "mig-gpu-mon: record and replay exclude each other" replay epipe.jsonl record
+replay_refused "mig-gpu-mon: record and replay exclude each other" --demo record -n 1 replay
+replay_refused "mig-gpu-mon: profile and replay exclude each other" --once replay epipe.jsonl profile
 
 # --help's Usage names every mode, each on a line of its own
 usage=$("$MIGMON_BIN" --help | sed -n '1,/^Monitor/p')
@@ -422,7 +504,7 @@ vars=$({
 env_bold=$(man_bold ENVIRONMENT tags)
 missing=""
 for v in $vars; do
-    printf '%s\n' "$env_bold" | grep -qxF -- "$v" || missing="$missing $v"
+    grep -qxF -- "$v" <<<"$env_bold" || missing="$missing $v"
 done
 eq "man page: every environment variable read is in ENVIRONMENT" "$missing" ""
 # what the installed files are (make install) is in FILES
@@ -438,7 +520,8 @@ for f in $(sed -n 's/.*\$(DESTDIR)\$(PREFIX)\/\([a-z/_-]*migmon[a-z0-9._]*\).*/\
 done
 opts=$(man_section OPTIONS)
 for o in --config --no-config --write-config; do
-    printf '%s\n' "$opts" | grep -qE "^\.B[I]? $o( |$)" && ok || bad "man page: no OPTIONS entry of its own for $o"
+    # a here-string: grep -q leaving early must not fail a writer under pipefail
+    grep -qE "^\.B[I]? $o( |$)" <<<"$opts" && ok || bad "man page: no OPTIONS entry of its own for $o"
 done
 contains "man page: -i is refused with --once" "$(printf '%s\n' "$opts" | grep -A3 '^.BR -i')" "Refused
 with \\fB--once\\fR"

@@ -14,7 +14,9 @@ comp() { # comp WORD...: what bash completes for the last word
 eq "completion: modes" "$(comp "$MIGMON_BIN" re)" "record replay "
 eq "completion: replay's options" "$(comp "$MIGMON_BIN" replay --sp)" "--speed "
 eq "completion: replay's formats" "$(comp "$MIGMON_BIN" replay x.jsonl --once -f "")" "json table "
-eq "completion: replay is the first word only" "$(comp "$MIGMON_BIN" --once replay --sp)" " "
+eq "completion: options before replay" "$(comp "$MIGMON_BIN" --once replay --sp)" "--speed "
+eq "completion: -f before replay: replay's formats" "$(comp "$MIGMON_BIN" --once -f table replay x.jsonl -f "")" \
+    "json table "
 eq "completion: options" "$(comp "$MIGMON_BIN" --no-)" "--no-color --no-config --no-host "
 eq "completion: --all-processes" "$(comp "$MIGMON_BIN" --once --all)" "--all-processes "
 eq "completion: --format values" "$(comp "$MIGMON_BIN" --once --format p)" "prometheus "
@@ -22,6 +24,7 @@ eq "completion: record's formats" "$(comp "$MIGMON_BIN" record -f "")" "csv infl
 eq "completion: --gpm" "$(comp "$MIGMON_BIN" --gpm o)" "off on "
 eq "completion: --demo NAME from the program" "$(comp "$MIGMON_BIN" --demo h200)" "h200-mig h200-mig-595 "
 eq "completion: --demo=NAME (bash splits at =)" "$(comp "$MIGMON_BIN" --demo = dgx)" "dgx-a100-8x7 "
+eq "completion: --demo mi300x, once" "$(comp "$MIGMON_BIN" --demo mi3)" "mi300x "
 eq "completion: profile's options" "$(comp "$MIGMON_BIN" profile --ti)" "--timeline "
 eq "completion: after profile's --, the command's own" "$(comp "$MIGMON_BIN" profile -- --o)" " "
 # the mode where the program finds it: options may come before it, and an

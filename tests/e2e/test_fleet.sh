@@ -470,6 +470,10 @@ afleet=$("$MIGMON_BIN" --no-config --prometheus "$AURL" --once --format json 2>/
 amdid='[.devices[] | [.kind, .vendor, .index, .name, .uuid, .parent_uuid, .gpu_instance_id, .compute_instance_id, .profile, .slices, .metrics.gpu_util_pct.value, .metrics.gpu_util_pct.source, .metrics.memory_total_bytes.value, .metrics.memory_used_bytes.value, .metrics.memory_used_bytes.source]]'
 eq "fleet amd: the GPU and its 8 partitions as the amdgpu backend gives them" \
     "$(printf '%s' "$afleet" | jq -c "$amdid")" "$(printf '%s' "$AMD_J" | jq -c "$amdid")"
+jeq "fleet amd: the partitions' VRAM in use N/A, as the backend gives it (no sum of processes)" "$afleet" \
+    '[.devices[] | select(.kind == "mig") | .metrics.memory_used_bytes.value] | unique' '[null]'
+jeq "fleet amd: ... their totals there" "$afleet" \
+    '[.devices[] | select(.kind == "mig") | .metrics.memory_total_bytes.value] | unique' '[25769803776]'
 jeq "fleet amd: ... vendor amd, partitions 0-7 of CPX/NPS4, on the exporter's host" "$afleet" \
     '[([.devices[].vendor] | unique), [.devices[] | select(.kind == "mig") | .gpu_instance_id], ([.devices[] | select(.kind == "mig") | .profile] | unique), ([.devices[].node] | unique)]' \
     '[["amd"],[0,1,2,3,4,5,6,7],["CPX/NPS4"],["mi300x-node-01"]]'

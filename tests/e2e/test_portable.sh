@@ -28,6 +28,16 @@ if ! make -C "$MIGMON_SRC" --no-print-directory -s portable >"$TMP/portable.make
 fi
 PB=$MIGMON_SRC/build-portable
 contains "make portable states the glibc floor" "$(cat "$TMP/portable.make")" "glibc 2.34 or newer"
+# a size of the portable binary given in the docs is this build's, or none
+# is given (a figure no test computes goes stale)
+psize=$(stat -c %s "$PB/mig-gpu-mon")
+pmib=$(awk -v b="$psize" 'BEGIN { printf "%.2f", b / 1048576 }')
+contains "make portable prints the size" "$(cat "$TMP/portable.make")" "$psize bytes ($pmib MiB)"
+stale=$(for f in README.md docs/portable.md; do
+    sed -nE 's/.*build-portable\/mig-gpu-mon.*[^0-9.]([0-9]+\.[0-9]+) MiB.*/\1/p' "$MIGMON_SRC/$f" |
+        grep -vxF "$pmib" | sed "s|^|$f: |"
+done)
+eq "docs: every size given for the portable binary is this build's ($pmib MiB)" "$stale" ""
 
 # --- the root -----------------------------------------------------------
 PR=$TMP/proot

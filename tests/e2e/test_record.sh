@@ -176,6 +176,18 @@ eq "append: CSV gets no second header" "$(grep -c '^timestamp,' "$R/a.csv"):$(wc
 rec h200-mig.ini -o "$R/exists.jsonl" -n 1 --gpm off --force; rc=$?
 eq "force: exit 0" "$rc" 0
 eq "force: replaces the file" "$(snaps "$R/exists.jsonl" | wc -l)" 1
+# a directory is refused as such at once, whatever the flags (not as a
+# file that exists first, then as "Is a directory"); profile's -o too
+mkdir -p "$R/dir"
+for flags in "" --force --append; do
+    # shellcheck disable=SC2086
+    err=$(rec h200-mig.ini -o "$R/dir" -n 1 --gpm off $flags 2>&1); rc=$?
+    eq "-o a directory ${flags:-(no flag)}: status 2, one line saying so" "$rc:$err" \
+        "2:mig-gpu-mon: $R/dir is a directory, not a file"
+done
+err=$("$MIGMON_BIN" profile --demo -o "$R/dir" -- true 2>&1); rc=$?
+eq "profile -o a directory: status 2, said" "$rc:$err" \
+    "2:mig-gpu-mon profile: $R/dir is a directory, not a file"
 err=$(rec h200-mig.ini -o "$R/no/such/dir.jsonl" -n 1 2>&1); rc=$?
 eq "unwritable path: status 2" "$rc" 2
 contains "unwritable path: named with the reason" "$err" "dir.jsonl: No such file or directory"

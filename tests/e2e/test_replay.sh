@@ -45,9 +45,46 @@ eq "mig: --at a wall time (RFC 3339) gives the snapshot at it" \
 eq "mig: -0 is the last snapshot" \
     "$(rp "$RP/mig.jsonl" --once --at -0 | jq -c '[.elapsed_ns, (.devices | length)]')" \
     "$(snap_line "$RP/mig.jsonl" 10 | jq -c '[.elapsed_ns, (.devices | length)]')"
-eq "mig: --at before the first gives the first" \
-    "$(rp "$RP/mig.jsonl" --once --at 1970-01-02T00:00:00Z | jq -c .elapsed_ns)" \
-    "$(snap_line "$RP/mig.jsonl" 1 | jq -c .elapsed_ns)"
+# a time outside the recording has no snapshot: said with the recording's
+# span, exit 2, nothing printed (a bare clock time is on the first
+# snapshot's day, and said as taken)
+first_ts=$(snap_line "$RP/mig.jsonl" 1 | jq -r .timestamp)
+last_ts=$(snap_line "$RP/mig.jsonl" 10 | jq -r .timestamp)
+span_s=$(grep -v '^{"type":' "$RP/mig.jsonl" | jq -s -r '.[-1].elapsed_ns - .[0].elapsed_ns' |
+    awk '{ printf "%.3f", $1 / 1e9 }')
+span="which runs from $first_ts to $last_ts (+0s to +${span_s}s): no snapshot then"
+# an hour before the first snapshot, as a clock time on its day (or, for a
+# recording made just after midnight UTC, an RFC 3339 time)
+first_h=$((10#${first_ts:11:2}))
+if [ "$first_h" -ge 1 ]; then
+    early=$(printf '%02d:%s' $((first_h - 1)) "${first_ts:14:2}")
+    early_shown="$early (${first_ts:0:11}$early:00.000Z)"
+else
+    early=1970-01-02T00:00:00Z
+    early_shown=$early
+fi
+for spec in "$early" 1970-01-02T00:00:00Z -1h; do
+    out=$(rp "$RP/mig.jsonl" --once --at "$spec" 2>"$RP/outside.err"); rc=$?
+    eq "mig: --at $spec (before the recording): exit 2, nothing printed" "$rc:$out" "2:"
+done
+eq "mig: --at before the recording: said, with its span" "$(cat "$RP/outside.err")" \
+    "mig-gpu-mon replay: --at -1h is before the recording, $span"
+err=$(rp "$RP/mig.jsonl" --once --at "$early" 2>&1)
+eq "mig: a clock time before the recording: said as taken" "$err" \
+    "mig-gpu-mon replay: --at $early_shown is before the recording, $span"
+err=$(rp "$RP/mig.jsonl" --once --at +1h 2>&1); rc=$?
+eq "mig: --at after the recording: exit 2, said" "$rc:$err" \
+    "2:mig-gpu-mon replay: --at +1h is after the recording, $span"
+err=$(rp "$RP/mig.jsonl" --once --from 2099-01-01T00:00:00Z 2>&1); rc=$?
+eq "mig: --from after the recording: exit 2, said" "$rc:$err" \
+    "2:mig-gpu-mon replay: --from 2099-01-01T00:00:00Z is after the recording, $span"
+err=$(rp "$RP/mig.jsonl" --from -1h 2>&1); rc=$?
+eq "mig: --from before the recording (in the monitor too): exit 2, said" "$rc:$err" \
+    "2:mig-gpu-mon replay: --from -1h is before the recording, $span"
+# the end of the part may lie past the end of the recording: to its end
+eq "mig: --to after the recording: to the end" \
+    "$(rp "$RP/mig.jsonl" --once --to +1h --at -0 | jq -c .elapsed_ns)" \
+    "$(snap_line "$RP/mig.jsonl" 10 | jq -c .elapsed_ns)"
 eq "mig: without --at, --once gives --from's snapshot" \
     "$(rp "$RP/mig.jsonl" --once --from "$(offset "$RP/mig.jsonl" 4)" | jq -cS 'del(.generator)')" \
     "$(snap_line "$RP/mig.jsonl" 4)"
@@ -145,6 +182,57 @@ rp --help | grep -q -- '--speed X' && ok || bad "replay --help names --speed"
 err=$(rp "$RP/mig.jsonl" --from -0 --to +0 --once 2>&1); rc=$?
 eq "--from after --to: exit 2" "$rc" 2
 
+# --- what is not a recording: refused at once, as such ------------------------
+# a pipe (process substitution), a FIFO (never opened twice, never waited
+# on), a device and a directory: a recording is read twice
+err=$(rp <(cat "$RP/mig.jsonl") --once 2>&1 >"$RP/pipe.out"); rc=$?
+eq "a pipe: exit 2" "$rc" 2
+eq "a pipe: no snapshot made up" "$(wc -c <"$RP/pipe.out")" 0
+contains "a pipe: said" "$err" "is not a regular file (a pipe, FIFO, socket or device)"
+mkfifo "$RP/fifo"
+err=$(timeout 10 "$MIGMON_BIN" replay "$RP/fifo" --once 2>&1 >/dev/null); rc=$?
+eq "a FIFO without a writer: exit 2, no hang" "$rc" 2
+contains "a FIFO: said" "$err" "$RP/fifo is not a regular file"
+err=$(timeout 10 "$MIGMON_BIN" replay /dev/zero --once 2>&1 >/dev/null); rc=$?
+eq "/dev/zero: exit 2 at once" "$rc" 2
+contains "/dev/zero: said" "$err" "/dev/zero is not a regular file"
+err=$(rp "$RP" --once 2>&1 >/dev/null); rc=$?
+eq "a directory: exit 2" "$rc" 2
+eq "a directory: said as such" "$err" "mig-gpu-mon replay: $RP is a directory, not a recording"
+# the index scan is bounded (docs/replay.md, "Large files"): a sparse
+# terabyte of zeros, a gzip bomb (64 MiB of zeros in 64 KB), and snapshots
+# followed by a gap without one, whose snapshots before it are replayed
+truncate -s 1T "$RP/sparse.jsonl"
+err=$(timeout 30 "$MIGMON_BIN" replay "$RP/sparse.jsonl" --once 2>&1 >/dev/null); rc=$?
+eq "a terabyte of zeros: exit 2, soon" "$rc" 2
+eq "a terabyte of zeros: said" "$err" \
+    "mig-gpu-mon replay: $RP/sparse.jsonl: no snapshot line in its first 64 MiB"
+rm -f "$RP/sparse.jsonl"
+head -c 64M /dev/zero | gzip -9 >"$RP/bomb.jsonl.gz"
+err=$(timeout 30 "$MIGMON_BIN" replay "$RP/bomb.jsonl.gz" --once 2>&1 >/dev/null); rc=$?
+eq "a gzip bomb: exit 2" "$rc" 2
+contains "a gzip bomb: said" "$err" "its content is over 512 times its compressed size (16 MiB from"
+cp "$RP/mig.jsonl" "$RP/gap.jsonl"
+truncate -s +70M "$RP/gap.jsonl"
+{ echo; sed -n 1p "$RP/mig.jsonl"; } >>"$RP/gap.jsonl"
+out=$(timeout 30 "$MIGMON_BIN" replay "$RP/gap.jsonl" --once --at -0 2>"$RP/gap.err"); rc=$?
+eq "a gap of 70 MiB: exit 0" "$rc" 0
+eq "a gap of 70 MiB: the last snapshot before it" "$(jq -c .elapsed_ns <<<"$out")" \
+    "$(snap_line "$RP/mig.jsonl" 10 | jq -c .elapsed_ns)"
+eq "a gap of 70 MiB: said" "$(cat "$RP/gap.err")" \
+    "mig-gpu-mon replay: $RP/gap.jsonl: 64 MiB without a snapshot line after snapshot 10: not read past there; the 10 snapshots before are replayed"
+rm -f "$RP/gap.jsonl"
+# a snapshot line that does not parse after all (its head is a snapshot's):
+# nothing made up, and the line's bytes that jansson quotes ("near '...'")
+# cleaned of terminal controls (U+009B CSI, U+202E RLO)
+printf '{"schema":1,"elapsed_ns":5,"timestamp":"2026-12-02T14:07:00Z","devices":[] "\xc2\x9b31m\xe2\x80\xaeevil"}\n' \
+    >"$RP/evil.jsonl"
+err=$(rp "$RP/evil.jsonl" --once 2>&1 >"$RP/evil.out"); rc=$?
+eq "a snapshot that does not parse: exit 2" "$rc" 2
+eq "a snapshot that does not parse: none made up" "$(wc -c <"$RP/evil.out")" 0
+eq "a snapshot that does not parse: said, cleaned" "$err" \
+    "mig-gpu-mon replay: $RP/evil.jsonl: snapshot 1: not JSON ('}' expected near '\"??31m???evil\"', column 86)"
+
 # --- the replay in the TUI, paused at a known snapshot -------------------------
 if command -v tmux >/dev/null; then
     . "$MIGMON_SRC/tests/e2e/tui_lib.sh"
@@ -174,6 +262,37 @@ if command -v tmux >/dev/null; then
     done
     contains "tui: space plays to the end at the recorded pace, then pauses" "$(tui_capture replay)" "|| 1x"
     eq "tui: q quits with 0" "$(tui_quit replay q)" 0
+    # the help lists no k: a recorded process is never signalled
+    tui_start replay-help 100 30 0 -- replay "$RP/screen.jsonl" --paused
+    tui_keys replay-help '?'
+    scr=$(tui_capture replay-help)
+    contains "tui help: Esc alone in the process list" "$scr" \
+        "  Esc               back (a recorded process is never signalled)"
+    case "$scr" in *"send a signal"*) bad "tui help: replay lists k (send a signal)" ;; *) ok ;; esac
+    tui_quit replay-help q >/dev/null
+    # a recording that cannot be read at a snapshot: said as that, never as a
+    # scenario the simulator could not start, and the quoted bytes cleaned
+    tui_start replay-evil 100 30 0 -- replay "$RP/evil.jsonl"
+    scr=$(tui_capture replay-evil)
+    contains "tui: an unreadable snapshot is the recording's fault" "$scr" \
+        "The recording could not be read at this snapshot:"
+    case "$scr" in *simulator*) bad "tui: an unreadable recording called the simulator's failure" ;; *) ok ;; esac
+    contains "tui: the quoted bytes cleaned" "$scr" "near '\"??31m???evil\"'"
+    tui_quit replay-evil q >/dev/null
+    # ... and at a later snapshot: nothing of the one shown before is left on
+    # the screen as if it were this one's
+    { cat "$RP/screen.jsonl"; cat "$RP/evil.jsonl"; } >"$RP/tail.jsonl"
+    tui_start replay-tail 100 30 0 -- replay "$RP/tail.jsonl" --paused
+    contains "tui: the first snapshot's devices" "$(tui_capture replay-tail)" "GPU 0 A100-SXM4-80GB"
+    tui_keys replay-tail '>'
+    for ((i = 0; i < 100; i++)); do
+        case "$(tui_capture replay-tail)" in *"could not be read at this snapshot"*) break ;; esac
+        sleep 0.05
+    done
+    scr=$(tui_capture replay-tail)
+    contains "tui: an unreadable last snapshot said" "$scr" "tail.jsonl: snapshot 7: not "
+    case "$scr" in *"GPU 0"*) bad "tui: an unreadable snapshot shows the devices of another" ;; *) ok ;; esac
+    tui_quit replay-tail q >/dev/null
     tui_kill_all
     unset TUI_MASK
 fi

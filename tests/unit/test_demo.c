@@ -82,11 +82,21 @@ static void test_installed_prefix(void **state)
     assert_int_equal(demo_scenario_path(exe, "nope", path, sizeof(path), err, sizeof(err)), -1);
     snprintf(want, sizeof(want),
              "--demo=nope: no such scenario in %s/lib/mig-gpu-mon/sim/scenarios "
-             "(available: h200-mig, h200-mig-595, zeta)",
+             "(available: h200-mig, h200-mig-595, mi300x, zeta)",
              root);
     assert_string_equal(err, want);
     assert_int_equal(demo_scenario_path(exe, ".ini", path, sizeof(path), err, sizeof(err)), -1);
     assert_non_null(strstr(err, "--demo=.ini: no such scenario in"));
+    /* the nearest: the names it begins, else the nearest by edits (a swap
+     * of neighbours is one); a mode word's typo */
+    assert_int_equal(demo_scenario_path(exe, "h200", path, sizeof(path), err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "; did you mean h200-mig, h200-mig-595? (available: "));
+    assert_int_equal(demo_scenario_path(exe, "zeat", path, sizeof(path), err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "; did you mean zeta? (available: "));
+    assert_int_equal(demo_scenario_path(exe, "qqqqqq", path, sizeof(path), err, sizeof(err)), -1);
+    assert_null(strstr(err, "did you mean"));
+    assert_int_equal(demo_scenario_path(exe, "exprot", path, sizeof(path), err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "; exprot looks like the mode export mistyped (--demo export) ("));
 }
 
 /* A build directory: build/mig-gpu-mon with build/sim/ (the library) and

@@ -111,21 +111,35 @@ static void test_offsets_exact(void **state)
     assert_int_equal(replay_backend_ops.open(&st, &bo, err, sizeof(err)), BACKEND_OK);
     struct replay *r = replay_of(st);
     uint64_t rec = 99;
-    assert_int_equal(replay_time(r, "+0.403454086s", &rec, err, sizeof(err)), 0);
+    assert_int_equal(replay_time(r, "--at", "+0.403454086s", false, &rec, err, sizeof(err)), 0);
     assert_int_equal(rec, 1);
-    assert_int_equal(replay_time(r, "+0.503060865s", &rec, err, sizeof(err)), 0);
+    assert_int_equal(replay_time(r, "--at", "+0.503060865s", false, &rec, err, sizeof(err)), 0);
     assert_int_equal(rec, 2);
-    assert_int_equal(replay_time(r, "+0.503060864s", &rec, err, sizeof(err)), 0);
+    assert_int_equal(replay_time(r, "--at", "+0.503060864s", false, &rec, err, sizeof(err)), 0);
     assert_int_equal(rec, 1);
-    assert_int_equal(replay_time(r, "-0", &rec, err, sizeof(err)), 0);
+    assert_int_equal(replay_time(r, "--at", "-0", false, &rec, err, sizeof(err)), 0);
     assert_int_equal(rec, 2);
-    assert_int_equal(replay_time(r, "03:12:29", &rec, err, sizeof(err)), 0);
+    assert_int_equal(replay_time(r, "--at", "03:12:29", false, &rec, err, sizeof(err)), 0);
     assert_int_equal(rec, 1);
-    assert_int_equal(replay_time(r, "03:12", &rec, err, sizeof(err)), 0);
+    assert_int_equal(replay_time(r, "--at", "03:12", false, &rec, err, sizeof(err)), 0);
     assert_int_equal(rec, 0);
-    assert_int_equal(replay_time(r, "+5m", &rec, err, sizeof(err)), 0);
+    /* outside the recording: before its first snapshot, or after its last
+     * by more than its mean interval (0.251 s here); --to may pass the end */
+    rec = 99;
+    assert_int_equal(replay_time(r, "--at", "+5m", false, &rec, err, sizeof(err)), -1);
+    assert_int_equal(rec, 99);
+    assert_non_null(strstr(err, "--at +5m is after the recording, which runs from "
+                                "2026-12-02T03:12:00.000Z to 2026-12-02T03:12:30.000Z "
+                                "(+0s to +0.503s): no snapshot then"));
+    assert_int_equal(replay_time(r, "--to", "+5m", true, &rec, err, sizeof(err)), 0);
     assert_int_equal(rec, 2);
-    assert_int_equal(replay_time(r, "soon", &rec, err, sizeof(err)), -1);
+    assert_int_equal(replay_time(r, "--at", "+0.754s", false, &rec, err, sizeof(err)), 0);
+    assert_int_equal(rec, 2);
+    assert_int_equal(replay_time(r, "--at", "+0.755s", false, &rec, err, sizeof(err)), -1);
+    assert_int_equal(replay_time(r, "--from", "03:11:59", false, &rec, err, sizeof(err)), -1);
+    assert_non_null(strstr(err, "--from 03:11:59 (2026-12-02T03:11:59.000Z) is before"));
+    assert_int_equal(replay_time(r, "--to", "03:11:59", true, &rec, err, sizeof(err)), -1);
+    assert_int_equal(replay_time(r, "--at", "soon", false, &rec, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "is no time"));
     replay_backend_ops.close(st);
     unlink(path);

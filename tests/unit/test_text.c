@@ -243,6 +243,26 @@ static void test_copy(void **state)
     }
 }
 
+/* Edits from one name to another: a swap of neighbours is one. */
+static void test_distance(void **state)
+{
+    (void)state;
+    assert_int_equal(text_distance("record", "record"), 0);
+    assert_int_equal(text_distance("recrod", "record"), 1);
+    assert_int_equal(text_distance("rceord", "record"), 1);
+    assert_int_equal(text_distance("recod", "record"), 1);
+    assert_int_equal(text_distance("records", "record"), 1);
+    assert_int_equal(text_distance("h200-mgi", "h200-mig"), 1);
+    assert_int_equal(text_distance("", "abc"), 3);
+    assert_int_equal(text_distance("abc", ""), 3);
+    assert_int_equal(text_distance("kitten", "sitting"), 3);
+    assert_int_equal(text_distance("ca", "abc"), 3); /* no edit of a swapped pair again */
+    char longer[TEXT_DISTANCE_LEN + 2];
+    memset(longer, 'a', sizeof(longer) - 1);
+    longer[sizeof(longer) - 1] = '\0';
+    assert_int_equal(text_distance(longer, "a"), TEXT_DISTANCE_FAR);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -255,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_take),
         cmocka_unit_test(test_url_redact),
         cmocka_unit_test(test_copy),
+        cmocka_unit_test(test_distance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
