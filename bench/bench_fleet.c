@@ -438,6 +438,58 @@ static void table(const char *title, const int *sizes, int nsizes, const struct 
            qname[top], per_dev, per_dev * 2048 / 1048576.0, PROMC_MAX_ANSWER >> 20);
 }
 
+/* The node table's orders (tui_fleet_order_nodes, every key): nodes node
+ * summaries as a node round gives them, figures varied per node; the
+ * median of rounds, in us, for each key, and a check that each order is a
+ * permutation sorted by its key. */
+static void node_orders(size_t nodes, int rounds)
+{
+    struct node_summary *v = calloc(nodes, sizeof(*v));
+    size_t *order = malloc(nodes * sizeof(*order));
+    uint64_t *t = calloc((size_t)rounds, sizeof(*t));
+    if (!v || !order || !t)
+        die("out of memory");
+    for (size_t i = 0; i < nodes; i++) {
+        struct node_summary *n = &v[i];
+        snprintf(n->instance, sizeof(n->instance), "10.%zu.%zu.%zu:9400", i / 65536,
+                 i / 256 % 256, i % 256);
+        snprintf(n->name, sizeof(n->name), "gpu-node-%05zu", i);
+        n->up = i % 97 == 5 ? 0 : 1;
+        n->seen = true;
+        size_t h = i * 2654435761u;
+        n->util_max = metric_direct((double)(h % 1000) / 10);
+        n->mem_used = metric_direct((double)(h % 640) * 1e9);
+        n->idle = metric_direct((double)(h % 57));
+        n->health = (unsigned char)(h % 3 + HEALTH_OK);
+    }
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    s.fleet = true;
+    s.nodes = v;
+    s.nnodes = nodes;
+    printf("== tui_fleet_order_nodes: %zu nodes; median us of %d rounds\n", nodes, rounds);
+    for (int k = FSORT_UTIL; k < FSORT_COUNT; k++) {
+        for (int i = 0; i < rounds; i++) {
+            uint64_t t0 = clock_mono_ns();
+            tui_fleet_order_nodes(&s, (enum tui_fleet_sort)k, order);
+            t[i] = clock_mono_ns() - t0;
+        }
+        unsigned char *seen = calloc(nodes, 1);
+        for (size_t i = 0; seen && i < nodes; i++) {
+            if (order[i] >= nodes || seen[order[i]]++)
+                die("order %s is no permutation of the nodes", tui_fleet_sort_name(k));
+        }
+        free(seen);
+        qsort(t, (size_t)rounds, sizeof(*t), cmp_u64);
+        printf("  %-28s %10.1f\n", tui_fleet_sort_name((enum tui_fleet_sort)k),
+               t[rounds / 2] / 1000.0);
+    }
+    printf("\n");
+    free(v);
+    free(order);
+    free(t);
+}
+
 int main(int argc, char **argv)
 {
     int rounds = 11, sizes[MAX_SIZES], nsizes = 0, o;
@@ -449,6 +501,8 @@ int main(int argc, char **argv)
             die("NODES: %s: want a number of nodes from 2", argv[i]);
     if (!nsizes)
         die("usage: bench_fleet [-r ROUNDS] NODES...");
+    /* every node a node round can hold (FLEET_NODES_MAX) */
+    node_orders(20000, rounds);
     struct result r[MAX_SIZES];
     for (int v = 0; v < 2; v++) {
         memset(r, 0, sizeof(r));

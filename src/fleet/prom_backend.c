@@ -35,10 +35,12 @@
 #define ROUND_SHARE 0.9
 #define ROUND_MIN_MS 1000u
 #define ROUND_ONCE_MS 60000u
-/* A round under a device filter: its aggregates cost Prometheus a pass
- * over every device's series they count (a few seconds at 10,000 GPUs),
- * more than a short interval; the screen keeps the last result meanwhile */
-#define FILTERED_ROUND_MS 15000u
+/* A round that asks aggregates over devices' series (under a device
+ * filter, or of nodes whose exporters give no summaries): they cost
+ * Prometheus a pass over every device's series they count (a few seconds
+ * at 10,000 GPUs), more than a short interval; such a round gets this
+ * long at least, the screen keeping the last result meanwhile */
+#define AGGREGATES_ROUND_MS 15000u
 /* close waits this long for the query threads, then leaves them behind */
 #define CLOSE_WAIT_MS 300u
 /* A range query for the charts' past gets this long (the screen never
@@ -212,8 +214,8 @@ static const char *const detail_query_name[PD_COUNT] = {
 /* The node round into t; the number of its queries that failed (why[q]
  * in pool), the first failure's text in first. */
 static unsigned node_round(struct prom_state *st, struct node_table *t, const char *filter,
-                           uint64_t end, struct why_pool *pool, const char *why[PQ_COUNT],
-                           char *first, size_t firstlen)
+                           uint64_t start, uint64_t *end, struct why_pool *pool,
+                           const char *why[PQ_COUNT], char *first, size_t firstlen)
 {
     struct promq_scope sc = {.match = st->match, .filter = filter};
     unsigned failed = 0;
@@ -246,15 +248,18 @@ static unsigned node_round(struct prom_state *st, struct node_table *t, const ch
         }
         if (!promq_node_wanted((enum promq_node)q, &sc))
             continue;
+        if (q > PQ_SUMMARY && *end < start + AGGREGATES_ROUND_MS * 1000000ull)
+            *end = start + AGGREGATES_ROUND_MS * 1000000ull;
         bool mem = down && legacy && wn;
         char *promql = mem || q == PQ_TARGETS ? promq_node((enum promq_node)q, &sc, down, ndown)
                                               : NULL;
-        unsigned left = ms_left(end);
+        unsigned left = ms_left(*end);
         int rc = -1;
         if (!promql)
             snprintf(e, sizeof(e), "out of memory for the query");
         else if (left < 10)
-            snprintf(e, sizeof(e), "no time left in the round of %u ms", st->round_ms);
+            snprintf(e, sizeof(e), "no time left in the round of %.0f ms",
+                     (double)(*end - start) / 1e6);
         else if (stopping(st))
             snprintf(e, sizeof(e), "stopped");
         else {
@@ -520,18 +525,14 @@ static void run_round(struct prom_state *st)
         }
     }
     pthread_mutex_unlock(&st->mu);
-    /* a filter's aggregates read every device's series of the families
-     * they count: a round of them gets FILTERED_ROUND_MS at least */
-    unsigned round_ms = st->round_ms;
-    if (filter[strspn(filter, " ")] && round_ms < FILTERED_ROUND_MS)
-        round_ms = FILTERED_ROUND_MS;
-    uint64_t end = start + round_ms * 1000000ull;
+    /* a round that asks aggregates gets longer (node_round) */
+    uint64_t end = start + st->round_ms * 1000000ull;
 
     char first[400] = "";
     const char *nwhy[PQ_COUNT] = {0};
     struct node_table t;
     nodes_init(&t);
-    unsigned failed = node_round(st, &t, filter, end, pool, nwhy, first, sizeof(first));
+    unsigned failed = node_round(st, &t, filter, start, &end, pool, nwhy, first, sizeof(first));
     const char *list_why = NULL;
     nodes_finish(&t, (double)clock_wall_ns() / 1e9, nwhy, filter, &list_why);
     if (list_why == NULL && nwhy[PQ_TARGETS])

@@ -30,6 +30,8 @@ void tui_fleet_node_totals(const struct node_summary *n, struct tui_fleet_totals
     t->nodes_down = n->up == 0;
     t->gpus = metric_ok(&n->gpus) ? (size_t)n->gpus.value : 0;
     t->mig = metric_ok(&n->mig) ? (size_t)n->mig.value : 0;
+    t->gpus_known = metric_ok(&n->gpus) || !n->seen;
+    t->mig_known = metric_ok(&n->mig) || !n->seen;
     t->idle = metric_ok(&n->idle) ? (size_t)n->idle.value : 0;
     t->idle_known = metric_ok(&n->idle) || n->up == 0 || !n->seen;
     t->not_ok = metric_ok(&n->not_ok) ? (size_t)n->not_ok.value : 0;
@@ -45,7 +47,7 @@ bool tui_fleet_totals(const struct snapshot *s, struct tui_fleet_totals *t)
     memset(t, 0, sizeof(*t));
     if (!s || !s->fleet)
         return false;
-    t->idle_known = true;
+    t->idle_known = t->gpus_known = t->mig_known = true;
     for (size_t k = 0; k < s->nnodes; k++) {
         struct tui_fleet_totals n;
         tui_fleet_node_totals(&s->nodes[k], &n);
@@ -55,6 +57,8 @@ bool tui_fleet_totals(const struct snapshot *s, struct tui_fleet_totals *t)
         t->mig += n.mig;
         t->idle += n.idle;
         t->idle_known = t->idle_known && n.idle_known;
+        t->gpus_known = t->gpus_known && n.gpus_known;
+        t->mig_known = t->mig_known && n.mig_known;
         t->not_ok += n.not_ok;
         t->mem_used += n.mem_used;
         t->mem_total += n.mem_total;
@@ -127,27 +131,42 @@ void tui_fleet_bytes(char *out, size_t len, double used, double total)
     snprintf(out, len, "%.1f/%.1f %s", used / div, total / div, u);
 }
 
+/* A count some nodes could not give: what the others gave, and "+"; "?"
+ * when none gave one. */
+static void count_text(char *out, size_t len, size_t n, bool known)
+{
+    if (known)
+        snprintf(out, len, "%zu", n);
+    else if (n)
+        snprintf(out, len, "%zu+", n);
+    else
+        snprintf(out, len, "?");
+}
+
 void tui_fleet_summary(char *out, size_t len, const struct tui_fleet_totals *t, bool brief)
 {
-    char down[32] = "", mem[48] = "N/A", bad[48] = "";
+    char down[32] = "", mem[48] = "N/A", bad[48] = "", gpus[32], mig[32], idle[32];
     if (t->mem_known)
         tui_fleet_bytes(mem, sizeof(mem), t->mem_used, t->mem_total);
+    count_text(gpus, sizeof(gpus), t->gpus, t->gpus_known);
+    count_text(mig, sizeof(mig), t->mig, t->mig_known);
+    count_text(idle, sizeof(idle), t->idle, t->idle_known);
     if (brief) {
         if (t->nodes_down)
             snprintf(down, sizeof(down), " %zu down", t->nodes_down);
         if (t->not_ok)
             snprintf(bad, sizeof(bad), " %zu !", t->not_ok);
-        snprintf(out, len, "%zu nodes%s %zu GPU %zu MIG %zu idle %s%s", t->nodes, down, t->gpus,
-                 t->mig, t->idle, mem, bad);
+        snprintf(out, len, "%zu nodes%s %s GPU %s MIG %s idle %s%s", t->nodes, down, gpus, mig,
+                 idle, mem, bad);
         return;
     }
     if (t->nodes_down)
         snprintf(down, sizeof(down), " (%zu down)", t->nodes_down);
     if (t->not_ok)
         snprintf(bad, sizeof(bad), "  %zu device%s not ok", t->not_ok, t->not_ok == 1 ? "" : "s");
-    snprintf(out, len, "%zu node%s%s  %zu GPU%s  %zu MIG, %zu idle  VRAM %s%s", t->nodes,
-             t->nodes == 1 ? "" : "s", down, t->gpus, t->gpus == 1 ? "" : "s", t->mig, t->idle,
-             mem, bad);
+    snprintf(out, len, "%zu node%s%s  %s GPU%s  %s MIG, %s idle  VRAM %s%s", t->nodes,
+             t->nodes == 1 ? "" : "s", down, gpus, t->gpus == 1 && t->gpus_known ? "" : "s", mig,
+             idle, mem, bad);
 }
 
 const char *tui_fleet_sort_name(enum tui_fleet_sort k)

@@ -15,13 +15,15 @@
 /* A fleet's totals, summed over its nodes' aggregates (struct
  * node_summary: Prometheus counted them, under the device filter when one
  * is on). idle: the idle leaves (MIG instances, partitions, GPUs without
- * either). A count a node could not give is left out and said: unknown. */
+ * either). A count a node could not give is left out and said: unknown
+ * (the header writes what the others gave and "+", or "?"). */
 struct tui_fleet_totals {
     size_t nodes, nodes_down, gpus, mig, idle;
     size_t not_ok;            /* GPUs and instances whose verdict is warning or action */
     double mem_used, mem_total; /* bytes: the leaves with both */
     bool mem_known;           /* some node gave both */
     bool idle_known;          /* every node up gave its idle count */
+    bool gpus_known, mig_known; /* every node seen gave its count */
 };
 
 /* False when s is no fleet. */

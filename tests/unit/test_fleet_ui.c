@@ -194,6 +194,21 @@ static void test_totals(void **state)
     assert_string_equal(sum, "2 nodes (1 down)  3 GPUs  4 MIG, 3 idle  VRAM 14.0/40.0 GiB");
     tui_fleet_summary(sum, sizeof(sum), &t, true);
     assert_string_equal(sum, "2 nodes 1 down 3 GPU 4 MIG 3 idle 14.0/40.0 GiB");
+    /* a node seen whose counts could not be had (its query failed): what
+     * the others gave and "+", never a count that looks whole; "?" when
+     * no node gave one */
+    struct node_summary keep = nodes[1];
+    nodes[1].gpus = nodes[1].mig = metric_none("Prometheus: the nodes' GPUs query: timeout");
+    assert_true(tui_fleet_totals(&s, &t));
+    tui_fleet_summary(sum, sizeof(sum), &t, false);
+    assert_string_equal(sum, "2 nodes (1 down)  2+ GPUs  3+ MIG, 3 idle  VRAM 14.0/40.0 GiB");
+    struct node_summary keep0 = nodes[0];
+    nodes[0].gpus = nodes[0].mig = nodes[0].idle = metric_none("timeout");
+    assert_true(tui_fleet_totals(&s, &t));
+    tui_fleet_summary(sum, sizeof(sum), &t, true);
+    assert_string_equal(sum, "2 nodes 1 down ? GPU ? MIG ? idle 14.0/40.0 GiB");
+    nodes[0] = keep0;
+    nodes[1] = keep;
     /* one host's snapshot is no fleet */
     s.fleet = false;
     assert_false(tui_fleet_totals(&s, &t));
