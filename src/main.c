@@ -367,12 +367,12 @@ static void demo_amd_end(void)
 int main(int argc, char **argv)
 {
 #ifdef __GLIBC__
-    /* A fixed threshold: every block of 256 KiB or more (an answer from
-     * Prometheus, a fleet's node table) is mapped and given back when
-     * freed. glibc's default raises the threshold to the largest block
-     * freed, after which such blocks stay in the heap of the thread that
-     * freed them: a fleet view's memory grew to several times its live
-     * data that way. */
+    /* A fixed threshold: every block of 256 KiB or more (a fleet's node
+     * table, a page of its devices) is mapped and given back when freed.
+     * glibc's default raises the threshold to the largest block freed,
+     * after which such blocks are carved from the heap of the thread that
+     * asks and stay there (docs/decisions.md, the fleet at cluster
+     * scale). */
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 #endif
     /* The GPM helper: this binary in a hidden mode (backend/gpm.h). */

@@ -16,16 +16,11 @@
 #include <string.h>
 
 #include "fleet/prom_client.h"
+#include "fleet/prom_query_int.h"
 
 /* ---- a growing string ---- */
 
-struct sb {
-    char *p;
-    size_t len, cap;
-    bool bad;
-};
-
-static void put(struct sb *b, const char *s)
+void pq_put(struct sb *b, const char *s)
 {
     size_t n = strlen(s);
     if (b->bad)
@@ -46,8 +41,7 @@ static void put(struct sb *b, const char *s)
     b->len += n;
 }
 
-static void putf(struct sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(struct sb *b, const char *fmt, ...)
+void pq_putf(struct sb *b, const char *fmt, ...)
 {
     char tmp[2048];
     va_list ap;
@@ -58,10 +52,10 @@ static void putf(struct sb *b, const char *fmt, ...)
         b->bad = true;
         return;
     }
-    put(b, tmp);
+    pq_put(b, tmp);
 }
 
-static char *done(struct sb *b)
+char *pq_done(struct sb *b)
 {
     if (b->bad) {
         free(b->p);
@@ -100,7 +94,7 @@ size_t promq_regex_quote(char *out, size_t cap, const char *s)
 }
 
 /* A regular expression as a PromQL string literal, with its quotes. */
-static void put_re(struct sb *b, const char *re)
+void pq_put_re(struct sb *b, const char *re)
 {
     size_t cap = strlen(re) * 4 + 8;
     char *q = malloc(cap);
@@ -109,51 +103,29 @@ static void put_re(struct sb *b, const char *re)
         return;
     }
     promql_quote(q, cap, re);
-    put(b, "\"");
-    put(b, q);
-    put(b, "\"");
+    pq_put(b, "\"");
+    pq_put(b, q);
+    pq_put(b, "\"");
     free(q);
 }
 
 /* ---- the building blocks ---- */
 
-static void instance_matcher(struct sb *b, const char *const *inst, size_t n);
-
-struct q {
-    struct sb b;
-    const char *match; /* --prometheus-match's matchers, "" none */
-    /* `instance=~"…"` of the targets that are down (their devices are
-     * those of the last 10 minutes), "" when none is */
-    const char *down;
-    size_t nwords;
-    char words[PROMQ_WORDS_MAX][PROMQ_WORD_LEN + 1];
-    bool idle[PROMQ_WORDS_MAX]; /* the word is "idle": a rule, not a text */
-    /* `instance=~"…"` of the nodes whose name has word w, "" none */
-    char *wnodes[PROMQ_WORDS_MAX];
-    bool any_idle, any_text;
-    /* `instance=~"…"` of the nodes whose exporters give no summary
-     * (migmon_node_*, migmon_*_idle), "" none; legacy_all: every node is
-     * read so (the summaries are not known) */
-    char *legacy;
-    bool legacy_all;
-    bool only_legacy; /* sel limits every selector to the legacy nodes */
-};
-
 /* name{extra,match}: name may be "" (extra then names the series). */
-static void sel(struct q *q, const char *name, const char *extra)
+void pq_sel(struct q *q, const char *name, const char *extra)
 {
-    put(&q->b, name);
-    put(&q->b, "{");
-    put(&q->b, extra);
+    pq_put(&q->b, name);
+    pq_put(&q->b, "{");
+    pq_put(&q->b, extra);
     if (extra[0] && q->match[0])
-        put(&q->b, ",");
-    put(&q->b, q->match);
+        pq_put(&q->b, ",");
+    pq_put(&q->b, q->match);
     if (q->only_legacy && q->legacy[0]) {
         if (extra[0] || q->match[0])
-            put(&q->b, ",");
-        put(&q->b, q->legacy);
+            pq_put(&q->b, ",");
+        pq_put(&q->b, q->legacy);
     }
-    put(&q->b, "}");
+    pq_put(&q->b, "}");
 }
 
 /* name{extra,more,match}, or its last 10 minutes (range10m: a down
@@ -161,22 +133,22 @@ static void sel(struct q *q, const char *name, const char *extra)
 static void sel2(struct q *q, const char *name, const char *extra, const char *more, bool range10m)
 {
     struct sb e = {0};
-    put(&e, extra);
+    pq_put(&e, extra);
     if (extra[0] && more[0])
-        put(&e, ",");
-    put(&e, more);
+        pq_put(&e, ",");
+    pq_put(&e, more);
     if (range10m) {
         if (e.p && e.p[0])
-            put(&e, ",");
-        put(&e, q->down);
-        put(&q->b, "last_over_time(");
+            pq_put(&e, ",");
+        pq_put(&e, q->down);
+        pq_put(&q->b, "last_over_time(");
     }
     if (e.bad)
         q->b.bad = true;
     else
-        sel(q, name, e.p ? e.p : "");
+        pq_sel(q, name, e.p ? e.p : "");
     if (range10m)
-        put(&q->b, "[10m])");
+        pq_put(&q->b, "[10m])");
     free(e.p);
 }
 
@@ -221,26 +193,26 @@ static void fam(struct q *q, const char *name, const char *extra, enum kind k, b
         return;
     }
     char m[1024];
-    put(&q->b, "(");
+    pq_put(&q->b, "(");
     bool first_word = true;
     for (size_t w = 0; w < q->nwords; w++) {
         if (q->idle[w])
             continue;
-        put(&q->b, first_word ? "(" : " and (");
+        pq_put(&q->b, first_word ? "(" : " and (");
         first_word = false;
         for (size_t l = 0; kind_labels[k][l]; l++) {
             word_matcher(m, sizeof(m), q, w, kind_labels[k][l]);
             if (l)
-                put(&q->b, " or ");
+                pq_put(&q->b, " or ");
             sel2(q, name, extra, m, range10m);
         }
         if (q->wnodes[w][0]) {
-            put(&q->b, " or ");
+            pq_put(&q->b, " or ");
             sel2(q, name, extra, q->wnodes[w], range10m);
         }
-        put(&q->b, ")");
+        pq_put(&q->b, ")");
     }
-    put(&q->b, ")");
+    pq_put(&q->b, ")");
 }
 
 /* A family's series as fam gives them: those there now, and the down
@@ -253,11 +225,11 @@ static void info(struct q *q, const char *name, const char *extra, enum kind k)
         fam(q, name, extra, k, false);
         return;
     }
-    put(&q->b, "(");
+    pq_put(&q->b, "(");
     fam(q, name, extra, k, false);
-    put(&q->b, " or ");
+    pq_put(&q->b, " or ");
     fam(q, name, extra, k, true);
-    put(&q->b, ")");
+    pq_put(&q->b, ")");
 }
 
 static void idle(struct q *q);
@@ -270,7 +242,7 @@ static void if_idle(struct q *q, const char *on)
         return;
     bool text = q->any_text;
     q->any_idle = q->any_text = false;
-    putf(&q->b, " and on (%s) ", on);
+    pq_putf(&q->b, " and on (%s) ", on);
     idle(q);
     q->any_idle = true;
     q->any_text = text;
@@ -281,17 +253,17 @@ static void if_idle(struct q *q, const char *on)
 static void leaf(struct q *q, const char *x)
 {
     char name[96];
-    put(&q->b, "((");
+    pq_put(&q->b, "((");
     snprintf(name, sizeof(name), "migmon_mig_%s", x);
     fam(q, name, "", K_MIG, false);
-    put(&q->b, " or (");
+    pq_put(&q->b, " or (");
     snprintf(name, sizeof(name), "migmon_gpu_%s", x);
     fam(q, name, "", K_GPU, false);
-    put(&q->b, " unless on (instance, uuid) ");
-    sel(q, "migmon_device_info", "mig_mode=\"enabled\"");
-    put(&q->b, "))");
+    pq_put(&q->b, " unless on (instance, uuid) ");
+    pq_sel(q, "migmon_device_info", "mig_mode=\"enabled\"");
+    pq_put(&q->b, "))");
     if_idle(q, KEYS);
-    put(&q->b, ")");
+    pq_put(&q->b, ")");
 }
 
 /* The idle leaves: utilisation under 1 %, or none to be had and no process. */
@@ -300,43 +272,43 @@ static void leaf(struct q *q, const char *x)
  * series). */
 static void idle_rule(struct q *q)
 {
-    put(&q->b, "((");
+    pq_put(&q->b, "((");
     leaf(q, "utilization_ratio");
-    put(&q->b, " < 0.01) or ((");
+    pq_put(&q->b, " < 0.01) or ((");
     leaf(q, "processes");
-    put(&q->b, " == 0) unless on (" KEYS ") ");
+    pq_put(&q->b, " == 0) unless on (" KEYS ") ");
     leaf(q, "utilization_ratio");
-    put(&q->b, "))");
+    pq_put(&q->b, "))");
 }
 
 /* The idle leaves: as their exporters say (migmon_*_idle, the same rule),
  * and by the rule itself on the nodes whose exporters do not say. */
 static void idle(struct q *q)
 {
-    put(&q->b, "((");
+    pq_put(&q->b, "((");
     fam(q, "migmon_mig_idle", "", K_MIG, false);
-    put(&q->b, " == 1) or (");
+    pq_put(&q->b, " == 1) or (");
     fam(q, "migmon_gpu_idle", "", K_GPU, false);
-    put(&q->b, " == 1)");
+    pq_put(&q->b, " == 1)");
     if (q->legacy_all || q->legacy[0]) {
         bool only = q->only_legacy;
         q->only_legacy = !q->legacy_all;
-        put(&q->b, " or ");
+        pq_put(&q->b, " or ");
         idle_rule(q);
         q->only_legacy = only;
     }
-    put(&q->b, ")");
+    pq_put(&q->b, ")");
 }
 
 /* label_replace(..., "lab", "val", "", ""): tags a vector (label lab set to val). */
 static void tag_begin(struct q *q, bool first)
 {
-    put(&q->b, first ? "label_replace(" : " or label_replace(");
+    pq_put(&q->b, first ? "label_replace(" : " or label_replace(");
 }
 
 static void tag_end2(struct q *q, const char *lab, const char *val)
 {
-    putf(&q->b, ", \"%s\", \"%s\", \"\", \"\")", lab, val);
+    pq_putf(&q->b, ", \"%s\", \"%s\", \"\", \"\")", lab, val);
 }
 
 static void tag_end(struct q *q, const char *tag)
@@ -352,35 +324,35 @@ static void tag_end(struct q *q, const char *tag)
  * GPU_I_ID): there now, and a down target's of the last 10 minutes. */
 static void dinfo(struct q *q, enum kind k)
 {
-    put(&q->b, "group by (" DKEYS ") (");
+    pq_put(&q->b, "group by (" DKEYS ") (");
     info(q, "", k == K_DMIG ? "__name__=~\"" DCGM_ID_FIELDS "\",GPU_I_ID!=\"\""
                             : "__name__=~\"" DCGM_ID_FIELDS "\",GPU_I_ID=\"\"",
          k);
-    put(&q->b, ")");
+    pq_put(&q->b, ")");
 }
 
 /* A field of the leaves: the GPU instances, and GPUs without any. */
 static void dleaf(struct q *q, const char *field)
 {
-    put(&q->b, "(max by (" DKEYS ") (");
+    pq_put(&q->b, "(max by (" DKEYS ") (");
     fam(q, field, "GPU_I_ID!=\"\"", K_DMIG, false);
-    put(&q->b, ") or (max by (" DKEYS ") (");
+    pq_put(&q->b, ") or (max by (" DKEYS ") (");
     fam(q, field, "GPU_I_ID=\"\"", K_DGPU, false);
-    put(&q->b, ") unless on (instance, UUID) group by (instance, UUID) (");
-    sel(q, "DCGM_FI_DEV_FB_USED", "GPU_I_ID!=\"\"");
-    put(&q->b, ")))");
+    pq_put(&q->b, ") unless on (instance, UUID) group by (instance, UUID) (");
+    pq_sel(q, "DCGM_FI_DEV_FB_USED", "GPU_I_ID!=\"\"");
+    pq_put(&q->b, ")))");
 }
 
 /* A leaf's utilisation (0..1): the profiling field, else GPU_UTIL / 100. */
 static void dutil(struct q *q)
 {
-    put(&q->b, "(");
+    pq_put(&q->b, "(");
     dleaf(q, "DCGM_FI_PROF_GR_ENGINE_ACTIVE");
-    put(&q->b, " or ((");
+    pq_put(&q->b, " or ((");
     dleaf(q, "DCGM_FI_DEV_GPU_UTIL");
-    put(&q->b, " / 100) unless on (" DKEYS ") ");
+    pq_put(&q->b, " / 100) unless on (" DKEYS ") ");
     dleaf(q, "DCGM_FI_PROF_GR_ENGINE_ACTIVE");
-    put(&q->b, "))");
+    pq_put(&q->b, "))");
 }
 
 /* " and on (DKEYS) IDLE" when the filter has the word idle. */
@@ -390,9 +362,9 @@ static void d_if_idle(struct q *q)
         return;
     bool text = q->any_text;
     q->any_text = false; /* the rule, of every leaf */
-    put(&q->b, " and on (" DKEYS ") (");
+    pq_put(&q->b, " and on (" DKEYS ") (");
     dutil(q);
-    put(&q->b, " < 0.01)");
+    pq_put(&q->b, " < 0.01)");
     q->any_text = text;
 }
 
@@ -426,10 +398,10 @@ static int scope_nodes(struct q *q, const struct promq_scope *sc)
 {
     for (size_t w = 0; w < q->nwords; w++) {
         struct sb b = {0};
-        put(&b, "");
+        pq_put(&b, "");
         const struct promq_nodes *wn = sc && w < PROMQ_WORDS_MAX ? &sc->wnodes[w] : NULL;
         if (!q->idle[w] && wn && wn->n)
-            instance_matcher(&b, wn->inst, wn->n);
+            pq_instances(&b, wn->inst, wn->n);
         if (b.bad) {
             free(b.p);
             return -1;
@@ -437,9 +409,9 @@ static int scope_nodes(struct q *q, const struct promq_scope *sc)
         q->wnodes[w] = b.p;
     }
     struct sb b = {0};
-    put(&b, "");
+    pq_put(&b, "");
     if (sc && sc->legacy.n)
-        instance_matcher(&b, sc->legacy.inst, sc->legacy.n);
+        pq_instances(&b, sc->legacy.inst, sc->legacy.n);
     if (b.bad) {
         free(b.p);
         return -1;
@@ -487,26 +459,26 @@ static void summary(struct q *q)
 {
     static const char *const down_fams[] = {"migmon_node_gpus", "migmon_node_mig_devices"};
     if (q->nwords) {
-        put(&q->b, "group by (instance) (");
-        sel(q, "migmon_node_gpus", "");
+        pq_put(&q->b, "group by (instance) (");
+        pq_sel(q, "migmon_node_gpus", "");
         if (q->down[0]) {
-            put(&q->b, " or last_over_time(");
-            sel(q, "migmon_node_gpus", q->down);
-            put(&q->b, "[10m])");
+            pq_put(&q->b, " or last_over_time(");
+            pq_sel(q, "migmon_node_gpus", q->down);
+            pq_put(&q->b, "[10m])");
         }
-        put(&q->b, ")");
+        pq_put(&q->b, ")");
         return;
     }
-    put(&q->b, "max by (__name__, instance) (");
-    sel(q, "", "__name__=~\"migmon_node_.+\"");
-    put(&q->b, ")");
+    pq_put(&q->b, "max by (__name__, instance) (");
+    pq_sel(q, "", "__name__=~\"migmon_node_.+\"");
+    pq_put(&q->b, ")");
     /* the name set again (a function drops it) and as f too: `or` tells
      * series apart by their labels without the name */
     for (size_t k = 0; q->down[0] && k < 2; k++) {
-        put(&q->b, " or max by (__name__, instance, f) (label_replace(label_replace("
+        pq_put(&q->b, " or max by (__name__, instance, f) (label_replace(label_replace("
                    "last_over_time(");
-        sel(q, down_fams[k], q->down);
-        putf(&q->b, "[10m]), \"__name__\", \"%s\", \"\", \"\"), \"f\", \"%s\", \"\", \"\"))",
+        pq_sel(q, down_fams[k], q->down);
+        pq_putf(&q->b, "[10m]), \"__name__\", \"%s\", \"\", \"\"), \"f\", \"%s\", \"\", \"\"))",
              down_fams[k], down_fams[k]);
     }
 }
@@ -516,28 +488,28 @@ static void targets(struct q *q)
     /* every target of a job that has (had, in the last 10 minutes) our or
      * dcgm-exporter's series on some target: so a target never up is listed */
     tag_begin(q, true);
-    put(&q->b, "max by (instance) (");
-    sel(q, "up", "");
-    put(&q->b, " and on (job) (group by (job) (");
-    sel(q, "", "__name__=~\"migmon_host_info|DCGM_FI_DEV_GPU_TEMP\"");
-    put(&q->b, ") or group by (job) (last_over_time(");
-    sel(q, "migmon_host_info", "");
-    put(&q->b, "[10m]))))");
+    pq_put(&q->b, "max by (instance) (");
+    pq_sel(q, "up", "");
+    pq_put(&q->b, " and on (job) (group by (job) (");
+    pq_sel(q, "", "__name__=~\"migmon_host_info|DCGM_FI_DEV_GPU_TEMP\"");
+    pq_put(&q->b, ") or group by (job) (last_over_time(");
+    pq_sel(q, "migmon_host_info", "");
+    pq_put(&q->b, "[10m]))))");
     tag_end(q, "up");
     tag_begin(q, false);
-    put(&q->b, "max by (instance, hostname) (last_over_time(");
-    sel(q, "migmon_host_info", "");
-    put(&q->b, "[10m]))");
+    pq_put(&q->b, "max by (instance, hostname) (last_over_time(");
+    pq_sel(q, "migmon_host_info", "");
+    pq_put(&q->b, "[10m]))");
     tag_end(q, "name");
     tag_begin(q, false);
-    put(&q->b, "group by (instance, Hostname, hostname) (last_over_time(");
-    sel(q, "DCGM_FI_DEV_GPU_TEMP", "");
-    put(&q->b, "[10m]))");
+    pq_put(&q->b, "group by (instance, Hostname, hostname) (last_over_time(");
+    pq_sel(q, "DCGM_FI_DEV_GPU_TEMP", "");
+    pq_put(&q->b, "[10m]))");
     tag_end(q, "dname");
     tag_begin(q, false);
-    put(&q->b, "max by (instance) (last_over_time(");
-    sel(q, "migmon_last_sample_timestamp_seconds", "");
-    put(&q->b, "[10m]))");
+    pq_put(&q->b, "max by (instance) (last_over_time(");
+    pq_sel(q, "migmon_last_sample_timestamp_seconds", "");
+    pq_put(&q->b, "[10m]))");
     tag_end(q, "last");
 }
 
@@ -549,12 +521,12 @@ static void agg_begin(struct q *q, bool first, const char *agg)
 {
     tag_begin(q, first);
     tag_begin(q, true);
-    putf(&q->b, "%s by (instance) (", agg);
+    pq_putf(&q->b, "%s by (instance) (", agg);
 }
 
 static void agg_end(struct q *q, const char *a, const char *f)
 {
-    put(&q->b, ")");
+    pq_put(&q->b, ")");
     tag_end2(q, "a", a);
     tag_end2(q, "f", f);
 }
@@ -589,9 +561,9 @@ static void migmon_leaves(struct q *q)
             agg_end(q, c ? "count" : "sum", mem[k][1]);
         }
     agg_begin(q, false, "count");
-    put(&q->b, "(");
+    pq_put(&q->b, "(");
     fam(q, "migmon_mig_health", "state=~\"warning|action\"", K_MIG, false);
-    put(&q->b, " == 1)");
+    pq_put(&q->b, " == 1)");
     if_idle(q, KEYS);
     agg_end(q, "count", "mnotok");
 }
@@ -600,13 +572,13 @@ static void migmon_leaves(struct q *q)
  * has an instance that matches. */
 static void gpus_matched(struct q *q)
 {
-    put(&q->b, "group by (instance, uuid) ((");
+    pq_put(&q->b, "group by (instance, uuid) ((");
     info(q, "migmon_device_info", "", K_GPU);
-    put(&q->b, " or ");
+    pq_put(&q->b, " or ");
     info(q, "migmon_mig_info", "", K_MIG);
-    put(&q->b, ")");
+    pq_put(&q->b, ")");
     if_idle(q, KEYS);
-    put(&q->b, ")");
+    pq_put(&q->b, ")");
 }
 
 /* " and on (instance, uuid) GPUS" when there is a filter. */
@@ -614,7 +586,7 @@ static void if_gpus(struct q *q)
 {
     if (!q->nwords)
         return;
-    put(&q->b, " and on (instance, uuid) ");
+    pq_put(&q->b, " and on (instance, uuid) ");
     gpus_matched(q);
 }
 
@@ -625,13 +597,13 @@ static void gpu_flag(struct q *q, const char *state)
 {
     char st[64];
     snprintf(st, sizeof(st), "state=\"%s\"", state);
-    put(&q->b, "((max by (instance, uuid) (");
-    sel(q, "migmon_gpu_health", st);
-    put(&q->b, " or ");
-    sel(q, "migmon_mig_health", st);
-    put(&q->b, ") == 1)");
+    pq_put(&q->b, "((max by (instance, uuid) (");
+    pq_sel(q, "migmon_gpu_health", st);
+    pq_put(&q->b, " or ");
+    pq_sel(q, "migmon_mig_health", st);
+    pq_put(&q->b, ") == 1)");
     if_gpus(q);
-    put(&q->b, ")");
+    pq_put(&q->b, ")");
 }
 
 /* Our exporters' nodes, over the GPUs the filter leaves: GPUs, GPUs not
@@ -646,9 +618,9 @@ static void migmon_gpus(struct q *q)
         info(q, "migmon_device_info", "", K_GPU);
     agg_end(q, "count", "gpus");
     agg_begin(q, false, "count");
-    put(&q->b, "(");
-    sel(q, "migmon_gpu_health", "state=~\"warning|action\"");
-    put(&q->b, " == 1)");
+    pq_put(&q->b, "(");
+    pq_sel(q, "migmon_gpu_health", "state=~\"warning|action\"");
+    pq_put(&q->b, " == 1)");
     if_gpus(q);
     agg_end(q, "count", "gnotok");
     agg_begin(q, false, "count");
@@ -656,21 +628,21 @@ static void migmon_gpus(struct q *q)
     agg_end(q, "count", "gact");
     agg_begin(q, false, "count");
     gpu_flag(q, "warning");
-    put(&q->b, " unless on (instance, uuid) ");
+    pq_put(&q->b, " unless on (instance, uuid) ");
     gpu_flag(q, "action");
     agg_end(q, "count", "gwarn");
     agg_begin(q, false, "count");
-    put(&q->b, "(");
-    sel(q, "migmon_gpu_health", "state=\"ok\"");
+    pq_put(&q->b, "(");
+    pq_sel(q, "migmon_gpu_health", "state=\"ok\"");
     if_gpus(q);
-    put(&q->b, ")");
+    pq_put(&q->b, ")");
     agg_end(q, "count", "gverdict");
     agg_begin(q, false, "count");
-    put(&q->b, "group by (instance, namespace, pod) (");
+    pq_put(&q->b, "group by (instance, namespace, pod) (");
     fam(q, "migmon_gpu_memory_used_bytes", "pod!=\"\"", K_GPU, false);
-    put(&q->b, " or ");
+    pq_put(&q->b, " or ");
     fam(q, "migmon_mig_memory_used_bytes", "pod!=\"\"", K_MIG, false);
-    put(&q->b, ")");
+    pq_put(&q->b, ")");
     agg_end(q, "pods", "");
 }
 
@@ -691,30 +663,30 @@ static void dcgm_leaves(struct q *q)
         agg_end(q, util[k], "util");
     }
     agg_begin(q, false, "count");
-    put(&q->b, "(");
+    pq_put(&q->b, "(");
     dutil(q);
-    put(&q->b, " < 0.01)");
+    pq_put(&q->b, " < 0.01)");
     agg_end(q, "count", "idle");
     for (int c = 0; c < 2; c++) {
         agg_begin(q, false, c ? "count" : "sum");
-        put(&q->b, "(");
+        pq_put(&q->b, "(");
         dleaf(q, "DCGM_FI_DEV_FB_USED");
-        put(&q->b, " and on (" DKEYS ") ");
+        pq_put(&q->b, " and on (" DKEYS ") ");
         dleaf(q, "DCGM_FI_DEV_FB_FREE");
-        put(&q->b, ") * 1048576");
+        pq_put(&q->b, ") * 1048576");
         d_if_idle(q);
         agg_end(q, c ? "count" : "sum", "mused");
     }
     agg_begin(q, false, "sum");
-    put(&q->b, "(");
+    pq_put(&q->b, "(");
     dleaf(q, "DCGM_FI_DEV_FB_USED");
-    put(&q->b, " + on (" DKEYS ") ");
+    pq_put(&q->b, " + on (" DKEYS ") ");
     dleaf(q, "DCGM_FI_DEV_FB_FREE");
-    put(&q->b, " + on (" DKEYS ") (");
+    pq_put(&q->b, " + on (" DKEYS ") (");
     dleaf(q, "DCGM_FI_DEV_FB_RESERVED");
-    put(&q->b, " or ");
+    pq_put(&q->b, " or ");
     dleaf(q, "DCGM_FI_DEV_FB_USED");
-    put(&q->b, " * 0)) * 1048576");
+    pq_put(&q->b, " * 0)) * 1048576");
     d_if_idle(q);
     agg_end(q, "sum", "mtotal");
 }
@@ -724,20 +696,20 @@ static void dcgm_leaves(struct q *q)
 static void dcgm_gpus(struct q *q)
 {
     agg_begin(q, true, "count");
-    put(&q->b, "group by (instance, UUID) (");
+    pq_put(&q->b, "group by (instance, UUID) (");
     dinfo(q, K_DGPU);
     d_if_idle(q);
-    put(&q->b, " or ");
+    pq_put(&q->b, " or ");
     dinfo(q, K_DMIG);
     d_if_idle(q);
-    put(&q->b, ")");
+    pq_put(&q->b, ")");
     agg_end(q, "count", "gpus");
     agg_begin(q, false, "count");
-    put(&q->b, "group by (instance, namespace, pod) (");
+    pq_put(&q->b, "group by (instance, namespace, pod) (");
     fam(q, "DCGM_FI_DEV_FB_USED", "pod!=\"\"", K_DMIG, false);
-    put(&q->b, " or ");
+    pq_put(&q->b, " or ");
     fam(q, "DCGM_FI_DEV_FB_USED", "pod!=\"\",GPU_I_ID=\"\"", K_DGPU, false);
-    put(&q->b, ")");
+    pq_put(&q->b, ")");
     agg_end(q, "pods", "");
 }
 
@@ -755,7 +727,7 @@ char *promq_node(enum promq_node which, const struct promq_scope *sc, const char
     struct q q = {.match = sc && sc->match ? sc->match : "", .down = ""};
     struct sb dn = {0};
     if (ndown) {
-        instance_matcher(&dn, down, ndown);
+        pq_instances(&dn, down, ndown);
         if (dn.bad) {
             free(dn.p);
             return NULL;
@@ -794,251 +766,5 @@ char *promq_node(enum promq_node which, const struct promq_scope *sc, const char
     }
     scope_free(&q);
     free(dn.p);
-    return done(&q.b);
-}
-
-/* ---- a set of nodes' devices ---- */
-
-#define MIGMON_VALUES                                                                        \
-    "utilization_ratio|memory_utilization_ratio|sm_utilization_ratio|memory_used_bytes|"    \
-    "memory_total_bytes|temperature_celsius|power_watts|power_limit_watts|"                 \
-    "energy_joules_total|graphics_clock_hertz|sm_clock_hertz|memory_clock_hertz|"           \
-    "fan_speed_ratio|performance_state|processes|health|lost|sampling_stalled"
-#define DCGM_FIELDS                                                                          \
-    "DCGM_FI_DEV_(FB_USED|FB_FREE|FB_RESERVED|GPU_TEMP|POWER_USAGE|GPU_UTIL|MEM_COPY_UTIL|" \
-    "SM_CLOCK|MEM_CLOCK)|DCGM_FI_PROF_(GR_ENGINE_ACTIVE|SM_ACTIVE|DRAM_ACTIVE)"
-#define MIGMON_PROCESS                                                                       \
-    "gpu_memory_bytes|sm_utilization_ratio|memory_utilization_ratio|cpu_ratio|"             \
-    "resident_memory_bytes"
-#define DCGM_LABELS                                                                          \
-    "instance, Hostname, hostname, gpu, UUID, modelName, pci_bus_id, GPU_I_ID, GPU_I_PROFILE"
-#define IDENT_LABELS                                                                         \
-    "__name__, instance, hostname, gpu, uuid, pci_bus_id, model, architecture, "            \
-    "compute_capability, mig_mode, serial, vendor, gpu_instance_id, compute_instance_id, "  \
-    "partition_id, mig_profile, mig_uuid, mig_index"
-
-/* `instance=~"a|b"` for the nodes (their names matched literally). */
-static void instance_matcher(struct sb *b, const char *const *inst, size_t n)
-{
-    struct sb re = {0};
-    for (size_t i = 0; i < n; i++) {
-        size_t cap = strlen(inst[i]) * 2 + 1;
-        char *lit = malloc(cap);
-        if (!lit) {
-            re.bad = true;
-            break;
-        }
-        promq_regex_quote(lit, cap, inst[i]);
-        if (i)
-            put(&re, "|");
-        put(&re, lit);
-        free(lit);
-    }
-    put(b, "instance=~");
-    if (re.bad || !re.p)
-        b->bad = true;
-    else
-        put_re(b, re.p);
-    free(re.p);
-}
-
-/* The selector {names, instance=~set, match} into q->b. */
-static void detail_sel(struct q *q, const char *names, const char *const *inst, size_t n)
-{
-    struct sb e = {0};
-    put(&e, names);
-    put(&e, ",");
-    instance_matcher(&e, inst, n);
-    if (e.bad) {
-        q->b.bad = true;
-        free(e.p);
-        return;
-    }
-    sel(q, "", e.p);
-    free(e.p);
-}
-
-/* agg (names now) of the up nodes, or agg (last_over_time(...[10m])) of the down ones. */
-static void up_or_down(struct q *q, const char *agg, const char *names, const char *const *up,
-                       size_t nup, const char *const *dn, size_t ndn)
-{
-    if (nup) {
-        putf(&q->b, "%s (", agg);
-        detail_sel(q, names, up, nup);
-        put(&q->b, ")");
-    }
-    if (ndn) {
-        putf(&q->b, "%s%s (last_over_time(", nup ? " or " : "", agg);
-        detail_sel(q, names, dn, ndn);
-        put(&q->b, "[10m]))");
-    }
-}
-
-char *promq_detail(enum promq_detail which, const struct promq_scope *sc, const char *const *up,
-                   size_t nup, const char *const *dn, size_t ndn)
-{
-    struct q q = {.match = sc && sc->match ? sc->match : "", .down = ""};
-    if (nup + ndn == 0)
-        return NULL;
-    switch (which) {
-    case PD_IDENT:
-        up_or_down(&q, "max by (" IDENT_LABELS ")",
-                   "__name__=~\"migmon_(host_info|device_info|mig_info|"
-                   "last_sample_timestamp_seconds)\"",
-                   up, nup, dn, ndn);
-        break;
-    case PD_DCGM_IDENT:
-        up_or_down(&q, "count by (" DCGM_LABELS ")", "__name__=~\"" DCGM_FIELDS "\"", up, nup,
-                   dn, ndn);
-        break;
-    case PD_VALUES:
-        if (!nup)
-            return NULL;
-        put(&q.b, "max by (__name__, instance, uuid, gpu_instance_id, compute_instance_id, "
-                  "partition_id, source, state, pod, namespace, container) (");
-        detail_sel(&q, "__name__=~\"migmon_(gpu|mig)_(" MIGMON_VALUES ")\"", up, nup);
-        put(&q.b, ")");
-        break;
-    case PD_DCGM_VALUES:
-        if (!nup)
-            return NULL;
-        put(&q.b, "max by (__name__, " DCGM_LABELS ", pod, namespace, container) (");
-        detail_sel(&q, "__name__=~\"" DCGM_FIELDS "\"", up, nup);
-        put(&q.b, ")");
-        break;
-    case PD_PROCS:
-        if (!nup)
-            return NULL;
-        put(&q.b, "max by (__name__, instance, uuid, gpu_instance_id, compute_instance_id, "
-                  "partition_id, pid, process_name, pod_uid, container, source) (");
-        detail_sel(&q, "__name__=~\"migmon_process_(" MIGMON_PROCESS ")\"", up, nup);
-        put(&q.b, ")");
-        break;
-    default:
-        return NULL;
-    }
-    return done(&q.b);
-}
-
-/* ---- --prometheus-match ---- */
-
-/* A PromQL string literal at *pp ("…" or '…', Go's escapes) into out. */
-static int read_string(const char **pp, char *out, size_t cap)
-{
-    const char *p = *pp;
-    char quote = *p;
-    if (quote != '"' && quote != '\'')
-        return -1;
-    p++;
-    size_t n = 0;
-    while (*p && *p != quote) {
-        char c = *p++;
-        if (c == '\\') {
-            char e = *p++;
-            switch (e) {
-            case 'n': c = '\n'; break;
-            case 't': c = '\t'; break;
-            case 'r': c = '\r'; break;
-            case '\\': case '"': case '\'': c = e; break;
-            default:
-                return -1; /* others are not needed in a label value here */
-            }
-        }
-        if (n + 1 >= cap)
-            return -1;
-        out[n++] = c;
-    }
-    if (*p != quote)
-        return -1;
-    out[n] = '\0';
-    *pp = p + 1;
-    return 0;
-}
-
-int promq_match_parse(const char *s, char *out, size_t cap, char *err, size_t errlen)
-{
-    const char *p = s;
-    struct sb b = {0};
-    put(&b, "");
-    while (*p == ' ')
-        p++;
-    bool brace = *p == '{';
-    if (brace)
-        p++;
-    int n = 0;
-    for (;;) {
-        while (*p == ' ')
-            p++;
-        if ((brace && *p == '}') || (!brace && !*p))
-            break;
-        char name[128];
-        size_t k = 0;
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_'))
-            goto bad;
-        while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' ||
-               (*p >= '0' && *p <= '9')) {
-            if (k + 1 >= sizeof(name))
-                goto bad;
-            name[k++] = *p++;
-        }
-        name[k] = '\0';
-        if (strcmp(name, "__name__") == 0) {
-            snprintf(err, errlen, "--prometheus-match: __name__ cannot be matched (the fleet "
-                     "view names the series it reads)");
-            free(b.p);
-            return -1;
-        }
-        while (*p == ' ')
-            p++;
-        const char *op = NULL;
-        if (strncmp(p, "=~", 2) == 0)
-            op = "=~";
-        else if (strncmp(p, "!~", 2) == 0)
-            op = "!~";
-        else if (strncmp(p, "!=", 2) == 0)
-            op = "!=";
-        else if (*p == '=')
-            op = "=";
-        else
-            goto bad;
-        p += strlen(op);
-        while (*p == ' ')
-            p++;
-        char val[1024], quoted[4200];
-        if (read_string(&p, val, sizeof(val)) != 0)
-            goto bad;
-        if (++n > PROMQ_MATCHERS_MAX) {
-            snprintf(err, errlen, "--prometheus-match: more than %d matchers", PROMQ_MATCHERS_MAX);
-            free(b.p);
-            return -1;
-        }
-        promql_quote(quoted, sizeof(quoted), val);
-        putf(&b, "%s%s%s\"%s\"", n > 1 ? "," : "", name, op, quoted);
-        while (*p == ' ')
-            p++;
-        if (*p == ',')
-            p++;
-        else if (!((brace && *p == '}') || (!brace && !*p)))
-            goto bad;
-    }
-    if (brace) {
-        p++;
-        while (*p == ' ')
-            p++;
-        if (*p)
-            goto bad;
-    }
-    if (b.bad || b.len + 1 > cap) {
-        snprintf(err, errlen, "--prometheus-match: too long");
-        free(b.p);
-        return -1;
-    }
-    snprintf(out, cap, "%s", b.p);
-    free(b.p);
-    return 0;
-bad:
-    snprintf(err, errlen, "--prometheus-match %.200s: expected label matchers such as "
-             "'{job=\"gpu\",cluster=~\"a|b\"}'", s);
-    free(b.p);
-    return -1;
+    return pq_done(&q.b);
 }
