@@ -1,3 +1,4 @@
+#include "export/json_nodes.h"
 #include "export/json.h"
 
 #include <string.h>
@@ -378,6 +379,7 @@ void json_write_snapshot(FILE *f, const struct snapshot *s, bool pretty)
     jsonw_str(&w, s->gpu_ok ? NULL : s->gpu_error);
     jsonw_key(&w, "partial");
     jsonw_bool(&w, s->partial);
+    json_write_nodes(&w, s);
     jsonw_key(&w, "devices");
     jsonw_arr_open(&w);
     for (size_t i = 0; i < s->ndevices; i++)
