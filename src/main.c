@@ -558,5 +558,13 @@ int main(int argc, char **argv)
     }
     collect_close(&col);
     debuglog_close();
+    if (backend_left_behind()) {
+        /* a thread is still inside a library call: that library's exit
+         * handlers must not run under it (backend.h) */
+        if (demo_amd)
+            demo_amd_end();
+        fflush(NULL);
+        _exit(rc);
+    }
     return rc;
 }

@@ -1,5 +1,6 @@
 #include "backend/backend.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 /* The registry: every backend the collector can name, in the order their
@@ -36,4 +37,16 @@ const char *backend_last_error(const struct backend_ops *ops, void *state)
         return "";
     const char *e = ops->last_error(state);
     return e ? e : "";
+}
+
+static atomic_bool left_behind;
+
+void backend_left_behind_set(void)
+{
+    atomic_store(&left_behind, true);
+}
+
+bool backend_left_behind(void)
+{
+    return atomic_load(&left_behind);
 }

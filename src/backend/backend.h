@@ -159,4 +159,14 @@ const struct backend_ops *backend_at(size_t i);
 int backend_check(const struct backend_ops *ops);
 const char *backend_last_error(const struct backend_ops *ops, void *state);
 
+/* A backend's close that gives up waiting for one of its threads (stuck in
+ * a driver call, or in a library's transfer that has not yet seen the
+ * abort) says so here. The program then ends without running the exit
+ * handlers of the libraries that thread is still inside (OpenSSL's, the
+ * driver's destructors would free what it uses): main flushes its own
+ * output and calls _exit. One process-wide flag, atomic, set by any thread,
+ * read by main after the collector is closed. */
+void backend_left_behind_set(void);
+bool backend_left_behind(void);
+
 #endif

@@ -213,6 +213,7 @@ static inline bool join_by(pthread_t t, uint64_t deadline)
     if (pthread_timedjoin_np(t, NULL, &ts) == 0)
         return true;
     pthread_detach(t);
+    backend_left_behind_set();
     return false;
 }
 

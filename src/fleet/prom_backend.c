@@ -576,6 +576,7 @@ static void prom_close(void *state)
     if (!exited || !pexited) {
         /* one is still in a transfer that has not seen the abort: both
          * left behind with their memory, as the program is ending */
+        backend_left_behind_set();
         if (exited)
             pthread_join(st->thread, NULL);
         else

@@ -239,7 +239,14 @@ if command -v tmux >/dev/null; then
         ptmx send-keys -t prof C-c
         for _ in $(seq 50); do [ -s "$TMP/tty.exit" ] && break; sleep 0.1; done
         eq "profile, a second Ctrl-C: the command sent SIGKILL, 137" "$(cat "$TMP/tty.exit" 2>/dev/null)" 137
-        eq "profile, a second Ctrl-C: the command's handler did not run again" "$(cat "$TMP/tty.log")" "got INT"
+        # the terminal sends the second SIGINT to the command as well, and
+        # its handler may run before the profiler's SIGKILL lands; what the
+        # profiler must not do is pass a SIGINT on itself: at most the
+        # terminal's two
+        log=$(cat "$TMP/tty.log")
+        case "$log" in "got INT" | "got INT"$'\n'"got INT") log="got INT (terminal only)" ;; esac
+        eq "profile, a second Ctrl-C: no SIGINT but the terminal's reached the command" "$log" \
+            "got INT (terminal only)"
         contains "profile, Ctrl-C: the report says so" "$(cat "$TMP/tty.txt" 2>/dev/null)" \
             "Signals: SIGINT from the terminal, which sent it to the command too; a second, SIGINT, sent it SIGKILL"
     else
