@@ -9,6 +9,18 @@ bad() {
     echo "FAIL [$CURRENT] $*" >&2
 }
 
+# pgrep_mine PATTERN: the PIDs of the processes matching PATTERN (pgrep -f)
+# that this test file started: their environment carries its
+# MIGMON_E2E_RUN (run_file.sh), so files running at the same time never
+# count each other's helpers.
+pgrep_mine() {
+    local p
+    for p in $(pgrep -f -- "$1"); do
+        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qxF "MIGMON_E2E_RUN=${MIGMON_E2E_RUN:-}" &&
+            echo "$p"
+    done
+}
+
 # eq DESC ACTUAL EXPECTED
 eq() {
     if [ "$2" == "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi

@@ -6,7 +6,7 @@
 # its reason and no stall.
 
 DCGM_LIB="$MIGMON_SIM_DIR/libdcgm.so.4"
-dcgm_helpers() { pgrep -f -- "$MIGMON_BIN --dcgm-helper" | wc -l; }
+dcgm_helpers() { pgrep_mine "$MIGMON_BIN --dcgm-helper" | wc -l; }
 # near DESC JSON FILTER EXPECTED: |value - expected| < 0.01
 dnear() {
     local got

@@ -5,7 +5,7 @@
 # returns (events-hang.ini), which must hold neither --once nor the TUI.
 
 # helpers: how many events helper processes of this binary are alive
-ev_helpers() { pgrep -f -- "$MIGMON_BIN --events-helper" | wc -l; }
+ev_helpers() { pgrep_mine "$MIGMON_BIN --events-helper" | wc -l; }
 now_ns() { date +%s%N; }
 ms_since() { echo $((($(now_ns) - $1) / 1000000)); }
 within() {

@@ -14,7 +14,7 @@ near() {
     fi
 }
 # helpers: how many GPM helper processes are alive (started from this binary)
-helpers() { pgrep -f -- "$MIGMON_BIN --gpm-helper" | wc -l; }
+helpers() { pgrep_mine "$MIGMON_BIN --gpm-helper" | wc -l; }
 
 # Scenario rates at t = 100 (MIGMON_SIM_TIME=100; wave(b, a, p, ph) =
 # b + a*sin(2*pi*(t+ph)/p)), from sim/scenarios/h100-pcie-mig-535.ini:

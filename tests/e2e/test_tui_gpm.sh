@@ -13,7 +13,7 @@ fi
 TUI_SOCK="migmon-test-gpm-$$"
 SCN="$MIGMON_SRC/sim/scenarios"
 SIMARGS=(--nvml-path "$MIGMON_SIM_LIB")
-helpers() { pgrep -f -- "$MIGMON_BIN --gpm-helper" | wc -l; }
+helpers() { pgrep_mine "$MIGMON_BIN --gpm-helper" | wc -l; }
 
 P=$(tui_proc h200g two-core)
 tui_start h200g 120 40 3 MIGMON_SIM_SCENARIO="$SCN/h200-mig.ini" -- "${SIMARGS[@]}" --proc-root "$P" -i 100

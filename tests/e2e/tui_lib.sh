@@ -39,7 +39,7 @@ tui_start() {
     args=("$@")
     rm -f "$TMP/$name.frames" "$TMP/$name.exit"
     local cmd
-    cmd=$(printf '%q ' env -i PATH="$PATH" HOME="$TMP" TERM=tmux-256color LANG=C.UTF-8 \
+    cmd=$(printf '%q ' env -i PATH="$PATH" HOME="$TMP" MIGMON_E2E_RUN="${MIGMON_E2E_RUN:-}" TERM=tmux-256color LANG=C.UTF-8 \
         MIGMON_TEST_TICKS="$ticks" MIGMON_TEST_FRAMES="$TMP/$name.frames" \
         MIGMON_SIM_TIME=1000+1 "${envs[@]}" "$MIGMON_BIN" "${args[@]}")
     tmx new-session -d -s "$name" -x "$cols" -y "$rows" \
