@@ -576,8 +576,10 @@ static void all_cells(const struct snapshot *s, size_t i, char c[A_CMD][A_CELL],
         strcat(c[A_DEV], "?");
         *unattr = true;
     }
-    bool mig = d && (d->kind == DEV_MIG || d->mig_enabled);
-    if (p->gi_id >= 0)
+    /* NVIDIA's GPU and compute instance ids; an AMD partition has neither
+     * (DEV names it: GPU/partition index) */
+    bool mig = d && d->vendor != VENDOR_AMD && (d->kind == DEV_MIG || d->mig_enabled);
+    if (mig && p->gi_id >= 0)
         snprintf(c[A_GICI], A_CELL, p->ci_id >= 0 ? "%d/%d" : "%d/?", p->gi_id, p->ci_id);
     else
         snprintf(c[A_GICI], A_CELL, "%s", mig ? "?/?" : "-");

@@ -18,9 +18,8 @@
 /* Key a: into the view or back to the device list (the device of the
  * process the cursor was on stays selected). */
 void tui_allprocs_toggle(struct tui_view *v);
-/* A key the view handles itself (PgUp, PgDn, Home, End move the cursor);
- * the device list's keys do nothing here. True when the key was used. */
-bool tui_allprocs_key(struct tui_view *v, int key);
+/* The line of the list at window row y, column x (as last drawn), or -1. */
+long tui_allprocs_line_at(const struct tui_view *v, int y, int x);
 /* The footer's keys in the view. */
 const char *tui_allprocs_footer(bool utf8);
 /* The view's panel. */
