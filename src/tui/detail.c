@@ -576,15 +576,18 @@ void tui_detail_build(struct tui_dlines *L, const struct tui_view *v, const stru
     }
     if (!mig && d->has_part_modes) { /* an AMD GPU's partition modes, read only */
         l = dl_add(L, false);
-        dp(l, R_NORMAL, "Compute partition ");
-        dp(l, d->part_compute[0] ? R_NORMAL : R_FREE, d->part_compute[0] ? d->part_compute : "N/A");
-        dp(l, R_NORMAL, "  memory partition ");
-        dp(l, d->part_memory[0] ? R_NORMAL : R_FREE, d->part_memory[0] ? d->part_memory : "N/A");
-        dp(l, R_NORMAL, "  can switch to ");
+        /* AMD's words: the compute and the memory partition modes, each
+         * with the modes the driver lists as ones it can switch to */
         const char *cm = d->part_compute_why ? NULL : d->part_compute_avail;
         const char *mm = d->part_memory_why ? NULL : d->part_memory_avail;
+        dp(l, R_NORMAL, "Compute partition ");
+        dp(l, d->part_compute[0] ? R_NORMAL : R_FREE, d->part_compute[0] ? d->part_compute : "N/A");
+        dp(l, R_NORMAL, "  can switch to ");
         dp(l, cm ? R_NORMAL : R_FREE, cm ? (cm[0] ? cm : "none") : "N/A");
-        dp(l, R_NORMAL, " / ");
+        l = dl_add(L, false);
+        dp(l, R_NORMAL, "Memory partition ");
+        dp(l, d->part_memory[0] ? R_NORMAL : R_FREE, d->part_memory[0] ? d->part_memory : "N/A");
+        dp(l, R_NORMAL, "  can switch to ");
         dp(l, mm ? R_NORMAL : R_FREE, mm ? (mm[0] ? mm : "none") : "N/A");
     }
     if (d->pod.name[0]) { /* a fleet's device: the pod its series name */

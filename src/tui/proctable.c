@@ -87,7 +87,7 @@ static void fill_cells(const struct tui_view *v, const struct tui_pline *l,
         text = e && e->comm[0] ? e->comm : "?";
     } else if (l->kind == PL_UNKNOWN) {
         snprintf(cell[PC_PID], CELL_LEN, "?");
-        snprintf(buf, sizeof(buf), "parent unknown (%s)", tui_proctree_why_short(l->idx));
+        snprintf(buf, sizeof(buf), "parent: %s", tui_proctree_why_short(l->idx));
         snprintf(cmd, cmdlen, "%s%s", guides, buf);
         return; /* a reason, not a command: not scrolled */
     } else if (l->kind == PL_PROC) {

@@ -33,8 +33,8 @@ enum why {
 
 /* What a "parent unknown" line says, and Enter on it at length. */
 static const char *const why_short[WHY_COUNT] = {
-    "another node's", "recorded", "not visible here", "exited", "not readable",
-    "PID reused",     "a loop",   "too deep",         "no memory",
+    "another node's", "not recorded", "not visible here", "process exited", "not readable",
+    "PID reused",     "a loop",       "16+ levels up",    "no memory",
 };
 static const char *const why_text[WHY_COUNT] = {
     "another node's process: its PID is not looked up here",

@@ -319,14 +319,18 @@ if command -v tmux >/dev/null; then
         tui_screen "$t at 120x40" "amd-$t" "amdgpu-$t-120x40"
     done
     contains "mi300x cpx screen: the modes it can be switched to, in the detail" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-cpx-120x40.txt")" \
-        "Modes CPX/NPS4  can switch to SPX, DPX, QPX, CPX / NPS1, NPS4"
+        "Compute partition CPX  can switch to SPX, DPX, QPX, CPX"
+    contains "mi300x cpx screen: the memory partition, in AMD's words" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-cpx-120x40.txt")" \
+        "Memory partition NPS4  can switch to NPS1, NPS4"
+    contains "mi300x cpx screen: the GPU's partitions counted, not \"MIG on\"" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-cpx-120x40.txt")" \
+        "Name AMD Instinct MI300X  0000:0c:00.0  8 partitions  S/N"
     contains "mi300x cpx screen: throttle reasons from the residencies (none grew)" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-cpx-120x40.txt")" \
         "Throttle none"
     contains "mi300x cpx screen: a partition's VRAM gauge N/A (not its processes' sum)" \
         "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-cpx-120x40.txt")" \
-        "├ Part 2 CPX/NPS4           ▮▮▮▯▯▯▯▯▯▯   30%      ▯▯▯▯▯▯▯▯▯▯   N/A│"
+        "├ Partition 0/2 CPX/NPS4    ▮▮▮▯▯▯▯▯▯▯   30%      ▯▯▯▯▯▯▯▯▯▯   N/A│"
     contains "mi300x spx screen: no memory list: N/A" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-spx-120x40.txt")" \
-        "Modes SPX/NPS1  can switch to SPX, DPX, QPX, CPX / N/A"
+        "Memory partition NPS1  can switch to N/A"
     contains "mi300x spx screen: the mode on the GPU's detail" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-spx-120x40.txt")" "AMD Instinct MI300X"
     tui_kill_all
 fi

@@ -127,47 +127,45 @@ static void test_churn_tree(void **state)
         {PL_PARENT, 1, 0, false},    /* systemd */
         {PL_PARENT, 8040, 1, false}, /* sshd */
         {PL_PARENT, 8050, 2, true},  /* bash */
-        {PL_PROC, 8100, 3, false},   /* render */
-        {PL_PROC, 8300, 3, true},    /* burst, the same login's */
-        {PL_PARENT, 8130, 1, true},  /* the MPS control daemon */
+        {PL_PROC, 8100, 3, true},    /* render */
+        {PL_PARENT, 8130, 1, false}, /* the MPS control daemon */
         {PL_PARENT, 8140, 2, true},  /* the MPS server */
         {PL_PROC, 8150, 3, false},
         {PL_PROC, 8200, 3, true},
-        {PL_UNKNOWN, 0, 0, false}, /* 9999's parent 9990 started after it */
-        {PL_PROC, 9999, 1, true},
-        {PL_UNKNOWN, 0, 0, true}, /* Xorg's parent 1440 has no /proc entry */
+        {PL_PROC, 9999, 1, true},  /* right under systemd */
+        {PL_UNKNOWN, 0, 0, false}, /* burst's parent 8290 has no /proc entry */
+        {PL_PROC, 8300, 1, true},
+        {PL_UNKNOWN, 0, 0, true}, /* Xorg's parent 1440 started after it */
         {PL_PROC, 1450, 1, true},
     };
     assert_lines(w, sizeof(w) / sizeof(w[0]));
     assert_int_equal(v->plines[0].n, 6);
-    assert_string_equal(tui_proctree_why(v->plines[10].idx),
+    assert_string_equal(tui_proctree_why(v->plines[12].idx),
                         "its parent's PID is another process's now (it started after its child)");
-    assert_string_equal(tui_proctree_why_short(v->plines[12].idx), "not readable");
+    assert_string_equal(tui_proctree_why_short(v->plines[10].idx), "not readable");
     assert_string_equal(v->tpar[v->plines[2].idx].comm, "sshd");
-    assert_string_equal(v->tpar[v->plines[7].idx].comm, "nvidia-cuda-mps");
+    assert_string_equal(v->tpar[v->plines[6].idx].comm, "nvidia-cuda-mps");
     /* the guides: a │ where an ancestor has siblings below */
     assert_string_equal(guides(1), "");
     assert_string_equal(guides(2), "├─ ");
     assert_string_equal(guides(3), "│  └─ ");
-    assert_string_equal(guides(4), "│     ├─ ");
-    assert_string_equal(guides(5), "│     └─ ");
-    assert_string_equal(guides(9), "      └─ ");
+    assert_string_equal(guides(4), "│     └─ ");
+    assert_string_equal(guides(5), "├─ ");
+    assert_string_equal(guides(7), "│     ├─ ");
+    assert_string_equal(guides(8), "│     └─ ");
+    assert_string_equal(guides(9), "└─ ");
     char h[200];
     tui_proctree_heading(h, sizeof(h), v, &v->plines[0]);
     assert_string_equal(h, "▾ GPU 0 L40S  6 processes");
 
-    /* siblings follow the sort: by PID the MPS branch (8150) comes after
-     * the login's (8100), the unknowns by their first process */
+    /* siblings follow the sort: by PID reversed (9999 8300 8200 8150 8100
+     * 1450) grow first, then the MPS branch (8200), the login's (8100) */
     v->psort = PSORT_PID;
-    v->psort_rev = true; /* 9999, 8300, 8200, 8150, 8100, 1450 */
+    v->psort_rev = true;
     tui_view_sort_procs(v);
-    assert_int_equal(v->plines[1].kind, PL_UNKNOWN); /* 9999's */
-    assert_int_equal(pid_of(&v->plines[3]), 1);
-    assert_int_equal(pid_of(&v->plines[4]), 8040); /* 8300 first */
-    assert_int_equal(pid_of(&v->plines[6]), 8300);
-    assert_int_equal(pid_of(&v->plines[7]), 8100);
-    assert_int_equal(pid_of(&v->plines[8]), 8130);
-    assert_int_equal(pid_of(&v->plines[10]), 8200);
+    static const uint32_t by_pid[] = {1, 9999, 8130, 8140, 8200, 8150, 8040, 8050, 8100, 0, 8300};
+    for (size_t i = 0; i < sizeof(by_pid) / sizeof(by_pid[0]); i++)
+        assert_int_equal(pid_of(&v->plines[i + 1]), by_pid[i]);
 }
 
 /* The cursor stays on its line across new lists; Enter's fold on a
@@ -176,14 +174,14 @@ static void test_cursor_and_fold(void **state)
 {
     (void)state;
     tui_view_sort_procs(v);
-    tui_view_proc_goto(v, 7); /* the MPS server */
+    tui_view_proc_goto(v, 6); /* the MPS server */
     assert_int_equal(v->proc_sel_kind, PL_PARENT);
     assert_int_equal(v->proc_sel_pid, 8140);
     assert_null(tui_view_selected_proc(v)); /* a parent is no GPU process */
     v->psort = PSORT_PID; /* now at another line */
     tui_view_sort_procs(v);
     assert_int_equal(pid_of(&v->plines[v->proc_sel]), 8140);
-    tui_view_proc_move(v, 1);
+    tui_view_proc_move(v, 1); /* its first child by PID */
     assert_int_equal(tui_view_selected_proc(v)->pid, 8150);
     assert_true(tui_proctree_toggle_fold(v));
     tui_view_sort_procs(v);
@@ -215,7 +213,7 @@ static void test_not_looked_up(void **state)
     v->snap_gen++;
     tui_view_sort_procs(v);
     assert_int_equal(v->nlines, 8); /* the heading, "parent unknown", six processes */
-    assert_string_equal(tui_proctree_why_short(v->plines[1].idx), "recorded");
+    assert_string_equal(tui_proctree_why_short(v->plines[1].idx), "not recorded");
     assert_int_equal(v->ntpar, 0); /* nothing read */
     v->procs_recorded = false;
     snprintf(devs[0].node, sizeof(devs[0].node), "h200");
@@ -281,7 +279,7 @@ static void test_hostile_proc(void **state)
             fail_msg("line %zu: kind %d pid %u depth %d", i, v->plines[i].kind,
                      pid_of(&v->plines[i]), v->plines[i].depth);
     assert_string_equal(tui_proctree_why_short(v->plines[1].idx), "a loop");
-    assert_string_equal(tui_proctree_why_short(v->plines[5].idx), "too deep");
+    assert_string_equal(tui_proctree_why_short(v->plines[5].idx), "16+ levels up");
     /* 8150 under its 16 parents 115 .. 100 */
     assert_int_equal(pid_of(&v->plines[21]), 100);
     assert_int_equal(pid_of(&v->plines[22]), 8150);
@@ -291,7 +289,7 @@ static void test_hostile_proc(void **state)
     assert_int_equal(v->plines[23].kind, PL_UNKNOWN);
     assert_string_equal(tui_proctree_why_short(v->plines[23].idx), "not readable");
     assert_int_equal(pid_of(&v->plines[24]), 8200);
-    assert_string_equal(tui_proctree_why_short(v->plines[25].idx), "exited");
+    assert_string_equal(tui_proctree_why_short(v->plines[25].idx), "process exited");
     assert_int_equal(pid_of(&v->plines[26]), 1450);
     assert_int_equal(v->nlines, 27);
     char cmd[1200];
