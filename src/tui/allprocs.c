@@ -1,8 +1,8 @@
 /*
- * allprocs.c — the "All processes" view (allprocs.h): its keys and its
- * panel (its rows are the view's, view.c), whose columns are as wide as
- * what they hold this frame and give way, least needed first, to keep at
- * least CMD_MIN columns of the command line.
+ * allprocs.c — the "All processes" view (allprocs.h): entering and leaving
+ * it, its footer, and its panel: a process table (proctable.h) of every
+ * column, which give way, least needed first, to keep 16 columns of the
+ * command line; its lines are the view's (view.c).
  */
 #include "tui/allprocs.h"
 

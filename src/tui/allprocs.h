@@ -3,10 +3,11 @@
  * GPU and MIG device in one list, in the place of the device list, the
  * detail and the process panels; the CPU panel, the charts and the memory
  * bars stay. The list is proclist.c's (each process once, the MIG device
- * kept over its parent); sorting (s), filtering (/), the cursor, the
- * process popup (Enter) and signals (k) are the process list's own, on
- * v->rows (built by tui_view_sort_procs). The charts follow the device of
- * the process under the cursor.
+ * kept over its parent); sorting (s S r), filtering (/), the tree (t),
+ * the cursor, the mouse, the process popup (Enter) and signals (k) are the
+ * process list's own (prockeys.h), on v->plines (laid out by
+ * tui_view_sort_procs). The charts follow the device of the line under
+ * the cursor.
  */
 #ifndef MIGMON_TUI_ALLPROCS_H
 #define MIGMON_TUI_ALLPROCS_H
