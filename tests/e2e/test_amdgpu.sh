@@ -229,6 +229,10 @@ contains "table: partition 2" "$t" "0/2    CPX/NPS4 partition 2   30%"
 contains "table: partition 2's process" "$t" "0/2        7001"
 contains "table: partition 2's VRAM in use N/A, its total read" "$t" "N/A/24576 MiB"
 eq "table: no partition reads 0 MiB in use" "$(grep -c ' 0/24576 MiB' <<<"$t")" 0
+t=$(COLUMNS=80 amd mi300x-cpx --once --all-processes)
+eq "all-processes table: partitions have no GI/CI column" "$(head -1 <<<"$t")" \
+    " PID DEV    VRAM SM% CPU%      RSS ELAPSED USER COMMAND"
+contains "all-processes table: the process on partition 0/2" "$t" "7001 0/2 4096MiB N/A"
 
 # --- Prometheus: promtool clean, vendor and partition labels ---
 for t in mi250x mi300x-spx mi300x-cpx rx7900; do
