@@ -375,8 +375,8 @@ out=$("$MIGMON_BIN" profile --backend amdgpu --sysfs-root "$FX/mi300x-cpx" --pro
     -- "$TMP/amdjob.sh" "$TMP/amdproc" 2>&1)
 contains "profile amdgpu: text report" "$out" "Peak GPU Memory: 6.0 GiB"
 contains "profile amdgpu: text metric" "$out" "GPU Memory Metric: drm_fdinfo_vram"
-contains "profile amdgpu: text row of partition 3" "$out" \
-    "GPU 0 MIG 3 CPX/NPS4: GPU memory 6.0 GiB, activity (whole instance, all its processes) peak 40% mean 40% (direct)"
+contains "profile amdgpu: text row of partition 3, in AMD's words" "$out" \
+    "  Partition 0/3 CPX/NPS4: GPU memory 6.0 GiB, activity (whole partition, all its processes) peak 40% mean 40% (direct)"
 out=$("$MIGMON_BIN" profile --backend cuda -- true 2>&1)
 eq "profile --backend cuda: exit 2" "$?" 2
 contains "profile --backend cuda: the message" "$out" '--backend: "cuda" is not a backend (expected nvml, amdgpu)'
