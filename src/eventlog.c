@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend/xid.h"
+#include "proclist.h"
 #include "text.h"
 
 void eventlog_init(struct eventlog *l)
@@ -103,6 +104,9 @@ void eventlog_place(const struct snapshot *s, const struct gpu_event *e, struct 
     p->mig = d && d->kind == DEV_MIG;
     p->mig_index = p->mig ? d->mig_index : -1;
     snprintf(p->device, sizeof(p->device), "%s", d ? d->uuid : "");
+    p->slice[0] = '\0';
+    if (p->mig)
+        proclist_slice_name(p->slice, sizeof(p->slice), d, PROCLIST_SLICE_FULL);
 }
 
 void eventlog_where(char *out, size_t len, const struct gpu_event *e,
@@ -111,7 +115,7 @@ void eventlog_where(char *out, size_t len, const struct gpu_event *e,
     if (p->gpu < 0)
         snprintf(out, len, "GPU %s (not present)", e->gpu_uuid[0] ? e->gpu_uuid : "?");
     else if (p->mig)
-        snprintf(out, len, "MIG %d (GPU %d)", p->mig_index, p->gpu);
+        snprintf(out, len, "%s", p->slice);
     else if (e->gi_id >= 0 && e->ci_id >= 0)
         snprintf(out, len, "GPU %d (GI %d, CI %d)", p->gpu, e->gi_id, e->ci_id);
     else if (e->gi_id >= 0)

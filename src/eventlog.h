@@ -65,6 +65,7 @@ struct eventlog_place {
     int mig_index; /* the MIG device's slot; -1: a GPU's event, or an instance not there */
     bool mig;      /* attributed to a MIG device of the snapshot */
     char device[MIGMON_UUID_LEN]; /* the UUID of that MIG device or GPU; "" when unknown */
+    char slice[96]; /* that MIG device's name (proclist_slice_name); "" for a GPU */
 };
 void eventlog_place(const struct snapshot *s, const struct gpu_event *e, struct eventlog_place *p);
 
@@ -73,8 +74,9 @@ bool eventlog_is_xid(const struct gpu_event *e);
 /* What happened, in words: "Xid 43", "single-bit ECC error", "double-bit
  * ECC error", or "<type> event". */
 void eventlog_what(char *out, size_t len, const struct gpu_event *e);
-/* Where, as the table names devices: "MIG 2 (GPU 0)", "GPU 5", "GPU 0 (GI
- * 5, CI 0)" (an instance not in the snapshot), "GPU GPU-… (not present)". */
+/* Where, as the monitor names devices: "MIG 0/2 1g.18gb GI 3 CI 0", "GPU
+ * 5", "GPU 0 (GI 5, CI 0)" (an instance not in the snapshot), "GPU GPU-…
+ * (not present)". */
 void eventlog_where(char *out, size_t len, const struct gpu_event *e,
                     const struct eventlog_place *p);
 

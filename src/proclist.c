@@ -8,14 +8,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
-bool proclist_match(const struct gpu_process *p, const char *filter)
+bool proclist_match(const struct snapshot *s, size_t i, const char *filter)
 {
     if (!filter || !filter[0])
         return true;
-    return strcasestr(p->command, filter) || strcasestr(p->name, filter) ||
-           strcasestr(p->user, filter);
+    const struct gpu_process *p = &s->procs[i];
+    if (strcasestr(p->command, filter) || strcasestr(p->name, filter) ||
+        strcasestr(p->user, filter) || strcasestr(p->container, filter))
+        return true;
+    char buf[320];
+    snprintf(buf, sizeof(buf), "%u", (unsigned)p->pid);
+    if (strstr(buf, filter))
+        return true;
+    if (p->local_pid > 0) {
+        snprintf(buf, sizeof(buf), "%lld", (long long)p->local_pid);
+        if (strstr(buf, filter))
+            return true;
+    }
+    long di = proclist_device_of(s, i);
+    if (di < 0)
+        return false;
+    const struct device *d = &s->devices[di];
+    proclist_device_node_label(buf, sizeof(buf), d);
+    if (strcasestr(buf, filter))
+        return true;
+    proclist_slice_name(buf, sizeof(buf), d, PROCLIST_SLICE_FULL);
+    if (strcasestr(buf, filter))
+        return true;
+    return strcasestr(d->pod.name, filter) || strcasestr(d->pod.ns, filter) ||
+           strcasestr(d->pod.container, filter);
 }
 
 /* The same process: the same PID, and the same start time unless one of
@@ -60,7 +84,7 @@ size_t proclist_collect(const struct snapshot *s, const char *filter, size_t *ou
         const struct device *d = &s->devices[di];
         for (size_t k = 0; k < d->nprocs && d->proc_first + k < s->nprocs; k++) {
             size_t i = d->proc_first + k;
-            if (!proclist_match(&s->procs[i], filter) || shadowed(s, di, k))
+            if (!proclist_match(s, i, filter) || shadowed(s, di, k))
                 continue;
             all++;
             if (n < cap)
@@ -72,17 +96,67 @@ size_t proclist_collect(const struct snapshot *s, const char *filter, size_t *ou
     return n;
 }
 
+static const char *const key_names[PROCLIST_KEYS] = {
+    "VRAM", "SM%", "CPU%", "RSS", "TIME", "PID", "USER", "COMMAND", "DEV",
+};
+
+const char *proclist_key_name(enum proclist_key key)
+{
+    return (unsigned)key < PROCLIST_KEYS ? key_names[key] : "?";
+}
+
 struct sort_ctx {
     const struct snapshot *s;
     enum proclist_key key;
+    bool reverse;
+    long hz;
 };
 
-static double key_of(const struct gpu_process *p, enum proclist_key k)
+/* A figure to sort by, largest first; false when it is unknown. */
+static bool figure_of(const struct sort_ctx *c, const struct gpu_process *p, double *out)
 {
-    const struct metric *m = k == PROCLIST_BY_SM    ? &p->sm_util
-                             : k == PROCLIST_BY_CPU ? &p->cpu_pct
-                                                    : &p->mem_bytes;
-    return metric_ok(m) ? m->value : -1.0; /* unknown sorts after every known value */
+    struct metric el;
+    const struct metric *m;
+    switch (c->key) {
+    case PROCLIST_BY_SM: m = &p->sm_util; break;
+    case PROCLIST_BY_CPU: m = &p->cpu_pct; break;
+    case PROCLIST_BY_RSS: m = &p->rss_bytes; break;
+    case PROCLIST_BY_TIME: /* as the TIME column shows it */
+        el = proclist_elapsed(c->s, p, c->hz);
+        m = &el;
+        break;
+    default: m = &p->mem_bytes; break;
+    }
+    *out = m->value;
+    return metric_ok(m);
+}
+
+/* The key's order of a and b (negative: a first), before the direction;
+ * *unknown: which of the two has no value to sort by (bit 0 a, bit 1 b). */
+static int key_cmp(const struct sort_ctx *c, size_t ia, size_t ib, int *unknown)
+{
+    const struct gpu_process *a = &c->s->procs[ia], *b = &c->s->procs[ib];
+    *unknown = 0;
+    switch (c->key) {
+    case PROCLIST_BY_PID: return a->pid < b->pid ? -1 : a->pid > b->pid;
+    case PROCLIST_BY_USER:
+    case PROCLIST_BY_COMMAND: {
+        const char *ta = c->key == PROCLIST_BY_USER ? a->user : a->command;
+        const char *tb = c->key == PROCLIST_BY_USER ? b->user : b->command;
+        *unknown = (ta[0] ? 0 : 1) | (tb[0] ? 0 : 2);
+        return *unknown ? 0 : strcasecmp(ta, tb);
+    }
+    case PROCLIST_BY_DEVICE: {
+        long da = proclist_device_of(c->s, ia), db = proclist_device_of(c->s, ib);
+        *unknown = (da < 0 ? 1 : 0) | (db < 0 ? 2 : 0);
+        return *unknown ? 0 : da < db ? -1 : da > db;
+    }
+    default: {
+        double ka = 0, kb = 0;
+        *unknown = (figure_of(c, a, &ka) ? 0 : 1) | (figure_of(c, b, &kb) ? 0 : 2);
+        return *unknown ? 0 : ka > kb ? -1 : ka < kb;
+    }
+    }
 }
 
 static int cmp_rows(const void *pa, const void *pb, void *arg)
@@ -90,19 +164,20 @@ static int cmp_rows(const void *pa, const void *pb, void *arg)
     const struct sort_ctx *c = arg;
     size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
     const struct gpu_process *a = &c->s->procs[ia], *b = &c->s->procs[ib];
-    if (c->key != PROCLIST_BY_PID) {
-        double ka = key_of(a, c->key), kb = key_of(b, c->key);
-        if (ka != kb)
-            return ka > kb ? -1 : 1;
-    }
+    int unknown, r = key_cmp(c, ia, ib, &unknown);
+    if (unknown == 1 || unknown == 2) /* unknown last, in either direction */
+        return unknown == 1 ? 1 : -1;
+    if (r)
+        return c->reverse ? -r : r;
     if (a->pid != b->pid)
         return a->pid < b->pid ? -1 : 1;
     return ia < ib ? -1 : ia > ib;
 }
 
-void proclist_sort(const struct snapshot *s, size_t *rows, size_t n, enum proclist_key key)
+void proclist_sort(const struct snapshot *s, size_t *rows, size_t n, enum proclist_key key,
+                   bool reverse)
 {
-    struct sort_ctx c = {s, key};
+    struct sort_ctx c = {s, key, reverse, proclist_clk_tck()};
     if (n > 1)
         qsort_r(rows, n, sizeof(rows[0]), cmp_rows, &c);
 }
@@ -131,6 +206,28 @@ void proclist_device_node_label(char *out, size_t len, const struct device *d)
     if (n < 0 || (size_t)n >= len)
         n = 0;
     proclist_device_label(out + n, len - (size_t)n, d);
+}
+
+void proclist_slice_name(char *out, size_t len, const struct device *d,
+                         enum proclist_slice_form form)
+{
+    if (d->kind != DEV_MIG) {
+        snprintf(out, len, "GPU %d", d->index);
+        return;
+    }
+    const char *prof = d->profile[0] ? d->profile : "?";
+    const char *kind = d->vendor == VENDOR_AMD ? "Partition " : "MIG ";
+    if (form == PROCLIST_SLICE_SHORT)
+        kind = "";
+    int n = snprintf(out, len, "%s%d/%d %s", kind, d->index, d->mig_index, prof);
+    if (form != PROCLIST_SLICE_FULL || d->vendor == VENDOR_AMD || n < 0 || (size_t)n >= len)
+        return;
+    char gi[16] = "?", ci[16] = "?";
+    if (d->gi_id >= 0)
+        snprintf(gi, sizeof(gi), "%d", d->gi_id);
+    if (d->ci_id >= 0)
+        snprintf(ci, sizeof(ci), "%d", d->ci_id);
+    snprintf(out + n, len - (size_t)n, " GI %s CI %s", gi, ci);
 }
 
 long proclist_clk_tck(void)
@@ -187,6 +284,6 @@ size_t *proclist_all_by_memory(const struct snapshot *s, size_t *n)
         return NULL;
     }
     *n = proclist_collect(s, NULL, rows, total, NULL);
-    proclist_sort(s, rows, *n, PROCLIST_BY_MEMORY);
+    proclist_sort(s, rows, *n, PROCLIST_BY_MEMORY, false);
     return rows;
 }

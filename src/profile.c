@@ -40,6 +40,7 @@
 #include "export/json_events.h"
 #include "export/jsonw.h"
 #include "outfile.h"
+#include "proclist.h"
 #include "text.h"
 #include "units.h"
 #include "watch.h"
@@ -359,6 +360,23 @@ static void report_json(FILE *f, const struct prof *P, int status, double wall_s
 
 /* A job's energy: joules below 1 Wh (a short job's 211 J is not "0.1 Wh"),
  * then Wh and kWh; the JSON's energy_joules is the same figure unrounded. */
+/* A MIG device's or an AMD partition's name in the monitor's one form
+ * (proclist_slice_name): "MIG 0/1 2g.35gb GI 5 CI 0", "Partition 0/3
+ * CPX/NPS4". */
+static void prof_slice_name(char *out, size_t len, const struct watch_dev *x)
+{
+    struct device d;
+    memset(&d, 0, sizeof(d));
+    d.kind = DEV_MIG;
+    d.vendor = x->amd ? VENDOR_AMD : VENDOR_NVIDIA;
+    d.index = x->index;
+    d.mig_index = x->mig_index;
+    d.gi_id = x->gi_id;
+    d.ci_id = x->ci_id;
+    snprintf(d.profile, sizeof(d.profile), "%s", x->profile);
+    proclist_slice_name(out, len, &d, PROCLIST_SLICE_FULL);
+}
+
 static const char *prof_energy(char *out, size_t len, double joules)
 {
     if (!isfinite(joules) || joules < 0)
@@ -390,9 +408,9 @@ static void report_text(FILE *f, const struct prof *P, int status, double wall_s
         const struct watch_dev *x = &P->w.dev[i];
         if (!x->visible)
             continue;
-        char id[64], mem[48], util[128], en[48], tmp[32], thr[256] = "none";
+        char id[96], mem[48], util[128], en[48], tmp[32], thr[256] = "none";
         if (x->mig)
-            snprintf(id, sizeof(id), "GPU %d MIG %d %s", x->index, x->mig_index, x->profile);
+            prof_slice_name(id, sizeof(id), x);
         else
             snprintf(id, sizeof(id), "GPU %d %s", x->index, x->name);
         if (x->alloc_seen)
@@ -402,7 +420,7 @@ static void report_text(FILE *f, const struct prof *P, int status, double wall_s
         /* The activity is the whole device's or instance's, the command's
          * and everyone else's on it: said so, beside the command's own
          * memory (util_scope in JSON). */
-        const char *scope = x->mig ? "whole instance" : "whole GPU";
+        const char *scope = !x->mig ? "whole GPU" : x->amd ? "whole partition" : "whole instance";
         if (x->util_n)
             snprintf(util, sizeof(util), "activity (%s, all its processes) peak %.0f%% mean %.0f%% (%s)",
                      scope, x->util_peak, x->util_sum / x->util_n, metric_source_name(x->util_src));

@@ -336,7 +336,10 @@ static struct watch_dev *dev_of(struct watch *W, const struct device *d)
     snprintf(x->profile, sizeof(x->profile), "%s", d->profile);
     x->index = d->index;
     x->mig_index = d->mig_index;
+    x->gi_id = d->gi_id;
+    x->ci_id = d->ci_id;
     x->mig = d->kind == DEV_MIG;
+    x->amd = d->vendor == VENDOR_AMD;
     x->visible = visible(&W->s, d);
     const struct metric *u = &d->m[M_MEM_USED];
     x->used0_ok = metric_ok(u) && u->src != MSRC_CARRIED;

@@ -31,7 +31,9 @@ struct watch_dev {
     char name[MIGMON_NAME_LEN];
     char profile[32];
     int index, mig_index;
+    int gi_id, ci_id; /* an NVIDIA MIG device's GPU and compute instance; -1 unknown */
     bool mig;
+    bool amd; /* an AMD GPU, or partition (mig) */
     bool visible; /* among the devices the command may use */
     bool used0_ok;
     double used0;          /* VRAM used before the watch started */

@@ -559,6 +559,15 @@ static const char *const a_head[A_N] = {"PID", "DEV",     "GI/CI", "VRAM", "SM%"
                                         "CPU%", "RSS", "ELAPSED", "USER", "COMMAND"};
 #define A_CELL 80
 
+/* Whether process i of s is on an NVIDIA MIG device: only then has it GPU
+ * and compute instance ids (an AMD partition has neither). */
+static bool on_nvmig(const struct snapshot *s, size_t i)
+{
+    long di = proclist_device_of(s, i);
+    const struct device *d = di >= 0 ? &s->devices[di] : NULL;
+    return d && d->vendor != VENDOR_AMD && (d->kind == DEV_MIG || d->mig_enabled);
+}
+
 /* The cells of process i of s, the command (cut later) in cmd. */
 static void all_cells(const struct snapshot *s, size_t i, char c[A_CMD][A_CELL], char *cmd,
                       size_t cmdlen, bool *unattr)
@@ -576,8 +585,10 @@ static void all_cells(const struct snapshot *s, size_t i, char c[A_CMD][A_CELL],
         strcat(c[A_DEV], "?");
         *unattr = true;
     }
-    bool mig = d && (d->kind == DEV_MIG || d->mig_enabled);
-    if (p->gi_id >= 0)
+    /* NVIDIA's GPU and compute instance ids; an AMD partition has neither
+     * (DEV names it: GPU/partition index), nor has a GPU with MIG off */
+    bool mig = on_nvmig(s, i);
+    if (mig && p->gi_id >= 0)
         snprintf(c[A_GICI], A_CELL, p->ci_id >= 0 ? "%d/%d" : "%d/?", p->gi_id, p->ci_id);
     else
         snprintf(c[A_GICI], A_CELL, "%s", mig ? "?/?" : "-");
@@ -600,11 +611,15 @@ static void all_cells(const struct snapshot *s, size_t i, char c[A_CMD][A_CELL],
 }
 
 /* The columns padded to w (in columns: a user name may be UTF-8), DEV and
- * USER to the left, the figures to the right, one space apart. */
-static int all_line(char *out, size_t len, const int w[A_CMD], const char *const text[A_CMD])
+ * USER to the left, the figures to the right, one space apart; GI/CI only
+ * where a process of the list is on an NVIDIA MIG device, as in the TUI. */
+static int all_line(char *out, size_t len, const int w[A_CMD], const char *const text[A_CMD],
+                    bool gici)
 {
     size_t n = 0;
     for (int c = 0; c < A_CMD && n + 1 < len; c++) {
+        if (c == A_GICI && !gici)
+            continue;
         int pad = w[c] - cols(text[c]);
         int k = c == A_DEV || c == A_USER
                     ? snprintf(out + n, len - n, "%s%*s ", text[c], pad > 0 ? pad : 0, "")
@@ -633,10 +648,11 @@ int table_write_all_processes(FILE *f, const struct snapshot *s)
     char c[A_CMD][A_CELL], cmd[PROC_CMD_LEN + 80], row[PROC_CMD_LEN + A_N * A_CELL];
     const char *text[A_CMD];
     int w[A_CMD];
-    bool unattr = false;
+    bool unattr = false, gici = false;
     for (int k = 0; k < A_CMD; k++)
         w[k] = cols(a_head[k]);
     for (size_t r = 0; r < n; r++) {
+        gici = gici || on_nvmig(s, rows[r]);
         all_cells(s, rows[r], c, cmd, sizeof(cmd), &unattr);
         for (int k = 0; k < A_CMD; k++)
             if (cols(c[k]) > w[k])
@@ -644,14 +660,14 @@ int table_write_all_processes(FILE *f, const struct snapshot *s)
     }
     for (int k = 0; k < A_CMD; k++)
         text[k] = a_head[k];
-    int at = all_line(row, sizeof(row), w, text);
+    int at = all_line(row, sizeof(row), w, text, gici);
     snprintf(row + at, sizeof(row) - (size_t)at, "%s", a_head[A_CMD]);
     put_row(f, row);
     for (size_t r = 0; r < n; r++) {
         all_cells(s, rows[r], c, cmd, sizeof(cmd), &unattr);
         for (int k = 0; k < A_CMD; k++)
             text[k] = c[k];
-        at = all_line(row, sizeof(row), w, text);
+        at = all_line(row, sizeof(row), w, text, gici);
         int room = width - cols(row); /* the command takes what is left, cut to it */
         fit(cmd, room > 8 ? room : 8);
         snprintf(row + at, sizeof(row) - (size_t)at, "%s", cmd);

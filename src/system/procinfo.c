@@ -142,7 +142,7 @@ int procinfo_parse_stat(const char *buf, struct procinfo_stat *out)
     memcpy(out->comm, open_paren + 1, n);
     out->comm[n] = '\0';
     procinfo_sanitize(out->comm);
-    /* Fields after comm, numbered as in proc(5): 3 state … 14 utime,
+    /* Fields after comm, numbered as in proc(5): 3 state, 4 ppid … 14 utime,
      * 15 stime, 22 starttime, 24 rss, 28 startstack. */
     const char *p = close_paren + 1;
     int field = 2;
@@ -166,6 +166,7 @@ int procinfo_parse_stat(const char *buf, struct procinfo_stat *out)
     }
     if (!have[14] || !have[15] || !have[22])
         return -1;
+    out->ppid = have[4] && v[4] <= INT32_MAX ? (int64_t)v[4] : -1;
     out->utime = v[14];
     out->stime = v[15];
     out->start_time = v[22];

@@ -64,6 +64,7 @@ void procinfo_end(struct procinfo *pi);
 
 struct procinfo_stat {
     char comm[PROC_NAME_LEN];
+    int64_t ppid;          /* field 4, in the procfs's PID namespace; -1 absent */
     uint64_t utime, stime; /* clock ticks */
     uint64_t start_time;   /* clock ticks after boot */
     int64_t rss_pages;

@@ -3,10 +3,11 @@
  * GPU and MIG device in one list, in the place of the device list, the
  * detail and the process panels; the CPU panel, the charts and the memory
  * bars stay. The list is proclist.c's (each process once, the MIG device
- * kept over its parent); sorting (s), filtering (/), the cursor, the
- * process popup (Enter) and signals (k) are the process list's own, on
- * v->rows (built by tui_view_sort_procs). The charts follow the device of
- * the process under the cursor.
+ * kept over its parent); sorting (s S r), filtering (/), the tree (t),
+ * the cursor, the mouse, the process popup (Enter) and signals (k) are the
+ * process list's own (prockeys.h), on v->plines (laid out by
+ * tui_view_sort_procs). The charts follow the device of the line under
+ * the cursor.
  */
 #ifndef MIGMON_TUI_ALLPROCS_H
 #define MIGMON_TUI_ALLPROCS_H
@@ -18,9 +19,8 @@
 /* Key a: into the view or back to the device list (the device of the
  * process the cursor was on stays selected). */
 void tui_allprocs_toggle(struct tui_view *v);
-/* A key the view handles itself (PgUp, PgDn, Home, End move the cursor);
- * the device list's keys do nothing here. True when the key was used. */
-bool tui_allprocs_key(struct tui_view *v, int key);
+/* The line of the list at window row y, column x (as last drawn), or -1. */
+long tui_allprocs_line_at(const struct tui_view *v, int y, int x);
 /* The footer's keys in the view. */
 const char *tui_allprocs_footer(bool utf8);
 /* The view's panel. */

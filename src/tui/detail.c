@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "health.h"
+#include "proclist.h"
 #include "tui/health_ui.h"
 #include "units.h"
 
@@ -546,34 +547,47 @@ void tui_detail_build(struct tui_dlines *L, const struct tui_view *v, const stru
     l = dl_add(L, false);
     dp(l, R_NORMAL, "Name ");
     if (mig) {
+        /* the slice's name (proclist.h), then what it is a part of */
         const struct device *p = d->parent_pos >= 0 ? &s->devices[d->parent_pos] : NULL;
-        char gi[16] = "?", ci[16] = "?", pn[MIGMON_NAME_LEN + 8] = "?";
-        if (d->gi_id >= 0)
-            snprintf(gi, sizeof(gi), "%d", d->gi_id);
-        if (d->ci_id >= 0)
-            snprintf(ci, sizeof(ci), "%d", d->ci_id);
+        char name[160], pn[MIGMON_NAME_LEN + 8] = "?";
+        proclist_slice_name(name, sizeof(name), d, PROCLIST_SLICE_FULL);
         if (p)
             tui_device_name(pn, sizeof(pn), p, false);
-        dp(l, R_SELECTED, dl_str(L, "MIG %s  GI %s CI %s  %d/%d slices of GPU %d %s",
-                                 d->profile[0] ? d->profile : "?", gi, ci, d->slices,
-                                 p ? p->slices_total : -1, d->index, pn));
+        dp(l, R_SELECTED, dl_cat(L, name));
+        if (d->vendor == VENDOR_AMD) /* AMD's words: a partition index, of how many */
+            dp(l, R_NORMAL, dl_str(L, "  partition index %d of %zu of GPU %d %s", d->mig_index,
+                                   p ? tui_dev_instances(s, (size_t)d->parent_pos) : 0,
+                                   d->index, pn));
+        else
+            dp(l, R_NORMAL, dl_str(L, "  %d/%d slices of GPU %d %s", d->slices,
+                                   p ? p->slices_total : -1, d->index, pn));
     } else {
-        char nm[MIGMON_NAME_LEN + 8];
+        char nm[MIGMON_NAME_LEN + 8], split[48] = "";
         tui_device_name(nm, sizeof(nm), d, false);
+        if (d->mig_enabled && d->vendor == VENDOR_AMD)
+            snprintf(split, sizeof(split), "  %zu partitions",
+                     tui_dev_instances(s, (size_t)(d - s->devices)));
+        else if (d->mig_enabled)
+            snprintf(split, sizeof(split), "  MIG on");
         dp(l, R_SELECTED, dl_cat(L, nm));
-        dp(l, R_NORMAL, dl_cat(L, "  ", d->pci_bus_id[0] ? d->pci_bus_id : "bus N/A",
-                               d->mig_enabled ? "  MIG on" : ""));
+        dp(l, R_NORMAL, dl_cat(L, "  ", d->pci_bus_id[0] ? d->pci_bus_id : "bus N/A", split));
         if (d->serial[0]) /* a board without one (GeForce) says nothing */
             dp(l, R_NORMAL, dl_cat(L, "  S/N ", d->serial));
     }
     if (!mig && d->has_part_modes) { /* an AMD GPU's partition modes, read only */
         l = dl_add(L, false);
-        dp(l, R_NORMAL, dl_cat(L, "Modes ", d->part_compute, d->part_memory[0] ? "/" : "",
-                               d->part_memory, "  can switch to "));
+        /* AMD's words: the compute and the memory partition modes, each
+         * with the modes the driver lists as ones it can switch to */
         const char *cm = d->part_compute_why ? NULL : d->part_compute_avail;
         const char *mm = d->part_memory_why ? NULL : d->part_memory_avail;
+        dp(l, R_NORMAL, "Compute partition ");
+        dp(l, d->part_compute[0] ? R_NORMAL : R_FREE, d->part_compute[0] ? d->part_compute : "N/A");
+        dp(l, R_NORMAL, "  can switch to ");
         dp(l, cm ? R_NORMAL : R_FREE, cm ? (cm[0] ? cm : "none") : "N/A");
-        dp(l, R_NORMAL, " / ");
+        l = dl_add(L, false);
+        dp(l, R_NORMAL, "Memory partition ");
+        dp(l, d->part_memory[0] ? R_NORMAL : R_FREE, d->part_memory[0] ? d->part_memory : "N/A");
+        dp(l, R_NORMAL, "  can switch to ");
         dp(l, mm ? R_NORMAL : R_FREE, mm ? (mm[0] ? mm : "none") : "N/A");
     }
     if (d->pod.name[0]) { /* a fleet's device: the pod its series name */

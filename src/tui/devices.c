@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "proclist.h"
 #include "tui/fleet_ui.h"
 #include "tui/fmt.h"
 #include "tui/health_ui.h"
@@ -68,10 +69,11 @@ static void node_label(char *out, size_t len, const struct tui_view *v, size_t k
 
 /* A device's label into out, and what follows it dimmed (" +7 MIG" on a
  * folded GPU) into suffix (DEV_SUFFIX bytes; one per row: the labels are
- * all made before any is drawn). */
+ * all made before any is drawn). A slice is named in the given form
+ * (proclist.h): "├ MIG 0/1 2g.35gb GI 5 CI 0" under its GPU. */
 enum { DEV_SUFFIX = 32 };
 static void row_label(char *out, size_t len, const struct tui_view *v, size_t i, long row,
-                      char *suffix)
+                      char *suffix, enum proclist_slice_form form)
 {
     const struct snapshot *s = v->snap;
     const struct device *d = &s->devices[i];
@@ -104,17 +106,17 @@ static void row_label(char *out, size_t len, const struct tui_view *v, size_t i,
         }
         return;
     }
-    const char *profile = d->profile[0] ? d->profile : "?";
-    const char *kind = d->vendor == VENDOR_AMD ? "Part" : "MIG"; /* an amdgpu partition */
-    /* Under its GPU when that row is on screen; else the GPU is named. */
+    /* Under its GPU when that row is on screen (the name says which GPU
+     * in either case) */
+    char name[96];
+    proclist_slice_name(name, sizeof(name), d, form);
     long prow = d->parent_pos >= 0 ? tui_view_row_of(v, (size_t)d->parent_pos) : -1;
     if (prow >= 0 && prow >= v->dev_scroll) {
         bool last = (size_t)row + 1 >= v->ndrow ||
                     !tui_dev_is_instance_of(s, v->drow[row + 1], (size_t)d->parent_pos);
-        snprintf(out, len, "%s  %s %s %d %s", ind, last ? g->tree_last : g->tree_mid, kind,
-                 d->mig_index, profile);
+        snprintf(out, len, "%s  %s %s", ind, last ? g->tree_last : g->tree_mid, name);
     } else {
-        snprintf(out, len, "%s  GPU %d/%s %d %s", ind, d->index, kind, d->mig_index, profile);
+        snprintf(out, len, "%s  %s", ind, name);
     }
 }
 
@@ -214,27 +216,34 @@ void tui_draw_devices(WINDOW *win, struct tui_view *v)
     if (v->dev_scroll < 0)
         v->dev_scroll = 0;
 
-    /* the labels first: their width decides the gauges' */
+    /* the labels first: their width decides the gauges'. Slices are named
+     * in full (with their GI and CI ids) when the gauges keep 6 cells,
+     * else without the ids, else in the short form: the same on every row */
     enum { LBL = 160 };
     char labels[64][LBL];
     char suffix[64][DEV_SUFFIX];
     int rows = in.h < 64 ? in.h : 64, lw = 0;
-    for (int r = 0; r < rows && (size_t)(v->dev_scroll + r) < v->ndrow; r++) {
-        long row = v->dev_scroll + r;
-        size_t e = v->drow[row];
-        suffix[r][0] = '\0';
-        labels[r][0] = '\0';
-        if (e & (TUI_DROW_NODE | TUI_DROW_WAIT)) /* made to fit when drawn */
-            continue;
-        row_label(labels[r], LBL, v, e, row, suffix[r]);
-        int w = tui_text_width(labels[r]) + tui_text_width(suffix[r]);
-        const struct device *d = &s->devices[e];
-        if (d->lost || d->stall || d->node_down)
-            w += 8;
-        const char *hm = d->lost ? "" : tui_health_mark(d->health, NULL);
-        w += tui_text_width(hm); /* " !!": the space is the gap's (below) */
-        if (w > lw)
-            lw = w;
+    for (int form = PROCLIST_SLICE_FULL; form <= PROCLIST_SLICE_SHORT; form++) {
+        lw = 0;
+        for (int r = 0; r < rows && (size_t)(v->dev_scroll + r) < v->ndrow; r++) {
+            long row = v->dev_scroll + r;
+            size_t e = v->drow[row];
+            suffix[r][0] = '\0';
+            labels[r][0] = '\0';
+            if (e & (TUI_DROW_NODE | TUI_DROW_WAIT)) /* made to fit when drawn */
+                continue;
+            row_label(labels[r], LBL, v, e, row, suffix[r], (enum proclist_slice_form)form);
+            int w = tui_text_width(labels[r]) + tui_text_width(suffix[r]);
+            const struct device *d = &s->devices[e];
+            if (d->lost || d->stall || d->node_down)
+                w += 8;
+            const char *hm = d->lost ? "" : tui_health_mark(d->health, NULL);
+            w += tui_text_width(hm); /* " !!": the space is the gap's (below) */
+            if (w > lw)
+                lw = w;
+        }
+        if (gauge_cells(in.w, lw) >= 6)
+            break;
     }
     /* whole names when the gauges keep 6 cells; else names are cut at 2/5
      * of the width: the gauges matter more */

@@ -10,6 +10,7 @@
 
 #include "backend/xid.h"
 #include "health.h"
+#include "proclist.h"
 
 const char *tui_health_mark(unsigned level, enum tui_role *role)
 {
@@ -95,8 +96,9 @@ const char *tui_fmt_duration(char *out, size_t len, double seconds)
     return out;
 }
 
-/* Where an event happened: "GPU 5", "MIG 0.1 2g.35gb", or, for a GPU that
- * is not in this snapshot, the start of its UUID. */
+/* Where an event happened: "GPU 5", "MIG 0/1 2g.35gb GI 5 CI 0" (the
+ * slice's name, proclist.h), or, for a GPU that is not in this snapshot,
+ * the start of its UUID. */
 static void event_device(char *out, size_t len, const struct snapshot *s,
                          const struct gpu_event *e)
 {
@@ -106,8 +108,7 @@ static void event_device(char *out, size_t len, const struct snapshot *s,
     }
     const struct device *d = &s->devices[e->device_pos];
     if (d->kind == DEV_MIG)
-        snprintf(out, len, "MIG %d.%d %s", d->index, d->mig_index,
-                 d->profile[0] ? d->profile : "?");
+        proclist_slice_name(out, len, d, PROCLIST_SLICE_FULL);
     else if (e->gi_id >= 0) /* an instance this snapshot does not list */
         snprintf(out, len, "GPU %d GI %d CI %d", d->index, e->gi_id, e->ci_id);
     else
@@ -165,6 +166,14 @@ size_t tui_events_text(char *out, size_t len, const struct snapshot *s)
         ADD("; the %zu newest kept, %llu older not shown", s->nevents,
             (unsigned long long)(total - s->nevents));
     ADD("\n");
+    /* the devices' column as wide as its widest name, at least 15 */
+    int devw = 15;
+    for (size_t k = 0; k < s->nevents; k++) {
+        char dev[64];
+        event_device(dev, sizeof(dev), s, &s->events[k]);
+        if ((int)strlen(dev) > devw)
+            devw = (int)strlen(dev);
+    }
     for (size_t k = s->nevents; k-- > 0;) {
         const struct gpu_event *e = &s->events[k];
         char clock[16] = "--:--:--", age[24], dev[64], code[24];
@@ -180,7 +189,7 @@ size_t tui_events_text(char *out, size_t len, const struct snapshot *s)
         event_device(dev, sizeof(dev), s, e);
         const char *meaning, *action;
         event_code(code, sizeof(code), &meaning, &action, e);
-        ADD("%-8s %7s ago  %-15s  %-7s  %s\n", clock, age, dev, code, meaning);
+        ADD("%-8s %7s ago  %-*s  %-7s  %s\n", clock, age, devw, dev, code, meaning);
         ADD("    action: %s\n", action);
         if (off < len)
             n++;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "proclist.h"
 #include "system/procinfo.h"
 #include "text.h"
 #include "tui/fmt.h"
@@ -45,23 +46,26 @@ static void draw_help(WINDOW *win, const struct tui_view *v)
              v->theme.g.sum);
     bool fleet = tui_view_fleet(v); /* its own Enter and / (same line count) */
     const char *const lines[] = {
-        /* 19 lines: the whole of it fits 80x24 (21 rows with the border) */
+        /* 20 lines: the whole of it fits 80x24 (22 rows with the border) */
         "Up/Down Tab         previous / next device (PgUp/PgDn Home/End: pages)",
-        "0-9, mouse click    GPU n (two digits quickly: GPU 12); select a device",
+        "0-9, mouse          GPU n (two digits quickly: GPU 12); select by mouse",
         fleet ? "Enter               fold / unfold a node's GPUs, a GPU's MIG instances"
               : "Enter               fold / unfold a GPU's MIG instances",
         "g  i                GPM page of the detail; why each N/A is missing",
-        "e                   health events: Xids and ECC errors, newest first",
-        "c                   charts: activity / temperature, power, clocks",
+        "e  c                health events (Xids, ECC); charts: activity / thermal",
         v->replay.on ? "+ / -               replay speed twice / half"
                      : "+ / -               sampling interval up / down (min 100 ms)",
         fleet ? "o  /  Esc           sort devices (util mem idle health); filter; clear"
-              : "s  /                process sort key; filter by command or user",
-        "p                   focus the process list",
-        "  Up/Down Enter     move / show the whole command line",
+              : "p  a                focus the process list; every GPU process in one list",
+        fleet ? "p  a                focus the process list; every GPU process in one list"
+              : "  Up/Down Enter     move / the whole command line (Left/Right: scroll)",
+        fleet ? "  Up/Down Enter     move / the whole command line (Left/Right: scroll)"
+              : "  s S r             sort key: next, previous; reverse the order",
+        fleet ? "  s S r  t          sort key: next, previous; reverse; tree of parents"
+              : "  t                 tree: processes under their parents, per slice",
+        "  /                 filter: PID, command, user, slice (0/1, 2g.35gb), pod",
         v->replay.on ? "  Esc               back (a recorded process is never signalled)"
                      : "  k  Esc            send a signal (TERM, INT or KILL); back",
-        "a                   every GPU process in one list (a or Esc: back)",
         v->replay.on ? "space . , ] [ > <   play/pause; step; +/- 1 min; end/start"
                      : "space               pause the display (sampling and history go on)",
         "q, Ctrl-C           quit",
@@ -108,7 +112,7 @@ bool tui_proc_signalable(const struct gpu_process *p, const char *proc_root, cha
 static void draw_proc_modal(WINDOW *win, const struct tui_view *v)
 {
     const struct gpu_process *p = tui_view_selected_proc(v);
-    char l0[256], l1[128], l3[160];
+    char l0[256], l1[256], l3[160];
     if (!p)
         return;
     if (v->modal == MODAL_KILL_CONFIRM) {
@@ -131,12 +135,21 @@ static void draw_proc_modal(WINDOW *win, const struct tui_view *v)
         snprintf(local, sizeof(local), "not visible from this PID namespace");
     snprintf(l0, sizeof(l0), "PID %u  local PID %s  type %s  user %s", (unsigned)p->pid, local,
              proc_type_name(p->type), p->user[0] ? p->user : "N/A");
-    if (p->gi_id >= 0 || p->ci_id >= 0)
-        snprintf(l1, sizeof(l1), "GPU instance %d  compute instance %d%s%s", p->gi_id, p->ci_id,
-                 p->unattributed ? "  (not attributed)" : "", p->carried ? "  carried" : "");
-    else
-        snprintf(l1, sizeof(l1), "%s%s", p->unattributed ? "not attributed to an instance  " : "",
-                 p->carried ? "carried from an earlier list" : "");
+    /* where it runs: its slice's name (proclist.h), as everywhere */
+    size_t di = v->plines[v->proc_sel].dev;
+    const struct device *d = di < v->snap->ndevices ? &v->snap->devices[di] : NULL;
+    char where[160] = "";
+    if (d && d->kind == DEV_MIG)
+        proclist_slice_name(where, sizeof(where), d, PROCLIST_SLICE_FULL);
+    else if (d && p->unattributed) /* on a MIG GPU, in none of its instances */
+        snprintf(where, sizeof(where), "GPU %d, not attributed to an instance", d->index);
+    else if (d)
+        snprintf(where, sizeof(where), "GPU %d", d->index);
+    if (d && d->node[0]) {
+        size_t n = strlen(where);
+        snprintf(where + n, sizeof(where) - n, " on node %.60s", d->node);
+    }
+    snprintf(l1, sizeof(l1), "%s%s", where, p->carried ? "  carried from an earlier list" : "");
     snprintf(l3, sizeof(l3), "container: %s", p->container[0] ? p->container : "-");
     /* The whole command line, wrapped to the popup and scrollable. */
     const char *cmd = v->full_cmd && v->full_cmd[0] ? v->full_cmd
@@ -301,12 +314,9 @@ static void draw_reasons(WINDOW *win, struct tui_view *v)
         ADD("\n%s%s\n", lead, v->snap->dcgm_info);
     }
 #undef ADD
-    char title[192];
-    char name[MIGMON_NAME_LEN + 8];
-    if (d->kind == DEV_MIG)
-        snprintf(name, sizeof(name), "GPU %d MIG %d", d->index, d->mig_index);
-    else
-        snprintf(name, sizeof(name), "GPU %d", d->index);
+    char title[240];
+    char name[160];
+    proclist_slice_name(name, sizeof(name), d, PROCLIST_SLICE_FULL);
     snprintf(title, sizeof(title), "Why N/A: %s, %d value%s (Up/Down, any key closes)", name,
              count, count == 1 ? "" : "s");
     draw_text_popup(win, v, title, text, 0);

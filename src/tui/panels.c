@@ -28,6 +28,7 @@
 #include "tui/health_ui.h"
 #include "tui/meters.h"
 #include "tui/overlays.h"
+#include "tui/proctable.h"
 #include "tui/widgets.h"
 
 /* ---- header and footer ---- */
@@ -132,7 +133,8 @@ static void draw_header(WINDOW *win, const struct tui_view *v)
 static const char *footer_fit(char *out, size_t len, const char *keys, int w)
 {
     static const char *const drop[] = {"+- Interval", "Enter Fold", "c Charts", "a All",
-                                       "o Sort", "/ Filter", "s Sort", "Enter Command"};
+                                       "o Sort",      "t Tree",     "/ Filter", "s Sort",
+                                       "Enter Command"};
     snprintf(out, len, "%s", keys);
     for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]) && tui_text_width(out) > w; i++) {
         char *at = strstr(out, drop[i]);
@@ -247,9 +249,9 @@ static void draw_footer(WINDOW *win, const struct tui_view *v)
         const char *keys = v->all_procs ? tui_allprocs_footer(u)
                            : v->proc_focus
                                ? (u ? " Esc Devices  \u2191\u2193 Process  Enter Command  k Signal  "
-                                      "s Sort  / Filter  a All  ? Help"
+                                      "s Sort  / Filter  t Tree  a All  ? Help"
                                     : " Esc Devices  Up/Dn Process  Enter Command  k Signal  "
-                                      "s Sort  / Filter  a All  ? Help")
+                                      "s Sort  / Filter  t Tree  a All  ? Help")
                            : tui_view_fleet(v) ? fleet_keys(u, v->dfilter[0] != '\0')
                                : (u ? " q Quit  \u2191\u2193 Device  Enter Fold  p Processes  a All  "
                                       "c Charts  i Why N/A  +- Interval  ? Help"
@@ -337,79 +339,49 @@ static void draw_no_gpu(WINDOW *win, const struct tui_view *v)
 
 /* ---- processes ---- */
 
-/* Columns of the process list; header and rows share the widths. Below
- * 64 columns USER and CPU% give way to the command. */
-static void proc_line(char *out, size_t len, bool wide, const char *pid,
-                      const char *user, const char *type, const char *gc, const char *mem,
-                      const char *sm, const char *cpu, const char *cmd)
+/* The process panel's columns: PID USER TYPE VRAM SM% CPU% COMMAND at the
+ * widths they always had, the slice (DEV) where the device has slices,
+ * NVIDIA's GI/CI ids where they fit; RSS and TIME when the list is sorted
+ * by them. GI/CI, then USER and CPU% give way while the command would get
+ * fewer than 20 columns. */
+static const struct tui_pcol_spec panel_cols[] = {
+    {PC_PID, 7, 0, PW_ALWAYS},  {PC_USER, 8, 8, PW_ALWAYS}, {PC_TYPE, 5, 0, PW_ALWAYS},
+    {PC_DEV, 0, 0, PW_SLICES},  {PC_GICI, 0, 0, PW_NVMIG},  {PC_VRAM, 9, 0, PW_ALWAYS},
+    {PC_SM, 4, 0, PW_ALWAYS},   {PC_CPU, 5, 0, PW_ALWAYS},  {PC_RSS, 0, 0, PW_SORTED},
+    {PC_TIME, 0, 0, PW_SORTED}, {PC_CMD, 0, 0, PW_ALWAYS},
+};
+static const unsigned char panel_drop[] = {PC_GICI, PC_USER, PC_CPU};
+static const struct tui_ptable panel_table = {
+    panel_cols, sizeof(panel_cols) / sizeof(panel_cols[0]), panel_drop, sizeof(panel_drop), 20};
+
+long tui_procs_line_at(const struct tui_view *v, int y, int x)
 {
-    if (wide)
-        snprintf(out, len, "%7s %-8.8s %-5s %s%9s %4s %5s %s", pid, user, type, gc, mem, sm, cpu,
-                 cmd);
-    else
-        snprintf(out, len, "%7s %-5s %s%9s %4s %s", pid, type, gc, mem, sm, cmd);
+    struct rect r = v->lay.procs;
+    if (v->all_procs || v->lay.too_small || r.h < 3)
+        return -1;
+    return tui_ptable_line_at(v, (struct rect){r.y + 1, r.x + 1, r.h - 2, r.w - 2}, y, x);
 }
 
 static void draw_procs(WINDOW *win, struct tui_view *v)
 {
-    static const char *const sort_names[PSORT_COUNT] = {"VRAM", "SM%", "CPU%", "PID"};
     const struct device *d = tui_view_selected(v);
     tui_view_sort_procs(v);
-    bool gici = d && (d->kind == DEV_MIG || d->mig_enabled);
-    char title[160];
-    int off = snprintf(title, sizeof(title), "Processes (by %s)", sort_names[v->psort]);
+    char title[200], by[48];
+    int off = snprintf(title, sizeof(title), "Processes (by %s%s)",
+                       tui_view_sort_title(by, sizeof(by), v), v->proc_tree ? ", tree" : "");
     if (v->filter[0] && off > 0 && (size_t)off < sizeof(title))
         snprintf(title + off, sizeof(title) - (size_t)off, " /%s: %zu", v->filter, v->nrows);
     struct rect in = tui_box(win, &v->theme, v->lay.procs, title,
                              v->proc_focus ? R_SELECTED : R_TITLE);
     if (!d || in.h <= 0)
         return;
-    bool wide = in.w >= 64;
-    int y = in.y;
-    char buf[PROC_CMD_LEN + 160];
-    proc_line(buf, sizeof(buf), wide, "PID", "USER", "TYPE", gici ? "GI/CI " : "", "VRAM",
-              "SM%", "CPU%", "COMMAND");
-    tui_text(win, &v->theme, in, y++, in.x, R_TITLE, buf);
-    if (v->nrows == 0) {
+    tui_ptable_draw(win, v, in, &panel_table, v->proc_focus);
+    if (v->nlines == 0) {
         const char *msg = !metric_ok(&d->process_count)
                               ? (d->process_count.why ? d->process_count.why : "process list unavailable")
                           : v->filter[0] ? "No process matches the filter"
                                          : "No GPU processes";
-        tui_text(win, &v->theme, in, y, in.x, R_FREE, msg);
-        return;
-    }
-    int rows = in.h - 1;
-    int first = 0;
-    if (v->proc_focus && (int)v->proc_sel >= rows)
-        first = (int)v->proc_sel - rows + 1;
-    for (int r = 0; r < rows && (size_t)(first + r) < v->nrows; r++) {
-        size_t k = (size_t)(first + r);
-        const struct gpu_process *p = &v->snap->procs[v->rows[k]];
-        char pid[16], type[16], gc[24] = "", mem[40], sm[16], cpu[16];
-        snprintf(pid, sizeof(pid), "%u", (unsigned)p->pid);
-        snprintf(type, sizeof(type), "%s%s", proc_type_name(p->type), p->unattributed ? "?" : "");
-        if (gici) {
-            if (p->gi_id >= 0 && p->ci_id >= 0)
-                snprintf(gc, sizeof(gc), "%2d/%-2d ", p->gi_id, p->ci_id);
-            else if (p->gi_id >= 0) /* an amdgpu partition: no compute instance */
-                snprintf(gc, sizeof(gc), "%2d/?  ", p->gi_id);
-            else
-                snprintf(gc, sizeof(gc), " ?/?  ");
-        }
-        tui_fmt_bytes(mem, sizeof(mem), &p->mem_bytes);
-        tui_fmt_pct(sm, sizeof(sm), &p->sm_util, 0);
-        tui_fmt_pct(cpu, sizeof(cpu), &p->cpu_pct, 0);
-        bool hidden = p->local_pid < 0;
-        const char *user = p->user[0] ? p->user : "N/A";
-        const char *cmd = p->command[0] ? p->command
-                          : p->name[0]  ? p->name
-                          : hidden      ? "N/A (not visible from here)"
-                                        : "N/A";
-        proc_line(buf, sizeof(buf), wide, pid, user, type, gc, mem, sm, cpu, cmd);
-        enum tui_role role = p->carried ? R_FREE : R_NORMAL;
-        if (v->proc_focus && k == v->proc_sel)
-            role = R_SELECTED;
-        tui_text(win, &v->theme, in, y + r, in.x, role, buf);
+        tui_text(win, &v->theme, in, in.y + 1, in.x, R_FREE, msg);
     }
 }
 

@@ -11,5 +11,8 @@
 
 /* Draw everything into win (erase first). */
 void tui_draw(WINDOW *win, struct tui_view *v);
+/* The line of the process panel at window row y, column x (as last
+ * drawn), or -1. */
+long tui_procs_line_at(const struct tui_view *v, int y, int x);
 
 #endif

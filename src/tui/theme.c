@@ -57,6 +57,11 @@ void tui_glyphs_init(struct tui_glyphs *g, bool utf8)
         g->fold_closed = "\xe2\x96\xb8"; /* ▸ */
         g->tree_mid = "\xe2\x94\x9c";    /* ├ */
         g->tree_last = "\xe2\x94\x94";   /* └ */
+        g->tree_vert = "\xe2\x94\x82";   /* │ */
+        g->tree_hline = "\xe2\x94\x80";  /* ─ */
+        g->sort_down = "\xe2\x96\xbc";   /* ▼ */
+        g->sort_up = "\xe2\x96\xb2";     /* ▲ */
+        g->cut_left = "\xe2\x80\xa6";    /* … */
         g->bar_on_s = "\xe2\x96\xae";    /* ▮ */
         g->bar_off_s = "\xe2\x96\xaf";   /* ▯ */
         g->shade_s = "\xe2\x96\x92";     /* ▒ */
@@ -82,6 +87,11 @@ void tui_glyphs_init(struct tui_glyphs *g, bool utf8)
         g->fold_closed = "+";
         g->tree_mid = "|";
         g->tree_last = "`";
+        g->tree_vert = "|";
+        g->tree_hline = "-";
+        g->sort_down = "v";
+        g->sort_up = "^";
+        g->cut_left = "<";
         g->bar_on_s = "#";
         g->bar_off_s = ".";
         g->shade_s = ":";

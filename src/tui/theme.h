@@ -57,6 +57,9 @@ struct tui_glyphs {
     const char *fold_open, *fold_closed; /* "▾" "▸" / "-" "+": a GPU's instances shown or folded */
     const char *bar_on_s, *bar_off_s, *shade_s; /* bar_on, bar_off, shade as UTF-8 */
     const char *tree_mid, *tree_last;    /* "├" "└" / "|" "`": an instance under its GPU */
+    const char *tree_vert, *tree_hline;  /* "│" "─" / "|" "-": the process tree's guides */
+    const char *sort_down, *sort_up;     /* "▼" "▲" / "v" "^": the column a list is sorted by */
+    const char *cut_left;                /* "…" / "<": the start of a text scrolled off */
     const char *sum;      /* "Σ" or "S": a GPU's figure summed over its MIG instances */
 };
 

@@ -27,6 +27,7 @@
 #include "tui/overlays.h"
 #include "tui/panels.h"
 #include "tui/past_ui.h"
+#include "tui/prockeys.h"
 #include "tui/replay_ui.h"
 #include "tui/view.h"
 
@@ -335,8 +336,7 @@ static void filter_key(struct tui_view *v, int key)
         f[n] = (char)key;
         f[n + 1] = '\0';
     }
-    v->proc_sel = 0;
-    v->proc_sel_pid = 0;
+    tui_view_proc_unpin(v);
 }
 
 /* + and -: the next interval up or down the steps 100 ms, 250 ms, 500 ms,
@@ -369,6 +369,13 @@ static bool handle_key(struct loop *L, int key)
     v->status[0] = '\0';
     if (key == KEY_RESIZE)
         return true;
+    MEVENT ev;
+    bool wheel = false;
+    if (key == KEY_MOUSE) {
+        if (getmouse(&ev) != OK)
+            return true;
+        wheel = (ev.bstate & (BUTTON4_PRESSED | BUTTON5_PRESSED)) != 0;
+    }
     if (v->modal == MODAL_KILL_CONFIRM) {
         v->modal = MODAL_NONE;
         if (key == 't' || key == 'T' || key == '\n' || key == '\r' || key == KEY_ENTER)
@@ -384,6 +391,8 @@ static bool handle_key(struct loop *L, int key)
     if (v->modal == MODAL_PROC_DETAIL || v->modal == MODAL_REASONS ||
         v->modal == MODAL_EVENTS) { /* these scroll */
         int page = v->lay.h > 12 ? v->lay.h - 8 : 4;
+        if (wheel)
+            key = (ev.bstate & BUTTON4_PRESSED) ? KEY_UP : KEY_DOWN;
         switch (key) {
         case KEY_DOWN: v->cmd_scroll++; return true;
         case KEY_UP: v->cmd_scroll = v->cmd_scroll > 0 ? v->cmd_scroll - 1 : 0; return true;
@@ -392,7 +401,9 @@ static bool handle_key(struct loop *L, int key)
         default: break;
         }
     }
-    if (v->modal != MODAL_NONE) { /* any other key closes an overlay */
+    if (v->modal != MODAL_NONE) { /* any other key closes an overlay (a wheel does not) */
+        if (wheel)
+            return true;
         v->modal = MODAL_NONE;
         tui_view_free_cmdline(v);
         return key != 3; /* Ctrl-C still quits */
@@ -400,7 +411,12 @@ static bool handle_key(struct loop *L, int key)
     if (v->filter_edit || v->dfilter_edit) {
         if (key == 3)
             return false;
-        filter_key(v, key);
+        if (key != KEY_MOUSE)
+            filter_key(v, key);
+        return true;
+    }
+    if (key == KEY_MOUSE) {
+        tui_mouse(v, &ev);
         return true;
     }
     if (L->R.rp && tui_replay_key(&L->R, key))
@@ -426,7 +442,14 @@ static bool handle_key(struct loop *L, int key)
         loop_pause(L, !v->paused);
         return true;
     case 's':
-        v->psort = (enum proc_sort)((v->psort + 1) % PSORT_COUNT);
+    case 'S':
+        tui_view_sort_next(v, key == 's' ? 1 : -1);
+        return true;
+    case 'r':
+        tui_view_sort_reverse(v);
+        return true;
+    case 't':
+        v->proc_tree = !v->proc_tree;
         return true;
     case 'p':
         v->proc_focus = !v->all_procs && !v->proc_focus;
@@ -464,59 +487,15 @@ static bool handle_key(struct loop *L, int key)
     case 27: /* Esc */
         v->proc_focus = false;
         v->all_procs = false;
+        v->cmd_hoff = 0;
         v->filter[0] = '\0';
         v->dfilter[0] = '\0';
         return true;
     }
-    if (v->proc_focus || v->all_procs) {
-        switch (key) {
-        case KEY_DOWN:
-        case 'j':
-            if (v->proc_sel + 1 < v->nrows)
-                v->proc_sel++;
-            v->proc_sel_pid = 0;
-            tui_view_sort_procs(v); /* re-pin the cursor's PID */
-            return true;
-        case KEY_UP:
-            if (v->proc_sel > 0)
-                v->proc_sel--;
-            v->proc_sel_pid = 0;
-            tui_view_sort_procs(v);
-            return true;
-        case '\n':
-        case '\r':
-        case KEY_ENTER:
-            if (tui_view_selected_proc(v)) {
-                v->modal = MODAL_PROC_DETAIL;
-                /* a recorded PID, or a fleet node's, is no process of this host's */
-                if (!L->R.rp && !tui_view_selected_proc_node(v))
-                    tui_view_load_cmdline(v, L->proc_root);
-            }
-            return true;
-        case 'k': {
-            if (L->R.rp) {
-                snprintf(v->status, sizeof(v->status), "a recorded process: not signalled");
-                return true;
-            }
-            const struct gpu_process *p = tui_view_selected_proc(v);
-            const char *node = tui_view_selected_proc_node(v);
-            if (p && node) {
-                snprintf(v->status, sizeof(v->status),
-                         "PID %u runs on node %s: not signalled from here", (unsigned)p->pid,
-                         node);
-                return true;
-            }
-            /* no prompt for a process that cannot be signalled */
-            if (p && tui_proc_signalable(p, L->proc_root, v->status, sizeof(v->status)))
-                v->modal = MODAL_KILL_CONFIRM;
-            return true;
-        }
-        }
-    }
-    if (v->all_procs) { /* the device list's keys are not for this view */
-        tui_allprocs_key(v, key);
+    if ((v->proc_focus || v->all_procs) && tui_proc_key(v, key))
         return true;
-    }
+    if (v->all_procs) /* the device list's keys are not for this view */
+        return true;
     if (key >= '0' && key <= '9') {
         tui_view_jump_digit(v, key - '0', clock_mono_ns());
         return true;
@@ -549,13 +528,6 @@ static bool handle_key(struct loop *L, int key)
     case KEY_ENTER:
         tui_view_toggle_fold(v);
         break;
-    case KEY_MOUSE: {
-        MEVENT ev;
-        if (getmouse(&ev) == OK && (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED))) {
-            tui_view_select_at(v, ev.y, ev.x);
-        }
-        break;
-    }
     default:
         break;
     }
@@ -660,7 +632,7 @@ int tui_run(struct collector *col, const struct tui_opts *o)
      * frame instead. (See also the first refresh, below.) */
     typeahead(-1);
     set_escdelay(25);
-    mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED, NULL);
+    mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
     mouseinterval(0);
     tui_theme_init(&L.v.theme, want_color, utf8);
     /* A frame goes to the terminal in one write, not one per changed line
@@ -682,6 +654,8 @@ int tui_run(struct collector *col, const struct tui_opts *o)
     L.v.fahrenheit = o->fahrenheit;
     L.v.charts = o->thermal_charts ? CHARTS_THERMAL : CHARTS_ACTIVITY;
     L.v.debug_path = debuglog_enabled() ? debuglog_path() : NULL;
+    L.v.proc_root = o->proc_root;
+    L.v.procs_recorded = o->replay != NULL;
     L.shown = L.latest = &L.snaps[0];
     L.v.snap = L.shown;
     L.v.hist = &L.hist;

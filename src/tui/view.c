@@ -17,9 +17,14 @@
 #include "text.h"
 #include "tui/fleet_ui.h"
 #include "tui/fleet_view.h"
+#include "tui/proctree.h"
 
 _Static_assert((int)PSORT_MEMORY == (int)PROCLIST_BY_MEMORY && (int)PSORT_SM == (int)PROCLIST_BY_SM &&
-                   (int)PSORT_CPU == (int)PROCLIST_BY_CPU && (int)PSORT_PID == (int)PROCLIST_BY_PID,
+                   (int)PSORT_CPU == (int)PROCLIST_BY_CPU && (int)PSORT_RSS == (int)PROCLIST_BY_RSS &&
+                   (int)PSORT_TIME == (int)PROCLIST_BY_TIME && (int)PSORT_PID == (int)PROCLIST_BY_PID &&
+                   (int)PSORT_USER == (int)PROCLIST_BY_USER &&
+                   (int)PSORT_COMMAND == (int)PROCLIST_BY_COMMAND &&
+                   (int)PSORT_DEVICE == (int)PROCLIST_BY_DEVICE && (int)PSORT_COUNT == (int)PROCLIST_KEYS,
                "the s key's order is proclist's");
 
 /* ---- selection ---- */
@@ -32,10 +37,8 @@ static void select_node(struct tui_view *v, size_t k)
     if (!s || k >= s->nnodes)
         return;
     const struct node_summary *n = &s->nodes[k];
-    if (!v->sel_node || v->sel_nodei != k) {
-        v->proc_sel = 0;
-        v->proc_sel_pid = 0;
-    }
+    if (!v->sel_node || v->sel_nodei != k)
+        tui_view_proc_unpin(v);
     v->sel_node = true;
     v->sel_nodei = k;
     snprintf(v->sel_inst, sizeof(v->sel_inst), "%s", n->instance);
@@ -84,6 +87,7 @@ static void follow_fleet(struct tui_view *v)
 void tui_view_follow(struct tui_view *v)
 {
     const struct snapshot *s = v->snap;
+    v->snap_gen++; /* a new snapshot shown: the tree's parents are read again */
     if (s && s->fleet) {
         follow_fleet(v);
         return;
@@ -111,10 +115,8 @@ void tui_view_select_abs(struct tui_view *v, size_t index)
         return;
     if (index >= s->ndevices)
         index = s->ndevices - 1;
-    if (index != v->sel || v->sel_node) {
-        v->proc_sel = 0;
-        v->proc_sel_pid = 0;
-    }
+    if (index != v->sel || v->sel_node)
+        tui_view_proc_unpin(v);
     v->sel = index;
     v->sel_node = false;
     snprintf(v->sel_uuid, sizeof(v->sel_uuid), "%s", s->devices[index].uuid);
@@ -138,7 +140,23 @@ void tui_view_free(struct tui_view *v)
     v->dorder = NULL;
     v->dorder_n = v->dorder_cap = 0;
     v->ndrow = v->drow_cap = 0;
+    free(v->tpar);
+    v->tpar = NULL;
+    v->ntpar = v->tpar_cap = 0;
+    free(v->tpar_idx);
+    v->tpar_idx = NULL;
+    v->tpar_idx_cap = 0;
+    tui_proctree_free(v);
     tui_view_free_cmdline(v);
+}
+
+void tui_view_proc_unpin(struct tui_view *v)
+{
+    v->proc_sel = 0;
+    v->proc_scroll = 0;
+    v->proc_sel_kind = PL_PROC;
+    v->proc_sel_pid = 0;
+    v->proc_sel_uuid[0] = '\0';
 }
 
 const struct device *tui_view_selected(const struct tui_view *v)
@@ -160,7 +178,7 @@ static void add_rows(struct tui_view *v, const struct device *d)
 {
     for (size_t k = 0; k < d->nprocs && v->nrows < TUI_PROC_ROWS_MAX; k++) {
         size_t i = d->proc_first + k;
-        if (i < v->snap->nprocs && proclist_match(&v->snap->procs[i], v->filter))
+        if (i < v->snap->nprocs && proclist_match(v->snap, i, v->filter))
             v->rows[v->nrows++] = i;
     }
 }
@@ -173,33 +191,68 @@ static bool lists_instances(const struct snapshot *s, size_t sel)
 }
 
 /* The all-processes view's rows (allprocs.h): every device's processes,
- * each once, filtered and sorted as the view's keys say; v->nrows_total is
- * the count before TUI_PROC_ROWS_MAX. */
+ * each once, filtered; v->nrows_total is the count before
+ * TUI_PROC_ROWS_MAX. */
 static void all_rows(struct tui_view *v)
 {
     v->nrows = proclist_collect(v->snap, v->filter, v->rows, TUI_PROC_ROWS_MAX, &v->nrows_total);
-    proclist_sort(v->snap, v->rows, v->nrows, (enum proclist_key)v->psort);
 }
 
-/* Select the device of the process under the cursor (after the cursor was
+/* Select the device of the line under the cursor (after the cursor was
  * pinned), so the charts and the footer's [i/n] are that device's. */
 static void all_follow(struct tui_view *v)
 {
-    if (v->nrows == 0 || v->proc_sel >= v->nrows)
+    if (v->nlines == 0 || v->proc_sel >= v->nlines)
         return;
-    long di = proclist_device_of(v->snap, v->rows[v->proc_sel]);
-    if (di < 0 || (size_t)di == v->sel)
+    size_t di = v->plines[v->proc_sel].dev;
+    if (di >= v->snap->ndevices || di == v->sel)
         return;
     /* not tui_view_select_abs: that would reset the cursor it follows */
-    v->sel = (size_t)di;
+    v->sel = di;
     v->sel_node = false;
     snprintf(v->sel_uuid, sizeof(v->sel_uuid), "%s", v->snap->devices[di].uuid);
     snprintf(v->sel_dnode, sizeof(v->sel_dnode), "%s", v->snap->devices[di].node);
 }
 
+/* The PID a line is about: a process's or a parent's; 0 none. */
+static uint32_t line_pid(const struct tui_view *v, const struct tui_pline *l)
+{
+    if (l->kind == PL_PROC)
+        return v->snap->procs[l->idx].pid;
+    if (l->kind == PL_PARENT && l->idx < v->ntpar)
+        return v->tpar[l->idx].pid;
+    return 0;
+}
+
+static bool line_is(const struct tui_view *v, const struct tui_pline *l)
+{
+    if (l->kind != v->proc_sel_kind)
+        return false;
+    if (l->kind == PL_PROC || l->kind == PL_PARENT)
+        return line_pid(v, l) == v->proc_sel_pid;
+    return l->dev < v->snap->ndevices &&
+           strcmp(v->snap->devices[l->dev].uuid, v->proc_sel_uuid) == 0;
+}
+
+static void pin_line(struct tui_view *v)
+{
+    if (v->nlines == 0) {
+        v->proc_sel_kind = PL_PROC;
+        v->proc_sel_pid = 0;
+        v->proc_sel_uuid[0] = '\0';
+        return;
+    }
+    const struct tui_pline *l = &v->plines[v->proc_sel];
+    v->proc_sel_kind = l->kind;
+    v->proc_sel_pid = line_pid(v, l);
+    snprintf(v->proc_sel_uuid, sizeof(v->proc_sel_uuid), "%s",
+             l->dev < v->snap->ndevices ? v->snap->devices[l->dev].uuid : "");
+}
+
 void tui_view_sort_procs(struct tui_view *v)
 {
     v->nrows = 0;
+    v->nlines = v->nlines_cut = 0;
     const struct device *d = tui_view_selected(v);
     if (!d)
         return;
@@ -214,38 +267,86 @@ void tui_view_sort_procs(struct tui_view *v)
                     break;
                 add_rows(v, c);
             }
-        proclist_sort(v->snap, v->rows, v->nrows, (enum proclist_key)v->psort);
     }
-    size_t n = v->nrows;
-    /* keep the cursor on the same PID when it is still listed (where it
+    proclist_sort(v->snap, v->rows, v->nrows, (enum proclist_key)v->psort, v->psort_rev);
+    if (v->proc_tree) {
+        tui_proctree_build(v);
+    } else {
+        for (size_t k = 0; k < v->nrows; k++) {
+            long di = proclist_device_of(v->snap, v->rows[k]);
+            v->plines[k] = (struct tui_pline){.kind = PL_PROC, .idx = v->rows[k],
+                                             .dev = di >= 0 ? (size_t)di : SIZE_MAX};
+        }
+        v->nlines = v->nrows;
+    }
+    size_t n = v->nlines;
+    /* keep the cursor on what it was on when it is still listed (where it
      * is, when it is listed twice: a process on two GPUs) */
-    if (v->proc_sel_pid && !(v->proc_sel < n && v->snap->procs[v->rows[v->proc_sel]].pid ==
-                                                    v->proc_sel_pid))
+    bool pinned = v->proc_sel_kind == PL_PROC || v->proc_sel_kind == PL_PARENT
+                      ? v->proc_sel_pid != 0
+                      : v->proc_sel_uuid[0] != '\0';
+    if (pinned && !(v->proc_sel < n && line_is(v, &v->plines[v->proc_sel])))
         for (size_t i = 0; i < n; i++)
-            if (v->snap->procs[v->rows[i]].pid == v->proc_sel_pid) {
+            if (line_is(v, &v->plines[i])) {
                 v->proc_sel = i;
                 break;
             }
     if (v->proc_sel >= n)
         v->proc_sel = n ? n - 1 : 0;
-    v->proc_sel_pid = n ? v->snap->procs[v->rows[v->proc_sel]].pid : 0;
+    pin_line(v);
     if (v->all_procs)
         all_follow(v);
 }
 
+void tui_view_proc_goto(struct tui_view *v, size_t k)
+{
+    if (v->nlines == 0)
+        return;
+    v->proc_sel = k < v->nlines ? k : v->nlines - 1;
+    pin_line(v);
+    tui_view_sort_procs(v); /* follow its device (all processes) */
+}
+
+void tui_view_proc_move(struct tui_view *v, long delta)
+{
+    if (v->nlines == 0)
+        return;
+    long k = (long)v->proc_sel + delta;
+    tui_view_proc_goto(v, k < 0 ? 0 : (size_t)k);
+}
+
+void tui_view_sort_next(struct tui_view *v, int dir)
+{
+    v->psort = (enum proc_sort)((v->psort + (dir < 0 ? PSORT_COUNT - 1 : 1)) % PSORT_COUNT);
+    v->psort_rev = false;
+}
+
+void tui_view_sort_reverse(struct tui_view *v)
+{
+    v->psort_rev = !v->psort_rev;
+}
+
+const char *tui_view_sort_title(char *out, size_t len, const struct tui_view *v)
+{
+    snprintf(out, len, "%s%s", proclist_key_name((enum proclist_key)v->psort),
+             v->psort_rev ? ", reversed" : "");
+    return out;
+}
+
 const struct gpu_process *tui_view_selected_proc(const struct tui_view *v)
 {
-    if (!tui_view_selected(v) || v->nrows == 0 || v->proc_sel >= v->nrows)
+    if (!tui_view_selected(v) || v->nlines == 0 || v->proc_sel >= v->nlines)
         return NULL;
-    return &v->snap->procs[v->rows[v->proc_sel]];
+    const struct tui_pline *l = &v->plines[v->proc_sel];
+    return l->kind == PL_PROC ? &v->snap->procs[l->idx] : NULL;
 }
 
 const char *tui_view_selected_proc_node(const struct tui_view *v)
 {
     if (!tui_view_selected_proc(v))
         return NULL;
-    long di = proclist_device_of(v->snap, v->rows[v->proc_sel]);
-    const char *node = di >= 0 ? v->snap->devices[di].node : "";
+    size_t di = v->plines[v->proc_sel].dev;
+    const char *node = di < v->snap->ndevices ? v->snap->devices[di].node : "";
     return node[0] ? node : NULL;
 }
 

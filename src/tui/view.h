@@ -18,11 +18,55 @@
 #include "tui/layout.h"
 #include "tui/theme.h"
 
-enum proc_sort { PSORT_MEMORY = 0, PSORT_SM, PSORT_CPU, PSORT_PID, PSORT_COUNT };
+/* Process sort keys (s, S cycle them; r reverses): proclist.h's. */
+enum proc_sort {
+    PSORT_MEMORY = 0,
+    PSORT_SM,
+    PSORT_CPU,
+    PSORT_RSS,
+    PSORT_TIME,
+    PSORT_PID,
+    PSORT_USER,
+    PSORT_COMMAND,
+    PSORT_DEVICE,
+    PSORT_COUNT
+};
 
 /* Rows of a process list: the selected device's, or every device's in the
  * all-processes view (key a), which says when there were more. */
 #define TUI_PROC_ROWS_MAX 4096
+/* Lines of a process list: a row per process, or in the tree (key t) the
+ * slices' headings, the processes and their parents. */
+#define TUI_PROC_LINES_MAX 8192
+
+/* A line of a process list (v->plines). */
+enum tui_pline_kind {
+    PL_PROC = 0, /* a GPU process: idx in snap->procs */
+    PL_SLICE,    /* the tree: a slice's heading (its device) */
+    PL_PARENT,   /* the tree: a CPU-only parent read from /proc: idx in v->tpar */
+    PL_UNKNOWN,  /* the tree: "parent unknown", over the processes whose parent
+                  * could not be read (idx: its reason, in tui_proctree_why) */
+};
+struct tui_pline {
+    unsigned char kind;  /* enum tui_pline_kind */
+    unsigned char depth; /* the tree: 0 a heading or a root, 1 a root's child, … */
+    bool last;           /* the tree: the last of its siblings */
+    uint32_t cont;       /* the tree: bit k set when the line's ancestor at
+                          * depth k has siblings after it (a "│" there) */
+    uint32_t n;  /* a heading: its slice's processes */
+    size_t idx;
+    size_t dev; /* the device (position in snap->devices) of its slice */
+};
+
+/* A process's parent as /proc says it (the tree, key t): read from the
+ * UI thread once per snapshot shown (proctree.c). */
+struct tui_tparent {
+    uint32_t pid;
+    bool ok;             /* its stat could be read */
+    int64_t ppid;        /* -1 unknown */
+    uint64_t start_time; /* clock ticks after boot */
+    char comm[PROC_NAME_LEN];
+};
 
 enum tui_modal {
     MODAL_NONE = 0,
@@ -128,9 +172,37 @@ struct tui_view {
     bool all_procs;       /* key a: every device's processes in one list (allprocs.h) */
     bool gpm_page;        /* the detail panel shows every GPM metric (key g) */
     enum tui_charts charts; /* key c */
-    size_t proc_sel;      /* row in the sorted process list */
+    size_t proc_sel;      /* line of the process list (v->plines) */
+    int proc_scroll;      /* the first line shown (the last draw's) */
     enum proc_sort psort;
-    uint32_t proc_sel_pid; /* the PID the process cursor is on */
+    bool psort_rev;       /* key r: the other way round */
+    bool proc_tree;       /* key t: processes with their parents, per slice */
+    int cmd_hoff;         /* keys <- ->: the commands scrolled sideways by as many columns */
+    /* What the process cursor is on, kept across new lists: the kind of
+     * line, its PID (0: none; a PID on a process or a parent), the UUID of
+     * its slice (a heading, "parent unknown") */
+    unsigned char proc_sel_kind;
+    uint32_t proc_sel_pid;
+    char proc_sel_uuid[MIGMON_UUID_LEN];
+    /* The tree's folded slices, by node and UUID (the fleet's devices are
+     * its nodes'); and its parents: read once per snapshot shown (snap_gen,
+     * counted by tui_view_follow), owned, grown; a hash of PIDs into them. */
+    struct tui_tfold {
+        char node[64];
+        char uuid[MIGMON_UUID_LEN];
+    } tfold[64];
+    size_t ntfold;
+    struct tui_tparent *tpar;
+    size_t ntpar, tpar_cap;
+    uint32_t *tpar_idx; /* index + 1, 0 empty; tpar_idx_cap entries, a power of two */
+    size_t tpar_idx_cap;
+    unsigned long snap_gen, tpar_gen;
+    void *tree_scratch; /* proctree.c's, owned */
+    /* Where the processes' parents are read (--proc-root; NULL: /proc),
+     * borrowed; procs_recorded: a recording's processes (replay), not this
+     * host's, never looked up. */
+    const char *proc_root;
+    bool procs_recorded;
     /* process filter (key /): rows whose command, name or user contain it */
     char filter[64];
     bool filter_edit;     /* typing into the filter */
@@ -159,6 +231,10 @@ struct tui_view {
      * TUI_PROC_ROWS_MAX. */
     size_t nrows, nrows_total;
     size_t rows[TUI_PROC_ROWS_MAX];
+    /* the list's lines as shown: a line per row, or the tree's (key t);
+     * nlines_cut: lines the tree had past TUI_PROC_LINES_MAX */
+    size_t nlines, nlines_cut;
+    struct tui_pline plines[TUI_PROC_LINES_MAX];
 };
 
 /* Read the selected process's whole command line into v->full_cmd (up to
@@ -208,12 +284,24 @@ long tui_view_place_sel(struct tui_view *v);
 bool tui_view_fleet(const struct tui_view *v);
 /* Sort the selected device's processes into v->rows by v->psort (in the
  * all-processes view every device's; the selection then follows the device
- * of the process under the cursor). */
+ * of the process under the cursor), and lay out their lines (v->plines: the
+ * tree's with key t), the cursor kept on what it was on. */
 void tui_view_sort_procs(struct tui_view *v);
+/* The process cursor back to the first line, on nothing in particular. */
+void tui_view_proc_unpin(struct tui_view *v);
+/* Move the process cursor by delta lines, or to line k (clamped). */
+void tui_view_proc_move(struct tui_view *v, long delta);
+void tui_view_proc_goto(struct tui_view *v, size_t k);
+/* The next (dir > 0) or previous sort key; the other way round (key r). */
+void tui_view_sort_next(struct tui_view *v, int dir);
+void tui_view_sort_reverse(struct tui_view *v);
+/* The sort key's title: "VRAM", "VRAM, reversed". */
+const char *tui_view_sort_title(char *out, size_t len, const struct tui_view *v);
 /* Free what the view owns (the device list, the popup's command line). */
 void tui_view_free(struct tui_view *v);
 
-/* The process under the cursor of the process list, or NULL. */
+/* The process under the cursor of the process list, or NULL (also on a
+ * tree's heading or a parent). */
 const struct gpu_process *tui_view_selected_proc(const struct tui_view *v);
 /* The node the selected process runs on in a fleet (--prometheus), else
  * NULL: its PID is that node's, not one to look up or signal here. */

@@ -229,6 +229,10 @@ contains "table: partition 2" "$t" "0/2    CPX/NPS4 partition 2   30%"
 contains "table: partition 2's process" "$t" "0/2        7001"
 contains "table: partition 2's VRAM in use N/A, its total read" "$t" "N/A/24576 MiB"
 eq "table: no partition reads 0 MiB in use" "$(grep -c ' 0/24576 MiB' <<<"$t")" 0
+t=$(COLUMNS=80 amd mi300x-cpx --once --all-processes)
+eq "all-processes table: partitions have no GI/CI column" "$(head -1 <<<"$t")" \
+    " PID DEV    VRAM SM% CPU%      RSS ELAPSED USER COMMAND"
+contains "all-processes table: the process on partition 0/2" "$t" "7001 0/2 4096MiB N/A"
 
 # --- Prometheus: promtool clean, vendor and partition labels ---
 for t in mi250x mi300x-spx mi300x-cpx rx7900; do
@@ -319,14 +323,18 @@ if command -v tmux >/dev/null; then
         tui_screen "$t at 120x40" "amd-$t" "amdgpu-$t-120x40"
     done
     contains "mi300x cpx screen: the modes it can be switched to, in the detail" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-cpx-120x40.txt")" \
-        "Modes CPX/NPS4  can switch to SPX, DPX, QPX, CPX / NPS1, NPS4"
+        "Compute partition CPX  can switch to SPX, DPX, QPX, CPX"
+    contains "mi300x cpx screen: the memory partition, in AMD's words" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-cpx-120x40.txt")" \
+        "Memory partition NPS4  can switch to NPS1, NPS4"
+    contains "mi300x cpx screen: the GPU's partitions counted, not \"MIG on\"" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-cpx-120x40.txt")" \
+        "Name AMD Instinct MI300X  0000:0c:00.0  8 partitions  S/N"
     contains "mi300x cpx screen: throttle reasons from the residencies (none grew)" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-cpx-120x40.txt")" \
         "Throttle none"
     contains "mi300x cpx screen: a partition's VRAM gauge N/A (not its processes' sum)" \
         "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-cpx-120x40.txt")" \
-        "├ Part 2 CPX/NPS4           ▮▮▮▯▯▯▯▯▯▯   30%      ▯▯▯▯▯▯▯▯▯▯   N/A│"
+        "├ Partition 0/2 CPX/NPS4    ▮▮▮▯▯▯▯▯▯▯   30%      ▯▯▯▯▯▯▯▯▯▯   N/A│"
     contains "mi300x spx screen: no memory list: N/A" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-spx-120x40.txt")" \
-        "Modes SPX/NPS1  can switch to SPX, DPX, QPX, CPX / N/A"
+        "Memory partition NPS1  can switch to N/A"
     contains "mi300x spx screen: the mode on the GPU's detail" "$(cat "$MIGMON_SRC/tests/e2e/screens/amdgpu-mi300x-spx-120x40.txt")" "AMD Instinct MI300X"
     tui_kill_all
 fi
@@ -367,8 +375,8 @@ out=$("$MIGMON_BIN" profile --backend amdgpu --sysfs-root "$FX/mi300x-cpx" --pro
     -- "$TMP/amdjob.sh" "$TMP/amdproc" 2>&1)
 contains "profile amdgpu: text report" "$out" "Peak GPU Memory: 6.0 GiB"
 contains "profile amdgpu: text metric" "$out" "GPU Memory Metric: drm_fdinfo_vram"
-contains "profile amdgpu: text row of partition 3" "$out" \
-    "GPU 0 MIG 3 CPX/NPS4: GPU memory 6.0 GiB, activity (whole instance, all its processes) peak 40% mean 40% (direct)"
+contains "profile amdgpu: text row of partition 3, in AMD's words" "$out" \
+    "  Partition 0/3 CPX/NPS4: GPU memory 6.0 GiB, activity (whole partition, all its processes) peak 40% mean 40% (direct)"
 out=$("$MIGMON_BIN" profile --backend cuda -- true 2>&1)
 eq "profile --backend cuda: exit 2" "$?" 2
 contains "profile --backend cuda: the message" "$out" '--backend: "cuda" is not a backend (expected nvml, amdgpu)'

@@ -210,11 +210,11 @@ if command -v tmux >/dev/null; then
         --nvml-path "$MIGMON_SIM_LIB" --dcgm-lib "$DCGM_LIB" --proc-root "$P"
     for ((i = 0; i < 40; i++)); do
         tui_tick dcgmdgx
-        case "$(tui_capture dcgmdgx)" in *"MIG 1 1g.10gb"*%*dcgm*) break ;; esac
+        case "$(tui_capture dcgmdgx)" in *"0/1 1g.10gb"*%*dcgm*) break ;; esac
         sleep 0.1
     done
     tui_cpu_step dcgmdgx
-    rows=$(tui_capture dcgmdgx | LC_ALL=C.UTF-8 grep -oE '[▾▸] GPU [0-9].*|[├└] MIG [0-9].*')
+    rows=$(tui_capture dcgmdgx | LC_ALL=C.UTF-8 grep -oE '[▾▸] GPU [0-9].*|[├└] (MIG )?[0-9]+/[0-9].*')
     want="$MIGMON_SRC/tests/e2e/screens/dcgm-dgx-120x40-devices.txt"
     [ "${MIGMON_UPDATE_SCREENS:-}" = 1 ] && printf '%s\n' "$rows" >"$want"
     if [ -f "$want" ] && [ "$rows" = "$(cat "$want")" ]; then ok; else

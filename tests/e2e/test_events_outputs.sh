@@ -134,7 +134,7 @@ jeq "profile: watched throughout, none dropped" "$r" '[.events_error, .events_dr
 CUDA_VISIBLE_DEVICES=$H200_MIG1 eprof -o "$EO/p.txt" -- sleep 2
 txt=$(cat "$EO/p.txt")
 contains "profile text: the count" "$txt" "Events: 2 on the command's devices"
-grep -qE '^  Xid 94 on MIG 1 \(GPU 0\) at [0-9.]+ s: contained ECC error \(only the processes using the bad memory were affected\) — restart the jobs on the affected MIG instance$' \
+grep -qE '^  Xid 94 on MIG 0/1 2g\.35gb GI 5 CI 0 at [0-9.]+ s: contained ECC error \(only the processes using the bad memory were affected\) — restart the jobs on the affected MIG instance$' \
     "$EO/p.txt" && ok || bad "profile text: the Xid 94 line: $txt"
 grep -qE '^  Xid 31 on GPU 0 at [0-9.]+ s: GPU memory page fault' "$EO/p.txt" && ok ||
     bad "profile text: the Xid 31 line: $txt"

@@ -286,7 +286,7 @@ for size in 200x60 80x24; do
     contains "fleet TUI $size filtered: the header's totals are the list's" "$screen" "/h200 1g.18: 2 nodes"
     eq "fleet TUI $size filtered: exactly the matching instances under their GPUs and nodes" \
         "$(LC_ALL=C.UTF-8 sed -n 's/^.*│[▶ ] *\([▸▾├└] [^│]*\)│$/\1/p' <<<"$screen" |
-            LC_ALL=C.UTF-8 sed -E 's/^([▸▾]) (dcgm|h200) .*/\1 \2/; s/^(▾ GPU 0 H200).*/\1/; s/^([├└] MIG [0-9]+).*/\1/')" \
+            LC_ALL=C.UTF-8 sed -E 's/^([▸▾]) (dcgm|h200) .*/\1 \2/; s/^(▾ GPU 0 H200).*/\1/; s/^([├└]) (MIG )?[0-9]+\/([0-9]+) .*/\1 MIG \3/')" \
         "$(printf '%s\n' "▾ dcgm" "▾ GPU 0 H200" "├ MIG 2" "└ MIG 3" "▾ h200" "▾ GPU 0 H200" "├ MIG 2" "└ MIG 4")"
     contains "fleet TUI $size filtered: the node row counts what is listed" "$screen" "dcgm${wide:+ } 1 GPU 2 MIG 1 idle"
     eq "fleet TUI $size: q quits" "$(tui_quit "$name" q)" 0
@@ -303,7 +303,7 @@ fl_wait fleet-idle "/idle: "
 screen=$(tmx capture-pane -p -t fleet-idle)
 contains "fleet TUI idle: every instance listed is idle" "$screen" "/idle: 3 nodes  10 GPUs  55 MIG, 55 idle"
 eq "fleet TUI idle: the busy instances are not listed" "$(grep -ac '85% dcgm\|21% dcgm' <<<"$screen")" 0
-contains "fleet TUI idle: the idle one of the dcgm node is" "$screen" "MIG 3 1g.18gb"
+contains "fleet TUI idle: the idle one of the dcgm node is" "$screen" "0/3 1g.18gb"
 tui_keys fleet-idle Escape
 fl_wait fleet-idle "3 nodes  10 GPUs  64 MIG, 55 idle"
 screen=$(tmx capture-pane -p -t fleet-idle)
@@ -314,7 +314,7 @@ fl_wait fleet-idle "/serving: "
 tui_keys fleet-idle Home Down Down
 screen=$(tmx capture-pane -p -t fleet-idle)
 eq "fleet TUI: the filter 'serving' lists the pod's two instances" \
-    "$(grep -ac '├ MIG 0 3g.71gb\|└ MIG 0 3g.71gb' <<<"$screen")|$(grep -ac 'MIG [1-3] ' <<<"$screen")" "2|0"
+    "$(grep -ac '[├└] \(MIG \)\?0/0 3g.71gb' <<<"$screen")|$(grep -ac '[├└] \(MIG \)\?0/[1-3] ' <<<"$screen")" "2|0"
 contains "fleet TUI: the detail names the pod holding the instance" "$screen" "Pod serving/llm-0  container vllm"
 tui_keys fleet-idle Escape
 tui_keys fleet-idle / z z
@@ -341,7 +341,8 @@ fl_nodes() { LC_ALL=C.UTF-8 grep -ao '[▸▾] \(dcgm\|dgx\|h200\)  ' <<<"$1" | 
 # fl_after NODE N: the N rows after NODE's, their marks and indexes
 fl_after() {
     LC_ALL=C.UTF-8 grep -a -A"$2" "[▸▾] $1  " <<<"$3" | sed 1d |
-        LC_ALL=C.UTF-8 sed -E 's/^.*│(.) +[▸▾├└] (GPU [0-9]|MIG [0-9]).*/\1\2/' | tr '\n' ','
+        LC_ALL=C.UTF-8 sed -E 's/^.*│(.) +[▸▾] (GPU [0-9]).*/\1\2/; s/^.*│(.) +[├└] (MIG )?[0-9]+\/([0-9]+) .*/\1MIG \3/' |
+        tr '\n' ','
 }
 tui_keys fleet-idle Escape
 fl_wait fleet-idle "3 nodes  10 GPUs  64 MIG"
@@ -388,6 +389,15 @@ screen=$(tmx capture-pane -p -t fleet-procs)
 contains "fleet TUI Enter: the process's node, no local PID" "$screen" \
     "PID 7001  local PID none (on node h200)  type ?  user N/A"
 contains "fleet TUI Enter: no command line read from this host's /proc" "$screen" "(command line not visible)"
+contains "fleet TUI Enter: the process's slice and node" "$screen" "MIG 0/0 3g.71gb GI 1 CI 0 on node h200"
+# the tree (t): another node's PIDs are not looked up here, whose /proc
+# has the same PIDs with parents (h200-node): their parents are unknown
+tui_keys fleet-procs x t
+screen=$(tmx capture-pane -p -t fleet-procs)
+contains "fleet TUI t: a slice's heading names the node" "$screen" "▾ h200: MIG 0/0 3g.71gb GI 1 CI 0  1 process"
+contains "fleet TUI t: the parent is another node's" "$screen" "parent: another node's"
+eq "fleet TUI t: no parent read from this host's /proc" "$(grep -ac 'containerd-shim\|torchrun\|systemd' <<<"$screen")" 0
+tui_keys fleet-procs t
 tui_keys fleet-procs Escape Escape
 eq "fleet TUI processes: q quits" "$(tui_quit fleet-procs q)" 0
 

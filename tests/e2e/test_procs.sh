@@ -143,6 +143,9 @@ eq "all-processes --top 2: stderr says how many more" "$(cat "$TMP/ap.err")" \
     "mig-gpu-mon: device 0: 4 more processes (--top)"
 contains "all-processes table --top 2: how many more" \
     "$(SIM_TIME=30 mon process-churn.ini --once --all-processes --top 2 --proc-root "$PR")" "0      ... 4 more (--top)"
+eq "all-processes table: MIG off: no GI/CI column" \
+    "$(SIM_TIME=30 mon process-churn.ini --once --all-processes --top 2 --proc-root "$PR" | head -1)" \
+    " PID DEV    VRAM SM% CPU%   RSS ELAPSED USER COMMAND"
 # unattributed on the MIG parent: listed once, on the GPU; a list that could
 # not be read is said, never shown as no process
 out=$(mon mig-unattributed.ini --once --all-processes -f json --proc-root "$PR" 2>"$TMP/ap.err")

@@ -83,14 +83,15 @@ jeq "profile: MIG rows name their parent GPU" "$r" \
     '[.devices[] | select(.kind == "mig") | .parent_uuid] | unique' "[\"$h200\"]"
 prof h200-mig -o "$TMP/m1.txt" -- "$CHILD" 0:1 200 2 300 0 150 0
 out=$(cat "$TMP/m1.txt")
-contains "profile: text, the MIG job's memory on MIG 1" "$out" "  GPU 0 MIG 1 2g.35gb: GPU memory 700 MiB, activity "
+contains "profile: text, the MIG job's memory on MIG 0/1 (the monitor's name)" "$out" \
+    "  MIG 0/1 2g.35gb GI 5 CI 0: GPU memory 700 MiB, activity "
 contains "profile: text, a MIG row points to its GPU for energy" "$out" "; energy, temp, throttle: see GPU 0"
 eq "profile: text, energy shown once (the GPU's)" "$(grep -c 'energy [0-9]' <<<"$out")" 1
 # the activity is the whole device's or instance's (other tenants'
 # processes counted), and said so: a sleep on h200-mig's MIG 0 (3g.71gb,
 # 85 % busy with others' work) is not "util 85 %" of the command
 contains "profile: text, a MIG row's activity is the whole instance's" "$out" \
-    "  GPU 0 MIG 0 3g.71gb: GPU memory 0 MiB, activity (whole instance, all its processes) peak "
+    "  MIG 0/0 3g.71gb GI 1 CI 0: GPU memory 0 MiB, activity (whole instance, all its processes) peak "
 contains "profile: text, the GPU row's activity is the whole GPU's" "$out" \
     "  GPU 0 NVIDIA H200: GPU memory 0 MiB, activity (whole GPU, all its processes) peak "
 case "$out" in *", util "*) bad "profile: text, an unlabelled 'util' figure" ;; *) ok ;; esac

@@ -173,7 +173,7 @@ P=$(tui_proc reconf two-core)
 tui_start reconf 100 30 1 MIGMON_SIM_SCENARIO="$SCN/mig-reconfig.ini" MIGMON_SIM_TIME=58+1 -- \
     "${SIMARGS[@]}" --proc-root "$P"
 tui_keys reconf End
-contains "2g.20gb selected before" "$(tui_capture reconf | grep '▶')" "MIG 1 2g.20gb"
+contains "2g.20gb selected before" "$(tui_capture reconf | grep '▶')" "MIG 0/1 2g.20gb"
 tui_tick reconf
 tui_tick reconf
 tui_tick reconf
@@ -357,7 +357,7 @@ contains "all processes: Enter shows the process under the cursor" "$scr" "PID 7
 contains "all processes: its whole command line" "$scr" "runtime/kernel-1.json"
 tui_keys allp x s
 contains "all processes: s sorts" "$(tui_capture allp)" "All processes (by SM%): 3 "
-tui_keys allp s s s / e m b Enter
+tui_keys allp S / e m b Enter
 scr=$(tui_capture allp)
 contains "all processes: the filter narrows the list" "$scr" "All processes (by VRAM) /emb: 1 "
 contains "all processes: the filter keeps the embedder" "$scr" "│7040 0/1"
@@ -380,7 +380,7 @@ tui_cpu_step allp80
 tui_keys allp80 a
 tui_screen "all processes: h200-mig at 80x24" allp80 h200-allprocs-80x24
 contains "all processes at 80x24: the narrow columns" "$(tui_capture allp80)" \
-    "│ PID DEV     VRAM SM% CPU% COMMAND            │"
+    "│ PID DEV    VRAM▼ SM% CPU% COMMAND            │"
 tui_quit allp80 q >/dev/null
 # no GPU: nothing to list, and the footer says so
 tui_start allp0 80 24 2 MIGMON_SIM_SCENARIO="$SCN/no-gpu.ini" -- "${SIMARGS[@]}" --proc-root "$(tui_proc allp0 two-core)"

@@ -20,7 +20,7 @@ tui_start h200g 120 40 3 MIGMON_SIM_SCENARIO="$SCN/h200-mig.ini" -- "${SIMARGS[@
 eq "one GPM helper while the monitor runs" "$(helpers)" 1
 tui_keys h200g Down
 scr=$(tui_capture h200g)
-contains "MIG row shows GPU util with the gpm marker" "$(printf '%s\n' "$scr" | grep 'MIG 0 3g.71gb')" "gpm"
+contains "MIG row shows GPU util with the gpm marker" "$(printf '%s\n' "$scr" | grep 'MIG 0/0 3g.71gb')" "gpm"
 contains "GPU util chart of the MIG device is GPM's" "$scr" "GPU Util 85% gpm"
 contains "memory chart is MemBW, from GPM" "$scr" "┌ MemBW 60% gpm"
 tui_screen "h200 MIG device with GPM values at 120x40" h200g h200-gpm-120x40

@@ -26,7 +26,7 @@ tui_screen "dgx: GPU 5 after its Xid 79, at 120x40" hdgx dgx-health-120x40
 scr=$(tui_capture hdgx)
 contains "dgx: the header sums the GPUs" "$(printf '%s\n' "$scr" | head -1)" \
     "GPU health: 1 action (e: events)"
-devs=$(printf '%s\n' "$scr" | LC_ALL=C.UTF-8 grep -oE '[▸▾├└] (GPU [0-9]|MIG [0-6]) [^│]*')
+devs=$(printf '%s\n' "$scr" | LC_ALL=C.UTF-8 grep -oE '[▸▾├└] (GPU [0-9]|MIG [0-9]/[0-6]) [^│]*')
 eq "dgx: GPU 5 and its 7 instances marked, nothing else" \
     "$(printf '%s\n' "$devs" | grep -c ' !! ')" 8
 eq "dgx: GPU 5's row" "$(printf '%s\n' "$devs" | grep -c 'GPU 5 A100-SXM4-80GB !! ')" 1
@@ -49,7 +49,7 @@ contains "dgx events: Down keeps the overlay (nothing to scroll)" "$(tui_capture
 tui_keys hdgx e
 case "$(tui_capture hdgx)" in *"Health events ("*) bad "e did not close the events overlay" ;; *) ok ;; esac
 tui_keys hdgx '?'
-contains "help names e" "$(tui_capture hdgx)" "e                   health events: Xids and ECC errors, newest first"
+contains "help names e" "$(tui_capture hdgx)" "e  c                health events (Xids, ECC); charts: activity / thermal"
 tui_keys hdgx x
 eq "dgx: q quits with status 0" "$(tui_quit hdgx q)" "0"
 
@@ -61,7 +61,7 @@ tui_cpu_step hasc
 tui_keys hasc 5
 scr=$(tui_capture hasc)
 contains "C locale: GPU 5's mark" "$scr" "|> - GPU 5 A100-SX> !! ...   N/A"
-contains "C locale: an instance's mark" "$scr" "|    | MIG 0 1g.10> !! ...   N/A"
+contains "C locale: an instance's mark" "$scr" "|    | 5/0 1g.10gb !!  ...   N/A"
 contains "C locale: at 80 columns the summary is the mark, the driver's version stays" \
     "$(printf '%s\n' "$scr" | head -1)" " driver 550.144.03      health !! YYYY-MM-DD"
 tui_quit hasc q >/dev/null
@@ -71,9 +71,9 @@ P=$(tui_proc hh two-core)
 tui_start hh 120 40 2 MIGMON_SIM_SCENARIO="$SCN/h200-mig.ini" -- "${SIMARGS[@]}" --proc-root "$P"
 tui_cpu_step hh
 scr=$(tui_capture hh)
-contains "h200: the instance's warning" "$scr" "├ MIG 1 2g.35gb !  "
+contains "h200: the instance's warning" "$scr" "├ MIG 0/1 2g.35gb GI 5 CI 0 ! "
 contains "h200: its GPU's" "$scr" "▾ GPU 0 H200 !  "
-contains "h200: the other instances unmarked" "$scr" "├ MIG 0 3g.71gb    "
+contains "h200: the other instances unmarked" "$scr" "├ MIG 0/0 3g.71gb GI 1 CI 0   "
 contains "h200: the header" "$(printf '%s\n' "$scr" | head -1)" "GPU health: 1 warning (e: events)"
 tui_keys hh Down Down
 scr=$(tui_capture hh)
@@ -84,7 +84,7 @@ contains "h200: the rule and its action" "$scr" \
 tui_keys hh e
 TUI_MASK=$EVMASK tui_screen "h200: the events overlay at 120x40" hh h200-events-120x40
 contains "h200 events: the instance, with its profile" "$(tui_capture hh)" \
-    " ago  MIG 0.1 2g.35gb  Xid 94   contained ECC error (only the processes using the bad memory"
+    " ago  MIG 0/1 2g.35gb GI 5 CI 0  Xid 94   contained ECC error (only the processes using the"
 tui_quit hh q >/dev/null
 
 # --- more events than the 64 kept: the count says so, and the overlay scrolls ---

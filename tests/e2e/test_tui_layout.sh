@@ -25,10 +25,10 @@ for sc in a100-sxm4-80gb h200-mig dgx-a100-8x7; do
         case "$sc-$size" in
         h200-mig-80x24)
             # every device row, with gauges; the key figures; 3 processes
-            for r in "GPU 0 H200" "MIG 0 3g.71gb" "MIG 1 2g.35gb" "MIG 2 1g.18gb" "MIG 4 1g.18gb"; do
+            for r in "GPU 0 H200" "├ 0/0 3g.71gb" "├ 0/1 2g.35gb" "├ 0/2 1g.18gb" "└ 0/4 1g.18gb"; do
                 contains "80x24: device row '$r'" "$scr" "$r"
             done
-            contains "80x24: gauges" "$(printf '%s\n' "$scr" | grep 'MIG 0 3g.71gb')" "▮"
+            contains "80x24: gauges" "$(printf '%s\n' "$scr" | grep '0/0 3g.71gb')" "▮"
             contains "80x24: VRAM figure" "$scr" "VRAM 64.2 GiB / 140 GiB"
             contains "80x24: temperature and power" "$scr" "Power 499 W / 700 W"
             contains "80x24: the footer keeps ? Help" "$(printf '%s\n' "$scr" | tail -1)" "i Why N/A  ? Help"
@@ -39,15 +39,15 @@ for sc in a100-sxm4-80gb h200-mig dgx-a100-8x7; do
             contains "80x24 help: the key of the all-process list" "$help" "every GPU process in one list"
             contains "80x24 help: the last legend line" "$help" "its own needs privilege)│"
             tui_keys "$lay" x
-            eq "80x24: three process rows with GI/CI" \
-                "$(printf '%s\n' "$scr" | grep -cE '│ +7[01][0-9]{2} C +[0-9]+/[0-9]+ ')" 3
+            eq "80x24: three process rows with their slice" \
+                "$(printf '%s\n' "$scr" | grep -cE '│ +7[01][0-9]{2} C +0/[0-9] ')" 3
             ;;
         h200-mig-120x40)
             # the whole detail panel; the MIG parent's processes of every instance
             for l in "Name NVIDIA H200" "UUID GPU-" "Clk " "Energy " "PCIe Gen5" "ECC on" "Throttle none"; do
                 contains "120x40: detail line '$l'" "$scr" "$l"
             done
-            contains "120x40: GI/CI column" "$scr" "GI/CI"
+            contains "120x40: the slice column" "$scr" "    PID USER     TYPE  DEV     VRAM▼"
             contains "120x40: energy in kWh" "$scr" "kWh"
             ;;
         a100-sxm4-80gb-200x60)

@@ -294,6 +294,9 @@ static void test_words(void **state)
     dev[1].kind = DEV_MIG;
     dev[1].mig_index = 2;
     dev[1].parent_pos = 0;
+    dev[1].gi_id = 3;
+    dev[1].ci_id = 0;
+    snprintf(dev[1].profile, sizeof(dev[1].profile), "1g.18gb");
     snprintf(dev[1].uuid, sizeof(dev[1].uuid), "MIG-2");
     struct snapshot s;
     memset(&s, 0, sizeof(s));
@@ -312,7 +315,7 @@ static void test_words(void **state)
     assert_string_equal(what, "Xid 43");
     eventlog_place(&s, &e, &p);
     eventlog_where(where, sizeof(where), &e, &p);
-    assert_string_equal(where, "MIG 2 (GPU 0)");
+    assert_string_equal(where, "MIG 0/2 1g.18gb GI 3 CI 0"); /* the monitor's one name */
     assert_true(p.mig);
     assert_string_equal(p.device, "MIG-2");
     /* an instance the snapshot does not have: the GPU, with the ids */

@@ -138,10 +138,11 @@ static void test_events_text(void **state)
     assert_string_equal(
         out,
         "2 events since the monitor started, newest first\n"
-        "00:03:09     5 s ago  GPU 1            ECC DBE  double-bit ECC error (uncorrectable memory "
-        "error)\n"
+        "00:03:09     5 s ago  GPU 1                      ECC DBE  double-bit ECC error "
+        "(uncorrectable memory error)\n"
         "    action: restart the jobs on this GPU; watch the remapped rows (detail panel)\n"
-        "00:00:04   3 min ago  MIG 0.1 2g.35gb  Xid 94   contained ECC error (only the processes "
+        "00:00:04   3 min ago  MIG 0/1 2g.35gb GI 5 CI 0  Xid 94   contained ECC error (only the "
+        "processes "
         "using the bad memory were affected)\n"
         "    action: restart the jobs on the affected MIG instance\n");
     /* older events than the 64 kept; a GPU the snapshot does not have; an
