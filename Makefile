@@ -1,9 +1,11 @@
 # mig-gpu-mon — build, test, install.
 #   make                 the monitor ./mig-gpu-mon and the simulator beside it (sim/:
 #                        libnvidia-ml.so.1 and libdcgm.so.4, which --demo loads)
-#   make check           -Werror build, unit tests, end-to-end tests, valgrind, then
-#                        the unit and end-to-end tests again under ASan+UBSan
-#                        (san-check) and under ThreadSanitizer (tsan-check)
+#   make test            -Werror build, unit tests, end-to-end tests (./test.sh)
+#   make check-full      the short soak, valgrind, then the unit and end-to-end
+#                        tests again under ASan+UBSan (san-check) and under
+#                        ThreadSanitizer (tsan-check) (./test.sh --full)
+#   make check           both
 #   make install PREFIX=/usr/local DESTDIR=
 #   make portable        build-portable/mig-gpu-mon: one stripped binary that needs
 #                        only glibc (docs/portable.md)
@@ -91,7 +93,7 @@ endif
 SIM_DIR := $(BUILD)/sim
 include sim/sim.mk
 
-.PHONY: all check unit e2e san-check tsan-check valgrind-check install uninstall clean format
+.PHONY: all test check check-full unit e2e san-check tsan-check valgrind-check install uninstall clean format
 all: $(BIN) $(SIM_LIB) $(SIM_DCGM_LIBS)
 ifeq ($(SAN),)
 all: lib
@@ -255,13 +257,21 @@ valgrind-check: $(BIN) $(SIM_ALL)
 		echo "== valgrind without a driver"; $(VALGRIND) $(BIN) --once >/dev/null; \
 		echo "== valgrind of the interactive monitor"; $(TEST_ENV) tests/e2e/tui_valgrind.sh
 
-check: all
+# make test: what ./test.sh runs (minutes); make check-full: the deeper
+# passes, ./test.sh --full (CI runs both; docs/ci.md); make check: both.
+test: all
 	$(MAKE) unit
 	$(MAKE) e2e
+	@echo "make test: all suites passed"
+
+check-full: all
 	$(MAKE) soak-short
 	$(MAKE) valgrind-check
 	$(MAKE) san-check
 	$(MAKE) tsan-check
+	@echo "make check-full: all suites passed"
+
+check: test check-full
 	@echo "make check: all suites passed"
 
 install: all

@@ -17,8 +17,8 @@
 #      -updates, -security), its Acquire:: apt settings, resolv.conf and
 #      hosts, mounts proc, sysfs, a /dev of its own (tmpfs with the usual
 #      nodes, a new devpts instance, /dev/shm), clones the committed HEAD of
-#      this checkout to /root/mig-gpu-mon and runs ./test.sh there as root
-#      with CI=true, no stdin and a login-like environment;
+#      this checkout to /root/mig-gpu-mon and runs ./test.sh, then
+#      ./test.sh --full, there as root with CI=true, no stdin and a login-like environment;
 #   4. when that ends (or on an error or a signal): kills every process
 #      whose root is the chroot (servers the tests left running), unmounts
 #      everything, checks that nothing is mounted under the root any more and
@@ -32,7 +32,7 @@
 #
 # Environment:
 #   MIGMON_CI_CMD=...     run this bash command in the clone instead of
-#                         ./test.sh (a shorter check while working on this
+#                         ./test.sh && ./test.sh --full (a shorter check while working on this
 #                         script or on scripts/deps.sh)
 #   MIGMON_CI_DIR=DIR     where the tarball and the root are (build/ci)
 #   MIGMON_CI_MIRROR=URI  the Debian mirror for debootstrap (default: the
@@ -247,7 +247,7 @@ inside() {
         die "commit $rev is on no branch of $repo"
     log "cloned $rev to $clone in $(elapsed "$t")"
 
-    local cmd='./test.sh'
+    local cmd='./test.sh && ./test.sh --full'
     [ -n "${MIGMON_CI_CMD:-}" ] && cmd=$MIGMON_CI_CMD
     local envs=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
         USER=root LOGNAME=root SHELL=/bin/bash CI=true)
