@@ -42,7 +42,7 @@ OPT := -O1 -g
 TSAN_OBJ := $(BUILD)/tsan_defaults.o
 endif
 # PORTABLE=1 (make portable sets it, in its own build directory): ncursesw,
-# tinfo, inih and zlib linked statically, glibc dynamically (NVML, DCGM and
+# tinfo, inih, zlib and zstd linked statically, glibc dynamically (NVML, DCGM and
 # libmicrohttpd are dlopen()ed, which a static glibc cannot do well);
 # stripped, without debug information.
 PORTABLE ?=
@@ -55,7 +55,7 @@ CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Isrc -Iinclude -DMIGMON_VERSIO
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 LIBS := -lncursesw -linih -ldl -lm -pthread
 ifeq ($(PORTABLE),1)
-LIBS := -Wl,-Bstatic -lncursesw -ltinfo -linih -lz -Wl,-Bdynamic -ldl -lm -pthread
+LIBS := -Wl,-Bstatic -lncursesw -ltinfo -linih -lz -lzstd -Wl,-Bdynamic -ldl -lm -pthread
 endif
 
 SRC := $(sort $(wildcard src/*.c src/backend/*.c src/system/*.c src/export/*.c src/tui/*.c \
@@ -73,9 +73,10 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 # The exporter (src/serve.c): gzip. libmicrohttpd is opened when a server
-# starts (dlopen; its header is a build dependency), not linked.
+# starts (dlopen; its header is a build dependency), not linked. Recordings
+# (src/recout.c, src/replay/): gzip and zstd.
 ifneq ($(PORTABLE),1)
-LIBS += -lz
+LIBS += -lz -lzstd
 endif
 # The replay mode (src/replay/) and the fleet backend (src/fleet/,
 # --prometheus) read JSON with jansson, linked (statically in the portable
