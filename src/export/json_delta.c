@@ -299,31 +299,47 @@ static void procs_patch(struct lz *z, const struct snapshot *sa, const struct de
     lz_pop(z, n);
 }
 
-static void device_patch(struct lz *z, size_t i, const struct snapshot *sa,
-                         const struct snapshot *sb)
+/* A MIG device's metric of its whole GPU ("scope": "parent") the same as
+ * its GPU's g: the reader takes the GPU's when the line says the GPU's. */
+static bool same_as_gpu(const struct metric *m, const struct metric *g)
+{
+    return m->src == g->src && str_eq(m->why, g->why) && (!metric_ok(m) || num_eq(m->value, g->value));
+}
+
+/* Device i. Its GPU (the last GPU before it; pb NULL: none) and, by
+ * metric, whether this line says the GPU's (gpu_said). Returns whether it
+ * was written whole. */
+static bool device_patch(struct lz *z, size_t i, const struct snapshot *sa,
+                         const struct snapshot *sb, const struct device *pb,
+                         const bool *gpu_said)
 {
     const struct device *a = &sa->devices[i], *b = &sb->devices[i];
     if (!device_cold_same(a, b)) {
         lz_elem(z, i);
         json_write_device(z->w, sb, b);
-        return;
+        return true;
     }
+    bool follows = pb && b->kind == DEV_MIG;
     lz_push(z, NULL, false, i);
     lz_push(z, "metrics", false, 0);
     for (int k = 0; k < M_COUNT; k++) {
         int c = metric_cmp(&a->m[k], &b->m[k]);
-        if (c == M_SAME)
+        bool said = follows && gpu_said[k] && metric_info((enum metric_id)k)->gpu_wide;
+        if (said && same_as_gpu(&b->m[k], &pb->m[k]))
+            continue; /* the reader takes the GPU's */
+        if (c == M_SAME && !said)
             continue;
         lz_key(z, metric_info((enum metric_id)k)->name);
         if (c == M_VALUE)
             bare(z->w, &b->m[k]);
-        else
+        else /* changed whole, or the same while its GPU's changed: said, whole */
             json_write_metric(z->w, b, (enum metric_id)k);
     }
     lz_pop(z, 0);
     metric_patch(z, "process_count", &a->process_count, &b->process_count);
     procs_patch(z, sa, a, sb, b);
     lz_pop(z, 0);
+    return false;
 }
 
 static bool events_same(const struct snapshot *a, const struct snapshot *b)
@@ -398,8 +414,16 @@ bool json_delta_write(FILE *f, const struct snapshot *s, const struct snapshot *
     if (s->host_ok)
         host_patch(&z, &prev->host, &s->host);
     lz_push(&z, "devices", true, 0);
-    for (size_t i = 0; i < s->ndevices; i++)
-        device_patch(&z, i, prev, s);
+    const struct device *gpu = NULL; /* the GPU of the MIG devices after it */
+    bool said[M_COUNT];              /* the metrics of it this line says */
+    for (size_t i = 0; i < s->ndevices; i++) {
+        bool whole = device_patch(&z, i, prev, s, gpu, said);
+        if (s->devices[i].kind == DEV_GPU) {
+            gpu = &s->devices[i];
+            for (int k = 0; k < M_COUNT; k++)
+                said[k] = whole || metric_cmp(&prev->devices[i].m[k], &gpu->m[k]) != M_SAME;
+        }
+    }
     lz_pop(&z, s->ndevices);
     if (!events_same(prev, s))
         json_write_events(&w, s);

@@ -6,7 +6,8 @@
  * device object (it has "kind") replaces it; a number or null where a
  * metric object was is that metric's new value; an array of objects as
  * long as the one before merges element by element; anything else
- * replaces what was there.
+ * replaces what was there. A MIG device's metric of its whole GPU follows
+ * the GPU's (follow_gpus).
  */
 #include "replay/delta.h"
 
@@ -41,6 +42,45 @@ static bool merge_array(json_t *cur, json_t *v)
     return true;
 }
 
+/* A MIG device's metrics of its whole GPU ("scope": "parent") follow the
+ * GPU (the last GPU before it): one the line changes on the GPU and says
+ * nothing of on the MIG device becomes the GPU's. devs: the snapshot's
+ * devices, merged; d: the line's. */
+static void follow_gpus(json_t *devs, const json_t *d)
+{
+    json_t *gpu = NULL;
+    const json_t *gd = NULL;
+    for (size_t i = 0; i < json_array_size(devs); i++) {
+        json_t *dev = json_array_get(devs, i);
+        const json_t *e = json_array_get(d, i);
+        const char *kind = json_string_value(json_object_get(dev, "kind"));
+        if (kind && strcmp(kind, "gpu") == 0) {
+            gpu = dev;
+            gd = e;
+            continue;
+        }
+        if (!gpu || !kind || strcmp(kind, "mig") != 0 || whole(e))
+            continue;
+        const json_t *said = json_object_get(gd, "metrics"); /* the GPU's in the line */
+        const json_t *own = json_object_get(e, "metrics");
+        json_t *ms = json_object_get(dev, "metrics"), *gms = json_object_get(gpu, "metrics");
+        const char *key;
+        json_t *m;
+        json_object_foreach(ms, key, m) {
+            const char *scope = json_string_value(json_object_get(m, "scope"));
+            json_t *g = json_object_get(gms, key);
+            if (!scope || strcmp(scope, "parent") != 0 || !json_is_object(g) ||
+                json_object_get(own, key) || !(whole(gd) || json_object_get(said, key)))
+                continue;
+            json_t *copy = json_deep_copy(g);
+            if (!copy)
+                continue;
+            json_object_set_new(copy, "scope", json_string("parent"));
+            json_object_set_new(ms, key, copy);
+        }
+    }
+}
+
 static void merge(json_t *dst, json_t *src, bool top)
 {
     const char *key;
@@ -52,7 +92,8 @@ static void merge(json_t *dst, json_t *src, bool top)
         if (json_is_object(v) && json_is_object(cur) && !whole(v)) {
             merge(cur, v, false);
         } else if (json_is_array(v) && merge_array(cur, v)) {
-            continue;
+            if (top && strcmp(key, "devices") == 0)
+                follow_gpus(cur, v);
         } else if ((json_is_number(v) || json_is_null(v)) && json_is_object(cur) &&
                    json_object_get(cur, "source")) {
             json_object_set(cur, "value", v);

@@ -15,6 +15,26 @@ def whole(o):
     return isinstance(o, dict) and ("source" in o or "kind" in o)
 
 
+def follow_gpus(devs, d):
+    """A MIG device's metric of its whole GPU ("scope": "parent") that the
+    line changes on the GPU and does not name on the MIG device becomes
+    the GPU's."""
+    gpu = gd = None
+    for dev, e in zip(devs, d):
+        if dev.get("kind") == "gpu":
+            gpu, gd = dev, e
+            continue
+        if gpu is None or dev.get("kind") != "mig" or whole(e):
+            continue
+        said = gd.get("metrics", {})
+        own = e.get("metrics", {})
+        for k, m in dev.get("metrics", {}).items():
+            g = gpu.get("metrics", {}).get(k)
+            if (isinstance(m, dict) and m.get("scope") == "parent" and isinstance(g, dict)
+                    and k not in own and (whole(gd) or k in said)):
+                dev["metrics"][k] = dict(g, scope="parent")
+
+
 def merge(dst, src, top=False):
     for k, v in src.items():
         if top and k in ("schema", "delta"):
@@ -29,6 +49,8 @@ def merge(dst, src, top=False):
                     merge(cur[i], e)
                 else:
                     cur[i] = e
+            if top and k == "devices":
+                follow_gpus(cur, v)
         elif (v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))) \
                 and isinstance(cur, dict) and "source" in cur:
             cur["value"] = v

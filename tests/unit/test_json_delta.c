@@ -236,6 +236,38 @@ static void m_event(struct snapshot *s)
     }
 }
 
+/* The first GPU with MIG devices after it. */
+static size_t mig_gpu(const struct snapshot *s)
+{
+    for (size_t i = 0; i + 1 < s->ndevices; i++)
+        if (s->devices[i].kind == DEV_GPU && s->devices[i + 1].kind == DEV_MIG)
+            return i;
+    fail_msg("no MIG device");
+    return 0;
+}
+
+/* The GPU's power changes, its instances' with it: they follow it. */
+static void m_follow(struct snapshot *s)
+{
+    size_t g = mig_gpu(s);
+    s->devices[g].m[M_POWER].value += 1;
+    for (size_t i = g + 1; i < s->ndevices && s->devices[i].kind == DEV_MIG; i++) {
+        s->devices[i].m[M_POWER].value = s->devices[g].m[M_POWER].value;
+        s->devices[i].m[M_ENERGY] = metric_none("not for an instance");
+    }
+}
+/* The GPU's alone: its instances keep theirs, said. */
+static void m_nofollow(struct snapshot *s) { s->devices[mig_gpu(s)].m[M_POWER].value += 1; }
+/* An instance's own, the GPU's the same. */
+static void m_own(struct snapshot *s) { s->devices[mig_gpu(s) + 1].m[M_TEMP].value += 5; }
+/* The GPU written whole (its name), an instance's value its own. */
+static void m_gpu_whole(struct snapshot *s)
+{
+    size_t g = mig_gpu(s);
+    snprintf(s->devices[g].name, sizeof(s->devices[g].name), "renamed GPU");
+    s->devices[g + 1].m[M_POWER].value += 3;
+}
+
 static void test_each_member(void **st)
 {
     (void)st;
@@ -243,7 +275,8 @@ static void test_each_member(void **st)
                                      m_profile, m_ids, m_cc, m_mig, m_inacc, m_node, m_why,
                                      m_src, m_scope, m_value, m_nan, m_pcount, m_pvalue,
                                      m_pnone, m_pname, m_pgone, m_driver, m_dcgm, m_gpuerr,
-                                     m_host, m_hostval, m_event};
+                                     m_host, m_hostval, m_event, m_follow, m_nofollow, m_own,
+                                     m_gpu_whole};
     char err[2048], proc[1024];
     snprintf(proc, sizeof(proc), "%s/tests/fixtures/proc/gpu-host", getenv("MIGMON_SRC"));
     use_scenario("h200-mig.ini", "10");
