@@ -3,7 +3,6 @@
  * writer's CPU against the tick it records.
  *
  *   build/bench_record cost SCENARIO.ini REC.jsonl [ROUNDS]
- *   build/bench_record day REC.jsonl OUT [SNAPSHOTS]
  *
  * cost: REC.jsonl is a plain recording of schema 1 of SCENARIO (record it
  * with the recorder: bench/bench_record.sh). Its snapshots are read back
@@ -19,12 +18,9 @@
  * a second, the writer's CPU a snapshot (its thread's CPU time), a tick's
  * (the process's), and the writer's share of the tick.
  *
- * day: REC.jsonl's snapshots over and over, a second apart, for SNAPSHOTS
- * (default 86400: a day), written to OUT as the recorder would (by OUT's
- * name: .zst, .gz or plain; schema 2 when compressed): the long file that
- * bench_record.sh times `replay --once --at` on.
+ * The long recording that bench_record.sh times `replay --once --at` on is
+ * made by tests/rec_synth.c.
  */
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,48 +221,10 @@ static int cost(const char *scenario, const char *rec, int rounds)
     return 0;
 }
 
-static int day(const char *rec, const char *out, long count)
-{
-    struct snaps sn;
-    if (load(rec, &sn, 600) != 0)
-        return 1;
-    char other[16];
-    enum rec_compress k = recout_by_name(out, other, sizeof(other));
-    int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-    struct recout *o;
-    char err[256];
-    if (fd < 0 || recout_open(&o, k, fd, err, sizeof(err)) != 0) {
-        fprintf(stderr, "bench_record: %s: cannot write\n", out);
-        return 1;
-    }
-    uint64_t el0 = sn.s[0].elapsed_ns;
-    int64_t wall0 = sn.s[0].wall_ns;
-    struct snapshot *prev = NULL;
-    for (long i = 0; i < count; i++) {
-        struct snapshot *s = &sn.s[i % (long)sn.n];
-        s->elapsed_ns = el0 + (uint64_t)i * 1000000000ull;
-        s->wall_ns = wall0 + (int64_t)i * 1000000000ll;
-        bool cut;
-        if (write_one(o, fd, k == REC_PLAIN ? 1 : 2, s, prev) != 0 ||
-            recout_flush(o, fd, &cut) != 0) {
-            fprintf(stderr, "bench_record: %s: write failed\n", out);
-            return 1;
-        }
-        prev = s;
-    }
-    int rc = recout_finish(o, fd);
-    recout_free(o);
-    close(fd);
-    printf("%s: %ld snapshots, a second apart, from %zu recorded\n", out, count, sn.n);
-    return rc != 0;
-}
-
 int main(int argc, char **argv)
 {
     if (argc >= 4 && strcmp(argv[1], "cost") == 0)
         return cost(argv[2], argv[3], argc > 4 ? atoi(argv[4]) : 3);
-    if (argc >= 4 && strcmp(argv[1], "day") == 0)
-        return day(argv[2], argv[3], argc > 4 ? atol(argv[4]) : 86400);
     fprintf(stderr, "usage: bench_record cost SCENARIO.ini REC.jsonl [TICKS]\n"
                     "       bench_record day REC.jsonl OUT [SNAPSHOTS]\n");
     return 2;

@@ -49,6 +49,12 @@ struct recout {
     struct frame done;     /* the frame open at the end of what was written */
     uint64_t first_unflushed; /* monotonic ns of the first batch put since the last flush; 0 */
     bool broken;           /* a write failed: the compressor is ahead of the file */
+    /* A regular file ends, after each flush, with the open frame ended by
+     * hand and its entry (the tail): the file is whole at every moment for
+     * every decoder, and its index complete. The next write takes it off
+     * first (ftruncate: tail_at, tail_len bytes). */
+    bool regular;
+    uint64_t tail_at, tail_len;
 };
 
 enum rec_compress recout_by_name(const char *path, char *other, size_t otherlen)
@@ -167,16 +173,64 @@ static int end_frame(struct recout *o)
     return rc;
 }
 
-/* pend to the file, whole; the place of what was written is taken from
- * the file (a copytruncate rotation moves it). */
+/* Frame f ended by hand where the stream is now (zstd: an empty last
+ * block, RFC 8878 section 3.1.1.2; gzip: an empty final stored block and
+ * the trailer of f's content, RFC 1951 and 1952), then its entry: into b
+ * (13 + RECINDEX_MAX_LEN bytes), its length. It holds only because f ends
+ * on a flush (a whole block, byte-aligned), as everything written does. */
+static size_t hand_end(const struct recout *o, const struct frame *f, unsigned char *b)
+{
+    bool gz = o->kind == REC_GZIP;
+    static const unsigned char end[5] = {0x01, 0x00, 0x00, 0xff, 0xff};
+    size_t n = gz ? 5 : 3;
+    memcpy(b, end, n);
+    if (gz) {
+        uint32_t isize = (uint32_t)f->e.content;
+        for (int i = 0; i < 4; i++) {
+            b[n + (size_t)i] = (unsigned char)(f->crc >> (8 * i));
+            b[n + 4 + (size_t)i] = (unsigned char)(isize >> (8 * i));
+        }
+        n += 8;
+    }
+    struct recindex e = f->e;
+    e.frame_off = (uint64_t)o->file_base + f->start;
+    e.self_off = (uint64_t)o->file_base + o->stream + n;
+    e.frame_len = e.self_off - e.frame_off;
+    e.prev_off = o->prev_pend != RECINDEX_NONE ? o->prev_pend : o->prev_entry;
+    return n + recindex_encode(&e, gz, b + n);
+}
+
+/* The tail taken off, when the file still ends with it (a copytruncate
+ * rotation may have emptied it: nothing is cut then). */
+static void drop_tail(struct recout *o, int fd)
+{
+    struct stat st;
+    if (o->tail_len && fstat(fd, &st) == 0 && (uint64_t)st.st_size == o->tail_at + o->tail_len)
+        if (ftruncate(fd, (off_t)o->tail_at) != 0)
+            return; /* still there: what follows comes after it, a reader resumes */
+    o->tail_len = 0;
+}
+
+/* pend to the file, whole, and after it the open frame's tail; the place
+ * of what was written is taken from the file (a copytruncate rotation
+ * moves it). */
 static int write_pend(struct recout *o, int fd, bool *cut)
 {
-    if (o->pend_len == 0)
+    size_t tl = 0;
+    if (o->regular && o->fr.open) {
+        int rc = pend_room(o, 13 + RECINDEX_MAX_LEN);
+        if (rc)
+            return rc;
+        tl = hand_end(o, &o->fr, o->pend + o->pend_len);
+    }
+    if (o->pend_len == 0 && tl == 0)
         return 0;
-    int rc = outfile_write(fd, (const char *)o->pend, o->pend_len, cut);
+    drop_tail(o, fd);
+    int rc = outfile_write(fd, (const char *)o->pend, o->pend_len + tl, cut);
     if (rc != 0) {
         o->stream -= o->pend_len;
         o->pend_len = 0;
+        o->prev_pend = RECINDEX_NONE;
         o->broken = true;
         return rc;
     }
@@ -187,7 +241,9 @@ static int write_pend(struct recout *o, int fd, bool *cut)
     o->done = o->fr;
     off_t at = lseek(fd, 0, SEEK_CUR);
     if (at >= 0)
-        o->file_base = (int64_t)at - (int64_t)o->stream;
+        o->file_base = (int64_t)at - (int64_t)tl - (int64_t)o->stream;
+    o->tail_len = tl;
+    o->tail_at = (uint64_t)o->file_base + o->stream;
     return 0;
 }
 
@@ -231,9 +287,11 @@ static int start_file(struct recout *o, int fd, char *err, size_t errlen)
     }
     struct stat st;
     off_t at = lseek(fd, 0, SEEK_CUR);
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+    o->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (o->regular)
         at = st.st_size; /* opened for appending: the writes go there */
     o->file_base = at > 0 ? (int64_t)at : 0;
+    o->tail_len = 0;
     return 0;
 }
 
@@ -350,27 +408,12 @@ void recout_abandon(struct recout *o, int fd)
 {
     if (o->kind == REC_PLAIN || !o->done.open)
         return;
-    bool gz = o->kind == REC_GZIP;
-    unsigned char b[13 + RECINDEX_MAX_LEN] = {0x01, 0x00, 0x00, 0xff, 0xff};
-    size_t n = 3;
-    if (gz) {
-        uint32_t isize = (uint32_t)o->done.e.content;
-        for (int i = 0; i < 4; i++) {
-            b[5 + i] = (unsigned char)(o->done.crc >> (8 * i));
-            b[9 + i] = (unsigned char)(isize >> (8 * i));
-        }
-        n = 13;
-    }
-    /* the file ends where the last write ended: stream is rolled back to it */
-    uint64_t end = (uint64_t)o->file_base + o->stream;
-    struct recindex e = o->done.e;
-    e.frame_off = (uint64_t)o->file_base + o->done.start;
-    e.self_off = end + n;
-    e.frame_len = e.self_off - e.frame_off;
-    e.prev_off = o->prev_entry;
-    size_t whole = n + recindex_encode(&e, gz, b + n);
-    if (outfile_write(fd, (const char *)b, whole, NULL) != 0)
-        outfile_write(fd, (const char *)b, n, NULL);
+    /* the file ends where the last write ended (stream is rolled back to
+     * it), its tail taken off before the write that failed */
+    unsigned char b[13 + RECINDEX_MAX_LEN];
+    size_t n = hand_end(o, &o->done, b), end = o->kind == REC_GZIP ? 13 : 3;
+    if (outfile_write(fd, (const char *)b, n, NULL) != 0)
+        outfile_write(fd, (const char *)b, end, NULL);
     o->done.open = false;
 }
 
