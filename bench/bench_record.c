@@ -10,7 +10,7 @@
  * again as the recorder writes them (src/record.c: rendered in memory, a
  * full line at each seek point, then recout), once for each of plain,
  * gzip and zstd, schema 1 and 2, each flushed after every snapshot as at
- * -i 1000, into a memory file, ROUNDS times (default 3). Before each
+ * -i 1000, into a file in TMPDIR (else /tmp), ROUNDS times (default 3). Before each
  * snapshot written, one collector tick of SCENARIO, as bench_tick measures
  * them (the GPUs sampled on the calling thread, MIGMON_SIM_TIME=100+1), so
  * that the writer and the tick it records are measured in the same
@@ -21,11 +21,11 @@
  * The long recording that bench_record.sh times `replay --once --at` on is
  * made by tests/rec_synth.c.
  */
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -152,9 +152,17 @@ static int tick_open(struct collector *c, const char *scenario)
 static int run_variant(const struct variant *v, const struct snaps *sn, struct collector *c,
                        struct snapshot *live, off_t *bytes, double *cpu, double *ticks)
 {
-    int fd = memfd_create("rec", 0);
+    /* a file on the disk the recordings go to (TMPDIR, else /tmp), opened
+     * as the recorder opens one: a flush's ftruncate and write are its */
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/bench_record.XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(path);
     if (fd < 0)
         return -1;
+    unlink(path);
+    int fl = fcntl(fd, F_GETFL);
+    fcntl(fd, F_SETFL, fl | O_APPEND);
     struct recout *o;
     char err[256];
     if (recout_open(&o, v->k, fd, err, sizeof(err)) != 0) {

@@ -200,15 +200,17 @@ static size_t hand_end(const struct recout *o, const struct frame *f, unsigned c
     return n + recindex_encode(&e, gz, b + n);
 }
 
-/* The tail taken off, when the file still ends with it (a copytruncate
- * rotation may have emptied it: nothing is cut then). */
-static void drop_tail(struct recout *o, int fd)
+/* The tail taken off, when the file still ends with it; false when the
+ * file is not as this writer left it (a copytruncate rotation emptied it:
+ * nothing is cut then, and where the writes go is asked again). */
+static bool drop_tail(struct recout *o, int fd)
 {
     struct stat st;
-    if (o->tail_len && fstat(fd, &st) == 0 && (uint64_t)st.st_size == o->tail_at + o->tail_len)
-        if (ftruncate(fd, (off_t)o->tail_at) != 0)
-            return; /* still there: what follows comes after it, a reader resumes */
+    bool as_left = fstat(fd, &st) == 0 && (uint64_t)st.st_size == o->tail_at + o->tail_len;
+    if (o->tail_len && as_left && ftruncate(fd, (off_t)o->tail_at) != 0)
+        as_left = false; /* still there: what follows comes after it, a reader resumes */
     o->tail_len = 0;
+    return as_left;
 }
 
 /* pend to the file, whole, and after it the open frame's tail; the place
@@ -225,7 +227,7 @@ static int write_pend(struct recout *o, int fd, bool *cut)
     }
     if (o->pend_len == 0 && tl == 0)
         return 0;
-    drop_tail(o, fd);
+    bool as_left = !o->regular || drop_tail(o, fd);
     int rc = outfile_write(fd, (const char *)o->pend, o->pend_len + tl, cut);
     if (rc != 0) {
         o->stream -= o->pend_len;
@@ -239,7 +241,7 @@ static int write_pend(struct recout *o, int fd, bool *cut)
         o->prev_entry = o->prev_pend;
     o->prev_pend = RECINDEX_NONE;
     o->done = o->fr;
-    off_t at = lseek(fd, 0, SEEK_CUR);
+    off_t at = o->regular && !as_left ? lseek(fd, 0, SEEK_CUR) : -1;
     if (at >= 0)
         o->file_base = (int64_t)at - (int64_t)tl - (int64_t)o->stream;
     o->tail_len = tl;

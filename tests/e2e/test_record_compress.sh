@@ -116,7 +116,8 @@ eq "append: zstd -t, 4 + 2 snapshots" "$(zstd -tq "$C/a.jsonl.zst" 2>&1; echo $?
 mkdir -p "$C/full"
 if mount -t tmpfs -o size=16k migmon-test "$C/full" 2>/dev/null; then
     for f in jsonl.zst jsonl.gz; do
-        err=$(crec dgx-a100-8x7.ini -o "$C/full/r.$f" -i 100 --gpm off --duration 30 2>&1); rc=$?
+        # (a simulated second a tick: values that change, deltas that fill it)
+        err=$(SIM_TIME=0+1 crec dgx-a100-8x7.ini -o "$C/full/r.$f" -i 100 --gpm off --duration 30 2>&1); rc=$?
         eq "ENOSPC $f: status 1" "$rc" 1
         contains "ENOSPC $f: the reason" "$err" "No space left on device"
         case $f in
