@@ -6,6 +6,7 @@
 #include "recout.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,7 @@ struct recout {
      * every decoder, and its index complete. The next write takes it off
      * first (ftruncate: tail_at, tail_len bytes). */
     bool regular;
+    bool append; /* opened O_APPEND; else the offset is moved back with the tail */
     uint64_t tail_at, tail_len;
 };
 
@@ -209,6 +211,9 @@ static bool drop_tail(struct recout *o, int fd)
     bool as_left = fstat(fd, &st) == 0 && (uint64_t)st.st_size == o->tail_at + o->tail_len;
     if (o->tail_len && as_left && ftruncate(fd, (off_t)o->tail_at) != 0)
         as_left = false; /* still there: what follows comes after it, a reader resumes */
+    else if (o->tail_len && as_left && !o->append &&
+             lseek(fd, (off_t)o->tail_at, SEEK_SET) != (off_t)o->tail_at)
+        as_left = false; /* (standard output redirected with >: no O_APPEND) */
     o->tail_len = 0;
     return as_left;
 }
@@ -290,8 +295,10 @@ static int start_file(struct recout *o, int fd, char *err, size_t errlen)
     struct stat st;
     off_t at = lseek(fd, 0, SEEK_CUR);
     o->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    if (o->regular)
-        at = st.st_size; /* opened for appending: the writes go there */
+    int fl = fcntl(fd, F_GETFL);
+    o->append = fl >= 0 && (fl & O_APPEND);
+    if (o->regular && o->append)
+        at = st.st_size; /* the writes go to the end */
     o->file_base = at > 0 ? (int64_t)at : 0;
     o->tail_len = 0;
     return 0;

@@ -4,7 +4,8 @@
 # lines as zstdcat | jq shows them, the seek index after each frame, CSV
 # compressed, and what survives: SIGKILL (everything up to about a second
 # before it), a full disk (the frame ended by hand: zstd -t and gzip -t take
-# the file whole), --append onto a file a killed recorder left, rotation.
+# the file whole), --append onto a file a killed recorder left, rotation;
+# profile --timeline compressed the same way.
 
 crec() {
     local scen=$1
@@ -50,6 +51,12 @@ eq "csv.gz: the header once, a row per device per snapshot" \
 # --compress for standard output and other names; --schema
 crec h200-mig.ini --compress zstd -n 2 -i 100 --gpm off --dcgm off | zstd -dcq >"$C/stdout.lines"
 eq "--compress zstd to a pipe: the lines" "$(grep -vc '^{"type":' "$C/stdout.lines")" 2
+# standard output redirected to a file with > (no O_APPEND): the frame
+# closed after each flush is taken off and written over at its place, not
+# after a hole (a few flushes: 2.5 s at -i 100)
+SIM_TIME=0+1 crec h200-mig.ini --compress zstd -n 25 -i 100 --gpm off --dcgm off >"$C/redirect.zst"
+eq "--compress zstd > FILE: whole for zstd -t, 25 snapshots" \
+    "$(zstd -tq "$C/redirect.zst" 2>&1; echo $?):$(nsnap "$C/redirect.zst")" "0:25"
 crec h200-mig.ini -o "$C/s1.jsonl.zst" --schema 1 -n 2 -i 100 --gpm off --dcgm off
 eq "--schema 1 compressed: every line in full" "$(zstdcat -q "$C/s1.jsonl.zst" | grep -v '^{"type":' | jq -c '[.schema, .delta]' | sort -u)" "[1,null]"
 crec h200-mig.ini -o "$C/s2.jsonl" --schema 2 -n 3 -i 100 --gpm off --dcgm off
@@ -150,3 +157,17 @@ n1=$(nsnap "$C/rot.jsonl.zst.1")
 n2=$(nsnap "$C/rot.jsonl.zst")
 [ "$n1" -ge 3 ] && [ "$n2" -ge 3 ] && ok || bad "rotation: $n1 and $n2 snapshots"
 eq "rotation: the new file begins with a full line" "$(zstdcat -q "$C/rot.jsonl.zst" | head -1 | jq -c '[.schema, .delta]')" "[2,null]"
+
+# --- profile --timeline: compressed by its name too ---------------------------
+MIGMON_SIM_TIME=0+1 "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" -i 100 \
+    --timeline "$C/tl.jsonl.zst" -o /dev/null -- sleep 1.5 </dev/null 2>/dev/null; rc=$?
+eq "profile --timeline FILE.zst: exit 0, zstd -t" "$rc:$(zstd -tq "$C/tl.jsonl.zst" 2>&1; echo $?)" "0:0"
+n=$(zstdcat -q "$C/tl.jsonl.zst" | jq -c .schema | sort -u)
+eq "profile --timeline FILE.zst: full lines (schema 1)" "$n" 1
+eq "profile --timeline FILE.zst: replay reads them all" "$(nsnap "$C/tl.jsonl.zst")" \
+    "$(zstdcat -q "$C/tl.jsonl.zst" | wc -l)"
+err=$("$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" --timeline "$C/tl.jsonl.bz2" -- true 2>&1 </dev/null); rc=$?
+eq "profile --timeline FILE.bz2: exit 2" "$rc" 2
+eq "profile --timeline FILE.bz2: said" "$err" \
+    "mig-gpu-mon profile: --timeline $C/tl.jsonl.bz2: .bz2 compression is not written; name the file .zst (zstd) or .gz (gzip), or without .bz2 for plain text"
+[ -e "$C/tl.jsonl.bz2" ] && bad "profile --timeline FILE.bz2: the file was created" || ok
