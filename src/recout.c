@@ -202,18 +202,20 @@ static size_t hand_end(const struct recout *o, const struct frame *f, unsigned c
     return n + recindex_encode(&e, gz, b + n);
 }
 
-/* The tail taken off, when the file still ends with it; false when the
+/* The tail taken off, when the file still ends with it: 1; 0 when the
  * file is not as this writer left it (a copytruncate rotation emptied it:
- * nothing is cut then, and where the writes go is asked again). */
-static bool drop_tail(struct recout *o, int fd)
+ * nothing is cut then, and where the writes go is asked again); -errno
+ * when it cannot be taken off (the file stays closed and whole, and the
+ * recording ends: what would follow could not be read after it). */
+static int drop_tail(struct recout *o, int fd)
 {
     struct stat st;
     bool as_left = fstat(fd, &st) == 0 && (uint64_t)st.st_size == o->tail_at + o->tail_len;
-    if (o->tail_len && as_left && ftruncate(fd, (off_t)o->tail_at) != 0)
-        as_left = false; /* still there: what follows comes after it, a reader resumes */
-    else if (o->tail_len && as_left && !o->append &&
-             lseek(fd, (off_t)o->tail_at, SEEK_SET) != (off_t)o->tail_at)
-        as_left = false; /* (standard output redirected with >: no O_APPEND) */
+    if (o->tail_len && as_left) {
+        if (ftruncate(fd, (off_t)o->tail_at) != 0 ||
+            (!o->append && lseek(fd, (off_t)o->tail_at, SEEK_SET) != (off_t)o->tail_at))
+            return -errno; /* (lseek: standard output redirected with >, no O_APPEND) */
+    }
     o->tail_len = 0;
     return as_left;
 }
@@ -232,8 +234,10 @@ static int write_pend(struct recout *o, int fd, bool *cut)
     }
     if (o->pend_len == 0 && tl == 0)
         return 0;
-    bool as_left = !o->regular || drop_tail(o, fd);
-    int rc = outfile_write(fd, (const char *)o->pend, o->pend_len + tl, cut);
+    int as_left = o->regular ? drop_tail(o, fd) : 1;
+    int rc = as_left < 0 ? as_left : outfile_write(fd, (const char *)o->pend, o->pend_len + tl, cut);
+    if (as_left < 0)
+        o->done.open = false; /* closed already: nothing for recout_abandon to do */
     if (rc != 0) {
         o->stream -= o->pend_len;
         o->pend_len = 0;
