@@ -498,7 +498,7 @@ static FILE *timeline_open(const char *path, unsigned interval_ms)
         if (fd < 0)
             outfile_strerror(e, sizeof(e), path, errno);
         else
-            snprintf(e, sizeof(e), "%.3000s: %s", path, why);
+            snprintf(e, sizeof(e), "%.2900s: %.250s", path, why);
         text_clean_lines(e, sizeof(e));
         fprintf(stderr, "mig-gpu-mon profile: %s\n", e);
     }
