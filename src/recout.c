@@ -20,8 +20,8 @@
 #include "recindex.h"
 #include "recout_tail.h"
 
-/* zstd's level 3 (its default) and deflate's 6 (gzip's): measured in
- * bench/README.md ("bench_record") against the tick they record. */
+/* zstd's default level (3) and gzip's (6): bench/README.md ("bench_record")
+ * has what they give and cost against the tick they record. */
 #define ZSTD_LEVEL 3
 #define GZIP_LEVEL 6
 

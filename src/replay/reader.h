@@ -42,8 +42,9 @@
  * identical snapshot lines compress far less in gzip (a deflate match is at
  * most 258 bytes and costs a distance of a line's length); a run of one
  * byte or of a short pattern comes near deflate's limit of 1,032. zstd's
- * matches are longer: a recording of schema 1 whose values barely change
- * comes near 2,000 there; schema 2 stays under 100. The snapshots before
+ * matches are longer, but a recording of schema 1 whose values never change
+ * stays under half its bound (tests/e2e/test_replay_compress.sh);
+ * schema 2's lines hold little but what changed. The snapshots before
  * the stop are replayed; with none, the file is refused. */
 #define REPLAY_GAP_MAX (64u << 20)
 #define REPLAY_RATIO_MAX 512u

@@ -156,6 +156,25 @@ contains "identical lines: the bound said" "$err" "its content is over 8192 time
 rss=$(sed -n 's/^rss //p' <<<"$err")
 [ "$rss" -lt "$rss_max" ] && ok || bad "identical lines: $rss KiB resident ($base for a small recording)"
 
+# a recording whose values never change compresses far less than that: one
+# snapshot line with only its clocks advancing, 2,500 times (17 MiB, past
+# where the bound is checked), at zstd's level 3 and 19: read whole
+python3 - "$RZ/m.jsonl" >"$RZ/idle.jsonl" <<'EOF'
+import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+for i in range(2500):
+    d["elapsed_ns"] = i * 1000000000 + 12345
+    d["timestamp"] = "2026-12-02T%02d:%02d:%02d.000Z" % (i // 3600, i // 60 % 60, i % 60)
+    print(json.dumps(d, separators=(",", ":")))
+EOF
+for l in 3 19; do
+    zstd -q -f -"$l" "$RZ/idle.jsonl" -o "$RZ/idle-$l.jsonl.zst"
+    ratio=$(($(wc -c <"$RZ/idle.jsonl") / $(wc -c <"$RZ/idle-$l.jsonl.zst")))
+    [ "$ratio" -lt 4096 ] && ok || bad "idle at level $l: $ratio times, over half the bound"
+    eq "idle at level $l ($ratio times): read whole, nothing said" \
+        "$(rp "$RZ/idle-$l.jsonl.zst" --print 2>&1 >/dev/null | head -c 200):$(rp "$RZ/idle-$l.jsonl.zst" --print 2>/dev/null | wc -l)" ":2500"
+done
+
 # --- a file still being written: read up to its last whole block ------------
 MIGMON_SIM_SCENARIO="$MIGMON_SRC/sim/scenarios/h200-mig.ini" MIGMON_SIM_TIME=0+1 \
     "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" -o "$RZ/live.jsonl.zst" -i 100 \
