@@ -35,7 +35,14 @@ for s in "$@"; do
         echo "$s: no recording ($(head -c 200 "$tmp/$s.err"))"
         continue
     fi
-    "$bench" cost "$src/sim/scenarios/$s.ini" "$tmp/$s.jsonl" 3 | sed "s|$src/sim/scenarios/||"
+    # (a scenario whose driver never answers, hang-init, gives no tick to
+    # measure: bench_record waits for it; a call that overruns its tick
+    # ends it with no figures)
+    if timeout 300 "$bench" cost "$src/sim/scenarios/$s.ini" "$tmp/$s.jsonl" 3 >"$tmp/out" 2>&1; then
+        sed "s|$src/sim/scenarios/||" "$tmp/out"
+    else
+        echo "$s: no figures ($(tail -1 "$tmp/out" | head -c 200))"
+    fi
 done
 
 echo "== replay --once --at across a day of dgx-a100-8x7 (zstd, schema 2)"

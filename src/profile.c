@@ -488,7 +488,7 @@ static FILE *timeline_open(const char *path, unsigned interval_ms)
     }
     if (k == REC_PLAIN)
         return output_open(path);
-    int fd = outfile_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644, NULL);
+    int fd = outfile_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644, NULL);
     FILE *f = NULL;
     char why[256] = "";
     if (fd >= 0 && !(f = recstream_open(fd, k, (uint64_t)interval_ms * 1000000ull, why,

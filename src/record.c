@@ -134,9 +134,12 @@ int record_open(const struct cli *c, bool *header, char *err, size_t errlen)
     } else {
         /* A regular file is always appended to (O_APPEND with O_TRUNC for
          * --force): a copytruncate rotation then leaves no hole, and a
-         * failed write can be cut off at the end. A stream ignores the
-         * creation flags (outfile_open). */
-        int flags = O_WRONLY | O_APPEND | O_CREAT;
+         * failed write can be cut off at the end. A compressed one is
+         * written at its place instead (recout.h: each flush over the end
+         * the last one closed by hand), which is one call less; a
+         * copytruncate breaks its stream anyway (docs/record.md). A stream
+         * ignores the creation flags (outfile_open). */
+        int flags = O_WRONLY | O_CREAT | (c->compress == REC_PLAIN ? O_APPEND : 0);
         if (c->force && !c->append)
             flags |= O_TRUNC;
         else if (!c->append)

@@ -202,29 +202,57 @@ static size_t hand_end(const struct recout *o, const struct frame *f, unsigned c
     return n + recindex_encode(&e, gz, b + n);
 }
 
-/* The tail taken off, when the file still ends with it: 1; 0 when the
- * file is not as this writer left it (a copytruncate rotation emptied it:
- * nothing is cut then, and where the writes go is asked again); -errno
- * when it cannot be taken off (the file stays closed and whole, and the
- * recording ends: what would follow could not be read after it). */
-static int drop_tail(struct recout *o, int fd)
+/* All of b (n bytes) at the file offset at. When it fails part-way, the
+ * file is cut at at again (*cut): it ends where the last whole write
+ * ended, without the tail that lay there. 0 or -errno; *over: bytes of
+ * what lay at at were written over. */
+static int write_at(int fd, const unsigned char *b, size_t n, uint64_t at, bool *cut, bool *over)
 {
-    struct stat st;
-    bool as_left = fstat(fd, &st) == 0 && (uint64_t)st.st_size == o->tail_at + o->tail_len;
-    if (o->tail_len && as_left) {
-        if (ftruncate(fd, (off_t)o->tail_at) != 0 ||
-            (!o->append && lseek(fd, (off_t)o->tail_at, SEEK_SET) != (off_t)o->tail_at))
-            return -errno; /* (lseek: standard output redirected with >, no O_APPEND) */
+    size_t done = 0;
+    *over = false;
+    while (done < n) {
+        ssize_t w = pwrite(fd, b + done, n - done, (off_t)(at + done));
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = w < 0 ? errno : EIO;
+            if (done) {
+                *over = true;
+                if (ftruncate(fd, (off_t)at) == 0 && cut)
+                    *cut = true;
+            }
+            return -e;
+        }
+        done += (size_t)w;
     }
-    o->tail_len = 0;
-    return as_left;
+    return 0;
 }
 
-/* pend to the file, whole, and after it the open frame's tail; the place
- * of what was written is taken from the file (a copytruncate rotation
- * moves it). */
+/* Where this writer left the file's end (tail_at + tail_len) is its end:
+ * true; false when another changed it (a copytruncate rotation emptied
+ * it, another writer appended). */
+static bool as_left(const struct recout *o, int fd, uint64_t *size)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return false;
+    *size = (uint64_t)st.st_size;
+    return *size == o->tail_at + o->tail_len;
+}
+
+/* pend to the file, whole, and after it the open frame's tail. A file
+ * opened for appending (O_APPEND: --append's reopen, a shell's >>) has its
+ * tail taken off (ftruncate) and the rest appended; another is written at
+ * its place (pwrite over the tail), one call less. The place of what is
+ * written is taken from the file when another changed it. */
 static int write_pend(struct recout *o, int fd, bool *cut)
 {
+    if (o->pend_len == 0 && !(o->regular && o->fr.open))
+        return 0;
+    uint64_t size = 0;
+    bool left = !o->regular || as_left(o, fd, &size);
+    if (o->regular && !left) /* offsets from the end it has now */
+        o->file_base = (int64_t)size - (int64_t)(o->stream - o->pend_len);
     size_t tl = 0;
     if (o->regular && o->fr.open) {
         int rc = pend_room(o, 13 + RECINDEX_MAX_LEN);
@@ -232,13 +260,27 @@ static int write_pend(struct recout *o, int fd, bool *cut)
             return rc;
         tl = hand_end(o, &o->fr, o->pend + o->pend_len);
     }
-    if (o->pend_len == 0 && tl == 0)
-        return 0;
-    int as_left = o->regular ? drop_tail(o, fd) : 1;
-    int rc = as_left < 0 ? as_left : outfile_write(fd, (const char *)o->pend, o->pend_len + tl, cut);
-    if (as_left < 0)
-        o->done.open = false; /* closed already: nothing for recout_abandon to do */
+    uint64_t at = (uint64_t)o->file_base + (o->stream - o->pend_len);
+    int rc = 0;
+    bool over = true;
+    if (o->regular && !o->append) {
+        rc = write_at(fd, o->pend, o->pend_len + tl, at, cut, &over);
+        /* shorter than the tail it wrote over (gzip's own end is 3 bytes
+         * less than ours): the rest of that tail cut off */
+        uint64_t end = at + o->pend_len + tl;
+        if (rc == 0 && left && end < o->tail_at + o->tail_len && ftruncate(fd, (off_t)end) != 0)
+            rc = -errno;
+    } else {
+        if (o->regular && left && o->tail_len && ftruncate(fd, (off_t)o->tail_at) != 0) {
+            rc = -errno; /* the file stays closed and whole; the recording ends */
+            over = false;
+        }
+        if (rc == 0)
+            rc = outfile_write(fd, (const char *)o->pend, o->pend_len + tl, cut);
+    }
     if (rc != 0) {
+        if (!over)
+            o->done.open = false; /* its tail is still there: nothing to close */
         o->stream -= o->pend_len;
         o->pend_len = 0;
         o->prev_pend = RECINDEX_NONE;
@@ -250,9 +292,6 @@ static int write_pend(struct recout *o, int fd, bool *cut)
         o->prev_entry = o->prev_pend;
     o->prev_pend = RECINDEX_NONE;
     o->done = o->fr;
-    off_t at = o->regular && !as_left ? lseek(fd, 0, SEEK_CUR) : -1;
-    if (at >= 0)
-        o->file_base = (int64_t)at - (int64_t)tl - (int64_t)o->stream;
     o->tail_len = tl;
     o->tail_at = (uint64_t)o->file_base + o->stream;
     return 0;
@@ -301,9 +340,10 @@ static int start_file(struct recout *o, int fd, char *err, size_t errlen)
     o->regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     int fl = fcntl(fd, F_GETFL);
     o->append = fl >= 0 && (fl & O_APPEND);
-    if (o->regular && o->append)
-        at = st.st_size; /* the writes go to the end */
+    if (o->regular)
+        at = st.st_size; /* the recording goes on at the end */
     o->file_base = at > 0 ? (int64_t)at : 0;
+    o->tail_at = (uint64_t)o->file_base;
     o->tail_len = 0;
     return 0;
 }
@@ -425,8 +465,14 @@ void recout_abandon(struct recout *o, int fd)
      * it), its tail taken off before the write that failed */
     unsigned char b[13 + RECINDEX_MAX_LEN];
     size_t n = hand_end(o, &o->done, b), end = o->kind == REC_GZIP ? 13 : 3;
-    if (outfile_write(fd, (const char *)b, n, NULL) != 0)
+    bool over;
+    if (o->regular && !o->append) {
+        uint64_t at = (uint64_t)o->file_base + o->stream;
+        if (write_at(fd, b, n, at, NULL, &over) != 0)
+            write_at(fd, b, end, at, NULL, &over);
+    } else if (outfile_write(fd, (const char *)b, n, NULL) != 0) {
         outfile_write(fd, (const char *)b, end, NULL);
+    }
     o->done.open = false;
 }
 

@@ -10,9 +10,12 @@
  * and writes what the block holds with one write. So the file always ends
  * at a flush: every byte in it decodes, up to whole lines, and a writer
  * killed loses what was not flushed yet (record.c flushes at least every
- * second). A write that fails part-way is taken back (outfile_write); the
- * recording then ends, and the frame is closed by hand where that fits
- * (recout_abandon). A new frame (a seek point) begins when a batch asks
+ * second). A regular file ends, after each flush, with its open frame
+ * closed by hand and the frame's entry; the next flush writes over them
+ * (pwrite at their place; a descriptor opened O_APPEND: ftruncate, then
+ * write), so the file is whole for every decoder at every moment. A write
+ * that fails part-way is taken back; the recording then ends, and the
+ * frame is closed by hand again where that fits (recout_abandon). A new frame (a seek point) begins when a batch asks
  * for one (recout_put's key): the writer gives a full snapshot line first
  * in it, so that a reader can start there.
  *

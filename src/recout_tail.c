@@ -15,7 +15,6 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "outfile.h"
 #include "recindex.h"
 
 /* How far back from the end the last entry is looked for, and how much of
@@ -161,6 +160,19 @@ int rectail_continue(int fd, bool gzip, uint64_t *prev_entry)
     } else if (zstd_walk(fd, from, size) != W_OPEN) {
         return 0;
     }
-    int rc = outfile_write(fd, (const char *)end, n, NULL);
-    return rc == 0 ? 1 : rc;
+    /* at the end, whether fd appends or not (pwrite on an O_APPEND
+     * descriptor appends) */
+    for (size_t done = 0; done < n;) {
+        ssize_t w = pwrite(fd, end + done, n - done, (off_t)(size + done));
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int err = w < 0 ? errno : EIO;
+            if (done && ftruncate(fd, (off_t)size) != 0)
+                return -err; /* the end cut: a reader stops at the last whole block */
+            return -err;
+        }
+        done += (size_t)w;
+    }
+    return 1;
 }

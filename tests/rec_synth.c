@@ -49,7 +49,8 @@ int main(int argc, char **argv)
     }
     char other[16];
     enum rec_compress k = recout_by_name(argv[2], other, sizeof(other));
-    int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (k == REC_PLAIN ? O_APPEND : 0),
+                  0644);
     struct recout *o;
     if (fd < 0 || recout_open(&o, k, fd, err, sizeof(err)) != 0) {
         fprintf(stderr, "rec_synth: %s: cannot be written\n", argv[2]);
