@@ -131,7 +131,7 @@ $(BUILD)/libmigmon.a: $(LIB_OBJ)
 # localised. Built in $(BUILD)/pub.
 PUB_SRC := src/libmigmon.c src/watch.c src/engine.c src/collect.c src/clock.c src/debuglog.c src/health.c src/model.c \
 	src/libpath.c \
-	src/procpost.c src/text.c src/units.c src/export/json.c src/export/json_host.c \
+	src/procpost.c src/text.c src/units.c src/export/json.c src/export/json_host.c src/export/json_nodes.c \
 	src/export/jsonw.c $(wildcard src/backend/*.c src/system/*.c)
 PUB_OBJ := $(PUB_SRC:%.c=$(BUILD)/pub/%.o)
 PUB_SO := $(BUILD)/pub/libmigmon.so.0
@@ -383,7 +383,7 @@ bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(BUILD)/bench_engine $(BU
 	@for s in a100-sxm4-80gb dgx-a100-8x7; do \
 		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_prom sim/scenarios/$$s.ini 2000; done
 	@echo "== the fleet's model from Prometheus' answers (--prometheus), synthetic"
-	@$(BUILD)/bench_fleet -r 7 10 100 1000
+	@$(BUILD)/bench_fleet -r 7 10 100 500
 	@echo "== the fleet view on a real Prometheus holding a synthetic fleet (--prometheus)"
 	@bench/bench_fleet_prom.sh $(CURDIR)/$(BIN) 100 1250
 	@echo "== the interactive monitor in a terminal, whole process"

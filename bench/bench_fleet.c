@@ -3,14 +3,16 @@
  *
  *   build/bench_fleet [-r ROUNDS] NODES...
  *
- * The six instant queries' answers, generated in memory for NODES nodes of
- * 8 GPUs with 7 MIG instances each (our exporter's series; then every
- * other node dcgm-exporter's), serialized once for their size; per round:
- * promc_parse, fleet_build, tui_fleet_order for every key, the filter, the
- * totals, the frees. Medians, sizes and each size's peak RSS (a child
- * process each). No HTTP, no query evaluation. The fleet is checked: a
- * mismatch exits 1, so a broken generator gives no figures.
- * bench/README.md says more.
+ * The devices' queries' answers (prom_query.h's PD_*), generated in memory
+ * for NODES nodes of 8 GPUs with 7 MIG instances each (our exporter's
+ * series; then every other node dcgm-exporter's), serialized once for
+ * their size: what --once and record read of a whole fleet. Per round: the
+ * nodes registered, the answers read as they stream (prom_stream.h) into
+ * one build, tui_fleet_order for every key and the filter on the devices
+ * built, the frees. Medians, sizes and each size's peak RSS (a child
+ * process each). No HTTP, no query evaluation (bench_fleet_prom.sh has a
+ * real Prometheus). The fleet is checked: a mismatch exits 1, so a broken
+ * generator gives no figures. bench/README.md says more.
  */
 #include <jansson.h>
 #include <stdarg.h>
@@ -25,6 +27,7 @@
 #include "clock.h"
 #include "fleet/prom_client.h"
 #include "fleet/prom_fleet.h"
+#include "fleet/prom_stream.h"
 #include "health.h"
 #include "snapshot.h"
 #include "tui/fleet_ui.h"
@@ -35,7 +38,14 @@
 #define FILTER "idle 1g"
 #define MAX_SIZES 8
 
-enum step { S_PARSE, S_BUILD, S_ORDER, S_FILTER = S_ORDER + FSORT_COUNT, S_TOTALS, S_FREE, S_COUNT };
+/* The answers generated: the up answer names the nodes; the others are
+ * the devices' queries. */
+enum { FQ_UP, FQ_IDENT, FQ_VALUES, FQ_DCGM_IDENT, FQ_DCGM_VALUES, FQ_PROCS, FQ_COUNT };
+static const enum promq_detail fq_detail[FQ_COUNT] = {
+    [FQ_IDENT] = PD_IDENT,           [FQ_VALUES] = PD_VALUES, [FQ_DCGM_IDENT] = PD_DCGM_IDENT,
+    [FQ_DCGM_VALUES] = PD_DCGM_VALUES, [FQ_PROCS] = PD_PROCS};
+
+enum step { S_PARSE, S_BUILD, S_ORDER, S_FILTER = S_ORDER + FSORT_COUNT, S_FREE, S_COUNT };
 
 struct result {
     size_t ndevs, bytes[FQ_COUNT];
@@ -226,7 +236,7 @@ static void generate(int nodes, bool mixed, char *text[FQ_COUNT], size_t len[FQ_
 /* ---- checks ---- */
 
 static void check(const struct fleet *f, const struct snapshot *s, int nodes, bool mixed,
-                  const struct tui_fleet_totals *t, size_t shown, size_t *const order[FSORT_COUNT])
+                  size_t shown, size_t *const order[FSORT_COUNT])
 {
     size_t gpus = 0, migs = 0, dcgm = 0, want_dcgm = mixed ? (size_t)nodes / 2 * GPUS * (MIGS + 1) : 0;
     for (size_t i = 0; i < f->ndevs; i++) {
@@ -247,10 +257,6 @@ static void check(const struct fleet *f, const struct snapshot *s, int nodes, bo
         die("%d nodes: built %zu nodes, %zu GPUs, %zu instances (%zu from DCGM); want %zu, %zu, "
             "%zu (%zu)", nodes, f->nnodes, gpus, migs, dcgm, N, N * GPUS, N * GPUS * MIGS,
             want_dcgm);
-    if (t->nodes != N || t->nodes_down || t->gpus != N * GPUS || t->mig != N * GPUS * MIGS ||
-        t->mig_idle != N * GPUS || !t->mem_known)
-        die("%d nodes: totals %zu nodes (%zu down), %zu GPUs, %zu MIG (%zu idle)", nodes, t->nodes,
-            t->nodes_down, t->gpus, t->mig, t->mig_idle);
     /* the idle instance of every GPU and, for the tree, the GPU */
     if (shown != 2 * N * GPUS)
         die("%d nodes: filter \"%s\" shows %zu devices, want %zu", nodes, FILTER, shown,
@@ -281,6 +287,17 @@ static uint64_t lap(uint64_t *t0)
     return d;
 }
 
+struct feed {
+    struct build *b;
+    enum promq_detail q;
+};
+
+static int on_item(void *ctx, const struct prom_item *it)
+{
+    struct feed *fd = ctx;
+    return fleet_build_read(fd->b, fd->q, it);
+}
+
 static void measure(int nodes, bool mixed, int rounds, struct result *r)
 {
     char *text[FQ_COUNT];
@@ -291,20 +308,40 @@ static void measure(int nodes, bool mixed, int rounds, struct result *r)
     for (int k = 0; k < FSORT_COUNT; k++)
         order[k] = malloc(ndevs * sizeof(size_t));
     unsigned char *shown = malloc(ndevs);
-    const char *why[FQ_COUNT] = {0};
     struct snapshot s;
     memset(&s, 0, sizeof(s));
     for (int i = 0; i < rounds; i++) {
         uint64_t *ti = &t[(size_t)i * S_COUNT], t0 = clock_mono_ns();
-        json_t *res[FQ_COUNT];
         char err[256];
-        for (int q = 0; q < FQ_COUNT; q++)
-            if (promc_parse(text[q], r->bytes[q], 200, "vector", &res[q], err, sizeof(err)) != 0)
-                die("answer %d: %s", q, err);
+        /* the nodes, as the node round gives them to the build */
+        struct build *b = fleet_build_new(FLEET_DEVICES_MAX);
+        if (!b)
+            die("out of memory");
+        for (int n = 0; n < nodes; n++) {
+            struct ids x;
+            ids_of(&x, n, 0, 0);
+            if (fleet_build_node(b, x.inst, mixed && n % 2 ? "" : x.host, 1, 0) != 0)
+                die("out of memory");
+        }
         ti[S_PARSE] = lap(&t0);
+        for (int q = FQ_IDENT; q < FQ_COUNT; q++) {
+            struct feed fd = {.b = b, .q = fq_detail[q]};
+            struct prom_stream ps;
+            if (prom_stream_init(&ps, on_item, &fd) != 0)
+                die("out of memory");
+            /* in the client's pieces of 16 KiB */
+            for (size_t off = 0; off < r->bytes[q]; off += 16384)
+                if (prom_stream_feed(&ps, text[q] + off,
+                                     r->bytes[q] - off < 16384 ? r->bytes[q] - off : 16384) != 0)
+                    break;
+            if (prom_stream_end(&ps, 200, err, sizeof(err)) != 0)
+                die("answer %d: %s", q, err);
+            prom_stream_free(&ps);
+        }
         struct fleet f;
-        if (fleet_build(&f, res, why, NOW) != 0)
-            die("fleet_build: out of memory");
+        if (fleet_build_finish(b, &f, NOW) != 0)
+            die("fleet_build_finish: out of memory");
+        fleet_build_free(b);
         ti[S_BUILD] = lap(&t0);
         /* what prom_sample hands the front end, not measured */
         if (f.ndevs != ndevs || snapshot_reserve(&s, f.ndevs) != 0)
@@ -318,15 +355,9 @@ static void measure(int nodes, bool mixed, int rounds, struct result *r)
         }
         size_t nshown = tui_fleet_filter(&s, FILTER, shown);
         ti[S_FILTER] = lap(&t0);
-        struct tui_fleet_totals tot;
-        if (!tui_fleet_totals(&s, &tot))
-            die("the snapshot is no fleet");
-        ti[S_TOTALS] = lap(&t0);
         if (i == 0)
-            check(&f, &s, nodes, mixed, &tot, nshown, order);
+            check(&f, &s, nodes, mixed, nshown, order);
         t0 = clock_mono_ns();
-        for (int q = 0; q < FQ_COUNT; q++)
-            json_decref(res[q]);
         fleet_free(&f);
         ti[S_FREE] = lap(&t0);
     }
@@ -371,10 +402,9 @@ static void table(const char *title, const int *sizes, int nsizes, const struct 
     static const char *const qname[FQ_COUNT] = {"up", "ident", "values", "dcgm ident",
                                                 "dcgm values", "procs"};
     static const char *const step[S_COUNT] = {
-        "promc_parse (6 answers)", "fleet_build",          "tui_fleet_order node",
-        "tui_fleet_order util",    "tui_fleet_order mem",  "tui_fleet_order idle",
-        "tui_fleet_order health",  "tui_fleet_filter \"" FILTER "\"", "tui_fleet_totals",
-        "json_decref + fleet_free"};
+        "the nodes registered",    "5 answers streamed, built", "tui_fleet_order node",
+        "tui_fleet_order util",    "tui_fleet_order mem",       "tui_fleet_order idle",
+        "tui_fleet_order health",  "tui_fleet_filter \"" FILTER "\"", "fleet_free"};
     printf("== %s: %d GPUs x %d MIG per node; median us of %d rounds\n  %-28s", title, GPUS,
            MIGS, rounds, "");
     for (int c = 0; c < nsizes; c++)
@@ -395,17 +425,69 @@ static void table(const char *title, const int *sizes, int nsizes, const struct 
     printf("\n  %-28s", "peak RSS (KiB)");
     for (int c = 0; c < nsizes; c++)
         printf(" %10ld", r[c].maxrss_kib);
-    /* the largest answer against the client's bound, linear in the nodes */
+    /* the largest answer, linear in the devices: a page of the backend's
+     * (PAGE_DEVICES, 2048 devices) against the client's bound */
     const struct result *big = &r[nsizes - 1];
     size_t top = 0;
     for (int q = 1; q < FQ_COUNT; q++)
         if (big->bytes[q] > big->bytes[top])
             top = (size_t)q;
-    double per_node = (double)big->bytes[top] / sizes[nsizes - 1];
-    printf("\n  largest answer: %s, %.0f bytes a node of this fleet: %.1f MiB at %d nodes; PROMC_MAX_ANSWER "
-           "(%u MiB) at about %.0f nodes\n\n",
-           qname[top], per_node, big->bytes[top] / 1048576.0, sizes[nsizes - 1],
-           PROMC_MAX_ANSWER >> 20, PROMC_MAX_ANSWER / per_node);
+    double per_dev = (double)big->bytes[top] / (double)big->ndevs;
+    printf("\n  largest answer: %s, %.0f bytes a device: %.1f MiB a page of 2048 devices "
+           "(PROMC_MAX_ANSWER %u MiB)\n\n",
+           qname[top], per_dev, per_dev * 2048 / 1048576.0, PROMC_MAX_ANSWER >> 20);
+}
+
+/* The node table's orders (tui_fleet_order_nodes, every key): nodes node
+ * summaries as a node round gives them, figures varied per node; the
+ * median of rounds, in us, for each key, and a check that each order is a
+ * permutation sorted by its key. */
+static void node_orders(size_t nodes, int rounds)
+{
+    struct node_summary *v = calloc(nodes, sizeof(*v));
+    size_t *order = malloc(nodes * sizeof(*order));
+    uint64_t *t = calloc((size_t)rounds, sizeof(*t));
+    if (!v || !order || !t)
+        die("out of memory");
+    for (size_t i = 0; i < nodes; i++) {
+        struct node_summary *n = &v[i];
+        snprintf(n->instance, sizeof(n->instance), "10.%zu.%zu.%zu:9400", i / 65536,
+                 i / 256 % 256, i % 256);
+        snprintf(n->name, sizeof(n->name), "gpu-node-%05zu", i);
+        n->up = i % 97 == 5 ? 0 : 1;
+        n->seen = true;
+        size_t h = i * 2654435761u;
+        n->util_max = metric_direct((double)(h % 1000) / 10);
+        n->mem_used = metric_direct((double)(h % 640) * 1e9);
+        n->idle = metric_direct((double)(h % 57));
+        n->health = (unsigned char)(h % 3 + HEALTH_OK);
+    }
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    s.fleet = true;
+    s.nodes = v;
+    s.nnodes = nodes;
+    printf("== tui_fleet_order_nodes: %zu nodes; median us of %d rounds\n", nodes, rounds);
+    for (int k = FSORT_UTIL; k < FSORT_COUNT; k++) {
+        for (int i = 0; i < rounds; i++) {
+            uint64_t t0 = clock_mono_ns();
+            tui_fleet_order_nodes(&s, (enum tui_fleet_sort)k, order);
+            t[i] = clock_mono_ns() - t0;
+        }
+        unsigned char *seen = calloc(nodes, 1);
+        for (size_t i = 0; seen && i < nodes; i++) {
+            if (order[i] >= nodes || seen[order[i]]++)
+                die("order %s is no permutation of the nodes", tui_fleet_sort_name(k));
+        }
+        free(seen);
+        qsort(t, (size_t)rounds, sizeof(*t), cmp_u64);
+        printf("  %-28s %10.1f\n", tui_fleet_sort_name((enum tui_fleet_sort)k),
+               t[rounds / 2] / 1000.0);
+    }
+    printf("\n");
+    free(v);
+    free(order);
+    free(t);
 }
 
 int main(int argc, char **argv)
@@ -419,6 +501,8 @@ int main(int argc, char **argv)
             die("NODES: %s: want a number of nodes from 2", argv[i]);
     if (!nsizes)
         die("usage: bench_fleet [-r ROUNDS] NODES...");
+    /* every node a node round can hold (FLEET_NODES_MAX) */
+    node_orders(20000, rounds);
     struct result r[MAX_SIZES];
     for (int v = 0; v < 2; v++) {
         memset(r, 0, sizeof(r));

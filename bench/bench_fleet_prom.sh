@@ -21,6 +21,8 @@
 #      round is counted by the proxy: the most frequent query text (asked
 #      once a round) answered once more;
 #  (c) its peak RSS (VmHWM) after those rounds;
+#  (g) the device filter "idle" (asked of Prometheus): the time from Enter
+#      to the header that counts what it matches;
 #  (d) the time from q to its exit (a zombie: tmux reaps it later), q sent
 #      while the proxy holds a query in flight (a round running);
 #  (e) what Prometheus sends it per round: the bytes of the answers to
@@ -32,9 +34,10 @@
 #      nodes listed, GPUs with a utilisation value.
 #
 # It measures the binary it is given, whatever its queries: nothing here
-# knows how many queries a round asks. BENCH_ROUNDS (default 10) and
-# BENCH_LABEL (the table's column; default the binary's --version) may be
-# set. Everything runs under a temporary directory, removed at the end;
+# knows how many queries a round asks. BENCH_ROUNDS (default 10),
+# BENCH_LABEL (the table's column; default the binary's --version) and
+# BENCH_SYNTH (more options of synth.py, e.g. "--legacy 1250": every node's
+# exporter without node summaries) may be set. Everything runs under a temporary directory, removed at the end;
 # Prometheus, the proxy and tmux are stopped by PID / socket.
 set -uo pipefail
 BIN=${1:?usage: bench_fleet_prom.sh BINARY [NODES...]}
@@ -105,7 +108,8 @@ bench_size() {
     d="$WORK/n$n"
     mkdir -p "$d"
     echo "== $n nodes: generating and backfilling" >&2
-    promfleet_build "$d" --nodes "$n" "${SYNTH[@]}" || return 1
+    # shellcheck disable=SC2086 # BENCH_SYNTH: synth.py's options, split at spaces
+    promfleet_build "$d" --nodes "$n" "${SYNTH[@]}" ${BENCH_SYNTH:-} || return 1
     R[$n.gen]=$PROMFLEET_GEN_S
     R[$n.fill]=$PROMFLEET_FILL_S
     R[$n.fillrss]=$(mib "$PROMFLEET_FILL_KB")
@@ -188,6 +192,24 @@ for l in sys.stdin.buffer.read().decode("utf-8").splitlines(): print(l[100:])' <
     fi
     # (c) peak RSS
     R[$n.rss]=$(mib "$(hwm_kb "$pid")")
+    # (g) the device filter "idle", asked of Prometheus: from Enter to the
+    # header that counts what it matches
+    tmx send-keys -t mon / i d l e
+    t0=$(now_ms)
+    tmx send-keys -t mon Enter
+    R[$n.filter]=">30"
+    R[$n.fheader]=""
+    for ((i = 0; i < 600; i++)); do
+        hdr=$(tmx capture-pane -p -t mon 2>/dev/null | head -1)
+        if grep -q "/idle: " <<<"$hdr"; then
+            R[$n.filter]=$(awk -v a="$t0" -v b="$(now_ms)" 'BEGIN { printf "%.1f", (b - a) / 1000 }')
+            R[$n.fheader]=$(sed -E 's/ +GPU health.*//; s/^ *mig-gpu-mon +[^ ]+ +//; s/ +[0-9]{4}-[0-9]{2}-.*//' <<<"$hdr")
+            break
+        fi
+        exited "$pid" && break
+        sleep 0.05
+    done
+    tmx send-keys -t mon Escape
     # (d) q while a query is in flight
     R[$n.quit]="no query in flight"
     for ((i = 0; i < 3000; i++)); do
@@ -240,6 +262,7 @@ for n in "${SIZES[@]}"; do
     row "(b) CPU per round (${R[$n.rounds]} rounds, one each $(printf '%.1f' "${R[$n.period]:-0}") s)" "${R[$n.cpu]:-?} ms"
     row "... Prometheus' CPU per round" "${R[$n.promcpu]:-?} ms"
     row "(c) peak RSS" "${R[$n.rss]} MiB"
+    row "(g) the filter idle: Enter to its header" "${R[$n.filter]} s: ${R[$n.fheader]}"
     row "(d) q to exit, a round running" "${R[$n.quit]} ms"
     row "(e) per round: queries; bytes sent (compressed) / decoded; answers cut off" \
         "${R[$n.queries]:-?}; $(printf '%.2f' "${R[$n.wire]:-0}") / $(printf '%.1f' "${R[$n.body]:-0}") MiB; ${R[$n.cut]:-?}"

@@ -26,7 +26,8 @@ _mig_gpu_mon() {
         =) value=1 ;;
         -f | --format | -i | --interval | -o | --output | -n | --count | --nvml-path | --proc-root | --backend | --sysfs-root | \
             --top | --config | --gpm | --dcgm | --dcgm-lib | --timeout | --listen | --compat | --duration | \
-            --trigger | --timeline | --speed | --from | --to | --at | --compress | --schema)
+            --trigger | --timeline | --speed | --from | --to | --at | --prometheus | --prometheus-auth | \
+            --prometheus-ca | --prometheus-match | --compress | --schema)
             [ "${COMP_WORDS[i + 1]}" != "=" ] && value=1 ;;
         record | export | profile | replay) [ -z "$mode" ] && mode=$w ;;
         esac
@@ -61,7 +62,7 @@ _mig_gpu_mon() {
         COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
     --prometheus) COMPREPLY=($(compgen -W "http:// https://" -- "$cur")); return 0 ;;
     -i | --interval | --top | --timeout | --duration | -n | --count | --listen | --speed | --from | \
-        --to | --at) return 0 ;;
+        --to | --at | --prometheus-match) return 0 ;;
     esac
     local opts
     case "$mode" in
@@ -78,12 +79,12 @@ _mig_gpu_mon() {
         --help --" ;;
     record) opts="-o --output --append --force -f --format --compress --schema --duration -n --count --trigger -i --interval
         --top --gpm --dcgm --dcgm-lib --nvml-path --demo --debug --proc-root --backend --sysfs-root --config --no-config
-        --prometheus --prometheus-auth --prometheus-ca" ;;
+        --prometheus --prometheus-auth --prometheus-ca --prometheus-match" ;;
     export) opts="--listen --compat --export-processes --no-host --kubelet-socket -i --interval --top --gpm --dcgm --dcgm-lib
         --nvml-path --demo --debug --proc-root --backend --sysfs-root --config --no-config" ;;
     *) opts="record export profile replay --once --all-processes -f --format --timeout -i --interval --top --no-color --gpm
         --dcgm --dcgm-lib --nvml-path --debug --demo --proc-root --backend --sysfs-root --listen --compat --export-processes --no-host --config
-        --no-config --write-config --prometheus --prometheus-auth --prometheus-ca -h --help -V --version" ;;
+        --no-config --write-config --prometheus --prometheus-auth --prometheus-ca --prometheus-match -h --help -V --version" ;;
     esac
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 }

@@ -4,7 +4,9 @@
 #   scripts/hw-check.sh [path/to/mig-gpu-mon]
 # Tolerances (values are sampled a moment apart): memory used ±64 MiB or ±2 %,
 # temperature ±3 °C, power ±20 W or ±15 %, clocks ±15 %, utilisation ±15 points;
-# name, UUID, PCI bus id, memory total and P-state exact.
+# name, UUID, PCI bus id, memory total and P-state exact; the active clock
+# event reasons and the remapped rows exact; INFO rows record what recent
+# drivers' calls gave (docs/nvml.md).
 set -uo pipefail
 bin=${1:-./mig-gpu-mon}
 command -v nvidia-smi >/dev/null || { echo "hw-check: nvidia-smi not found" >&2; exit 2; }
@@ -102,5 +104,48 @@ if dmon=$(nvidia-smi dmon --gpm-metrics 1,2,10 --gpm-options dm -c 3 2>/dev/null
 else
     row all gpm "-" "nvidia-smi dmon --gpm-metrics unavailable" SKIP
 fi
+# The entry points of recent drivers (docs/nvml.md): the clock event reasons
+# (ClocksEventReasons, or the deprecated ThrottleReasons) against nvidia-smi's
+# clocks_event_reasons; the remapped rows (RemappedRows_v2 from 595, v1
+# before) against --query-remapped-rows, exact; and, as INFO rows for the
+# record (nvidia-smi prints no stable form of them), which call read the
+# temperature and held-down times, the unrepairable-memory flag, the bank
+# remapper and whether the events helper waits with nvmlEventSetWait_v3.
+i=0
+while IFS=, read -r uuid pcap thermal; do
+    uuid=$(sed 's/^ *//;s/ *$//' <<<"$uuid")
+    d=$(jq -c --arg u "$uuid" '[.devices[] | select(.uuid == $u)][0]' <<<"$json")
+    [ "$d" = null ] && continue
+    for m in "sw_power_cap $pcap" "sw_thermal $thermal"; do
+        read -r key theirs <<<"$m"
+        [[ "$theirs" == *Active* ]] || { row "$i" "reason.$key" - "$theirs" SKIP; continue; }
+        v=$(jq -r --arg k "$key" 'if .throttle_reasons == null then "null" elif (.throttle_reasons | index($k)) then "Active" else "Not Active" end' <<<"$d")
+        row "$i" "reason.$key" "$v" "$theirs" "$([ "$v" = "$theirs" ] && echo PASS || echo FAIL)"
+    done
+    row "$i" "reasons.source" "$(jq -r '.throttle_reasons_source // "-"' <<<"$d")" - INFO
+    for k in temperature_c throttle_power_s throttle_thermal_s unrepairable_memory bank_remaps_active bank_remap_pending bank_remap_no_spare_groups remapped_rows_inactive; do
+        row "$i" "$k" "$(jq -r --arg k "$k" '.metrics[$k] | "\(.value) \(.reason // "")"' <<<"$d")" - INFO
+    done
+    i=$((i + 1))
+done < <(nvidia-smi --query-gpu=uuid,clocks_event_reasons.sw_power_cap,clocks_event_reasons.sw_thermal_slowdown --format=csv,noheader 2>/dev/null)
+while IFS=, read -r uuid corr unc pend fail; do
+    uuid=$(sed 's/^ *//;s/ *$//' <<<"$uuid")
+    d=$(jq -c --arg u "$uuid" '[.devices[] | select(.uuid == $u)][0]' <<<"$json")
+    [ "$d" = null ] && continue
+    for m in "remapped_rows_correctable $corr" "remapped_rows_uncorrectable $unc" "row_remap_pending $pend" "row_remap_failure $fail"; do
+        read -r key theirs <<<"$m"
+        theirs=${theirs// /}
+        case "$theirs" in Yes) theirs=1 ;; No) theirs=0 ;; esac
+        v=$(jq -r --arg k "$key" '.metrics[$k].value' <<<"$d")
+        if [[ ! "$theirs" =~ ^[0-9]+$ ]]; then
+            row "$uuid" "$key" "$v" "$theirs" SKIP
+        else
+            row "$uuid" "$key" "$v" "$theirs" "$([ "$v" = "$theirs" ] && echo PASS || echo FAIL)"
+        fi
+    done
+done < <(nvidia-smi --query-remapped-rows=gpu_uuid,remapped_rows.correctable,remapped_rows.uncorrectable,remapped_rows.pending,remapped_rows.failure --format=csv,noheader,nounits 2>/dev/null)
+ev=$(jq -r '"\(.events_error // "watching") (\(.events_total) events)"' <<<"$json")
+row all events "$ev" - INFO
+row all "operational events" "$(jq '[.events[] | select(.type == "operational")] | length' <<<"$json")" - INFO
 echo "hw-check: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -59,6 +59,81 @@ SIM_DEVICE_FN(nvmlDeviceGetRemappedRows,
                unsigned int *isPending, unsigned int *failureOccurred),
               remapped_rows(&c, corrRows, uncRows, isPending, failureOccurred))
 
+/* nvml.h 13.2: the same rows, split into active and inactive remaps; the
+ * same answers as v1 (NOT_SUPPORTED "If MIG is enabled"). v1's counts
+ * are taken as the active ones. */
+static nvmlReturn_t remapped_rows_v2(struct sim_call *c, nvmlRemappedRowsInfo_v2_t *info)
+{
+    unsigned v[SIM_REMAP_N];
+    nvmlReturn_t r;
+    if (!info)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if ((r = remapped_rows(c, &v[0], &v[1], &v[2], &v[3])) != NVML_SUCCESS)
+        return r;
+    for (int k = 0; k < 2; k++)
+        if (!valfn_supported(&c->d.g->remap_inactive[k]))
+            return NVML_ERROR_NOT_SUPPORTED;
+    info->corrActiveRemaps = v[SIM_REMAP_CORR];
+    info->uncActiveRemaps = v[SIM_REMAP_UNCORR];
+    info->corrInactiveRemaps = model_sat_u32(valfn_eval(&c->d.g->remap_inactive[0], c->t));
+    info->uncInactiveRemaps = model_sat_u32(valfn_eval(&c->d.g->remap_inactive[1], c->t));
+    info->bPending = v[SIM_REMAP_PENDING];
+    info->bFailureOccurred = v[SIM_REMAP_FAILURE];
+    return NVML_SUCCESS;
+}
+
+SIM_DEVICE_FN(nvmlDeviceGetRemappedRows_v2, (nvmlDevice_t device, nvmlRemappedRowsInfo_v2_t *info),
+              remapped_rows_v2(&c, info))
+
+/* nvml.h 13.1: "For Hopper or newer fully supported devices". GPU-wide. */
+static nvmlReturn_t unrepairable(struct sim_call *c, nvmlUnrepairableMemoryStatus_v1_t *st)
+{
+    const struct sim_gpu *g = c->d.g;
+    if (!st)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (c->d.m)
+        return NVML_ERROR_NOT_SUPPORTED;
+    if (g->rc[SIM_HRC_UNREPAIRABLE])
+        return g->rc[SIM_HRC_UNREPAIRABLE];
+    if (!valfn_supported(&g->unrepairable))
+        return NVML_ERROR_NOT_SUPPORTED;
+    st->bUnrepairableMemory = model_uint(&g->unrepairable, c->t, 0, 1);
+    return NVML_SUCCESS;
+}
+
+SIM_DEVICE_FN(nvmlDeviceGetUnrepairableMemoryFlag_v1,
+              (nvmlDevice_t device, nvmlUnrepairableMemoryStatus_v1_t *status),
+              unrepairable(&c, status))
+
+/* NVML 615: the HBM bank remapper. GPU-wide; NOT_SUPPORTED on a GPU the
+ * scenario gives no bank numbers. */
+static nvmlReturn_t bank_remapper(struct sim_call *c, nvmlEccBankRemapperStatus_v1_t *st)
+{
+    const struct sim_gpu *g = c->d.g;
+    unsigned v[SIM_BANK_N];
+    if (!st)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (c->d.m)
+        return NVML_ERROR_NOT_SUPPORTED;
+    if (g->rc[SIM_HRC_BANK_REMAPPER])
+        return g->rc[SIM_HRC_BANK_REMAPPER];
+    for (int k = 0; k < SIM_BANK_N; k++) {
+        if (!valfn_supported(&g->bank[k]))
+            return NVML_ERROR_NOT_SUPPORTED;
+        v[k] = model_sat_u32(valfn_eval(&g->bank[k], c->t));
+    }
+    st->activeRemappings = v[SIM_BANK_ACTIVE];
+    st->inactiveRemappings = v[SIM_BANK_INACTIVE];
+    st->bPending = v[SIM_BANK_PENDING] ? 1 : 0;
+    st->histogram.maxSpareGroupCount = v[SIM_BANK_MAX_SPARE];
+    st->histogram.noSpareGroupCount = v[SIM_BANK_NO_SPARE];
+    return NVML_SUCCESS;
+}
+
+SIM_DEVICE_FN(nvmlDeviceGetBankRemapperStatus_v1,
+              (nvmlDevice_t device, nvmlEccBankRemapperStatus_v1_t *status),
+              bank_remapper(&c, status))
+
 /* ---- retired pages ---- */
 
 static nvmlReturn_t retired_pages(struct sim_call *c, int cause, unsigned *count,

@@ -321,6 +321,26 @@ SIM_DEVICE_FN(nvmlDeviceGetCurrentClocksThrottleReasons,
               (nvmlDevice_t device, unsigned long long *clocksThrottleReasons),
               event_reasons(&c, clocksThrottleReasons))
 
+/* The reasons this GPU can report: every bit the scenario's mask may hold
+ * (0x1FF, NVML_CLOCKS_EVENT_REASON_ALL), under both names. */
+static nvmlReturn_t supported_reasons(struct sim_call *c, unsigned long long *mask)
+{
+    if (!mask)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    if (c->d.m)
+        return MIG_OTHER_RC;
+    if (!valfn_supported(&c->d.g->event_reasons))
+        return NVML_ERROR_NOT_SUPPORTED;
+    return out_ull(mask, NVML_CLOCKS_EVENT_REASON_ALL);
+}
+
+SIM_DEVICE_FN(nvmlDeviceGetSupportedClocksEventReasons,
+              (nvmlDevice_t device, unsigned long long *supportedReasons),
+              supported_reasons(&c, supportedReasons))
+SIM_DEVICE_FN(nvmlDeviceGetSupportedClocksThrottleReasons,
+              (nvmlDevice_t device, unsigned long long *supportedReasons),
+              supported_reasons(&c, supportedReasons))
+
 /* ---- PCIe ---- */
 
 static nvmlReturn_t pcie_throughput(struct sim_call *c, int counter, unsigned *kbps)

@@ -262,11 +262,17 @@ SIM_DEVICE_FN(nvmlDeviceGetProcessesUtilizationInfo,
 
 /* ---- field values ---- */
 
-/* NVML_FI_MAX of the driver's header: ids at or above it are unknown to it. */
+/* NVML_FI_MAX of the driver's header: ids at or above it are unknown to it.
+ * The 12.9 and 13.0 headers (drivers 575, 580) end at the power-smoothing
+ * fields (274), 13.1 (590) at 289, 13.2 and 13.3 (595 and later) at 303. */
 static unsigned field_max(void)
 {
-    if (sim_driver_at_least(580, 0, 0))
+    if (sim_driver_at_least(595, 0, 0))
         return 303;
+    if (sim_driver_at_least(590, 0, 0))
+        return 289;
+    if (sim_driver_at_least(575, 0, 0))
+        return 274;
     if (sim_driver_at_least(570, 0, 0))
         return 269;
     if (sim_driver_at_least(550, 0, 0))
@@ -290,6 +296,21 @@ static nvmlReturn_t put_ull(nvmlFieldValue_t *v, unsigned long long x)
     v->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
     v->value.ullVal = x;
     return NVML_SUCCESS;
+}
+
+/*
+ * The time clocks were held down, ns, as nvmlDeviceGetViolationStatus
+ * reports it (its deprecation note in nvml.h 13.x names these fields as its
+ * replacement): the violation_*_s keys, answering what the call would.
+ */
+static nvmlReturn_t violation_field(struct sim_call *c, nvmlFieldValue_t *v, bool thermal)
+{
+    const struct sim_gpu *g = c->d.g;
+    if (g->rc[SIM_HRC_VIOLATION])
+        return g->rc[SIM_HRC_VIOLATION];
+    if (!valfn_supported(&g->violation_s[thermal]))
+        return NVML_ERROR_NOT_SUPPORTED;
+    return put_ull(v, model_sat_u64(valfn_eval(&g->violation_s[thermal], c->t) * 1e9));
 }
 
 static nvmlReturn_t field(struct sim_call *c, nvmlFieldValue_t *v)
@@ -352,6 +373,17 @@ static nvmlReturn_t field(struct sim_call *c, nvmlFieldValue_t *v)
             return NVML_ERROR_INVALID_ARGUMENT;
         return put_ull(v, model_nvlink_share(kib, v->scopeId, model_nvlinks_up(g, c->t)));
     }
+    case NVML_FI_DEV_PERF_POLICY_POWER:   /* = CLOCKS_EVENT_REASON_SW_POWER_CAP */
+    case NVML_FI_DEV_PERF_POLICY_THERMAL: /* ViolationStatus' policies, ns */
+        return violation_field(c, v, id == NVML_FI_DEV_PERF_POLICY_THERMAL);
+    case NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN_R575: /* 251 in 575 and 580 */
+        if (!sim_driver_at_least(575, 0, 0) || sim_driver_at_least(590, 0, 0))
+            return NVML_ERROR_NOT_SUPPORTED; /* power smoothing from 590: not modelled */
+        return violation_field(c, v, true);
+    case NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN: /* 269 from 590 */
+        if (!sim_driver_at_least(590, 0, 0))
+            return NVML_ERROR_NOT_SUPPORTED; /* 580: a power-smoothing field */
+        return violation_field(c, v, true);
     case NVML_FI_DEV_TOTAL_ENERGY_CONSUMPTION:
         if (g->arch < 5 || g->energy_j.kind == VF_NONE ||
             (g->energy_j.kind == VF_UNSET && !valfn_supported(&g->power_w)))

@@ -59,6 +59,10 @@ nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device,
                                                     unsigned long long *clocksEventReasons);
 nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device,
                                                        unsigned long long *clocksThrottleReasons);
+nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t device,
+                                                      unsigned long long *supportedReasons);
+nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t device,
+                                                         unsigned long long *supportedReasons);
 nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *utilization,
                                              unsigned int *samplingPeriodUs);
 nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *utilization,
@@ -92,6 +96,11 @@ nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t device, unsigned int l
                                              unsigned long long *counterValue);
 nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t device, nvmlPerfPolicyType_t perfPolicyType,
                                           nvmlViolationTime_t *violTime);
+nvmlReturn_t nvmlDeviceGetRemappedRows_v2(nvmlDevice_t device, nvmlRemappedRowsInfo_v2_t *info);
+nvmlReturn_t nvmlDeviceGetUnrepairableMemoryFlag_v1(nvmlDevice_t device,
+                                                    nvmlUnrepairableMemoryStatus_v1_t *status);
+nvmlReturn_t nvmlDeviceGetBankRemapperStatus_v1(nvmlDevice_t device,
+                                                nvmlEccBankRemapperStatus_v1_t *status);
 nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type,
                                   unsigned long long lastSeenTimeStamp,
                                   nvmlValueType_t *sampleValType, unsigned int *sampleCount,
@@ -159,5 +168,12 @@ nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set);
 nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes,
                                       nvmlEventSet_t set);
 nvmlReturn_t nvmlEventSetWait_v2(nvmlEventSet_t set, nvmlEventData_t *data, unsigned int timeoutms);
+nvmlReturn_t nvmlEventSetWait_v3(nvmlEventSet_t set, nvmlEventSetWait_v3_t *data);
+nvmlReturn_t nvmlEventSetRegisterGpuOperationalEvents_v1(nvmlEventSet_t set,
+                                                         nvmlGpuOperationalEventConfig_v1_t *config);
+nvmlReturn_t nvmlEventSetGetContextCount_v1(nvmlEventSet_t set,
+                                            nvmlEventSetGetContextCount_v1_t *count);
+nvmlReturn_t nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1(
+    nvmlEventSet_t set, nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t *params);
 
 #endif

@@ -88,6 +88,28 @@ static const struct sim_profile h200_141gb[] = {
     {"1g.35gb", P_1_REV2, 15, 1, 4, 16, 1, 1, 0, 1, 0, 33280},
 };
 
+/*
+ * B200 (HGX, 180 GB HBM3e). Names, profile ids and instance counts of the
+ * first four rows, their SMs, engines and memory: the `nvidia-smi mig
+ * -lgip` of a B200 posted by NVIDIA in NVIDIA/mig-parted#166 (1g.23gb 22.00
+ * GiB, 1g.45gb and 2g.45gb 44.25 GiB; #187's listing from a later driver
+ * gives 1g.23gb 20.50 GiB). The names 3g.90gb, 4g.90gb and 7g.180gb and the
+ * 7-instance maximum: NVIDIA's MIG user guide (Supported GPUs: B200, 180GB,
+ * compute capability 10.0, 7 instances) and mig-parted#187's title; their
+ * ids (9, 5, 0) follow the pattern of every 7-slice GPU's list (H100,
+ * H200). Their memory is derived (4 and 8 of the 1g.23gb's memory slices),
+ * their SMs and engines are plausible values, not read from a device.
+ */
+static const struct sim_profile b200_180gb[] = {
+    {"1g.23gb", P_1, 19, 1, 7, 18, 2, 1, 0, 1, 0, 22528},
+    {"2g.45gb", P_2, 14, 2, 3, 36, 4, 2, 0, 2, 0, 45312},
+    {"3g.90gb", P_3, 9, 3, 2, 60, 6, 3, 0, 3, 0, 90624},
+    {"4g.90gb", P_4, 5, 4, 1, 72, 8, 4, 0, 4, 0, 90624},
+    {"7g.180gb", P_7, 0, 7, 1, 148, 16, 7, 0, 7, 1, 181248},
+    {"1g.23gb+me", P_1_REV1, 20, 1, 1, 18, 2, 1, 0, 1, 1, 22528},
+    {"1g.45gb", P_1_REV2, 15, 1, 4, 30, 2, 1, 0, 1, 0, 45312},
+};
+
 #define SET(nm, max, arr) {nm, max, sizeof(arr) / sizeof(arr[0]), arr}
 static const struct sim_profile_set sets[] = {
     SET("a100-80gb", 7, a100_80gb),
@@ -96,12 +118,14 @@ static const struct sim_profile_set sets[] = {
     SET("h100-pcie-80gb", 7, h100_pcie_80gb),
     SET("h100-sxm-80gb", 7, h100_sxm_80gb),
     SET("h200-141gb", 7, h200_141gb),
+    SET("b200-180gb", 7, b200_180gb),
 };
 #define NSETS (sizeof(sets) / sizeof(sets[0]))
 
 const char *profiles_set_names(void)
 {
-    return "a100-80gb, a100-40gb, a30-24gb, h100-pcie-80gb, h100-sxm-80gb, h200-141gb";
+    return "a100-80gb, a100-40gb, a30-24gb, h100-pcie-80gb, h100-sxm-80gb, h200-141gb, "
+           "b200-180gb";
 }
 
 const struct sim_profile_set *profiles_find_set(const char *name)
@@ -122,6 +146,10 @@ const struct sim_profile_set *profiles_guess_set(const char *gpu_name)
         return profiles_find_set(strstr(gpu_name, "PCIe") ? "h100-pcie-80gb" : "h100-sxm-80gb");
     if (strstr(gpu_name, "H200"))
         return profiles_find_set("h200-141gb");
+    /* "NVIDIA GB200" contains "B200", but its profiles differ (1g.24gb ...
+     * in NVIDIA/gpu-operator#1303): not modelled. */
+    if (strstr(gpu_name, "B200") && !strstr(gpu_name, "GB200"))
+        return profiles_find_set("b200-180gb");
     return NULL;
 }
 

@@ -59,6 +59,15 @@ extern const char *const sim_gpm_keys[SIM_GPM_N];
  * entries a scenario can make fail ([gpu.N] *_return keys). */
 enum { SIM_REMAP_CORR, SIM_REMAP_UNCORR, SIM_REMAP_PENDING, SIM_REMAP_FAILURE, SIM_REMAP_N };
 enum { SIM_RETIRED_SBE, SIM_RETIRED_DBE, SIM_RETIRED_PENDING, SIM_RETIRED_N };
+/* nvmlEccBankRemapperStatus_v1_t's numbers (api_health.c). */
+enum {
+    SIM_BANK_ACTIVE,
+    SIM_BANK_INACTIVE,
+    SIM_BANK_PENDING,
+    SIM_BANK_MAX_SPARE,
+    SIM_BANK_NO_SPARE,
+    SIM_BANK_N
+};
 /* The NVLink error counters, numbered as nvmlNvLinkErrorCounter_t. */
 enum { SIM_NVL_REPLAY, SIM_NVL_RECOVERY, SIM_NVL_CRC_FLIT, SIM_NVL_CRC_DATA, SIM_NVLINK_ERR_N };
 enum sim_health_rc {
@@ -72,6 +81,8 @@ enum sim_health_rc {
     SIM_HRC_MEM_TEMP,        /* field 82's entry */
     SIM_HRC_ECC_AGG,         /* fields 5 and 6 */
     SIM_HRC_NVLINK_TP,       /* fields 138 and 139 */
+    SIM_HRC_UNREPAIRABLE,    /* nvmlDeviceGetUnrepairableMemoryFlag_v1 */
+    SIM_HRC_BANK_REMAPPER,   /* nvmlDeviceGetBankRemapperStatus_v1 */
     SIM_HRC_N
 };
 /* The NVLink links a driver's header allows (NVML_NVLINK_MAX_LINKS): 12 up
@@ -136,6 +147,9 @@ struct sim_gpu {
      * rows are remapped from Ampere on, pages retired before. */
     struct valfn pcie_replay;
     struct valfn remap[SIM_REMAP_N];
+    struct valfn remap_inactive[2]; /* correctable, uncorrectable: RemappedRows_v2 */
+    struct valfn unrepairable;      /* 0/1: UnrepairableMemoryFlag_v1 (Hopper and later) */
+    struct valfn bank[SIM_BANK_N];  /* BankRemapperStatus_v1; none unless given */
     struct valfn retired[SIM_RETIRED_N];
     long nvlinks;                  /* links the GPU has (0: no NVLink); -1 until given */
     struct valfn nvlinks_up;       /* links 0 .. up-1 are active */
@@ -209,7 +223,15 @@ struct sim_event {
     int gpu, slot;           /* slot -1: the whole GPU */
     unsigned long long type; /* one NVML_EVENT_TYPE_* bit */
     long xid;                /* -1 until given (required for an Xid) */
+    /* type = operational (SIM_EVENT_OPERATIONAL): a structured GPU
+     * operational event, delivered only by nvmlEventSetWait_v3 to a set
+     * with the GPU's operational subscription. legacy_xid: its legacy-Xid
+     * context (-1: none); the rest as nvmlEventSetWait_v3_t reports them. */
+    long legacy_xid;
+    unsigned severity, category, module_code;
 };
+/* Not an NVML event bit: the sim's mark of a structured operational event. */
+#define SIM_EVENT_OPERATIONAL (1ULL << 62)
 
 struct sim_events {
     bool api_off; /* events_api = no: the event functions are FUNCTION_NOT_FOUND */

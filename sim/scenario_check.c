@@ -42,7 +42,9 @@ int scenario_default_cuda(sim_version_t drv)
                     {495, 11050}, {510, 11060}, {515, 11070}, {520, 11080}, {525, 12000},
                     {530, 12010}, {535, 12020}, {545, 12030}, {550, 12040}, {555, 12050},
                     {560, 12060}, {565, 12070}, {570, 12080}, {575, 12090}, {580, 13000},
-                    {590, 13010}, {595, 13020}, {610, 13030}};
+                    {590, 13010}, {595, 13020}, {610, 13030},
+                    /* 615: the NVML of cuda-python's 13.4 release notes */
+                    {615, 13040}};
     unsigned major = (unsigned)(drv >> 32);
     int cuda = 10020;
     for (size_t i = 0; i < sizeof(branches) / sizeof(branches[0]); i++)
@@ -68,6 +70,10 @@ static const struct model models[] = {
     {"H100 PCIe", 0x233110DE, 0x162610DE, 350, 1755, 1755, 1593, 1590, 0},
     {"H100 80GB HBM3", 0x233010DE, 0x16C110DE, 700, 1980, 1980, 2619, 1755, 18},
     {"H200", 0x233510DE, 0x18BE10DE, 700, 1980, 1980, 3201, 1755, 18},
+    /* B200: device 0x2901 (pci.ids "GB100 [B200]"), subsystem 0x1999 (an
+     * lspci of a B200 HGX board); 18 NVLink 5 links. The power limit and
+     * maximum clocks are placeholders, not checked against a board. */
+    {"B200", 0x290110DE, 0x199910DE, 1000, 1965, 1965, 3996, 1965, 18},
     {"", 0x000010DE, 0, 300, 1500, 1500, 1500, 1300, 0},
 };
 
@@ -190,6 +196,47 @@ static int finish_health(struct sim_gpu *g, const struct model *md, char *err, s
                                    : check_flag(err, errlen, sec, remap_key[k], &g->remap[k])))
             return -1;
     }
+    static const char *const inactive_key[2] = {"remapped_rows_correctable_inactive",
+                                                "remapped_rows_uncorrectable_inactive"};
+    for (int k = 0; k < 2; k++) {
+        if (g->remap_inactive[k].kind == VF_UNSET) {
+            if (remaps)
+                valfn_set_const(&g->remap_inactive[k], 0);
+            else
+                g->remap_inactive[k].kind = VF_NONE;
+        }
+        if (check_counter(err, errlen, sec, inactive_key[k], &g->remap_inactive[k]))
+            return -1;
+    }
+    /* nvml.h 13.1: the unrepairable-memory flag "For Hopper or newer". */
+    if (g->unrepairable.kind == VF_UNSET) {
+        if (g->arch >= 9 && g->arch != 0xffffffffu)
+            valfn_set_const(&g->unrepairable, 0);
+        else
+            g->unrepairable.kind = VF_NONE;
+    }
+    if (check_flag(err, errlen, sec, "unrepairable_memory", &g->unrepairable))
+        return -1;
+    /* The bank remapper: which boards have one is not documented, so a GPU
+     * has one only where the scenario gives its numbers (all five). */
+    static const char *const bank_key[SIM_BANK_N] = {
+        "bank_remaps_active", "bank_remaps_inactive", "bank_remap_pending",
+        "bank_remap_max_spare_groups", "bank_remap_no_spare_groups"};
+    int banks_given = 0;
+    for (int k = 0; k < SIM_BANK_N; k++)
+        banks_given += g->bank[k].kind != VF_UNSET;
+    if (banks_given && banks_given < SIM_BANK_N)
+        return errf(err, errlen, "[%s] the bank remapper needs all of bank_remaps_active, "
+                    "bank_remaps_inactive, bank_remap_pending, bank_remap_max_spare_groups and "
+                    "bank_remap_no_spare_groups", sec);
+    for (int k = 0; k < SIM_BANK_N; k++) {
+        if (g->bank[k].kind == VF_UNSET)
+            g->bank[k].kind = VF_NONE;
+        if (k == SIM_BANK_PENDING ? check_flag(err, errlen, sec, bank_key[k], &g->bank[k])
+                                  : check_range(err, errlen, sec, bank_key[k], &g->bank[k], 0,
+                                                4294967295.0))
+            return -1;
+    }
     for (int k = 0; k < SIM_RETIRED_N; k++) {
         if (g->retired[k].kind == VF_UNSET) {
             if (remaps)
@@ -273,6 +320,8 @@ static int finish_gpu(struct sim_scenario *s, int i, char *err, size_t errlen)
             g->arch = 7;
         else if (strstr(g->name, "H100") || strstr(g->name, "H200"))
             g->arch = 9;
+        else if (strstr(g->name, "B200"))
+            g->arch = 10; /* Blackwell: B200 and GB200 (GB100, compute capability 10.0) */
         else
             return errf(err, errlen, "[%s] architecture is required for '%s'", sec, g->name);
     }

@@ -24,6 +24,7 @@ static const struct {
     {"dbe", NVML_EVENT_TYPE_DOUBLE_BIT_ECC},
     {"pstate", NVML_EVENT_TYPE_PSTATE},
     {"clock", NVML_EVENT_TYPE_CLOCK},
+    {"operational", SIM_EVENT_OPERATIONAL},
 };
 
 static int errf(char *err, size_t errlen, const char *fmt, ...)
@@ -59,6 +60,7 @@ static struct sim_event *event_at(struct sim_events *e, const char *name)
     v->slot = -1;
     v->type = NVML_EVENT_TYPE_XID;
     v->xid = -1;
+    v->legacy_xid = -1;
     return v;
 }
 
@@ -113,7 +115,8 @@ static int event_key(struct sim_event *v, const char *section, const char *name,
                 return 0;
             }
         }
-        return errf(err, errlen, "[%s] type: expected xid, sbe, dbe, pstate or clock, got '%s'",
+        return errf(err, errlen,
+                    "[%s] type: expected xid, sbe, dbe, pstate, clock or operational, got '%s'",
                         section, value);
     }
     if (!strcmp(name, "xid")) {
@@ -121,6 +124,21 @@ static int event_key(struct sim_event *v, const char *section, const char *name,
             return errf(err, errlen, "[%s] xid: expected a code 1-65535, got '%s'", section,
                             value);
         v->xid = n;
+        return 0;
+    }
+    if (!strcmp(name, "legacy_xid")) {
+        if (scenario_parse_long(value, &n) != 0 || n < 1 || n > 65535)
+            return errf(err, errlen, "[%s] legacy_xid: expected a code 1-65535, got '%s'",
+                        section, value);
+        v->legacy_xid = n;
+        return 0;
+    }
+    if (!strcmp(name, "severity") || !strcmp(name, "category") || !strcmp(name, "module_code")) {
+        if (scenario_parse_long(value, &n) != 0 || n < 0 || n > 0xFFFFFFFFL)
+            return errf(err, errlen, "[%s] %s: expected a number 0-4294967295, got '%s'",
+                        section, name, value);
+        *(name[0] == 's' ? &v->severity : name[0] == 'c' ? &v->category : &v->module_code) =
+            (unsigned)n;
         return 0;
     }
     return errf(err, errlen, "[%s] unknown key '%s'", section, name);
@@ -156,6 +174,10 @@ int scenario_events_finish(struct sim_scenario *s, char *err, size_t errlen)
                             v->name);
         if (v->type != NVML_EVENT_TYPE_XID && v->xid >= 0)
             return errf(err, errlen, "[event.%s] xid is only for type = xid", v->name);
+        if (v->type != SIM_EVENT_OPERATIONAL &&
+            (v->legacy_xid >= 0 || v->severity || v->category || v->module_code))
+            return errf(err, errlen, "[event.%s] legacy_xid, severity, category and "
+                        "module_code are only for type = operational", v->name);
         if (v->slot >= 0) {
             bool live = false;
             for (int k = 0; k < s->n_migs && !live; k++) {

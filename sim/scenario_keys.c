@@ -129,6 +129,14 @@ static const struct key gpu_keys[] = {
     G("remapped_rows_uncorrectable", K_VALFN, remap[SIM_REMAP_UNCORR]),
     G("row_remap_pending", K_VALFN, remap[SIM_REMAP_PENDING]),
     G("row_remap_failure", K_VALFN, remap[SIM_REMAP_FAILURE]),
+    G("remapped_rows_correctable_inactive", K_VALFN, remap_inactive[0]),
+    G("remapped_rows_uncorrectable_inactive", K_VALFN, remap_inactive[1]),
+    G("unrepairable_memory", K_VALFN, unrepairable),
+    G("bank_remaps_active", K_VALFN, bank[SIM_BANK_ACTIVE]),
+    G("bank_remaps_inactive", K_VALFN, bank[SIM_BANK_INACTIVE]),
+    G("bank_remap_pending", K_VALFN, bank[SIM_BANK_PENDING]),
+    G("bank_remap_max_spare_groups", K_VALFN, bank[SIM_BANK_MAX_SPARE]),
+    G("bank_remap_no_spare_groups", K_VALFN, bank[SIM_BANK_NO_SPARE]),
     G("retired_pages_sbe", K_VALFN, retired[SIM_RETIRED_SBE]),
     G("retired_pages_dbe", K_VALFN, retired[SIM_RETIRED_DBE]),
     G("retired_pages_pending", K_VALFN, retired[SIM_RETIRED_PENDING]),
@@ -152,6 +160,8 @@ static const struct key gpu_keys[] = {
     G("memory_temperature_return", K_RC, rc[SIM_HRC_MEM_TEMP]),
     G("ecc_aggregate_return", K_RC, rc[SIM_HRC_ECC_AGG]),
     G("nvlink_throughput_return", K_RC, rc[SIM_HRC_NVLINK_TP]),
+    G("unrepairable_memory_return", K_RC, rc[SIM_HRC_UNREPAIRABLE]),
+    G("bank_remapper_return", K_RC, rc[SIM_HRC_BANK_REMAPPER]),
     {NULL, K_STR, 0, 0},
 };
 

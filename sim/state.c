@@ -34,6 +34,21 @@ static unsigned refcount;
 static bool ever_initialized;
 static unsigned long long session; /* counts the 0 -> 1 inits */
 static bool sym_ok[SYM_COUNT];
+/*
+ * The functions NVIDIA's NVML reference ("Deprecation and/or Removal
+ * Notices") deprecates in CUDA 13.0 that this library exports: they "will
+ * be removed in CUDA 14.0", and a removed function answers
+ * NVML_ERROR_DEPRECATED (26). A driver of CUDA 14.0 or later (the
+ * scenario's cuda_version) has removed them; the symbols stay exported, as
+ * a library keeps them "for backward binary compatibility".
+ */
+static const char *const removed_in_cuda14[] = {
+    "nvmlDeviceGetTemperature",
+    "nvmlDeviceGetCurrentClocksThrottleReasons",
+    "nvmlDeviceGetSupportedClocksThrottleReasons",
+    "nvmlDeviceGetViolationStatus",
+};
+static bool sym_removed[SYM_COUNT];
 /* Calls per exported function in this process, for the tests that pin the
  * monitor's call economy (migmon_sim_call_count). */
 static unsigned long call_counts[SYM_COUNT];
@@ -266,8 +281,13 @@ nvmlReturn_t sim_init(unsigned flags, bool v1, int sym)
     scenario_free(scenario);
     scenario = s;
     sim_scn = s;
-    for (int k = 0; k < SYM_COUNT; k++)
+    for (int k = 0; k < SYM_COUNT; k++) {
         sym_ok[k] = version_in(s->sys.drv, syms[k].first, syms[k].from, syms[k].until);
+        sym_removed[k] = false;
+        for (size_t j = 0; j < sizeof(removed_in_cuda14) / sizeof(removed_in_cuda14[0]); j++)
+            if (s->sys.cuda_version >= 14000 && !strcmp(syms[k].name, removed_in_cuda14[j]))
+                sym_removed[k] = true;
+    }
     handles_init();
     memset(grow, 0, sizeof(grow));
     count_v2_calls = 0;
@@ -344,6 +364,8 @@ nvmlReturn_t sim_enter(struct sim_call *c, int sym)
         return NVML_ERROR_UNINITIALIZED;
     if (!sym_ok[sym])
         return NVML_ERROR_FUNCTION_NOT_FOUND;
+    if (sym_removed[sym])
+        return NVML_ERROR_DEPRECATED;
     if (sym == SYM_nvmlDeviceGetCount_v2)
         count_v2_calls++; /* the monitor calls it once per tick: the clock's step */
     c->t = sim_time();

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleet/prom_query.h"
 #include "profile.h"
 #include "recout.h"
 #include "replay/main.h"
@@ -224,7 +225,7 @@ enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE, OPT_TOP, OPT_DEM
        OPT_BACKEND, OPT_SYSFS_ROOT, OPT_NO_COLOR, OPT_GPM, OPT_DCGM, OPT_DCGM_LIB, OPT_TIMEOUT, OPT_ALL_PROCESSES,
        OPT_LISTEN = 300, OPT_COMPAT, OPT_EXPORT_PROCESSES, OPT_NO_HOST, OPT_KUBELET_SOCKET,
        OPT_PROMETHEUS = 400, OPT_PROMETHEUS_AUTH,
-       OPT_PROMETHEUS_CA };
+       OPT_PROMETHEUS_CA, OPT_PROMETHEUS_MATCH };
 enum { OPT_APPEND = 512, OPT_FORCE, OPT_DURATION, OPT_TRIGGER, OPT_COMPRESS, OPT_SCHEMA };
 enum { OPT_CONFIG = 600, OPT_NO_CONFIG, OPT_WRITE_CONFIG };
 static const struct option longopts[] = {
@@ -257,6 +258,7 @@ static const struct option longopts[] = {
     {"prometheus", required_argument, NULL, OPT_PROMETHEUS},
     {"prometheus-auth", required_argument, NULL, OPT_PROMETHEUS_AUTH},
     {"prometheus-ca", required_argument, NULL, OPT_PROMETHEUS_CA},
+    {"prometheus-match", required_argument, NULL, OPT_PROMETHEUS_MATCH},
     {"output", required_argument, NULL, 'o'},
     {"append", no_argument, NULL, OPT_APPEND},
     {"force", no_argument, NULL, OPT_FORCE},
@@ -569,6 +571,13 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
             }
             c->prometheus_ca = optarg;
             break;
+        case OPT_PROMETHEUS_MATCH: {
+            char canon[2048];
+            if (promq_match_parse(optarg, canon, sizeof(canon), err, errlen) != 0)
+                return -1;
+            c->prometheus_match = optarg;
+            break;
+        }
         case OPT_EXPORT_PROCESSES: c->export_processes = true; break;
         case OPT_NO_HOST: c->no_host = true; break;
         case OPT_KUBELET_SOCKET:

@@ -49,6 +49,7 @@ struct cli {
     const char *prometheus;      /* --prometheus URL, borrowed; NULL: the file's */
     const char *prometheus_auth; /* --prometheus-auth FILE, borrowed; NULL: the file's */
     const char *prometheus_ca;   /* --prometheus-ca FILE, borrowed; NULL: the file's */
+    const char *prometheus_match; /* --prometheus-match SELECTOR, borrowed; NULL: the file's */
     /* record mode (the mode word `record`) */
     bool record;
     const char *output;     /* -o FILE; "-": standard output (the default) */

@@ -119,7 +119,9 @@ int collect_open(struct collector *c, const struct collect_opts *o, char *err, s
                               .no_procs = o->no_procs,
                               .prom_url = o->prom_url,
                               .prom_auth_file = o->prom_auth_file,
-                              .prom_ca_file = o->prom_ca_file};
+                              .prom_ca_file = o->prom_ca_file,
+                              .prom_match = o->prom_match,
+                              .prom_view = o->prom_view};
     int rc = c->be->open(&c->be_state, &bo, c->gpu_error, sizeof(c->gpu_error));
     if (rc == BACKEND_ERR_BAD_PATH) {
         snprintf(err, errlen, "%s", c->gpu_error);
@@ -185,6 +187,10 @@ int collect_tick_until(struct collector *c, struct snapshot *s, uint64_t deadlin
     }
 
     bool ok = false;
+    s->fleet = false; /* a fleet's backend says otherwise */
+    s->nnodes = 0;
+    s->nodes_why = NULL;
+    s->fleet_filter[0] = '\0';
     if (!c->be_state) {
         s->ndevices = 0;
         snprintf(s->gpu_error, sizeof(s->gpu_error), "%s", c->gpu_error);
@@ -260,6 +266,21 @@ void collect_close(struct collector *c)
     procinfo_close(c->pinfo);
     c->pinfo = NULL;
     procpost_free(&c->pp);
+}
+
+int collect_view_ask(struct collector *c, const struct backend_view_ask *a, uint64_t *gen,
+                     char *err, size_t errlen)
+{
+    if (!c->be || !c->be_state || !c->be->view_ask)
+        return -1;
+    return c->be->view_ask(c->be_state, a, gen, err, errlen);
+}
+
+uint64_t collect_view_answered(struct collector *c)
+{
+    if (!c->be || !c->be_state || !c->be->view_answered)
+        return 0;
+    return c->be->view_answered(c->be_state);
 }
 
 int collect_past_ask(struct collector *c, const struct backend_past_ask *a)

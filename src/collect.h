@@ -40,6 +40,8 @@ struct collect_opts {
     const char *prom_url;       /* --prometheus URL */
     const char *prom_auth_file; /* --prometheus-auth FILE, or NULL */
     const char *prom_ca_file;   /* --prometheus-ca FILE, or NULL */
+    const char *prom_match;     /* --prometheus-match SELECTOR, or NULL */
+    bool prom_view;             /* the monitor shows the fleet: it says what it shows */
     /* --backend: "nvml,amdgpu" (comma-separated registry names); NULL:
      * NVML as always, and every other backend that finds a device */
     const char *backends;
@@ -130,6 +132,13 @@ void collect_close(struct collector *c);
  * view). collect_past_ask: 0 asked, -1 none to be had; collect_past_take:
  * 1 an answer in *out (the caller's), -1 the ask failed (err), 0 none. */
 int collect_past_ask(struct collector *c, const struct backend_past_ask *a);
+/* What the front end shows of a fleet (backend_ops.view_ask): 1 (a round
+ * is asked: collect_view_answered reaches *gen when it is done), 0 (the
+ * last round has it), -1 when the backend reads everything anyway, -2 when
+ * the filter cannot be asked (why in err). */
+int collect_view_ask(struct collector *c, const struct backend_view_ask *a, uint64_t *gen,
+                     char *err, size_t errlen);
+uint64_t collect_view_answered(struct collector *c);
 int collect_past_take(struct collector *c, struct hist_past *out, uint64_t *id, char *err,
                       size_t errlen);
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fleet/prom_query.h"
 #include "history.h"
 #include "system/podres.h"
 #include "text.h"
@@ -266,6 +267,15 @@ static int handler(void *user, const char *sec, const char *key, const char *val
             snprintf(c->prometheus_ca, sizeof(c->prometheus_ca), "%s", strcmp(val, "none") ? val : "");
         else
             bad(p, "ca_file = %s: expected a file path or none", val);
+    } else if (IS("fleet", "match")) {
+        char canon[2048], why[300];
+        if (!strcmp(val, "none"))
+            c->prometheus_match[0] = '\0';
+        else if (strlen(val) < sizeof(c->prometheus_match) &&
+                 promq_match_parse(val, canon, sizeof(canon), why, sizeof(why)) == 0)
+            snprintf(c->prometheus_match, sizeof(c->prometheus_match), "%s", val);
+        else
+            bad(p, "match = %s: expected label matchers such as {job=\"gpu\"}, or none", val);
     } else {
         bad(p, "unknown key '%s' in [%s]", key, sec);
     }
@@ -436,7 +446,9 @@ void config_write(const struct config *c, FILE *f)
                "; or none\n"
                "auth_file = %s\n"
                "; https: the CA certificates (PEM) to trust instead of the system's, or none\n"
-               "ca_file = %s\n",
+               "ca_file = %s\n"
+               "; only the targets these label matchers select ({job=\"gpu\"}), or none\n"
+               "match = %s\n",
             c->interval_ms, c->top,
             c->gpm == CLI_GPM_ON ? "on" : c->gpm == CLI_GPM_OFF ? "off" : "auto",
             c->dcgm == CLI_DCGM_ADDR       ? c->dcgm_addr
@@ -450,5 +462,6 @@ void config_write(const struct config *c, FILE *f)
             c->compat[0] ? c->compat : "none", c->kubelet_socket, c->kubelet_refresh_ms,
             c->pod_logs, c->prometheus[0] ? c->prometheus : "off",
             c->prometheus_auth[0] ? c->prometheus_auth : "none",
-            c->prometheus_ca[0] ? c->prometheus_ca : "none");
+            c->prometheus_ca[0] ? c->prometheus_ca : "none",
+            c->prometheus_match[0] ? c->prometheus_match : "none");
 }

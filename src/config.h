@@ -37,6 +37,7 @@ struct config {
     char prometheus[512];      /* "" or the Prometheus server's URL (--prometheus) */
     char prometheus_auth[256]; /* "" or its credentials file (--prometheus-auth) */
     char prometheus_ca[256];   /* "" or the CA certificates its https trusts (--prometheus-ca) */
+    char prometheus_match[512]; /* "" or the targets' selector (--prometheus-match) */
     unsigned errors;      /* bad lines reported */
 };
 

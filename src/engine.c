@@ -50,6 +50,8 @@ struct engine {
     bool signalled;    /* a byte is in the pipe */
     unsigned pending;  /* manual mode: ticks requested */
     bool regrid;       /* o.interval_ms changed: restart the grid */
+    bool now;          /* a tick at once, off the grid (engine_tick_now) */
+    bool extra;        /* the tick in progress is that one: the grid does not move */
     bool stop;
     /* The grid and the tick in progress: the sampling thread's, handed
      * over under mu when another takes the sampling over. */
@@ -148,9 +150,15 @@ static bool next_tick(struct engine *e)
             }
             struct timespec ts = {.tv_sec = (time_t)(next / 1000000000ull),
                                   .tv_nsec = (long)(next % 1000000000ull)};
-            while (!e->stop && !e->regrid && clock_mono_ns() < next)
+            while (!e->stop && !e->regrid && !e->now && clock_mono_ns() < next)
                 if (pthread_cond_timedwait(&e->cv, &e->mu, &ts) == ETIMEDOUT)
                     break;
+            if (e->now && !e->stop && !e->regrid && clock_mono_ns() < next) {
+                e->now = false;
+                e->extra = true;
+                break;
+            }
+            e->now = false; /* the grid's tick is due anyway */
             if (!e->regrid || e->stop)
                 break;
             e->regrid = false; /* wait on the new grid instead */
@@ -178,7 +186,7 @@ static bool sample_role(struct engine *e)
             e->deadline = clock_mono_ns() + e->interval / 4 * 3;
         }
         /* a tick taken over is run as it was, not primed again */
-        bool priming = !e->resume && e->prime && e->k == 1;
+        bool priming = !e->resume && !e->extra && e->prime && e->k == 1;
         e->resume = false;
         uint64_t prime_until = e->start + PRIME_NS + (uint64_t)ENGINE_PRIME_GPM_WAIT_MS * 1000000ull;
         pthread_mutex_unlock(&e->mu);
@@ -199,6 +207,10 @@ static bool sample_role(struct engine *e)
         if (priming) { /* the grid from the priming tick on */
             e->start = t;
             e->k = 0;
+        }
+        if (e->extra) { /* off the grid: the grid's next tick stays */
+            e->extra = false;
+            continue;
         }
         if (e->k >= 1 || priming) /* the second tick is done: primed, or taken over */
             e->prime = false;
@@ -365,6 +377,17 @@ void engine_request_tick(struct engine *e, unsigned n)
 {
     pthread_mutex_lock(&e->mu);
     e->pending += n;
+    pthread_cond_signal(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+}
+
+void engine_tick_now(struct engine *e)
+{
+    pthread_mutex_lock(&e->mu);
+    if (e->o.manual)
+        e->pending++;
+    else
+        e->now = true;
     pthread_cond_signal(&e->cv);
     pthread_mutex_unlock(&e->mu);
 }

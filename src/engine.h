@@ -50,6 +50,10 @@ bool engine_acquire(struct engine *e, struct snapshot *s);
 void engine_set_interval(struct engine *e, unsigned interval_ms);
 /* Manual mode: take one more sample now. */
 void engine_request_tick(struct engine *e, unsigned n);
+/* A sample now, what the front end waits for having come (a fleet's
+ * nodes it asked for): manual mode, one more tick; else one tick at once,
+ * off the grid, which goes on as it was. */
+void engine_tick_now(struct engine *e);
 /* Stops the sampling (bounded: the sampling thread is waited for at most
  * 0.3 s, one stuck in the driver not at all) and frees the engine's
  * snapshots, or leaves them to a thread still in the driver; the collector

@@ -84,6 +84,10 @@ void eventlog_what(char *out, size_t len, const struct gpu_event *e)
     const char *t = xid_event_type_name(e->type);
     if (eventlog_is_xid(e))
         snprintf(out, len, "Xid %u", e->xid);
+    else if (strcmp(t, "operational") == 0 && e->xid)
+        snprintf(out, len, "operational event, Xid %u", e->xid);
+    else if (strcmp(t, "operational") == 0)
+        snprintf(out, len, "operational event, category 0x%04x", e->category);
     else if (strcmp(t, "sbe") == 0)
         snprintf(out, len, "single-bit ECC error");
     else if (strcmp(t, "dbe") == 0)

@@ -19,10 +19,14 @@ enum rule {
     R_REMAP_FAILURE,  /* a row remap failed */
     R_REMAP_PENDING,  /* a row remap waits for a reset */
     R_RETIRE_PENDING, /* a page retirement waits for a reset */
+    R_UNREPAIRABLE,   /* memory errors the GPU can no longer repair */
+    R_BANK_PENDING,   /* an HBM bank remap waits for a reset */
     R_XID_RESET,      /* an Xid whose documented action is a reset or a drain */
     R_XID_JOBS,       /* an Xid whose action is to restart the jobs (contained ECC) */
     R_XID_APP,        /* an application fault */
     R_XID_OTHER,      /* any other Xid */
+    R_OPERATIONAL,    /* an operational event without a legacy Xid */
+    R_BANK_NO_SPARE,  /* HBM bank groups with no spare left */
     R_ECC_UNCORR,     /* uncorrectable ECC errors since the driver loaded */
     R_HOT,            /* at or above the slowdown temperature */
     R_COUNT
@@ -37,6 +41,10 @@ static const struct health_rule_info rules[R_COUNT] = {
                          "reset the GPU when its jobs allow: a row remap waits for it"},
     [R_RETIRE_PENDING] = {"page-retirement-pending", HEALTH_ACTION,
                           "reset the GPU when its jobs allow: a page retirement waits for it"},
+    [R_UNREPAIRABLE] = {"unrepairable-memory", HEALTH_ACTION,
+                        "replace the GPU (RMA): it has memory errors it can no longer repair"},
+    [R_BANK_PENDING] = {"bank-remap-pending", HEALTH_ACTION,
+                        "reset the GPU when its jobs allow: an HBM bank remap waits for it"},
     [R_XID_RESET] = {"xid-needs-reset", HEALTH_ACTION,
                      "an Xid whose remedy is a reset or a drain: see the events (key e)"},
     [R_XID_JOBS] = {"xid-contained-ecc", HEALTH_WARNING,
@@ -44,6 +52,12 @@ static const struct health_rule_info rules[R_COUNT] = {
     [R_XID_APP] = {"xid-application-fault", HEALTH_WARNING,
                    "a job faulted (usually its own bug or input): check the application"},
     [R_XID_OTHER] = {"xid", HEALTH_WARNING, "an Xid was reported: see the events (key e)"},
+    [R_OPERATIONAL] = {"operational-event", HEALTH_WARNING,
+                       "the driver reported an operational event: see the events (key e) and "
+                       "NVIDIA's GPU Operational Event catalog"},
+    [R_BANK_NO_SPARE] = {"bank-remap-exhausted", HEALTH_WARNING,
+                         "some HBM bank groups have no spare left: a new error there cannot be "
+                         "remapped; plan to replace the GPU"},
     [R_ECC_UNCORR] = {"ecc-uncorrectable", HEALTH_WARNING,
                       "uncorrectable ECC errors since the driver loaded: restart the jobs on "
                       "this GPU; watch the remapped rows"},
@@ -124,6 +138,9 @@ static void evaluate(const struct snapshot *s, size_t pos)
     } flags[] = {{M_REMAP_FAILURE, R_REMAP_FAILURE},
                  {M_REMAP_PENDING, R_REMAP_PENDING},
                  {M_RETIRED_PENDING, R_RETIRE_PENDING},
+                 {M_UNREPAIRABLE_MEM, R_UNREPAIRABLE},
+                 {M_BANK_REMAP_PENDING, R_BANK_PENDING},
+                 {M_BANK_NO_SPARE, R_BANK_NO_SPARE},
                  {M_ECC_UNCORR, R_ECC_UNCORR}};
     for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
         int f = flag(&d->m[flags[i].id]);
@@ -148,9 +165,15 @@ static void evaluate(const struct snapshot *s, size_t pos)
         known = true;
     for (size_t i = 0; i < s->nevents; i++) {
         const struct gpu_event *ev = &s->events[i];
-        if (ev->xid == 0 || !event_counts(s, ev->device_pos, pos))
+        if (!event_counts(s, ev->device_pos, pos))
             continue;
-        bits |= 1u << xid_rule(ev->xid);
+        /* an operational event with a legacy Xid is that Xid's incident
+         * (NVIDIA: "the same occurrence"): the Xid's rule; without one, its
+         * own */
+        if (ev->xid)
+            bits |= 1u << xid_rule(ev->xid);
+        else if (ev->type & GPU_EVENT_OPERATIONAL)
+            bits |= 1u << R_OPERATIONAL;
     }
     unsigned level = known ? HEALTH_OK : HEALTH_UNKNOWN;
     for (unsigned r = 0; r < R_COUNT; r++)

@@ -162,28 +162,35 @@ void history_free(struct history *h)
     memset(h, 0, sizeof(*h));
 }
 
-static struct hist_device *find_dev(const struct history *h, const char *uuid, size_t hint)
+static bool is_dev(const struct hist_device *d, const char *node, const char *uuid)
+{
+    return strcmp(d->uuid, uuid) == 0 && strcmp(d->node, node) == 0;
+}
+
+static struct hist_device *find_dev(const struct history *h, const char *node, const char *uuid,
+                                    size_t hint)
 {
     /* Between re-enumerations the snapshot order equals first-seen order,
      * so the device at the same position is usually the one. */
-    if (hint < h->ndevs && strcmp(h->devs[hint].uuid, uuid) == 0)
+    if (hint < h->ndevs && is_dev(&h->devs[hint], node, uuid))
         return &h->devs[hint];
     for (size_t i = 0; i < h->ndevs; i++)
-        if (strcmp(h->devs[i].uuid, uuid) == 0)
+        if (is_dev(&h->devs[i], node, uuid))
             return &h->devs[i];
     return NULL;
 }
 
-const struct hist_device *history_device(const struct history *h, const char *uuid)
+const struct hist_device *history_device(const struct history *h, const char *node,
+                                         const char *uuid)
 {
     if (!uuid || !*uuid)
         return NULL;
-    return find_dev(h, uuid, 0);
+    return find_dev(h, node ? node : "", uuid, 0);
 }
 
 /* Append a device with empty rings; NULL on allocation failure (nothing
  * changes then). */
-static struct hist_device *add_dev(struct history *h, const char *uuid)
+static struct hist_device *add_dev(struct history *h, const char *node, const char *uuid)
 {
     if (h->ndevs == h->cap) {
         size_t cap = h->cap ? h->cap * 2 : 8;
@@ -210,6 +217,7 @@ static struct hist_device *add_dev(struct history *h, const char *uuid)
         s->last_real.src = MSRC_NONE;
     }
     snprintf(d->uuid, sizeof(d->uuid), "%s", uuid);
+    snprintf(d->node, sizeof(d->node), "%s", node);
     h->ndevs++;
     return d;
 }
@@ -291,11 +299,11 @@ int history_push(struct history *h, const struct snapshot *s)
         const struct device *d = &s->devices[i];
         if (!d->uuid[0])
             continue;
-        struct hist_device *hd = find_dev(h, d->uuid, i);
+        struct hist_device *hd = find_dev(h, d->node, d->uuid, i);
         if (hd && hd->absent == 0)
             continue; /* duplicate UUID in this snapshot */
         if (!hd) {
-            hd = add_dev(h, d->uuid);
+            hd = add_dev(h, d->node, d->uuid);
             if (!hd) {
                 rc = -ENOMEM;
                 continue;
@@ -390,7 +398,7 @@ static void refill(struct hist_series *s, const struct hist_point *past, size_t 
 
 int history_fill_past(struct history *h, const struct hist_past *p, size_t live)
 {
-    struct hist_device *d = find_dev(h, p->uuid, 0);
+    struct hist_device *d = find_dev(h, p->node, p->uuid, 0);
     if (!d || !p->pts)
         return -ENOENT;
     size_t kept = live;

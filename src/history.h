@@ -75,6 +75,7 @@ enum hist_dev_series {
 };
 
 struct hist_device {
+    char node[64]; /* a fleet's device: its node (its UUID is its node's); "" here */
     char uuid[MIGMON_UUID_LEN];
     struct hist_series s[HS_DEV_COUNT];
     /* The last VRAM total ever read for this device. It is a static fact, so
@@ -115,8 +116,9 @@ int history_init(struct history *h, size_t points);
  * (that device is then not recorded; the others are). */
 int history_push(struct history *h, const struct snapshot *s);
 /* Borrowed, valid until the next history_push() or history_free(); NULL when
- * the UUID has no history. */
-const struct hist_device *history_device(const struct history *h, const char *uuid);
+ * the device (its node in a fleet, "" here, and UUID) has no history. */
+const struct hist_device *history_device(const struct history *h, const char *node,
+                                         const char *uuid);
 void history_free(struct history *h);
 
 /*
@@ -126,6 +128,7 @@ void history_free(struct history *h);
  * for. A series whose bit is not in `given` is not part of it.
  */
 struct hist_past {
+    char node[64];
     char uuid[MIGMON_UUID_LEN];
     size_t n;
     unsigned given;         /* bit k: series k (enum hist_dev_series) */

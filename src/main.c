@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <sys/stat.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -242,6 +245,10 @@ static int apply_config(struct cli *c, struct config *cfg)
         c->prometheus_auth = cfg->prometheus_auth;
     else if (c->prometheus_auth)
         snprintf(cfg->prometheus_auth, sizeof(cfg->prometheus_auth), "%s", c->prometheus_auth);
+    if (!c->prometheus_match && cfg->prometheus_match[0])
+        c->prometheus_match = cfg->prometheus_match;
+    else if (c->prometheus_match)
+        snprintf(cfg->prometheus_match, sizeof(cfg->prometheus_match), "%s", c->prometheus_match);
     if (!c->prometheus_ca && cfg->prometheus_ca[0])
         c->prometheus_ca = cfg->prometheus_ca;
     else if (c->prometheus_ca)
@@ -359,6 +366,15 @@ static void demo_amd_end(void)
 /* --demo: the bundled simulator and the scenario to run (demo.h). */
 int main(int argc, char **argv)
 {
+#ifdef __GLIBC__
+    /* A fixed threshold: every block of 256 KiB or more (a fleet's node
+     * table, a page of its devices) is mapped and given back when freed.
+     * glibc's default raises the threshold to the largest block freed,
+     * after which such blocks are carved from the heap of the thread that
+     * asks and stay there (docs/decisions.md, the fleet at cluster
+     * scale). */
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
     /* The GPM helper: this binary in a hidden mode (backend/gpm.h). */
     if (argc >= 2 && strcmp(argv[1], GPM_HELPER_ARG) == 0)
         return gpm_helper_main(argc, argv);
@@ -501,7 +517,9 @@ int main(int argc, char **argv)
                               .backend = c.prometheus ? &prom_backend_ops : NULL,
                               .prom_url = c.prometheus,
                               .prom_auth_file = c.prometheus_auth,
-                              .prom_ca_file = c.prometheus_ca};
+                              .prom_ca_file = c.prometheus_ca,
+                              .prom_match = c.prometheus_match,
+                              .prom_view = !c.once && !c.exporter && !c.record};
     char cerr[2048];
     if (collect_open(&col, &co, cerr, sizeof(cerr)) != 0) {
         text_clean_lines(cerr, sizeof(cerr)); /* it names a path the user gave */

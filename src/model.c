@@ -118,6 +118,11 @@ static const struct metric_info infos[M_COUNT] = {
     [M_NVLINK_DATA_BYTES] = {"nvlink_data_bytes", "B", true, 0, 1e21},
     [M_THROTTLE_POWER_S] = {"throttle_power_s", "s", true, 0, 1e12},
     [M_THROTTLE_THERMAL_S] = {"throttle_thermal_s", "s", true, 0, 1e12},
+    [M_REMAP_INACTIVE] = {"remapped_rows_inactive", "", true, 0, 1e6},
+    [M_UNREPAIRABLE_MEM] = {"unrepairable_memory", "", true, 0, 1},
+    [M_BANK_REMAPS] = {"bank_remaps_active", "", true, 0, 1e9},
+    [M_BANK_REMAP_PENDING] = {"bank_remap_pending", "", true, 0, 1},
+    [M_BANK_NO_SPARE] = {"bank_remap_no_spare_groups", "", true, 0, 1e9},
     [M_GTT_USED] = {"gtt_used_bytes", "B", true, 0, PIB},
     [M_GTT_TOTAL] = {"gtt_total_bytes", "B", true, 0, PIB},
 };
@@ -268,8 +273,26 @@ int snapshot_reserve_procs(struct snapshot *s, size_t n)
     return 0;
 }
 
+int snapshot_reserve_nodes(struct snapshot *s, size_t n)
+{
+    if (n <= s->nodes_cap)
+        return 0;
+    size_t cap = s->nodes_cap ? s->nodes_cap : 16;
+    while (cap < n)
+        cap *= 2;
+    struct node_summary *p = realloc(s->nodes, cap * sizeof(*p));
+    if (!p)
+        return -1;
+    s->nodes = p;
+    s->nodes_cap = cap;
+    return 0;
+}
+
 void snapshot_free(struct snapshot *s)
 {
+    free(s->nodes);
+    s->nodes = NULL;
+    s->nnodes = s->nodes_cap = 0;
     free(s->devices);
     s->devices = NULL;
     s->cap = s->ndevices = 0;
@@ -317,6 +340,18 @@ bool snapshot_mig_vram_sum(const struct snapshot *s, size_t i, struct metric *us
     if (carried)
         used->src = total->src = MSRC_CARRIED;
     return true;
+}
+
+int device_idle(const struct device *d)
+{
+    if (d->node_down)
+        return -1;
+    const struct metric *u = &d->m[M_GPU_UTIL];
+    if (metric_ok(u))
+        return u->value < 1.0;
+    if (metric_ok(&d->process_count))
+        return d->process_count.value == 0;
+    return -1;
 }
 
 const char *proc_type_name(unsigned type)

@@ -135,6 +135,16 @@ enum metric_id {
     M_NVLINK_DATA_BYTES,      /* data bytes sent and received, every link (running count) */
     M_THROTTLE_POWER_S,   /* time clocks were held down by power, since load */
     M_THROTTLE_THERMAL_S, /* by temperature */
+    /* Memory health of recent drivers (docs/health.md): remaps no longer
+     * active (remapped rows v2, 595 and later), memory errors the GPU can
+     * no longer repair (a flag, 590 and later, Hopper+), the HBM bank
+     * remapper (615 and later): its active remaps, a remap waiting for a
+     * reset (flag) and the bank groups with no spare left. */
+    M_REMAP_INACTIVE,
+    M_UNREPAIRABLE_MEM,
+    M_BANK_REMAPS,
+    M_BANK_REMAP_PENDING,
+    M_BANK_NO_SPARE,
     /* amdgpu's GTT (system memory mapped into the GPU's address space),
      * GPU-wide; NVIDIA GPUs have none (none with that reason). */
     M_GTT_USED,
@@ -227,7 +237,10 @@ struct device {
     uint64_t throttle_mask;
     bool throttle_valid;
     /* AMD: why the reasons are not known (in the snapshot's notes), else
-     * NULL; NVML's devices leave it NULL. */
+     * NULL. NVML: with throttle_valid, the entry point's note where it is
+     * worth saying (nvml_compat.c: a replacement of a deprecated call, or
+     * one read after the other was refused), else NULL; without, why
+     * both entry points refused, else NULL. A static string. */
     const char *throttle_why;
     /* Processes on this device: snapshot.procs[proc_first .. proc_first+nprocs).
      * process_count counts every process NVML listed for the device (none when
@@ -313,6 +326,44 @@ struct gpu_process {
     char command[PROC_CMD_LEN]; /* full command line, spaces between args */
     char container[PROC_CONTAINER_LEN]; /* "docker:0123abcd…", "k8s:pod-uid", "" */
 };
+
+/*
+ * A node of a fleet (the fleet view, --prometheus): one scrape target and
+ * what Prometheus aggregated over its devices with `by (instance)`
+ * (fleet/prom_query.h, docs/fleet.md). Its devices are in the snapshot
+ * only when they were asked for (the nodes on the monitor's screen, every
+ * node for --once and record): dev_first and ndev then say where.
+ * Counts and values over its leaves (MIG instances, AMD partitions, GPUs
+ * without either); under a device filter, over the devices it matches.
+ * Every figure is a metric: none, with its reason, when it could not be
+ * had (the node is down, its query failed, its exporter gives none).
+ */
+struct node_summary {
+    char instance[128]; /* the target's instance label: the node's identity */
+    char name[64];      /* what the screen calls it: its host name, else instance */
+    signed char up;     /* 1 up, 0 down (up == 0), -1 not in up's answer */
+    bool dcgm;          /* read from dcgm-exporter's series (no health verdict) */
+    bool seen;          /* some series of its exporter in the last 10 minutes */
+    double down_for_s;  /* down: since its exporter's last sample; -1 unknown */
+    struct metric gpus, mig, idle, not_ok, pods;       /* counts */
+    struct metric gpus_action, gpus_warning; /* GPUs whose worst verdict (the GPU's or an
+                                              * instance's) is action, warning */
+    struct metric util_max, util_mean;                 /* % */
+    struct metric mem_used, mem_total, mem_devices;    /* bytes; leaves with both */
+    unsigned char health; /* enum health_level: its devices' worst; unknown */
+    /* its devices in snapshot.devices: dev_first .. dev_first + ndev, when
+     * devs_read; else devs_why says why they are not there */
+    bool devs_read;
+    size_t dev_first, ndev;
+    const char *devs_why;
+};
+
+/* The idle rule, the same wherever a device is called idle (the fleet's
+ * filter and counts, the exporter's migmon_*_idle): utilisation read and
+ * under 1 %, or, where no utilisation is to be had (an A100 without DCGM),
+ * no process on it by the driver's list. 1 idle, 0 not, -1 unknown (no
+ * figure to judge by, or its node is down). */
+int device_idle(const struct device *d);
 
 /* "C", "G", "C+G", "M", "M+G", … for type bits; static strings. */
 const char *proc_type_name(unsigned type);

@@ -11,6 +11,11 @@
 #include "model.h"
 #include "system/host.h"
 
+/* The type bit of a GPU operational event (nvmlEventSetWait_v3's
+ * structured records): not an NVML event bit, far above all of them; the
+ * backend's MIGMON_EVENT_TYPE_OPERATIONAL. */
+#define GPU_EVENT_OPERATIONAL (1ULL << 63)
+
 /* One NVML health event (an Xid, an ECC error), as the events helper got
  * it (backend/events.h). */
 struct gpu_event {
@@ -22,8 +27,10 @@ struct gpu_event {
      * not in this snapshot. */
     int device_pos;
     int gi_id, ci_id; /* -1: not attributed to an instance */
-    unsigned xid;     /* the Xid code (999: one the driver cannot name); 0 for ECC events */
-    unsigned long long type; /* NVML event type bits */
+    unsigned xid;     /* the Xid code (999: one the driver cannot name); 0 for ECC events;
+                       * an operational event's legacy Xid, 0 when it has none */
+    unsigned long long type; /* NVML event type bits, or MIGMON_EVENT_TYPE_OPERATIONAL */
+    unsigned severity, category; /* an operational event's, as NVML gave them */
 };
 
 struct snapshot {
@@ -74,10 +81,27 @@ struct snapshot {
     /* The backend gave each device's health verdict itself (the fleet's
      * exporters decided it on their nodes): health_evaluate is not run. */
     bool health_given;
+    /* A fleet (the fleet view, --prometheus): its nodes, in the order of
+     * their names, each with its aggregates (model.h); every node, or under
+     * a device filter those with a device it matches. Owned, grown by
+     * snapshot_reserve_nodes; nnodes 0 for this host's own devices.
+     * fleet_filter: the filter the nodes were counted under ("" none);
+     * nodes_why: why nodes or their figures are missing (a failed query,
+     * the cap on nodes held), NULL when the list is whole. */
+    bool fleet;
+    size_t nnodes, nodes_cap;
+    struct node_summary *nodes;
+    char fleet_filter[64];
+    const char *nodes_why;
 };
+
+/* A fleet of at most this many nodes is shown with every node unfolded,
+ * and its devices read before the monitor first asks (fleet/prom_backend.c). */
+#define FLEET_OPEN_NODES_MAX 16
 
 int snapshot_reserve(struct snapshot *s, size_t n);
 int snapshot_reserve_procs(struct snapshot *s, size_t n);
+int snapshot_reserve_nodes(struct snapshot *s, size_t n);
 /* Copy the host's borrowed core array into the snapshot's own buffer. */
 void snapshot_own_cores(struct snapshot *s);
 /* A formatted reason stored in the snapshot; a static fallback when the

@@ -8,6 +8,7 @@
 #ifndef MIGMON_BACKEND_H
 #define MIGMON_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,11 @@ struct backend_opts {
     const char *prom_url;       /* the Prometheus backend: the server's base URL */
     const char *prom_auth_file; /* its credentials (fleet/prom_client.h), or NULL */
     const char *prom_ca_file;   /* the CA certificates its https trusts, or NULL */
+    const char *prom_match;     /* --prometheus-match: the selector every query is limited
+                                 * to, or NULL */
+    /* A front end that shows part of a fleet and says which (the
+     * monitor: view_ask); else every node's devices are read. */
+    bool prom_view;
 };
 
 struct hist_past; /* history.h */
@@ -38,9 +44,19 @@ struct hist_past; /* history.h */
 /* What the front end asks a backend with a past of its own for: the chart
  * series of device uuid, `points` points interval_ms apart, up to now. */
 struct backend_past_ask {
+    const char *node; /* its node in a fleet, "" or NULL on one host */
     const char *uuid;
     unsigned points, interval_ms;
     uint64_t id; /* the asker's, given back with the answer */
+};
+
+/* What the front end shows of a fleet (the fleet view): the device filter
+ * and the nodes whose devices are on its screen (their instance labels,
+ * struct node_summary). Borrowed for the call. */
+struct backend_view_ask {
+    const char *filter;
+    const char *const *nodes;
+    size_t nnodes;
 };
 
 enum backend_err {
@@ -118,6 +134,17 @@ struct backend_ops {
      * hist_past_free) and *id the ask's; -1 the ask failed (*id set, one
      * line in err); 0 no answer (yet). */
     int (*past_take)(void *state, struct hist_past *out, uint64_t *id, char *err, size_t errlen);
+    /* Optional (NULL: everything is read). From any thread, without
+     * waiting for I/O: what the front end shows of a fleet (opts.prom_view),
+     * so that only that is read. 1 when what it shows is not read yet: a
+     * round starts at once, and view_answered reaches *gen when its result
+     * is there to be sampled; 0 when the last result has it; -1 (out of
+     * memory; the last ask stays); -2 when the filter cannot be asked (one
+     * line in err; the last ask stays). */
+    int (*view_ask)(void *state, const struct backend_view_ask *a, uint64_t *gen, char *err,
+                    size_t errlen);
+    /* The ask whose result is there to be sampled (its gen); any thread. */
+    uint64_t (*view_answered)(void *state);
 };
 
 extern const struct backend_ops nvml_backend_ops;

@@ -40,6 +40,7 @@ static const char *const WHY_UNSUPPORTED = "no GPU here supports Xid events";
 static const char *const WHY_INIT = "the events helper could not start NVML";
 static const char *const WHY_SETUP = "registering for NVML events failed; retrying";
 static const char *const WHY_WAIT = "nvmlEventSetWait_v2 failed; retrying";
+static const char *const WHY_WAIT_V3 = "nvmlEventSetWait_v3 failed; retrying";
 static const char *const WHY_HELPER_FAILED = "events helper exited; restarting it";
 static const char *const WHY_OFF = "events off: the events helper failed 3 times";
 /* Per GPU, while the events of others flow. */
@@ -61,12 +62,14 @@ static const char *const WHY_STALLED[EVENTS_CALL_COUNT] = {
     [EVENTS_CALL_INIT] = "events helper stalled starting NVML; restarting it",
     [EVENTS_CALL_SETUP] = "events helper stalled registering for events; restarting it",
     [EVENTS_CALL_WAIT] = "events helper stalled in nvmlEventSetWait_v2; restarting it",
+    [EVENTS_CALL_WAIT_V3] = "events helper stalled in nvmlEventSetWait_v3; restarting it",
 };
 static const char *const WHY_HUNG_OFF[EVENTS_CALL_COUNT] = {
     [EVENTS_CALL_NONE] = "events off: the events helper hung 3 times",
     [EVENTS_CALL_INIT] = "events off: the events helper hung 3 times starting NVML",
     [EVENTS_CALL_SETUP] = "events off: the events helper hung 3 times registering for events",
     [EVENTS_CALL_WAIT] = "events off: the events helper hung 3 times in nvmlEventSetWait_v2",
+    [EVENTS_CALL_WAIT_V3] = "events off: the events helper hung 3 times in nvmlEventSetWait_v3",
 };
 
 struct xid_key {
@@ -129,9 +132,10 @@ static const char *state_reason(const struct events_rec_state *s)
     case EVENTS_STATE_NO_API: return WHY_NO_API;
     case EVENTS_STATE_UNSUPPORTED: return WHY_UNSUPPORTED;
     case EVENTS_STATE_FAILED:
-        return s->call == EVENTS_CALL_INIT    ? WHY_INIT
-               : s->call == EVENTS_CALL_SETUP ? WHY_SETUP
-                                              : WHY_WAIT;
+        return s->call == EVENTS_CALL_INIT      ? WHY_INIT
+               : s->call == EVENTS_CALL_SETUP   ? WHY_SETUP
+               : s->call == EVENTS_CALL_WAIT_V3 ? WHY_WAIT_V3
+                                                : WHY_WAIT;
     case EVENTS_STATE_WATCHING: return NULL;
     default: return WHY_STARTING;
     }
@@ -175,6 +179,9 @@ static void count_xid(struct events_client *c, const struct events_item *e)
     k->last_seq = c->total;
 }
 
+_Static_assert(MIGMON_EVENT_TYPE_OPERATIONAL == GPU_EVENT_OPERATIONAL,
+               "one mark for an operational event");
+
 static void on_event(struct events_client *c, const struct events_rec_event *r)
 {
     struct events_item e;
@@ -188,6 +195,8 @@ static void on_event(struct events_client *c, const struct events_rec_event *r)
     e.ci_id = r->ci_id;
     e.xid = r->xid;
     e.type = r->type;
+    e.severity = r->severity;
+    e.category = r->category;
     c->ring[c->total % EVENTS_RING] = e;
     c->total++;
     if (e.type & NVML_EVENT_TYPE_XID)
@@ -441,6 +450,8 @@ static void apply_events(const struct events_client *c, struct snapshot *s)
         g->ci_id = it->ci_id;
         g->xid = it->xid;
         g->type = it->type;
+        g->severity = it->severity;
+        g->category = it->category;
     }
     s->nevents = n;
 }

@@ -2,8 +2,9 @@
  * events.h — NVML health events (Xid, ECC single and double bit errors),
  * read in a helper process.
  *
- * nvmlEventSetWait_v2 blocks by design and may never return on a sick
- * driver, so it is never called on a monitor thread: the helper is this
+ * nvmlEventSetWait_v2 (v3 where the GPU operational events are registered)
+ * blocks by design and may never return on a sick driver, so it is never
+ * called on a monitor thread: the helper is this
  * binary started as `mig-gpu-mon --events-helper LIBRARY`, with an NVML
  * session of its own. It registers, on one event set, the Xid and ECC
  * events each GPU supports and waits with a 1 s timeout, sending a
@@ -44,6 +45,7 @@ enum events_call {
     EVENTS_CALL_INIT,     /* loading libnvidia-ml, nvmlInit */
     EVENTS_CALL_SETUP,    /* handles, UUIDs, supported types, the set, registration */
     EVENTS_CALL_WAIT,     /* nvmlEventSetWait_v2 */
+    EVENTS_CALL_WAIT_V3,  /* nvmlEventSetWait_v3: operational events are registered */
     EVENTS_CALL_COUNT
 };
 
@@ -105,6 +107,11 @@ struct events_rec_event {
     uint32_t xid;   /* the Xid for an Xid event, else 0 */
     int32_t gi_id;  /* -1: not attributed to a GPU instance */
     int32_t ci_id;  /* -1: not attributed to a compute instance */
+    /* An operational event (type MIGMON_EVENT_TYPE_OPERATIONAL): its
+     * severity and category as nvmlEventSetWait_v3 gave them; xid is its
+     * legacy-Xid context (0: none). 0 for an event bit. */
+    uint32_t severity;
+    uint32_t category;
     uint32_t pad;
     uint64_t mono_ns; /* the helper's CLOCK_MONOTONIC at receipt */
     int64_t wall_ns;  /* and CLOCK_REALTIME */
@@ -144,6 +151,7 @@ struct events_item {
     int gi_id, ci_id; /* -1: not attributed */
     unsigned xid;
     unsigned long long type;
+    unsigned severity, category; /* an operational event's (events_rec_event) */
 };
 
 /* Starts the helper. NULL only out of memory. */

@@ -12,6 +12,12 @@
  * saying so; a wait that fails is retried after the set is built again,
  * 5 s doubling to 60 s, with heartbeats meanwhile.
  *
+ * Where the library has the GPU operational events (NVML 615), each GPU's
+ * are subscribed on the same set and the wait is nvmlEventSetWait_v3,
+ * which returns both kinds: still one wait for the host, and one record
+ * per event, an operational one marked MIGMON_EVENT_TYPE_OPERATIONAL with
+ * the legacy Xid of its context (docs/health.md, "Operational events").
+ *
  * The event functions are resolved here with dlsym and not in the shared
  * symbol table: no other process calls them.
  */
@@ -38,6 +44,11 @@ struct efns {
     nvml_fn_event_set_free free_set;
     nvml_fn_dev_register_events reg;
     nvml_fn_event_set_wait wait;
+    /* GPU operational events (NVML 615), all four or none: optional */
+    nvml_fn_event_register_ops reg_ops;
+    nvml_fn_event_set_wait_v3 wait3;
+    nvml_fn_event_context_count ctx_count;
+    nvml_fn_event_context_xid ctx_xid;
 };
 
 struct egpu {
@@ -53,6 +64,7 @@ struct eh {
     nvmlEventSet_t set;
     struct egpu *gpus;
     unsigned ngpus, nwatched;
+    unsigned nops; /* GPUs whose operational events are on the set: wait with v3 */
     enum events_mig mig;
 };
 
@@ -158,6 +170,25 @@ static const char *resolve(struct eh *d)
             return syms[i].name;
         memcpy((char *)&d->e + syms[i].off, &p, sizeof(p));
     }
+    /* The operational events' calls: one wait serves both kinds (v3
+     * returns the event bits too), so they are used only all together. */
+    static const struct {
+        const char *name;
+        size_t off;
+    } ops[] = {
+#define S(n, m) {n, offsetof(struct efns, m)}
+        S("nvmlEventSetRegisterGpuOperationalEvents_v1", reg_ops),
+        S("nvmlEventSetWait_v3", wait3),
+        S("nvmlEventSetGetContextCount_v1", ctx_count),
+        S("nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1", ctx_xid),
+#undef S
+    };
+    void *got[4];
+    bool all = true;
+    for (size_t i = 0; i < 4; i++)
+        all &= (got[i] = dlsym(d->lib.dl, ops[i].name)) != NULL;
+    for (size_t i = 0; i < 4 && all; i++)
+        memcpy((char *)&d->e + ops[i].off, &got[i], sizeof(got[i]));
     return NULL;
 }
 
@@ -167,6 +198,7 @@ static void teardown(struct eh *d)
         d->e.free_set(d->set);
     d->set = NULL;
     d->nwatched = 0;
+    d->nops = 0;
 }
 
 /* The GPUs, their UUIDs and the set. 0 watching; 1 nothing to watch, ever
@@ -215,6 +247,15 @@ static int setup(struct eh *d)
             no_api = true;
         g->state = rc == NVML_SUCCESS ? EVENTS_GPU_NO_XID : EVENTS_GPU_FAILED;
         g->rc = rc;
+        if (rc == NVML_SUCCESS && d->e.reg_ops) {
+            /* the GPU's structured events on the same set (by its UUID):
+             * zeroed filters take every level and severity */
+            nvmlGpuOperationalEventConfig_v1_t cfg;
+            memset(&cfg, 0, sizeof(cfg));
+            memcpy(cfg.uuid, g->uuid, sizeof(cfg.uuid));
+            if (d->e.reg_ops(d->set, &cfg) == NVML_SUCCESS)
+                d->nops++;
+        }
         if (rc != NVML_SUCCESS || !(types & NVML_EVENT_TYPE_XID))
             continue;
         rc = d->e.reg(g->h, types & WANTED, d->set);
@@ -228,7 +269,7 @@ static int setup(struct eh *d)
         if (d->mig == EVENTS_MIG_UNKNOWN)
             d->mig = mig_seen(f, g->h);
     }
-    if (d->nwatched == 0) {
+    if (d->nwatched == 0 && d->nops == 0) {
         teardown(d);
         send_state(d, no_api ? EVENTS_STATE_NO_API : EVENTS_STATE_UNSUPPORTED, EVENTS_CALL_SETUP,
                    no_api ? NVML_ERROR_FUNCTION_NOT_FOUND : NVML_ERROR_NOT_SUPPORTED, false,
@@ -259,20 +300,90 @@ static void send_event(const struct eh *d, const nvmlEventData_t *ev)
     helper_send(EVENTS_PROTO_MAGIC, &r, EVENTS_REC_EVENT, sizeof(r));
 }
 
+/*
+ * One record of nvmlEventSetWait_v3. An event bit (eventType non-zero) is
+ * sent as v2's is; a structured operational event (eventType
+ * NVML_EVENT_TYPE_NONE) as an event of type MIGMON_EVENT_TYPE_OPERATIONAL
+ * with its severity, category and the legacy Xid of its context, if it
+ * carries one. The kinds are told apart by eventType because nvml.h's
+ * values of dataType are not known here (nvml_api.h).
+ */
+static void send_event_v3(const struct eh *d, const nvmlEventSetWait_v3_t *ev)
+{
+    struct events_rec_event r;
+    memset(&r, 0, sizeof(r));
+    r.mono_ns = clock_mono_ns();
+    r.wall_ns = clock_wall_ns();
+    memcpy(r.gpu_uuid, ev->uuid, sizeof(r.gpu_uuid));
+    r.gpu_uuid[EVENTS_UUID_LEN - 1] = '\0';
+    r.gi_id = ev->gpuInstanceId == NVML_GPU_INSTANCE_ID_ANY ? -1 : (int32_t)ev->gpuInstanceId;
+    r.ci_id =
+        ev->computeInstanceId == NVML_COMPUTE_INSTANCE_ID_ANY ? -1 : (int32_t)ev->computeInstanceId;
+    if (ev->eventType != NVML_EVENT_TYPE_NONE) {
+        r.type = ev->eventType;
+        r.xid = (ev->eventType & NVML_EVENT_TYPE_XID) ? (uint32_t)ev->eventData : 0;
+    } else {
+        r.type = MIGMON_EVENT_TYPE_OPERATIONAL;
+        r.severity = ev->severity;
+        r.category = ev->categoryId;
+        nvmlEventSetGetContextCount_v1_t n;
+        memset(&n, 0, sizeof(n));
+        if (d->e.ctx_count(d->set, &n) == NVML_SUCCESS) {
+            for (unsigned i = 0; i < n.count && i < 64 && !r.xid; i++) {
+                nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t x;
+                memset(&x, 0, sizeof(x));
+                x.index = i;
+                if (d->e.ctx_xid(d->set, &x) == NVML_SUCCESS && x.xidCode <= 65535)
+                    r.xid = x.xidCode;
+            }
+        }
+    }
+    helper_send(EVENTS_PROTO_MAGIC, &r, EVENTS_REC_EVENT, sizeof(r));
+}
+
+/* The wait the set is read with: v3 while operational events are
+ * registered (it returns the event bits too: one wait for both), else v2. */
+static enum events_call wait_call(const struct eh *d)
+{
+    return d->nops ? EVENTS_CALL_WAIT_V3 : EVENTS_CALL_WAIT;
+}
+
+static const char *wait_name(const struct eh *d)
+{
+    return d->nops ? "nvmlEventSetWait_v3" : "nvmlEventSetWait_v2";
+}
+
+/* One wait of the version wait_call() names. */
+static nvmlReturn_t wait_one(const struct eh *d, unsigned ms)
+{
+    if (d->nops) {
+        nvmlEventSetWait_v3_t ev;
+        memset(&ev, 0, sizeof(ev));
+        ev.timeoutMs = ms;
+        nvmlReturn_t rc = d->e.wait3(d->set, &ev);
+        if (rc == NVML_SUCCESS)
+            send_event_v3(d, &ev);
+        return rc;
+    }
+    nvmlEventData_t ev;
+    memset(&ev, 0, sizeof(ev));
+    nvmlReturn_t rc = d->e.wait(d->set, &ev, ms);
+    if (rc == NVML_SUCCESS)
+        send_event(d, &ev);
+    return rc;
+}
+
 /* The events already pending, with waits that do not block; then the
  * state says watching, so a client that waits for it has them too. */
 static nvmlReturn_t catch_up(struct eh *d)
 {
     nvmlReturn_t rc;
     for (;;) {
-        nvmlEventData_t ev;
-        memset(&ev, 0, sizeof(ev));
-        progress(EVENTS_CALL_WAIT);
-        rc = d->e.wait(d->set, &ev, 0);
+        progress(wait_call(d));
+        rc = wait_one(d, 0);
         beat(rc);
         if (rc != NVML_SUCCESS)
             break;
-        send_event(d, &ev);
     }
     if (rc == NVML_ERROR_TIMEOUT) {
         send_state(d, EVENTS_STATE_WATCHING, EVENTS_CALL_NONE, NVML_SUCCESS, false, NULL);
@@ -297,27 +408,25 @@ static void run(struct eh *d)
         if (s == 0) {
             nvmlReturn_t rc = catch_up(d);
             while (rc == NVML_SUCCESS) {
-                nvmlEventData_t ev;
-                memset(&ev, 0, sizeof(ev));
-                progress(EVENTS_CALL_WAIT);
-                rc = d->e.wait(d->set, &ev, WAIT_MS);
+                progress(wait_call(d));
+                rc = wait_one(d, WAIT_MS);
                 beat(rc);
-                if (rc == NVML_SUCCESS)
-                    send_event(d, &ev);
-                else if (rc != NVML_ERROR_TIMEOUT)
+                if (rc != NVML_SUCCESS && rc != NVML_ERROR_TIMEOUT)
                     break;
                 if (!helper_wait_until(clock_mono_ns())) /* the monitor went away */
                     return;
                 retry = RETRY_FIRST_NS;
                 rc = NVML_SUCCESS;
             }
+            /* named before teardown, which forgets the set's registrations */
+            enum events_call call = wait_call(d);
+            const char *name = wait_name(d);
             teardown(d);
             if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) {
-                send_state(d, EVENTS_STATE_NO_API, EVENTS_CALL_WAIT, rc, false,
-                           "nvmlEventSetWait_v2");
+                send_state(d, EVENTS_STATE_NO_API, call, rc, false, name);
                 return;
             }
-            send_state(d, EVENTS_STATE_FAILED, EVENTS_CALL_WAIT, rc, true, "nvmlEventSetWait_v2");
+            send_state(d, EVENTS_STATE_FAILED, call, rc, true, name);
         }
         if (!helper_idle_until(clock_mono_ns() + retry, 1000000000ull, idle_beat, NULL))
             return;

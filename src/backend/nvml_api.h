@@ -597,6 +597,9 @@ typedef struct nvmlEventSet_st *nvmlEventSet_t;
 #define NVML_EVENT_TYPE_PSTATE 0x0004ULL
 #define NVML_EVENT_TYPE_XID 0x0008ULL
 #define NVML_EVENT_TYPE_CLOCK 0x0010ULL
+/* Not NVML's: the monitor's mark for a structured GPU operational event
+ * (nvmlEventSetWait_v3), far above every NVML event bit. */
+#define MIGMON_EVENT_TYPE_OPERATIONAL (1ULL << 63)
 /* eventData for an Xid the driver cannot name; gpuInstanceId and
  * computeInstanceId when an event is not attributable to an instance. */
 #define NVML_EVENT_XID_UNKNOWN 999ULL
@@ -616,5 +619,148 @@ typedef nvmlReturn_t (*nvml_fn_event_set_free)(nvmlEventSet_t);
 typedef nvmlReturn_t (*nvml_fn_dev_register_events)(nvmlDevice_t, unsigned long long,
                                                     nvmlEventSet_t);
 typedef nvmlReturn_t (*nvml_fn_event_set_wait)(nvmlEventSet_t, nvmlEventData_t *, unsigned int);
+
+/* ---- entry points deprecated in NVML 13.0 and their replacements ---- */
+/*
+ * nvml.h 13.x marks these DEPRECATED(13.0); NVIDIA's NVML reference says
+ * they "will be removed in CUDA 14.0", a removed one answering
+ * NVML_ERROR_DEPRECATED (docs/nvml.md, "Deprecated calls"):
+ * nvmlDeviceGetTemperature -> nvmlDeviceGetTemperatureV (565 and later),
+ * nvmlDeviceGetCurrentClocksThrottleReasons -> ...ClocksEventReasons
+ * (535.43.02 and later), nvmlDeviceGetViolationStatus -> the field values
+ * below (its own comment in nvml.h 13.1 to 13.3 gives the translation).
+ */
+
+/* Perf-policy counters, ns (nvml.h: NVML_PERF_POLICY_POWER ->
+ * NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP, which the header defines
+ * as NVML_FI_DEV_PERF_POLICY_POWER, 74, in every header from 12.x to
+ * 13.3). The thermal translation, ..._SW_THERM_SLOWDOWN, is 251 in the
+ * 12.9 and 13.0 headers (drivers 575 and 580) and 269 from 13.1 (driver
+ * 590; 251 became NVML_FI_PWR_SMOOTHING_ENABLED there): its number depends
+ * on the driver's branch. */
+#define NVML_FI_DEV_PERF_POLICY_POWER 74
+#define NVML_FI_DEV_PERF_POLICY_THERMAL 75
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_POWER_CAP NVML_FI_DEV_PERF_POLICY_POWER
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN_R575 251
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN 269
+
+/* ---- GPU-instance profile indices (nvml.h 13.3 NVML_GPU_INSTANCE_PROFILE_*) ---- */
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_GFX 0x0A
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE_GFX 0x0B
+#define NVML_GPU_INSTANCE_PROFILE_4_SLICE_GFX 0x0C
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_NO_ME 0x0D
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE_NO_ME 0x0E
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_ALL_ME 0x0F
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE_ALL_ME 0x10
+#define NVML_GPU_INSTANCE_PROFILE_3_SLICE_GFX 0x11
+#define NVML_GPU_INSTANCE_PROFILE_COUNT 0x12
+
+/* ---- memory health (nvml.h 13.1 to 13.3) ---- */
+/* nvmlDeviceGetRemappedRows_v2 (13.2 header, driver 595): the v1 counts
+ * split into active and inactive remaps. No version field. */
+typedef struct {
+    unsigned int corrActiveRemaps;
+    unsigned int corrInactiveRemaps;
+    unsigned int uncActiveRemaps;
+    unsigned int uncInactiveRemaps;
+    unsigned int bPending;
+    unsigned int bFailureOccurred;
+} nvmlRemappedRowsInfo_v2_t;
+/* nvmlDeviceGetUnrepairableMemoryFlag_v1 (13.1 header, driver 590;
+ * "Hopper or newer"). The header's struct has no version field, although
+ * the call's doc lists ARGUMENT_VERSION_MISMATCH among its answers. */
+typedef struct {
+    unsigned int bUnrepairableMemory;
+} nvmlUnrepairableMemoryStatus_v1_t;
+/* nvmlDeviceGetBankRemapperStatus_v1 (NVML 615 changelog). Newer than the
+ * 13.3 header: member order from NVIDIA's NVML reference pages and a
+ * public ABI copy; not yet checked against nvml.h. */
+typedef struct {
+    unsigned int maxSpareGroupCount; /* groups with every spare left */
+    unsigned int noSpareGroupCount;  /* groups with no spare left */
+} nvmlEccBankRemapperHistogram_v1_t;
+typedef struct {
+    unsigned int activeRemappings;
+    unsigned int inactiveRemappings;
+    unsigned int bPending; /* a bank remap waits (1) */
+    nvmlEccBankRemapperHistogram_v1_t histogram;
+} nvmlEccBankRemapperStatus_v1_t;
+
+_Static_assert(sizeof(nvmlRemappedRowsInfo_v2_t) == 24, "nvmlRemappedRowsInfo_v2_t");
+_Static_assert(offsetof(nvmlRemappedRowsInfo_v2_t, bPending) == 16, "RemappedRowsInfo_v2.bPending");
+_Static_assert(sizeof(nvmlUnrepairableMemoryStatus_v1_t) == 4, "nvmlUnrepairableMemoryStatus");
+_Static_assert(sizeof(nvmlEccBankRemapperStatus_v1_t) == 20, "nvmlEccBankRemapperStatus_v1_t");
+
+typedef nvmlReturn_t (*nvml_fn_dev_remapped_rows_v2)(nvmlDevice_t, nvmlRemappedRowsInfo_v2_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_unrepairable)(nvmlDevice_t,
+                                                 nvmlUnrepairableMemoryStatus_v1_t *);
+typedef nvmlReturn_t (*nvml_fn_dev_bank_remapper)(nvmlDevice_t, nvmlEccBankRemapperStatus_v1_t *);
+
+/* ---- GPU operational events (NVML 615 changelog: nvmlEventSetWait_v3) ----
+ * Newer than the 13.3 header. Member names and order from NVIDIA's NVML
+ * reference (structnvmlEventSetWait__v3__t, ..._GpuOperationalEventConfig_v1,
+ * ..._LegacyXid_v1) and a public ABI copy; the sizes below follow from them
+ * and are not yet checked against nvml.h. The numeric values of
+ * nvmlEventDataType_t and of the severities are not published outside the
+ * header, so the monitor does not depend on them: an event-bit record has
+ * a non-zero eventType, a structured one nvmlEventTypeNone (0), as the
+ * reference says. */
+#define NVML_EVENT_TYPE_NONE 0x0ULL
+#define NVML_GPU_INSTANCE_ID_ANY 0xFFFFFFFFu
+#define NVML_COMPUTE_INSTANCE_ID_ANY 0xFFFFFFFFu
+typedef struct {
+    char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE]; /* the GPU, "GPU-..." */
+    unsigned int minLogLevel;                  /* 0: every level (the zeroed default) */
+    unsigned int minSeverity;                  /* 0: every severity */
+} nvmlGpuOperationalEventConfig_v1_t;
+typedef struct {
+    unsigned int timeoutMs; /* in */
+    unsigned int dataType;  /* nvmlEventDataType_t */
+    char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+    char sourceModule[16]; /* not NUL-terminated when full */
+    unsigned long long eventType; /* the event bit; NVML_EVENT_TYPE_NONE: a structured event */
+    unsigned long long eventData; /* the Xid of an Xid event bit */
+    unsigned long long groupCursor;
+    unsigned long long instanceId;
+    unsigned long long timestampUsec;
+    unsigned long long traceId;
+    unsigned int gpuInstanceId;     /* NVML_GPU_INSTANCE_ID_ANY: none */
+    unsigned int computeInstanceId; /* NVML_COMPUTE_INSTANCE_ID_ANY: none */
+    unsigned int severity;
+    unsigned int categoryId; /* the catalog's category (0x0001 TIMEOUT ...) */
+    unsigned int moduleEventCode;
+    unsigned int scope;
+    unsigned int originator;
+    unsigned int moduleInstance;
+    unsigned int chipletId;
+    unsigned int logLevel;
+    unsigned int attributes;
+    unsigned int groupCperSize;
+    unsigned int groupAttributes;
+    unsigned char groupSize;
+    unsigned char groupIndex;
+} nvmlEventSetWait_v3_t;
+typedef struct {
+    unsigned int count; /* context records of the most recent event */
+} nvmlEventSetGetContextCount_v1_t;
+typedef struct {
+    unsigned int index;   /* in */
+    unsigned int xidCode; /* out: the legacy Xid this context carries */
+} nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t;
+
+_Static_assert(sizeof(nvmlGpuOperationalEventConfig_v1_t) == 104, "GpuOperationalEventConfig_v1");
+_Static_assert(offsetof(nvmlEventSetWait_v3_t, eventType) == 120, "EventSetWait_v3.eventType");
+_Static_assert(offsetof(nvmlEventSetWait_v3_t, gpuInstanceId) == 168, "EventSetWait_v3.gpuInstanceId");
+_Static_assert(sizeof(nvmlEventSetWait_v3_t) == 224, "nvmlEventSetWait_v3_t");
+_Static_assert(sizeof(nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t) == 8,
+               "LegacyXid_v1");
+
+typedef nvmlReturn_t (*nvml_fn_event_register_ops)(nvmlEventSet_t,
+                                                   nvmlGpuOperationalEventConfig_v1_t *);
+typedef nvmlReturn_t (*nvml_fn_event_set_wait_v3)(nvmlEventSet_t, nvmlEventSetWait_v3_t *);
+typedef nvmlReturn_t (*nvml_fn_event_context_count)(nvmlEventSet_t,
+                                                    nvmlEventSetGetContextCount_v1_t *);
+typedef nvmlReturn_t (*nvml_fn_event_context_xid)(
+    nvmlEventSet_t, nvmlEventSetGetGpuOperationalEventContextLegacyXid_v1_t *);
 
 #endif

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "backend/nvml_compat.h"
 #include "backend/nvml_health.h"
 #include "backend/nvml_load.h"
 #include "backend/nvml_state.h"
@@ -38,7 +39,8 @@ static const enum metric_id slow_ids[] = {
     M_PCIE_REPLAY,       M_REMAP_CORR,           M_REMAP_UNCORR,           M_REMAP_PENDING,
     M_REMAP_FAILURE,     M_RETIRED_SBE,          M_RETIRED_DBE,            M_RETIRED_PENDING,
     M_NVLINK_LINKS_UP,   M_NVLINK_CRC_ERRORS,    M_NVLINK_REPLAY_ERRORS,   M_NVLINK_RECOVERY_ERRORS,
-    M_THROTTLE_POWER_S,  M_THROTTLE_THERMAL_S,
+    M_THROTTLE_POWER_S,  M_THROTTLE_THERMAL_S,   M_REMAP_INACTIVE,         M_UNREPAIRABLE_MEM,
+    M_BANK_REMAPS,       M_BANK_REMAP_PENDING,   M_BANK_NO_SPARE,
 };
 
 static void keep(struct dev_cache *c, enum metric_id id, struct metric m)
@@ -62,10 +64,48 @@ static bool ampere_or_later(const struct dev_cache *c)
 /* Ampere and later. hdr: NOT_SUPPORTED "If MIG is enabled" (the note: "On
  * MIG-enabled GPUs with active instances, querying the number of remapped
  * rows is not supported"). The mode change that ends it clears the memo. */
+/* nvml.h 13.2 (driver 595): the same rows split into active and inactive
+ * remaps. Where the library has it, the counts are its active remaps and
+ * remapped_rows_inactive the inactive ones; true when it answered. Any
+ * failure leaves the rows to v1, which says the same NOT_SUPPORTED with
+ * its reason (MIG mode, generation). */
+static bool read_remap_v2(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h)
+{
+    nvml_fn_dev_remapped_rows_v2 fn = st->lib.f.remapped_rows_v2;
+    if (!fn) {
+        keep(c, M_REMAP_INACTIVE, metric_none("needs nvmlDeviceGetRemappedRows_v2 (drivers 595 "
+                                              "and later): " NVML_NO_SYMBOL));
+        return false;
+    }
+    if (memo_known(c, MC_REMAP_V2)) {
+        keep(c, M_REMAP_INACTIVE, memo_none(c, MC_REMAP_V2));
+        return false;
+    }
+    nvmlRemappedRowsInfo_v2_t r;
+    memset(&r, 0, sizeof(r));
+    nvmlReturn_t rc = CALL(st, "nvmlDeviceGetRemappedRows_v2", fn(h, &r));
+    if (rc != NVML_SUCCESS) {
+        if (memo_note(c, MC_REMAP_V2, rc) && rc == NVML_ERROR_FUNCTION_NOT_FOUND)
+            c->memo_why[MC_REMAP_V2] = "needs nvmlDeviceGetRemappedRows_v2 (drivers 595 and "
+                                       "later): NVML_ERROR_FUNCTION_NOT_FOUND";
+        keep(c, M_REMAP_INACTIVE, failed(c, MC_REMAP_V2, rc));
+        return false;
+    }
+    keep(c, M_REMAP_CORR, metric_direct(r.corrActiveRemaps));
+    keep(c, M_REMAP_UNCORR, metric_direct(r.uncActiveRemaps));
+    keep(c, M_REMAP_PENDING, metric_direct(r.bPending));
+    keep(c, M_REMAP_FAILURE, metric_direct(r.bFailureOccurred));
+    keep(c, M_REMAP_INACTIVE,
+         metric_direct((double)r.corrInactiveRemaps + (double)r.uncInactiveRemaps));
+    return true;
+}
+
 static void read_remap(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h, bool mig)
 {
     static const enum metric_id ids[4] = {M_REMAP_CORR, M_REMAP_UNCORR, M_REMAP_PENDING,
                                           M_REMAP_FAILURE};
+    if (read_remap_v2(st, c, h))
+        return;
     nvml_fn_dev_remapped_rows fn = st->lib.f.remapped_rows;
     struct metric m;
     if (!fn) {
@@ -92,6 +132,75 @@ static void read_remap(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t 
         m = failed(c, MC_REMAP, st->rc);
     }
     for (int k = 0; k < 4; k++)
+        keep(c, ids[k], m);
+    /* the v1 reason (MIG mode, generation) says it better than v2's code */
+    if (st->lib.f.remapped_rows_v2 && !metric_ok(&m))
+        keep(c, M_REMAP_INACTIVE, m);
+}
+
+/* ------------------------------------------------------------ memory health */
+
+/* nvml.h 13.1 (driver 590): memory errors the GPU can no longer repair,
+ * "for Hopper or newer". A flag: 1 means replace the GPU (docs/health.md). */
+static void read_unrepairable(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h)
+{
+    nvml_fn_dev_unrepairable fn = st->lib.f.unrepairable;
+    if (!fn) {
+        keep(c, M_UNREPAIRABLE_MEM, metric_none("needs nvmlDeviceGetUnrepairableMemoryFlag_v1 "
+                                                "(drivers 590 and later): " NVML_NO_SYMBOL));
+        return;
+    }
+    if (memo_known(c, MC_UNREPAIRABLE)) {
+        keep(c, M_UNREPAIRABLE_MEM, memo_none(c, MC_UNREPAIRABLE));
+        return;
+    }
+    nvmlUnrepairableMemoryStatus_v1_t u;
+    memset(&u, 0, sizeof(u));
+    nvmlReturn_t rc = CALL(st, "nvmlDeviceGetUnrepairableMemoryFlag_v1", fn(h, &u));
+    if (rc == NVML_SUCCESS) {
+        keep(c, M_UNREPAIRABLE_MEM, metric_direct(u.bUnrepairableMemory));
+        return;
+    }
+    if (memo_note(c, MC_UNREPAIRABLE, rc) && rc == NVML_ERROR_NOT_SUPPORTED && c->arch_id &&
+        c->arch_id < NVML_DEVICE_ARCH_HOPPER)
+        c->memo_why[MC_UNREPAIRABLE] = "the unrepairable-memory flag is Hopper's and later's "
+                                       "(NVML_ERROR_NOT_SUPPORTED)";
+    if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) /* exported, not in this driver */
+        c->memo_why[MC_UNREPAIRABLE] = "needs nvmlDeviceGetUnrepairableMemoryFlag_v1 (drivers "
+                                       "590 and later): NVML_ERROR_FUNCTION_NOT_FOUND";
+    keep(c, M_UNREPAIRABLE_MEM, failed(c, MC_UNREPAIRABLE, rc));
+}
+
+/* NVML 615: the HBM bank remapper (structure in nvml_api.h, not yet
+ * checked against nvml.h): its active remaps, a remap waiting for a reset,
+ * and the bank groups with no spare left. */
+static void read_bank_remapper(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h)
+{
+    static const enum metric_id ids[3] = {M_BANK_REMAPS, M_BANK_REMAP_PENDING, M_BANK_NO_SPARE};
+    nvml_fn_dev_bank_remapper fn = st->lib.f.bank_remapper;
+    struct metric m;
+    if (!fn) {
+        m = metric_none("needs nvmlDeviceGetBankRemapperStatus_v1 (drivers 615 and later): "
+                        NVML_NO_SYMBOL);
+    } else if (memo_known(c, MC_BANK)) {
+        m = memo_none(c, MC_BANK);
+    } else {
+        nvmlEccBankRemapperStatus_v1_t b;
+        memset(&b, 0, sizeof(b));
+        nvmlReturn_t rc = CALL(st, "nvmlDeviceGetBankRemapperStatus_v1", fn(h, &b));
+        if (rc == NVML_SUCCESS) {
+            keep(c, M_BANK_REMAPS, metric_direct(b.activeRemappings));
+            keep(c, M_BANK_REMAP_PENDING, metric_direct(b.bPending));
+            keep(c, M_BANK_NO_SPARE, metric_direct(b.histogram.noSpareGroupCount));
+            return;
+        }
+        memo_note(c, MC_BANK, rc);
+        if (rc == NVML_ERROR_FUNCTION_NOT_FOUND) /* exported, not in this driver */
+            c->memo_why[MC_BANK] = "needs nvmlDeviceGetBankRemapperStatus_v1 (drivers 615 and "
+                                   "later): NVML_ERROR_FUNCTION_NOT_FOUND";
+        m = failed(c, MC_BANK, rc);
+    }
+    for (int k = 0; k < 3; k++)
         keep(c, ids[k], m);
 }
 
@@ -167,29 +276,14 @@ static void read_pcie_replay(struct nvml_state *st, struct dev_cache *c, nvmlDev
 }
 
 /* Time held below the application clocks by power and by temperature,
- * since the driver loaded: violationTime is ns (hdr). Deprecated in 13.0
- * for field ids that are not in older drivers; the call still is. */
+ * since the driver loaded: nvmlDeviceGetViolationStatus, deprecated in
+ * 13.0, or the field values that replace it (nvml_compat.c). */
 static void read_violation(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h)
 {
-    static const nvmlPerfPolicyType_t pol[2] = {NVML_PERF_POLICY_POWER, NVML_PERF_POLICY_THERMAL};
-    static const enum metric_id ids[2] = {M_THROTTLE_POWER_S, M_THROTTLE_THERMAL_S};
-    static const enum memo_call mc[2] = {MC_VIOL_POWER, MC_VIOL_THERMAL};
-    const struct nvml_fns *f = &st->lib.f;
-    for (int k = 0; k < 2; k++) {
-        nvmlViolationTime_t vt;
-        memset(&vt, 0, sizeof(vt));
-        if (!f->violation)
-            keep(c, ids[k], metric_none(NO_SYMBOL));
-        else if (memo_known(c, mc[k]))
-            keep(c, ids[k], memo_none(c, mc[k]));
-        else if (CALL(st, "nvmlDeviceGetViolationStatus", f->violation(h, pol[k], &vt)) ==
-                 NVML_SUCCESS)
-            keep(c, ids[k], metric_direct((double)vt.violationTime / 1e9));
-        else {
-            memo_note(c, mc[k], st->rc);
-            keep(c, ids[k], failed(c, mc[k], st->rc));
-        }
-    }
+    struct metric m[2];
+    nvml_compat_violation(st, c, h, m);
+    keep(c, M_THROTTLE_POWER_S, m[0]);
+    keep(c, M_THROTTLE_THERMAL_S, m[1]);
 }
 
 /* ------------------------------------------------------------ NVLink */
@@ -321,6 +415,8 @@ void nvml_health_read(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h
         read_pcie_replay(st, c, h);
         read_nvlink(st, c, h);
         read_violation(st, c, h);
+        read_unrepairable(st, c, h);
+        read_bank_remapper(st, c, h);
     }
     for (size_t k = 0; k < sizeof(slow_ids) / sizeof(slow_ids[0]); k++)
         d->m[slow_ids[k]] = c->health[HS(slow_ids[k])];

@@ -67,6 +67,7 @@ static const struct sym_row rows[] = {
     {F(memory_v2), false, {"nvmlDeviceGetMemoryInfo_v2"}},
     {F(memory_v1), false, {"nvmlDeviceGetMemoryInfo"}},
     {F(temperature), false, {"nvmlDeviceGetTemperature"}},
+    {F(temperature_v), false, {"nvmlDeviceGetTemperatureV"}},
     {F(temp_threshold), false, {"nvmlDeviceGetTemperatureThreshold"}},
     {F(power_usage), false, {"nvmlDeviceGetPowerUsage"}},
     {F(power_limit_enforced), false, {"nvmlDeviceGetEnforcedPowerLimit"}},
@@ -74,8 +75,10 @@ static const struct sym_row rows[] = {
     {F(energy), false, {"nvmlDeviceGetTotalEnergyConsumption"}},
     {F(clock_info), false, {"nvmlDeviceGetClockInfo"}},
     {F(pstate), false, {"nvmlDeviceGetPerformanceState"}},
-    {F(clock_event_reasons), false, {"nvmlDeviceGetCurrentClocksEventReasons",
-                                     "nvmlDeviceGetCurrentClocksThrottleReasons"}},
+    /* Two rows, not one with a fallback name: a library may export both and
+     * refuse one (nvml_compat.c). */
+    {F(clock_event_reasons), false, {"nvmlDeviceGetCurrentClocksEventReasons"}},
+    {F(clock_throttle_reasons), false, {"nvmlDeviceGetCurrentClocksThrottleReasons"}},
     {F(encoder_util), false, {"nvmlDeviceGetEncoderUtilization"}},
     {F(decoder_util), false, {"nvmlDeviceGetDecoderUtilization"}},
     {F(pcie_throughput), false, {"nvmlDeviceGetPcieThroughput"}},
@@ -119,6 +122,9 @@ static const struct sym_row rows[] = {
     {F(nvlink_state), false, {"nvmlDeviceGetNvLinkState"}},
     {F(nvlink_errors), false, {"nvmlDeviceGetNvLinkErrorCounter"}},
     {F(violation), false, {"nvmlDeviceGetViolationStatus"}},
+    {F(remapped_rows_v2), false, {"nvmlDeviceGetRemappedRows_v2"}},
+    {F(unrepairable), false, {"nvmlDeviceGetUnrepairableMemoryFlag_v1"}},
+    {F(bank_remapper), false, {"nvmlDeviceGetBankRemapperStatus_v1"}},
     {F(conf_compute_mem_size), false, {"nvmlDeviceGetConfComputeMemSizeInfo"}},
     {F(process_detail_list), false, {"nvmlDeviceGetRunningProcessDetailList"}},
 };

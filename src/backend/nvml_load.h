@@ -38,7 +38,8 @@ struct nvml_fns {
     nvml_fn_dev_util utilization;
     nvml_fn_dev_mem2 memory_v2;
     nvml_fn_dev_mem memory_v1;
-    nvml_fn_dev_temp temperature;
+    nvml_fn_dev_temp temperature;      /* DEPRECATED(13.0): the fallback of temperature_v */
+    nvml_fn_dev_tempv temperature_v;   /* 565 and later */
     nvml_fn_dev_thresh temp_threshold;
     nvml_fn_dev_uint power_usage;
     nvml_fn_dev_uint power_limit_enforced;
@@ -46,7 +47,8 @@ struct nvml_fns {
     nvml_fn_dev_ull energy;
     nvml_fn_dev_clock clock_info;
     nvml_fn_dev_pstate pstate;
-    nvml_fn_dev_ull clock_event_reasons; /* …EventReasons, …ThrottleReasons */
+    nvml_fn_dev_ull clock_event_reasons;    /* ...ClocksEventReasons (535.43.02 and later) */
+    nvml_fn_dev_ull clock_throttle_reasons; /* ...ClocksThrottleReasons: DEPRECATED(13.0) */
     nvml_fn_dev_codec encoder_util;
     nvml_fn_dev_codec decoder_util;
     nvml_fn_dev_pcie_tp pcie_throughput;
@@ -86,6 +88,9 @@ struct nvml_fns {
     nvml_fn_dev_nvlink_state nvlink_state;
     nvml_fn_dev_nvlink_error nvlink_errors;
     nvml_fn_dev_violation violation;          /* DEPRECATED(13.0), still exported */
+    nvml_fn_dev_remapped_rows_v2 remapped_rows_v2; /* 595 and later */
+    nvml_fn_dev_unrepairable unrepairable;         /* 590 and later, Hopper+ */
+    nvml_fn_dev_bank_remapper bank_remapper;       /* 615 and later */
     /* Probes only: their presence decides the _v3 process-entry stride. */
     void *conf_compute_mem_size;
     void *process_detail_list;

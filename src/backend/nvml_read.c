@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backend/mig_util.h"
+#include "backend/nvml_compat.h"
 #include "backend/nvml_health.h"
 #include "backend/nvml_load.h"
 #include "backend/nvml_procs_util.h"
@@ -239,7 +240,7 @@ int nvml_read_slices_total(struct nvml_state *st, nvmlDevice_t h)
     if (!st->lib.f.gi_profile_info)
         return -1;
     int best = -1;
-    for (unsigned int p = 0; p < 0x12; p++) {
+    for (unsigned int p = 0; p < NVML_GPU_INSTANCE_PROFILE_COUNT; p++) {
         nvmlGpuInstanceProfileInfo_t info;
         memset(&info, 0, sizeof(info));
         nvmlReturn_t rc = CALL(st, "nvmlDeviceGetGpuInstanceProfileInfo",
@@ -307,13 +308,8 @@ void nvml_read_gpu_dynamic(struct nvml_state *st, struct dev_cache *c, nvmlDevic
         d->m[M_SM_UTIL] = memo_none(c, MC_PROC_UTIL);
 
     unsigned int v = 0;
-    if (!f->temperature)
-        d->m[M_TEMP] = metric_none(NO_SYMBOL);
-    else if (CALL(st, "nvmlDeviceGetTemperature",
-                  f->temperature(h, NVML_TEMPERATURE_GPU, &v)) == NVML_SUCCESS)
-        d->m[M_TEMP] = metric_direct(v);
-    else
-        d->m[M_TEMP] = metric_none(nvml_rc_reason(st->rc));
+    /* nvmlDeviceGetTemperatureV, else the deprecated call (nvml_compat.c) */
+    d->m[M_TEMP] = nvml_compat_temperature(st, c, h);
     d->m[M_TEMP_SLOWDOWN] = c->temp_slowdown;
     d->m[M_TEMP_SHUTDOWN] = c->temp_shutdown;
 
@@ -488,16 +484,20 @@ void nvml_read_gpu_dynamic(struct nvml_state *st, struct dev_cache *c, nvmlDevic
     }
 
     d->throttle_valid = false;
-    if (f->clock_event_reasons && !memo_known(c, MC_THROTTLE)) {
-        if (CALL(st, "nvmlDeviceGetCurrentClocksEventReasons",
-                 f->clock_event_reasons(h, &ull)) == NVML_SUCCESS) {
-            d->throttle_mask = ull;
+    d->throttle_why = NULL;
+    if (!memo_known(c, MC_THROTTLE)) {
+        uint64_t mask = 0;
+        const char *why = NULL;
+        if (nvml_compat_throttle(st, c, h, &mask, &why)) {
+            d->throttle_mask = mask;
             d->throttle_valid = true;
-        } else {
-            memo_note(c, MC_THROTTLE, st->rc);
+            d->throttle_why = why; /* the entry point's note, NULL when none */
+        } else if (c->compat_path[CC_THROTTLE] == CP_NONE) {
+            d->throttle_why = why;
+        } else if (why == nvml_rc_reason(NVML_ERROR_NOT_SUPPORTED)) {
+            memo_note(c, MC_THROTTLE, NVML_ERROR_NOT_SUPPORTED);
         }
     }
-
 }
 
 /* ------------------------------------------------------------ MIG devices */
@@ -554,6 +554,7 @@ void nvml_read_mig(struct nvml_state *st, struct dev_cache *c, nvmlDevice_t h,
     }
     d->throttle_mask = parent->throttle_mask;
     d->throttle_valid = parent->throttle_valid;
+    d->throttle_why = parent->throttle_why;
 
     struct mig_util_in in = {
         .arch = parent->arch,

@@ -45,9 +45,22 @@ enum memo_call {
     MC_NVLINK,          /* nvmlDeviceGetNvLinkState on link 0: no NVLink */
     MC_VIOL_POWER,      /* nvmlDeviceGetViolationStatus, per policy */
     MC_VIOL_THERMAL,
+    MC_REMAP_V2,        /* nvmlDeviceGetRemappedRows_v2 */
+    MC_UNREPAIRABLE,    /* nvmlDeviceGetUnrepairableMemoryFlag_v1 */
+    MC_BANK,            /* nvmlDeviceGetBankRemapperStatus_v1 */
     MC_COUNT
 };
 _Static_assert(MC_COUNT <= 32, "memo bits are a uint32_t");
+
+/* Values with a deprecated and a replacement entry point (nvml_compat.c). */
+enum compat_call { CC_TEMP, CC_THROTTLE, CC_VIOL_POWER, CC_VIOL_THERMAL, CC_COUNT };
+/* Which entry point answers for a device, remembered once one refused. */
+enum compat_path {
+    CP_UNKNOWN = 0, /* the preferred one is asked */
+    CP_NEW,         /* the replacement answers */
+    CP_OLD,         /* the replacement refused: the old call answers */
+    CP_NONE,        /* both refused: compat_why says how */
+};
 
 struct dev_cache {
     char uuid[MIGMON_UUID_LEN];
@@ -87,6 +100,10 @@ struct dev_cache {
     struct metric health[M_COUNT - M_MEM_TEMP];
     int nvl_links;
     unsigned nvl_unsup;
+    /* nvml_compat.c: per value, the entry point that answers and the
+     * reason it carries (a static string, or metric_why_join's). */
+    unsigned char compat_path[CC_COUNT];
+    const char *compat_why[CC_COUNT];
     struct metric sm_last; /* the last SM sum from per-process samples */
     unsigned long sm_last_tick;
     /* A MIG device's graphics/MPS lists: busy last time, or read again at
@@ -183,6 +200,9 @@ struct nvml_state {
     bool parent_read; /* st->parent holds this tick's parent list */
     nvmlReturn_t parent_rc;
     bool mem_v2_broken; /* library rejects our nvmlMemory_v2 version: use v1 */
+    /* The driver's branch (580 of "580.82.07"), read once by nvml_compat.c;
+     * 0 not read yet, -1 unknown. */
+    int drv_branch;
     char err[2048];
     struct dev_cache *cache;
     size_t ncache, capcache;

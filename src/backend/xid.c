@@ -82,6 +82,8 @@ bool xid_known(unsigned code)
 
 const char *xid_event_type_name(unsigned long long type)
 {
+    if (type & MIGMON_EVENT_TYPE_OPERATIONAL)
+        return "operational";
     if (type & NVML_EVENT_TYPE_XID)
         return "xid";
     if (type & NVML_EVENT_TYPE_DOUBLE_BIT_ECC)

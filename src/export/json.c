@@ -1,3 +1,4 @@
+#include "export/json_nodes.h"
 #include "export/json.h"
 
 #include <string.h>
@@ -279,9 +280,14 @@ void json_write_device(struct jsonw *w, const struct snapshot *s, const struct d
     } else {
         jsonw_null(w);
     }
-    if (d->vendor == VENDOR_AMD) { /* NVML's: nvmlDeviceGetCurrentClocksEventReasons */
+    if (d->vendor == VENDOR_AMD) {
         jsonw_key(w, d->throttle_valid ? "throttle_reasons_source" : "throttle_reasons_reason");
         jsonw_str(w, d->throttle_valid ? "gpu_metrics residency counters" : d->throttle_why);
+    } else if (d->throttle_why) {
+        /* NVML's, where the entry point is news (a deprecated call's
+         * replacement, or one refused): backend/nvml_compat.c */
+        jsonw_key(w, d->throttle_valid ? "throttle_reasons_source" : "throttle_reasons_reason");
+        jsonw_str(w, d->throttle_why);
     }
     write_processes(w, s, d);
     jsonw_obj_close(w);
@@ -302,7 +308,9 @@ void json_write_events(struct jsonw *w, const struct snapshot *s)
         const struct device *d =
             e->device_pos >= 0 && (size_t)e->device_pos < s->ndevices ? &s->devices[e->device_pos]
                                                                        : NULL;
-        bool xid = strcmp(xid_event_type_name(e->type), "xid") == 0;
+        /* an operational event's legacy Xid reads as the Xid it is */
+        bool ops = (e->type & GPU_EVENT_OPERATIONAL) != 0;
+        bool xid = strcmp(xid_event_type_name(e->type), "xid") == 0 || (ops && e->xid);
         jsonw_obj_open(w);
         jsonw_key(w, "elapsed_ns");
         jsonw_uint(w, e->elapsed_ns);
@@ -326,6 +334,12 @@ void json_write_events(struct jsonw *w, const struct snapshot *s)
         jsonw_str(w, xid ? xid_meaning(e->xid) : NULL);
         jsonw_key(w, "action");
         jsonw_str(w, xid ? xid_action(e->xid) : NULL);
+        if (ops) { /* NVML's numbers, not interpreted (docs/health.md) */
+            jsonw_key(w, "severity");
+            jsonw_uint(w, e->severity);
+            jsonw_key(w, "category");
+            jsonw_uint(w, e->category);
+        }
         jsonw_obj_close(w);
     }
     jsonw_arr_close(w);
@@ -370,6 +384,7 @@ void json_write_snapshot_as(FILE *f, const struct snapshot *s, bool pretty, int 
     jsonw_str(&w, s->gpu_ok ? NULL : s->gpu_error);
     jsonw_key(&w, "partial");
     jsonw_bool(&w, s->partial);
+    json_write_nodes(&w, s);
     jsonw_key(&w, "devices");
     jsonw_arr_open(&w);
     for (size_t i = 0; i < s->ndevices; i++)

@@ -24,7 +24,9 @@ static void str_or_null(struct jsonw *w, const char *key, const char *v)
 
 void json_event_members(struct jsonw *w, const struct gpu_event *e, const struct eventlog_place *p)
 {
-    bool xid = eventlog_is_xid(e);
+    /* an operational event's legacy Xid reads as the Xid it is */
+    bool ops = (e->type & GPU_EVENT_OPERATIONAL) != 0;
+    bool xid = eventlog_is_xid(e) || (ops && e->xid);
     /* the events helper's own reading of the UUID: cleaned as the
      * snapshot's devices' are */
     char uuid[sizeof(e->gpu_uuid)];
@@ -45,6 +47,12 @@ void json_event_members(struct jsonw *w, const struct gpu_event *e, const struct
     jsonw_str(w, xid ? xid_meaning(e->xid) : NULL);
     jsonw_key(w, "action");
     jsonw_str(w, xid ? xid_action(e->xid) : NULL);
+    if (ops) { /* NVML's numbers, not interpreted (docs/health.md) */
+        jsonw_key(w, "severity");
+        jsonw_uint(w, e->severity);
+        jsonw_key(w, "category");
+        jsonw_uint(w, e->category);
+    }
 }
 
 static void time_members(struct jsonw *w, uint64_t elapsed_ns, int64_t wall_ns)

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "export/prom_dcgm.h"
+#include "export/prom_node.h"
 #include "export/prom_pods.h"
 #include "export/prom_text.h"
 #include "export/xid_counts.h"
@@ -225,6 +226,15 @@ static const struct fam fams[] = {
      "Time the clocks were held down by the power limit since the driver was loaded, seconds."},
     {M_THROTTLE_THERMAL_S, "thermal_throttle_seconds_total", PROM_COUNTER, 1,
      "Time the clocks were held down by temperature since the driver was loaded, seconds."},
+    {M_REMAP_INACTIVE, "remapped_rows_inactive", PROM_GAUGE, 1,
+     "Row remaps no longer active, correctable and uncorrectable (remapped rows v2)."},
+    {M_UNREPAIRABLE_MEM, "unrepairable_memory", PROM_GAUGE, 1,
+     "1 when the GPU has memory errors it can no longer repair (replace it), else 0."},
+    {M_BANK_REMAPS, "bank_remaps_active", PROM_GAUGE, 1, "HBM bank remaps active."},
+    {M_BANK_REMAP_PENDING, "bank_remap_pending", PROM_GAUGE, 1,
+     "1 while an HBM bank remap waits for a GPU reset, else 0."},
+    {M_BANK_NO_SPARE, "bank_remap_no_spare_groups", PROM_GAUGE, 1,
+     "HBM bank groups with no spare left for another remap."},
     {M_GTT_USED, "gtt_used_bytes", PROM_GAUGE, 1,
      "GTT (system memory mapped for the GPU) in use, bytes (amdgpu mem_info_gtt_used)."},
     {M_GTT_TOTAL, "gtt_total_bytes", PROM_GAUGE, 1,
@@ -344,11 +354,22 @@ static void write_identity(struct prom_ctx *c)
         prom_sample_close(c, 1);
     }
     prom_family(c, "migmon_mig_info", PROM_GAUGE,
-           "One per MIG device: its instance ids, profile and UUID with its parent's; value 1.");
+           "One per MIG device: its instance ids, profile and UUID with its parent's, its "
+           "place under its GPU (mig_index); value 1.");
     for (size_t i = 0; i < s->ndevices; i++) {
+        const struct device *d = &s->devices[i];
         const char *l = prom_labels_of(c, i, PROM_LAB_MIGMON);
-        if (s->devices[i].kind == DEV_MIG && l)
-            prom_sample_plain(c, l, 1);
+        if (d->kind != DEV_MIG || !l)
+            continue;
+        /* the index the monitor shows ("0/4"): a fleet view shows the same */
+        char mi[16] = "";
+        if (d->mig_index >= 0)
+            snprintf(mi, sizeof(mi), "%d", d->mig_index);
+        prom_sample_open(c);
+        prom_label_raw(c, l);
+        if (mi[0])
+            prom_label(c, "mig_index", mi);
+        prom_sample_close(c, 1);
     }
     /* The device states, 0 or 1 for every device of a kind. */
     static const struct {
@@ -576,6 +597,7 @@ int prom_render(struct prom_buf *b, const struct snapshot *s, const struct prom_
     write_metrics(&c);
     write_health(&c);
     write_xids(&c);
+    prom_node_write(&c);
     if (o && o->processes)
         write_processes(&c);
     if (o && o->dcgm)

@@ -32,6 +32,23 @@ void prom_pod_labels(struct prom_ctx *c, bool *first, const struct device *d)
         prom_lab_add(c, first, "container", h->container);
 }
 
+bool prom_pod_of(const struct prom_ctx *c, const struct device *d, const char **ns,
+                 const char **pod)
+{
+    if (d->pod.name[0]) {
+        *pod = d->pod.name;
+        *ns = d->pod.ns;
+        return true;
+    }
+    bool shared;
+    const struct podres_dev *h = podres_holder(c->pods, d, &shared);
+    if (!h || !h->pod[0])
+        return false;
+    *pod = h->pod;
+    *ns = h->ns;
+    return true;
+}
+
 void prom_pod_process_labels(struct prom_ctx *c, const char *uid)
 {
     const struct podres_dev *p = podres_pod_of(c->pod_logs, uid);

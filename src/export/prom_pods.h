@@ -16,6 +16,9 @@
  * prom_lab_add's), from c->pods; nothing when no one container holds d,
  * and no label whose value is empty. */
 void prom_pod_labels(struct prom_ctx *c, bool *first, const struct device *d);
+/* The pod (and namespace) prom_pod_labels gives d; false when none. */
+bool prom_pod_of(const struct prom_ctx *c, const struct device *d, const char **ns,
+                 const char **pod);
 /* The pod and namespace of the process series being written, whose
  * cgroup names pod UID uid, from c->pod_logs; nothing when they do not
  * name it. */

@@ -462,6 +462,26 @@ static void put_message(FILE *f, const char *msg)
     }
 }
 
+/* A fleet's node: "node dgx: 8 GPUs, 56 MIGs  DOWN for 12 s", and why
+ * its devices are not listed when they are not. */
+static void write_node_line(FILE *f, const struct node_summary *n)
+{
+    char g[24] = "? GPUs", m[24] = "? MIGs", down[80] = "";
+    if (metric_ok(&n->gpus))
+        snprintf(g, sizeof(g), "%.0f GPU%s", n->gpus.value, n->gpus.value == 1 ? "" : "s");
+    if (metric_ok(&n->mig))
+        snprintf(m, sizeof(m), "%.0f MIG%s", n->mig.value, n->mig.value == 1 ? "" : "s");
+    if (n->up == 0 && !n->seen)
+        snprintf(down, sizeof(down), "  DOWN, never seen");
+    else if (n->up == 0 && n->down_for_s >= 0)
+        snprintf(down, sizeof(down), "  DOWN for %.0f s", n->down_for_s);
+    else if (n->up == 0)
+        snprintf(down, sizeof(down), "  DOWN");
+    fprintf(f, "node %s: %s, %s%s\n", n->name, g, m, down);
+    if (!n->devs_read && n->seen)
+        fprintf(f, "  its devices: %s\n", n->devs_why ? n->devs_why : "not read");
+}
+
 void table_write_snapshot(FILE *f, const struct snapshot *s)
 {
     width = out_width(f);
@@ -501,23 +521,18 @@ void table_write_snapshot(FILE *f, const struct snapshot *s)
     fprintf(f, "%-6s %-*s %5s %5s %5s %*s %5s %*s\n", "ID", name_w, "DEVICE", "GPU", "MemBW", "SM",
             vram_w, "VRAM USED/TOTAL", "TEMP", power_w, "POWER");
     bool sum_mark = false;
-    for (size_t i = 0; i < s->ndevices; i++) {
-        const struct device *d = &s->devices[i];
-        /* a fleet (--prometheus): a line per node before its devices */
-        if (d->node[0] && (i == 0 || strcmp(s->devices[i - 1].node, d->node) != 0)) {
-            size_t g = 0, m = 0;
-            for (size_t j = i; j < s->ndevices && !strcmp(s->devices[j].node, d->node); j++)
-                s->devices[j].kind == DEV_MIG ? m++ : g++;
-            char down[64] = "";
-            if (d->node_down && d->node_down_for_s >= 0)
-                snprintf(down, sizeof(down), "  DOWN for %.0f s", d->node_down_for_s);
-            else if (d->node_down)
-                snprintf(down, sizeof(down), "  DOWN");
-            fprintf(f, "node %s: %zu GPU%s, %zu MIG%s%s\n", d->node, g, g == 1 ? "" : "s", m,
-                    m == 1 ? "" : "s", down);
+    if (s->fleet) { /* --prometheus: a line per node, its devices under it */
+        for (size_t k = 0; k < s->nnodes; k++) {
+            const struct node_summary *n = &s->nodes[k];
+            write_node_line(f, n);
+            for (size_t i = n->dev_first; n->devs_read && i < n->dev_first + n->ndev &&
+                                           i < s->ndevices;
+                 i++)
+                sum_mark = write_device_row(f, s, i) || sum_mark;
         }
-        sum_mark = write_device_row(f, s, i) || sum_mark;
     }
+    for (size_t i = 0; !s->fleet && i < s->ndevices; i++)
+        sum_mark = write_device_row(f, s, i) || sum_mark;
     write_gpm(f, s);
     bool unattr_mark = write_processes(f, s);
     fprintf(f, "N/A = not available from the driver; ~ = estimate; * = carried;\n"

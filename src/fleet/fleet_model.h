@@ -1,7 +1,7 @@
 /*
  * fleet_model.h — a fleet as read from Prometheus: its nodes (scrape
  * targets) and their devices in the device model, with the processes on
- * them. Built by fleet_build (prom_fleet.h) and its readers
+ * them. Built by fleet_build_* (prom_fleet.h) and its readers
  * (prom_fleet_int.h); read by the Prometheus backend.
  */
 #ifndef MIGMON_FLEET_MODEL_H
@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "fleet/prom_query.h"
 #include "model.h"
 
 struct fleet_node {
@@ -19,6 +20,9 @@ struct fleet_node {
     double last_sample; /* Unix time of its exporter's last sample; 0 unknown */
     unsigned ngpus, nmig;
     bool procs; /* its exporter wrote migmon_process_* series (--export-processes) */
+    /* why a detail query failed for it (borrowed), NULL when it answered */
+    const char *why[PD_COUNT];
+    size_t dev_first, ndev; /* its devices in devs */
 };
 
 struct fleet {
@@ -36,7 +40,10 @@ struct fleet {
         unsigned node;
         bool dcgm;
     } *src;
-    /* metric.why and device.uuid_why of devs and procs are static strings */
+    /* metric.why and device.uuid_why of devs and procs are static strings
+     * or the nodes' why (borrowed) */
+    /* devices the build did not hold (past its max_devices) */
+    size_t capped;
 };
 
 #endif

@@ -1,6 +1,20 @@
+/*
+ * prom_backend.c — the fleet backend (prom_backend.h): rounds of queries
+ * in a thread of their own (prom_rounds.c), their result handed to the
+ * sampling thread here.
+ *
+ * A round is the node round (every target and its figures, a few queries
+ * whose answers grow with the number of nodes only) and then the devices
+ * of the nodes wanted: the nodes the monitor shows (its ask,
+ * backend_view_ask), or every node (--once, record: the monitor never
+ * asks), in pages of nodes whose answers stay bounded. Here too: the
+ * front end's ask, the charts' past (a thread and a client of its own).
+ * docs/fleet.md.
+ */
 #include "fleet/prom_backend.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,180 +24,122 @@
 #include "debuglog.h"
 #include "fleet/prom_client.h"
 #include "fleet/prom_fleet.h"
+#include "fleet/prom_nodes.h"
 #include "fleet/prom_past.h"
+#include "fleet/prom_query.h"
 #include "history.h"
 #include "text.h"
+#include "fleet/prom_backend_int.h"
 
-/* A round of queries gets 90% of the interval, so the next round starts on
- * time; --once gets 5 s (its --timeout still bounds the wait). */
-#define ROUND_SHARE 0.9
-#define ROUND_MIN_MS 200u
-#define ROUND_ONCE_MS 5000u
-/* close waits this long for the query threads, then leaves them behind */
-#define CLOSE_WAIT_MS 300u
-/* A range query for the charts' past gets this long (the screen never
- * waits for it) */
-#define PAST_TIMEOUT_MS 5000u
+/* ---- the round's reasons ---- */
 
-struct prom_state {
-    struct promc *pc;
-    /* the URL as every message shows it: its userinfo redacted
-     * (text_url_redact); the client alone holds the one it asks */
-    char url[512];
-    unsigned interval_ms, round_ms;
-    bool one_shot;
-    uint64_t opened_ns;
-    pthread_t thread;
-    bool started;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    bool stop, exited;
-    bool interrupted;
-    /* the last round's result, under mu */
-    struct fleet last;
-    bool have;           /* a round has given devices at least once */
-    unsigned rounds;     /* rounds finished */
-    int asking;          /* the query in flight (enum fleet_query), -1 between them */
-    char why[1024];      /* the last round's failure, "" when it was whole */
-    uint64_t last_ok_ns; /* when a round last gave devices */
-    unsigned stale;      /* rounds since then */
-    char err[1100];      /* last_error */
-    /* reasons kept for metric.why: one per query, rewritten only by the
-     * query thread between rounds, read under mu */
-    char qwhy[2][FQ_COUNT][300];
-    int qwhy_cur;
-    /* The charts' past (past_ask): asked from the front end's thread,
-     * fetched by the past thread with a client of its own, started at the
-     * first ask; the ask and the answer are handed over under pmu. */
-    pthread_mutex_t pmu;
-    pthread_cond_t pcv;
-    struct promc *ppc; /* the past thread's client; NULL before the first ask */
-    pthread_t pthread;
-    bool pstop, pexited;
-    bool pask; /* ask holds an ask the past thread has not taken */
-    struct {
-        char uuid[MIGMON_UUID_LEN];
-        unsigned points, interval_ms;
-        uint64_t id;
-        int64_t end_ms; /* the time of the ask: the past ends there */
-    } ask;
-    int pans; /* 1: ans holds an answer to ans_id; -1: that ask failed (ans_err); 0 none */
-    struct hist_past ans;
-    uint64_t ans_id;
-    char ans_err[512];
-};
-
-static uint64_t round_ms(const struct prom_state *st)
+const char *prom_pool_put(struct why_pool *p, const char *fmt, ...)
 {
-    return st->round_ms;
+    size_t room = sizeof(p->buf) - p->len;
+    if (room < 64)
+        return "Prometheus: a query failed (more reasons than are kept)";
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(p->buf + p->len, room, fmt, ap);
+    va_end(ap);
+    const char *s = p->buf + p->len;
+    p->len += (n < 0 ? 0 : (size_t)n >= room ? room - 1 : (size_t)n) + 1;
+    return s;
 }
 
-/* One round: every query once, within round_ms together. */
-static void run_round(struct prom_state *st)
+static bool in_pool(const struct prom_state *st, const char *s)
 {
-    json_t *res[FQ_COUNT] = {0};
-    const char *why[FQ_COUNT] = {0};
-    int slot = st->qwhy_cur ^ 1; /* the set not read by published devices */
-    uint64_t end = clock_mono_ns() + round_ms(st) * 1000000ull;
-    char first[300] = "", names[160] = "";
-    unsigned failed = 0;
-    for (int q = 0; q < FQ_COUNT; q++) {
-        uint64_t now = clock_mono_ns();
-        unsigned left = now < end ? (unsigned)((end - now) / 1000000ull) : 0;
-        char e[256];
-        pthread_mutex_lock(&st->mu);
-        st->asking = q;
-        pthread_mutex_unlock(&st->mu);
-        if (left < 10) {
-            snprintf(e, sizeof(e), "no time left in the round of %u ms", (unsigned)round_ms(st));
-        } else if (promc_query(st->pc, fleet_query((enum fleet_query)q), left,
-                               PROMC_MAX_ANSWER, &res[q], e, sizeof(e)) == 0) {
-            continue;
-        }
-        /* e holds no text of the server's that was not cleaned (promc_parse) */
-        snprintf(st->qwhy[slot][q], sizeof(st->qwhy[slot][q]), "Prometheus (%s): %s",
-                 fleet_query_name((enum fleet_query)q), e);
-        why[q] = st->qwhy[slot][q];
-        failed++;
-        if (!first[0])
-            snprintf(first, sizeof(first), "%s", e);
-        size_t at = strlen(names);
-        snprintf(names + at, sizeof(names) - at, "%s%s", at ? ", " : "",
-                 fleet_query_name((enum fleet_query)q));
-    }
-    struct fleet f;
-    bool built = fleet_build(&f, res, why, (double)clock_wall_ns() / 1e9) == 0;
-    for (int q = 0; q < FQ_COUNT; q++)
-        json_decref(res[q]);
-    bool idents = res[FQ_IDENT] || res[FQ_DCGM_IDENT];
+    return s && s >= st->pool[0].buf && s < st->pool[0].buf + sizeof(st->pool);
+}
+
+bool prom_stopping(struct prom_state *st)
+{
     pthread_mutex_lock(&st->mu);
-    st->rounds++;
-    st->asking = -1;
-    /* the queries that failed by name, the first one's reason */
-    char why_now[sizeof(st->why)] = "";
-    if (failed)
-        snprintf(why_now, sizeof(why_now), "Prometheus %s: %u of %d queries failed (%s): %s",
-                 st->url, failed, FQ_COUNT, names, first); /* it fits: no character cut */
-    bool changed = strcmp(why_now, st->why) != 0;
-    memcpy(st->why, why_now, sizeof(st->why));
-    if (built && idents && (f.ndevs || failed == 0)) {
-        fleet_free(&st->last);
-        st->last = f;
-        st->have = true;
-        st->qwhy_cur = slot;
-        st->last_ok_ns = clock_mono_ns();
-        st->stale = 0;
-    } else {
-        if (built)
-            fleet_free(&f);
-        st->stale++;
-    }
-    pthread_cond_broadcast(&st->cv);
+    bool s = st->stop || st->interrupted;
     pthread_mutex_unlock(&st->mu);
-    if (changed) /* the log's write outside mu: a sample never waits on it */
-        debuglog_printf("prometheus: %s", why_now[0] ? why_now : "every query answered");
+    return s;
 }
 
-static void *query_thread(void *arg)
+/* ---- the front end's ask ---- */
+
+/* Whether the published result has what a shows (mu held): its filter,
+ * and each node's devices read (or the node not listed). */
+static bool answered_by_last(const struct prom_state *st, const struct backend_view_ask *a,
+                             const char *filter)
 {
-    struct prom_state *st = arg;
-    pthread_mutex_lock(&st->mu);
-    while (!st->stop) {
-        pthread_mutex_unlock(&st->mu);
-        uint64_t t = clock_mono_ns();
-        run_round(st);
-        pthread_mutex_lock(&st->mu);
-        uint64_t next = t + st->interval_ms * 1000000ull;
-        while (!st->stop && clock_mono_ns() < next) {
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            uint64_t left = next - clock_mono_ns();
-            if (left > next)
+    if (!st->have || strcmp(st->nodes_filter, filter) != 0)
+        return false;
+    for (size_t i = 0; i < a->nnodes; i++)
+        for (size_t k = 0; k < st->nnodes; k++)
+            if (strcmp(st->nodes[k].instance, a->nodes[i]) == 0) {
+                if (!st->nodes[k].devs_read)
+                    return false;
                 break;
-            uint64_t at = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + left;
-            ts.tv_sec = (time_t)(at / 1000000000ull);
-            ts.tv_nsec = (long)(at % 1000000000ull);
-            pthread_cond_timedwait(&st->cv, &st->mu, &ts);
+            }
+    return true;
+}
+
+static uint64_t prom_view_answered(void *state)
+{
+    struct prom_state *st = state;
+    pthread_mutex_lock(&st->mu);
+    uint64_t g = st->answered;
+    pthread_mutex_unlock(&st->mu);
+    return g;
+}
+
+static int prom_view_ask(void *state, const struct backend_view_ask *a, uint64_t *gen,
+                         char *err, size_t errlen)
+{
+    struct prom_state *st = state;
+    if (st->every_node)
+        return -1;
+    size_t n = a->nnodes < ASK_NODES_MAX ? a->nnodes : ASK_NODES_MAX;
+    const char *filter = a->filter ? a->filter : "";
+    if (promq_filter_check(filter, err, errlen) != 0)
+        return -2;
+    pthread_mutex_lock(&st->mu);
+    bool same = st->ask.any && strcmp(st->ask.filter, filter) == 0 && st->ask.n == n;
+    for (size_t i = 0; same && i < n; i++)
+        same = strncmp(st->ask.inst[i], a->nodes[i], sizeof(st->ask.inst[i]) - 1) == 0;
+    int rc = 0;
+    if (!same) {
+        char(*inst)[128] = n ? malloc(n * sizeof(*inst)) : NULL;
+        if (n && !inst) {
+            rc = -1;
+        } else {
+            for (size_t i = 0; i < n; i++)
+                snprintf(inst[i], sizeof(inst[i]), "%s", a->nodes[i]);
+            free(st->ask.inst);
+            st->ask.inst = inst;
+            st->ask.n = n;
+            snprintf(st->ask.filter, sizeof(st->ask.filter), "%s", filter);
+            st->ask.any = true;
+            if (!answered_by_last(st, a, filter)) { /* a round, at once */
+                st->asked = true;
+                *gen = ++st->ask.gen;
+                rc = 1;
+                pthread_cond_broadcast(&st->cv);
+            }
         }
     }
-    st->exited = true;
-    pthread_cond_broadcast(&st->cv);
     pthread_mutex_unlock(&st->mu);
-    return NULL;
+    return rc;
 }
 
 /* ---- the charts' past ---- */
 
-/* The device of uuid in the last round, as its query names it; -1 when
- * the last round has no such device. */
-static int past_dev_of(struct prom_state *st, const char *uuid, struct past_dev *pd)
+/* The device of uuid on node in the last round, as its query names it;
+ * -1 when the last round has no such device. */
+static int past_dev_of(struct prom_state *st, const char *node, const char *uuid,
+                       struct past_dev *pd)
 {
     int rc = -1;
     pthread_mutex_lock(&st->mu);
     const struct fleet *f = &st->last;
     for (size_t i = 0; f->src && i < f->ndevs; i++) {
         const struct device *d = &f->devs[i];
-        if (strcmp(d->uuid, uuid) != 0)
+        if (strcmp(d->uuid, uuid) != 0 || (node[0] && strcmp(d->node, node) != 0))
             continue;
         memset(pd, 0, sizeof(*pd));
         snprintf(pd->instance, sizeof(pd->instance), "%s", f->nodes[f->src[i].node].instance);
@@ -201,14 +157,14 @@ static int past_dev_of(struct prom_state *st, const char *uuid, struct past_dev 
 }
 
 /* One range query over the ask's window, its answer built into *p. */
-static int past_fetch(struct prom_state *st, const char *uuid, unsigned points,
-                      unsigned interval_ms, int64_t end_ms, struct hist_past *p, char *err,
-                      size_t errlen)
+static int past_fetch(struct prom_state *st, const char *node, const char *uuid,
+                      unsigned points, unsigned interval_ms, int64_t end_ms, struct hist_past *p,
+                      char *err, size_t errlen)
 {
     struct past_dev pd;
     char q[2048], e[300];
     memset(p, 0, sizeof(*p));
-    if (past_dev_of(st, uuid, &pd) != 0) {
+    if (past_dev_of(st, node, uuid, &pd) != 0) {
         snprintf(err, errlen, "%.80s is not in Prometheus' last answer", uuid);
         return -1;
     }
@@ -219,7 +175,7 @@ static int past_fetch(struct prom_state *st, const char *uuid, unsigned points,
     struct past_grid g = prom_past_grid(end_ms, interval_ms, points);
     json_t *res = NULL;
     if (promc_query_range(st->ppc, q, g.start_ms, end_ms, g.step_ms, PAST_TIMEOUT_MS,
-                          PROMC_MAX_ANSWER, &res, e, sizeof(e)) != 0) {
+                          PAST_ANSWER_MAX, &res, e, sizeof(e)) != 0) {
         snprintf(err, errlen, "%s", e);
         return -1;
     }
@@ -230,6 +186,7 @@ static int past_fetch(struct prom_state *st, const char *uuid, unsigned points,
         return -1;
     }
     snprintf(p->uuid, sizeof(p->uuid), "%s", uuid);
+    snprintf(p->node, sizeof(p->node), "%s", node);
     return 0;
 }
 
@@ -242,16 +199,17 @@ static void *past_thread(void *arg)
             pthread_cond_wait(&st->pcv, &st->pmu);
             continue;
         }
-        char uuid[MIGMON_UUID_LEN];
-        snprintf(uuid, sizeof(uuid), "%s", st->ask.uuid);
-        unsigned points = st->ask.points, interval_ms = st->ask.interval_ms;
-        uint64_t id = st->ask.id;
-        int64_t end_ms = st->ask.end_ms;
+        char uuid[MIGMON_UUID_LEN], node[64];
+        snprintf(uuid, sizeof(uuid), "%s", st->past.uuid);
+        snprintf(node, sizeof(node), "%s", st->past.node);
+        unsigned points = st->past.points, interval_ms = st->past.interval_ms;
+        uint64_t id = st->past.id;
+        int64_t end_ms = st->past.end_ms;
         st->pask = false;
         pthread_mutex_unlock(&st->pmu);
         struct hist_past p;
         char err[512];
-        int rc = past_fetch(st, uuid, points, interval_ms, end_ms, &p, err, sizeof(err));
+        int rc = past_fetch(st, node, uuid, points, interval_ms, end_ms, &p, err, sizeof(err));
         pthread_mutex_lock(&st->pmu);
         if (st->pask) { /* asked again meanwhile: this answer is for nobody */
             hist_past_free(&p);
@@ -288,11 +246,12 @@ static int prom_past_ask(void *state, const struct backend_past_ask *a)
         }
     }
     if (rc == 0 && st->ppc && !st->pstop) {
-        snprintf(st->ask.uuid, sizeof(st->ask.uuid), "%s", a->uuid);
-        st->ask.points = a->points;
-        st->ask.interval_ms = a->interval_ms ? a->interval_ms : st->interval_ms;
-        st->ask.id = a->id;
-        st->ask.end_ms = clock_wall_ns() / 1000000;
+        snprintf(st->past.uuid, sizeof(st->past.uuid), "%s", a->uuid);
+        snprintf(st->past.node, sizeof(st->past.node), "%s", a->node ? a->node : "");
+        st->past.points = a->points;
+        st->past.interval_ms = a->interval_ms ? a->interval_ms : st->interval_ms;
+        st->past.id = a->id;
+        st->past.end_ms = clock_wall_ns() / 1000000;
         st->pask = true;
         if (st->pans) { /* an answer to an older ask, not taken: no longer wanted */
             hist_past_free(&st->ans);
@@ -324,6 +283,8 @@ static int prom_past_take(void *state, struct hist_past *out, uint64_t *id, char
     return rc;
 }
 
+/* ---- the backend ---- */
+
 static int prom_open(void **out, const struct backend_opts *o, char *err, size_t errlen)
 {
     *out = NULL;
@@ -337,6 +298,11 @@ static int prom_open(void **out, const struct backend_opts *o, char *err, size_t
         return BACKEND_ERR_NOMEM;
     }
     text_url_redact(st->url, sizeof(st->url), o->prom_url);
+    if (o->prom_match && o->prom_match[0] &&
+        promq_match_parse(o->prom_match, st->match, sizeof(st->match), err, errlen) != 0) {
+        free(st);
+        return BACKEND_ERR_BAD_PATH; /* bad input: exit status 2 */
+    }
     if (promc_open(&st->pc, o->prom_url, o->prom_auth_file, err, errlen) != 0 ||
         (o->prom_ca_file && promc_set_ca(st->pc, o->prom_ca_file, err, errlen) != 0)) {
         promc_close(st->pc); /* NULL when it did not open */
@@ -344,7 +310,7 @@ static int prom_open(void **out, const struct backend_opts *o, char *err, size_t
         return BACKEND_ERR_BAD_PATH; /* a bad credentials file: exit status 2 */
     }
     st->one_shot = o->one_shot;
-    st->asking = -1;
+    st->every_node = !o->prom_view;
     st->opened_ns = clock_mono_ns();
     st->interval_ms = o->interval_ms ? o->interval_ms : 1000;
     unsigned r = (unsigned)(st->interval_ms * ROUND_SHARE);
@@ -357,15 +323,16 @@ static int prom_open(void **out, const struct backend_opts *o, char *err, size_t
     pthread_cond_init(&st->cv, &ca);
     pthread_cond_init(&st->pcv, &ca);
     pthread_condattr_destroy(&ca);
-    if (pthread_create(&st->thread, NULL, query_thread, st) != 0) {
+    if (pthread_create(&st->thread, NULL, prom_query_thread, st) != 0) {
         promc_close(st->pc);
         free(st);
         snprintf(err, errlen, "cannot start the query thread");
         return BACKEND_ERR_INIT;
     }
     st->started = true;
-    debuglog_printf("prometheus: %s, a round of queries every %u ms within %u ms", st->url,
-                    st->interval_ms, st->round_ms);
+    debuglog_printf("prometheus: %s, a round of queries every %u ms within %u ms%s%s", st->url,
+                    st->interval_ms, st->round_ms, st->match[0] ? ", limited to " : "",
+                    st->match);
     *out = st;
     return BACKEND_OK;
 }
@@ -385,6 +352,37 @@ static void carry_proc(struct gpu_process *p)
         if (metric_ok(m[i]))
             *m[i] = (struct metric){
                 .value = m[i]->value, .src = MSRC_CARRIED, .why = "Prometheus did not answer"};
+}
+
+/* The reasons of the published round live in its pool, which the query
+ * thread reuses two rounds on: each one a snapshot keeps is copied into
+ * its notes, once (the same reason is shared by many devices). */
+struct why_map {
+    const char *from[32], *to[32];
+    size_t n;
+};
+
+static const char *own_why(struct prom_state *st, struct snapshot *s, struct why_map *m,
+                           const char *w)
+{
+    if (!in_pool(st, w))
+        return w;
+    for (size_t i = 0; i < m->n; i++)
+        if (m->from[i] == w)
+            return m->to[i];
+    const char *c = snapshot_note(s, "%s", w);
+    if (m->n < 32) {
+        m->from[m->n] = w;
+        m->to[m->n++] = c;
+    }
+    return c;
+}
+
+static void own_metric(struct prom_state *st, struct snapshot *s, struct why_map *m,
+                       struct metric *x)
+{
+    if (!metric_ok(x))
+        x->why = own_why(st, s, m, x->why);
 }
 
 static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
@@ -408,33 +406,58 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
     s->partial_why = NULL;
     s->nprocs = 0;
     s->nevents = 0;
+    s->ndevices = 0;
+    s->nnodes = 0;
+    s->fleet = true;
+    s->nodes_why = NULL;
+    s->fleet_filter[0] = '\0';
     s->events_why = "health events are not read from Prometheus (the nodes' own monitors have them)";
-    if (!st->have || st->last.ndevs == 0) {
-        if (st->have && !st->why[0])
-            snprintf(st->err, sizeof(st->err), "Prometheus %s has no migmon_* or DCGM_FI_* "
-                     "series of the last 10 minutes (docs/fleet.md)", st->url);
-        else if (st->rounds == 0) {
+    if (!st->have) {
+        if (st->rounds == 0) {
             /* as a driver that has not answered by the deadline: a partial
              * snapshot (--once: exit status 3), naming the query waited on */
             snprintf(st->err, sizeof(st->err), "Prometheus %s: no answer to the %s query within "
-                     "%.1f s", st->url,
-                     fleet_query_name(st->asking >= 0 ? (enum fleet_query)st->asking : FQ_UP),
+                     "%.1f s", st->url, st->asking ? st->asking : "targets",
                      (double)(clock_mono_ns() - st->opened_ns) / 1e9);
             s->partial = true;
             s->partial_why = snapshot_note(s, "%s", st->err);
-        } else
+        } else {
             snprintf(st->err, sizeof(st->err), "%s", st->why);
-        s->ndevices = 0;
+        }
         pthread_mutex_unlock(&st->mu);
         return -1;
     }
+    if (st->nnodes == 0 && !st->why[0] && !st->nodes_filter[0]) {
+        snprintf(st->err, sizeof(st->err), "Prometheus %s has no migmon_* or DCGM_FI_* "
+                 "series of the last 10 minutes (docs/fleet.md)", st->url);
+        pthread_mutex_unlock(&st->mu);
+        return -1;
+    }
+    struct why_map wm = {.n = 0};
     const struct fleet *f = &st->last;
-    if (snapshot_reserve(s, f->ndevs) != 0) {
+    if (snapshot_reserve(s, f->ndevs ? f->ndevs : 1) != 0 ||
+        snapshot_reserve_nodes(s, st->nnodes ? st->nnodes : 1) != 0) {
         pthread_mutex_unlock(&st->mu);
         snprintf(st->err, sizeof(st->err), "out of memory");
         return -1;
     }
-    memcpy(s->devices, f->devs, f->ndevs * sizeof(*f->devs));
+    if (st->nnodes)
+        memcpy(s->nodes, st->nodes, st->nnodes * sizeof(*st->nodes));
+    s->nnodes = st->nnodes;
+    snprintf(s->fleet_filter, sizeof(s->fleet_filter), "%s", st->nodes_filter);
+    s->nodes_why = own_why(st, s, &wm, st->nodes_why);
+    for (size_t i = 0; i < s->nnodes; i++) {
+        struct node_summary *n = &s->nodes[i];
+        struct metric *ms[] = {&n->gpus,        &n->mig,        &n->idle,
+                               &n->not_ok,      &n->pods,       &n->util_max,
+                               &n->util_mean,   &n->mem_used,   &n->mem_total,
+                               &n->mem_devices, &n->gpus_action, &n->gpus_warning};
+        for (size_t k = 0; k < sizeof(ms) / sizeof(ms[0]); k++)
+            own_metric(st, s, &wm, ms[k]);
+        n->devs_why = own_why(st, s, &wm, n->devs_why);
+    }
+    if (f->ndevs)
+        memcpy(s->devices, f->devs, f->ndevs * sizeof(*f->devs));
     s->ndevices = f->ndevs;
     /* the processes, carried with the devices' values while a failed round
      * allows (their PIDs are their nodes': procpost.c looks nothing up
@@ -456,13 +479,16 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
         note = snapshot_note(s, "%s (devices from %.0f s ago)", st->why, age);
         s->partial = true;
         s->partial_why = snapshot_note(s, "%s", st->why);
+    } else if (st->rounds == 0) {
+        /* the nodes are in, their devices not yet: --once's deadline came */
+        s->partial = true;
+        s->partial_why = snapshot_note(s, "Prometheus %s: no answer to the %s query within %.1f s",
+                                       st->url, st->asking ? st->asking : "devices",
+                                       (double)(clock_mono_ns() - st->opened_ns) / 1e9);
     }
     for (size_t i = 0; i < s->ndevices; i++) {
         struct device *d = &s->devices[i];
-        const struct metric *pc = &d->process_count;
-        if (!metric_ok(pc) && pc->why && pc->why >= st->qwhy[0][0] &&
-            pc->why < st->qwhy[0][0] + sizeof(st->qwhy)) /* as the metrics' below */
-            d->process_count.why = snapshot_note(s, "%s", pc->why);
+        own_metric(st, s, &wm, &d->process_count);
         if (procs_why) {
             d->proc_first = d->nprocs = 0;
             d->process_count = metric_none(procs_why);
@@ -475,12 +501,7 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
                 carry_proc(&s->procs[k]);
         }
         for (int k = 0; k < M_COUNT; k++) {
-            /* the reasons of the published round live in qwhy[qwhy_cur]:
-             * copied, as the query thread rewrites the other set */
-            if (!metric_ok(&d->m[k]) && d->m[k].why &&
-                d->m[k].why >= st->qwhy[0][0] &&
-                d->m[k].why < st->qwhy[0][0] + sizeof(st->qwhy))
-                d->m[k].why = snapshot_note(s, "%s", d->m[k].why);
+            own_metric(st, s, &wm, &d->m[k]);
             if (st->stale && metric_ok(&d->m[k]))
                 d->m[k] = st->stale <= carry_ticks()
                               ? (struct metric){.value = d->m[k].value, .src = MSRC_CARRIED,
@@ -489,8 +510,6 @@ static int prom_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
         }
         if (note)
             d->stall = note;
-        else if (d->stall)
-            d->stall = snapshot_note(s, "%s", d->stall);
     }
     pthread_mutex_unlock(&st->mu);
     return 0;
@@ -573,6 +592,8 @@ static void prom_close(void *state)
     promc_close(st->pc);
     promc_close(st->ppc);
     fleet_free(&st->last);
+    free(st->nodes);
+    free(st->ask.inst);
     hist_past_free(&st->ans);
     pthread_mutex_destroy(&st->mu);
     pthread_cond_destroy(&st->cv);
@@ -591,4 +612,6 @@ const struct backend_ops prom_backend_ops = {
     .interrupt = prom_interrupt,
     .past_ask = prom_past_ask,
     .past_take = prom_past_take,
+    .view_ask = prom_view_ask,
+    .view_answered = prom_view_answered,
 };

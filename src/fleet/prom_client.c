@@ -21,10 +21,13 @@ struct promc {
     char *userpwd;          /* basic authentication, or NULL */
     char *ca_file;          /* the CA certificates to trust, or NULL: the system's */
     atomic_bool aborted;
-    /* the answer being read */
+    /* the answer being read: into buf, or through ps as it comes */
     char *buf;
     size_t len, cap, max;
     bool too_big;
+    struct prom_stream *ps;
+    size_t got;          /* bytes of the answer so far (decoded) */
+    uint64_t got_total;  /* of every answer since open */
 };
 
 /*
@@ -234,6 +237,17 @@ static size_t on_data(char *p, size_t size, size_t nmemb, void *arg)
 {
     struct promc *c = arg;
     size_t n = size * nmemb;
+    if (atomic_load(&c->aborted))
+        return 0;
+    c->got_total += n;
+    if (c->ps) { /* read as it comes: nothing kept but the series being read */
+        if (c->got + n > c->max) {
+            c->too_big = true;
+            return 0;
+        }
+        c->got += n;
+        return prom_stream_feed(c->ps, p, n) == 0 ? n : 0;
+    }
     if (c->len + n > c->max) {
         c->too_big = true;
         return 0; /* curl ends the transfer: CURLE_WRITE_ERROR */
@@ -304,31 +318,43 @@ int promc_parse(const char *buf, size_t len, long code, const char *type_wanted,
 }
 
 /*
- * GET base + path + "?" + params, the answer's data.result (of
- * resultType type_wanted) in *result. params: already URL-encoded.
+ * GET base + path + "?" + params (post: POST base + path with params as
+ * its form body, for queries of any length), the answer's data.result (of
+ * resultType type_wanted) in *result; or, with ps, the answer read through
+ * ps as it comes (result unused). params: already URL-encoded.
  */
-static int request(struct promc *c, const char *path, const char *params, unsigned timeout_ms,
-                   size_t max_bytes, const char *type_wanted, json_t **result, char *err,
-                   size_t errlen)
+static int request(struct promc *c, const char *path, const char *params, bool post,
+                   unsigned timeout_ms, size_t max_bytes, const char *type_wanted,
+                   struct prom_stream *ps, json_t **result, char *err, size_t errlen)
 {
-    *result = NULL;
+    if (result)
+        *result = NULL;
     if (atomic_load(&c->aborted)) {
         snprintf(err, errlen, "stopped");
         return -1;
     }
-    size_t ulen = strlen(c->base) + strlen(path) + strlen(params) + 8;
+    size_t ulen = strlen(c->base) + strlen(path) + (post ? 0 : strlen(params)) + 8;
     char *url = malloc(ulen);
     if (!url) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    snprintf(url, ulen, "%s%s?%s", c->base, path, params);
+    if (post)
+        snprintf(url, ulen, "%s%s", c->base, path);
+    else
+        snprintf(url, ulen, "%s%s?%s", c->base, path, params);
     c->len = 0;
+    c->got = 0;
     c->max = max_bytes;
     c->too_big = false;
+    c->ps = ps;
     CURL *h = c->h;
     cu.easy_reset(h);
     cu.easy_setopt(h, CURLOPT_URL, url);
+    if (post) {
+        cu.easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(params));
+        cu.easy_setopt(h, CURLOPT_POSTFIELDS, params);
+    }
     cu.easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(timeout_ms ? timeout_ms : 1));
     cu.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(timeout_ms ? timeout_ms : 1));
     cu.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
@@ -350,8 +376,15 @@ static int request(struct promc *c, const char *path, const char *params, unsign
     }
     CURLcode rc = cu.easy_perform(h);
     free(url);
+    c->ps = NULL;
     long code = 0;
     cu.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+    if (ps && ps->failed && rc == CURLE_WRITE_ERROR && !c->too_big) /* the reader refused it */
+        return prom_stream_end(ps, code, err, errlen);
+    if (atomic_load(&c->aborted)) {
+        snprintf(err, errlen, "stopped");
+        return -1;
+    }
     if (c->too_big) {
         snprintf(err, errlen, "answer larger than %zu bytes, cut off", max_bytes);
         return -1;
@@ -365,6 +398,8 @@ static int request(struct promc *c, const char *path, const char *params, unsign
         return -1;
     }
     /* Prometheus answers errors (400 bad query, 422, 503) with a JSON body */
+    if (ps)
+        return prom_stream_end(ps, code, err, errlen);
     return promc_parse(c->buf, c->len, code, type_wanted, result, err, errlen);
 }
 
@@ -391,9 +426,32 @@ int promc_query(struct promc *c, const char *promql, unsigned timeout_ms, size_t
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    int rc = request(c, "/api/v1/query", p, timeout_ms, max_bytes, "vector", result, err, errlen);
+    int rc = request(c, "/api/v1/query", p, true, timeout_ms, max_bytes, "vector", NULL, result,
+                     err, errlen);
     free(p);
     return rc;
+}
+
+int promc_query_each(struct promc *c, const char *promql, unsigned timeout_ms, size_t max_bytes,
+                     prom_item_fn fn, void *ctx, char *err, size_t errlen)
+{
+    char *p = query_param(c, promql);
+    struct prom_stream ps;
+    if (!p || prom_stream_init(&ps, fn, ctx) != 0) {
+        free(p);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int rc = request(c, "/api/v1/query", p, true, timeout_ms, max_bytes, "vector", &ps, NULL, err,
+                     errlen);
+    prom_stream_free(&ps);
+    free(p);
+    return rc;
+}
+
+uint64_t promc_bytes(const struct promc *c)
+{
+    return c->got_total;
 }
 
 int promc_query_range(struct promc *c, const char *promql, int64_t start_ms, int64_t end_ms,
@@ -415,8 +473,8 @@ int promc_query_range(struct promc *c, const char *promql, int64_t start_ms, int
              (long long)(end_ms / 1000), (long long)(end_ms % 1000), step_ms / 1000,
              step_ms % 1000);
     free(p);
-    int rc = request(c, "/api/v1/query_range", all, timeout_ms, max_bytes, "matrix", result, err,
-                     errlen);
+    int rc = request(c, "/api/v1/query_range", all, false, timeout_ms, max_bytes, "matrix", NULL,
+                     result, err, errlen);
     free(all);
     return rc;
 }

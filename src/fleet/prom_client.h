@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fleet/prom_stream.h"
+
 /* The largest answer read (bytes): the values query answers about 163 kB
  * a node of 8 GPUs and 56 MIG instances (bench/bench_fleet.c), so this
  * holds about 200 such nodes. */
@@ -50,6 +52,17 @@ void promc_abort(struct promc *c);
  */
 int promc_query(struct promc *c, const char *promql, unsigned timeout_ms, size_t max_bytes,
                 json_t **result, char *err, size_t errlen);
+/*
+ * Runs promql (an instant query, POSTed: a query of any length) and hands
+ * every series of the answer to fn as it is read (prom_stream.h): nothing
+ * of the answer is kept. A transfer past max_bytes is cut off. 0 when the
+ * whole answer was read; -1 with one line in err (as promc_query; series
+ * handed over before the failure were handed over).
+ */
+int promc_query_each(struct promc *c, const char *promql, unsigned timeout_ms, size_t max_bytes,
+                     prom_item_fn fn, void *ctx, char *err, size_t errlen);
+/* Bytes of answers this client has read since it was opened. */
+uint64_t promc_bytes(const struct promc *c);
 /*
  * A range query (/api/v1/query_range) evaluated at start_ms, start_ms +
  * step_ms, ... up to end_ms (Unix time in milliseconds; Prometheus refuses

@@ -10,64 +10,6 @@
 #include "health.h"
 #include "text.h"
 
-/* The series read. The identities come from the last 10 minutes
- * (last_over_time), so a node whose target went down keeps its devices on
- * the screen; the values come from the instant itself, so a value its
- * exporter stopped writing is gone (Prometheus marks it stale) rather than
- * held. Each is aggregated to the labels read, one query per family. */
-#define MIGMON_VALUES                                                                        \
-    "utilization_ratio|memory_utilization_ratio|sm_utilization_ratio|memory_used_bytes|"    \
-    "memory_total_bytes|temperature_celsius|power_watts|power_limit_watts|"                 \
-    "energy_joules_total|graphics_clock_hertz|sm_clock_hertz|memory_clock_hertz|"           \
-    "fan_speed_ratio|performance_state|processes|health|lost|sampling_stalled"
-#define DCGM_FIELDS                                                                          \
-    "DCGM_FI_DEV_(FB_USED|FB_FREE|FB_RESERVED|GPU_TEMP|POWER_USAGE|GPU_UTIL|MEM_COPY_UTIL|" \
-    "SM_CLOCK|MEM_CLOCK)|DCGM_FI_PROF_(GR_ENGINE_ACTIVE|SM_ACTIVE|DRAM_ACTIVE)"
-#define MIGMON_PROCESS                                                                       \
-    "gpu_memory_bytes|sm_utilization_ratio|memory_utilization_ratio|cpu_ratio|"             \
-    "resident_memory_bytes"
-#define DCGM_LABELS "instance, Hostname, hostname, gpu, UUID, modelName, pci_bus_id, GPU_I_ID, GPU_I_PROFILE"
-
-static const char *const queries[FQ_COUNT] = {
-    [FQ_UP] = "max by (instance) (up)",
-    [FQ_IDENT] = "max by (__name__, instance, hostname, gpu, uuid, pci_bus_id, model, "
-                 "architecture, compute_capability, mig_mode, serial, vendor, gpu_instance_id, "
-                 "compute_instance_id, partition_id, mig_profile, mig_uuid) (last_over_time("
-                 "{__name__=~"
-                 "\"migmon_(host_info|device_info|mig_info|last_sample_timestamp_seconds)\"}"
-                 "[10m]))",
-    [FQ_VALUES] = "max by (__name__, instance, uuid, gpu_instance_id, compute_instance_id, "
-                  "partition_id, source, state, pod, namespace, container) ({__name__=~\"migmon_(gpu|mig)_(" MIGMON_VALUES
-                  ")\"})",
-    [FQ_DCGM_IDENT] = "count by (" DCGM_LABELS ") (last_over_time({__name__=~\"" DCGM_FIELDS
-                      "\"}[10m]))",
-    [FQ_DCGM_VALUES] = "max by (__name__, " DCGM_LABELS ", pod, namespace, container) "
-                       "({__name__=~\"" DCGM_FIELDS "\"})",
-    [FQ_PROCS] = "max by (__name__, instance, uuid, gpu_instance_id, compute_instance_id, "
-                 "partition_id, pid, process_name, pod_uid, container, source) ({__name__=~"
-                 "\"migmon_process_(" MIGMON_PROCESS ")\"})",
-};
-
-const char *fleet_query(enum fleet_query q)
-{
-    return q < FQ_COUNT ? queries[q] : NULL;
-}
-
-/* What each query asks for, as messages name it (docs/fleet.md's table). */
-static const char *const names[FQ_COUNT] = {
-    [FQ_UP] = "up",
-    [FQ_IDENT] = "migmon_*_info",
-    [FQ_VALUES] = "migmon_* values",
-    [FQ_DCGM_IDENT] = "DCGM_FI_* devices",
-    [FQ_DCGM_VALUES] = "DCGM_FI_* values",
-    [FQ_PROCS] = "migmon_process_*",
-};
-
-const char *fleet_query_name(enum fleet_query q)
-{
-    return q < FQ_COUNT ? names[q] : NULL;
-}
-
 /* ---- building ---- */
 
 /* The slot of instance in the nodes' table: its node's, or the free one
@@ -106,18 +48,27 @@ static bool nodes_grow(struct build *b, size_t cap)
     return true;
 }
 
-/* The node of a target (its instance label), added when new. */
+/* The node of a target (its instance label): a registered one, else -1
+ * (a series of a node not asked for is not read). */
 static int node_of(struct build *b, const char *label)
 {
+    char instance[sizeof(b->f->nodes[0].instance)];
+    snprintf(instance, sizeof(instance), "%s", label);
+    if (!b->nnslots)
+        return -1;
+    size_t at = node_slot(b, instance);
+    return b->nslot[at] != SIZE_MAX ? (int)b->nslot[at] : -1;
+}
+
+/* A node registered (fleet_build_node), added when new. */
+static int node_add(struct build *b, const char *label)
+{
     struct fleet *f = b->f;
-    /* as the node keeps it: a longer label is one node, not one a series */
     char instance[sizeof(f->nodes[0].instance)];
     snprintf(instance, sizeof(instance), "%s", label);
-    if (b->nnslots) {
-        size_t at = node_slot(b, instance);
-        if (b->nslot[at] != SIZE_MAX)
-            return (int)b->nslot[at];
-    }
+    int have = node_of(b, instance);
+    if (have >= 0)
+        return have;
     if (f->nnodes == b->ncap && !nodes_grow(b, b->ncap ? b->ncap * 2 : 16))
         return -1;
     size_t i = f->nnodes++;
@@ -172,6 +123,10 @@ static struct device *add(struct build *b, const char *key, int node)
     if (d || b->nomem || node < 0)
         return d;
     struct fleet *f = b->f;
+    if (f->ndevs >= b->max_devices) {
+        f->capped++;
+        return NULL;
+    }
     if (f->ndevs == b->dcap) {
         size_t cap = b->dcap ? b->dcap * 2 : 64;
         struct device *nd = realloc(f->devs, cap * sizeof(*nd));
@@ -216,7 +171,7 @@ static int int_or(const char *s, int dflt)
     return *s && !*end && v >= 0 && v < 1000000 ? (int)v : dflt;
 }
 
-static void set_identity(struct device *d, json_t *it, bool mig)
+static void set_identity(struct device *d, const struct prom_item *it, bool mig)
 {
     d->kind = mig ? DEV_MIG : DEV_GPU;
     d->index = int_or(fleet_lab(it, "gpu"), -1);
@@ -245,6 +200,7 @@ static void set_identity(struct device *d, json_t *it, bool mig)
         snprintf(d->name, sizeof(d->name), "%.60s MIG %.30s", fleet_lab(it, "model"), d->profile);
         d->gi_id = int_or(fleet_lab(it, "gpu_instance_id"), -1);
         d->ci_id = int_or(fleet_lab(it, "compute_instance_id"), -1);
+        d->mig_index = int_or(fleet_lab(it, "mig_index"), -1); /* its exporter's own slot */
         if (!d->uuid[0])
             d->uuid_why = "not in Prometheus";
     } else {
@@ -254,42 +210,38 @@ static void set_identity(struct device *d, json_t *it, bool mig)
     }
 }
 
-static void read_ident(struct build *b, json_t *res)
+static void read_ident(struct build *b, const struct prom_item *it)
 {
-    size_t i;
-    json_t *it;
     char key[FLEET_KEY_LEN];
-    json_array_foreach(res, i, it) {
-        const char *name = fleet_lab(it, "__name__"), *inst = fleet_lab(it, "instance");
-        int n = node_of(b, inst);
-        if (n < 0)
-            return;
-        struct fleet_node *node = &b->f->nodes[n];
-        double v;
-        if (strcmp(name, "migmon_host_info") == 0) {
-            snprintf(node->name, sizeof(node->name), "%s", fleet_lab(it, "hostname"));
-        } else if (strcmp(name, "migmon_last_sample_timestamp_seconds") == 0) {
-            if (fleet_val(it, &v))
-                node->last_sample = v;
-        } else if (strcmp(name, "migmon_device_info") == 0) {
-            fleet_key_gpu(key, sizeof(key), inst, fleet_lab(it, "uuid"));
-            struct device *d = add(b, key, n);
-            if (d)
-                set_identity(d, it, false);
-        } else if (strcmp(name, "migmon_mig_info") == 0) {
-            /* its GPU, from the instance's labels until migmon_device_info
-             * says more: an instance is never listed without its GPU */
-            fleet_key_gpu(key, sizeof(key), inst, fleet_lab(it, "uuid"));
-            struct device *g = add(b, key, n);
-            if (g && !g->uuid[0]) {
-                set_identity(g, it, false);
-                g->mig_enabled = true;
-            }
-            fleet_key_mig(key, sizeof(key), it);
-            struct device *d = add(b, key, n);
-            if (d)
-                set_identity(d, it, true);
+    const char *name = fleet_lab(it, "__name__"), *inst = fleet_lab(it, "instance");
+    int n = node_of(b, inst);
+    if (n < 0)
+        return;
+    struct fleet_node *node = &b->f->nodes[n];
+    double v;
+    if (strcmp(name, "migmon_last_sample_timestamp_seconds") == 0) {
+        if (fleet_val(it, &v) && node->last_sample <= 0)
+            node->last_sample = v;
+    } else if (strcmp(name, "migmon_device_info") == 0) {
+        fleet_key_gpu(key, sizeof(key), inst, fleet_lab(it, "uuid"));
+        struct device *d = add(b, key, n);
+        if (d)
+            set_identity(d, it, false);
+    } else if (strcmp(name, "migmon_mig_info") == 0) {
+        /* its GPU, from the instance's labels until migmon_device_info
+         * says more: an instance is never listed without its GPU */
+        fleet_key_gpu(key, sizeof(key), inst, fleet_lab(it, "uuid"));
+        struct device *g = add(b, key, n);
+        if (g && !g->uuid[0]) {
+            set_identity(g, it, false);
+            g->mig_enabled = true;
         }
+        if (!g)
+            return;
+        fleet_key_mig(key, sizeof(key), it);
+        struct device *d = add(b, key, n);
+        if (d)
+            set_identity(d, it, true);
     }
 }
 
@@ -310,7 +262,7 @@ static const struct {
 
 /* The pod a series labels its device with (the values' queries keep the
  * labels; the first series with a pod names it). */
-static void read_pod(struct device *d, json_t *it)
+static void read_pod(struct device *d, const struct prom_item *it)
 {
     const char *pod = fleet_lab(it, "pod");
     if (!pod[0] || d->pod.name[0])
@@ -321,52 +273,41 @@ static void read_pod(struct device *d, json_t *it)
     text_take(d->pod.container, sizeof(d->pod.container), fleet_lab(it, "container"));
 }
 
-static void read_values(struct build *b, json_t *res)
+static void read_values(struct build *b, const struct prom_item *it)
 {
-    size_t i;
-    json_t *it;
     char key[FLEET_KEY_LEN];
-    json_array_foreach(res, i, it) {
-        const char *name = fleet_lab(it, "__name__");
-        bool mig = strncmp(name, "migmon_mig_", 11) == 0;
-        if (!mig && strncmp(name, "migmon_gpu_", 11) != 0)
-            continue;
-        fleet_key_of(key, sizeof(key), it, mig);
-        struct device *d = fleet_find(b, key);
-        double v;
-        if (!d || !fleet_val(it, &v))
-            continue;
-        read_pod(d, it);
-        const char *suf = name + 11;
-        if (!strcmp(suf, "health")) {
-            const char *st = fleet_lab(it, "state");
-            if (v == 1)
-                d->health = !strcmp(st, "ok")        ? HEALTH_OK
-                            : !strcmp(st, "warning") ? HEALTH_WARNING
-                            : !strcmp(st, "action")  ? HEALTH_ACTION
-                                                     : HEALTH_UNKNOWN;
-            continue;
-        }
-        if (!strcmp(suf, "lost")) {
-            d->lost = v == 1;
-            continue;
-        }
-        if (!strcmp(suf, "sampling_stalled")) {
-            if (v == 1)
-                d->stall = "its exporter says: sampling stalled in a driver call";
-            continue;
-        }
-        if (!strcmp(suf, "processes")) {
-            d->process_count = (struct metric){.value = v, .src = fleet_source_of(fleet_lab(it, "source"))};
-            continue;
-        }
-        for (size_t k = 0; k < sizeof(families) / sizeof(families[0]); k++) {
+    const char *name = fleet_lab(it, "__name__");
+    bool mig = strncmp(name, "migmon_mig_", 11) == 0;
+    if (!mig && strncmp(name, "migmon_gpu_", 11) != 0)
+        return;
+    fleet_key_of(key, sizeof(key), it, mig);
+    struct device *d = fleet_find(b, key);
+    double v;
+    if (!d || !fleet_val(it, &v))
+        return;
+    read_pod(d, it);
+    const char *suf = name + 11;
+    enum metric_source src = fleet_source_of(fleet_lab(it, "source"));
+    if (!strcmp(suf, "health")) {
+        const char *st = fleet_lab(it, "state");
+        if (v == 1)
+            d->health = !strcmp(st, "ok")        ? HEALTH_OK
+                        : !strcmp(st, "warning") ? HEALTH_WARNING
+                        : !strcmp(st, "action")  ? HEALTH_ACTION
+                                                 : HEALTH_UNKNOWN;
+    } else if (!strcmp(suf, "lost")) {
+        d->lost = v == 1;
+    } else if (!strcmp(suf, "sampling_stalled")) {
+        if (v == 1)
+            d->stall = "its exporter says: sampling stalled in a driver call";
+    } else if (!strcmp(suf, "processes")) {
+        d->process_count = (struct metric){.value = v, .src = src};
+    } else {
+        for (size_t k = 0; k < sizeof(families) / sizeof(families[0]); k++)
             if (strcmp(suf, families[k].suffix) == 0) {
-                d->m[families[k].id] = (struct metric){.value = v * families[k].scale,
-                                                       .src = fleet_source_of(fleet_lab(it, "source"))};
+                d->m[families[k].id] = (struct metric){.value = v * families[k].scale, .src = src};
                 break;
             }
-        }
     }
 }
 
@@ -379,53 +320,43 @@ static bool has_migmon(struct build *b, int node)
     return b->nmigmon[node];
 }
 
-static void dcgm_keys(json_t *it, char *gk, char *mk, size_t n)
+static void dcgm_keys(const struct prom_item *it, char *gk, char *mk, size_t n)
 {
     const char *inst = fleet_lab(it, "instance"), *uuid = fleet_lab(it, "UUID");
     snprintf(gk, n, "d\x1fg\x1f%.100s\x1f%.100s", inst, uuid);
     snprintf(mk, n, "d\x1fm\x1f%.100s\x1f%.96s\x1f%.10s", inst, uuid, fleet_lab(it, "GPU_I_ID"));
 }
 
-static void read_dcgm_ident(struct build *b, json_t *res)
+static void read_dcgm_ident(struct build *b, const struct prom_item *it)
 {
-    size_t i;
-    json_t *it;
     char gk[FLEET_KEY_LEN], mk[FLEET_KEY_LEN];
-    json_array_foreach(res, i, it) {
-        int n = node_of(b, fleet_lab(it, "instance"));
-        if (n < 0)
-            return;
-        if (has_migmon(b, n))
-            continue;
-        struct fleet_node *node = &b->f->nodes[n];
-        if (!node->name[0])
-            snprintf(node->name, sizeof(node->name), "%s",
-                     fleet_lab(it, "Hostname")[0] ? fleet_lab(it, "Hostname") : fleet_lab(it, "hostname"));
-        dcgm_keys(it, gk, mk, sizeof(gk));
-        struct device *g = add(b, gk, n);
-        if (!g)
-            continue;
-        g->kind = DEV_GPU;
-        g->index = int_or(fleet_lab(it, "gpu"), -1);
-        snprintf(g->uuid, sizeof(g->uuid), "%s", fleet_lab(it, "UUID"));
-        snprintf(g->name, sizeof(g->name), "%s", fleet_lab(it, "modelName"));
-        snprintf(g->pci_bus_id, sizeof(g->pci_bus_id), "%s", fleet_lab(it, "pci_bus_id"));
-        if (!fleet_lab(it, "GPU_I_ID")[0])
-            continue;
-        g->mig_enabled = true;
-        struct device *m = add(b, mk, n);
-        if (!m)
-            continue;
-        g = fleet_find(b, gk); /* add may have moved the array */
-        m->kind = DEV_MIG;
-        m->index = g->index;
-        m->gi_id = int_or(fleet_lab(it, "GPU_I_ID"), -1);
-        snprintf(m->parent_uuid, sizeof(m->parent_uuid), "%s", g->uuid);
-        snprintf(m->profile, sizeof(m->profile), "%s", fleet_lab(it, "GPU_I_PROFILE"));
-        snprintf(m->name, sizeof(m->name), "%.60s MIG %.30s", g->name, m->profile);
-        snprintf(m->pci_bus_id, sizeof(m->pci_bus_id), "%s", g->pci_bus_id);
-        m->uuid_why = "dcgm-exporter does not label MIG UUIDs";
-    }
+    int n = node_of(b, fleet_lab(it, "instance"));
+    if (n < 0 || has_migmon(b, n))
+        return;
+    dcgm_keys(it, gk, mk, sizeof(gk));
+    struct device *g = add(b, gk, n);
+    if (!g)
+        return;
+    g->kind = DEV_GPU;
+    g->index = int_or(fleet_lab(it, "gpu"), -1);
+    snprintf(g->uuid, sizeof(g->uuid), "%s", fleet_lab(it, "UUID"));
+    snprintf(g->name, sizeof(g->name), "%s", fleet_lab(it, "modelName"));
+    snprintf(g->pci_bus_id, sizeof(g->pci_bus_id), "%s", fleet_lab(it, "pci_bus_id"));
+    if (!fleet_lab(it, "GPU_I_ID")[0])
+        return;
+    g->mig_enabled = true;
+    struct device *m = add(b, mk, n);
+    if (!m)
+        return;
+    g = fleet_find(b, gk); /* add may have moved the array */
+    m->kind = DEV_MIG;
+    m->index = g->index;
+    m->gi_id = int_or(fleet_lab(it, "GPU_I_ID"), -1);
+    snprintf(m->parent_uuid, sizeof(m->parent_uuid), "%s", g->uuid);
+    snprintf(m->profile, sizeof(m->profile), "%s", fleet_lab(it, "GPU_I_PROFILE"));
+    snprintf(m->name, sizeof(m->name), "%.60s MIG %.30s", g->name, m->profile);
+    snprintf(m->pci_bus_id, sizeof(m->pci_bus_id), "%s", g->pci_bus_id);
+    m->uuid_why = "dcgm-exporter does not label MIG UUIDs";
 }
 
 static void put(struct device *d, enum metric_id id, double v, enum metric_source src)
@@ -433,55 +364,56 @@ static void put(struct device *d, enum metric_id id, double v, enum metric_sourc
     d->m[id] = (struct metric){.value = v, .src = src};
 }
 
-static void read_dcgm_values(struct build *b, json_t *res)
+/* The total is used + free + reserved: free and reserved are summed
+ * here, used is added when the fleet is finished (dcgm_totals). */
+static void read_dcgm_values(struct build *b, const struct prom_item *it)
 {
-    size_t i;
-    json_t *it;
     char gk[FLEET_KEY_LEN], mk[FLEET_KEY_LEN];
-    /* total = used + free + reserved, once all three are in */
-    json_array_foreach(res, i, it) {
-        const char *name = fleet_lab(it, "__name__");
-        dcgm_keys(it, gk, mk, sizeof(gk));
-        bool mig = fleet_lab(it, "GPU_I_ID")[0] != '\0';
-        struct device *g = fleet_find(b, gk), *d = mig ? fleet_find(b, mk) : g;
-        double v;
-        if (!d || !g || !fleet_val(it, &v))
-            continue;
-        read_pod(d, it);
-        if (!strcmp(name, "DCGM_FI_DEV_FB_USED")) {
-            put(d, M_MEM_USED, v * 1048576.0, MSRC_DIRECT);
-        } else if (!strcmp(name, "DCGM_FI_DEV_FB_FREE") ||
-                   !strcmp(name, "DCGM_FI_DEV_FB_RESERVED")) {
-            /* summed into the total; used is added below */
-            bool was = metric_ok(&d->m[M_MEM_TOTAL]);
-            put(d, M_MEM_TOTAL, (was ? d->m[M_MEM_TOTAL].value : 0) + v * 1048576.0,
-                MSRC_DIRECT);
-            if (!strcmp(name, "DCGM_FI_DEV_FB_RESERVED"))
-                put(d, M_MEM_RESERVED, v * 1048576.0, MSRC_DIRECT);
-        } else if (!strcmp(name, "DCGM_FI_DEV_GPU_TEMP")) {
-            put(g, M_TEMP, v, MSRC_DIRECT);
-        } else if (!strcmp(name, "DCGM_FI_DEV_POWER_USAGE")) {
-            put(g, M_POWER, v, MSRC_DIRECT);
-        } else if (!strcmp(name, "DCGM_FI_DEV_SM_CLOCK")) {
-            put(g, M_CLK_SM, v, MSRC_DIRECT);
-        } else if (!strcmp(name, "DCGM_FI_DEV_MEM_CLOCK")) {
-            put(g, M_CLK_MEM, v, MSRC_DIRECT);
-        } else if (!strcmp(name, "DCGM_FI_DEV_GPU_UTIL")) {
-            if (!metric_ok(&d->m[M_GPU_UTIL]))
-                put(d, M_GPU_UTIL, v, MSRC_DIRECT);
-        } else if (!strcmp(name, "DCGM_FI_DEV_MEM_COPY_UTIL")) {
-            if (!metric_ok(&d->m[M_MEM_UTIL]))
-                put(d, M_MEM_UTIL, v, MSRC_DIRECT);
-        } else if (!strcmp(name, "DCGM_FI_PROF_GR_ENGINE_ACTIVE")) {
-            put(d, M_GPU_UTIL, v * 100, MSRC_DCGM); /* the profiling field wins */
-        } else if (!strcmp(name, "DCGM_FI_PROF_SM_ACTIVE")) {
-            put(d, M_SM_UTIL, v * 100, MSRC_DCGM);
-        } else if (!strcmp(name, "DCGM_FI_PROF_DRAM_ACTIVE")) {
-            put(d, M_MEM_UTIL, v * 100, MSRC_DCGM);
-        }
+    const char *name = fleet_lab(it, "__name__");
+    dcgm_keys(it, gk, mk, sizeof(gk));
+    bool mig = fleet_lab(it, "GPU_I_ID")[0] != '\0';
+    struct device *g = fleet_find(b, gk), *d = mig ? fleet_find(b, mk) : g;
+    double v;
+    if (!d || !g || !fleet_val(it, &v))
+        return;
+    read_pod(d, it);
+    if (!strcmp(name, "DCGM_FI_DEV_FB_USED")) {
+        put(d, M_MEM_USED, v * 1048576.0, MSRC_DIRECT);
+    } else if (!strcmp(name, "DCGM_FI_DEV_FB_FREE") ||
+               !strcmp(name, "DCGM_FI_DEV_FB_RESERVED")) {
+        /* summed into the total; used is added below */
+        bool was = metric_ok(&d->m[M_MEM_TOTAL]);
+        put(d, M_MEM_TOTAL, (was ? d->m[M_MEM_TOTAL].value : 0) + v * 1048576.0,
+            MSRC_DIRECT);
+        if (!strcmp(name, "DCGM_FI_DEV_FB_RESERVED"))
+            put(d, M_MEM_RESERVED, v * 1048576.0, MSRC_DIRECT);
+    } else if (!strcmp(name, "DCGM_FI_DEV_GPU_TEMP")) {
+        put(g, M_TEMP, v, MSRC_DIRECT);
+    } else if (!strcmp(name, "DCGM_FI_DEV_POWER_USAGE")) {
+        put(g, M_POWER, v, MSRC_DIRECT);
+    } else if (!strcmp(name, "DCGM_FI_DEV_SM_CLOCK")) {
+        put(g, M_CLK_SM, v, MSRC_DIRECT);
+    } else if (!strcmp(name, "DCGM_FI_DEV_MEM_CLOCK")) {
+        put(g, M_CLK_MEM, v, MSRC_DIRECT);
+    } else if (!strcmp(name, "DCGM_FI_DEV_GPU_UTIL")) {
+        if (!metric_ok(&d->m[M_GPU_UTIL]))
+            put(d, M_GPU_UTIL, v, MSRC_DIRECT);
+    } else if (!strcmp(name, "DCGM_FI_DEV_MEM_COPY_UTIL")) {
+        if (!metric_ok(&d->m[M_MEM_UTIL]))
+            put(d, M_MEM_UTIL, v, MSRC_DIRECT);
+    } else if (!strcmp(name, "DCGM_FI_PROF_GR_ENGINE_ACTIVE")) {
+        put(d, M_GPU_UTIL, v * 100, MSRC_DCGM); /* the profiling field wins */
+    } else if (!strcmp(name, "DCGM_FI_PROF_SM_ACTIVE")) {
+        put(d, M_SM_UTIL, v * 100, MSRC_DCGM);
+    } else if (!strcmp(name, "DCGM_FI_PROF_DRAM_ACTIVE")) {
+        put(d, M_MEM_UTIL, v * 100, MSRC_DCGM);
     }
-    /* M_MEM_TOTAL holds free + reserved so far: with used it is the total,
-     * without used it is no total */
+}
+
+/* M_MEM_TOTAL holds free + reserved so far: with used it is the total,
+ * without used it is no total. */
+static void dcgm_totals(struct build *b)
+{
     for (size_t k = 0; k < b->f->ndevs; k++) {
         struct device *d = &b->f->devs[k];
         if (b->keys[k][0] != 'd' || !metric_ok(&d->m[M_MEM_TOTAL]))
@@ -490,19 +422,6 @@ static void read_dcgm_values(struct build *b, json_t *res)
             d->m[M_MEM_TOTAL].value += d->m[M_MEM_USED].value;
         else
             d->m[M_MEM_TOTAL] = metric_none("DCGM_FI_DEV_FB_USED not in Prometheus");
-    }
-}
-
-static void read_up(struct build *b, json_t *res)
-{
-    size_t i;
-    json_t *it;
-    json_array_foreach(res, i, it) {
-        double v;
-        const char *inst = fleet_lab(it, "instance");
-        for (size_t n = 0; n < b->f->nnodes; n++)
-            if (strcmp(b->f->nodes[n].instance, inst) == 0 && fleet_val(it, &v))
-                b->f->nodes[n].up = v == 1 ? 1 : 0;
     }
 }
 
@@ -537,24 +456,6 @@ static int cmp_dev(const void *pa, const void *pb)
     return da->ci_id < db->ci_id ? -1 : da->ci_id > db->ci_id;
 }
 
-/* Node names: the host name when no other node has it, else the instance. */
-static int name_nodes(struct fleet *f)
-{
-    bool *dup = calloc(f->nnodes ? f->nnodes : 1, sizeof(*dup));
-    if (!dup)
-        return -1;
-    for (size_t i = 0; i < f->nnodes; i++) {
-        dup[i] = !f->nodes[i].name[0];
-        for (size_t j = 0; j < f->nnodes && !dup[i]; j++)
-            dup[i] = j != i && strcmp(f->nodes[j].name, f->nodes[i].name) == 0;
-    }
-    for (size_t i = 0; i < f->nnodes; i++)
-        if (dup[i])
-            snprintf(f->nodes[i].name, sizeof(f->nodes[i].name), "%.63s", f->nodes[i].instance);
-    free(dup);
-    return 0;
-}
-
 /* The labels are other hosts' text: made safe to show (text.h). */
 static void clean_strings(struct device *d)
 {
@@ -571,12 +472,9 @@ static void clean_strings(struct device *d)
     text_clean(d->pod.container, sizeof(d->pod.container));
 }
 
-static int finish(struct build *b, double now, const char *const why[FQ_COUNT],
-                  const char *procs_why)
+static int finish(struct build *b, double now)
 {
     struct fleet *f = b->f;
-    if (name_nodes(f) != 0)
-        return -1;
     size_t n = f->ndevs;
     size_t *ord = malloc((n ? n : 1) * sizeof(*ord));
     struct device *out = malloc((n ? n : 1) * sizeof(*out));
@@ -587,6 +485,10 @@ static int finish(struct build *b, double now, const char *const why[FQ_COUNT],
         free(src);
         return -1;
     }
+    for (size_t i = 0; i < f->nnodes; i++)
+        if (!f->nodes[i].name[0])
+            snprintf(f->nodes[i].name, sizeof(f->nodes[i].name), "%.63s", f->nodes[i].instance);
+    dcgm_totals(b);
     for (size_t i = 0; i < n; i++)
         ord[i] = i;
     sort_ctx = (struct order){.f = f, .dnode = b->dnode};
@@ -596,10 +498,12 @@ static int finish(struct build *b, double now, const char *const why[FQ_COUNT],
         struct device *d = &out[i];
         *d = f->devs[ord[i]];
         struct fleet_node *node = &f->nodes[b->dnode[ord[i]]];
+        if (node->ndev++ == 0)
+            node->dev_first = i;
         snprintf(d->node, sizeof(d->node), "%s", node->name);
         clean_strings(d);
-        src[i] = (struct fleet_src){.node = (unsigned)b->dnode[ord[i]],
-                                    .dcgm = b->keys[ord[i]][0] == 'd'};
+        bool dcgm = b->keys[ord[i]][0] == 'd';
+        src[i] = (struct fleet_src){.node = (unsigned)b->dnode[ord[i]], .dcgm = dcgm};
         if (d->kind == DEV_GPU) {
             parent = (int)i;
             slot = 0;
@@ -609,7 +513,9 @@ static int finish(struct build *b, double now, const char *const why[FQ_COUNT],
             if (parent >= 0 && strcmp(out[parent].uuid, d->parent_uuid) == 0 &&
                 strcmp(out[parent].node, d->node) == 0) {
                 d->parent_pos = parent;
-                d->mig_index = slot++;
+                if (d->mig_index < 0) /* its exporter names none (dcgm-exporter's) */
+                    d->mig_index = slot;
+                slot++;
                 out[parent].mig_enabled = true;
                 if (out[parent].vendor == VENDOR_AMD) /* its partitions, as amdgpu counts */
                     out[parent].slices_total = slot;
@@ -620,6 +526,7 @@ static int finish(struct build *b, double now, const char *const why[FQ_COUNT],
                         d->m[k] = out[parent].m[k];
             }
         }
+        const char *vwhy = node->why[dcgm ? PD_DCGM_VALUES : PD_VALUES];
         if (node->up == 0) {
             d->node_down = true;
             d->node_down_for_s = node->last_sample > 0 ? now - node->last_sample : -1;
@@ -627,14 +534,14 @@ static int finish(struct build *b, double now, const char *const why[FQ_COUNT],
                 d->m[k] = metric_none("the node's target is down (up == 0)");
             d->process_count = metric_none("the node's target is down (up == 0)");
             d->health = HEALTH_UNKNOWN;
-        } else if (why[FQ_VALUES] || why[FQ_DCGM_VALUES]) {
+        } else if (vwhy) {
             /* the values query failed: every value it fills is none with its reason */
-            const char *w = b->keys[ord[i]][0] == 'd' ? why[FQ_DCGM_VALUES] : why[FQ_VALUES];
-            for (int k = 0; w && k < M_COUNT; k++)
-                d->m[k] = metric_none(w);
+            for (int k = 0; k < M_COUNT; k++)
+                d->m[k] = metric_none(vwhy);
+            d->process_count = metric_none(vwhy);
         }
     }
-    int rc = fleet_place_procs(b, ord, out, n, procs_why);
+    int rc = fleet_place_procs(b, ord, out, n);
     free(ord);
     free(f->devs);
     f->devs = out;
@@ -642,37 +549,101 @@ static int finish(struct build *b, double now, const char *const why[FQ_COUNT],
     return rc;
 }
 
-int fleet_build(struct fleet *f, json_t *const res[FQ_COUNT], const char *const why[FQ_COUNT],
-                double now)
+struct build *fleet_build_new(size_t max_devices)
 {
-    memset(f, 0, sizeof(*f));
-    struct build b = {.f = f};
-    if (res[FQ_IDENT])
-        read_ident(&b, res[FQ_IDENT]);
-    if (res[FQ_VALUES])
-        read_values(&b, res[FQ_VALUES]);
-    if (res[FQ_DCGM_IDENT])
-        read_dcgm_ident(&b, res[FQ_DCGM_IDENT]);
-    if (res[FQ_DCGM_VALUES])
-        read_dcgm_values(&b, res[FQ_DCGM_VALUES]);
-    if (res[FQ_PROCS])
-        fleet_read_procs(&b, res[FQ_PROCS]);
-    if (res[FQ_UP])
-        read_up(&b, res[FQ_UP]);
-    const char *procs_why = res[FQ_PROCS]    ? NULL
-                            : why[FQ_PROCS] ? why[FQ_PROCS]
-                                            : "processes not read from Prometheus";
-    int rc = b.nomem ? -1 : finish(&b, now, why, procs_why);
-    free(b.dnode);
-    free(b.nslot);
-    free(b.nmigmon);
-    free(b.dnprocs);
-    free(b.keys);
-    free(b.slot);
-    fleet_free_procs(&b);
+    struct build *b = calloc(1, sizeof(*b));
+    if (!b)
+        return NULL;
+    b->f = &b->fleet;
+    b->max_devices = max_devices;
+    return b;
+}
+
+int fleet_build_node(struct build *b, const char *instance, const char *name, int up,
+                     double last_sample)
+{
+    int n = node_add(b, instance);
+    if (n < 0)
+        return -1;
+    struct fleet_node *node = &b->f->nodes[n];
+    snprintf(node->name, sizeof(node->name), "%s", name);
+    node->up = up;
+    node->last_sample = last_sample;
+    return 0;
+}
+
+size_t fleet_build_nnodes(const struct build *b)
+{
+    return b->f->nnodes;
+}
+
+const char *fleet_build_instance(const struct build *b, size_t k)
+{
+    return k < b->f->nnodes ? b->f->nodes[k].instance : "";
+}
+
+bool fleet_build_node_known(struct build *b, const char *instance)
+{
+    return node_of(b, instance) >= 0;
+}
+
+void fleet_build_node_why(struct build *b, const char *instance, enum promq_detail q,
+                          const char *why)
+{
+    int n = node_of(b, instance);
+    if (n >= 0 && q < PD_COUNT)
+        b->f->nodes[n].why[q] = why;
+}
+
+int fleet_build_read(struct build *b, enum promq_detail q, const struct prom_item *it)
+{
+    if (b->nomem)
+        return 0;
+    switch (q) {
+    case PD_IDENT:
+        read_ident(b, it);
+        break;
+    case PD_VALUES:
+        read_values(b, it);
+        break;
+    case PD_DCGM_IDENT:
+        read_dcgm_ident(b, it);
+        break;
+    case PD_DCGM_VALUES:
+        read_dcgm_values(b, it);
+        break;
+    case PD_PROCS:
+        fleet_read_proc(b, it);
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+int fleet_build_finish(struct build *b, struct fleet *f, double now)
+{
+    int rc = b->nomem ? -1 : finish(b, now);
+    *f = b->fleet;
+    memset(&b->fleet, 0, sizeof(b->fleet));
     if (rc != 0)
         fleet_free(f);
     return rc;
+}
+
+void fleet_build_free(struct build *b)
+{
+    if (!b)
+        return;
+    free(b->dnode);
+    free(b->nslot);
+    free(b->nmigmon);
+    free(b->dnprocs);
+    free(b->keys);
+    free(b->slot);
+    fleet_free_procs(b);
+    fleet_free(&b->fleet);
+    free(b);
 }
 
 void fleet_free(struct fleet *f)

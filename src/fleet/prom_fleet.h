@@ -1,43 +1,58 @@
 /*
- * prom_fleet.h — a fleet's devices from the answers of a few Prometheus
- * queries: our exporter's migmon_* series and dcgm-exporter's DCGM_FI_*.
+ * prom_fleet.h — a fleet's devices from the answers of the detail queries
+ * (prom_query.h's PD_*): our exporter's migmon_* series and
+ * dcgm-exporter's DCGM_FI_*, of the nodes registered with the build.
  *
- * Pure: the answers in, devices out; no I/O (prom_backend.c runs the
- * queries). docs/fleet.md lists the queries and the series they read.
+ * Pure: series in as they are read (prom_stream.h), devices out; no I/O
+ * (prom_backend.c runs the queries). The answers of several pages of
+ * nodes go into one build. Bounded whatever the answers: series of a node
+ * not registered are not read, a build holds at most max_devices devices
+ * (the rest are counted and said, fleet.capped) and FLEET_PROCS_PER_DEVICE
+ * processes a device. docs/fleet.md lists the series read.
  * The processes are read in prom_fleet_procs.c.
  */
 #ifndef MIGMON_PROM_FLEET_H
 #define MIGMON_PROM_FLEET_H
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "fleet/fleet_model.h"
+#include "fleet/prom_query.h"
+#include "fleet/prom_stream.h"
 
-enum fleet_query {
-    FQ_UP,          /* every target's up */
-    FQ_IDENT,       /* migmon_*_info and last sample times, over the last 10 minutes */
-    FQ_VALUES,      /* the migmon_* values, as they are now */
-    FQ_DCGM_IDENT,  /* dcgm-exporter's devices, over the last 10 minutes */
-    FQ_DCGM_VALUES, /* its values, as they are now */
-    FQ_PROCS,       /* the migmon_process_* values, as they are now */
-    FQ_COUNT
-};
+/* The devices one build holds at most: --once and record read every node
+ * of a fleet into one (about 2.5 KiB a device: 80 MiB). A fleet past it is
+ * read in part, and says so; --prometheus-match reads a part of it. */
+#define FLEET_DEVICES_MAX 32768
 
-/* The queries, in enum fleet_query order; static strings. */
-const char *fleet_query(enum fleet_query q);
-/* Its short name for messages ("migmon_process_*"); a static string. */
-const char *fleet_query_name(enum fleet_query q);
+struct build;
 
+/* A build holding at most max_devices devices; NULL out of memory. */
+struct build *fleet_build_new(size_t max_devices);
 /*
- * res[q]: query q's result array, or NULL when it failed (why[q] says
- * why; values it would have given are none with that reason, which must
- * live as long as f: a static string or one the caller keeps). now: Unix
- * time. Returns 0, or -1 out of memory (f then empty).
+ * A node whose devices are read: its instance label (its identity), the
+ * name it is shown by, whether its target is up (1, 0 down, -1 unknown)
+ * and its exporter's last sample (Unix seconds, 0 unknown). 0, or -1 out
+ * of memory.
  */
-int fleet_build(struct fleet *f, json_t *const res[FQ_COUNT], const char *const why[FQ_COUNT],
-                double now);
+int fleet_build_node(struct build *b, const char *instance, const char *name, int up,
+                     double last_sample);
+/* The nodes registered: how many, the k-th's instance, whether instance is one. */
+size_t fleet_build_nnodes(const struct build *b);
+const char *fleet_build_instance(const struct build *b, size_t k);
+bool fleet_build_node_known(struct build *b, const char *instance);
+/* Query q failed for the node of instance: what it would have given is
+ * none with why (a string that lives as long as the fleet built). */
+void fleet_build_node_why(struct build *b, const char *instance, enum promq_detail q,
+                          const char *why);
+/* One series of query q's answer (a prom_item_fn: always 0). */
+int fleet_build_read(struct build *b, enum promq_detail q, const struct prom_item *it);
+/* The devices in node order (nodes by name, a node's GPUs by index, each
+ * followed by its instances), with their processes, into f (the caller's:
+ * fleet_free). now: Unix time. 0, or -1 out of memory (f then empty). */
+int fleet_build_finish(struct build *b, struct fleet *f, double now);
+void fleet_build_free(struct build *b);
 void fleet_free(struct fleet *f);
 
 #endif

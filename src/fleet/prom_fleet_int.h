@@ -16,15 +16,20 @@
 #include <stdlib.h>
 
 #include "fleet/fleet_model.h"
+#include "fleet/prom_stream.h"
 
 /* A device's processes kept from Prometheus at most: the exporter writes
  * its --top (16 by default) per device; more are dropped here. */
 #define FLEET_PROCS_PER_DEVICE 64
+/* and a build's processes in all (about 1 KiB each), whatever the answer */
+#define FLEET_PROCS_MAX 65536
 
 #define FLEET_KEY_LEN 224
 
 struct build {
     struct fleet *f;
+    struct fleet fleet; /* what is built (f points here until finish) */
+    size_t max_devices;
     size_t ncap, dcap;
     /* nodes by instance, open addressing over nnslots (ncap*2) slots;
      * whether each node has our migmon_* devices (dcgm-exporter's of the
@@ -49,8 +54,14 @@ struct build {
     bool nomem;
 };
 
-/* Label k of a query answer's item; "" when it has none. */
-static inline const char *fleet_lab(json_t *item, const char *k)
+/* Label k of a series; "" when it has none. */
+static inline const char *fleet_lab(const struct prom_item *it, const char *k)
+{
+    return prom_item_label(it, k);
+}
+
+/* Label k of a range query's series (a JSON item, prom_past.c). */
+static inline const char *fleet_jlab(json_t *item, const char *k)
 {
     const char *v = json_string_value(json_object_get(json_object_get(item, "metric"), k));
     return v ? v : "";
@@ -72,9 +83,9 @@ static inline bool fleet_num(json_t *str, double *out)
 }
 
 /* The sample's value; false when it has none or it is not a number. */
-static inline bool fleet_val(json_t *item, double *out)
+static inline bool fleet_val(const struct prom_item *it, double *out)
 {
-    return fleet_num(json_array_get(json_object_get(item, "value"), 1), out);
+    return prom_item_value(it, out);
 }
 
 uint64_t fleet_hash(const char *s);
@@ -84,26 +95,25 @@ struct device *fleet_find(struct build *b, const char *key);
  * by gpu_instance_id and compute_instance_id, an NVIDIA MIG device, or
  * partition_id, an AMD partition), else its GPU's (by uuid); both on the
  * series' target (instance). */
-void fleet_key_of(char *k, size_t n, json_t *it, bool mig);
+void fleet_key_of(char *k, size_t n, const struct prom_item *it, bool mig);
 /* A GPU's key (its target and UUID); an instance's or partition's from
  * the labels of series it. */
 void fleet_key_gpu(char *k, size_t n, const char *inst, const char *uuid);
-void fleet_key_mig(char *k, size_t n, json_t *it);
+void fleet_key_mig(char *k, size_t n, const struct prom_item *it);
 /* The source a series' source label names. */
 enum metric_source fleet_source_of(const char *s);
 
-/* The migmon_process_* answer into b's processes, each on its device. */
-void fleet_read_procs(struct build *b, json_t *res);
+/* A migmon_process_* series into b's processes, on its device. */
+void fleet_read_proc(struct build *b, const struct prom_item *it);
 /*
  * After the devices are put in order (out[i] is device ord[i]): the
  * processes into f->procs grouped as out, each device's proc_first and
  * nprocs set; a down node's are dropped. The process counts of devices
- * whose processes were not to be had become none: procs_why (the
- * processes query failed) or, where the node wrote no process series,
- * that reason. 0, or -1 out of memory.
+ * whose processes were not to be had become none: their node's
+ * why[PD_PROCS] (the processes query failed) or, where the node wrote no
+ * process series, that reason. 0, or -1 out of memory.
  */
-int fleet_place_procs(struct build *b, const size_t *ord, struct device *out, size_t n,
-                      const char *procs_why);
+int fleet_place_procs(struct build *b, const size_t *ord, struct device *out, size_t n);
 void fleet_free_procs(struct build *b);
 
 #endif

@@ -36,14 +36,14 @@ void fleet_key_gpu(char *k, size_t n, const char *inst, const char *uuid)
 
 /* An NVIDIA MIG device by its GPU and compute instance ids, an AMD
  * partition by its partition_id (the exporter writes one or the other). */
-void fleet_key_mig(char *k, size_t n, json_t *it)
+void fleet_key_mig(char *k, size_t n, const struct prom_item *it)
 {
     snprintf(k, n, "m\x1f%.100s\x1f%.90s\x1f%.8s\x1f%.8s\x1f%.8s", fleet_lab(it, "instance"),
              fleet_lab(it, "uuid"), fleet_lab(it, "gpu_instance_id"),
              fleet_lab(it, "compute_instance_id"), fleet_lab(it, "partition_id"));
 }
 
-void fleet_key_of(char *k, size_t n, json_t *it, bool mig)
+void fleet_key_of(char *k, size_t n, const struct prom_item *it, bool mig)
 {
     if (mig)
         fleet_key_mig(k, n, it);

@@ -86,7 +86,8 @@ static void init_proc(struct gpu_process *p, uint32_t pid)
 }
 
 /* The process pid on device dev, added when new; NULL when the device has
- * its FLEET_PROCS_PER_DEVICE already or memory ran out (b->nomem). */
+ * its FLEET_PROCS_PER_DEVICE already, the build its FLEET_PROCS_MAX, or
+ * memory ran out (b->nomem). */
 static struct gpu_process *proc_of(struct build *b, size_t dev, uint32_t pid)
 {
     if (b->npslots)
@@ -96,7 +97,7 @@ static struct gpu_process *proc_of(struct build *b, size_t dev, uint32_t pid)
             if (b->pdev[k] == dev && b->procs[k].pid == pid)
                 return &b->procs[k];
         }
-    if (b->dnprocs[dev] >= FLEET_PROCS_PER_DEVICE)
+    if (b->dnprocs[dev] >= FLEET_PROCS_PER_DEVICE || b->nprocs >= FLEET_PROCS_MAX)
         return NULL;
     if (b->nprocs == b->pcap) {
         size_t cap = b->pcap ? b->pcap * 2 : 64;
@@ -123,55 +124,48 @@ static struct gpu_process *proc_of(struct build *b, size_t dev, uint32_t pid)
 /* The container as procinfo.c names it: "k8s:POD-UID/RUNTIME:ID",
  * "k8s:POD-UID" or "RUNTIME:ID" (the exporter splits it into pod_uid and
  * container). */
-static void set_container(struct gpu_process *p, json_t *it)
+static void set_container(struct gpu_process *p, const struct prom_item *it)
 {
     const char *uid = fleet_lab(it, "pod_uid"), *ct = fleet_lab(it, "container");
     if (uid[0])
-        snprintf(p->container, sizeof(p->container), "k8s:%.36s%s%.40s", uid, ct[0] ? "/" : "",
+        snprintf(p->container, sizeof(p->container), "k8s:%.36s%s%.38s", uid, ct[0] ? "/" : "",
                  ct);
     else
         snprintf(p->container, sizeof(p->container), "%s", ct);
     text_clean(p->container, sizeof(p->container));
 }
 
-void fleet_read_procs(struct build *b, json_t *res)
+void fleet_read_proc(struct build *b, const struct prom_item *it)
 {
-    size_t i;
-    json_t *it;
     char key[FLEET_KEY_LEN];
-    json_array_foreach(res, i, it) {
-        const char *name = fleet_lab(it, "__name__");
-        size_t fam = 0, nfam = sizeof(pfams) / sizeof(pfams[0]);
-        while (fam < nfam && strcmp(name, pfams[fam].name) != 0)
-            fam++;
-        uint32_t pid;
-        if (fam == nfam || !parse_pid(fleet_lab(it, "pid"), &pid))
-            continue;
-        bool mig = fleet_lab(it, "gpu_instance_id")[0] || fleet_lab(it, "compute_instance_id")[0] ||
-                   fleet_lab(it, "partition_id")[0];
-        fleet_key_of(key, sizeof(key), it, mig);
-        struct device *d = fleet_find(b, key);
-        if (!d)
-            continue;
-        size_t dev = (size_t)(d - b->f->devs);
-        b->f->nodes[b->dnode[dev]].procs = true;
-        struct gpu_process *p = proc_of(b, dev, pid);
-        if (!p) {
-            if (b->nomem)
-                return;
-            continue;
-        }
-        if (!p->name[0]) {
-            snprintf(p->name, sizeof(p->name), "%s", fleet_lab(it, "process_name"));
-            text_clean(p->name, sizeof(p->name));
-        }
-        if (!p->container[0])
-            set_container(p, it);
-        double v;
-        if (fleet_val(it, &v))
-            *(struct metric *)((char *)p + pfams[fam].off) = (struct metric){
-                .value = v * pfams[fam].scale, .src = fleet_source_of(fleet_lab(it, "source"))};
+    const char *name = fleet_lab(it, "__name__");
+    size_t fam = 0, nfam = sizeof(pfams) / sizeof(pfams[0]);
+    while (fam < nfam && strcmp(name, pfams[fam].name) != 0)
+        fam++;
+    uint32_t pid;
+    if (b->nomem || fam == nfam || !parse_pid(fleet_lab(it, "pid"), &pid))
+        return;
+    bool mig = fleet_lab(it, "gpu_instance_id")[0] || fleet_lab(it, "compute_instance_id")[0] ||
+               fleet_lab(it, "partition_id")[0];
+    fleet_key_of(key, sizeof(key), it, mig);
+    struct device *d = fleet_find(b, key);
+    if (!d)
+        return;
+    size_t dev = (size_t)(d - b->f->devs);
+    b->f->nodes[b->dnode[dev]].procs = true;
+    struct gpu_process *p = proc_of(b, dev, pid);
+    if (!p)
+        return;
+    if (!p->name[0]) {
+        snprintf(p->name, sizeof(p->name), "%s", fleet_lab(it, "process_name"));
+        text_clean(p->name, sizeof(p->name));
     }
+    if (!p->container[0])
+        set_container(p, it);
+    double v;
+    if (fleet_val(it, &v))
+        *(struct metric *)((char *)p + pfams[fam].off) = (struct metric){
+            .value = v * pfams[fam].scale, .src = fleet_source_of(fleet_lab(it, "source"))};
 }
 
 /* What the device says of the process: its instance's ids, or that a
@@ -187,8 +181,7 @@ static void attach(struct gpu_process *p, const struct device *d)
     }
 }
 
-int fleet_place_procs(struct build *b, const size_t *ord, struct device *out, size_t n,
-                      const char *procs_why)
+int fleet_place_procs(struct build *b, const size_t *ord, struct device *out, size_t n)
 {
     struct fleet *f = b->f;
     size_t *pos = malloc((n ? n : 1) * sizeof(*pos));
@@ -228,9 +221,10 @@ int fleet_place_procs(struct build *b, const size_t *ord, struct device *out, si
         struct device *d = &out[i];
         if (!metric_ok(&d->process_count) || d->process_count.value <= 0)
             continue;
-        if (procs_why)
-            d->process_count = metric_none(procs_why);
-        else if (!f->nodes[b->dnode[ord[i]]].procs)
+        const struct fleet_node *node = &f->nodes[b->dnode[ord[i]]];
+        if (node->why[PD_PROCS])
+            d->process_count = metric_none(node->why[PD_PROCS]);
+        else if (!node->procs)
             d->process_count = metric_none(NO_SERIES);
     }
     free(pos);

@@ -120,7 +120,7 @@ static bool label_is(const char *s, int id)
 /* The role of series item for d, and its family. */
 static enum role role_of(json_t *it, const struct past_dev *d, const struct family **fam)
 {
-    const char *name = fleet_lab(it, "__name__");
+    const char *name = fleet_jlab(it, "__name__");
     *fam = NULL;
     if (d->dcgm) {
         for (size_t i = 0; i < sizeof(dcgm_fams) / sizeof(dcgm_fams[0]); i++)
@@ -128,7 +128,7 @@ static enum role role_of(json_t *it, const struct past_dev *d, const struct fami
                 *fam = &dcgm_fams[i];
         if (!*fam)
             return R_SKIP;
-        const char *gi = fleet_lab(it, "GPU_I_ID");
+        const char *gi = fleet_jlab(it, "GPU_I_ID");
         /* as prom_fleet.c: a GPU-wide field of an instance is its GPU's */
         if (d->gi < 0 ? !gi[0] : label_is(gi, d->gi))
             return (*fam)->wide && d->gi >= 0 ? R_WIDE : R_OWN;
@@ -139,7 +139,7 @@ static enum role role_of(json_t *it, const struct past_dev *d, const struct fami
     bool mig = strncmp(name, "migmon_mig_", 11) == 0;
     if (!mig && strncmp(name, "migmon_gpu_", 11) != 0)
         return R_SKIP;
-    if (strcmp(fleet_lab(it, "uuid"), d->uuid) != 0)
+    if (strcmp(fleet_jlab(it, "uuid"), d->uuid) != 0)
         return R_SKIP;
     for (size_t i = 0; i < sizeof(migmon_fams) / sizeof(migmon_fams[0]); i++)
         if (!strcmp(name + 11, migmon_fams[i].name))
@@ -149,8 +149,8 @@ static enum role role_of(json_t *it, const struct past_dev *d, const struct fami
     if (d->gi < 0) /* a GPU: its own, and its instances' memory */
         return !mig ? R_OWN : (*fam)->k == HS_VRAM_USED ? R_PART : R_SKIP;
     if (mig) /* an instance: its own; its GPU's GPU-wide values */
-        return label_is(fleet_lab(it, "gpu_instance_id"), d->gi) &&
-                       label_is(fleet_lab(it, "compute_instance_id"), d->ci)
+        return label_is(fleet_jlab(it, "gpu_instance_id"), d->gi) &&
+                       label_is(fleet_jlab(it, "compute_instance_id"), d->ci)
                    ? R_OWN
                    : R_SKIP;
     return (*fam)->wide ? R_WIDE : R_SKIP;
@@ -192,9 +192,9 @@ struct past_build {
 static struct hist_point *part_of(struct past_build *b, json_t *it, bool *nomem)
 {
     char key[40];
-    const char *gi = fleet_lab(it, "GPU_I_ID"); /* dcgm-exporter's; ours below */
-    snprintf(key, sizeof(key), "%.16s\x1f%.16s", gi[0] ? gi : fleet_lab(it, "gpu_instance_id"),
-             fleet_lab(it, "compute_instance_id"));
+    const char *gi = fleet_jlab(it, "GPU_I_ID"); /* dcgm-exporter's; ours below */
+    snprintf(key, sizeof(key), "%.16s\x1f%.16s", gi[0] ? gi : fleet_jlab(it, "gpu_instance_id"),
+             fleet_jlab(it, "compute_instance_id"));
     for (size_t i = 0; i < b->nparts; i++)
         if (!strcmp(b->parts[i].key, key))
             return b->parts[i].pts;
@@ -223,7 +223,7 @@ static int read_series(struct past_build *b, json_t *it, const struct past_dev *
     json_t *vals = json_object_get(it, "values");
     if (r == R_SKIP || !json_is_array(vals))
         return 0;
-    enum metric_source src = fam->src != MSRC_NONE ? fam->src : fleet_source_of(fleet_lab(it, "source"));
+    enum metric_source src = fam->src != MSRC_NONE ? fam->src : fleet_source_of(fleet_jlab(it, "source"));
     bool nomem = false;
     struct hist_point *part = r == R_PART ? part_of(b, it, &nomem) : NULL;
     if (nomem)

@@ -95,6 +95,15 @@ static int get_int(const json_t *v, int dflt)
     return i < -1000000000 || i > 1000000000 ? dflt : (int)i;
 }
 
+/* An unsigned 32-bit integer, else dflt. */
+static unsigned get_u32(const json_t *v, unsigned dflt)
+{
+    if (!json_is_integer(v))
+        return dflt;
+    json_int_t i = json_integer_value(v);
+    return i < 0 || i > 0xFFFFFFFF ? dflt : (unsigned)i;
+}
+
 /* A number that is finite, else false. */
 static bool get_num(const json_t *v, double *out)
 {
@@ -402,6 +411,9 @@ static void parse_events(struct ctx *c, const json_t *o)
         int x = get_int(json_object_get(e, "xid"), 0);
         g->xid = x > 0 ? (unsigned)x : 0;
         g->type = event_type_of(json_string_value(json_object_get(e, "type")));
+        /* an operational event's numbers, as recorded (json_events.c) */
+        g->severity = get_u32(json_object_get(e, "severity"), 0);
+        g->category = get_u32(json_object_get(e, "category"), 0);
         /* its device: the MIG device of its GPU with that slot, else the GPU */
         int gpu = get_int(json_object_get(e, "gpu"), -1);
         int mig = get_int(json_object_get(e, "mig_index"), -1);

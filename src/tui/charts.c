@@ -310,7 +310,7 @@ static void plan_add(struct tui_chart_plan *p, const struct tui_view *v, const s
 void tui_plan_gpu_charts(const struct tui_view *v, int width, struct tui_chart_plan *p)
 {
     const struct device *d = tui_view_selected(v);
-    const struct hist_device *hd = d && v->hist ? history_device(v->hist, d->uuid) : NULL;
+    const struct hist_device *hd = d && v->hist ? history_device(v->hist, d->node, d->uuid) : NULL;
     memset(p, 0, sizeof(*p));
     if (v->charts == CHARTS_THERMAL) {
         plan_add(p, v, d, hd, TC_TEMP, width);
@@ -487,7 +487,7 @@ static bool past_caption(WINDOW *win, const struct tui_view *v, struct rect r,
 void tui_draw_gpu_charts(WINDOW *win, const struct tui_view *v, const struct tui_chart_plan *p)
 {
     const struct device *d = tui_view_selected(v);
-    const struct hist_device *hd = d && v->hist ? history_device(v->hist, d->uuid) : NULL;
+    const struct hist_device *hd = d && v->hist ? history_device(v->hist, d->node, d->uuid) : NULL;
     int n = v->lay.ncharts < p->n ? v->lay.ncharts : p->n;
     bool said = false; /* the past's caption, under the first chart with data */
     for (int i = 0; i < n; i++) {

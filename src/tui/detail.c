@@ -9,6 +9,8 @@
  * "gpm"/"proc" tag after values from GPM or per-process samples; on a MIG
  * device the lines holding the parent GPU's values end in a dim "[GPU n]".
  */
+#include "tui/fleet_view.h"
+#include "tui/node_detail.h"
 #include "tui/detail.h"
 
 #include <stdarg.h>
@@ -721,6 +723,10 @@ void tui_draw_detail(WINDOW *win, struct tui_view *v, const struct tui_dlines *L
     struct rect in = tui_box(win, &v->theme, v->lay.detail_r,
                              v->gpm_page ? "Detail: GPM (g: back)" : "Detail", R_TITLE);
     const struct device *d = tui_view_selected(v);
+    if (!d && in.h > 0 && tui_fleet_selected_node(v)) { /* a node whose devices were not read */
+        tui_draw_node_detail(win, v, in, tui_fleet_selected_node(v));
+        return;
+    }
     if (!d || in.h <= 0)
         return;
     if (v->gpm_page) {

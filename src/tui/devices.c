@@ -24,45 +24,46 @@ static int gauge_cells(int w, int lw)
     return g < 3 ? 0 : g;
 }
 
-/* The totals of the node whose first device is at first, as the list
- * shows it (under the filter: of the devices it leaves). */
-static void node_totals(const struct tui_view *v, size_t first, struct tui_fleet_totals *t)
-{
-    tui_fleet_totals_range(v->snap, first, tui_dev_node_end(v->snap, first),
-                           v->dshow_n ? v->dshow : NULL, t);
-}
-
 /* A node's row in w columns, the longest form that fits: "▾ dgx  8 GPU
  * 56 MIG 53 idle  251.6/532.0 GiB", "▾ dgx 8 GPU 56 MIG 53 idle 252/532G",
  * then without the memory (the VRAM column has its share), then the node
- * and its instances alone (cut at the end when even that does not fit). */
-static void node_label(char *out, size_t len, const struct tui_view *v, size_t first, long row,
-                       int w)
+ * and its instances alone (cut at the end when even that does not fit).
+ * The figures are the node's aggregates (under the filter, of the devices
+ * it matches). */
+static void node_label(char *out, size_t len, const struct tui_view *v, size_t k, long row, int w)
 {
     const struct tui_glyphs *g = &v->theme.g;
+    const struct node_summary *n = &v->snap->nodes[k];
     struct tui_fleet_totals t;
-    node_totals(v, first, &t);
+    tui_fleet_node_totals(n, &t);
     bool open = (size_t)row + 1 < v->ndrow && !(v->drow[row + 1] & TUI_DROW_NODE);
     const char *mark = open ? g->fold_open : g->fold_closed;
-    const char *node = v->snap->devices[first].node;
-    char mig[48] = "", mem[48] = "N/A", mem_s[32] = "N/A";
+    char gpus[24] = "", mig[72] = "", mem[48] = "N/A", mem_s[32] = "N/A", idle[24] = "";
+    if (metric_ok(&n->gpus))
+        snprintf(gpus, sizeof(gpus), " %zu GPU", t.gpus);
+    else
+        snprintf(gpus, sizeof(gpus), " ? GPU");
+    if (metric_ok(&n->idle))
+        snprintf(idle, sizeof(idle), " %zu idle", t.idle);
     if (t.mig)
-        snprintf(mig, sizeof(mig), " %zu MIG %zu idle", t.mig, t.mig_idle);
+        snprintf(mig, sizeof(mig), " %zu MIG%s", t.mig, idle);
+    else
+        snprintf(mig, sizeof(mig), "%s", idle);
     if (t.mem_known) {
         tui_fleet_bytes(mem, sizeof(mem), t.mem_used, t.mem_total);
         snprintf(mem_s, sizeof(mem_s), "%.0f/%.0fG", t.mem_used / 1073741824.0,
                  t.mem_total / 1073741824.0);
     }
-    snprintf(out, len, "%s %.40s  %zu GPU%s  %s", mark, node, t.gpus, mig, mem);
+    snprintf(out, len, "%s %.40s %s%s  %s", mark, n->name, gpus, mig, mem);
     if (tui_text_width(out) <= w)
         return;
-    snprintf(out, len, "%s %.40s %zu GPU%s %s", mark, node, t.gpus, mig, mem_s);
+    snprintf(out, len, "%s %.40s%s%s %s", mark, n->name, gpus, mig, mem_s);
     if (tui_text_width(out) <= w)
         return;
-    snprintf(out, len, "%s %.40s %zu GPU%s", mark, node, t.gpus, mig);
+    snprintf(out, len, "%s %.40s%s%s", mark, n->name, gpus, mig);
     if (tui_text_width(out) <= w || !t.mig)
         return;
-    snprintf(out, len, "%s %.40s%s", mark, node, mig);
+    snprintf(out, len, "%s %.40s%s", mark, n->name, mig);
 }
 
 /* A device's label into out, and what follows it dimmed (" +7 MIG" on a
@@ -118,13 +119,13 @@ static void row_label(char *out, size_t len, const struct tui_view *v, size_t i,
 }
 
 /* A node row's figures: its VRAM used of total in the VRAM column. */
-static void node_figures(WINDOW *win, const struct tui_view *v, struct rect r, size_t first,
+static void node_figures(WINDOW *win, const struct tui_view *v, struct rect r, size_t k,
                          int cells)
 {
     if (cells < 0)
         return;
     struct tui_fleet_totals t;
-    node_totals(v, first, &t);
+    tui_fleet_node_totals(&v->snap->nodes[k], &t);
     struct metric vp = metric_none("no VRAM read");
     if (t.mem_known && t.mem_total > 0)
         vp = metric_direct(100.0 * t.mem_used / t.mem_total);
@@ -142,28 +143,44 @@ static void node_figures(WINDOW *win, const struct tui_view *v, struct rect r, s
  * none), "DOWN 12s" when its target is down (never cut: the label gives
  * way), its VRAM in the VRAM column. */
 static void draw_node_row(WINDOW *win, const struct tui_view *v, struct rect in, int y, int fx,
-                          size_t first, long row, int g)
+                          size_t k, long row, int g)
 {
-    const struct device *d = &v->snap->devices[first];
-    bool sel = v->sel_node && v->sel == first;
+    const struct node_summary *n = &v->snap->nodes[k];
+    bool sel = v->sel_node && v->sel_nodei == k;
     enum tui_role role = sel ? R_SELECTED : R_TITLE;
     tui_text(win, &v->theme, in, y, in.x, role, sel ? v->theme.g.sel : " ");
-    char tag[48] = "", label[160];
-    if (d->node_down && d->node_down_for_s >= 0)
-        snprintf(tag, sizeof(tag), " DOWN %.0fs", d->node_down_for_s);
-    else if (d->node_down)
-        snprintf(tag, sizeof(tag), " DOWN");
+    char tag[48] = "", label[256];
+    if (n->up == 0 && n->down_for_s >= 0)
+        snprintf(tag, sizeof(tag), " DOWN %.0fs", n->down_for_s);
+    else if (n->up == 0)
+        snprintf(tag, sizeof(tag), n->seen ? " DOWN" : " DOWN, never seen");
     int end = g < 0 ? in.x + in.w : fx + 1 + g + (g ? 1 : 0) + DEV_VAL_W + DEV_TAG_W;
     struct rect lab = {y, in.x + 2, 1, end - 1 - (in.x + 2)};
     int tw = tui_text_width(tag);
-    node_label(label, sizeof(label), v, first, row, lab.w - tw);
+    node_label(label, sizeof(label), v, k, row, lab.w - tw);
     struct rect name = lab;
     if (name.w - tw >= 6)
         name.w -= tw;
     int x = tui_text(win, &v->theme, name, y, lab.x, role, label);
     if (tag[0])
         tui_text(win, &v->theme, lab, y, x, R_ALARM, tag);
-    node_figures(win, v, (struct rect){y, fx, 1, in.x + in.w - fx}, first, g);
+    node_figures(win, v, (struct rect){y, fx, 1, in.x + in.w - fx}, k, g);
+}
+
+/* The row under an open node whose devices have not been read: why. */
+static void draw_wait_row(WINDOW *win, const struct tui_view *v, struct rect in, int y, size_t k)
+{
+    const struct node_summary *n = &v->snap->nodes[k];
+    bool sel = v->sel_node && v->sel_nodei == k;
+    char text[200];
+    const char *why = n->devs_why ? n->devs_why : "not read yet";
+    if (!n->seen)
+        why = "no series of it in the last 10 minutes";
+    else if (!strcmp(why, "not asked for") || !strcmp(why, "not read yet"))
+        why = "asking Prometheus…";
+    snprintf(text, sizeof(text), "    its devices: %.180s", why);
+    tui_text(win, &v->theme, in, y, in.x, sel ? R_SELECTED : R_FREE, " ");
+    tui_text(win, &v->theme, in, y, in.x + 1, R_FREE, text);
 }
 
 void tui_draw_devices(WINDOW *win, struct tui_view *v)
@@ -178,11 +195,11 @@ void tui_draw_devices(WINDOW *win, struct tui_view *v)
     else
         snprintf(title, sizeof(title), "Devices%s", by);
     struct rect in = tui_box(win, &v->theme, v->lay.devices, title, R_TITLE);
-    if (in.h <= 0 || in.w <= 0 || !s || s->ndevices == 0)
+    if (in.h <= 0 || in.w <= 0 || !s || (s->ndevices == 0 && !s->fleet))
         return;
     v->dev_room = in.h;
     tui_view_build_rows(v, in.h);
-    if (v->ndrow == 0 && v->dshow_n) {
+    if (v->ndrow == 0 && (v->dshow_n || s->fleet_filter[0])) {
         tui_text(win, &v->theme, in, in.y, in.x + 2, R_FREE,
                  "No device matches the filter (Esc clears it)");
         return;
@@ -207,7 +224,7 @@ void tui_draw_devices(WINDOW *win, struct tui_view *v)
         size_t e = v->drow[row];
         suffix[r][0] = '\0';
         labels[r][0] = '\0';
-        if (e & TUI_DROW_NODE) /* made to fit when drawn: the gauges do not give way to it */
+        if (e & (TUI_DROW_NODE | TUI_DROW_WAIT)) /* made to fit when drawn */
             continue;
         row_label(labels[r], LBL, v, e, row, suffix[r]);
         int w = tui_text_width(labels[r]) + tui_text_width(suffix[r]);
@@ -244,7 +261,11 @@ void tui_draw_devices(WINDOW *win, struct tui_view *v)
         size_t i = v->drow[v->dev_scroll + r];
         int y = in.y + r;
         if (i & TUI_DROW_NODE) {
-            draw_node_row(win, v, in, y, fx, i & ~TUI_DROW_NODE, v->dev_scroll + r, g);
+            draw_node_row(win, v, in, y, fx, TUI_DROW_INDEX(i), v->dev_scroll + r, g);
+            continue;
+        }
+        if (i & TUI_DROW_WAIT) {
+            draw_wait_row(win, v, in, y, TUI_DROW_INDEX(i));
             continue;
         }
         const struct device *d = &s->devices[i];

@@ -13,12 +13,7 @@
 
 bool tui_fleet_idle(const struct device *d)
 {
-    if (d->node_down)
-        return false;
-    const struct metric *u = &d->m[M_GPU_UTIL];
-    if (metric_ok(u))
-        return u->value < 1.0;
-    return metric_ok(&d->process_count) && d->process_count.value == 0;
+    return device_idle(d) == 1;
 }
 
 static bool has_instances(const struct snapshot *s, size_t i)
@@ -28,43 +23,47 @@ static bool has_instances(const struct snapshot *s, size_t i)
            s->devices[i + 1].parent_pos == (int)i;
 }
 
-void tui_fleet_totals_range(const struct snapshot *s, size_t from, size_t to,
-                            const unsigned char *shown, struct tui_fleet_totals *t)
+void tui_fleet_node_totals(const struct node_summary *n, struct tui_fleet_totals *t)
 {
     memset(t, 0, sizeof(*t));
-    const char *last_node = NULL;
-    for (size_t i = from; i < to && i < s->ndevices; i++) {
-        const struct device *d = &s->devices[i];
-        if (shown && !shown[i])
-            continue;
-        if (!last_node || strcmp(last_node, d->node) != 0) {
-            t->nodes++;
-            t->nodes_down += d->node_down;
-            last_node = d->node;
-        }
-        if (d->health == HEALTH_WARNING || d->health == HEALTH_ACTION)
-            t->not_ok++;
-        if (d->kind == DEV_GPU) {
-            t->gpus++;
-        } else {
-            t->mig++;
-            t->mig_idle += tui_fleet_idle(d);
-        }
-        if (!has_instances(s, i) && metric_ok(&d->m[M_MEM_USED]) &&
-            metric_ok(&d->m[M_MEM_TOTAL])) {
-            t->mem_used += d->m[M_MEM_USED].value;
-            t->mem_total += d->m[M_MEM_TOTAL].value;
-            t->mem_known = true;
-        }
+    t->nodes = 1;
+    t->nodes_down = n->up == 0;
+    t->gpus = metric_ok(&n->gpus) ? (size_t)n->gpus.value : 0;
+    t->mig = metric_ok(&n->mig) ? (size_t)n->mig.value : 0;
+    t->gpus_known = metric_ok(&n->gpus) || !n->seen;
+    t->mig_known = metric_ok(&n->mig) || !n->seen;
+    t->idle = metric_ok(&n->idle) ? (size_t)n->idle.value : 0;
+    t->idle_known = metric_ok(&n->idle) || n->up == 0 || !n->seen;
+    t->not_ok = metric_ok(&n->not_ok) ? (size_t)n->not_ok.value : 0;
+    if (metric_ok(&n->mem_used) && metric_ok(&n->mem_total)) {
+        t->mem_used = n->mem_used.value;
+        t->mem_total = n->mem_total.value;
+        t->mem_known = true;
     }
 }
 
 bool tui_fleet_totals(const struct snapshot *s, struct tui_fleet_totals *t)
 {
     memset(t, 0, sizeof(*t));
-    if (!s || s->ndevices == 0 || !s->devices[0].node[0])
+    if (!s || !s->fleet)
         return false;
-    tui_fleet_totals_range(s, 0, s->ndevices, NULL, t);
+    t->idle_known = t->gpus_known = t->mig_known = true;
+    for (size_t k = 0; k < s->nnodes; k++) {
+        struct tui_fleet_totals n;
+        tui_fleet_node_totals(&s->nodes[k], &n);
+        t->nodes++;
+        t->nodes_down += n.nodes_down;
+        t->gpus += n.gpus;
+        t->mig += n.mig;
+        t->idle += n.idle;
+        t->idle_known = t->idle_known && n.idle_known;
+        t->gpus_known = t->gpus_known && n.gpus_known;
+        t->mig_known = t->mig_known && n.mig_known;
+        t->not_ok += n.not_ok;
+        t->mem_used += n.mem_used;
+        t->mem_total += n.mem_total;
+        t->mem_known = t->mem_known || n.mem_known;
+    }
     return true;
 }
 
@@ -132,27 +131,42 @@ void tui_fleet_bytes(char *out, size_t len, double used, double total)
     snprintf(out, len, "%.1f/%.1f %s", used / div, total / div, u);
 }
 
+/* A count some nodes could not give: what the others gave, and "+"; "?"
+ * when none gave one. */
+static void count_text(char *out, size_t len, size_t n, bool known)
+{
+    if (known)
+        snprintf(out, len, "%zu", n);
+    else if (n)
+        snprintf(out, len, "%zu+", n);
+    else
+        snprintf(out, len, "?");
+}
+
 void tui_fleet_summary(char *out, size_t len, const struct tui_fleet_totals *t, bool brief)
 {
-    char down[32] = "", mem[48] = "N/A", bad[48] = "";
+    char down[32] = "", mem[48] = "N/A", bad[48] = "", gpus[32], mig[32], idle[32];
     if (t->mem_known)
         tui_fleet_bytes(mem, sizeof(mem), t->mem_used, t->mem_total);
+    count_text(gpus, sizeof(gpus), t->gpus, t->gpus_known);
+    count_text(mig, sizeof(mig), t->mig, t->mig_known);
+    count_text(idle, sizeof(idle), t->idle, t->idle_known);
     if (brief) {
         if (t->nodes_down)
             snprintf(down, sizeof(down), " %zu down", t->nodes_down);
         if (t->not_ok)
             snprintf(bad, sizeof(bad), " %zu !", t->not_ok);
-        snprintf(out, len, "%zu nodes%s %zu GPU %zu MIG %zu idle %s%s", t->nodes, down, t->gpus,
-                 t->mig, t->mig_idle, mem, bad);
+        snprintf(out, len, "%zu nodes%s %s GPU %s MIG %s idle %s%s", t->nodes, down, gpus, mig,
+                 idle, mem, bad);
         return;
     }
     if (t->nodes_down)
         snprintf(down, sizeof(down), " (%zu down)", t->nodes_down);
     if (t->not_ok)
         snprintf(bad, sizeof(bad), "  %zu device%s not ok", t->not_ok, t->not_ok == 1 ? "" : "s");
-    snprintf(out, len, "%zu node%s%s  %zu GPU%s  %zu MIG, %zu idle  VRAM %s%s", t->nodes,
-             t->nodes == 1 ? "" : "s", down, t->gpus, t->gpus == 1 ? "" : "s", t->mig,
-             t->mig_idle, mem, bad);
+    snprintf(out, len, "%zu node%s%s  %s GPU%s  %s MIG, %s idle  VRAM %s%s", t->nodes,
+             t->nodes == 1 ? "" : "s", down, gpus, t->gpus == 1 && t->gpus_known ? "" : "s", mig,
+             idle, mem, bad);
 }
 
 const char *tui_fleet_sort_name(enum tui_fleet_sort k)
@@ -273,27 +287,20 @@ void tui_fleet_order(const struct snapshot *s, enum tui_fleet_sort k, size_t *or
         order[i] = i;
     if (k == FSORT_NODE || n == 0)
         return;
-    struct fgroup *nodes = calloc(n, sizeof(*nodes));
     struct fgroup *gpus = calloc(n, sizeof(*gpus));
     struct fgroup *tmp = calloc(n, sizeof(*tmp));
-    if (!nodes || !gpus || !tmp)
+    if (!gpus || !tmp)
         goto out;
-    size_t nn = 0;
-    for (size_t i = 0; i < n;) {
-        size_t j = i + 1;
-        while (j < n && strcmp(s->devices[j].node, s->devices[i].node) == 0)
-            j++;
-        nodes[nn++] = (struct fgroup){i, j, range_key(s, i, j, k)};
-        i = j;
-    }
-    sort_groups(nodes, nn);
     size_t w = 0;
-    for (size_t a = 0; a < nn; a++) {
+    /* each node's devices (a run of one node) in place, ordered within */
+    for (size_t a = 0; a < n;) {
+        size_t end = a + 1;
+        while (end < n && strcmp(s->devices[end].node, s->devices[a].node) == 0)
+            end++;
         size_t ng = 0;
-        for (size_t i = nodes[a].from; i < nodes[a].to;) {
+        for (size_t i = a; i < end;) {
             size_t j = i + 1;
-            while (j < nodes[a].to && s->devices[j].kind == DEV_MIG &&
-                   s->devices[j].parent_pos == (int)i)
+            while (j < end && s->devices[j].kind == DEV_MIG && s->devices[j].parent_pos == (int)i)
                 j++;
             gpus[ng++] = (struct fgroup){i, j, range_key(s, i, j, k)};
             i = j;
@@ -301,9 +308,73 @@ void tui_fleet_order(const struct snapshot *s, enum tui_fleet_sort k, size_t *or
         sort_groups(gpus, ng);
         for (size_t b = 0; b < ng; b++)
             w += order_gpu(s, gpus[b].from, gpus[b].to, k, order + w, tmp);
+        a = end;
     }
 out:
-    free(nodes);
     free(gpus);
     free(tmp);
+}
+
+static struct fkey node_key(const struct node_summary *n, enum tui_fleet_sort k)
+{
+    struct fkey r = {false, 0};
+    if (n->up == 0 && k != FSORT_HEALTH)
+        return r;
+    switch (k) {
+    case FSORT_UTIL:
+        if (metric_ok(&n->util_max))
+            r = (struct fkey){true, n->util_max.value};
+        break;
+    case FSORT_MEM:
+        if (metric_ok(&n->mem_used))
+            r = (struct fkey){true, n->mem_used.value};
+        break;
+    case FSORT_IDLE:
+        if (metric_ok(&n->idle))
+            r = (struct fkey){true, n->idle.value};
+        break;
+    case FSORT_HEALTH:
+        if (n->health != HEALTH_UNKNOWN)
+            r = (struct fkey){true, (double)n->health};
+        break;
+    default:
+        break;
+    }
+    return r;
+}
+
+void tui_fleet_order_nodes(const struct snapshot *s, enum tui_fleet_sort k, size_t *order)
+{
+    size_t n = s->nnodes;
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    if (k == FSORT_NODE || n == 0)
+        return;
+    struct fgroup *g = malloc(n * sizeof(*g));
+    if (!g)
+        return;
+    for (size_t i = 0; i < n; i++)
+        g[i] = (struct fgroup){i, i + 1, node_key(&s->nodes[i], k)};
+    /* a merge sort: stable, and n log n for a fleet of thousands */
+    struct fgroup *tmp = malloc(n * sizeof(*tmp));
+    if (tmp) {
+        for (size_t width = 1; width < n; width *= 2) {
+            for (size_t lo = 0; lo < n; lo += 2 * width) {
+                size_t mid = lo + width < n ? lo + width : n;
+                size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+                size_t a = lo, b = mid, w = lo;
+                while (a < mid && b < hi)
+                    tmp[w++] = key_before(g[b].key, g[a].key) ? g[b++] : g[a++];
+                while (a < mid)
+                    tmp[w++] = g[a++];
+                while (b < hi)
+                    tmp[w++] = g[b++];
+            }
+            memcpy(g, tmp, n * sizeof(*g));
+        }
+        free(tmp);
+    }
+    for (size_t i = 0; i < n; i++)
+        order[i] = g[i].from;
+    free(g);
 }

@@ -12,29 +12,32 @@
 
 #include "snapshot.h"
 
+/* A fleet's totals, summed over its nodes' aggregates (struct
+ * node_summary: Prometheus counted them, under the device filter when one
+ * is on). idle: the idle leaves (MIG instances, partitions, GPUs without
+ * either). A count a node could not give is left out and said: unknown
+ * (the header writes what the others gave and "+", or "?"). */
 struct tui_fleet_totals {
-    size_t nodes, nodes_down, gpus, mig, mig_idle;
+    size_t nodes, nodes_down, gpus, mig, idle;
     size_t not_ok;            /* GPUs and instances whose verdict is warning or action */
-    double mem_used, mem_total; /* bytes: instances, and GPUs without instances */
-    bool mem_known;           /* some device gave both */
+    double mem_used, mem_total; /* bytes: the leaves with both */
+    bool mem_known;           /* some node gave both */
+    bool idle_known;          /* every node up gave its idle count */
+    bool gpus_known, mig_known; /* every node seen gave its count */
 };
 
-/* False when s is no fleet (no device has a node). */
+/* False when s is no fleet. */
 bool tui_fleet_totals(const struct snapshot *s, struct tui_fleet_totals *t);
-/* The totals of the devices at positions from..to-1 (a node's: from its
- * first device to the next node's), counting only those whose shown[i] is
- * set when shown is not NULL (the filtered list). */
-void tui_fleet_totals_range(const struct snapshot *s, size_t from, size_t to,
-                            const unsigned char *shown, struct tui_fleet_totals *t);
+/* One node's. */
+void tui_fleet_node_totals(const struct node_summary *n, struct tui_fleet_totals *t);
 /* The totals as a header text: long ("3 nodes (1 down)  10 GPUs  64 MIG,
  * 12 idle  VRAM 1.2/4.5 TiB  2 not ok") or short. */
 void tui_fleet_summary(char *out, size_t len, const struct tui_fleet_totals *t, bool brief);
 /* VRAM used of total as the header writes it ("367.1/793.5 GiB"). */
 void tui_fleet_bytes(char *out, size_t len, double used, double total);
 
-/* Idle: utilisation read and under 1 %, or, where no utilisation is to be
- * had (an A100 without DCGM), no process on it by the driver's list; a
- * device whose node is down is not idle (nothing is known of it). */
+/* Idle by the rule of device_idle (model.h); a device whose node is down,
+ * or with no figure to judge by, is not idle (nothing is known of it). */
 bool tui_fleet_idle(const struct device *d);
 /* Whether device d (at position i of s) matches the device filter: every
  * word of it (words are split at spaces) must match. The word "idle"
@@ -64,8 +67,14 @@ enum tui_fleet_sort {
 };
 /* The word the list's title shows ("node", "util", "mem", "idle", "health"). */
 const char *tui_fleet_sort_name(enum tui_fleet_sort k);
-/* The list's order under key k: order[0..s->ndevices) gets the positions in
- * s->devices, in the order they are to be shown. */
+/* The devices' order within their nodes under key k: order[0..s->ndevices)
+ * gets the positions in s->devices in the order they are to be shown; a
+ * node's devices stay in the node's range (the nodes move by
+ * tui_fleet_order_nodes). */
 void tui_fleet_order(const struct snapshot *s, enum tui_fleet_sort k, size_t *order);
+/* The nodes' order under key k, from their aggregates (struct
+ * node_summary: every node of the fleet, whatever the monitor read of its
+ * devices): order[0..s->nnodes) gets indexes into s->nodes. */
+void tui_fleet_order_nodes(const struct snapshot *s, enum tui_fleet_sort k, size_t *order);
 
 #endif

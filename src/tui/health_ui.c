@@ -37,7 +37,13 @@ bool tui_health_summary(char *out, size_t len, const struct snapshot *s,
         *role = R_WARN;
     if (!s)
         return false;
-    for (size_t i = 0; i < s->ndevices; i++) {
+    /* a fleet: every node's GPUs, as Prometheus counted them */
+    for (size_t k = 0; s->fleet && k < s->nnodes; k++) {
+        const struct node_summary *n = &s->nodes[k];
+        action += metric_ok(&n->gpus_action) ? (size_t)n->gpus_action.value : 0;
+        warning += metric_ok(&n->gpus_warning) ? (size_t)n->gpus_warning.value : 0;
+    }
+    for (size_t i = 0; !s->fleet && i < s->ndevices; i++) {
         const struct device *d = &s->devices[i];
         bool own_gpu = d->kind == DEV_MIG && d->parent_pos >= 0 &&
                        (size_t)d->parent_pos < s->ndevices;

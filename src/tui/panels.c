@@ -11,6 +11,7 @@
  * tag after values from GPM or per-process samples; on a MIG device the
  * lines holding the parent GPU's values end in a dim "[GPU n]".
  */
+#include "tui/fleet_view.h"
 #include "tui/panels.h"
 
 #include <stdio.h>
@@ -52,12 +53,11 @@ static void draw_header(WINDOW *win, const struct tui_view *v)
      * under the device filter, of the devices it leaves, after the filter */
     struct tui_fleet_totals ft;
     if (tui_fleet_totals(s, &ft)) {
+        /* the nodes' aggregates, as Prometheus counted them under the
+         * filter it was given (the one typed, once it has answered) */
         char sum[160], pre[80] = "";
-        bool filtered = v->dshow_n == s->ndevices && v->dfilter[0];
-        if (filtered) {
-            tui_fleet_totals_range(s, 0, s->ndevices, v->dshow, &ft);
-            snprintf(pre, sizeof(pre), "/%.60s: ", v->dfilter);
-        }
+        if (s->fleet_filter[0])
+            snprintf(pre, sizeof(pre), "/%.60s: ", s->fleet_filter);
         tui_fleet_summary(sum, sizeof(sum), &ft, false);
         /* the name, the filter, the clock, the health summary */
         int fixed = tui_text_width(host) + tui_text_width(pre) + 40;
@@ -209,7 +209,9 @@ static void draw_footer(WINDOW *win, const struct tui_view *v)
     const struct tui_theme *t = &v->theme;
     char right[96];
     const struct snapshot *s = v->snap;
-    size_t n = s ? s->ndevices : 0;
+    size_t n = s ? s->ndevices : 0, at = n ? v->sel + 1 : 0;
+    if (tui_view_fleet(v)) /* the fleet's devices, not those read */
+        tui_fleet_position(v, &at, &n);
     char ivl[32];
     if (v->interval_ms % 1000 == 0)
         snprintf(ivl, sizeof(ivl), "%us", v->interval_ms / 1000);
@@ -217,10 +219,10 @@ static void draw_footer(WINDOW *win, const struct tui_view *v)
         snprintf(ivl, sizeof(ivl), "%ums", v->interval_ms);
     if (v->replay.on) /* the recording's own interval; the pace is the speed */
         snprintf(right, sizeof(right), "%s[%zu/%zu] ", v->replay.playing ? "" : "PAUSED  ",
-                 n ? v->sel + 1 : 0, n);
+                 at, n);
     else
-        snprintf(right, sizeof(right), "%s%s [%zu/%zu] ", v->paused ? "PAUSED  " : "", ivl,
-                 n ? v->sel + 1 : 0, n);
+        snprintf(right, sizeof(right), "%s%s [%zu/%zu] ", v->paused ? "PAUSED  " : "", ivl, at,
+                 n);
     int rw = (int)strlen(right);
     struct rect left = {r.y, r.x, 1, r.w - rw - 1};
     if (v->filter_edit) {
@@ -450,7 +452,11 @@ static void draw_screen(WINDOW *win, struct tui_view *v)
             if (dw > want.cpu_id_width)
                 want.cpu_id_width = dw;
         }
-    if (v->snap && v->snap->ndevices == 0)
+    /* a fleet lists its nodes before any device is read, and says so when a
+     * filter leaves none */
+    bool listed = v->snap && (v->snap->ndevices > 0 || v->snap->nnodes > 0 ||
+                              (v->snap->fleet && v->snap->fleet_filter[0]));
+    if (!listed)
         want.detail_key = want.detail_full = 0;
     tui_layout_compute(&v->lay, h, w, &want);
     if (v->lay.too_small) {
@@ -464,7 +470,7 @@ static void draw_screen(WINDOW *win, struct tui_view *v)
     }
     draw_header(win, v);
     draw_cpu(win, v);
-    if (v->snap && v->snap->ndevices > 0) {
+    if (listed) {
         if (v->all_procs) {
             tui_draw_allprocs(win, v);
         } else {

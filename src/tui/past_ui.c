@@ -12,15 +12,18 @@ void tui_past_update(struct tui_past *P)
     if (P->none)
         return;
     const struct device *d = tui_view_selected(P->v);
-    const char *uuid = d ? d->uuid : "";
-    if (strcmp(uuid, P->uuid) == 0 && P->v->interval_ms == P->interval_ms)
+    const char *uuid = d ? d->uuid : "", *node = d ? d->node : "";
+    if (strcmp(uuid, P->uuid) == 0 && strcmp(node, P->node) == 0 &&
+        P->v->interval_ms == P->interval_ms)
         return;
     snprintf(P->uuid, sizeof(P->uuid), "%s", uuid);
+    snprintf(P->node, sizeof(P->node), "%s", node);
     P->interval_ms = P->v->interval_ms;
     P->pending = false;
-    if (!uuid[0] || !history_device(P->hist, uuid))
+    if (!uuid[0] || !history_device(P->hist, node, uuid))
         return; /* nothing to fill: no identity, or no rings (yet) */
-    struct backend_past_ask a = {.uuid = uuid,
+    struct backend_past_ask a = {.node = node,
+                                 .uuid = uuid,
                                  .points = (unsigned)P->hist->points,
                                  .interval_ms = P->interval_ms,
                                  .id = ++P->id};

@@ -30,7 +30,8 @@ struct tui_past {
     struct history *hist;  /* borrowed: the charts' */
     struct tui_view *v;    /* borrowed */
     bool none;             /* the backend keeps no past: never asked again */
-    char uuid[MIGMON_UUID_LEN]; /* the device asked for last; "" none */
+    char node[64];              /* the device asked for last: its node (a fleet's) */
+    char uuid[MIGMON_UUID_LEN]; /* and UUID; "" none */
     unsigned interval_ms;  /* the interval of that ask */
     uint64_t id;           /* of that ask */
     uint64_t ticks;        /* hist->ticks at that ask */

@@ -22,6 +22,7 @@
 #include "system/procinfo.h"
 #include "debuglog.h"
 #include "tui/allprocs.h"
+#include "tui/fleet_view.h"
 #include "tui/terminfo_builtin.h"
 #include "tui/overlays.h"
 #include "tui/panels.h"
@@ -144,6 +145,10 @@ struct loop {
     const char *frames_file;
     struct tui_replay R; /* replaying a recording: R.rp set */
     struct tui_past P;   /* the charts' past from the backend (the fleet view) */
+    /* a fleet: the backend reads what the list asked for (fleet_ask); a
+     * sample is taken as soon as it has (ask_wait, until ask_gen) */
+    bool ask_wait;
+    uint64_t ask_gen;
 };
 
 /* Take the engine's newest snapshot, if there is one; false when none. */
@@ -210,7 +215,53 @@ static void suspend(void)
     tui_frame_invalidate();
 }
 
-static void draw(struct loop *L)
+/* A fleet: tell the backend what the list shows (the filter, the nodes
+ * on screen), when that changed; it reads only that (fleet_view.h). True
+ * when the footer now says why a filter cannot be asked. */
+static bool fleet_ask(struct loop *L)
+{
+    struct tui_view *v = &L->v;
+    if (!tui_view_fleet(v))
+        return false;
+    const char *nodes[64];
+    size_t n = tui_fleet_wanted(v, nodes, sizeof(nodes) / sizeof(nodes[0]));
+    /* the filter is asked for once typed (Enter), not at every key */
+    const char *filter = v->dfilter_edit ? "" : v->dfilter;
+    uint64_t sum = 1469598103934665603ull;
+    for (const char *p = filter; *p; p++)
+        sum = (sum ^ (unsigned char)*p) * 1099511628211ull;
+    for (size_t i = 0; i < n; i++) {
+        sum = (sum ^ 0x1f) * 1099511628211ull;
+        for (const char *p = nodes[i]; *p; p++)
+            sum = (sum ^ (unsigned char)*p) * 1099511628211ull;
+    }
+    if (sum == v->ask_sum)
+        return false;
+    struct backend_view_ask a = {.filter = filter, .nodes = nodes, .nnodes = n};
+    uint64_t gen = 0;
+    char err[160];
+    int rc = collect_view_ask(L->col, &a, &gen, err, sizeof(err));
+    if (rc == -2) /* said once; the list stays as the last filter had it */
+        snprintf(v->status, sizeof(v->status), "filter /%s: %s", filter, err);
+    if (rc >= 0 || rc == -2)
+        v->ask_sum = sum;
+    if (rc == 1) {
+        L->ask_wait = true;
+        L->ask_gen = gen;
+    }
+    return rc == -2;
+}
+
+/* The backend has read what the list asked for: a sample now. */
+static void fleet_answered(struct loop *L)
+{
+    if (L->ask_wait && collect_view_answered(L->col) >= L->ask_gen) {
+        L->ask_wait = false;
+        engine_tick_now(L->eng);
+    }
+}
+
+static void draw_frame(struct loop *L)
 {
     tui_draw(stdscr, &L->v);
     if (tui_frame_emitted()) {
@@ -234,9 +285,16 @@ static void draw(struct loop *L)
     L->frames++;
     if (L->frames_file)
         write_frames(L->frames_file, L->ticks, L->frames);
+}
+
+static void draw(struct loop *L)
+{
+    draw_frame(L);
     /* the selection as drawn (a draw may move it, tui_view_place_sel), or
      * the interval, changed: ask for the new charts' past */
     tui_past_update(&L->P);
+    if (fleet_ask(L)) /* the footer's new message, at once */
+        draw_frame(L);
 }
 
 /* Send sig to the process under the cursor, after checking again that it
@@ -675,6 +733,8 @@ int tui_run(struct collector *col, const struct tui_opts *o)
         int wait = L.R.rp ? tui_replay_due_ms(&L.R) : -1, pw = tui_past_poll_ms(&L.P);
         if (pw >= 0 && (wait < 0 || pw < wait))
             wait = pw;
+        if (L.ask_wait && (wait < 0 || wait > TUI_PAST_POLL_MS))
+            wait = TUI_PAST_POLL_MS;
         int pr = poll(pfd, 2, wait);
         if (quit_requested)
             break;
@@ -684,6 +744,7 @@ int tui_run(struct collector *col, const struct tui_opts *o)
             tick_requested = 0;
             engine_request_tick(L.eng, 1);
         }
+        fleet_answered(&L);
         /* keys, and KEY_RESIZE after SIGWINCH interrupted poll() */
         /* A frame for every key read (KEY_RESIZE included: after SIGWINCH
          * interrupted poll() it is the next getch) and for every snapshot;

@@ -16,6 +16,7 @@
 #include "proclist.h"
 #include "text.h"
 #include "tui/fleet_ui.h"
+#include "tui/fleet_view.h"
 
 _Static_assert((int)PSORT_MEMORY == (int)PROCLIST_BY_MEMORY && (int)PSORT_SM == (int)PROCLIST_BY_SM &&
                    (int)PSORT_CPU == (int)PROCLIST_BY_CPU && (int)PSORT_PID == (int)PROCLIST_BY_PID,
@@ -23,11 +24,71 @@ _Static_assert((int)PSORT_MEMORY == (int)PROCLIST_BY_MEMORY && (int)PSORT_SM == 
 
 /* ---- selection ---- */
 
-static size_t node_first(const struct snapshot *s, size_t i);
+/* Select node row k of a fleet (its first device when its devices were
+ * read: the detail panel and the charts are that device's). */
+static void select_node(struct tui_view *v, size_t k)
+{
+    const struct snapshot *s = v->snap;
+    if (!s || k >= s->nnodes)
+        return;
+    const struct node_summary *n = &s->nodes[k];
+    if (!v->sel_node || v->sel_nodei != k) {
+        v->proc_sel = 0;
+        v->proc_sel_pid = 0;
+    }
+    v->sel_node = true;
+    v->sel_nodei = k;
+    snprintf(v->sel_inst, sizeof(v->sel_inst), "%s", n->instance);
+    if (n->devs_read && n->ndev) {
+        v->sel = n->dev_first;
+        snprintf(v->sel_uuid, sizeof(v->sel_uuid), "%s", s->devices[v->sel].uuid);
+        snprintf(v->sel_dnode, sizeof(v->sel_dnode), "%s", s->devices[v->sel].node);
+    }
+}
+
+static void follow_fleet(struct tui_view *v)
+{
+    const struct snapshot *s = v->snap;
+    if (v->sel_node) {
+        for (size_t k = 0; k < s->nnodes; k++)
+            if (strcmp(s->nodes[k].instance, v->sel_inst) == 0) {
+                select_node(v, k);
+                return;
+            }
+        if (s->nnodes)
+            select_node(v, v->sel_nodei < s->nnodes ? v->sel_nodei : s->nnodes - 1);
+        return;
+    }
+    for (size_t i = 0; v->sel_uuid[0] && i < s->ndevices; i++)
+        if (strcmp(s->devices[i].uuid, v->sel_uuid) == 0 &&
+            strcmp(s->devices[i].node, v->sel_dnode) == 0) {
+            v->sel = i;
+            return;
+        }
+    /* its node's devices are no longer read (or it is gone): its node's row */
+    for (size_t k = 0; k < s->nnodes; k++)
+        if (strcmp(s->nodes[k].name, v->sel_dnode) == 0) {
+            select_node(v, k);
+            return;
+        }
+    if (s->ndevices) {
+        if (v->sel >= s->ndevices)
+            v->sel = s->ndevices - 1;
+        snprintf(v->sel_uuid, sizeof(v->sel_uuid), "%s", s->devices[v->sel].uuid);
+        snprintf(v->sel_dnode, sizeof(v->sel_dnode), "%s", s->devices[v->sel].node);
+    } else if (s->nnodes) {
+        select_node(v, 0);
+    }
+}
 
 void tui_view_follow(struct tui_view *v)
 {
     const struct snapshot *s = v->snap;
+    if (s && s->fleet) {
+        follow_fleet(v);
+        return;
+    }
+    v->sel_node = false;
     if (!s || s->ndevices == 0) {
         v->sel = 0;
         return;
@@ -35,7 +96,7 @@ void tui_view_follow(struct tui_view *v)
     if (v->sel_uuid[0])
         for (size_t i = 0; i < s->ndevices; i++)
             if (strcmp(s->devices[i].uuid, v->sel_uuid) == 0) {
-                v->sel = v->sel_node ? node_first(s, i) : i; /* a node row: its first device */
+                v->sel = i;
                 return;
             }
     if (v->sel >= s->ndevices)
@@ -50,19 +111,26 @@ void tui_view_select_abs(struct tui_view *v, size_t index)
         return;
     if (index >= s->ndevices)
         index = s->ndevices - 1;
-    if (index != v->sel) {
+    if (index != v->sel || v->sel_node) {
         v->proc_sel = 0;
         v->proc_sel_pid = 0;
     }
     v->sel = index;
     v->sel_node = false;
     snprintf(v->sel_uuid, sizeof(v->sel_uuid), "%s", s->devices[index].uuid);
+    snprintf(v->sel_dnode, sizeof(v->sel_dnode), "%s", s->devices[index].node);
 }
 
 void tui_view_free(struct tui_view *v)
 {
     free(v->drow);
     v->drow = NULL;
+    free(v->norder);
+    v->norder = NULL;
+    v->nnorder = v->norder_cap = 0;
+    free(v->dnode);
+    v->dnode = NULL;
+    v->dnode_n = v->dnode_cap = 0;
     free(v->dshow);
     v->dshow = NULL;
     v->dshow_n = v->dshow_cap = 0;
@@ -78,6 +146,11 @@ const struct device *tui_view_selected(const struct tui_view *v)
     const struct snapshot *s = v->snap;
     if (!s || s->ndevices == 0 || v->sel >= s->ndevices)
         return NULL;
+    if (s->fleet && v->sel_node) { /* a node's row: its first device, when read */
+        const struct node_summary *n = v->sel_nodei < s->nnodes ? &s->nodes[v->sel_nodei] : NULL;
+        if (!n || !n->devs_read || !n->ndev || v->sel != n->dev_first)
+            return NULL;
+    }
     return &s->devices[v->sel];
 }
 
@@ -121,6 +194,7 @@ static void all_follow(struct tui_view *v)
     v->sel = (size_t)di;
     v->sel_node = false;
     snprintf(v->sel_uuid, sizeof(v->sel_uuid), "%s", v->snap->devices[di].uuid);
+    snprintf(v->sel_dnode, sizeof(v->sel_dnode), "%s", v->snap->devices[di].node);
 }
 
 void tui_view_sort_procs(struct tui_view *v)
@@ -191,19 +265,18 @@ size_t tui_dev_instances(const struct snapshot *s, size_t g)
     return n;
 }
 
-/* Where a GPU's fold state is kept: by its index, or in a fleet (GPU 0 on
- * every node) by its position in the snapshot; -1 none. */
-static int fold_key(const struct tui_view *v, const struct device *d)
+/* Where a GPU's fold state is kept: by its index; -1 none (a fleet's GPUs
+ * are kept by node and UUID: fleet_view.h). */
+static int fold_key(const struct device *d)
 {
-    int k = d->index;
-    if (d->node[0] && v->snap)
-        k = (int)(d - v->snap->devices);
-    return k >= 0 && k < TUI_FOLD_MAX ? k : -1;
+    return d->index >= 0 && d->index < TUI_FOLD_MAX ? d->index : -1;
 }
 
 static enum tui_fold fold_of(const struct tui_view *v, const struct device *d)
 {
-    int k = fold_key(v, d);
+    if (d->node[0])
+        return tui_fleet_gpu_fold(v, d);
+    int k = fold_key(d);
     return k < 0 ? FOLD_AUTO : (enum tui_fold)v->fold[k];
 }
 
@@ -215,167 +288,29 @@ size_t tui_dev_gpu_of(const struct snapshot *s, size_t i)
     return i;
 }
 
-/* ---- the fleet view's nodes and filter ---- */
-
 bool tui_view_fleet(const struct tui_view *v)
 {
-    return v->snap && v->snap->ndevices > 0 && v->snap->devices[0].node[0];
+    return v->snap && v->snap->fleet;
 }
 
-/* The backend lists each node's devices together (fleet/prom_backend.h). */
-static bool node_starts(const struct snapshot *s, size_t i)
-{
-    return i == 0 || strcmp(s->devices[i - 1].node, s->devices[i].node) != 0;
-}
-
-static size_t node_first(const struct snapshot *s, size_t i)
-{
-    while (i > 0 && !node_starts(s, i))
-        i--;
-    return i;
-}
-
-size_t tui_dev_node_end(const struct snapshot *s, size_t i)
-{
-    i++;
-    while (i < s->ndevices && !node_starts(s, i))
-        i++;
-    return i;
-}
-
-static struct tui_node_fold *node_fold_find(const struct tui_view *v, const char *node)
-{
-    for (size_t k = 0; k < v->nnode_fold; k++)
-        if (strcmp(v->node_fold[k].node, node) == 0)
-            return (struct tui_node_fold *)&v->node_fold[k];
-    return NULL;
-}
-
-static bool node_closed(const struct tui_view *v, const char *node)
-{
-    const struct tui_node_fold *f = node_fold_find(v, node);
-    return f && f->fold == FOLD_CLOSED;
-}
-
-static void node_fold_set(struct tui_view *v, const char *node, enum tui_fold fold)
-{
-    struct tui_node_fold *f = node_fold_find(v, node);
-    if (!f) { /* past the table's end the first entry is reused */
-        f = &v->node_fold[v->nnode_fold < TUI_NODE_FOLD_MAX ? v->nnode_fold++ : 0];
-        snprintf(f->node, sizeof(f->node), "%s", node);
-    }
-    f->fold = (unsigned char)fold;
-}
-
-/* What the device filter leaves shown (v->dshow), for this snapshot; no
- * table (dshow_n 0) when everything is. */
-static void filter_refresh(struct tui_view *v)
-{
-    const struct snapshot *s = v->snap;
-    v->dshow_n = 0;
-    if (!v->dfilter[0] || !tui_view_fleet(v))
-        return;
-    if (v->dshow_cap < s->ndevices) {
-        unsigned char *p = realloc(v->dshow, s->ndevices);
-        if (!p)
-            return; /* unfiltered; the next draw tries again */
-        v->dshow = p;
-        v->dshow_cap = s->ndevices;
-    }
-    v->dshown = tui_fleet_filter(s, v->dfilter, v->dshow);
-    v->dshow_n = s->ndevices;
-}
-
-/* The list's order under the sort key (v->dorder), for this snapshot;
- * none (dorder_n 0) in node order. */
-static void order_refresh(struct tui_view *v)
-{
-    const struct snapshot *s = v->snap;
-    v->dorder_n = 0;
-    if (v->dsort == FSORT_NODE || !tui_view_fleet(v))
-        return;
-    if (v->dorder_cap < s->ndevices) {
-        size_t *p = realloc(v->dorder, s->ndevices * sizeof(*p));
-        if (!p)
-            return; /* in node order; the next draw tries again */
-        v->dorder = p;
-        v->dorder_cap = s->ndevices;
-    }
-    tui_fleet_order(s, v->dsort, v->dorder);
-    v->dorder_n = s->ndevices;
-}
-
-/* The device shown p-th under the list's order. */
-static size_t at(const struct tui_view *v, size_t p)
-{
-    return p < v->dorder_n ? v->dorder[p] : p;
-}
-
-/* Whether the device shown p-th is the first of its node in the list's
- * order (a node's devices stay together under every order). */
-static bool node_starts_at(const struct tui_view *v, size_t p)
-{
-    const struct snapshot *s = v->snap;
-    return p == 0 || strcmp(s->devices[at(v, p - 1)].node, s->devices[at(v, p)].node) != 0;
-}
-
-static bool shown(const struct tui_view *v, size_t i)
-{
-    return i >= v->dshow_n || v->dshow[i];
-}
-
-static bool any_shown(const struct tui_view *v, size_t from, size_t to)
-{
-    for (size_t i = from; i < to; i++)
-        if (shown(v, i))
-            return true;
-    return false;
-}
-
-/* Instances of GPU g the filter leaves shown. */
-static size_t shown_instances(const struct tui_view *v, size_t g, size_t k)
-{
-    size_t n = 0;
-    for (size_t c = 0; c < k; c++)
-        n += shown(v, g + 1 + c);
-    return n;
-}
-
-/* ---- the device list as shown ---- */
+/* ---- the device list as shown (one host; a fleet's: fleet_view.c) ---- */
 
 /* Rows of the list with every automatic GPU unfolded (returned) and with
- * every one folded (*base); a GPU the user folded is one row in both. In
- * the fleet view a row per node, and a folded node is its row alone. */
+ * every one folded (*base); a GPU the user folded is one row in both. */
 static size_t count_rows(const struct tui_view *v, size_t *base)
 {
     const struct snapshot *s = v->snap;
-    bool fleet = tui_view_fleet(v);
+    if (tui_view_fleet(v))
+        return tui_fleet_count_rows(v, base);
     size_t all = 0;
     *base = 0;
-    for (size_t p = 0; s && p < s->ndevices;) {
-        size_t i = at(v, p);
-        if (fleet && node_starts_at(v, p)) {
-            size_t first = node_first(s, i), end = tui_dev_node_end(s, first);
-            if (!any_shown(v, first, end)) {
-                p += end - first;
-                continue;
-            }
-            all++;
-            (*base)++;
-            if (node_closed(v, s->devices[first].node)) {
-                p += end - first;
-                continue;
-            }
-        }
+    for (size_t i = 0; s && i < s->ndevices;) {
         const struct device *d = &s->devices[i];
         size_t k = d->kind == DEV_GPU ? tui_dev_instances(s, i) : 0;
-        if (shown(v, i)) {
-            size_t kl = shown_instances(v, i, k);
-            enum tui_fold f = fold_of(v, d);
-            *base += 1 + (f == FOLD_OPEN ? kl : 0);
-            all += 1 + (f == FOLD_CLOSED ? 0 : kl);
-        }
-        p += 1 + k;
+        enum tui_fold f = fold_of(v, d);
+        *base += 1 + (f == FOLD_OPEN ? k : 0);
+        all += 1 + (f == FOLD_CLOSED ? 0 : k);
+        i += 1 + k;
     }
     return all;
 }
@@ -383,8 +318,7 @@ static size_t count_rows(const struct tui_view *v, size_t *base)
 size_t tui_view_rows_wanted(struct tui_view *v)
 {
     size_t base;
-    filter_refresh(v);
-    order_refresh(v);
+    tui_fleet_refresh(v);
     return count_rows(v, &base);
 }
 
@@ -392,68 +326,50 @@ void tui_view_build_rows(struct tui_view *v, int room)
 {
     const struct snapshot *s = v->snap;
     v->ndrow = 0;
+    tui_fleet_refresh(v);
+    if (tui_view_fleet(v)) {
+        tui_fleet_build_rows(v, room);
+        return;
+    }
     if (!s || s->ndevices == 0)
         return;
-    bool fleet = tui_view_fleet(v);
-    size_t cap = fleet ? 2 * s->ndevices : s->ndevices; /* a node row at most per device */
-    if (v->drow_cap < cap) {
-        size_t *p = realloc(v->drow, cap * sizeof(*p));
+    if (v->drow_cap < s->ndevices) {
+        size_t *p = realloc(v->drow, s->ndevices * sizeof(*p));
         if (!p)
             return; /* an empty list; the next draw tries again */
         v->drow = p;
-        v->drow_cap = cap;
+        v->drow_cap = s->ndevices;
     }
-    filter_refresh(v);
-    order_refresh(v);
     size_t sel_gpu = v->sel < s->ndevices ? tui_dev_gpu_of(s, v->sel) : (size_t)-1;
     size_t base, all = count_rows(v, &base);
     bool everything = room <= 0 || all <= (size_t)room;
     size_t budget = room > 0 && (size_t)room > base ? (size_t)room - base : 0;
     /* the selected device's GPU first, then the others in order */
     bool sel_open = false;
-    if (!everything && !v->sel_node && sel_gpu < s->ndevices &&
-        s->devices[sel_gpu].kind == DEV_GPU && fold_of(v, &s->devices[sel_gpu]) == FOLD_AUTO) {
-        size_t k = shown_instances(v, sel_gpu, tui_dev_instances(s, sel_gpu));
+    if (!everything && sel_gpu < s->ndevices && s->devices[sel_gpu].kind == DEV_GPU &&
+        fold_of(v, &s->devices[sel_gpu]) == FOLD_AUTO) {
+        size_t k = tui_dev_instances(s, sel_gpu);
         sel_open = true;
         budget = budget > k ? budget - k : 0;
     }
-    for (size_t p = 0; p < s->ndevices;) {
-        size_t i = at(v, p);
-        if (fleet && node_starts_at(v, p)) {
-            size_t first = node_first(s, i), end = tui_dev_node_end(s, first);
-            if (!any_shown(v, first, end)) {
-                p += end - first;
-                continue;
-            }
-            v->drow[v->ndrow++] = TUI_DROW_NODE | first;
-            if (node_closed(v, s->devices[first].node)) {
-                p += end - first;
-                continue;
-            }
-        }
+    for (size_t i = 0; i < s->ndevices;) {
         const struct device *d = &s->devices[i];
         size_t k = d->kind == DEV_GPU ? tui_dev_instances(s, i) : 0;
-        if (!shown(v, i)) {
-            p += 1 + k;
-            continue;
-        }
-        size_t kl = shown_instances(v, i, k);
         enum tui_fold f = fold_of(v, d);
         bool open = f == FOLD_OPEN;
         if (f == FOLD_AUTO) {
             if (everything || (i == sel_gpu && sel_open)) {
                 open = true;
-            } else if (kl <= budget) {
+            } else if (k <= budget) {
                 open = true;
-                budget -= kl;
+                budget -= k;
             }
         }
         v->drow[v->ndrow++] = i;
         if (open)
             for (size_t c = 0; c < k; c++)
-                if (shown(v, at(v, p + 1 + c)))
-                    v->drow[v->ndrow++] = at(v, p + 1 + c);
-        p += 1 + k;
+                v->drow[v->ndrow++] = i + 1 + c;
+        i += 1 + k;
     }
 }
 
@@ -474,36 +390,47 @@ static void select_row(struct tui_view *v, long r)
     if ((size_t)r >= v->ndrow)
         r = (long)v->ndrow - 1;
     size_t e = v->drow[r];
-    tui_view_select_abs(v, e & ~TUI_DROW_NODE);
-    v->sel_node = (e & TUI_DROW_NODE) != 0;
+    if (e & (TUI_DROW_NODE | TUI_DROW_WAIT))
+        select_node(v, TUI_DROW_INDEX(e));
+    else
+        tui_view_select_abs(v, e);
 }
 
 long tui_view_place_sel(struct tui_view *v)
 {
     const struct snapshot *s = v->snap;
-    if (!s || v->sel >= s->ndevices)
+    if (!s)
         return -1;
     long r;
-    if (v->sel_node) {
-        r = tui_view_row_of(v, TUI_DROW_NODE | node_first(s, v->sel));
-        if (r >= 0)
-            return r;
-    } else {
-        r = tui_view_row_of(v, v->sel);
-        if (r >= 0)
-            return r;
-        r = tui_view_row_of(v, tui_dev_gpu_of(s, v->sel));
-        if (r >= 0) {
-            select_row(v, r);
-            return r;
+    if (tui_view_fleet(v)) {
+        if (v->ndrow == 0)
+            return -1;
+        size_t k = v->sel_node ? v->sel_nodei : tui_fleet_dev_node(v, v->sel);
+        if (!v->sel_node && v->sel < s->ndevices) {
+            r = tui_view_row_of(v, v->sel);
+            if (r >= 0)
+                return r;
+            r = tui_view_row_of(v, tui_dev_gpu_of(s, v->sel));
+            if (r >= 0) {
+                select_row(v, r);
+                return r;
+            }
         }
+        r = k < s->nnodes ? tui_view_row_of(v, TUI_DROW_NODE | k) : -1;
+        if (r < 0)
+            r = 0; /* the filter left its node out: the first row */
+        if (!v->sel_node || v->sel_nodei != k)
+            select_row(v, r);
+        return r;
     }
-    if (!tui_view_fleet(v) || v->ndrow == 0)
+    if (v->sel >= s->ndevices)
         return -1;
-    r = tui_view_row_of(v, TUI_DROW_NODE | node_first(s, v->sel));
-    if (r < 0)
-        r = 0; /* the filter left its node out: the first row */
-    select_row(v, r);
+    r = tui_view_row_of(v, v->sel);
+    if (r >= 0)
+        return r;
+    r = tui_view_row_of(v, tui_dev_gpu_of(s, v->sel));
+    if (r >= 0)
+        select_row(v, r);
     return r;
 }
 
@@ -517,7 +444,7 @@ static long current_row(struct tui_view *v)
 
 void tui_view_select(struct tui_view *v, long delta)
 {
-    if (!v->snap || v->snap->ndevices == 0)
+    if (!v->snap || (v->snap->ndevices == 0 && !tui_view_fleet(v)))
         return;
     select_row(v, current_row(v) + delta);
 }
@@ -531,13 +458,15 @@ void tui_view_select_home(struct tui_view *v)
 void tui_view_select_end(struct tui_view *v)
 {
     /* the last device; its GPU unfolds unless folded by hand (then the GPU) */
-    if (!v->snap || v->snap->ndevices == 0)
+    if (!v->snap)
         return;
     if (tui_view_fleet(v)) { /* the last row shown: a node folded, a filter */
         tui_view_build_rows(v, v->dev_room);
         select_row(v, (long)v->ndrow - 1);
         return;
     }
+    if (v->snap->ndevices == 0)
+        return;
     tui_view_select_abs(v, v->snap->ndevices - 1);
     current_row(v);
 }
@@ -548,39 +477,47 @@ void tui_view_page(struct tui_view *v, int dir)
     tui_view_select(v, (long)dir * page);
 }
 
-/* Fold or unfold the node of the selection (fleet view). */
-static void toggle_node(struct tui_view *v)
+/* Fold or unfold node k (fleet view); folding selects its row. */
+static void toggle_node(struct tui_view *v, size_t k)
 {
-    const struct snapshot *s = v->snap;
-    size_t first = node_first(s, v->sel);
-    const char *node = s->devices[first].node;
-    bool closing = !node_closed(v, node);
-    node_fold_set(v, node, closing ? FOLD_CLOSED : FOLD_OPEN);
-    if (closing) {
-        tui_view_select_abs(v, first);
-        v->sel_node = true;
-    }
+    bool closing = tui_fleet_node_open(v, k);
+    tui_fleet_node_fold_set(v, k, closing ? FOLD_CLOSED : FOLD_OPEN);
+    if (closing)
+        select_node(v, k);
 }
 
 void tui_view_toggle_fold(struct tui_view *v)
 {
     const struct snapshot *s = v->snap;
-    if (!s || v->sel >= s->ndevices)
+    if (!s)
+        return;
+    bool fleet = tui_view_fleet(v);
+    if (fleet && v->sel_node) {
+        toggle_node(v, v->sel_nodei);
+        return;
+    }
+    if (v->sel >= s->ndevices)
         return;
     size_t g = tui_dev_gpu_of(s, v->sel);
     const struct device *d = &s->devices[g];
-    bool fleet = tui_view_fleet(v);
-    if (fleet && (v->sel_node || (d->kind == DEV_GPU && tui_dev_instances(s, g) == 0))) {
-        toggle_node(v);
+    if (fleet && d->kind == DEV_GPU && tui_dev_instances(s, g) == 0) {
+        size_t k = tui_fleet_dev_node(v, g);
+        if (k != SIZE_MAX)
+            toggle_node(v, k);
         return;
     }
-    int key = fold_key(v, d);
-    if (d->kind != DEV_GPU || tui_dev_instances(s, g) == 0 || key < 0)
+    if (d->kind != DEV_GPU || tui_dev_instances(s, g) == 0)
+        return;
+    int key = fleet ? 0 : fold_key(d);
+    if (key < 0)
         return;
     tui_view_build_rows(v, v->dev_room);
     long r = tui_view_row_of(v, g);
     bool open = r >= 0 && (size_t)r + 1 < v->ndrow && tui_dev_is_instance_of(s, v->drow[r + 1], g);
-    v->fold[key] = open ? FOLD_CLOSED : FOLD_OPEN;
+    if (fleet)
+        tui_fleet_gpu_fold_set(v, d, open ? FOLD_CLOSED : FOLD_OPEN);
+    else
+        v->fold[key] = open ? FOLD_CLOSED : FOLD_OPEN;
     if (open)
         tui_view_select_abs(v, g);
 }
@@ -630,7 +567,7 @@ static long row_at(const struct tui_view *v, int y, int x)
 long tui_view_device_at(const struct tui_view *v, int y, int x)
 {
     long row = row_at(v, y, x);
-    if (row < 0 || (v->drow[row] & TUI_DROW_NODE))
+    if (row < 0 || (v->drow[row] & (TUI_DROW_NODE | TUI_DROW_WAIT)))
         return -1;
     return (long)v->drow[row];
 }

@@ -36,12 +36,15 @@ enum tui_modal {
 /* Collapse state of a GPU's MIG instances in the device list. */
 enum tui_fold { FOLD_AUTO = 0, FOLD_OPEN, FOLD_CLOSED };
 #define TUI_FOLD_MAX 1024 /* GPU indexes with a fold state of their own */
-#define TUI_NODE_FOLD_MAX 256 /* fleet nodes with a fold state of their own */
+#define TUI_NODE_FOLD_MAX 256 /* fleet nodes (and their GPUs) with a fold state of their own */
 
 /* A row of the device list (v->drow): a device's position in snap->devices,
- * or, in the fleet view, a node's row: TUI_DROW_NODE with the position of
- * the node's first device. */
+ * or, in the fleet view, a node's row: TUI_DROW_NODE with the node's index
+ * in snap->nodes; an open node whose devices have not been read has a row
+ * that says so under it: TUI_DROW_WAIT with the node's index. */
 #define TUI_DROW_NODE ((size_t)1 << (sizeof(size_t) * 8 - 1))
+#define TUI_DROW_WAIT ((size_t)1 << (sizeof(size_t) * 8 - 2))
+#define TUI_DROW_INDEX(e) ((e) & ~(TUI_DROW_NODE | TUI_DROW_WAIT))
 
 /* Lower chart set, switched with c. */
 enum tui_charts { CHARTS_ACTIVITY = 0, CHARTS_THERMAL, CHARTS_COUNT };
@@ -74,20 +77,35 @@ struct tui_view {
     size_t ndrow, drow_cap;
     int dev_room; /* device rows the last layout had room for; 0 unknown */
     unsigned char fold[TUI_FOLD_MAX]; /* enum tui_fold by GPU index */
-    /* The fleet view (devices carry a node): the selection is on the row of
-     * the node of device sel (its first device) rather than on a device;
-     * the nodes the user folded or unfolded, by name (a node is open
-     * unless folded); the device filter (key /, fleet_ui.h) and what it
-     * leaves shown, by position in snap->devices (owned, rebuilt with the
-     * list; dshow_n entries); the list's order (key o): dorder holds the
-     * positions in the order shown (owned, rebuilt with the list; dorder_n
-     * entries, none in node order). */
+    /* The fleet view (snap->fleet, fleet_view.h): the selection is on a
+     * node's row (sel_node: node sel_nodei of snap->nodes, whose identity
+     * is sel_inst, its instance) rather than on a device; a device's
+     * identity is its node's name (sel_dnode) with its UUID. The nodes
+     * the user folded or unfolded, by instance (a node is open when the
+     * fleet is small, FLEET_OPEN_NODES_MAX, else folded); the fleet's GPUs
+     * folded or unfolded, by node and UUID. The device filter (key /,
+     * fleet_ui.h; Prometheus applies it to the nodes, the list to the
+     * devices it has) and what it leaves shown, by position in
+     * snap->devices (owned, rebuilt with the list; dshow_n entries); the
+     * list's order (key o): norder the nodes' (owned; nnorder entries),
+     * dorder the devices' within each node (owned; dorder_n entries, none
+     * in node order); dnode each device's node (owned, dnode_n entries).
+     * ask_sum: what was last asked of the backend (a checksum). */
     bool sel_node;
+    size_t sel_nodei;
+    char sel_inst[128];
+    char sel_dnode[64];
     struct tui_node_fold {
-        char node[64];
+        char node[128];
         unsigned char fold; /* enum tui_fold */
     } node_fold[TUI_NODE_FOLD_MAX];
     size_t nnode_fold;
+    struct tui_gpu_fold {
+        char node[64];
+        char uuid[MIGMON_UUID_LEN];
+        unsigned char fold; /* enum tui_fold */
+    } gpu_fold[TUI_NODE_FOLD_MAX];
+    size_t ngpu_fold;
     char dfilter[64];
     bool dfilter_edit;
     unsigned char *dshow;
@@ -95,6 +113,11 @@ struct tui_view {
     enum tui_fleet_sort dsort;
     size_t *dorder;
     size_t dorder_n, dorder_cap;
+    size_t *norder;
+    size_t nnorder, norder_cap;
+    size_t *dnode;
+    size_t dnode_n, dnode_cap;
+    uint64_t ask_sum;
     /* digits typed to jump to a GPU: the number so far and when */
     int jump_num;
     uint64_t jump_ns;
@@ -181,10 +204,8 @@ bool tui_view_select_at(struct tui_view *v, int y, int x);
  * the list hides (in a folded GPU or node, or left out by the filter) is
  * moved to its GPU's row, else its node's; -1 when none is shown. */
 long tui_view_place_sel(struct tui_view *v);
-/* The fleet view: the devices carry a node. */
+/* The fleet view: the snapshot is a fleet's (fleet_view.h). */
 bool tui_view_fleet(const struct tui_view *v);
-/* The position after the last device of the node of device i. */
-size_t tui_dev_node_end(const struct snapshot *s, size_t i);
 /* Sort the selected device's processes into v->rows by v->psort (in the
  * all-processes view every device's; the selection then follows the device
  * of the process under the cursor). */

@@ -114,7 +114,7 @@ jeq "fleet: GPUs and MIG instances per node" "$fleet" \
     '[["dcgm",1,4],["dgx",8,56],["h200",1,4]]'
 jeq "fleet: no node down" "$fleet" '[.devices[] | select(.node_down)] | length' 0
 # identity and values as the direct --once of the same scenario reads them
-ident='[.devices[] | [.kind, .index, .uuid, .parent_uuid, .gpu_instance_id, .compute_instance_id, .profile, .metrics.memory_used_bytes.value, .metrics.memory_total_bytes.value]]'
+ident='[.devices[] | [.kind, .index, .uuid, .parent_uuid, .gpu_instance_id, .compute_instance_id, .mig_index, .profile, .metrics.memory_used_bytes.value, .metrics.memory_total_bytes.value]]'
 eq "fleet dgx: every GPU and MIG instance with the exporter's identity and memory" \
     "$(printf '%s' "$fleet" | jq -c "[.devices[] | select(.node == \"dgx\")] | {devices: .} | $ident")" \
     "$(printf '%s' "$DGX_J" | jq -c "$ident")"
@@ -221,6 +221,16 @@ fl_past() {
     done
     bad "$1: no chart filled from Prometheus within 10 s"
 }
+# fl_wait NAME TEXT: until the screen shows TEXT (a filter goes to
+# Prometheus: the monitor takes a sample when its round has come)
+fl_wait() {
+    local j
+    for ((j = 0; j < 100; j++)); do
+        tmx capture-pane -p -t "$1" | grep -qF -- "$2" && return 0
+        sleep 0.1
+    done
+    bad "$1: '$2' not on the screen within 10 s"
+}
 
 # the monitor on the fleet: devices grouped by node, the fleet's totals in
 # the header (values fixed: the simulators' clocks stand still)
@@ -268,6 +278,7 @@ for size in 200x60 80x24; do
     # the filter: every word must match; "h200" is the model of the dcgm
     # node's GPU too, "1g.18" the profile of two instances on each
     tui_keys "$name" Enter Home Enter / h 2 0 0 Space 1 g . 1 8 Enter
+    fl_wait "$name" "/h200 1g.18: 2 nodes"
     fl_past "$name"
     tui_screen "fleet TUI $size: filtered" "$name" "fleet-filter-$size"
     screen=$(tmx capture-pane -p -t "$name")
@@ -276,7 +287,7 @@ for size in 200x60 80x24; do
     eq "fleet TUI $size filtered: exactly the matching instances under their GPUs and nodes" \
         "$(LC_ALL=C.UTF-8 sed -n 's/^.*│[▶ ] *\([▸▾├└] [^│]*\)│$/\1/p' <<<"$screen" |
             LC_ALL=C.UTF-8 sed -E 's/^([▸▾]) (dcgm|h200) .*/\1 \2/; s/^(▾ GPU 0 H200).*/\1/; s/^([├└] MIG [0-9]+).*/\1/')" \
-        "$(printf '%s\n' "▾ dcgm" "▾ GPU 0 H200" "├ MIG 2" "└ MIG 3" "▾ h200" "▾ GPU 0 H200" "├ MIG 2" "└ MIG 3")"
+        "$(printf '%s\n' "▾ dcgm" "▾ GPU 0 H200" "├ MIG 2" "└ MIG 3" "▾ h200" "▾ GPU 0 H200" "├ MIG 2" "└ MIG 4")"
     contains "fleet TUI $size filtered: the node row counts what is listed" "$screen" "dcgm${wide:+ } 1 GPU 2 MIG 1 idle"
     eq "fleet TUI $size: q quits" "$(tui_quit "$name" q)" 0
 done
@@ -288,15 +299,19 @@ eq "README: the fleet's picture is fleet-fold-80x24" \
 TUI_WAIT_S=15 tui_start fleet-idle 200 60 2 -- --no-config \
     --proc-root "$(tui_proc fleet-idle two-core)" --prometheus "$PURL"
 tui_keys fleet-idle / i d l e Enter
+fl_wait fleet-idle "/idle: "
 screen=$(tmx capture-pane -p -t fleet-idle)
 contains "fleet TUI idle: every instance listed is idle" "$screen" "/idle: 3 nodes  10 GPUs  55 MIG, 55 idle"
 eq "fleet TUI idle: the busy instances are not listed" "$(grep -ac '85% dcgm\|21% dcgm' <<<"$screen")" 0
 contains "fleet TUI idle: the idle one of the dcgm node is" "$screen" "MIG 3 1g.18gb"
 tui_keys fleet-idle Escape
+fl_wait fleet-idle "3 nodes  10 GPUs  64 MIG, 55 idle"
 screen=$(tmx capture-pane -p -t fleet-idle)
 contains "fleet TUI idle: Esc clears the filter" "$screen" "3 nodes  10 GPUs  64 MIG, 55 idle"
 # a pod's namespace filters too; the detail names the pod
-tui_keys fleet-idle / s e r v i n g Enter Home Down Down
+tui_keys fleet-idle / s e r v i n g Enter
+fl_wait fleet-idle "/serving: "
+tui_keys fleet-idle Home Down Down
 screen=$(tmx capture-pane -p -t fleet-idle)
 eq "fleet TUI: the filter 'serving' lists the pod's two instances" \
     "$(grep -ac '├ MIG 0 3g.71gb\|└ MIG 0 3g.71gb' <<<"$screen")|$(grep -ac 'MIG [1-3] ' <<<"$screen")" "2|0"
@@ -306,9 +321,19 @@ tui_keys fleet-idle / z z
 contains "fleet TUI: / types into the device filter" "$(tmx capture-pane -p -t fleet-idle | tail -1)" \
     " Filter devices (node, model, profile, UUID, pod; idle): zz_"
 tui_keys fleet-idle Enter
+fl_wait fleet-idle "/zz: "
 screen=$(tmx capture-pane -p -t fleet-idle)
 contains "fleet TUI: a filter nothing matches says so" "$screen" "No device matches the filter (Esc clears it)"
 contains "fleet TUI: and the totals are of nothing" "$screen" "/zz: 0 nodes  0 GPUs  0 MIG, 0 idle  VRAM N/A"
+# a filter past what is asked of Prometheus (6 words): said, the list as it was
+tui_keys fleet-idle Escape / a Space b Space c Space d Space e Space f Space g Enter
+for ((i = 0; i < 50; i++)); do
+    tmx capture-pane -p -t fleet-idle | grep -q "filter /a b c d e f g:" && break
+    sleep 0.1
+done
+contains "fleet TUI: a filter of 7 words is refused, and says why" "$(tmx capture-pane -p -t fleet-idle)" \
+    "filter /a b c d e f g: the filter has more than 6 words or a word longer than 48 bytes"
+tui_keys fleet-idle Escape
 # key o: the list's orders; nodes, GPUs and instances each by the key, a
 # tree kept, unknown values last, ties in node order, the selection
 # staying on its device (the dcgm node's GPU)
@@ -318,7 +343,9 @@ fl_after() {
     LC_ALL=C.UTF-8 grep -a -A"$2" "[▸▾] $1  " <<<"$3" | sed 1d |
         LC_ALL=C.UTF-8 sed -E 's/^.*│(.) +[▸▾├└] (GPU [0-9]|MIG [0-9]).*/\1\2/' | tr '\n' ','
 }
-tui_keys fleet-idle Escape Home Down o
+tui_keys fleet-idle Escape
+fl_wait fleet-idle "3 nodes  10 GPUs  64 MIG"
+tui_keys fleet-idle Home Down o
 screen=$(tmx capture-pane -p -t fleet-idle)
 contains "fleet TUI o: the title names the order" "$screen" "Devices (by util) "
 eq "fleet TUI by util: the nodes by their busiest device, dgx (nothing known) last" \
@@ -467,9 +494,27 @@ EMPTY = b'{"status":"success","data":{"resultType":"vector","result":[]}}'
 HOSTILE = (b'{"status":"error","errorType":"execution","error":"bad \\u001b]0;pwned\\u0007 '
            b'\\u001b[2J\\u0085 \\u202egnp.exe \\u200f\\u2028\\ufeff\\u200b\\udb40\\udc41'
            b'\\u009b31m end"}')
+# flood: 240,000 minimal series (31 MB, under the client's bound): each a
+# target that is up and a device of its own, the answer to every query but
+# the summaries', which get a node's GPU count for each
+FLOOD = FLOOD_SUM = None
+def flood(item):
+    return (b'{"status":"success","data":{"resultType":"vector","result":[' +
+            b",".join(item % (i, i) for i in range(240000)) + b"]}}")
+if mode == "flood":
+    FLOOD = flood(b'{"metric":{"__name__":"migmon_device_info","a":"up","instance":"n%06d",'
+                  b'"uuid":"GPU-%06d"},"value":[1,"1"]}')
+    FLOOD_SUM = flood(b'{"metric":{"__name__":"migmon_node_gpus","instance":"n%06d",'
+                      b'"uuid":"GPU-%06d"},"value":[1,"1"]}')
 class H(http.server.BaseHTTPRequestHandler):
+    body = None
+    def do_POST(self):
+        # the instant queries come as forms (a query of any length)
+        self.body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.do_GET()
     def do_GET(self):
-        if mode == "hostile-some" and "migmon_process_" in urllib.parse.unquote(self.path):
+        asked = urllib.parse.unquote_plus(self.path + "?" + (self.body or b"").decode())
+        if mode == "hostile-some" and "migmon_process_" in asked:
             # the processes' query fails; the others are the real Prometheus' answers
             self.send_response(422)
             self.send_header("Content-Type", "application/json")
@@ -479,7 +524,8 @@ class H(http.server.BaseHTTPRequestHandler):
         if (mode.startswith("range-") and not self.path.startswith("/api/v1/query_range")) \
                 or mode == "hostile-some":
             # the instant queries: the real Prometheus' answers (argv[4])
-            with urllib.request.urlopen(sys.argv[4] + self.path, timeout=5) as r:
+            up = urllib.request.Request(sys.argv[4] + self.path, data=self.body)
+            with urllib.request.urlopen(up, timeout=5) as r:
                 body = r.read()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -488,6 +534,15 @@ class H(http.server.BaseHTTPRequestHandler):
             return
         if mode in ("stall", "range-stall"):
             time.sleep(3600)
+        if mode == "flood":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            try:
+                self.wfile.write(FLOOD_SUM if "migmon_node_.+" in asked else FLOOD)
+            except OSError:
+                pass
+            return
         if mode == "huge":
             # an answer past the 32 MiB bound: the transfer is cut off there
             self.send_response(200)
@@ -655,7 +710,7 @@ for mode in stall garbage; do
     stall) # as a driver that does not answer within --timeout: partial, exit 3
         eq "stall: --once is a partial snapshot, exit status 3" "$rc" 3
         contains "stall: --once says why on stderr, naming the query waited on" "$out" \
-            "mig-gpu-mon: partial snapshot: Prometheus http://127.0.0.1:$sp: no answer to the up query within 2." ;;
+            "mig-gpu-mon: partial snapshot: Prometheus http://127.0.0.1:$sp: no answer to the targets query within 2." ;;
     garbage) # nothing to show: why, exit 0 (as a host without a driver)
         eq "garbage: --once exits 0" "$rc" 0
         contains "garbage: --once says why" "$out" "answer is not JSON" ;;
@@ -701,7 +756,7 @@ done
 
 # A Prometheus that fails one query (the processes') with an error whose
 # text is full of terminal controls, bidi and invisible characters, the
-# other five answered, asked with a user and password in its URL: every
+# others answered, asked with a user and password in its URL: every
 # output shows the reason cleaned, naming Prometheus and the query, and
 # the URL with the password redacted; --once is a partial snapshot (exit
 # status 3) and says why on stderr, at once.
@@ -723,12 +778,12 @@ eq "hostile error: --once is a partial snapshot, exit status 3" "$rc" 3
 [ "$took" -lt 5000 ] && ok || bad "hostile error: --once took $took ms"
 eq "hostile error: stderr names Prometheus and the query, with the reason cleaned" \
     "$(cat "$TMP/fl-hostile.err")" \
-    "mig-gpu-mon: partial snapshot: Prometheus $SHOWN: 1 of 6 queries failed (migmon_process_*): $said"
+    "mig-gpu-mon: partial snapshot: Prometheus $SHOWN: $said (the processes query)"
 fl_secret "hostile error: stderr" "$TMP/fl-hostile.err"
 fl_secret "hostile error: --once table" "$TMP/fl-hostile.txt"
 contains "hostile error: the table names the node's devices" "$(cat "$TMP/fl-hostile.txt")" "node h200: 1 GPU, 4 MIGs"
 contains "hostile error: the table says why under a device" "$(tr -s ' \n' ' ' <"$TMP/fl-hostile.txt")" \
-    "Prometheus $SHOWN: 1 of 6 queries failed (migmon_process_*): $said (devices from"
+    "Prometheus $SHOWN: $said (the processes query) (devices from"
 "$MIGMON_BIN" --no-config --prometheus "$HURL" --once --format json >"$TMP/fl-hostile.json" 2>/dev/null
 fl_secret "hostile error: --once json" "$TMP/fl-hostile.json"
 hj=$(cat "$TMP/fl-hostile.json")
@@ -736,7 +791,7 @@ jeq "hostile error: json: partial, the URL redacted" "$hj" '[.partial, .dcgm]' \
     "[true,\"from Prometheus $SHOWN\"]"
 jeq "hostile error: json: each device's stall and the processes' reason, cleaned" "$hj" \
     '[.devices[] | select(.node == "dgx" and .process_count.value == null)][0] | [(.stall | sub(" \\(devices from .*"; "")), .process_count.reason]' \
-    "[\"Prometheus $SHOWN: 1 of 6 queries failed (migmon_process_*): $said\",\"Prometheus (migmon_process_*): $said\"]"
+    "[\"Prometheus $SHOWN: $said (the processes query)\",\"Prometheus: the processes query: $said\"]"
 for fmt in csv influx prometheus; do
     "$MIGMON_BIN" --no-config --prometheus "$HURL" --once --format "$fmt" >"$TMP/fl-hostile.$fmt" 2>/dev/null
     fl_secret "hostile error: --once $fmt" "$TMP/fl-hostile.$fmt"
@@ -748,28 +803,30 @@ fl_secret "hostile error: the recording" "$TMP/fl-hostile.jsonl"
 eq "hostile error: the recording's source, redacted" \
     "$(jq -r '.dcgm // empty' "$TMP/fl-hostile.jsonl" | sort -u)" "from Prometheus $SHOWN"
 fl_secret "hostile error: the debug log" "$TMP/fl-hostile.log"
-contains "hostile error: the debug log names Prometheus, redacted, and the failed query" \
-    "$(cat "$TMP/fl-hostile.log")" "prometheus: Prometheus $SHOWN: 1 of 6 queries failed (migmon_process_*): $said"
+contains "hostile error: the debug log names Prometheus, redacted" \
+    "$(cat "$TMP/fl-hostile.log")" "prometheus: $SHOWN, a round of queries every"
+contains "hostile error: the debug log names the failed query, its reason cleaned" \
+    "$(cat "$TMP/fl-hostile.log")" "prometheus: the processes query of 3 nodes: $said,"
 # the monitor: the detail and the reasons overlay (i) of the first device
 # (the overlay's list of values not read is longer than the screen: its
 # last line, the source, is not checked here; JSON's dcgm above is it)
 TUI_WAIT_S=15 tui_start fleet-hostile 200 60 2 -- --no-config \
     --proc-root "$(tui_proc fleet-hostile two-core)" --prometheus "$HURL"
 for ((i = 0; i < 60; i++)); do
-    tmx capture-pane -p -t fleet-hostile | grep -q "queries failed" && break
+    tmx capture-pane -p -t fleet-hostile | grep -q "the processes query" && break
     sleep 0.1
 done
 tui_capture fleet-hostile >"$TMP/fl-hostile.screen"
 fl_secret "hostile error: the monitor" "$TMP/fl-hostile.screen"
 contains "hostile error: the monitor's detail says why, redacted" "$(cat "$TMP/fl-hostile.screen")" \
-    "Prometheus $SHOWN: 1 of 6 queries failed (migmon_process_*)"
+    "Prometheus $SHOWN: HTTP 422"
 tui_capture fleet-hostile -e >"$TMP/fl-hostile.ansi"
 eq "hostile error: no OSC or clear reached the screen" "$(grep -c $'\e\]\|\e\[2J' "$TMP/fl-hostile.ansi")" 0
 tui_keys fleet-hostile i
 tui_capture fleet-hostile >"$TMP/fl-hostile-i.screen"
 fl_secret "hostile error: the reasons overlay" "$TMP/fl-hostile-i.screen"
 contains "hostile error: the reasons overlay says why in full, redacted" \
-    "$(cat "$TMP/fl-hostile-i.screen")" "Prometheus $SHOWN: 1 of 6 queries failed (migmon_process_*): $said (devices from"
+    "$(cat "$TMP/fl-hostile-i.screen")" "Prometheus $SHOWN: $said (the processes query) (devices from"
 tui_keys fleet-hostile Escape
 eq "hostile error: q quits" "$(tui_quit fleet-hostile q)" 0
 # a Prometheus that gives nothing usable: the message that replaces the
@@ -778,7 +835,51 @@ fl_standin garbage
 "$MIGMON_BIN" --no-config --prometheus "http://fleet:pa55w0rd@127.0.0.1:$sp" --once >"$TMP/fl-garbage.txt" 2>&1
 fl_secret "garbage: --once table" "$TMP/fl-garbage.txt"
 contains "garbage: the reason names Prometheus, redacted" "$(cat "$TMP/fl-garbage.txt")" \
-    "Prometheus http://fleet:***@127.0.0.1:$sp: 6 of 6 queries failed (up, migmon_*_info"
+    "Prometheus http://fleet:***@127.0.0.1:$sp: HTTP 200: the answer is not JSON (the targets query)"
+# A Prometheus that floods every answer with 240,000 series (31 MB each):
+# what is held is bounded by the caps (docs/fleet.md: 20,000 nodes, the
+# devices of the nodes shown), whatever comes; q quits at once; --once
+# ends at its --timeout, its memory bounded too.
+fl_standin flood
+TUI_WAIT_S=30 tui_start fleet-flood 120 30 0 -- --no-config --prometheus "http://127.0.0.1:$sp" -i 1000
+for ((i = 0; i < 150; i++)); do
+    tmx capture-pane -p -t fleet-flood | grep -q "20000 nodes" && break
+    sleep 0.2
+done
+# (ThreadSanitizer's build reads the 31 MB answers too slowly for a round:
+# what it checks there is that nothing races, not the cap)
+[ "${MIGMON_SAN:-}" = thread ] ||
+    contains "flood: the nodes held, at the cap" "$(tmx capture-pane -p -t fleet-flood | head -1)" "20000 nodes"
+sleep 3 # more rounds of the flood
+hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$(tui_pid fleet-flood)/status")
+# (a sanitizer's build holds freed memory in its quarantine: no bound to check)
+[ -n "${MIGMON_SAN:-}" ] || { [ "${hwm:-999999}" -lt 262144 ] && ok || bad "flood: the monitor's peak RSS $hwm kB (at most 256 MiB)"; }
+fl_quick_quit fleet-flood flood
+"$FL_PY" "$MIGMON_SRC/tests/fleet/rusage.py" "$TMP/fl-flood.ru" "$MIGMON_BIN" --no-config \
+    --prometheus "http://127.0.0.1:$sp" --once --timeout 5 --format json >"$TMP/fl-flood.json" 2>/dev/null
+read -r wall kb _ _ rc <"$TMP/fl-flood.ru"
+eq "flood: --once ends, a partial snapshot (exit status 3)" "$rc" 3
+[ -n "${MIGMON_SAN:-}" ] || { [ "${kb:-999999}" -lt 262144 ] && ok || bad "flood: --once's peak RSS $kb kB (at most 256 MiB)"; }
+awk -v w="$wall" 'BEGIN { exit !(w < 9) }' && ok || bad "flood: --once took $wall s (--timeout 5)"
+[ "${MIGMON_SAN:-}" = thread ] ||
+    jeq "flood: --once says the nodes past the cap are not listed" "$(cat "$TMP/fl-flood.json")" \
+    '[(.nodes | length), (.nodes_why | test("more than 20000 nodes"))]' '[20000,true]'
+
+# --prometheus-match: the queries limited to the targets it selects
+out=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --prometheus-match '{job="h200"}' --once --format json 2>/dev/null)
+# (a node is named by its host name when no other has it: the instance named here)
+jeq "--prometheus-match: the one target selected" "$out" \
+    '[[.nodes[].instance], ([.devices[].node] | unique) == [.nodes[].name]]' '[["h200"],true]'
+out=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --prometheus-match 'job=~"dgx|dcgm"' --once --format json 2>/dev/null)
+jeq "--prometheus-match: a regular expression, braces left out" "$out" '[.nodes[].instance]' '["dcgm","dgx"]'
+out=$("$MIGMON_BIN" --no-config --prometheus "$PURL" --prometheus-match '{job=h200}' --once 2>&1)
+eq "--prometheus-match: a selector that is none, refused" "$?|$out" \
+    "2|mig-gpu-mon: --prometheus-match {job=h200}: expected label matchers such as '{job=\"gpu\",cluster=~\"a|b\"}'"
+printf '[fleet]\nprometheus = %s\nmatch = {job="dgx"}\n' "$PURL" >"$TMP/fl-match.ini"
+chmod 600 "$TMP/fl-match.ini"
+out=$("$MIGMON_BIN" --config "$TMP/fl-match.ini" --once --format json 2>/dev/null)
+jeq "[fleet] match: the same from the configuration file" "$out" '[.nodes[].instance]' '["dgx"]'
+
 # a URL refused by --prometheus or the configuration file: redacted too
 out=$("$MIGMON_BIN" --no-config --prometheus "ftp://fleet:pa55w0rd@x" --once 2>&1)
 eq "--prometheus refused: the URL shown redacted" "$out" \

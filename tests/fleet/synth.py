@@ -25,6 +25,9 @@ Variants (each picks nodes deterministically, spread over the fleet):
 seconds before END), --never-up (targets with only `up 0`),
 --reconfig (a node on mig-reconfig.ini: the instances of its old MIG
 layout stop GAP seconds before END, the new ones start then),
+--legacy (nodes whose exporter gives no node summaries, migmon_node_*
+and migmon_*_idle, as an older one: the fleet view aggregates their
+devices' series instead),
 --dup-uuid (pairs of nodes reporting the same UUIDs), --dcgm-only
 (nodes running only dcgm-exporter).
 
@@ -68,7 +71,8 @@ HARDWARE = {
 }
 
 # How each family's values vary (by name)
-CONST, UTIL, PCT, MEMUSED, FBUSED, FBFREE, COUNTER, TEMP, POWER, TS, HEALTH = range(11)
+CONST, UTIL, PCT, MEMUSED, FBUSED, FBFREE, COUNTER, TEMP, POWER, TS, HEALTH, IDLE, NODESUM = \
+    range(13)
 DCGM_UTIL = {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "DCGM_FI_PROF_SM_ACTIVE",
              "DCGM_FI_PROF_SM_OCCUPANCY", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
              "DCGM_FI_PROF_DRAM_ACTIVE"}
@@ -78,6 +82,10 @@ MIB = 1048576
 
 
 def kind_of(name):
+    if name.startswith("migmon_node_"):
+        return NODESUM
+    if name in ("migmon_gpu_idle", "migmon_mig_idle"):
+        return IDLE
     if name == "migmon_last_sample_timestamp_seconds":
         return TS
     if name in ("migmon_gpu_health", "migmon_mig_health"):
@@ -310,6 +318,7 @@ class Node:
         self.never_up = False
         self.reconfig = False
         self.uuid_of = None  # the node whose UUIDs it reports
+        self.legacy = False  # its exporter writes no node summaries
         self.health = {}  # GPU index -> verdict set for this node
 
 
@@ -351,6 +360,8 @@ def plan(args):
     for _ in range(args.dup_uuid):
         a, b = pick(2, False)
         b.uuid_of = a
+    for nd in pick(args.legacy):
+        nd.legacy = True
     # health: some GPUs warning, fewer action
     for nd in nodes:
         if nd.num % 9 == 4:
@@ -378,6 +389,7 @@ class Gen:
         self.gone = list(range(self.gap_steps + args.samples - 1, self.gap_steps - 1, -1))
         self.new = list(range(self.gap_steps - 1, -1, -1))
         self.all = list(range(last - 1, -1, -1))
+        self.sums = {}  # (page, node, j) -> the node's summary figures
 
     # --- values ---
 
@@ -395,6 +407,10 @@ class Gen:
         if k == HEALTH:
             verdict = self.verdict(nd, dev)
             return 1 if s.state == verdict else 0
+        if k == IDLE:
+            return self.leaf_idle(nd, dev, j)
+        if k == NODESUM:
+            return self.node_sum(nd, j).get(s.key.split("{", 1)[0])
         if k in (UTIL, PCT):
             # a quarter the page's value, three quarters the device's own
             # share, so the fleet spans 0..1; a tenth of the devices idle
@@ -432,6 +448,81 @@ class Gen:
         if not dev.mig and dev.gpu in nd.health:
             return nd.health[dev.gpu]
         return dev.verdict
+
+    def leaf_idle(self, nd, dev, j):
+        """The exporter's idle rule on the varied values: utilisation under
+        1 %, or with none, no process; None when neither is there."""
+        sc = "mig" if dev.mig else "gpu"
+        util = dev.series.get("migmon_%s_utilization_ratio" % sc)
+        if util is not None:
+            return int(self.value(util, nd, j) < 0.01)
+        procs = dev.series.get("migmon_%s_processes" % sc)
+        if procs is not None:
+            return int(procs.value == 0)
+        return None
+
+    def node_sum(self, nd, j):
+        """The node's migmon_node_* figures at sample j, by the exporter's
+        rules (src/export/prom_node.c) on the varied device values; a
+        figure it would not write is left out."""
+        if nd.reconfig:
+            page = self.pages["reconfig-after/migmon" if j < self.gap_steps
+                              else "reconfig-before/migmon"]
+        else:
+            page = self.pages[nd.hw + "/migmon"]
+        key = (id(page), nd.num, j)
+        if key in self.sums:
+            return self.sums[key]
+        rank = {None: 0, "ok": 1, "warning": 2, "action": 3}
+        devs = page.devices
+        parents = {d.uuid for d in devs if d.mig}
+        out = {"migmon_node_gpus": sum(not d.mig for d in devs),
+               "migmon_node_mig_devices": sum(d.mig for d in devs)}
+        idle = known = 0
+        utils, used, total = [], 0, 0
+        used_n = total_n = both = 0
+        for d in devs:
+            if not (d.mig or d.uuid not in parents):
+                continue
+            sc = "mig" if d.mig else "gpu"
+            i = self.leaf_idle(nd, d, j)
+            known += i is not None
+            idle += i == 1
+            u = d.series.get("migmon_%s_utilization_ratio" % sc)
+            if u is not None:
+                utils.append(self.value(u, nd, j))
+            mu = d.series.get("migmon_%s_memory_used_bytes" % sc)
+            mt = d.series.get("migmon_%s_memory_total_bytes" % sc)
+            used_n += mu is not None
+            total_n += mt is not None
+            if mu is not None and mt is not None:
+                both += 1
+                used += self.value(mu, nd, j)
+                total += mt.value
+        if known:
+            out["migmon_node_idle_devices"] = idle
+        if utils:
+            out["migmon_node_utilization_ratio_mean"] = sum(utils) / len(utils)
+            out["migmon_node_utilization_ratio_max"] = max(utils)
+        if both and used_n == both and total_n == both:
+            out["migmon_node_memory_used_bytes"] = used
+            out["migmon_node_memory_total_bytes"] = total
+            out["migmon_node_memory_devices"] = both
+        verdicts = [d for d in devs if not d.mig and self.verdict(nd, d) is not None]
+        if verdicts:
+            notok = sum(self.verdict(nd, d) in ("warning", "action") for d in devs)
+            act = warn = 0
+            for g in (d for d in devs if not d.mig):
+                worst = max([self.verdict(nd, g)] +
+                            [self.verdict(nd, m) for m in devs if m.mig and m.uuid == g.uuid],
+                            key=lambda v: rank[v])
+                act += worst == "action"
+                warn += worst == "warning"
+            out.update({"migmon_node_devices_not_ok": notok, "migmon_node_gpus_action": act,
+                        "migmon_node_gpus_warning": warn,
+                        "migmon_node_gpus_verdict": len(verdicts)})
+        self.sums[key] = out
+        return out
 
     # --- the node's series ---
 
@@ -485,6 +576,8 @@ class Gen:
                     page = self.pages[nd.hw + ("/dcgm" if nd.dcgm_only else "/migmon")]
                     win = self.gone if nd.down else self.live
                     series = [(s, win) for s in page.family(name)]
+                if nd.legacy and kind_of(name) in (IDLE, NODESUM):
+                    continue
                 if not series:
                     continue
                 sfx = "%06d" % (nd.uuid_of or nd).num
@@ -496,8 +589,10 @@ class Gen:
                         vs = fmt(s.value)
                         buf.extend("%s %s %s\n" % (key, vs, ts[j]) for j in win)
                     else:
-                        buf.extend("%s %s %s\n" % (key, fmt(self.value(s, nd, j)), ts[j])
-                                   for j in win)
+                        for j in win:
+                            v = self.value(s, nd, j)
+                            if v is not None:  # a figure the exporter would not write
+                                buf.append("%s %s %s\n" % (key, fmt(v), ts[j]))
                 out.write("".join(buf))
         out.write("# EOF\n")
 
@@ -550,7 +645,7 @@ class Gen:
                  "exporter": None if nd.never_up else ("dcgm-exporter" if nd.dcgm_only
                                                        else "migmon"),
                  "up": not (nd.down or nd.never_up), "down": nd.down, "never_up": nd.never_up,
-                 "reconfigured": nd.reconfig,
+                 "reconfigured": nd.reconfig, "legacy": nd.legacy,
                  "uuids_of": nd.uuid_of.name if nd.uuid_of else None,
                  "down_since": a.end - a.gap if nd.down else None,
                  # the down node's exporter's last sample
@@ -572,16 +667,19 @@ class Gen:
             e["devices"] = devs
             e["gone_devices"] = gone
             tn.append(e)
-        # the fleet's totals as the monitor's header counts them: nodes with
-        # devices; of up nodes (a down node's values and health are unknown)
-        # the idle instances, the VRAM of instances and of GPUs without
-        # instances, the devices whose verdict is warning or action
-        tot = {"nodes": 0, "down": 0, "gpus": 0, "migs": 0, "mig_idle": 0,
+        # the fleet's totals as the monitor's header counts them: every
+        # target (one never up among the down ones); of up nodes (a down
+        # node's values and health are unknown) the idle leaves (MIG
+        # instances, GPUs without instances: utilisation under 1 %), the
+        # VRAM of the leaves, the devices whose verdict is warning or
+        # action; mig_idle: the idle instances alone
+        tot = {"nodes": 0, "down": 0, "gpus": 0, "migs": 0, "mig_idle": 0, "idle": 0,
                "vram_used_bytes": 0, "vram_total_bytes": 0, "not_ok": 0}
         for e in tn:
-            if not e["devices"]:
-                continue
             tot["nodes"] += 1
+            if not e["devices"]:
+                tot["down"] += 1  # never up
+                continue
             tot["down"] += e["down"]
             parents = {d["parent_uuid"] for d in e["devices"] if d["kind"] == "mig"}
             for d in e["devices"]:
@@ -591,8 +689,11 @@ class Gen:
                 if d["health"] in ("warning", "action"):
                     tot["not_ok"] += 1
                 u = d["gpu_util_pct"]
+                leaf = d["kind"] == "mig" or d["uuid"] not in parents
                 if d["kind"] == "mig" and u is not None and u < 1:
                     tot["mig_idle"] += 1
+                if leaf and u is not None and u < 1:
+                    tot["idle"] += 1
                 if (d["kind"] == "mig" or d["uuid"] not in parents) and \
                         d["memory_used_bytes"] is not None and d["memory_total_bytes"] is not None:
                     tot["vram_used_bytes"] += d["memory_used_bytes"]
@@ -615,6 +716,8 @@ def main():
     ap.add_argument("--reconfig", type=int, default=0, help="nodes whose MIG layout changed")
     ap.add_argument("--dup-uuid", type=int, default=0, help="pairs of nodes with the same UUIDs")
     ap.add_argument("--dcgm-only", type=int, default=0, help="nodes running only dcgm-exporter")
+    ap.add_argument("--legacy", type=int, default=0,
+                    help="nodes whose exporter gives no node summaries")
     ap.add_argument("--samples", type=int, default=4)
     ap.add_argument("--step", type=int, default=15, help="seconds between samples")
     ap.add_argument("--gap", type=int, default=None,

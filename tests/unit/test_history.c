@@ -108,7 +108,7 @@ static void fx_util(struct fx *f, const char *uuid, double v)
 
 static const struct hist_series *util_of(const struct history *h, const char *uuid)
 {
-    const struct hist_device *hd = history_device(h, uuid);
+    const struct hist_device *hd = history_device(h, "", uuid);
     assert_non_null(hd);
     return &hd->s[HS_GPU_UTIL];
 }
@@ -312,9 +312,9 @@ static void test_init_default_points(void **state)
         assert_int_equal(h.host[k].len, 0);
     }
     assert_int_equal(h.ndevs, 0);
-    assert_null(history_device(&h, "GPU-x"));
-    assert_null(history_device(&h, ""));
-    assert_null(history_device(&h, NULL));
+    assert_null(history_device(&h, "", "GPU-x"));
+    assert_null(history_device(&h, "", ""));
+    assert_null(history_device(&h, "", NULL));
     history_free(&h);
     assert_int_equal(history_init(&h, 5), 0);
     assert_int_equal(h.points, 5);
@@ -339,7 +339,7 @@ static void test_device_series_mapping(void **state)
     d->m[M_PCIE_TX] = m_src(1e6, MSRC_DIRECT);
     d->m[M_PCIE_RX] = m_src(2e6, MSRC_DIRECT);
     assert_int_equal(history_push(&h, &f.s), 0);
-    const struct hist_device *hd = history_device(&h, "GPU-map");
+    const struct hist_device *hd = history_device(&h, "", "GPU-map");
     assert_non_null(hd);
     assert_string_equal(hd->uuid, "GPU-map");
     assert_point(&hd->s[HS_GPU_UTIL], 0, MSRC_DIRECT, 11);
@@ -371,7 +371,7 @@ static void test_vram_total_kept(void **state)
     d->m[M_MEM_TOTAL] = m_none();
     for (int i = 0; i < 20; i++)
         assert_int_equal(history_push(&h, &f.s), 0);
-    const struct hist_device *hd = history_device(&h, "MIG-vram");
+    const struct hist_device *hd = history_device(&h, "", "MIG-vram");
     assert_non_null(hd);
     assert_true(hd->vram_total == 40 * GiB);
     const struct hist_series *u = &hd->s[HS_VRAM_USED];
@@ -384,16 +384,16 @@ static void test_vram_total_kept(void **state)
     /* A total of 0 is no size either; a new real total replaces the old. */
     d->m[M_MEM_TOTAL] = metric_direct(0);
     history_push(&h, &f.s);
-    assert_true(history_device(&h, "MIG-vram")->vram_total == 40 * GiB);
+    assert_true(history_device(&h, "", "MIG-vram")->vram_total == 40 * GiB);
     d->m[M_MEM_TOTAL] = metric_direct(20 * GiB);
     history_push(&h, &f.s);
-    assert_true(history_device(&h, "MIG-vram")->vram_total == 20 * GiB);
+    assert_true(history_device(&h, "", "MIG-vram")->vram_total == 20 * GiB);
 
     /* A device whose total was never read reports 0 (unknown). */
     fx_reset(&f);
     fx_util(&f, "GPU-nototal", 1);
     history_push(&h, &f.s);
-    assert_true(history_device(&h, "GPU-nototal")->vram_total == 0);
+    assert_true(history_device(&h, "", "GPU-nototal")->vram_total == 0);
     history_free(&h);
 }
 
@@ -437,8 +437,8 @@ static void test_mig_reenumeration_follows_uuid(void **state)
     assert_int_equal(a->len, 4);
     assert_point(a, 0, MSRC_NONE, 0);
     assert_point(a, 1, MSRC_DIRECT, 12);
-    assert_int_equal(history_device(&h, "MIG-a")->absent, 1);
-    assert_int_equal(history_device(&h, "MIG-b")->absent, 0);
+    assert_int_equal(history_device(&h, "", "MIG-a")->absent, 1);
+    assert_int_equal(history_device(&h, "", "MIG-b")->absent, 0);
     const struct hist_series *g = util_of(&h, "GPU-0");
     assert_int_equal(g->len, 4);
     assert_point(g, 0, MSRC_DIRECT, 103);
@@ -476,7 +476,7 @@ static void test_prune_and_fresh_return(void **state)
     fx_util(&f, "MIG-y", 61);
     for (int i = 1; i < HIST_PRUNE_TICKS; i++) {
         assert_int_equal(history_push(&h, &f.s), 0);
-        const struct hist_device *x = history_device(&h, "MIG-x");
+        const struct hist_device *x = history_device(&h, "", "MIG-x");
         assert_non_null(x);
         assert_int_equal(x->absent, i);
     }
@@ -487,7 +487,7 @@ static void test_prune_and_fresh_return(void **state)
         assert_point(xs, age, MSRC_NONE, 0);
 
     assert_int_equal(history_push(&h, &f.s), 0); /* the 10th absence */
-    assert_null(history_device(&h, "MIG-x"));
+    assert_null(history_device(&h, "", "MIG-x"));
     assert_int_equal(h.ndevs, 2);
     assert_string_equal(h.devs[0].uuid, "GPU-0");
     assert_string_equal(h.devs[1].uuid, "MIG-y");
@@ -502,7 +502,7 @@ static void test_prune_and_fresh_return(void **state)
     assert_int_equal(history_push(&h, &f.s), 0);
     assert_int_equal(h.ndevs, 3);
     assert_string_equal(h.devs[2].uuid, "MIG-x");
-    const struct hist_device *x = history_device(&h, "MIG-x");
+    const struct hist_device *x = history_device(&h, "", "MIG-x");
     assert_int_equal(x->s[HS_GPU_UTIL].len, 1);
     assert_false(x->s[HS_GPU_UTIL].seen);
     assert_point(&x->s[HS_GPU_UTIL], 0, MSRC_NONE, 0);
@@ -534,10 +534,10 @@ static void test_same_count_reconfiguration_prunes(void **state)
     for (int i = 0; i < HIST_PRUNE_TICKS; i++)
         assert_int_equal(history_push(&h, &f.s), 0);
     assert_int_equal(h.ndevs, 3);
-    assert_null(history_device(&h, "MIG-a"));
-    assert_null(history_device(&h, "MIG-b"));
-    assert_non_null(history_device(&h, "MIG-c"));
-    assert_non_null(history_device(&h, "MIG-d"));
+    assert_null(history_device(&h, "", "MIG-a"));
+    assert_null(history_device(&h, "", "MIG-b"));
+    assert_non_null(history_device(&h, "", "MIG-c"));
+    assert_non_null(history_device(&h, "", "MIG-d"));
 
     size_t cap = 0;
     for (int cycle = 0; cycle < 100; cycle++) {
@@ -590,14 +590,14 @@ static void test_mig_parent_vram_is_instances_sum(void **state)
         b->m[M_MEM_TOTAL] = metric_direct(9.75 * G);
         assert_int_equal(history_push(&h, &f.s), 0);
     }
-    const struct hist_device *hd = history_device(&h, "GPU-0");
+    const struct hist_device *hd = history_device(&h, "", "GPU-0");
     assert_non_null(hd);
     assert_point(&hd->s[HS_VRAM_USED], 1, MSRC_DIRECT, 4 * G);
     assert_point(&hd->s[HS_VRAM_USED], 0, MSRC_CARRIED, 4 * G);
     assert_true(hd->vram_total == 29.25 * G);
     /* the instances keep their own */
-    assert_point(&history_device(&h, "MIG-a")->s[HS_VRAM_USED], 0, MSRC_DIRECT, 3 * G);
-    assert_true(history_device(&h, "MIG-a")->vram_total == 19.5 * G);
+    assert_point(&history_device(&h, "", "MIG-a")->s[HS_VRAM_USED], 0, MSRC_DIRECT, 3 * G);
+    assert_true(history_device(&h, "", "MIG-a")->vram_total == 19.5 * G);
     history_free(&h);
 }
 
@@ -619,7 +619,7 @@ static void test_short_absence_no_carry_across(void **state)
     assert_point(z, 2, MSRC_DIRECT, 40);
     assert_point(z, 1, MSRC_NONE, 0);
     assert_point(z, 0, MSRC_NONE, 0);
-    assert_int_equal(history_device(&h, "MIG-z")->absent, 0);
+    assert_int_equal(history_device(&h, "", "MIG-z")->absent, 0);
     history_free(&h);
 }
 
@@ -766,7 +766,7 @@ static void test_device_series_apart(void **state)
         assert_int_equal(history_push(&h, &f.s), 0);
     }
     for (int d = 0; d < 2; d++) {
-        const struct hist_device *hd = history_device(&h, d ? "GPU-b" : "GPU-a");
+        const struct hist_device *hd = history_device(&h, "", d ? "GPU-b" : "GPU-a");
         assert_non_null(hd);
         for (int k = 0; k < HS_DEV_COUNT; k++) {
             assert_int_equal(hd->s[k].len, 8);
@@ -807,7 +807,7 @@ static void test_rings_touched_up_front(void **state)
     struct device *dv = fx_dev(&f, "GPU-a");
     dv->m[M_GPU_UTIL] = metric_direct(42);
     assert_int_equal(history_push(&h, &f.s), 0);
-    const struct hist_device *hd = history_device(&h, "GPU-a");
+    const struct hist_device *hd = history_device(&h, "", "GPU-a");
     assert_non_null(hd);
     assert_int_equal(pages_missing(hd->s[0].pts, 100000 * HS_DEV_COUNT * sizeof(struct hist_point)), 0);
     assert_int_equal(pages_missing(h.host[HH_CPU_TOTAL].pts, 100000 * sizeof(struct hist_point)), 0);
@@ -854,10 +854,10 @@ static void test_enomem(void **state)
          * recorded. */
         assert_int_equal(h.ndevs, 1);
         if (n <= 1) {
-            assert_null(history_device(&h, "GPU-a"));
+            assert_null(history_device(&h, "", "GPU-a"));
             assert_point(util_of(&h, "GPU-b"), 0, MSRC_DIRECT, 2);
         } else {
-            assert_null(history_device(&h, "GPU-b"));
+            assert_null(history_device(&h, "", "GPU-b"));
             assert_point(util_of(&h, "GPU-a"), 0, MSRC_DIRECT, 1);
         }
         assert_int_equal(h.ticks, 1);
@@ -894,7 +894,7 @@ static void test_fill_past(void **state)
         *hist_past_at(&p, j, HS_GPU_UTIL) = (struct hist_point){.v = (double)j, .src = MSRC_GPM};
     *hist_past_at(&p, 8, HS_GPU_UTIL) = (struct hist_point){.v = 7, .src = MSRC_CARRIED};
     assert_int_equal(history_fill_past(&h, &p, 2), 0);
-    const struct hist_device *hd = history_device(&h, "GPU-A");
+    const struct hist_device *hd = history_device(&h, "", "GPU-A");
     const struct hist_series *u = &hd->s[HS_GPU_UTIL];
     /* the two read since the ask, then the newest six of the past */
     assert_int_equal(u->len, 8);
@@ -914,14 +914,14 @@ static void test_fill_past(void **state)
     fx_util(&f, "GPU-A", -1); /* a failed read: the last real value, carried */
     assert_int_equal(history_push(&h, &f.s), 0);
     assert_point(util_of(&h, "GPU-A"), 0, MSRC_CARRIED, 94);
-    hd = history_device(&h, "GPU-A");
+    hd = history_device(&h, "", "GPU-A");
     assert_int_equal(history_past_points(&h, hd, 0, 8), 5);
     assert_int_equal(history_past_points(&h, hd, 0, 3), 0);
 
     /* nothing after the ask: the carry state is the past's (its newest real
      * point two points back) */
     assert_int_equal(history_fill_past(&h, &p, 0), 0);
-    hd = history_device(&h, "GPU-A");
+    hd = history_device(&h, "", "GPU-A");
     assert_int_equal(hd->s[HS_GPU_UTIL].misses, 2);
     assert_true(hd->s[HS_GPU_UTIL].last_real.v == 7);
     assert_int_equal(history_past_points(&h, hd, 0, 8), 8);

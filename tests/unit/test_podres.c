@@ -391,7 +391,7 @@ static void test_labels(void **state)
     const char *page = b.p;
     /* MIG1's series, migmon_ and DCGM_FI_ */
     assert_non_null(strstr(page, "mig_uuid=\"" MIG1 "\",pod=\"llm-0\",namespace=\"serving\","
-                                 "container=\"vllm\"} 1\n"));
+                                 "container=\"vllm\",mig_index=\"0\"} 1\n"));
     assert_non_null(strstr(page, "migmon_mig_memory_used_bytes{gpu=\"0\",uuid=\"" GPU0 "\""));
     assert_non_null(strstr(page, "GPU_I_ID=\"1\",pod=\"llm-0\",namespace=\"serving\","
                                  "container=\"vllm\"} 1\n"));
@@ -400,6 +400,8 @@ static void test_labels(void **state)
                                  "pci_bus_id=\"\",model=\"NVIDIA H200\",pod=\"notebook\","
                                  "namespace=\"research\",container=\"jupyter\",source=\"direct\"}"));
     assert_non_null(strstr(page, "DCGM_FI_DEV_FB_USED{gpu=\"1\",UUID=\"" GPU1 "\""));
+    /* the node's pods: the two named on devices whose memory is on the page */
+    assert_non_null(strstr(page, "\nmigmon_node_pods 2\n"));
     /* every pod label belongs to one of the two held devices: GI 2 and
      * GPU 0 itself have none */
     size_t held = 0, lines = 0;
@@ -563,7 +565,7 @@ static void test_logs(void **state)
                                 "container=\"containerd:abababababab\",source=\"direct\"} 4096\n"));
     /* the device itself is the LLM's */
     assert_non_null(strstr(b.p, "mig_uuid=\"" MIG1 "\",pod=\"llm-0\",namespace=\"serving\","
-                                "container=\"vllm\"} 1\n"));
+                                "container=\"vllm\",mig_index=\"0\"} 1\n"));
     /* without the log directories the process has its UID only */
     o.pod_logs = NULL;
     assert_int_equal(prom_render(&b, &s, &o), 0);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "export/prom.h"
+#include "health.h"
 
 /* GPU 0 (MIG on) with three MIG devices: GI 1 (CI 0 and CI 1) and GI 2. */
 static void make_snapshot(struct snapshot *s)
@@ -366,6 +367,74 @@ static void test_processes(void **state)
 
 /* A second render into the same buffer reuses it, and an empty snapshot
  * (no driver) still gives a valid page. */
+/* The node's own series (prom_node.c): each leaf's idleness, the node's
+ * totals over its leaves, a figure that cannot be given absent. */
+static void test_node_summary(void **state)
+{
+    (void)state;
+    struct snapshot s;
+    make_snapshot(&s);
+    char *page = render(&s, false, false);
+    static const char *const none[] = {NULL};
+    static const char *const mig1[] = {"mig_uuid=\"MIG-1\"", NULL};
+    static const char *const mig3[] = {"mig_uuid=\"MIG-3\"", NULL};
+    /* the GPU is split into instances: no leaf, no idle series */
+    assert_null(find_sample(page, "migmon_gpu_idle", none));
+    assert_float_equal(value_of(find_sample(page, "migmon_mig_idle", mig1)), 0, 0);
+    assert_float_equal(value_of(find_sample(page, "migmon_node_gpus", none)), 1, 0);
+    assert_float_equal(value_of(find_sample(page, "migmon_node_mig_devices", none)), 3, 0);
+    assert_float_equal(value_of(find_sample(page, "migmon_node_idle_devices", none)), 0, 0);
+    assert_float_equal(value_of(find_sample(page, "migmon_node_utilization_ratio_mean", none)),
+                       0.85, 1e-12);
+    assert_float_equal(value_of(find_sample(page, "migmon_node_utilization_ratio_max", none)),
+                       0.85, 1e-12);
+    /* the leaves' memory: the GPU's own is not added to its instances' */
+    assert_float_equal(value_of(find_sample(page, "migmon_node_memory_used_bytes", none)),
+                       3.0 * 1048576, 0);
+    assert_float_equal(value_of(find_sample(page, "migmon_node_memory_total_bytes", none)),
+                       12.0 * 1048576, 0);
+    assert_float_equal(value_of(find_sample(page, "migmon_node_memory_devices", none)), 3, 0);
+    /* no verdict yet: no health figure, no pod */
+    assert_null(find_sample(page, "migmon_node_devices_not_ok", none));
+    assert_null(find_sample(page, "migmon_node_gpus_verdict", none));
+    assert_null(find_sample(page, "migmon_node_pods", none));
+    free(page);
+
+    /* MIG 3 without utilisation and no process: idle by the rule; MIG 2's
+     * total unknown: no memory figure (the used of some, the total of
+     * others would be no share); verdicts: the GPU ok, MIG 1 warning */
+    s.devices[3].m[M_GPU_UTIL] = metric_none("NVML_ERROR_NOT_SUPPORTED");
+    s.devices[3].process_count = metric_direct(0);
+    s.devices[2].m[M_MEM_TOTAL] = metric_none("NVML_ERROR_NOT_SUPPORTED");
+    s.devices[0].health = HEALTH_OK;
+    s.devices[1].health = HEALTH_WARNING;
+    page = render(&s, false, false);
+    assert_float_equal(value_of(find_sample(page, "migmon_mig_idle", mig3)), 1, 0);
+    assert_float_equal(value_of(find_sample(page, "migmon_node_idle_devices", none)), 1, 0);
+    assert_float_equal(value_of(find_sample(page, "migmon_node_utilization_ratio_mean", none)),
+                       0.85, 1e-12);
+    assert_null(find_sample(page, "migmon_node_memory_used_bytes", none));
+    assert_null(find_sample(page, "migmon_node_memory_total_bytes", none));
+    assert_float_equal(value_of(find_sample(page, "migmon_node_devices_not_ok", none)), 1, 0);
+    assert_float_equal(value_of(find_sample(page, "migmon_node_gpus_warning", none)), 1, 0);
+    assert_float_equal(value_of(find_sample(page, "migmon_node_gpus_action", none)), 0, 0);
+    assert_float_equal(value_of(find_sample(page, "migmon_node_gpus_verdict", none)), 1, 0);
+    free(page);
+
+    /* no utilisation and no process count anywhere: idleness unknown */
+    for (size_t i = 1; i < 4; i++) {
+        s.devices[i].m[M_GPU_UTIL] = metric_none("NVML_ERROR_NOT_SUPPORTED");
+        s.devices[i].process_count = metric_none("NVML_ERROR_NOT_SUPPORTED");
+    }
+    page = render(&s, false, false);
+    assert_null(find_sample(page, "migmon_mig_idle", none));
+    assert_null(find_sample(page, "migmon_node_idle_devices", none));
+    assert_null(find_sample(page, "migmon_node_utilization_ratio_mean", none));
+    assert_null(find_sample(page, "migmon_node_utilization_ratio_max", none));
+    free(page);
+    snapshot_free(&s);
+}
+
 static void test_reuse_and_empty(void **state)
 {
     (void)state;
@@ -398,6 +467,7 @@ int main(void)
         cmocka_unit_test(test_dcgm),
         cmocka_unit_test(test_processes),
         cmocka_unit_test(test_reuse_and_empty),
+        cmocka_unit_test(test_node_summary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

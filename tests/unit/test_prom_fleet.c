@@ -1,6 +1,7 @@
 /* Unit tests for src/fleet/prom_fleet.c and promql_quote: a fleet built
- * from query answers (our series, dcgm-exporter's, a node down, a failed
- * query), and label values quoted for PromQL. */
+ * from the detail queries' answers (our series, dcgm-exporter's, a node
+ * down, a failed query), read as they stream (prom_stream.h), and label
+ * values quoted for PromQL. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,7 +15,92 @@
 #include "fleet/prom_client.h"
 #include "fleet/prom_fleet.h"
 #include "fleet/prom_fleet_int.h"
+#include "fleet/prom_stream.h"
 #include "health.h"
+
+/* The answers a test gives, by the queries of one page of nodes (the up
+ * answer stands for the nodes' summaries: it says which targets are down). */
+enum { FQ_UP, FQ_IDENT, FQ_VALUES, FQ_DCGM_IDENT, FQ_DCGM_VALUES, FQ_PROCS, FQ_COUNT };
+static const enum promq_detail fq_detail[FQ_COUNT] = {
+    [FQ_IDENT] = PD_IDENT,           [FQ_VALUES] = PD_VALUES, [FQ_DCGM_IDENT] = PD_DCGM_IDENT,
+    [FQ_DCGM_VALUES] = PD_DCGM_VALUES, [FQ_PROCS] = PD_PROCS};
+
+struct feed {
+    struct build *b;
+    enum promq_detail q;
+};
+
+static int on_item(void *ctx, const struct prom_item *it)
+{
+    struct feed *f = ctx;
+    return fleet_build_read(f->b, f->q, it);
+}
+
+/* Every node an answer names, registered as the backend registers them
+ * from its node round: down as the up answer says, named by its host name
+ * (unique names are prom_nodes.c's, test_prom_nodes); then each answer
+ * streamed into the build, as the client reads it. */
+static int build_fleet(struct fleet *f, json_t *const res[FQ_COUNT],
+                       const char *const why[FQ_COUNT], double now)
+{
+    struct build *b = fleet_build_new(FLEET_DEVICES_MAX);
+    assert_non_null(b);
+    /* the node's name: its host_info's hostname, else dcgm-exporter's */
+    for (int pass = 0; pass < 3; pass++)
+        for (int q = 0; q < FQ_COUNT; q++) {
+            size_t i;
+            json_t *it;
+            json_array_foreach(res[q], i, it) {
+                const char *inst = fleet_jlab(it, "instance"), *name = NULL;
+                if (pass == 0 && !strcmp(fleet_jlab(it, "__name__"), "migmon_host_info"))
+                    name = fleet_jlab(it, "hostname");
+                else if (pass == 1 && (q == FQ_DCGM_IDENT || q == FQ_DCGM_VALUES) &&
+                         !fleet_build_node_known(b, inst))
+                    name = fleet_jlab(it, "Hostname");
+                else if (pass == 2 && !fleet_build_node_known(b, inst))
+                    name = "";
+                if (!name)
+                    continue;
+                int up = -1;
+                size_t k;
+                json_t *u;
+                json_array_foreach(res[FQ_UP], k, u) {
+                    double v;
+                    if (!strcmp(fleet_jlab(u, "instance"), inst) &&
+                        fleet_num(json_array_get(json_object_get(u, "value"), 1), &v))
+                        up = v == 1 ? 1 : 0;
+                }
+                assert_int_equal(fleet_build_node(b, inst, name, up, 0), 0);
+            }
+        }
+    for (int q = FQ_IDENT; q < FQ_COUNT; q++) {
+        if (why[q])
+            for (size_t k = 0; k < fleet_build_nnodes(b); k++)
+                fleet_build_node_why(b, fleet_build_instance(b, k), fq_detail[q], why[q]);
+        if (!res[q])
+            continue;
+        char *arr = json_dumps(res[q], JSON_COMPACT);
+        assert_non_null(arr);
+        size_t n = strlen(arr) + 128;
+        char *body = malloc(n);
+        snprintf(body, n, "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\","
+                 "\"result\":%s}}", arr);
+        struct feed fd = {.b = b, .q = fq_detail[q]};
+        struct prom_stream ps;
+        assert_int_equal(prom_stream_init(&ps, on_item, &fd), 0);
+        /* a few bytes at a time, as a transfer gives them */
+        for (size_t off = 0, len = strlen(body); off < len; off += 7)
+            assert_int_equal(prom_stream_feed(&ps, body + off, len - off < 7 ? len - off : 7), 0);
+        char err[200];
+        assert_int_equal(prom_stream_end(&ps, 200, err, sizeof(err)), 0);
+        prom_stream_free(&ps);
+        free(body);
+        free(arr);
+    }
+    int rc = fleet_build_finish(b, f, now);
+    fleet_build_free(b);
+    return rc;
+}
 
 static json_t *J(const char *text)
 {
@@ -54,7 +140,7 @@ static void build(struct fleet *f, const char *values_why)
     json_t *res[FQ_COUNT] = {J(UP), J(IDENT), values_why ? NULL : J(VALUES), J(DCGM), J(DCGM)};
     const char *why[FQ_COUNT] = {0};
     why[FQ_VALUES] = values_why;
-    assert_int_equal(fleet_build(f, res, why, 1000.0), 0);
+    assert_int_equal(build_fleet(f, res, why, 1000.0), 0);
     for (int q = 0; q < FQ_COUNT; q++)
         json_decref(res[q]);
 }
@@ -63,7 +149,7 @@ static void build(struct fleet *f, const char *values_why)
 static void build_from(struct fleet *f, json_t *res[FQ_COUNT])
 {
     const char *why[FQ_COUNT] = {0};
-    assert_int_equal(fleet_build(f, res, why, 1000.0), 0);
+    assert_int_equal(build_fleet(f, res, why, 1000.0), 0);
     for (int q = 0; q < FQ_COUNT; q++)
         json_decref(res[q]);
 }
@@ -134,23 +220,6 @@ static void test_failed_query_gives_its_reason(void **st)
     fleet_free(&f);
 }
 
-static void test_same_hostname_named_by_instance(void **st)
-{
-    (void)st;
-    json_t *res[FQ_COUNT] = {0};
-    res[FQ_IDENT] = J("[{\"metric\":{\"__name__\":\"migmon_host_info\",\"instance\":\"x\",\"hostname\":\"vm\"},\"value\":[1,\"1\"]},"
-                      "{\"metric\":{\"__name__\":\"migmon_host_info\",\"instance\":\"y\",\"hostname\":\"vm\"},\"value\":[1,\"1\"]},"
-                      "{\"metric\":{\"__name__\":\"migmon_host_info\",\"instance\":\"z\",\"hostname\":\"vm\"},\"value\":[1,\"1\"]},"
-                      "{\"metric\":{\"__name__\":\"migmon_device_info\",\"instance\":\"z\",\"uuid\":\"G\",\"gpu\":\"0\"},\"value\":[1,\"1\"]}]");
-    const char *why[FQ_COUNT] = {0};
-    struct fleet f;
-    assert_int_equal(fleet_build(&f, res, why, 0), 0);
-    json_decref(res[FQ_IDENT]);
-    assert_int_equal(f.ndevs, 1);
-    assert_string_equal(f.devs[0].node, "z");
-    fleet_free(&f);
-}
-
 static void test_instance_without_its_gpu_info(void **st)
 {
     (void)st;
@@ -158,7 +227,7 @@ static void test_instance_without_its_gpu_info(void **st)
     res[FQ_IDENT] = J("[{\"metric\":{\"__name__\":\"migmon_mig_info\",\"instance\":\"x\",\"gpu\":\"2\",\"uuid\":\"GPU-X\",\"model\":\"NVIDIA H100\",\"gpu_instance_id\":\"3\",\"compute_instance_id\":\"0\",\"mig_profile\":\"1g.10gb\",\"mig_uuid\":\"MIG-3\"},\"value\":[1,\"1\"]}]");
     const char *why[FQ_COUNT] = {0};
     struct fleet f;
-    assert_int_equal(fleet_build(&f, res, why, 0), 0);
+    assert_int_equal(build_fleet(&f, res, why, 0), 0);
     json_decref(res[FQ_IDENT]);
     assert_int_equal(f.ndevs, 2);
     assert_int_equal(f.devs[0].kind, DEV_GPU);
@@ -255,7 +324,7 @@ static void test_processes_not_to_be_had(void **st)
     json_t *res[FQ_COUNT] = {J(UP), J(IDENT), J(PCOUNT), NULL, NULL, J("[]")};
     const char *why[FQ_COUNT] = {0};
     struct fleet f;
-    assert_int_equal(fleet_build(&f, res, why, 1000.0), 0);
+    assert_int_equal(build_fleet(&f, res, why, 1000.0), 0);
     assert_int_equal(f.nprocs, 0);
     assert_false(metric_ok(&f.devs[0].process_count));
     assert_string_equal(f.devs[0].process_count.why,
@@ -270,7 +339,7 @@ static void test_processes_not_to_be_had(void **st)
     json_decref(res[FQ_PROCS]);
     res[FQ_PROCS] = NULL;
     why[FQ_PROCS] = "Prometheus: no answer within 900 ms";
-    assert_int_equal(fleet_build(&f, res, why, 1000.0), 0);
+    assert_int_equal(build_fleet(&f, res, why, 1000.0), 0);
     assert_string_equal(f.devs[0].process_count.why, "Prometheus: no answer within 900 ms");
     assert_string_equal(f.devs[1].process_count.why, "Prometheus: no answer within 900 ms");
     assert_true(metric_ok(&f.devs[2].process_count));
@@ -293,7 +362,7 @@ static void test_processes_bounded_per_device(void **st)
     res[FQ_PROCS] = procs;
     const char *why[FQ_COUNT] = {0};
     struct fleet f;
-    assert_int_equal(fleet_build(&f, res, why, 0), 0);
+    assert_int_equal(build_fleet(&f, res, why, 0), 0);
     assert_int_equal(f.nprocs, FLEET_PROCS_PER_DEVICE);
     assert_int_equal(f.devs[0].nprocs, FLEET_PROCS_PER_DEVICE);
     /* every kept one has its own value: the hash found each PID again */
@@ -327,7 +396,7 @@ static void test_amd_partitions(void **st)
         "[{\"metric\":{\"__name__\":\"migmon_process_gpu_memory_bytes\",\"instance\":\"m:9400\",\"uuid\":\"AMD-4f1c\",\"partition_id\":\"1\",\"pid\":\"900\",\"process_name\":\"rocm-smi\",\"source\":\"direct\"},\"value\":[1,\"268435456\"]}]");
     const char *why[FQ_COUNT] = {0};
     struct fleet f;
-    assert_int_equal(fleet_build(&f, res, why, 0), 0);
+    assert_int_equal(build_fleet(&f, res, why, 0), 0);
     for (int q = 0; q < FQ_COUNT; q++)
         json_decref(res[q]);
     assert_int_equal(f.ndevs, 3);
@@ -380,7 +449,7 @@ static void test_labels_cleaned(void **st)
     res[FQ_PROCS] = J("[{\"metric\":{\"__name__\":\"migmon_process_gpu_memory_bytes\",\"instance\":\"x\",\"uuid\":\"G\",\"pid\":\"5\",\"process_name\":\"a\\u001b]0;x\\u0007\",\"source\":\"direct\"},\"value\":[1,\"1\"]}]");
     const char *why[FQ_COUNT] = {0};
     struct fleet f;
-    assert_int_equal(fleet_build(&f, res, why, 0), 0);
+    assert_int_equal(build_fleet(&f, res, why, 0), 0);
     for (int q = 0; q < FQ_COUNT; q++)
         json_decref(res[q]);
     assert_string_equal(f.devs[0].name, "H?[2J");
@@ -489,7 +558,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nodes_gpus_instances),
         cmocka_unit_test(test_failed_query_gives_its_reason),
-        cmocka_unit_test(test_same_hostname_named_by_instance),
         cmocka_unit_test(test_instance_without_its_gpu_info),
         cmocka_unit_test(test_processes_on_their_devices),
         cmocka_unit_test(test_processes_not_to_be_had),

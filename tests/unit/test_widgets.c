@@ -1057,6 +1057,7 @@ static void test_frame_sparkline_same_as_direct(void **state)
     memset(&snap, 0, sizeof(snap));
     assert_int_equal(snapshot_reserve(&snap, 1), 0);
     snap.ndevices = 1;
+    memset(&snap.devices[0], 0, sizeof(snap.devices[0])); /* no node: a local device */
     snprintf(snap.devices[0].uuid, sizeof(snap.devices[0].uuid), "GPU-spark");
     WINDOW *direct = newwin(LINES_N, COLS_N, 0, 0);
     WINDOW *framed = newwin(LINES_N, COLS_N, 0, 0);
@@ -1075,7 +1076,7 @@ static void test_frame_sparkline_same_as_direct(void **state)
         assert_int_equal(history_push(&h, &snap), 0);
         if (tick % 9 != 0 && tick != 129)
             continue;
-        const struct hist_device *hd = history_device(&h, "GPU-spark");
+        const struct hist_device *hd = history_device(&h, "", "GPU-spark");
         assert_non_null(hd);
         for (int pass = 0; pass < 2; pass++) {
             WINDOW *w = pass ? framed : direct;
