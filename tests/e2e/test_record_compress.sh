@@ -1,11 +1,12 @@
 # shellcheck shell=bash
 # Compressed recordings (docs/record.md, "Compressed recordings"): the
 # compression by the file's name or --compress, refused names, schema 2's
-# lines as zstdcat | jq shows them, the seek index after each frame, CSV
-# compressed, and what survives: SIGKILL (everything up to about a second
-# before it), a full disk (the frame ended by hand: zstd -t and gzip -t take
-# the file whole), --append onto a file a killed recorder left, rotation;
-# profile --timeline compressed the same way.
+# lines as zstdcat | jq shows them, a DGX A100's day within 100 MB, the
+# seek index after each frame, CSV compressed, and what survives: SIGKILL
+# (everything up to about a second before it), a full disk (the frame
+# ended by hand: zstd -t and gzip -t take the file whole), --append onto a
+# file a killed recorder left, rotation; profile --timeline compressed the
+# same way.
 
 crec() {
     local scen=$1
@@ -64,6 +65,26 @@ eq "--schema 2 plain: a full line, then deltas" "$(grep -v '^{"type":' "$C/s2.js
 eq "--schema 2 plain: replay reads it" "$(nsnap "$C/s2.jsonl")" 3
 crec h200-mig.ini -o "$C/p.jsonl" -n 2 -i 100 --gpm off --dcgm off
 eq "plain by default: schema 1, every line in full" "$(grep -v '^{"type":' "$C/p.jsonl" | jq -c '[.schema, .delta]' | sort -u)" "[1,null]"
+
+# --- a day's size: a DGX A100 with its DCGM (dgx-a100-8x7: 64 devices, DCGM's
+# values), one simulated second a snapshot; the recorder's snapshots written
+# again a second apart as at -i 1000 (rec_synth: the recorder's writer, so
+# frames of a minute, each beginning with a full snapshot): at most 1,160
+# bytes a snapshot, so at most 100 MB a day (bench/README.md,
+# "bench_record", for the figures)
+SIM_TIME=0+1 crec dgx-a100-8x7.ini -o "$C/dgx.jsonl" -n 120 -i 100 \
+    --dcgm-lib "$MIGMON_SIM_DIR/libdcgm.so.4" 2>"$C/dgx.err"
+"$MIGMON_REC_SYNTH" "$C/dgx.jsonl" "$C/dgx.jsonl.zst" 120 1
+eq "a day's size: 120 snapshots in 2 frames, each with its index entry" \
+    "$(nsnap "$C/dgx.jsonl.zst"):$(grep -ao 'MGMIDX1' "$C/dgx.jsonl.zst" | wc -l)" "120:2"
+eq "a day's size: DCGM's values are recorded (640 in the last snapshot)" \
+    "$("$MIGMON_BIN" replay "$C/dgx.jsonl.zst" --print 2>/dev/null | tail -1 |
+        jq '[.devices[].metrics[] | select(.source == "dcgm")] | length')" 640
+svals() { "$MIGMON_BIN" replay "$1" --print 2>/dev/null | jq -cS 'del(.schema, .elapsed_ns, .timestamp)' | md5sum; }
+eq "a day's size: the values are the plain recording's" "$(svals "$C/dgx.jsonl.zst")" "$(svals "$C/dgx.jsonl")"
+b=$(wc -c <"$C/dgx.jsonl.zst")
+[ $((b / 120)) -le 1160 ] && ok || bad "a day's size: $((b / 120)) bytes a snapshot (at most 1,160 expected)"
+[ $((b * 86400 / 120)) -le 100000000 ] && ok || bad "a day's size: $((b * 86400 / 120)) bytes a day (at most 100 MB expected)"
 
 # --- names and combinations refused before anything is written -------------
 for args in "-o $C/x.jsonl.xz|-o $C/x.jsonl.xz: .xz compression is not written; name the file .zst (zstd) or .gz (gzip), or without .xz for plain text" \
