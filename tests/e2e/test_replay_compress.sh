@@ -36,9 +36,18 @@ eq "round trip: 20 snapshots plain" "$(values "$RZ/m.jsonl" | wc -l)" 20
 eq "round trip: the layout changes within the run (full lines between deltas)" \
     "$(zstdcat -q "$RZ/m.jsonl.zst" | grep -v '^{"type":' | jq -c '.delta // false' | sort | uniq -c | awk '{print $2}' | tr '\n' ' ')" \
     "false true "
+# (the events helper starts beside the first ticks: how many of the first
+# snapshots still wait for it depends on the machine's load, so the three
+# are compared after the last snapshot of any of them that waits)
+skip=$(for f in m.jsonl m.jsonl.zst m.jsonl.gz; do
+    values "$RZ/$f" | grep -n 'waiting for the events helper' | tail -1 | cut -d: -f1
+done | sort -n | tail -1)
+same() { tail -n +$((${skip:-0} + 1)); }
+[ "${skip:-0}" -le 5 ] && ok || bad "round trip: the events helper waited for $skip snapshots"
 eq "round trip: zstd of schema 2 gives the plain recording's values" \
-    "$(values "$RZ/m.jsonl.zst" | md5sum)" "$(values "$RZ/m.jsonl" | md5sum)"
-eq "round trip: gzip of schema 2 too" "$(values "$RZ/m.jsonl.gz" | md5sum)" "$(values "$RZ/m.jsonl" | md5sum)"
+    "$(values "$RZ/m.jsonl.zst" | same | md5sum)" "$(values "$RZ/m.jsonl" | same | md5sum)"
+eq "round trip: gzip of schema 2 too" "$(values "$RZ/m.jsonl.gz" | same | md5sum)" \
+    "$(values "$RZ/m.jsonl" | same | md5sum)"
 eq "round trip: and the plain lines themselves" \
     "$(grep -v '^{"type":' "$RZ/m.jsonl" | jq -cS 'del(.generator, .elapsed_ns, .timestamp)' | md5sum)" \
     "$(values "$RZ/m.jsonl" | md5sum)"
