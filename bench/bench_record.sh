@@ -14,7 +14,8 @@
 # Then a day: dgx-a100-8x7's snapshots over and over, a second apart, for
 # 86,400 snapshots (REC_SYNTH), as zstd of schema 2, and the wall time of
 # `BIN replay DAY --once --at T` at 25 places across it (the file in the
-# page cache): the median and the slowest.
+# page cache): the median and the slowest; and one of its snapshots
+# compressed alone, what a frame of one snapshot would hold.
 set -eu
 bin=$1 bench=$2 synth=$3
 shift 3
@@ -64,3 +65,7 @@ for m in 0 61 127 188 244 301 359 422 480 541 600 661 719 777 840 901 962 1020 1
 done
 printf '%s: %s bytes, 86400 snapshots; --at: median %s ms, slowest %s ms\n' "$(basename "$day")" \
     "$(wc -c <"$day")" "$(sort -n "$times" | sed -n 13p)" "$(sort -n "$times" | tail -1)"
+# what a frame of one snapshot would hold: its last snapshot (DCGM's values
+# in) compressed alone
+printf 'one snapshot compressed alone (zstd -3): %s bytes\n' \
+    "$(grep -v '^{"type":' "$tmp/dgx-a100-8x7.jsonl" | tail -1 | zstd -3 -c | wc -c)"
