@@ -117,6 +117,7 @@ n=$(nsnap "$C/k.jsonl.zst")
 last=$("$MIGMON_BIN" replay "$C/k.jsonl.zst" --once --at -0 2>/dev/null | jq -r .timestamp)
 age=$(((killed / 1000000 - $(date -d "$last" +%s%3N))))
 [ "$age" -le 2000 ] && ok || bad "SIGKILL zstd: the last snapshot read is $age ms before the kill (at most 2000 expected)"
+eq "SIGKILL zstd: the file is whole for zstd -t as the kill left it" "$(zstd -tq "$C/k.jsonl.zst" 2>&1; echo $?)" 0
 [ "$n" -ge 20 ] && ok || bad "SIGKILL zstd: only $n snapshots read from 4 s at -i 100"
 eq "SIGKILL zstd: every line zstdcat gives is whole JSON" \
     "$(zstdcat -q "$C/k.jsonl.zst" 2>/dev/null | jq -c .schema 2>&1 | grep -cvE '^(2|null)$')" 0
@@ -129,9 +130,14 @@ eq "append after SIGKILL: the snapshots before and 2" "$(nsnap "$C/k.jsonl.zst")
 crec_bg h200-mig.ini -o "$C/k.jsonl.gz" -i 100 --gpm off --dcgm off &
 pid=$!
 sleep 3
+killed=$(date +%s%N)
 { kill -KILL "$pid" && wait "$pid"; } 2>/dev/null
 n=$(nsnap "$C/k.jsonl.gz")
 [ "$n" -ge 10 ] && ok || bad "SIGKILL gzip: only $n snapshots read from 3 s at -i 100"
+last=$("$MIGMON_BIN" replay "$C/k.jsonl.gz" --once --at -0 2>/dev/null | jq -r .timestamp)
+age=$(((killed / 1000000 - $(date -d "$last" +%s%3N))))
+[ "$age" -le 2000 ] && ok || bad "SIGKILL gzip: the last snapshot read is $age ms before the kill (at most 2000 expected)"
+eq "SIGKILL gzip: the file is whole for gzip -t as the kill left it" "$(gzip -tq "$C/k.jsonl.gz" 2>&1; echo $?)" 0
 crec h200-mig.ini -o "$C/k.jsonl.gz" --append -n 2 -i 100 --gpm off --dcgm off
 eq "gzip append after SIGKILL: gzip -t, the snapshots before and 2" \
     "$(gzip -tq "$C/k.jsonl.gz" 2>&1; echo $?):$(nsnap "$C/k.jsonl.gz")" "0:$((n + 2))"
