@@ -44,7 +44,7 @@ OPT := -O1 -g
 TSAN_OBJ := $(BUILD)/tsan_defaults.o
 endif
 # PORTABLE=1 (make portable sets it, in its own build directory): ncursesw,
-# tinfo, inih and zlib linked statically, glibc dynamically (NVML, DCGM and
+# tinfo, inih, zlib and zstd linked statically, glibc dynamically (NVML, DCGM and
 # libmicrohttpd are dlopen()ed, which a static glibc cannot do well);
 # stripped, without debug information.
 PORTABLE ?=
@@ -57,7 +57,7 @@ CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) $(SANFLAGS) -Isrc -Iinclude -DMIGMON_VERSIO
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 LIBS := -lncursesw -linih -ldl -lm -pthread
 ifeq ($(PORTABLE),1)
-LIBS := -Wl,-Bstatic -lncursesw -ltinfo -linih -lz -Wl,-Bdynamic -ldl -lm -pthread
+LIBS := -Wl,-Bstatic -lncursesw -ltinfo -linih -lz -lzstd -Wl,-Bdynamic -ldl -lm -pthread
 endif
 
 SRC := $(sort $(wildcard src/*.c src/backend/*.c src/system/*.c src/export/*.c src/tui/*.c \
@@ -75,9 +75,10 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 # The exporter (src/serve.c): gzip. libmicrohttpd is opened when a server
-# starts (dlopen; its header is a build dependency), not linked.
+# starts (dlopen; its header is a build dependency), not linked. Recordings
+# (src/recout.c, src/replay/): gzip and zstd.
 ifneq ($(PORTABLE),1)
-LIBS += -lz
+LIBS += -lz -lzstd
 endif
 # The replay mode (src/replay/) and the fleet backend (src/fleet/,
 # --prometheus) read JSON with jansson, linked (statically in the portable
@@ -205,9 +206,14 @@ unit: $(BIN) $(UNIT_BIN) $(SIM_ALL)
 $(BUILD)/profile_child: tests/profile_child.c
 	$(CC) $(CFLAGS_ALL) -o $@ $<
 
-e2e: $(BIN) $(SIM_ALL) $(BUILD)/profile_child
+# Long recordings made quickly, as the recorder writes them (tests/rec_synth.c).
+$(BUILD)/rec_synth: tests/rec_synth.c $(BUILD)/libmigmon.a $(TSAN_OBJ)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(TSAN_OBJ) $(LDFLAGS_ALL) $(LIBS)
+
+e2e: $(BIN) $(SIM_ALL) $(BUILD)/profile_child $(BUILD)/rec_synth
 	@$(MAKE) --no-print-directory BUILD=build SAN= lib
 	@$(TEST_ENV) MIGMON_PROFILE_CHILD=$(CURDIR)/$(BUILD)/profile_child \
+		MIGMON_REC_SYNTH=$(CURDIR)/$(BUILD)/rec_synth \
 		MIGMON_PUB_DIR=$(CURDIR)/build/pub tests/e2e/run.sh
 
 san-check:
@@ -345,6 +351,8 @@ format:
 $(BUILD)/bench_tick: bench/bench_tick.c $(BUILD)/libmigmon.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) \
 		-Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc $(LIBS)
+$(BUILD)/bench_record: bench/bench_record.c $(BUILD)/libmigmon.a
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) $(LIBS)
 $(BUILD)/bench_draw: bench/bench_draw.c $(BUILD)/libmigmon.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) \
 		-Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc $(LIBS)
@@ -363,7 +371,8 @@ $(BUILD)/bench_tui: bench/bench_tui.c bench/proctree.c bench/proctree.h
 	$(CC) $(CFLAGS_ALL) -o $@ bench/bench_tui.c bench/proctree.c $(LDFLAGS_ALL) -lutil
 .PHONY: bench
 bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(BUILD)/bench_engine $(BUILD)/bench_scale \
-		$(BUILD)/bench_tui $(BUILD)/bench_prom $(BUILD)/bench_procinfo $(BUILD)/bench_fleet $(SIM_ALL)
+		$(BUILD)/bench_tui $(BUILD)/bench_prom $(BUILD)/bench_procinfo $(BUILD)/bench_fleet \
+		$(BUILD)/bench_record $(BUILD)/rec_synth $(SIM_ALL)
 	@for s in a100-sxm4-80gb h100-pcie-mig-535 dgx-a100-8x7; do \
 		MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) $(BUILD)/bench_tick sim/scenarios/$$s.ini 2000; done
 	@echo "== with the GPM helper (sampling every 100 ms)"
@@ -390,5 +399,7 @@ bench: $(BIN) $(BUILD)/bench_tick $(BUILD)/bench_draw $(BUILD)/bench_engine $(BU
 	@echo "== the interactive monitor in a terminal, whole process"
 	@BENCH_NVTOP=$$(command -v nvtop) MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) MIGMON_SIM_SCENARIOS=$(CURDIR)/sim/scenarios \
 		$(BUILD)/bench_tui $(CURDIR)/$(BIN) 10
+	@echo "== record: bytes a snapshot and the writer's cost; replay --at across a day"
+	@MIGMON_SIM_LIB=$(CURDIR)/$(SIM_LIB) bench/bench_record.sh $(CURDIR)/$(BIN) $(CURDIR)/$(BUILD)/bench_record $(CURDIR)/$(BUILD)/rec_synth
 	@echo "== profile -- CMD: the profiler's own cost at 50 ms"
 	@bench/bench_profile.sh $(CURDIR)/$(BIN) $(CURDIR)/$(SIM_LIB) $(CURDIR)/sim/scenarios

@@ -27,7 +27,7 @@ _mig_gpu_mon() {
         -f | --format | -i | --interval | -o | --output | -n | --count | --nvml-path | --proc-root | --backend | --sysfs-root | \
             --top | --config | --gpm | --dcgm | --dcgm-lib | --timeout | --listen | --compat | --duration | \
             --trigger | --timeline | --speed | --from | --to | --at | --prometheus | --prometheus-auth | \
-            --prometheus-ca | --prometheus-match)
+            --prometheus-ca | --prometheus-match | --compress | --schema)
             [ "${COMP_WORDS[i + 1]}" != "=" ] && value=1 ;;
         record | export | profile | replay) [ -z "$mode" ] && mode=$w ;;
         esac
@@ -44,7 +44,7 @@ _mig_gpu_mon() {
         case "$mode" in
         record) COMPREPLY=($(compgen -W "jsonl csv influx" -- "$cur")) ;;
         profile) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
-        replay) COMPREPLY=($(compgen -W "json table" -- "$cur")) ;;
+        replay) COMPREPLY=($(compgen -W "json table csv" -- "$cur")) ;;
         *) COMPREPLY=($(compgen -W "table json prometheus csv influx" -- "$cur")) ;;
         esac
         return 0 ;;
@@ -53,6 +53,8 @@ _mig_gpu_mon() {
     --compat) COMPREPLY=($(compgen -W "dcgm" -- "$cur")); return 0 ;;
     --kubelet-socket) COMPREPLY=($(compgen -f -W "off" -- "$cur")); return 0 ;;
     --trigger) COMPREPLY=($(compgen -W "interval stdin" -- "$cur")); return 0 ;;
+    --compress) COMPREPLY=($(compgen -W "zstd gzip none" -- "$cur")); return 0 ;;
+    --schema) COMPREPLY=($(compgen -W "1 2" -- "$cur")); return 0 ;;
     --demo) COMPREPLY=($(compgen -W "$(_mig_gpu_mon_scenarios)" -- "$cur")); return 0 ;;
     --backend) COMPREPLY=($(compgen -W "nvml amdgpu nvml,amdgpu" -- "$cur")); return 0 ;;
     --nvml-path | --dcgm-lib | --config | --debug | -o | --output | --timeline | --proc-root | --sysfs-root | \
@@ -67,15 +69,15 @@ _mig_gpu_mon() {
     replay)
         # options, else the recording
         case "$cur" in
-        -*) COMPREPLY=($(compgen -W "--speed --from --to --paused --once -f --format --at --no-color -h
-            --help" -- "$cur")) ;;
+        -*) COMPREPLY=($(compgen -W "--speed --from --to --paused --once --print -f --format --at --no-color
+            -h --help" -- "$cur")) ;;
         *) COMPREPLY=($(compgen -f -- "$cur")) ;;
         esac
         return 0 ;;
     profile) opts="-i --interval -o --output -f --format --timeline --nvml-path --demo --proc-root --backend
         --sysfs-root --dcgm --dcgm-lib -h
         --help --" ;;
-    record) opts="-o --output --append --force -f --format --duration -n --count --trigger -i --interval
+    record) opts="-o --output --append --force -f --format --compress --schema --duration -n --count --trigger -i --interval
         --top --gpm --dcgm --dcgm-lib --nvml-path --demo --debug --proc-root --backend --sysfs-root --config --no-config
         --prometheus --prometheus-auth --prometheus-ca --prometheus-match" ;;
     export) opts="--listen --compat --export-processes --no-host --kubelet-socket -i --interval --top --gpm --dcgm --dcgm-lib

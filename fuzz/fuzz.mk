@@ -31,7 +31,7 @@ FUZZ_SRC_nvml := $(wildcard src/backend/*.c src/export/*.c src/system/*.c) src/m
 	src/text.c src/clock.c src/debuglog.c src/procpost.c src/units.c src/health.c \
 	src/proclist.c src/eventlog.c
 FUZZ_SRC_replay := $(wildcard src/replay/*.c) src/model.c src/text.c src/health.c \
-	src/backend/xid.c src/clock.c
+	src/backend/xid.c src/clock.c src/recindex.c
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
 .PHONY: fuzz fuzz-build fuzz-merge fuzz-clean
@@ -49,12 +49,12 @@ $(FUZZ_BUILD)/fuzz_nvml: fuzz/fuzz_nvml.c fuzz/fuzz_nvml_drv.h $(FUZZ_SRC_nvml) 
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRC_nvml) -lm -ldl -pthread
 
-# The recording reader: jansson and zlib.
+# The recording reader: jansson, zlib and zstd.
 $(FUZZ_BUILD)/fuzz_replay: fuzz/fuzz_replay.c fuzz/fuzz_replay_check.h $(FUZZ_SRC_replay) \
 		$(wildcard src/replay/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(filter-out src/replay/main.c,$(FUZZ_SRC_replay)) \
-		-ljansson -lz -lm -pthread
+		-ljansson -lz -lzstd -lm -pthread
 
 fuzz: $(FUZZ_BINS)
 	@set -e; for t in $(FUZZ_TARGETS); do \

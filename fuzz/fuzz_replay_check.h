@@ -64,7 +64,7 @@ static inline const char *fuzz_check_replay(const uint8_t *data, size_t size)
         close(fd);
         return why;
     }
-    if (f.count == 0 || f.nix == 0 || f.nix > REPLAY_INDEX_MAX)
+    if (f.count == 0 || f.nseg == 0 || f.nseg > REPLAY_INDEX_MAX)
         why = "replay: an open file without an index";
     struct snapshot s;
     memset(&s, 0, sizeof(s));

@@ -43,7 +43,9 @@ install_packages() {
     apt)
         # binutils: the Makefile runs objcopy and ld itself (gcc brings it too)
         want=(gcc binutils make libc6-dev libinih-dev libncurses-dev)
-        want+=(libmicrohttpd-dev zlib1g-dev)
+        # zlib and zstd: the exporter's gzip, compressed recordings (src/recout.c,
+        # src/replay/source.c); zstd(1) for the tests that check them
+        want+=(libmicrohttpd-dev zlib1g-dev libzstd-dev)
         # the exporter's pod labels (src/system/podres.c): HTTP/2 and protobuf,
         # headers to build, the libraries it opens at run time on a Kubernetes node
         want+=(libnghttp2-dev libprotobuf-c-dev libnghttp2-14 libprotobuf-c1)
@@ -68,12 +70,17 @@ install_packages() {
             # a hung GPU's sysfs file for the amdgpu backend's deadline
             # (tests/e2e/hangfs.py: a FUSE file whose reads wait)
             want+=(fuse3 python3-fusepy)
+            # compressed recordings checked by their own tools (zstd -t,
+            # zstdcat), and the resident memory of a replay fed a bomb
+            # (/usr/bin/time): tests/e2e/test_record_compress.sh,
+            # test_replay_compress.sh
+            want+=(zstd time)
             # load generators and other tools of further tests: here
         fi
         ;;
     dnf | yum)
         want=(gcc binutils make glibc-devel inih-devel ncurses-devel)
-        want+=(libmicrohttpd-devel zlib-devel)
+        want+=(libmicrohttpd-devel zlib-devel libzstd-devel)
         want+=(libnghttp2-devel protobuf-c-devel libnghttp2 protobuf-c)
         want+=(libcurl-devel jansson-devel ca-certificates)
         if [ "$1" = test ]; then
@@ -89,14 +96,15 @@ install_packages() {
             want+=(python3-grpcio python3-protobuf)
             want+=(buildah)
             want+=(fuse3 python3-fusepy)
+            want+=(zstd time)
             # load generators and other tools of further tests: here
         fi
         ;;
     *)
         echo "error: no apt-get, dnf or yum found; install a C compiler, make, inih, ncurses," \
-            "libmicrohttpd, zlib, nghttp2, protobuf-c, libcurl and jansson (and for tests cmocka, jq, valgrind," \
+            "libmicrohttpd, zlib, zstd, nghttp2, protobuf-c, libcurl and jansson (and for tests cmocka, jq, valgrind," \
             "tmux, python3, pkgconf, mandoc, procps, curl, Prometheus with promtool, InfluxDB 1.x" \
-            "Python's grpcio and protobuf, buildah, fuse3 and Python's fusepy) by hand, then run 'make'" >&2
+            "Python's grpcio and protobuf, buildah, fuse3, Python's fusepy, zstd and time) by hand, then run 'make'" >&2
         exit 1
         ;;
     esac

@@ -10,6 +10,7 @@
 
 #include "fleet/prom_query.h"
 #include "profile.h"
+#include "recout.h"
 #include "replay/main.h"
 #include "text.h"
 
@@ -153,6 +154,51 @@ static int parse_format(const struct format_name *t, const char *what, const cha
     return -1;
 }
 
+/* The compression (--compress, else -o's name) and the schema (--schema,
+ * else 2 when compressed, 1 when plain) of a recording: a name that asks
+ * for what is not written, or for what --compress contradicts, is refused
+ * (docs/record.md, "Compressed recordings"). */
+static int check_compress(struct cli *c, char *err, size_t errlen)
+{
+    static const char *const names[] = {[REC_PLAIN] = "none", [REC_GZIP] = "gzip",
+                                         [REC_ZSTD] = "zstd"};
+    int asked = -1;
+    for (int k = 0; c->compress_arg && k < 3; k++)
+        if (strcmp(c->compress_arg, names[k]) == 0)
+            asked = k;
+    if (c->compress_arg && asked < 0) {
+        snprintf(err, errlen, "--compress %s: expected zstd, gzip or none", c->compress_arg);
+        return -1;
+    }
+    char other[16] = "";
+    enum rec_compress named = REC_PLAIN;
+    if (strcmp(c->output, "-") != 0)
+        named = recout_by_name(c->output, other, sizeof(other));
+    if (other[0]) {
+        snprintf(err, errlen, "-o %s: %s compression is not written; name the file .zst (zstd) "
+                 "or .gz (gzip), or without %s for plain text", c->output, other, other);
+        return -1;
+    }
+    if (asked >= 0 && named != REC_PLAIN && (int)named != asked) {
+        snprintf(err, errlen, "--compress %s: -o %s names %s", c->compress_arg, c->output,
+                 names[named]);
+        return -1;
+    }
+    c->compress = asked >= 0 ? asked : (int)named;
+    if (c->compress != REC_PLAIN && c->format == FMT_INFLUX) {
+        snprintf(err, errlen, "--format influx is written plain (Telegraf's inputs.execd reads "
+                 "its lines): without %s", c->compress_arg ? "--compress" : "a .gz or .zst name");
+        return -1;
+    }
+    if (c->schema && c->format != FMT_JSONL) {
+        snprintf(err, errlen, "--schema goes with --format jsonl");
+        return -1;
+    }
+    if (!c->schema)
+        c->schema = c->compress != REC_PLAIN && c->format == FMT_JSONL ? 2 : 1;
+    return 0;
+}
+
 /* The combinations the record mode accepts. */
 static int check_record(struct cli *c, char *err, size_t errlen)
 {
@@ -170,7 +216,7 @@ static int check_record(struct cli *c, char *err, size_t errlen)
         snprintf(err, errlen, "--append and --force need -o FILE");
         return -1;
     }
-    return 0;
+    return check_compress(c, err, errlen);
 }
 
 /* The monitor's options (record and export take the same table; what does
@@ -180,7 +226,7 @@ enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE, OPT_TOP, OPT_DEM
        OPT_LISTEN = 300, OPT_COMPAT, OPT_EXPORT_PROCESSES, OPT_NO_HOST, OPT_KUBELET_SOCKET,
        OPT_PROMETHEUS = 400, OPT_PROMETHEUS_AUTH,
        OPT_PROMETHEUS_CA, OPT_PROMETHEUS_MATCH };
-enum { OPT_APPEND = 512, OPT_FORCE, OPT_DURATION, OPT_TRIGGER };
+enum { OPT_APPEND = 512, OPT_FORCE, OPT_DURATION, OPT_TRIGGER, OPT_COMPRESS, OPT_SCHEMA };
 enum { OPT_CONFIG = 600, OPT_NO_CONFIG, OPT_WRITE_CONFIG };
 static const struct option longopts[] = {
     {"help", no_argument, NULL, 'h'},
@@ -219,6 +265,8 @@ static const struct option longopts[] = {
     {"duration", required_argument, NULL, OPT_DURATION},
     {"count", required_argument, NULL, 'n'},
     {"trigger", required_argument, NULL, OPT_TRIGGER},
+    {"compress", required_argument, NULL, OPT_COMPRESS},
+    {"schema", required_argument, NULL, OPT_SCHEMA},
     {NULL, 0, NULL, 0},
 };
 /* '-': a word that is no option comes back in its place (as 1), so the
@@ -579,6 +627,14 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
                 return -1;
             }
             break;
+        case OPT_COMPRESS: c->compress_arg = optarg; break;
+        case OPT_SCHEMA:
+            if (strcmp(optarg, "1") != 0 && strcmp(optarg, "2") != 0) {
+                snprintf(err, errlen, "--schema %s: expected 1 or 2", optarg);
+                return -1;
+            }
+            c->schema = optarg[0] - '0';
+            break;
         case ':':
             snprintf(err, errlen, "%s: missing argument", argv[optind - 1]);
             return -1;
@@ -643,9 +699,10 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
     }
     if (c->record)
         return check_record(c, err, errlen);
-    if (c->output || c->append || c->force || c->duration_s > 0 || c->count || c->trigger_stdin) {
-        snprintf(err, errlen, "-o, --append, --force, --duration, -n and --trigger need the "
-                              "record mode (mig-gpu-mon record ...)");
+    if (c->output || c->append || c->force || c->duration_s > 0 || c->count || c->trigger_stdin ||
+        c->compress_arg || c->schema) {
+        snprintf(err, errlen, "-o, --append, --force, --duration, -n, --trigger, --compress and "
+                              "--schema need the record mode (mig-gpu-mon record ...)");
         return -1;
     }
     if (c->format_arg && !c->once) {

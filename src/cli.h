@@ -57,6 +57,9 @@ struct cli {
     double duration_s;      /* --duration: stop after this many seconds; 0: no limit */
     unsigned long count;    /* -n: stop after this many snapshots; 0: no limit */
     bool trigger_stdin;     /* --trigger stdin: one snapshot per line read on stdin */
+    const char *compress_arg; /* --compress, borrowed; NULL: by -o's name */
+    int compress;           /* enum rec_compress (recout.h): --compress, else -o's name */
+    int schema;             /* --schema: 1 or 2; 0 not given (then set by the compression) */
 };
 
 #define CLI_LISTEN_DEFAULT ":9400"

@@ -41,6 +41,7 @@
 #include "export/jsonw.h"
 #include "outfile.h"
 #include "proclist.h"
+#include "recstream.h"
 #include "text.h"
 #include "units.h"
 #include "watch.h"
@@ -490,6 +491,38 @@ static FILE *output_open(const char *path)
     return f;
 }
 
+/* The timeline: compressed by its name as record's output is (recstream.h),
+ * a name of another compressor refused; NULL after saying why. */
+static FILE *timeline_open(const char *path, unsigned interval_ms)
+{
+    char other[16], e[3200];
+    enum rec_compress k = recout_by_name(path, other, sizeof(other));
+    if (other[0]) {
+        snprintf(e, sizeof(e), "--timeline %.3000s: %s compression is not written; name the file "
+                 ".zst (zstd) or .gz (gzip), or without %s for plain text", path, other, other);
+        text_clean_lines(e, sizeof(e));
+        fprintf(stderr, "mig-gpu-mon profile: %s\n", e);
+        return NULL;
+    }
+    if (k == REC_PLAIN)
+        return output_open(path);
+    int fd = outfile_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644, NULL);
+    FILE *f = NULL;
+    char why[256] = "";
+    if (fd >= 0 && !(f = recstream_open(fd, k, (uint64_t)interval_ms * 1000000ull, why,
+                                        sizeof(why))))
+        close(fd);
+    if (!f) {
+        if (fd < 0)
+            outfile_strerror(e, sizeof(e), path, errno);
+        else
+            snprintf(e, sizeof(e), "%.2900s: %.250s", path, why);
+        text_clean_lines(e, sizeof(e));
+        fprintf(stderr, "mig-gpu-mon profile: %s\n", e);
+    }
+    return f;
+}
+
 /* --demo mi300x: the simulated sysfs tree, removed at exit. */
 static struct demo_amd *prof_amd;
 
@@ -547,7 +580,7 @@ int profile_main(int argc, char **argv, int at, const char *self_exe)
     FILE *report = stderr;
     if (P.o.report && !(report = output_open(P.o.report)))
         return 2;
-    if (P.o.timeline && !(P.timeline = output_open(P.o.timeline))) {
+    if (P.o.timeline && !(P.timeline = timeline_open(P.o.timeline, P.o.interval_ms))) {
         if (report != stderr)
             fclose(report);
         return 2;

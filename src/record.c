@@ -18,8 +18,10 @@
 #include "export/csv.h"
 #include "export/influx.h"
 #include "export/json.h"
+#include "export/json_delta.h"
 #include "export/json_events.h"
 #include "outfile.h"
+#include "recout.h"
 #include "text.h"
 
 static volatile sig_atomic_t stop_signal;
@@ -104,12 +106,24 @@ static void end_fragment(int fd, const char *path)
             shown(path, p, sizeof(p)), frag);
 }
 
+/* Compressed bytes are not for a terminal (they would garble it). */
+static int not_a_terminal(const struct cli *c, int fd, char *err, size_t errlen)
+{
+    if (c->compress == REC_PLAIN || !isatty(fd))
+        return 0;
+    snprintf(err, errlen, "%.3000s is a terminal: a %s recording is written to a file or a "
+             "pipe (-o FILE, or redirect standard output)",
+             strcmp(c->output, "-") == 0 ? "standard output" : c->output,
+             recout_name((enum rec_compress)c->compress));
+    return -1;
+}
+
 int record_open(const struct cli *c, bool *header, char *err, size_t errlen)
 {
     *header = true;
     hup_reopens = 0;
     if (strcmp(c->output, "-") == 0)
-        return STDOUT_FILENO;
+        return not_a_terminal(c, STDOUT_FILENO, err, errlen) == 0 ? STDOUT_FILENO : -1;
     /* stat follows a symlink: one to a stream (/dev/stdout) is that stream;
      * one to anything else is refused by outfile_open */
     struct stat st;
@@ -120,9 +134,12 @@ int record_open(const struct cli *c, bool *header, char *err, size_t errlen)
     } else {
         /* A regular file is always appended to (O_APPEND with O_TRUNC for
          * --force): a copytruncate rotation then leaves no hole, and a
-         * failed write can be cut off at the end. A stream ignores the
-         * creation flags (outfile_open). */
-        int flags = O_WRONLY | O_APPEND | O_CREAT;
+         * failed write can be cut off at the end. A compressed one is
+         * written at its place instead (recout.h: each flush over the end
+         * the last one closed by hand), which is one call less; a
+         * copytruncate breaks its stream anyway (docs/record.md). A stream
+         * ignores the creation flags (outfile_open). */
+        int flags = O_WRONLY | O_CREAT | (c->compress == REC_PLAIN ? O_APPEND : 0);
         if (c->force && !c->append)
             flags |= O_TRUNC;
         else if (!c->append)
@@ -139,11 +156,16 @@ int record_open(const struct cli *c, bool *header, char *err, size_t errlen)
             outfile_strerror(err, errlen, c->output, errno);
         return -1;
     }
+    if (not_a_terminal(c, fd, err, errlen) != 0) {
+        close(fd);
+        return -1;
+    }
     if (S_ISREG(st.st_mode)) {
         hup_reopens = 1;
         if (c->append && st.st_size > 0) {
             *header = false;
-            end_fragment(fd, c->output);
+            if (c->compress == REC_PLAIN)
+                end_fragment(fd, c->output);
         }
     }
     return fd;
@@ -153,7 +175,7 @@ int record_open(const struct cli *c, bool *header, char *err, size_t errlen)
  * rows are devices, and a second kind of row would break the one header
  * (its xid_errors_total and last_xid columns count the Xids). */
 static void format_batch(FILE *f, enum cli_format fmt, const struct snapshot *s, bool header,
-                         const struct eventlog_batch *b)
+                         const struct eventlog_batch *b, int schema, const struct snapshot *prev)
 {
     switch (fmt) {
     case FMT_CSV:
@@ -167,7 +189,10 @@ static void format_batch(FILE *f, enum cli_format fmt, const struct snapshot *s,
         influx_write_snapshot(f, s);
         break;
     default:
-        json_write_snapshot(f, s, false);
+        if (schema == JSON_DELTA_SCHEMA)
+            json_delta_write(f, s, prev);
+        else
+            json_write_snapshot(f, s, false);
         json_write_event_lines(f, s, b);
         break;
     }
@@ -177,16 +202,18 @@ void record_format(FILE *f, enum cli_format fmt, const struct snapshot *s, bool 
 {
     struct eventlog_batch b;
     eventlog_all(s, &b);
-    format_batch(f, fmt, s, header, &b);
+    format_batch(f, fmt, s, header, &b, 1, NULL);
 }
 
-/* One snapshot rendered in memory, then written whole: a pipe may take a
- * large batch in parts; a regular file that cannot take all of it (a full
- * disk) is cut back to the end of the last snapshot (*cut). The events new
- * since the last snapshot written go with it; a snapshot written again
- * (--trigger stdin) has none. */
-static int emit(int fd, enum cli_format fmt, const struct snapshot *s, struct eventlog *log,
-                bool *header, bool *cut)
+/* One snapshot rendered in memory, then handed to the output whole (plain:
+ * written at once; compressed: at the next flush, recout.h): a pipe may
+ * take a large batch in parts; a regular file that cannot take all of it
+ * (a full disk) is cut back to the end of the last snapshot (*cut). The
+ * events new since the last snapshot written go with it; a snapshot
+ * written again (--trigger stdin) has none. Schema 2: a full line at each
+ * seek point (a new frame), else the changes since prev. */
+static int emit(int fd, const struct cli *c, struct recout *o, const struct snapshot *s,
+                const struct snapshot *prev, struct eventlog *log, bool *header, bool *cut)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -194,14 +221,16 @@ static int emit(int fd, enum cli_format fmt, const struct snapshot *s, struct ev
     FILE *m = open_memstream(&buf, &len);
     if (!m)
         return -ENOMEM;
+    bool key = recout_key_due(o, s->elapsed_ns);
     struct eventlog_batch b;
     eventlog_take(log, s, &b);
-    format_batch(m, fmt, s, *header, &b);
+    format_batch(m, c->format, s, *header, &b, c->schema, key ? NULL : prev);
     if (fclose(m) != 0) {
         free(buf);
         return -ENOMEM;
     }
-    int rc = outfile_write(fd, buf, len, cut);
+    struct recout_meta meta = {.snapshot = true, .elapsed = s->elapsed_ns, .wall = s->wall_ns};
+    int rc = recout_put(o, fd, buf, len, &meta, key, cut);
     free(buf);
     if (rc == 0)
         *header = false;
@@ -271,6 +300,45 @@ static int outpath_reopen(struct outpath *o, int *fd, bool *header, const char *
     return 0;
 }
 
+/* Two snapshot buffers: the newest taken from the engine, and the last
+ * written (what a delta line of schema 2 is the change of). A take goes
+ * into the buffer that is not the last written. */
+struct snaps {
+    struct snapshot buf[2];
+    struct snapshot *latest, *written; /* NULL: none yet */
+};
+
+static bool snaps_take(struct snaps *p, struct engine *e)
+{
+    struct snapshot *into = p->latest && p->latest == p->written
+                                ? (p->latest == &p->buf[0] ? &p->buf[1] : &p->buf[0])
+                                : p->latest ? p->latest : &p->buf[0];
+    if (!engine_acquire(e, into))
+        return false;
+    p->latest = into;
+    return true;
+}
+
+/* The output opened again at its path (outpath_reopen), the recording in
+ * the old file ended first (its frame and index whole), the next snapshot
+ * a full line in the new one. */
+static int reopen(struct outpath *op, struct recout *o, int *fd, bool *header, const char *why,
+                  struct snaps *sn)
+{
+    if (recout_finish(o, *fd) != 0)
+        recout_abandon(o, *fd);
+    if (outpath_reopen(op, fd, header, why) != 0)
+        return -1;
+    sn->written = NULL;
+    char err[256];
+    if (recout_retarget(o, *fd, err, sizeof(err)) != 0) {
+        char p[512];
+        fprintf(stderr, "mig-gpu-mon: %s: %s\n", shown(op->path, p, sizeof(p)), err);
+        return -1;
+    }
+    return 0;
+}
+
 /* The lines stdin has completed now. *open_line: bytes of a line not yet
  * ended are pending; at the end of input (*ended set) that last line
  * counts as one, as a shell's read would take it. */
@@ -305,6 +373,27 @@ static bool stdin_is_channel(void)
     return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
 }
 
+/* A failed write said: the output and why; where bytes were taken back, so. */
+static void say_failed(const struct cli *c, const char *what, int rc, bool cut)
+{
+    char path[512];
+    fprintf(stderr, "mig-gpu-mon: %s %s: %s%s\n", what,
+            strcmp(c->output, "-") == 0 ? "standard output" : shown(c->output, path, sizeof(path)),
+            strerror(-rc),
+            cut ? "; the part of the snapshot written was taken back, so the file ends with the "
+                  "last whole one"
+                : "");
+}
+
+/* Whether what waits in a compressed output is flushed now: it waited a
+ * second, or will have by the next snapshot (interval_ns away; 0 with
+ * --trigger stdin, whose next request may not come). */
+static bool flush_now(const struct recout *o, uint64_t now, uint64_t interval_ns)
+{
+    uint64_t by = recout_flush_by(o);
+    return by && now + interval_ns >= by;
+}
+
 int record_run(struct collector *col, const struct cli *c, int fd, bool header)
 {
     /* The stop signals are blocked but in ppoll, so one that arrives
@@ -323,6 +412,18 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
 
     int status = 0;
     struct engine *e = NULL;
+    struct recout *o = NULL;
+    struct snaps sn;
+    memset(&sn, 0, sizeof(sn));
+    char oerr[256];
+    if (recout_open(&o, (enum rec_compress)c->compress, fd, oerr, sizeof(oerr)) != 0) {
+        char path[512];
+        fprintf(stderr, "mig-gpu-mon: %s: %s\n",
+                strcmp(c->output, "-") == 0 ? "standard output" : shown(c->output, path, sizeof(path)),
+                oerr);
+        status = 1;
+        goto out;
+    }
     struct engine_opts eo = {.interval_ms = c->interval_ms};
     int erc = engine_start(&e, col, &eo);
     if (erc != 0) {
@@ -333,11 +434,9 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
     uint64_t end = c->duration_s > 0
                        ? clock_mono_ns() + (uint64_t)(c->duration_s * 1e9)
                        : 0;
-    struct snapshot snap;
-    memset(&snap, 0, sizeof(snap));
+    uint64_t interval_ns = c->trigger_stdin ? 0 : (uint64_t)c->interval_ms * 1000000ull;
     struct eventlog log;
     eventlog_init(&log);
-    bool have = false;
     long owed = 0; /* --trigger stdin: lines read before the first snapshot */
     unsigned long written = 0;
     bool watch_stdin = c->trigger_stdin || stdin_is_channel();
@@ -346,13 +445,14 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
      * is when that snapshot is there. */
     bool input_ended = false;
     bool open_line = false; /* --trigger stdin: a line begun, not yet ended */
+    bool gone = false;      /* the reader of a pipe went away */
     struct outpath op = {.path = c->output, .reopenable = hup_reopens != 0};
     if (op.reopenable)
         outpath_note(&op, fd);
     while (!stop_signal) {
         if (reopen_signal && op.reopenable) {
             reopen_signal = 0;
-            if (outpath_reopen(&op, &fd, &header, "reopened on SIGHUP") != 0) {
+            if (reopen(&op, o, &fd, &header, "reopened on SIGHUP", &sn) != 0) {
                 status = 1;
                 break;
             }
@@ -360,12 +460,15 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
         struct pollfd p[2] = {{.fd = engine_fd(e), .events = POLLIN},
                               {.fd = STDIN_FILENO, .events = POLLIN}};
         struct timespec ts, *tsp = NULL;
-        if (end) {
-            uint64_t now = clock_mono_ns();
-            if (now >= end)
-                break;
-            ts.tv_sec = (time_t)((end - now) / 1000000000ull);
-            ts.tv_nsec = (long)((end - now) % 1000000000ull);
+        uint64_t now = clock_mono_ns(), wake = recout_flush_by(o);
+        if (end && now >= end)
+            break;
+        if (end && (!wake || end < wake))
+            wake = end;
+        if (wake) {
+            uint64_t d = wake > now ? wake - now : 0;
+            ts.tv_sec = (time_t)(d / 1000000000ull);
+            ts.tv_nsec = (long)(d % 1000000000ull);
             tsp = &ts;
         }
         int n = ppoll(p, watch_stdin ? 2 : 1, tsp, &waitmask);
@@ -374,24 +477,21 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
             status = 1;
             break;
         }
-        if (n <= 0)
-            continue;
         long want = 0;
-        if (p[0].revents && engine_acquire(e, &snap)) {
-            have = true;
+        if (n > 0 && p[0].revents && snaps_take(&sn, e)) {
             want = c->trigger_stdin ? owed : 1;
             owed = 0;
         }
-        if (watch_stdin && !c->trigger_stdin && p[1].revents) {
+        if (n > 0 && watch_stdin && !c->trigger_stdin && p[1].revents) {
             /* interval mode: what is written on stdin is read and dropped;
              * only its end matters */
             if (p[1].revents & POLLHUP)
                 input_ended = true;
             else
                 read_requests(&open_line, &input_ended);
-        } else if (watch_stdin && p[1].revents) {
+        } else if (n > 0 && watch_stdin && p[1].revents) {
             long k = read_requests(&open_line, &input_ended);
-            if (have)
+            if (sn.latest)
                 want += k;
             else
                 owed += k;
@@ -399,37 +499,48 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
         if (input_ended)
             watch_stdin = false; /* an ended input polls readable for good */
         if (want > 0 && op.reopenable && outpath_moved(&op) &&
-            outpath_reopen(&op, &fd, &header, "was removed or replaced") != 0) {
+            reopen(&op, o, &fd, &header, "was removed or replaced", &sn) != 0) {
             status = 1;
             goto done;
         }
-        for (; want > 0 && !stop_signal; want--) {
-            bool cut;
-            int rc = emit(fd, c->format, &snap, &log, &header, &cut);
-            if (rc == -EPIPE) /* the reader is gone: a normal end */
+        bool cut = false;
+        int rc = 0;
+        for (; want > 0 && !stop_signal && rc == 0; want--) {
+            rc = emit(fd, c, o, sn.latest, sn.written, &log, &header, &cut);
+            if (rc == 0)
+                sn.written = sn.latest;
+            if (rc == 0 && c->count && ++written >= c->count)
                 goto done;
-            if (rc != 0) {
-                char path[512];
-                fprintf(stderr, "mig-gpu-mon: writing %s: %s%s\n",
-                        strcmp(c->output, "-") == 0 ? "standard output"
-                                                    : shown(c->output, path, sizeof(path)),
-                        strerror(-rc),
-                        cut ? "; the part of the snapshot written was taken back, so the file "
-                              "ends with the last whole one"
-                            : "");
-                status = 1;
-                goto done;
-            }
-            if (c->count && ++written >= c->count)
-                goto done;
+        }
+        if (rc == 0 && flush_now(o, clock_mono_ns(), interval_ns))
+            rc = recout_flush(o, fd, &cut);
+        if (rc == -EPIPE) { /* the reader is gone: a normal end */
+            gone = true;
+            goto done;
+        }
+        if (rc != 0) {
+            say_failed(c, "writing", rc, cut);
+            recout_abandon(o, fd);
+            status = 1;
+            goto done;
         }
         if (input_ended && owed == 0)
             break;
     }
 done:
+    if (status == 0 && !gone) {
+        int rc = recout_finish(o, fd);
+        if (rc != 0 && rc != -EPIPE) {
+            say_failed(c, "ending", rc, false);
+            recout_abandon(o, fd);
+            status = 1;
+        }
+    }
     engine_stop(e);
-    snapshot_free(&snap);
 out:
+    snapshot_free(&sn.buf[0]);
+    snapshot_free(&sn.buf[1]);
+    recout_free(o);
     if (fd != STDOUT_FILENO && close(fd) != 0 && status == 0) {
         fprintf(stderr, "mig-gpu-mon: closing %s: %s\n", c->output, strerror(errno));
         status = 1;

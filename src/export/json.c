@@ -73,7 +73,7 @@ static void int_or_null(struct jsonw *w, const char *key, int v)
 
 /* A metric object; on a MIG device a GPU-wide metric is marked as read from
  * the parent GPU ("scope": "parent"). */
-static void write_metric(struct jsonw *w, const struct device *d, enum metric_id id)
+void json_write_metric(struct jsonw *w, const struct device *d, enum metric_id id)
 {
     const struct metric *m = &d->m[id];
     jsonw_obj_open(w);
@@ -183,7 +183,7 @@ static void write_health(struct jsonw *w, const struct device *d)
     jsonw_obj_close(w);
 }
 
-static void write_device(struct jsonw *w, const struct snapshot *s, const struct device *d)
+void json_write_device(struct jsonw *w, const struct snapshot *s, const struct device *d)
 {
     jsonw_obj_open(w);
     jsonw_key(w, "kind");
@@ -265,7 +265,7 @@ static void write_device(struct jsonw *w, const struct snapshot *s, const struct
     jsonw_obj_open(w);
     for (int k = 0; k < M_COUNT; k++) {
         jsonw_key(w, metric_info((enum metric_id)k)->name);
-        write_metric(w, d, (enum metric_id)k);
+        json_write_metric(w, d, (enum metric_id)k);
     }
     jsonw_obj_close(w);
 
@@ -295,7 +295,7 @@ static void write_device(struct jsonw *w, const struct snapshot *s, const struct
 
 /* The health events, oldest first: where each happened (the GPU, and the
  * MIG device when it names one), what it is and what to do about it. */
-static void write_events(struct jsonw *w, const struct snapshot *s)
+void json_write_events(struct jsonw *w, const struct snapshot *s)
 {
     jsonw_key(w, "events_total");
     jsonw_uint(w, s->events_total);
@@ -347,11 +347,16 @@ static void write_events(struct jsonw *w, const struct snapshot *s)
 
 void json_write_snapshot(FILE *f, const struct snapshot *s, bool pretty)
 {
+    json_write_snapshot_as(f, s, pretty, MIGMON_JSON_SCHEMA);
+}
+
+void json_write_snapshot_as(FILE *f, const struct snapshot *s, bool pretty, int schema)
+{
     struct jsonw w;
     jsonw_init(&w, f, pretty);
     jsonw_obj_open(&w);
     jsonw_key(&w, "schema");
-    jsonw_int(&w, MIGMON_JSON_SCHEMA);
+    jsonw_int(&w, schema);
     jsonw_key(&w, "generator");
     jsonw_str(&w, "mig-gpu-mon " MIGMON_VERSION);
     jsonw_key(&w, "elapsed_ns");
@@ -383,9 +388,9 @@ void json_write_snapshot(FILE *f, const struct snapshot *s, bool pretty)
     jsonw_key(&w, "devices");
     jsonw_arr_open(&w);
     for (size_t i = 0; i < s->ndevices; i++)
-        write_device(&w, s, &s->devices[i]);
+        json_write_device(&w, s, &s->devices[i]);
     jsonw_arr_close(&w);
-    write_events(&w, s);
+    json_write_events(&w, s);
     jsonw_obj_close(&w);
     jsonw_end(&w);
 }

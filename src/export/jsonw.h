@@ -39,6 +39,9 @@ void jsonw_uint(struct jsonw *w, uint64_t v);
 /* Finite doubles with up to 6 significant decimals, trailing zeros trimmed;
  * NaN and infinities (not JSON) are written as null. */
 void jsonw_double(struct jsonw *w, double v);
+/* jsonw_double's text of a finite v that is not an integer, into buf (64
+ * bytes): for the tests. */
+void jsonw_fixed6(char *buf, double v);
 /* {"value": v|null, "source": "...", "reason": "..."?} */
 void jsonw_metric(struct jsonw *w, const struct metric *m);
 /* Finish the document with a newline. */

@@ -24,6 +24,7 @@ struct replay {
     uint64_t shown_elapsed;
     int64_t shown_wall;
     uint64_t unreadable; /* snapshots that failed to parse when read */
+    char skip_why[512];  /* why the first of them could not be read */
     bool failed;         /* the last sample gave no snapshot: err says why */
     char err[512];
 };
@@ -64,7 +65,8 @@ static int rp_sample(void *state, struct snapshot *s, uint64_t deadline_ns)
             rc = 0;
             break;
         }
-        r->unreadable++;
+        if (r->unreadable++ == 0)
+            snprintf(r->skip_why, sizeof(r->skip_why), "%s", r->err);
         r->f.garbage++;
     }
     r->failed = rc != 0;
@@ -125,10 +127,13 @@ void replay_where(struct replay *r, struct replay_where *w)
     w->shown_elapsed = r->shown_elapsed;
     w->shown_wall = r->shown_wall;
     w->garbage = r->f.garbage;
+    w->damaged = replay_file_damaged(&r->f);
+    w->damage = r->f.src.damage;
     w->cut_bytes = r->f.cut_bytes;
     w->name = r->f.path_shown;
     w->stopped = r->f.stopped;
     w->failed = r->failed ? r->err : NULL;
+    w->skip_why = r->skip_why;
     w->from_elapsed = r->from_elapsed;
     w->to_elapsed = r->to_elapsed;
     w->has_next = r->shown < r->to && replay_file_elapsed(&r->f, r->shown + 1, &w->next_elapsed);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "collect.h"
+#include "export/csv.h"
 #include "export/json.h"
 #include "export/table.h"
 #include "outfile.h"
@@ -20,14 +21,19 @@ static void usage(FILE *f)
 {
     fputs("usage: mig-gpu-mon replay FILE [--speed X] [--from TIME] [--to TIME] [--paused]\n"
           "       mig-gpu-mon replay FILE --once [--format json|table] [--at TIME]\n"
+          "       mig-gpu-mon replay FILE --print [--format json|csv] [--from T] [--to T]\n"
           "\n"
-          "Plays a recording (the JSON Lines of record or profile --timeline, plain or\n"
-          "gzip-compressed) in the interactive monitor, at the pace it was recorded.\n"
+          "Plays a recording (the JSON Lines of record or profile --timeline, plain,\n"
+          "gzip- or zstd-compressed, schema 1 or 2) in the interactive monitor, at the\n"
+          "pace it was recorded.\n"
           "  --speed X       X times the recorded pace (0.1 to 1000; default 1)\n"
           "  --from TIME     start there; --to TIME: end there\n"
           "  --paused        start paused\n"
           "  --once          print one snapshot and exit: the one at --at (default: --from)\n"
-          "  -f, --format F  json (default) or table, with --once\n"
+          "  --print         print every snapshot from --from to --to and exit: one\n"
+          "                  JSON line each (the --once object), or -f csv rows\n"
+          "  -f, --format F  json (default) or table, with --once; json or csv, with\n"
+          "                  --print\n"
           "  --at TIME       the snapshot that is the last at or before TIME\n"
           "  --no-color      no colours\n"
           "TIME: +90s, +5m, +1h (from the first snapshot), -30s (from the last),\n"
@@ -43,17 +49,59 @@ static void usage(FILE *f)
           f);
 }
 
-enum { O_SPEED = 256, O_FROM, O_TO, O_AT, O_ONCE, O_PAUSED, O_NOCOLOR };
+enum { O_SPEED = 256, O_FROM, O_TO, O_AT, O_ONCE, O_PAUSED, O_NOCOLOR, O_PRINT };
 static const struct option longopts[] = {
     {"speed", required_argument, NULL, O_SPEED}, {"from", required_argument, NULL, O_FROM},
     {"to", required_argument, NULL, O_TO},       {"at", required_argument, NULL, O_AT},
     {"once", no_argument, NULL, O_ONCE},         {"paused", no_argument, NULL, O_PAUSED},
     {"format", required_argument, NULL, 'f'},    {"no-color", no_argument, NULL, O_NOCOLOR},
+    {"print", no_argument, NULL, O_PRINT},
     {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0}};
 
 /* '-': a word that is no option comes back in its place (as 1), so the
  * mode word is known by where it is, as in the monitor's modes (cli.c) */
 const struct cli_options replay_options = {.shorts = "-:f:h", .longs = longopts};
+
+/*
+ * --print: every snapshot from a to b, in order, as JSON lines (the --once
+ * object) or CSV rows under one header. A snapshot that cannot be read is
+ * skipped and counted (said at the end); none is made up. Returns the exit
+ * status: 1 when the output could not be written.
+ */
+static int print_all(struct collector *col, struct replay *r, uint64_t a, uint64_t b, bool csv)
+{
+    struct snapshot s;
+    memset(&s, 0, sizeof(s));
+    uint64_t skipped = 0;
+    char first[512] = "";
+    if (csv)
+        csv_write_header(stdout);
+    for (uint64_t rec = a; rec <= b && !ferror(stdout);) {
+        replay_seek(r, rec);
+        collect_tick(col, &s);
+        struct replay_where w;
+        replay_where(r, &w);
+        if (w.failed) { /* none readable from rec to b */
+            if (!first[0])
+                snprintf(first, sizeof(first), "%s", w.failed);
+            skipped += b - rec + 1;
+            break;
+        }
+        if (w.shown > rec && !first[0])
+            snprintf(first, sizeof(first), "%s", w.skip_why);
+        skipped += w.shown - rec;
+        if (csv)
+            csv_write_rows(stdout, &s);
+        else
+            json_write_snapshot(stdout, &s, false);
+        rec = w.shown + 1;
+    }
+    snapshot_free(&s);
+    if (skipped)
+        fprintf(stderr, "mig-gpu-mon replay: %llu snapshots could not be read (%s)\n",
+                (unsigned long long)skipped, first);
+    return outfile_stdout_done("mig-gpu-mon replay", "snapshots");
+}
 
 /* What was typed, for a message: no terminal control in it (cli_escape). */
 static const char *typed(const char *s, char *buf, size_t cap)
@@ -90,7 +138,7 @@ int replay_main(int argc, char **argv, int at)
 {
     double speed = 1;
     const char *from = NULL, *to = NULL, *at_t = NULL, *format = "json", *path = NULL;
-    bool once = false, paused = false, no_color = false;
+    bool once = false, paused = false, no_color = false, print = false;
     int c;
     char err[1024];
     /* options before and after the mode word, FILE after it; after "--",
@@ -116,6 +164,7 @@ int replay_main(int argc, char **argv, int at)
         case O_TO: to = optarg; break;
         case O_AT: at_t = optarg; break;
         case O_ONCE: once = true; break;
+        case O_PRINT: print = true; break;
         case O_PAUSED: paused = true; break;
         case O_NOCOLOR: no_color = true; break;
         case 'f': format = optarg; break;
@@ -139,17 +188,23 @@ int replay_main(int argc, char **argv, int at)
                         "replay --help)\n");
         return 2;
     }
-    if (strcmp(format, "json") && strcmp(format, "table")) {
-        fprintf(stderr, "mig-gpu-mon replay: --format %s: json or table\n",
-                typed(format, err, sizeof(err)));
+    if (once && print) {
+        fprintf(stderr, "mig-gpu-mon replay: --once and --print exclude each other\n");
         return 2;
     }
-    if ((at_t || strcmp(format, "json")) && !once) {
-        fprintf(stderr, "mig-gpu-mon replay: --at and --format go with --once\n");
+    if (strcmp(format, "json") && strcmp(format, print ? "csv" : "table")) {
+        fprintf(stderr, "mig-gpu-mon replay: --format %s: json or %s\n",
+                typed(format, err, sizeof(err)), print ? "csv" : "table");
+        return 2;
+    }
+    if ((at_t && !once) || (strcmp(format, "json") && !once && !print)) {
+        fprintf(stderr, "mig-gpu-mon replay: --at goes with --once, --format with --once or "
+                        "--print\n");
         return 2;
     }
     struct collector col;
-    struct collect_opts co = {.backend = &replay_backend_ops, .source = path, .one_shot = once};
+    struct collect_opts co = {.backend = &replay_backend_ops, .source = path,
+                              .one_shot = once || print};
     if (collect_open(&col, &co, err, sizeof(err)) != 0) {
         fprintf(stderr, "mig-gpu-mon replay: %s\n", err);
         return 2;
@@ -173,18 +228,26 @@ int replay_main(int argc, char **argv, int at)
     if (w.garbage || w.cut_bytes)
         fprintf(stderr, "mig-gpu-mon replay: %s: %llu lines skipped (not a snapshot)%s\n", w.name,
                 (unsigned long long)w.garbage, w.cut_bytes ? "; the last line is cut" : "");
+    if (w.damaged)
+        fprintf(stderr, "mig-gpu-mon replay: %s: %s; skipped to the next frame (%llu damaged)\n",
+                w.name, w.damage, (unsigned long long)w.damaged);
     if (w.stopped[0])
         fprintf(stderr, "mig-gpu-mon replay: %s: %s; the %llu snapshots before are replayed\n",
                 w.name, w.stopped, (unsigned long long)w.count);
     int rc = 0;
-    if (once) {
+    if (print) {
+        rc = print_all(&col, r, a, b, strcmp(format, "csv") == 0);
+    } else if (once) {
         uint64_t rec = a;
         if (at_t && replay_time(r, "--at", at_t, false, &rec, err, sizeof(err)) != 0) {
             fprintf(stderr, "mig-gpu-mon replay: %s\n", err);
             collect_close(&col);
             return 2;
         }
-        replay_seek(r, rec);
+        /* that snapshot (within --from..--to) or none: not the next one
+         * that reads */
+        rec = rec < a ? a : rec > b ? b : rec;
+        replay_set_range(r, rec, rec);
         struct snapshot s;
         memset(&s, 0, sizeof(s));
         collect_tick(&col, &s);

@@ -441,8 +441,7 @@ __attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errl
     va_end(ap);
 }
 
-int replay_parse_line(const char *line, size_t len, struct snapshot *s, struct replay_strs *pool,
-                      char *err, size_t errlen)
+json_t *replay_parse_load(const char *line, size_t len, char *err, size_t errlen)
 {
     json_error_t je;
     json_t *root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
@@ -452,17 +451,35 @@ int replay_parse_line(const char *line, size_t len, struct snapshot *s, struct r
          * terminal control there reaches the screen otherwise */
         if (err && errlen)
             text_clean(err, errlen);
-        return REPLAY_LINE_GARBAGE;
     }
+    return root;
+}
+
+int replay_parse_line(const char *line, size_t len, struct snapshot *s, struct replay_strs *pool,
+                      char *err, size_t errlen)
+{
+    json_t *root = replay_parse_load(line, len, err, errlen);
+    if (!root)
+        return REPLAY_LINE_GARBAGE;
+    int rc = replay_parse_json(root, s, pool, err, errlen);
+    json_decref(root);
+    return rc;
+}
+
+int replay_parse_json(json_t *root, struct snapshot *s, struct replay_strs *pool, char *err,
+                      size_t errlen)
+{
     int rc = REPLAY_LINE_GARBAGE;
     const json_t *schema = json_object_get(root, "schema");
     if (!json_is_object(root)) {
         set_err(err, errlen, "not a JSON object");
-    } else if (json_is_string(json_object_get(root, "type"))) {
+    } else if (json_is_string(json_object_get(root, "type")) ||
+               json_is_true(json_object_get(root, "delta"))) {
         rc = REPLAY_LINE_OTHER;
     } else if (!json_is_integer(schema)) {
         set_err(err, errlen, "a JSON object without a schema");
-    } else if (json_integer_value(schema) != REPLAY_SCHEMA) {
+    } else if (json_integer_value(schema) < REPLAY_SCHEMA ||
+               json_integer_value(schema) > REPLAY_SCHEMA_MAX) {
         json_int_t v = json_integer_value(schema);
         set_err(err, errlen, "schema %lld", (long long)v);
         rc = REPLAY_LINE_SCHEMA;
@@ -471,10 +488,8 @@ int replay_parse_line(const char *line, size_t len, struct snapshot *s, struct r
     } else {
         rc = REPLAY_LINE_SNAPSHOT;
     }
-    if (rc != REPLAY_LINE_SNAPSHOT) {
-        json_decref(root);
+    if (rc != REPLAY_LINE_SNAPSHOT)
         return rc;
-    }
     struct ctx c = {.s = s, .pool = pool};
     snapshot_notes_reset(s);
     json_int_t el = json_integer_value(json_object_get(root, "elapsed_ns"));
@@ -513,7 +528,6 @@ int replay_parse_line(const char *line, size_t len, struct snapshot *s, struct r
     s->ndevices = 0;
     s->nprocs = 0;
     if (snapshot_reserve(s, n) != 0) {
-        json_decref(root);
         set_err(err, errlen, "out of memory");
         return REPLAY_LINE_GARBAGE;
     }
@@ -523,6 +537,5 @@ int replay_parse_line(const char *line, size_t len, struct snapshot *s, struct r
         s->ndevices = i + 1;
     }
     parse_events(&c, root);
-    json_decref(root);
     return REPLAY_LINE_SNAPSHOT;
 }

@@ -10,10 +10,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "snapshot.h"
 
-/* The JSON schema this reader understands (export/json.h). */
+/* The schemas this reader understands: 1, every line a full snapshot
+ * (export/json.h), and 2, full lines and delta lines (export/json_delta.h). */
 #define REPLAY_SCHEMA 1
+#define REPLAY_SCHEMA_MAX 2
 
 /* Distinct reasons kept; further ones go to the snapshot's notes. */
 #define REPLAY_STRS_MAX 2048
@@ -36,6 +40,15 @@ enum replay_line {
  * that could not be read (none), never a crash. */
 int replay_parse_line(const char *line, size_t len, struct snapshot *s, struct replay_strs *pool,
                       char *err, size_t errlen);
+
+/* The same for a line already parsed (a full snapshot's object, or the
+ * object a delta line was applied to: replay/delta.h); root is the
+ * caller's. A delta line itself is REPLAY_LINE_OTHER. */
+int replay_parse_json(json_t *root, struct snapshot *s, struct replay_strs *pool, char *err,
+                      size_t errlen);
+
+/* The JSON of one line; NULL with err when it is none. */
+json_t *replay_parse_load(const char *line, size_t len, char *err, size_t errlen);
 
 /* "2026-12-02T05:55:43.591Z" as nanoseconds since the epoch; -1 when it
  * is not RFC 3339 UTC between 1970 and 2261 (what int64 ns hold). */

@@ -28,9 +28,13 @@ struct replay_where {
     bool has_next;           /* a snapshot follows within to */
     uint64_t next_elapsed;   /* its elapsed_ns */
     uint64_t garbage;        /* lines skipped: not JSON or not a snapshot */
+    uint64_t damaged;        /* stretches of a compressed file that did not decode, skipped */
+    const char *damage;      /* the first: where and why, "" none (borrowed) */
     size_t cut_bytes;        /* a cut last line's length, 0 none */
     const char *name;        /* the file's name (borrowed) */
     const char *stopped;     /* why the file was not read to its end, "" when it was (borrowed) */
+    const char *skip_why;    /* why the first snapshot skipped could not be read, "" none
+                              * (borrowed) */
     const char *failed;      /* why the last sample gave no snapshot, NULL when it gave one
                               * (borrowed, cleaned; the next sample rewrites it) */
 };

@@ -20,7 +20,7 @@ static void bar(struct tui_replay *R)
     b->pos = w->shown - w->from + 1;
     b->count = w->to - w->from + 1;
     b->frac = w->to > w->from ? (double)(w->shown - w->from) / (double)(w->to - w->from) : 1;
-    b->skipped = w->garbage + (w->cut_bytes ? 1 : 0);
+    b->skipped = w->garbage + w->damaged + (w->cut_bytes ? 1 : 0);
 }
 
 /* Show snapshot rec with the history that leads to it: the history is

@@ -307,7 +307,7 @@ rm -f "$mw/record"
 eq "-o record profile -- true: the command's status" "$?" 0
 jeq "-o record profile: the report in the file named record" "$(cat "$mw/record" 2>&1)" '.command' '["true"]'
 rm -rf "$mw"
-modes_refused "-o, --append, --force, --duration, -n and --trigger need the record mode (mig-gpu-mon record ...)" \
+modes_refused "-o, --append, --force, --duration, -n, --trigger, --compress and --schema need the record mode (mig-gpu-mon record ...)" \
     -o record --demo
 modes_refused "record: unexpected argument (see --help)" --demo -- record
 modes_refused "record given twice (see --help)" record -n 1 --demo record
@@ -323,7 +323,7 @@ modes_refused "export and profile exclude each other" -i 200 export --demo profi
 modes_refused "record and --once exclude each other" --demo record -n 1 --once
 modes_refused "--listen needs export" --listen 127.0.0.1:0 --demo record -n 1
 modes_refused "--compat needs export or --once --format prometheus" --demo record --compat dcgm -n 1
-modes_refused "-o, --append, --force, --duration, -n and --trigger need the record mode (mig-gpu-mon record ...)" \
+modes_refused "-o, --append, --force, --duration, -n, --trigger, --compress and --schema need the record mode (mig-gpu-mon record ...)" \
     --demo -o modes.jsonl export --listen 127.0.0.1:0
 modes_refused "--timeline: unknown option (see --help)" --timeline t.jsonl --demo record
 # profile's own parser says so, as "mig-gpu-mon profile: ..."

@@ -13,14 +13,18 @@ comp() { # comp WORD...: what bash completes for the last word
 }
 eq "completion: modes" "$(comp "$MIGMON_BIN" re)" "record replay "
 eq "completion: replay's options" "$(comp "$MIGMON_BIN" replay --sp)" "--speed "
-eq "completion: replay's formats" "$(comp "$MIGMON_BIN" replay x.jsonl --once -f "")" "json table "
+eq "completion: replay's formats (--once: json, table; --print: json, csv)" \
+    "$(comp "$MIGMON_BIN" replay x.jsonl --once -f "")" "csv json table "
+eq "completion: replay's --print" "$(comp "$MIGMON_BIN" replay x.jsonl --pr)" "--print "
 eq "completion: options before replay" "$(comp "$MIGMON_BIN" --once replay --sp)" "--speed "
 eq "completion: -f before replay: replay's formats" "$(comp "$MIGMON_BIN" --once -f table replay x.jsonl -f "")" \
-    "json table "
+    "csv json table "
 eq "completion: options" "$(comp "$MIGMON_BIN" --no-)" "--no-color --no-config --no-host "
 eq "completion: --all-processes" "$(comp "$MIGMON_BIN" --once --all)" "--all-processes "
 eq "completion: --format values" "$(comp "$MIGMON_BIN" --once --format p)" "prometheus "
 eq "completion: record's formats" "$(comp "$MIGMON_BIN" record -f "")" "csv influx jsonl "
+eq "completion: record's --compress" "$(comp "$MIGMON_BIN" record --compress "")" "gzip none zstd "
+eq "completion: record's --schema" "$(comp "$MIGMON_BIN" record -o x.zst --schema "")" "1 2 "
 eq "completion: --gpm" "$(comp "$MIGMON_BIN" --gpm o)" "off on "
 eq "completion: --demo NAME from the program" "$(comp "$MIGMON_BIN" --demo h200)" "h200-mig h200-mig-595 "
 eq "completion: --demo=NAME (bash splits at =)" "$(comp "$MIGMON_BIN" --demo = dgx)" "dgx-a100-8x7 "

@@ -157,10 +157,10 @@ eq "extra members: ignored" \
     "$(rp "$RP/extra.jsonl" --once --at "$(offset "$RP/mig.jsonl" 2)" | jq -cS 'del(.generator)')" \
     "$(snap_line "$RP/mig.jsonl" 2)"
 # another schema: a clear error, exit 2
-sed '3s/^{"schema":1,/{"schema":2,/' "$RP/mig.jsonl" >"$RP/schema2.jsonl"
-err=$(rp "$RP/schema2.jsonl" --once 2>&1 >/dev/null); rc=$?
-eq "schema 2: exit 2" "$rc" 2
-contains "schema 2: names it" "$err" "line 3: a snapshot of schema 2; this mig-gpu-mon reads schema 1 recordings"
+sed '3s/^{"schema":1,/{"schema":3,/' "$RP/mig.jsonl" >"$RP/schema3.jsonl"
+err=$(rp "$RP/schema3.jsonl" --once 2>&1 >/dev/null); rc=$?
+eq "schema 3: exit 2" "$rc" 2
+contains "schema 3: names it" "$err" "line 3: a snapshot of schema 3; this mig-gpu-mon reads schema 1 and 2 recordings"
 : >"$RP/empty.jsonl"
 err=$(rp "$RP/empty.jsonl" --once 2>&1); rc=$?
 eq "empty: exit 2" "$rc" 2

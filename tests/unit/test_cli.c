@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "cli.h"
+#include "recout.h"
 
 static int parse(struct cli *c, char *err, size_t errlen, int argc, ...)
 {
@@ -140,8 +141,49 @@ static void test_record_mode(void **state)
     assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "--trigger", "cron"), -1);
     assert_string_equal(err, "--trigger cron: expected interval or stdin");
     assert_int_equal(parse(&c, err, sizeof(err), 3, "-o", "f"), -1);
-    assert_string_equal(err, "-o, --append, --force, --duration, -n and --trigger need the "
-                             "record mode (mig-gpu-mon record ...)");
+    assert_string_equal(err, "-o, --append, --force, --duration, -n, --trigger, --compress and "
+                             "--schema need the record mode (mig-gpu-mon record ...)");
+    /* compression by the name, or by --compress; the schema by the
+     * compression, or by --schema */
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "-o", "day.jsonl.zst"), 0);
+    assert_int_equal(c.compress, REC_ZSTD);
+    assert_int_equal(c.schema, 2);
+    assert_int_equal(parse(&c, err, sizeof(err), 6, "record", "-o", "day.csv.gz", "-f", "csv"), 0);
+    assert_int_equal(c.compress, REC_GZIP);
+    assert_int_equal(c.schema, 1);
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "-o", "day.jsonl"), 0);
+    assert_int_equal(c.compress, REC_PLAIN);
+    assert_int_equal(c.schema, 1);
+    assert_int_equal(parse(&c, err, sizeof(err), 6, "record", "-o", "day.jsonl", "--schema", "2"),
+                     0);
+    assert_int_equal(c.schema, 2);
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "--compress", "gzip"), 0);
+    assert_int_equal(c.compress, REC_GZIP);
+    assert_int_equal(c.schema, 2);
+    assert_int_equal(parse(&c, err, sizeof(err), 6, "record", "--compress", "zstd", "--schema",
+                           "1"),
+                     0);
+    assert_int_equal(c.compress, REC_ZSTD);
+    assert_int_equal(c.schema, 1);
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "-o", "day.jsonl.xz"), -1);
+    assert_string_equal(err, "-o day.jsonl.xz: .xz compression is not written; name the file "
+                             ".zst (zstd) or .gz (gzip), or without .xz for plain text");
+    assert_int_equal(parse(&c, err, sizeof(err), 6, "record", "-o", "d.zst", "--compress", "gzip"),
+                     -1);
+    assert_string_equal(err, "--compress gzip: -o d.zst names zstd");
+    assert_int_equal(parse(&c, err, sizeof(err), 6, "record", "-o", "d.gz", "--compress", "none"),
+                     -1);
+    assert_string_equal(err, "--compress none: -o d.gz names gzip");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "--compress", "xz"), -1);
+    assert_string_equal(err, "--compress xz: expected zstd, gzip or none");
+    assert_int_equal(parse(&c, err, sizeof(err), 6, "record", "-f", "influx", "-o", "i.gz"), -1);
+    assert_string_equal(err, "--format influx is written plain (Telegraf's inputs.execd reads "
+                             "its lines): without a .gz or .zst name");
+    assert_int_equal(parse(&c, err, sizeof(err), 6, "record", "-f", "csv", "--schema", "2"), -1);
+    assert_string_equal(err, "--schema goes with --format jsonl");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "record", "--schema", "3"), -1);
+    assert_string_equal(err, "--schema 3: expected 1 or 2");
+    assert_int_equal(parse(&c, err, sizeof(err), 4, "--once", "--compress", "zstd"), -1);
     /* options may come before the mode word */
     assert_int_equal(parse(&c, err, sizeof(err), 4, "-i", "500", "record"), 0);
     assert_true(c.record);
@@ -473,8 +515,8 @@ static void test_options_around_the_mode(void **state)
     assert_false(c.record);
     assert_string_equal(c.config_file, "record");
     assert_int_equal(parse(&c, err, sizeof(err), 3, "-o", "record"), -1);
-    assert_string_equal(err, "-o, --append, --force, --duration, -n and --trigger need the "
-                             "record mode (mig-gpu-mon record ...)");
+    assert_string_equal(err, "-o, --append, --force, --duration, -n, --trigger, --compress and "
+                             "--schema need the record mode (mig-gpu-mon record ...)");
     /* ... also after the mode word, as a value that is an option is refused */
     assert_int_equal(parse(&c, err, sizeof(err), 4, "--config", "--no-config", "record"), -1);
     assert_string_equal(err, "--config needs a value: --no-config is an option (write "
@@ -496,8 +538,8 @@ static void test_options_around_the_mode(void **state)
     assert_int_equal(parse(&c, err, sizeof(err), 3, "--export-processes", "record"), -1);
     assert_string_equal(err, "--export-processes needs export or --once --format prometheus");
     assert_int_equal(parse(&c, err, sizeof(err), 4, "-o", "f", "export"), -1);
-    assert_string_equal(err, "-o, --append, --force, --duration, -n and --trigger need the "
-                             "record mode (mig-gpu-mon record ...)");
+    assert_string_equal(err, "-o, --append, --force, --duration, -n, --trigger, --compress and "
+                             "--schema need the record mode (mig-gpu-mon record ...)");
     assert_int_equal(parse(&c, err, sizeof(err), 4, "--demo", "profile", "--", "true"), -1);
     assert_int_equal(parse(&c, err, sizeof(err), 4, "--demo", "record", "--once"), -1);
     assert_string_equal(err, "record and --once exclude each other");

@@ -87,6 +87,55 @@ static void test_doubles(void **state)
     free(b.data);
 }
 
+/* printf's "%.6f", trailing zeros and a bare point taken off: what
+ * jsonw_double wrote before its integer rounding, and must still write. */
+static void reference(char *buf, double v)
+{
+    snprintf(buf, 64, "%.6f", v);
+    char *dot = strchr(buf, '.');
+    if (dot) {
+        char *end = buf + strlen(buf) - 1;
+        while (end > dot && *end == '0')
+            *end-- = '\0';
+        if (end == dot)
+            *end = '\0';
+    }
+}
+
+static void test_doubles_as_printf(void **state)
+{
+    (void)state;
+    /* values of every scale the metrics have, random bits, and the halves
+     * and near-halves where rounding goes one way or the other */
+    uint64_t x = 88172645463325252ull;
+    char a[64], b[64];
+    for (int i = 0; i < 2000000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        double v;
+        switch (i % 4) {
+        case 0: v = (double)(x % 100000000) / 1e6; break;           /* 0..100 with 6 decimals */
+        case 1: v = ((double)(x >> 11) / 9007199254740992.0) * pow(10, (double)(x % 12) - 3);
+            break;
+        case 2: v = (double)(x % 20000001) / 2e6 + 0.0000005; break; /* near halves */
+        default: v = -((double)(x % 1000000007) / 1e3); break;
+        }
+        if (v == floor(v))
+            continue;
+        jsonw_fixed6(a, v);
+        reference(b, v);
+        if (strcmp(a, b) != 0)
+            fail_msg("%.17g: %s, printf %s", v, a, b);
+    }
+    const double edge[] = {-0.0000001, 0.0000005, 1e-7, 9999999.9999995, 0.1234565, -1.5e-6};
+    for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+        jsonw_fixed6(a, edge[i]);
+        reference(b, edge[i]);
+        assert_string_equal(a, b);
+    }
+}
+
 static void test_metric_none_is_null_never_zero(void **state)
 {
     (void)state;
@@ -125,6 +174,7 @@ int main(void)
         cmocka_unit_test(test_nested_commas),
         cmocka_unit_test(test_escaping),
         cmocka_unit_test(test_doubles),
+        cmocka_unit_test(test_doubles_as_printf),
         cmocka_unit_test(test_metric_none_is_null_never_zero),
         cmocka_unit_test(test_pretty),
     };

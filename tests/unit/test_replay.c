@@ -51,7 +51,7 @@ static void test_index_bounded_and_random_access(void **state)
     assert_int_equal(f.count, N);
     assert_int_equal(f.garbage, N / 1000);
     assert_int_equal(f.others, N / 100);
-    assert_true(f.nix <= REPLAY_INDEX_MAX);
+    assert_true(f.nseg <= REPLAY_INDEX_MAX);
     assert_int_equal(f.stride, 4); /* 10000 snapshots: 4096 entries hold every 4th */
     struct snapshot s;
     memset(&s, 0, sizeof(s));
