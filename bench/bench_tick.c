@@ -28,8 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "collect.h"
+#include "core/clock.h"
+#include "engine/collect.h"
 
 static long heap_calls;
 void *__real_malloc(size_t n);

@@ -1,4 +1,4 @@
-#include "cli.h"
+#include "app/cli.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet/prom_query.h"
-#include "profile.h"
-#include "recout.h"
-#include "replay/main.h"
-#include "text.h"
+#include "app/profile.h"
+#include "app/recout.h"
+#include "app/replay_mode.h"
+#include "backend/prometheus/prom_query.h"
+#include "core/text.h"
 
 size_t cli_escape(char *out, size_t cap, const char *s)
 {

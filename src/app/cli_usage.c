@@ -2,7 +2,7 @@
  * cli_usage.c — the main command's --help text (the modes, the options and
  * the exit statuses); profile and replay print their own.
  */
-#include "cli.h"
+#include "app/cli.h"
 
 void cli_usage(FILE *f)
 {

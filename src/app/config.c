@@ -1,4 +1,4 @@
-#include "config.h"
+#include "app/config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,12 +12,12 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "fleet/prom_query.h"
-#include "history.h"
+#include "app/cli.h"
+#include "backend/prometheus/prom_query.h"
+#include "core/history.h"
+#include "core/text.h"
+#include "core/trust.h"
 #include "system/podres.h"
-#include "text.h"
-#include "trust.h"
 
 /* Bad lines reported one by one; the rest are counted in one line. */
 #define REPORTS_MAX 20

@@ -1,9 +1,9 @@
 /*
  * demo.c — the bundled simulator for --demo. See demo.h.
  */
-#include "demo.h"
+#include "app/demo.h"
 
-#include "text.h"
+#include "core/text.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "debuglog.h"
-#include "demo_amd.h"
+#include "app/cli.h"
+#include "app/demo_amd.h"
+#include "core/debuglog.h"
 
 #define SUFFIX ".ini"
 #define SUFFIX_LEN 4

@@ -4,7 +4,7 @@
  * attributes, hwmon, KFD topology, gpu_metrics v1.8); the values move with
  * time so the interactive monitor has something to show.
  */
-#include "demo_amd.h"
+#include "app/demo_amd.h"
 
 #include <errno.h>
 #include <stdarg.h>

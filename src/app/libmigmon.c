@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "text.h"
-#include "watch.h"
+#include "app/watch.h"
+#include "core/text.h"
 
 #define API __attribute__((visibility("default")))
 

@@ -10,10 +10,10 @@
  * One thread: the collector is ticked here at the sampling interval with a
  * deadline, so a stuck driver costs a late sample, never a stuck profile.
  */
-#include "profile.h"
+#include "app/profile.h"
 
-#include "profile_cli.h"
-#include "profile_job.h"
+#include "app/profile_cli.h"
+#include "app/profile_job.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -29,22 +29,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend/xid.h"
-#include "cli.h"
-#include "clock.h"
-#include "collect.h"
-#include "demo.h"
-#include "demo_amd.h"
-#include "eventlog.h"
+#include "app/cli.h"
+#include "app/demo.h"
+#include "app/demo_amd.h"
+#include "app/recstream.h"
+#include "app/watch.h"
+#include "backend/events/xid.h"
+#include "core/clock.h"
+#include "core/outfile.h"
+#include "core/text.h"
+#include "core/units.h"
+#include "engine/collect.h"
+#include "engine/eventlog.h"
+#include "engine/proclist.h"
 #include "export/json.h"
 #include "export/json_events.h"
 #include "export/jsonw.h"
-#include "outfile.h"
-#include "proclist.h"
-#include "recstream.h"
-#include "text.h"
-#include "units.h"
-#include "watch.h"
 
 #define MIB_D (1024.0 * 1024.0)
 

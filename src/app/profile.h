@@ -6,7 +6,7 @@
 #ifndef MIGMON_PROFILE_H
 #define MIGMON_PROFILE_H
 
-#include "cli.h"
+#include "app/cli.h"
 
 /* profile's options, for cli_mode_index. */
 extern const struct cli_options profile_options;

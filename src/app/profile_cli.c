@@ -2,7 +2,7 @@
  * profile_cli.c — `mig-gpu-mon profile`'s options, help and parser
  * (profile_cli.h; docs/profile.md).
  */
-#include "profile_cli.h"
+#include "app/profile_cli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "profile.h"
-#include "text.h"
+#include "app/cli.h"
+#include "app/profile.h"
+#include "core/text.h"
 
 static void usage(FILE *f)
 {

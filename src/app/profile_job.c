@@ -1,7 +1,7 @@
 /*
  * profile_job.c — COMMAND's life under the profiler (profile_job.h).
  */
-#include "profile_job.h"
+#include "app/profile_job.h"
 
 #include <errno.h>
 #include <fcntl.h>

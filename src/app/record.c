@@ -1,4 +1,4 @@
-#include "record.h"
+#include "app/record.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,17 +12,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "engine.h"
-#include "eventlog.h"
+#include "app/recout.h"
+#include "core/clock.h"
+#include "core/outfile.h"
+#include "core/text.h"
+#include "engine/engine.h"
+#include "engine/eventlog.h"
 #include "export/csv.h"
 #include "export/influx.h"
 #include "export/json.h"
 #include "export/json_delta.h"
 #include "export/json_events.h"
-#include "outfile.h"
-#include "recout.h"
-#include "text.h"
 
 static volatile sig_atomic_t stop_signal;
 /* SIGHUP asks for the output file to be opened again (log rotation) when

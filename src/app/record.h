@@ -18,9 +18,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cli.h"
-#include "collect.h"
-#include "snapshot.h"
+#include "app/cli.h"
+#include "core/snapshot.h"
+#include "engine/collect.h"
 
 /* SIGINT, SIGTERM and SIGHUP end the recording from now on (before the
  * collector opens, so one that comes while the driver loads is not lost). */

@@ -3,7 +3,7 @@
  * seek index (recout.h). Continuing a file that holds a recording is in
  * recout_tail.c.
  */
-#include "recout.h"
+#include "app/recout.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,10 +15,10 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "clock.h"
-#include "outfile.h"
-#include "recindex.h"
-#include "recout_tail.h"
+#include "app/recout_tail.h"
+#include "core/clock.h"
+#include "core/outfile.h"
+#include "core/recindex.h"
 
 /* zstd's default level (3) and gzip's (6): bench/README.md ("bench_record")
  * has what they give and cost against the tick they record. */

@@ -6,7 +6,7 @@
  * member has no lengths, so the last one is inflated to learn where and
  * how it ends.
  */
-#include "recout_tail.h"
+#include "app/recout_tail.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "recindex.h"
+#include "core/recindex.h"
 
 /* How far back from the end the last entry is looked for, and how much of
  * a gzip file after it is inflated to close its last member: a killed

@@ -4,7 +4,7 @@
  * line handed to recout with its times (read from its head, as the
  * recorder lays it out: {"schema":N,…,"elapsed_ns":N,"timestamp":"…"}).
  */
-#include "recstream.h"
+#include "app/recstream.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "core/clock.h"
 
 struct rs {
     int fd;

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "recout.h"
+#include "app/recout.h"
 
 /* A stream onto fd (taken: fclose closes it) writing a recording of kind
  * k whose lines come every interval_ns. fclose ends the recording (its

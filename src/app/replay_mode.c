@@ -2,19 +2,19 @@
  * main.c — `mig-gpu-mon replay FILE`: a recording in the interactive
  * monitor, or one of its snapshots printed (--once). docs/replay.md.
  */
-#include "replay/main.h"
+#include "app/replay_mode.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect.h"
+#include "backend/replay/replay.h"
+#include "core/outfile.h"
+#include "engine/collect.h"
 #include "export/csv.h"
 #include "export/json.h"
 #include "export/table.h"
-#include "outfile.h"
-#include "replay/replay.h"
 #include "tui/tui.h"
 
 static void usage(FILE *f)

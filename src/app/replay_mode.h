@@ -4,7 +4,7 @@
 #ifndef MIGMON_REPLAY_MAIN_H
 #define MIGMON_REPLAY_MAIN_H
 
-#include "cli.h"
+#include "app/cli.h"
 
 /* The replay mode's options as getopt_long takes them (cli_mode_index
  * reads every mode's). */

@@ -2,7 +2,7 @@
  * watch.c — a process tree watched over time: its devices' figures and
  * peaks (watch.h, docs/profile.md).
  */
-#include "watch.h"
+#include "app/watch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,9 +13,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "core/clock.h"
+#include "core/text.h"
 #include "export/json.h"
-#include "text.h"
 
 /* ---- the command's process tree ---- */
 

@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "collect.h"
-#include "engine.h"
+#include "engine/collect.h"
+#include "engine/engine.h"
 
 #define WATCH_TREE_MAX 4096
 #define WATCH_DEV_MAX 1024

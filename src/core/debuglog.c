@@ -1,4 +1,4 @@
-#include "debuglog.h"
+#include "core/debuglog.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,7 +12,7 @@
  *     lie, so we do not);
  *   - after a device has been seen, history_push() allocates nothing.
  */
-#include "history.h"
+#include "core/history.h"
 
 #include <errno.h>
 #include <stdint.h>

@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
-#include "snapshot.h"
+#include "core/model.h"
+#include "core/snapshot.h"
 
 #define HIST_POINTS_DEFAULT 300
 #define HIST_CARRY_TTL 3
@@ -123,7 +123,7 @@ void history_free(struct history *h);
 
 /*
  * A device's past from another source than the snapshots (the fleet
- * view's range queries, fleet/prom_past.h): for each series, n points
+ * view's range queries, backend/prometheus/prom_past.h): for each series, n points
  * oldest first, one interval apart, the newest at the time it was asked
  * for. A series whose bit is not in `given` is not part of it.
  */

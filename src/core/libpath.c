@@ -3,7 +3,7 @@
  * directory (libpath.h; the choice of the ld.so cache over a list of
  * directories: docs/decisions.md).
  */
-#include "libpath.h"
+#include "core/libpath.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "debuglog.h"
+#include "core/debuglog.h"
 
 #define LDSO_CACHE "/etc/ld.so.cache"
 /* A cache is some 100 KB; one past this is not read (a hostile file). */

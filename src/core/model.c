@@ -1,4 +1,4 @@
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "text.h"
+#include "core/text.h"
 
 enum metric_source {
     MSRC_NONE = 0, /* could not be read; value is meaningless */
@@ -109,11 +109,11 @@ enum metric_id {
     M_INT_UTIL,
     M_NVLINK_TX,
     M_NVLINK_RX,
-    /* Health events (backend/events.h): the Xid events attributed to this
+    /* Health events (backend/events/events.h): the Xid events attributed to this
      * device since the monitor started, and the last one's code. */
     M_XID_ERRORS,
     M_LAST_XID,
-    /* Health counters (backend/nvml_health.c), GPU-wide: a MIG device
+    /* Health counters (backend/nvml/nvml_health.c), GPU-wide: a MIG device
      * carries its parent's. Counts since the driver loaded unless named
      * volatile; remap and retirement flags are 0 or 1. */
     M_MEM_TEMP,        /* HBM temperature (field MEMORY_TEMP) */
@@ -263,7 +263,7 @@ struct device {
      * them as unknown, and every metric is none with this reason. */
     const char *inaccessible;
     /* The node the device is on, for a fleet read from Prometheus
-     * (fleet/prom_backend.h): its host name, else the target's instance
+     * (backend/prometheus/prom_backend.h): its host name, else the target's instance
      * label; "" for this host's own devices. node_down: the node's scrape
      * target is down (up == 0), every metric none; node_down_for_s: since
      * its last sample (seconds), negative when unknown. */
@@ -330,7 +330,7 @@ struct gpu_process {
 /*
  * A node of a fleet (the fleet view, --prometheus): one scrape target and
  * what Prometheus aggregated over its devices with `by (instance)`
- * (fleet/prom_query.h, docs/fleet.md). Its devices are in the snapshot
+ * (backend/prometheus/prom_query.h, docs/fleet.md). Its devices are in the snapshot
  * only when they were asked for (the nodes on the monitor's screen, every
  * node for --once and record): dev_first and ndev then say where.
  * Counts and values over its leaves (MIG instances, AMD partitions, GPUs

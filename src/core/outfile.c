@@ -1,4 +1,4 @@
-#include "outfile.h"
+#include "core/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>

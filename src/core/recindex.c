@@ -2,7 +2,7 @@
  * recindex.c — the seek index's entries as bytes (recindex.h): little
  * endian, fixed length, a tag and a CRC-32 (zlib's).
  */
-#include "recindex.h"
+#include "core/recindex.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "core/model.h"
 #include "system/host.h"
 
 /* The type bit of a GPU operational event (nvmlEventSetWait_v3's
@@ -17,7 +17,7 @@
 #define GPU_EVENT_OPERATIONAL (1ULL << 63)
 
 /* One NVML health event (an Xid, an ECC error), as the events helper got
- * it (backend/events.h). */
+ * it (backend/events/events.h). */
 struct gpu_event {
     uint64_t elapsed_ns; /* when the helper received it, on the snapshot timeline */
     int64_t wall_ns;
@@ -96,7 +96,7 @@ struct snapshot {
 };
 
 /* A fleet of at most this many nodes is shown with every node unfolded,
- * and its devices read before the monitor first asks (fleet/prom_backend.c). */
+ * and its devices read before the monitor first asks (backend/prometheus/prom_backend.c). */
 #define FLEET_OPEN_NODES_MAX 16
 
 int snapshot_reserve(struct snapshot *s, size_t n);

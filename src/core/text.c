@@ -2,7 +2,7 @@
  * text.c — UTF-8 validation, control and format character stripping,
  * cutting and URL redaction for outside strings (text.h).
  */
-#include "text.h"
+#include "core/text.h"
 
 #include <stdio.h>
 #include <string.h>

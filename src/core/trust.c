@@ -2,7 +2,7 @@
  * trust.c — owner and mode checks of a file that steers the program
  * (trust.h).
  */
-#include "trust.h"
+#include "core/trust.h"
 
 #include <errno.h>
 #include <fcntl.h>

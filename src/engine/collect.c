@@ -1,13 +1,13 @@
-#include "collect.h"
+#include "engine/collect.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "health.h"
-#include "procpost.h"
-#include "text.h"
+#include "core/clock.h"
+#include "core/text.h"
+#include "engine/health.h"
+#include "engine/procpost.h"
 
 /* Whether the comma-separated list names name; NULL lists all. */
 static bool listed(const char *list, const char *name)

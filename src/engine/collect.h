@@ -15,8 +15,8 @@
 #include <stdint.h>
 
 #include "backend/backend.h"
-#include "snapshot.h"
-#include "procpost.h"
+#include "core/snapshot.h"
+#include "engine/procpost.h"
 #include "system/procinfo.h"
 
 struct collect_opts {
@@ -33,7 +33,7 @@ struct collect_opts {
     unsigned budget_ms;    /* collect_tick's wait for the driver; 0: COLLECT_BUDGET_MS */
     bool one_shot;         /* one snapshot (--once): messages promise no retry */
     /* Another GPU source than NVML, borrowed: the replay backend
-     * (src/replay/) or the Prometheus one (--prometheus); NULL: NVML, and
+     * (src/backend/replay/) or the Prometheus one (--prometheus); NULL: NVML, and
      * the other registered backends (--backend) */
     const struct backend_ops *backend;
     const char *source;         /* what the replay backend reads */

@@ -5,7 +5,7 @@
  * engine thread's own; the collector is the engine thread's own while it
  * runs. The wake pipe carries a byte or two at most (engine_acquire).
  */
-#include "engine.h"
+#include "engine/engine.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "core/clock.h"
 
 /* How long engine_stop waits for the sampling thread to finish its tick. */
 #define STOP_WAIT_NS (300ull * 1000000ull)

@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "collect.h"
+#include "engine/collect.h"
 
 struct engine;
 

@@ -1,14 +1,14 @@
 /*
  * eventlog.c — each health event of a snapshot stream once (eventlog.h).
  */
-#include "eventlog.h"
+#include "engine/eventlog.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/xid.h"
-#include "proclist.h"
-#include "text.h"
+#include "backend/events/xid.h"
+#include "core/text.h"
+#include "engine/proclist.h"
 
 void eventlog_init(struct eventlog *l)
 {

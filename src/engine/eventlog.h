@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 struct eventlog {
     uint64_t total;         /* events_total of the last snapshot taken */

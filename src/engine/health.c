@@ -7,12 +7,12 @@
  * (what hits the GPU hits what runs on it), and an instance's events count
  * for its GPU (the GPU's row covers what runs on it).
  */
-#include "health.h"
+#include "engine/health.h"
 
 #include <stdbool.h>
 
-#include "model.h"
-#include "snapshot.h"
+#include "core/model.h"
+#include "core/snapshot.h"
 
 enum rule {
     R_LOST,           /* the GPU answers GPU_IS_LOST */

@@ -1,7 +1,7 @@
 /*
  * proclist.c — every GPU process of a snapshot once (proclist.h).
  */
-#include "proclist.h"
+#include "engine/proclist.h"
 
 #include <errno.h>
 #include <math.h>

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 /* Sort keys, in the order the TUI's s key cycles them (enum proc_sort):
  * VRAM, SM %, CPU %, resident host memory and elapsed time largest first;

@@ -6,14 +6,14 @@
  * exist with the same start time). A fleet's processes (a device with a
  * node) are only sorted and cut: their PIDs are other hosts'.
  */
-#include "procpost.h"
+#include "engine/procpost.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "text.h"
+#include "core/clock.h"
+#include "core/text.h"
 
 /* Grow *buf to hold want elements of size elem (grow-only). */
 static int grow(void **buf, size_t *cap, size_t want, size_t elem)

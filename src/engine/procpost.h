@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 #include "system/procinfo.h"
 
 /* Ticks a failed process list is replaced by the previous one (only its

@@ -6,7 +6,7 @@
  * only move forward, so appending keeps both lists sorted by deadline:
  * the head is the first to expire and also the oldest, with no search.
  */
-#include "connlimit.h"
+#include "serve/connlimit.h"
 
 #include <netinet/in.h>
 #include <stdlib.h>

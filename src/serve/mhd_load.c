@@ -1,5 +1,5 @@
 /*
- * mhd_load.c — opens libmicrohttpd for the exporter (src/serve.c) and
+ * mhd_load.c — opens libmicrohttpd for the exporter (src/serve/serve.c) and
  * resolves the functions it calls (mhd_load.h).
  *
  * libmicrohttpd is opened when a server starts (mhd_load), not linked: it
@@ -8,7 +8,7 @@
  * relocate them at each start for nothing: about 1 ms and 2.5 MB of
  * resident memory. Only its types and constants come from the header.
  */
-#include "mhd_load.h"
+#include "serve/mhd_load.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "libpath.h"
+#include "core/libpath.h"
 
 /* The library's ABI name, as Debian's libmicrohttpd12 and Fedora's
  * libmicrohttpd install it; the header's types are that ABI's. */

@@ -1,6 +1,6 @@
 /*
  * mhd_load.h — libmicrohttpd, opened at run time (dlopen) for the exporter:
- * the functions src/serve.c calls, by the header's own types.
+ * the functions src/serve/serve.c calls, by the header's own types.
  */
 #ifndef MIGMON_MHD_LOAD_H
 #define MIGMON_MHD_LOAD_H

@@ -32,7 +32,7 @@
  * libmicrohttpd is opened when a server starts, not linked (mhd_load.c
  * says why); the listening socket is made by serve_listen.c.
  */
-#include "serve.h"
+#include "serve/serve.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,12 +53,12 @@
 #include <microhttpd.h>
 #include <zlib.h>
 
-#include "clock.h"
-#include "connlimit.h"
-#include "engine.h"
+#include "core/clock.h"
+#include "engine/engine.h"
 #include "export/xid_counts.h"
-#include "mhd_load.h"
-#include "serve_listen.h"
+#include "serve/connlimit.h"
+#include "serve/mhd_load.h"
+#include "serve/serve_listen.h"
 #include "system/podres.h"
 
 #define DEFAULT_CONN_LIMIT 512u

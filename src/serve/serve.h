@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "collect.h"
+#include "engine/collect.h"
 #include "export/prom.h"
 
 struct serve_opts {

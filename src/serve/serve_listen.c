@@ -2,7 +2,7 @@
  * serve_listen.c — the exporter's listening socket: the --listen address
  * parsed, resolved, bound and listened on (serve_listen.h).
  */
-#include "serve_listen.h"
+#include "serve/serve_listen.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * serve_listen.h — the exporter's listening socket (src/serve.c's).
+ * serve_listen.h — the exporter's listening socket (src/serve/serve.c's).
  */
 #ifndef MIGMON_SERVE_LISTEN_H
 #define MIGMON_SERVE_LISTEN_H

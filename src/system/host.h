@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "model.h"
+#include "core/model.h"
 #include "system/meminfo.h"
 
 #define HOST_NAME_LEN 256

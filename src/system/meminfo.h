@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "core/model.h"
 
 /* The /proc/meminfo lines we use. */
 enum meminfo_field {

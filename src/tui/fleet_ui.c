@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "health.h"
+#include "engine/health.h"
 
 bool tui_fleet_idle(const struct device *d)
 {

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "health.h"
+#include "engine/health.h"
 #include "tui/fleet_ui.h"
 #include "tui/widgets.h"
 

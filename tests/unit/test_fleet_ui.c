@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "health.h"
+#include "engine/health.h"
 #include "tui/fleet_ui.h"
 #include "tui/fleet_view.h"
 #include "tui/view.h"

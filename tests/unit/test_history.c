@@ -18,7 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "history.h"
+#include "core/history.h"
 
 /* Heap calls made by this file and libmigmon.a (linked with
  * -Wl,--wrap=malloc,calloc,realloc). fail_nth >= 0 makes the call whose

@@ -4,14 +4,14 @@
  * follow it as child devices, like MIG instances: profile "CPX/NPS4",
  * memory total from KFD, activity from gpu_metrics xcp_stats.
  */
-#include "backend/amdgpu.h"
+#include "backend/amdgpu/amdgpu.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
-#include "clock.h"
+#include "core/clock.h"
 
 /* A partition's VRAM in use: the kernel counts it for the whole GPU
  * (mem_info_vram_used) and for each DRM client (fdinfo's drm-memory-vram),

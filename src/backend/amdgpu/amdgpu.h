@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend/amdgpu_metrics.h"
-#include "snapshot.h"
+#include "backend/amdgpu/amdgpu_metrics.h"
+#include "core/snapshot.h"
 
 #define AMD_MAX_GPUS 64
 #define AMD_PATH_LEN 512

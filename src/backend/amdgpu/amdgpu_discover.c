@@ -10,7 +10,7 @@
  * one GPU in render-minor order are partitions 0, 1, … (partition 0 is the
  * PCI device's own node). The same mapping ROCm's k8s-device-plugin uses.
  */
-#include "backend/amdgpu.h"
+#include "backend/amdgpu/amdgpu.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -21,8 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "text.h"
+#include "core/clock.h"
+#include "core/text.h"
 
 /* How long a GPU's identity and partitions may take to read at start
  * (each stage): past it a hung GPU is listed with what was read. */

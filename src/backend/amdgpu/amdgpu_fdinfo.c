@@ -9,7 +9,7 @@
  * it; the first sight of a client has none. Bounded: at most AMD_MAX_FDS
  * fdinfo files per scan, and no scan when nothing shows processes.
  */
-#include "backend/amdgpu.h"
+#include "backend/amdgpu/amdgpu.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -16,7 +16,7 @@
  * that GPU fails at once with the same reason until it comes back, and the
  * GPU is reported stalled, as an NVIDIA GPU stuck in a driver call is.
  */
-#include "backend/amdgpu.h"
+#include "backend/amdgpu/amdgpu.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "core/clock.h"
 
 /* A read waits at least this long, even past the deadline: a tick that
  * spent its time on one GPU still gives the next one's quick reads the

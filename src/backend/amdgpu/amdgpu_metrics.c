@@ -7,7 +7,7 @@
  * v1.6 is the layout released in 6.13 (num_partition, xcp_stats), not the
  * short-lived v1_6 of May 2024 that was reverted before any release.
  */
-#include "backend/amdgpu_metrics.h"
+#include "backend/amdgpu/amdgpu_metrics.h"
 
 #include <stddef.h>
 #include <string.h>

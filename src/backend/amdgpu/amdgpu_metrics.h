@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "core/model.h"
 
 /* Partitions per table (the kernel's NUM_XCP) and XCCs per partition
  * (MAX_XCC). */

@@ -5,7 +5,7 @@
  * one gives none with its path; the reads go through the GPU's reader
  * (amdgpu_io.c), bounded by the tick's deadline.
  */
-#include "backend/amdgpu.h"
+#include "backend/amdgpu/amdgpu.h"
 
 #include <errno.h>
 #include <stdarg.h>

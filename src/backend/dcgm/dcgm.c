@@ -6,7 +6,7 @@
  * Owner: the NVML backend state (one thread). Reasons handed out are static
  * strings, so a snapshot never points into this module's memory.
  */
-#include "backend/dcgm.h"
+#include "backend/dcgm/dcgm.h"
 
 #include <errno.h>
 #include <math.h>
@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/dcgm_api.h"
-#include "clock.h"
-#include "debuglog.h"
+#include "backend/dcgm/dcgm_api.h"
+#include "core/clock.h"
+#include "core/debuglog.h"
 
 #define DCGM_MAX_FAILS 3
 #define DCGM_BACKOFF_MAX_NS (30ull * 1000000000ull)

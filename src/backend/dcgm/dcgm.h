@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "backend/helper_proc.h"
-#include "model.h"
+#include "core/model.h"
 
 enum dcgm_mode {
     DCGM_MODE_AUTO = 0, /* a running hostengine; embedded when root and safe */

@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/dcgm.h"
-#include "snapshot.h"
+#include "backend/dcgm/dcgm.h"
+#include "core/snapshot.h"
 
 /* The metrics DCGM can fill, with their field. */
 static const struct {

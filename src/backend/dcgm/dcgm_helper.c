@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend/dcgm_helper.h"
-#include "clock.h"
+#include "backend/dcgm/dcgm_helper.h"
+#include "core/clock.h"
 
 const unsigned short dcgm_metric_field[DCGM_NMETRICS] = {
     [DCGM_GR_ENGINE] = DCGM_FI_PROF_GR_ENGINE_ACTIVE, [DCGM_SM_ACTIVE] = DCGM_FI_PROF_SM_ACTIVE,

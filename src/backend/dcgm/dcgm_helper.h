@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "backend/dcgm.h"
-#include "backend/dcgm_api.h"
+#include "backend/dcgm/dcgm.h"
+#include "backend/dcgm/dcgm_api.h"
 
 /* How long a connect may take (DCGM's own timeout; the watchdog is the
  * backstop for one that ignores it). */

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend/dcgm_helper.h"
-#include "backend/nvml_load.h"
-#include "libpath.h"
+#include "backend/dcgm/dcgm_helper.h"
+#include "backend/nvml/nvml_load.h"
+#include "core/libpath.h"
 
 void dcgmh_progress(enum dcgm_call call)
 {

@@ -13,17 +13,17 @@
  * Owner: the NVML backend state (one thread). Reasons handed out are static
  * strings, so a snapshot never points into this module's memory.
  */
-#include "backend/events.h"
+#include "backend/events/events.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/nvml_api.h"
-#include "clock.h"
-#include "debuglog.h"
-#include "snapshot.h"
+#include "backend/nvml/nvml_api.h"
+#include "core/clock.h"
+#include "core/debuglog.h"
+#include "core/snapshot.h"
 
 #define EVENTS_MAX_FAILS 3
 #define EVENTS_BACKOFF_MAX_NS (30ull * 1000000000ull)

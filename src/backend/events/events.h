@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "backend/helper_proc.h"
-#include "model.h"
+#include "core/model.h"
 
 /* ---- the pipe protocol (helper -> client; framing in helper_proc.h) ---- */
 

@@ -27,9 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/events.h"
-#include "backend/nvml_load.h"
-#include "clock.h"
+#include "backend/events/events.h"
+#include "backend/nvml/nvml_load.h"
+#include "core/clock.h"
 
 #define WAIT_MS 1000
 #define RETRY_FIRST_NS (5ull * 1000000000ull)

@@ -3,11 +3,11 @@
  * wording is ours, the facts NVIDIA's catalog's (its description and its
  * immediate and investigatory resolution buckets).
  */
-#include "backend/xid.h"
+#include "backend/events/xid.h"
 
 #include <stddef.h>
 
-#include "backend/nvml_api.h"
+#include "backend/nvml/nvml_api.h"
 
 static const char *const APP = "the job's own bug or input: check the application";
 

@@ -6,7 +6,7 @@
  * Owner: the NVML backend state (one thread). Reasons handed out are static
  * strings, so a snapshot never points into this module's memory.
  */
-#include "backend/gpm.h"
+#include "backend/gpm/gpm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,10 +23,10 @@
 #include <unistd.h>
 
 #include "backend/helper_proc.h"
-#include "backend/nvml_api.h"
-#include "backend/nvml_load.h"
-#include "clock.h"
-#include "debuglog.h"
+#include "backend/nvml/nvml_api.h"
+#include "backend/nvml/nvml_load.h"
+#include "core/clock.h"
+#include "core/debuglog.h"
 
 /* Consecutive stalls or crashes of the helper while it was working on one
  * GPU before GPM is switched off for that GPU. */

@@ -20,7 +20,7 @@
 #include <stdint.h>
 
 #include "backend/helper_proc.h"
-#include "model.h"
+#include "core/model.h"
 
 enum gpm_mode {
     GPM_AUTO = 0, /* where supported; off for a GPU whose session degrades */

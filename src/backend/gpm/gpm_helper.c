@@ -24,9 +24,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend/gpm.h"
-#include "backend/nvml_load.h"
-#include "clock.h"
+#include "backend/gpm/gpm.h"
+#include "backend/nvml/nvml_load.h"
+#include "core/clock.h"
 
 const unsigned gpm_metric_nvml_id[GPM_NMETRICS] = {
     [GPM_GRAPHICS] = NVML_GPM_METRIC_GRAPHICS_UTIL,

@@ -1,4 +1,4 @@
-#include "backend/mig_util.h"
+#include "backend/nvml/mig_util.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -16,8 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "backend/nvml_api.h"
-#include "model.h"
+#include "backend/nvml/nvml_api.h"
+#include "core/model.h"
 
 struct mig_util_in {
     const char *arch;  /* parent architecture name, "" unknown */

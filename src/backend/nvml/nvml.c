@@ -11,16 +11,16 @@
 #include <string.h>
 
 #include "backend/backend.h"
-#include "backend/gpm.h"
-#include "backend/mig_util.h"
-#include "backend/nvml.h"
-#include "backend/nvml_load.h"
-#include "backend/nvml_procs.h"
-#include "backend/nvml_read.h"
-#include "backend/nvml_state.h"
-#include "clock.h"
-#include "debuglog.h"
-#include "text.h"
+#include "backend/gpm/gpm.h"
+#include "backend/nvml/mig_util.h"
+#include "backend/nvml/nvml.h"
+#include "backend/nvml/nvml_load.h"
+#include "backend/nvml/nvml_procs.h"
+#include "backend/nvml/nvml_read.h"
+#include "backend/nvml/nvml_state.h"
+#include "core/clock.h"
+#include "core/debuglog.h"
+#include "core/text.h"
 
 /* ------------------------------------------------------------ GPM values */
 

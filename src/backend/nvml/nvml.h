@@ -6,8 +6,8 @@
 #ifndef MIGMON_NVML_H
 #define MIGMON_NVML_H
 
-#include "backend/nvml_state.h"
-#include "snapshot.h"
+#include "backend/nvml/nvml_state.h"
+#include "core/snapshot.h"
 
 struct gpm_client;
 

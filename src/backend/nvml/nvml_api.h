@@ -538,7 +538,7 @@ typedef nvmlReturn_t (*nvml_fn_dev_pci_ext)(nvmlDevice_t, nvmlPciInfoExt_v1_t *)
 typedef nvmlReturn_t (*nvml_fn_dev_detail_list)(nvmlDevice_t, nvmlProcessDetailList_v1_t *);
 typedef nvmlReturn_t (*nvml_fn_dev_cc_mem)(nvmlDevice_t, nvmlConfComputeMemSizeInfo_t *);
 
-/* ---- health counters (backend/nvml_health.c) ---- */
+/* ---- health counters (backend/nvml/nvml_health.c) ---- */
 typedef int nvmlPageRetirementCause_t;
 #define NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS 0
 #define NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR 1

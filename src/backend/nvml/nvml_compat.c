@@ -28,8 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/nvml_compat.h"
-#include "backend/nvml_load.h"
+#include "backend/nvml/nvml_compat.h"
+#include "backend/nvml/nvml_load.h"
 
 static const char *const NO_SYMBOL = NVML_NO_SYMBOL;
 

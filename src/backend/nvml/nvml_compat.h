@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "backend/nvml_state.h"
-#include "model.h"
+#include "backend/nvml/nvml_state.h"
+#include "core/model.h"
 
 /* The driver's branch ("580" of 580.82.07), read once per context; -1
  * when unknown. */

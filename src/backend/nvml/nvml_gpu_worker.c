@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/nvml.h"
-#include "backend/nvml_root.h"
+#include "backend/nvml/nvml.h"
+#include "backend/nvml/nvml_root.h"
 
 struct worker_arg {
     struct nvml_root *r;

@@ -25,10 +25,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "backend/nvml_compat.h"
-#include "backend/nvml_health.h"
-#include "backend/nvml_load.h"
-#include "backend/nvml_state.h"
+#include "backend/nvml/nvml_compat.h"
+#include "backend/nvml/nvml_health.h"
+#include "backend/nvml/nvml_load.h"
+#include "backend/nvml/nvml_state.h"
 
 static const char *const NO_SYMBOL = NVML_NO_SYMBOL;
 

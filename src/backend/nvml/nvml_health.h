@@ -11,8 +11,8 @@
 
 #include <stdbool.h>
 
-#include "backend/nvml_state.h"
-#include "snapshot.h"
+#include "backend/nvml/nvml_state.h"
+#include "core/snapshot.h"
 
 /* The entries of the field-values batch. */
 enum nvml_field_slot {

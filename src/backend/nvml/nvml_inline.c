@@ -7,9 +7,9 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "backend/nvml.h"
-#include "backend/nvml_root.h"
-#include "debuglog.h"
+#include "backend/nvml/nvml.h"
+#include "backend/nvml/nvml_root.h"
+#include "core/debuglog.h"
 
 /* The calling sampler still holds the sampling (mu held). False, and
  * counted out of the samplers left in the driver, when the watchdog gave

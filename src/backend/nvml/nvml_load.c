@@ -1,4 +1,4 @@
-#include "backend/nvml_load.h"
+#include "backend/nvml/nvml_load.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "debuglog.h"
-#include "libpath.h"
+#include "core/debuglog.h"
+#include "core/libpath.h"
 
 /* After --nvml-path and LD_LIBRARY_PATH: the seed README's table, rows 1–11.
  * The two sonames are looked up by libpath (the ld.so cache and the

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "backend/nvml_api.h"
+#include "backend/nvml/nvml_api.h"
 
 /* Resolved entry points; NULL means the library does not export any of the
  * names listed for it in nvml_load.c. */

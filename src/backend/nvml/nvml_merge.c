@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/nvml_root.h"
-#include "model.h"
+#include "backend/nvml/nvml_root.h"
+#include "core/model.h"
 
 int nvml_merge_part(struct snapshot *s, const struct snapshot *p)
 {

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/nvml_procs.h"
-#include "backend/nvml_procs_read.h"
-#include "backend/nvml_procs_util.h"
+#include "backend/nvml/nvml_procs.h"
+#include "backend/nvml/nvml_procs_read.h"
+#include "backend/nvml/nvml_procs_util.h"
 
 static const char *const MIG_UTIL_WHY =
     "NVML does not report per-process utilisation on MIG devices";

@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#include "backend/nvml_state.h"
-#include "snapshot.h"
+#include "backend/nvml/nvml_state.h"
+#include "core/snapshot.h"
 
 /* A GPU with MIG off: its list into s->procs for device pos. */
 void nvml_procs_gpu(struct nvml_state *st, const struct dev_cache *c, nvmlDevice_t h,

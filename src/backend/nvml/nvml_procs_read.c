@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/nvml_procs_read.h"
+#include "backend/nvml/nvml_procs_read.h"
 
 /* The widest entry any process-list symbol writes (the 535.43–535.86 "v3"). */
 #define MAX_STRIDE sizeof(nvmlProcessInfo_535cc_t)

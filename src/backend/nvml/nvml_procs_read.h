@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "backend/nvml_state.h"
+#include "backend/nvml/nvml_state.h"
 
 /*
  * Read one process-list symbol of handle h into st->list, merging by PID and

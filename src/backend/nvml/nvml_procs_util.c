@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/nvml_procs_util.h"
+#include "backend/nvml/nvml_procs_util.h"
 
 static int pus_ix_fit(struct nvml_state *st, size_t n)
 {

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "backend/nvml_state.h"
+#include "backend/nvml/nvml_state.h"
 
 /*
  * Per-process utilisation samples newer than the last seen one, kept per PID

@@ -9,15 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/mig_util.h"
-#include "backend/nvml_compat.h"
-#include "backend/nvml_health.h"
-#include "backend/nvml_load.h"
-#include "backend/nvml_procs_util.h"
-#include "backend/nvml_read.h"
-#include "backend/nvml_state.h"
-#include "debuglog.h"
-#include "text.h"
+#include "backend/nvml/mig_util.h"
+#include "backend/nvml/nvml_compat.h"
+#include "backend/nvml/nvml_health.h"
+#include "backend/nvml/nvml_load.h"
+#include "backend/nvml/nvml_procs_util.h"
+#include "backend/nvml/nvml_read.h"
+#include "backend/nvml/nvml_state.h"
+#include "core/debuglog.h"
+#include "core/text.h"
 
 static const char *const NO_SYMBOL = NVML_NO_SYMBOL;
 

@@ -8,8 +8,8 @@
 
 #include <stdbool.h>
 
-#include "backend/nvml_state.h"
-#include "snapshot.h"
+#include "backend/nvml/nvml_state.h"
+#include "core/snapshot.h"
 
 /* A device's static facts are due: never read, or a retry's tick reached. */
 bool nvml_static_due(const struct nvml_state *st, const struct dev_cache *c);

@@ -28,10 +28,10 @@
 #include <time.h>
 
 #include "backend/backend.h"
-#include "backend/nvml_state.h"
-#include "backend/nvml_load.h"
-#include "clock.h"
-#include "snapshot.h"
+#include "backend/nvml/nvml_load.h"
+#include "backend/nvml/nvml_state.h"
+#include "core/clock.h"
+#include "core/snapshot.h"
 
 enum sys_state {
     SYS_LOADING, /* first attempt in progress */

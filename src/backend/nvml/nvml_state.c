@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/nvml_state.h"
+#include "backend/nvml/nvml_state.h"
 
 /* A buffer grown past SHRINK_ABOVE entries is given back once an answer
  * uses under an eighth of it: down to twice that answer, SHRINK_KEEP at

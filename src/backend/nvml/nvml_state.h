@@ -19,9 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend/nvml_load.h"
-#include "debuglog.h"
-#include "snapshot.h"
+#include "backend/nvml/nvml_load.h"
+#include "core/debuglog.h"
+#include "core/snapshot.h"
 
 /* Calls whose NOT_SUPPORTED answer is remembered per device. */
 enum memo_call {

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/nvml_root.h"
-#include "debuglog.h"
-#include "text.h"
+#include "backend/nvml/nvml_root.h"
+#include "core/debuglog.h"
+#include "core/text.h"
 
 static void sys_set(struct nvml_root *r, enum sys_state st, const char *msg)
 {

@@ -16,8 +16,8 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "backend/nvml_root.h"
-#include "debuglog.h"
+#include "backend/nvml/nvml_root.h"
+#include "core/debuglog.h"
 
 static void *watchdog_main(void *arg)
 {

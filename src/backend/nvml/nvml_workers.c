@@ -32,12 +32,12 @@
 #include <string.h>
 
 #include "backend/backend.h"
-#include "backend/dcgm.h"
-#include "backend/events.h"
-#include "backend/gpm.h"
-#include "backend/nvml.h"
-#include "backend/nvml_root.h"
-#include "debuglog.h"
+#include "backend/dcgm/dcgm.h"
+#include "backend/events/events.h"
+#include "backend/gpm/gpm.h"
+#include "backend/nvml/nvml.h"
+#include "backend/nvml/nvml_root.h"
+#include "core/debuglog.h"
 
 /* How long close waits for threads before abandoning one stuck in the driver. */
 #define CLOSE_WAIT_NS (300ull * 1000000ull)

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "fleet/prom_query.h"
-#include "model.h"
+#include "backend/prometheus/prom_query.h"
+#include "core/model.h"
 
 struct fleet_node {
     char instance[128]; /* the target's instance label */

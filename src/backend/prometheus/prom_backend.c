@@ -11,7 +11,7 @@
  * front end's ask, the charts' past (a thread and a client of its own).
  * docs/fleet.md.
  */
-#include "fleet/prom_backend.h"
+#include "backend/prometheus/prom_backend.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -20,16 +20,16 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock.h"
-#include "debuglog.h"
-#include "fleet/prom_client.h"
-#include "fleet/prom_fleet.h"
-#include "fleet/prom_nodes.h"
-#include "fleet/prom_past.h"
-#include "fleet/prom_query.h"
-#include "history.h"
-#include "text.h"
-#include "fleet/prom_backend_int.h"
+#include "backend/prometheus/prom_backend_int.h"
+#include "backend/prometheus/prom_client.h"
+#include "backend/prometheus/prom_fleet.h"
+#include "backend/prometheus/prom_nodes.h"
+#include "backend/prometheus/prom_past.h"
+#include "backend/prometheus/prom_query.h"
+#include "core/clock.h"
+#include "core/debuglog.h"
+#include "core/history.h"
+#include "core/text.h"
 
 /* ---- the round's reasons ---- */
 

@@ -12,10 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fleet/prom_client.h"
-#include "fleet/prom_fleet.h"
-#include "history.h"
-#include "model.h"
+#include "backend/prometheus/prom_client.h"
+#include "backend/prometheus/prom_fleet.h"
+#include "core/history.h"
+#include "core/model.h"
 
 /* A round of queries gets 90% of the interval, so the next round starts on
  * time, and at least a second (a round of a large fleet's queries takes a

@@ -1,4 +1,4 @@
-#include "fleet/prom_client.h"
+#include "backend/prometheus/prom_client.h"
 
 #include <curl/curl.h>
 #include <dlfcn.h>
@@ -9,10 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "libpath.h"
-#include "trust.h"
+#include "core/libpath.h"
+#include "core/trust.h"
 
-#include "text.h"
+#include "core/text.h"
 
 struct promc {
     CURL *h;

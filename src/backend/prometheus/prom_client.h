@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fleet/prom_stream.h"
+#include "backend/prometheus/prom_stream.h"
 
 /* The largest answer read (bytes): the values query answers about 163 kB
  * a node of 8 GPUs and 56 MIG instances (bench/bench_fleet.c), so this

@@ -1,4 +1,4 @@
-#include "fleet/prom_fleet.h"
+#include "backend/prometheus/prom_fleet.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet/prom_fleet_int.h"
-#include "health.h"
-#include "text.h"
+#include "backend/prometheus/prom_fleet_int.h"
+#include "core/text.h"
+#include "engine/health.h"
 
 /* ---- building ---- */
 

@@ -17,9 +17,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "fleet/fleet_model.h"
-#include "fleet/prom_query.h"
-#include "fleet/prom_stream.h"
+#include "backend/prometheus/fleet_model.h"
+#include "backend/prometheus/prom_query.h"
+#include "backend/prometheus/prom_stream.h"
 
 /* The devices one build holds at most: --once and record read every node
  * of a fleet into one (about 2.5 KiB a device: 80 MiB). A fleet past it is

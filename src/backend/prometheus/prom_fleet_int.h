@@ -15,8 +15,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "fleet/fleet_model.h"
-#include "fleet/prom_stream.h"
+#include "backend/prometheus/fleet_model.h"
+#include "backend/prometheus/prom_stream.h"
 
 /* A device's processes kept from Prometheus at most: the exporter writes
  * its --top (16 by default) per device; more are dropped here. */

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fleet/prom_fleet_int.h"
+#include "backend/prometheus/prom_fleet_int.h"
 
 uint64_t fleet_hash(const char *s)
 {

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet/prom_fleet_int.h"
-#include "text.h"
+#include "backend/prometheus/prom_fleet_int.h"
+#include "core/text.h"
 
 static const char NOT_READ[] = "not read from Prometheus";
 static const char NO_SERIES[] =

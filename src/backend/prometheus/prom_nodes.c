@@ -1,7 +1,7 @@
 /*
  * prom_nodes.c — a fleet's nodes from the node round (prom_nodes.h).
  */
-#include "fleet/prom_nodes.h"
+#include "backend/prometheus/prom_nodes.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "health.h"
-#include "text.h"
+#include "core/text.h"
+#include "engine/health.h"
 
 /* What the answers say of a node: the figures of the queries' tags. */
 enum ag {

@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "fleet/prom_query.h"
-#include "fleet/prom_stream.h"
-#include "model.h"
+#include "backend/prometheus/prom_query.h"
+#include "backend/prometheus/prom_stream.h"
+#include "core/model.h"
 
 /* Nodes held at most, whatever Prometheus answers: a fleet past it is
  * cut there, and says so (nodes_finish's why). */

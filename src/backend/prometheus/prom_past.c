@@ -1,12 +1,12 @@
-#include "fleet/prom_past.h"
+#include "backend/prometheus/prom_past.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet/prom_client.h"
-#include "fleet/prom_fleet_int.h"
+#include "backend/prometheus/prom_client.h"
+#include "backend/prometheus/prom_fleet_int.h"
 
 /* The families the charts draw (history.h's series but PCIe, which is not
  * read from Prometheus), as prom_fleet.c reads them. */

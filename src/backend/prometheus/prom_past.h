@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "history.h"
+#include "core/history.h"
 
 /* Prometheus refuses a range query of more than 11,000 points a series. */
 #define PROM_PAST_MAX_POINTS 11000u

@@ -8,15 +8,15 @@
  * is up, one whose series are there now (a device whose series went stale,
  * a MIG instance destroyed, a GPU an exporter no longer has, is gone).
  */
-#include "fleet/prom_query.h"
+#include "backend/prometheus/prom_query.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet/prom_client.h"
-#include "fleet/prom_query_int.h"
+#include "backend/prometheus/prom_client.h"
+#include "backend/prometheus/prom_query_int.h"
 
 /* ---- a growing string ---- */
 

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet/prom_client.h"
-#include "fleet/prom_query.h"
-#include "fleet/prom_query_int.h"
+#include "backend/prometheus/prom_client.h"
+#include "backend/prometheus/prom_query.h"
+#include "backend/prometheus/prom_query_int.h"
 
 /* ---- a set of nodes' devices ---- */
 

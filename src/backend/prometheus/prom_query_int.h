@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "fleet/prom_query.h"
+#include "backend/prometheus/prom_query.h"
 
 /* A growing string; bad after a failed allocation (pq_done gives NULL). */
 struct sb {

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "debuglog.h"
-#include "fleet/prom_backend_int.h"
-#include "fleet/prom_nodes.h"
-#include "fleet/prom_query.h"
+#include "backend/prometheus/prom_backend_int.h"
+#include "backend/prometheus/prom_nodes.h"
+#include "backend/prometheus/prom_query.h"
+#include "core/clock.h"
+#include "core/debuglog.h"
 
 static unsigned ms_left(uint64_t end)
 {

@@ -4,14 +4,14 @@
  * is in, and a reader that follows the envelope's members and hands each
  * series of data.result to the callback.
  */
-#include "fleet/prom_stream.h"
+#include "backend/prometheus/prom_stream.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "text.h"
+#include "core/text.h"
 
 /* What the tokenizer is in the middle of. */
 enum { LEX_WS = 0, LEX_STR, LEX_ESC, LEX_HEX, LEX_LIT };

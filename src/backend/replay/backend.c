@@ -10,9 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "replay/reader.h"
-#include "replay/replay.h"
-#include "text.h"
+#include "backend/replay/reader.h"
+#include "backend/replay/replay.h"
+#include "core/text.h"
 
 struct replay {
     pthread_mutex_t mu;

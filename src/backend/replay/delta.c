@@ -9,7 +9,7 @@
  * replaces what was there. A MIG device's metric of its whole GPU follows
  * the GPU's (follow_gpus).
  */
-#include "replay/delta.h"
+#include "backend/replay/delta.h"
 
 #include <stdbool.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * lines.c — a recording's lines (lines.h): chunks from the source, a line
  * at a time, the bounds of the scan (reader.h), each line's kind.
  */
-#include "replay/lines.h"
+#include "backend/replay/lines.h"
 
 #include <errno.h>
 #include <jansson.h>

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "replay/reader.h"
+#include "backend/replay/reader.h"
 
 enum replay_kind {
     RK_GARBAGE,

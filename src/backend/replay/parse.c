@@ -2,7 +2,7 @@
  * parse.c — a recorded snapshot line back into struct snapshot (parse.h):
  * the inverse of export/json.c, with jansson doing the JSON.
  */
-#include "replay/parse.h"
+#include "backend/replay/parse.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend/xid.h"
-#include "health.h"
-#include "text.h"
+#include "backend/events/xid.h"
+#include "core/text.h"
+#include "engine/health.h"
 
 /* Bounds on what one line may ask for, whatever its length. */
 #define MAX_DEVICES 1024

@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 /* The schemas this reader understands: 1, every line a full snapshot
  * (export/json.h), and 2, full lines and delta lines (export/json_delta.h). */
@@ -42,7 +42,7 @@ int replay_parse_line(const char *line, size_t len, struct snapshot *s, struct r
                       char *err, size_t errlen);
 
 /* The same for a line already parsed (a full snapshot's object, or the
- * object a delta line was applied to: replay/delta.h); root is the
+ * object a delta line was applied to: backend/replay/delta.h); root is the
  * caller's. A delta line itself is REPLAY_LINE_OTHER. */
 int replay_parse_json(json_t *root, struct snapshot *s, struct replay_strs *pool, char *err,
                       size_t errlen);

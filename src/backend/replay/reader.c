@@ -3,15 +3,15 @@
  * snapshot's line found from its segment, delta lines applied to the
  * snapshot before them. The index is built by scan.c.
  */
-#include "replay/reader.h"
+#include "backend/replay/reader.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay/delta.h"
-#include "replay/lines.h"
+#include "backend/replay/delta.h"
+#include "backend/replay/lines.h"
 
 /* The segment rec is in; SIZE_MAX when none holds it. */
 static size_t seg_of(const struct replay_file *f, uint64_t rec)

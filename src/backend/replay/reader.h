@@ -1,6 +1,6 @@
 /*
  * reader.h — a recording on disk: plain, gzip or zstd JSON Lines of
- * schema 1 or 2 (replay/source.h decompresses), with a sparse index of
+ * schema 1 or 2 (backend/replay/source.h decompresses), with a sparse index of
  * places to start reading from, built on open.
  *
  * The index is a list of segments: runs of snapshots that begin with a
@@ -27,9 +27,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "replay/parse.h"
-#include "replay/source.h"
-#include "snapshot.h"
+#include "backend/replay/parse.h"
+#include "backend/replay/source.h"
+#include "core/snapshot.h"
 
 #define REPLAY_INDEX_MAX 4096
 #define REPLAY_LINE_MAX (16u << 20)

@@ -1,13 +1,13 @@
 /*
  * rindex.c — the seek index read back (rindex.h).
  */
-#include "replay/rindex.h"
+#include "backend/replay/rindex.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "recindex.h"
+#include "core/recindex.h"
 
 /* How far from the end the last entry is looked for: after it can come
  * only the frame a killed writer left open, about a minute. */

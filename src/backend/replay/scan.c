@@ -2,7 +2,7 @@
  * scan.c — a recording opened and indexed (reader.h): the seek index's
  * runs taken as they are, everything else read once.
  */
-#include "replay/reader.h"
+#include "backend/replay/reader.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "replay/lines.h"
-#include "replay/rindex.h"
-#include "text.h"
+#include "backend/replay/lines.h"
+#include "backend/replay/rindex.h"
+#include "core/text.h"
 
 #define CHUNK (64u * 1024u)
 

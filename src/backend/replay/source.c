@@ -1,7 +1,7 @@
 /*
  * source.c — a recording's bytes, decompressed frame by frame (source.h).
  */
-#include "replay/source.h"
+#include "backend/replay/source.h"
 
 #include <stdio.h>
 #include <stdlib.h>
