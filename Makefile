@@ -137,7 +137,7 @@ $(BUILD)/libmigmon.a: $(LIB_OBJ)
 PUB_SRC := src/app/libmigmon.c src/app/watch.c src/engine/engine.c src/engine/collect.c src/core/clock.c src/core/debuglog.c src/engine/health.c src/core/model.c \
 	src/core/libpath.c \
 	src/engine/procpost.c src/core/text.c src/core/units.c src/export/json.c src/export/json_host.c src/export/json_nodes.c \
-	src/export/jsonw.c \
+	src/export/jsonw.c src/core/health_rules.c \
 	$(wildcard src/backend/*.c src/backend/nvml/*.c src/backend/gpm/*.c src/backend/dcgm/*.c \
 		src/backend/events/*.c src/backend/amdgpu/*.c src/system/*.c)
 PUB_OBJ := $(PUB_SRC:%.c=$(BUILD)/pub/%.o)

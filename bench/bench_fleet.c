@@ -28,8 +28,8 @@
 #include "backend/prometheus/prom_fleet.h"
 #include "backend/prometheus/prom_stream.h"
 #include "core/clock.h"
+#include "core/health_rules.h"
 #include "core/snapshot.h"
-#include "engine/health.h"
 #include "tui/fleet_ui.h"
 
 #define GPUS 8

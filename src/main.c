@@ -37,6 +37,7 @@
 #include "export/prom.h"
 #include "export/table.h"
 #include "serve/serve.h"
+#include "system/host.h"
 #include "tui/theme.h"
 #include "tui/tui.h"
 #include "version.h"

@@ -9,7 +9,41 @@
 #include <stdint.h>
 
 #include "core/model.h"
-#include "system/host.h"
+
+/* One sample of the host: system/host.c reads it, system/meminfo.c derives
+ * its memory with htop's definitions (docs/host-metrics.md). */
+
+/* Byte counts; every field none when it cannot be derived honestly. */
+struct mem_metrics {
+    struct metric total;      /* MemTotal */
+    struct metric used;       /* MemTotal - MemFree - Buffers - cached */
+    struct metric cached;     /* Cached + SReclaimable - Shmem */
+    struct metric buffers;    /* Buffers */
+    struct metric free;       /* MemFree */
+    struct metric available;  /* MemAvailable */
+    struct metric swap_total; /* SwapTotal */
+    struct metric swap_used;  /* SwapTotal - SwapFree */
+};
+
+#define HOST_NAME_LEN 256
+
+struct host_core {
+    int id;            /* N of cpuN; ids may be sparse */
+    struct metric pct; /* busy % of this core since the previous sample */
+};
+
+struct host_sample {
+    char hostname[HOST_NAME_LEN]; /* gethostname(); "" when unknown */
+    int online;                   /* CPUs online now (cpuN lines of /proc/stat); -1 unknown */
+    /* Online cores in ascending id; offline cores are not listed. Borrowed
+     * from struct host: valid until the next host_sample() or host_close(). */
+    size_t ncores;
+    const struct host_core *cores;
+    struct metric cpu_total;  /* busy % of all CPUs together, 0..100 */
+    struct mem_metrics mem;   /* bytes: total, used, cached, buffers, free, available, swap */
+    struct metric loadavg[3]; /* 1, 5 and 15 minute load averages */
+    struct metric uptime_s;   /* seconds since boot */
+};
 
 /* The type bit of a GPU operational event (nvmlEventSetWait_v3's
  * structured records): not an NVML event bit, far above all of them; the

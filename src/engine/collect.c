@@ -8,6 +8,7 @@
 #include "core/text.h"
 #include "engine/health.h"
 #include "engine/procpost.h"
+#include "system/host.h"
 
 /* Whether the comma-separated list names name; NULL lists all. */
 static bool listed(const char *list, const char *name)

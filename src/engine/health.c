@@ -14,91 +14,19 @@
 #include "core/model.h"
 #include "core/snapshot.h"
 
-enum rule {
-    R_LOST,           /* the GPU answers GPU_IS_LOST */
-    R_REMAP_FAILURE,  /* a row remap failed */
-    R_REMAP_PENDING,  /* a row remap waits for a reset */
-    R_RETIRE_PENDING, /* a page retirement waits for a reset */
-    R_UNREPAIRABLE,   /* memory errors the GPU can no longer repair */
-    R_BANK_PENDING,   /* an HBM bank remap waits for a reset */
-    R_XID_RESET,      /* an Xid whose documented action is a reset or a drain */
-    R_XID_JOBS,       /* an Xid whose action is to restart the jobs (contained ECC) */
-    R_XID_APP,        /* an application fault */
-    R_XID_OTHER,      /* any other Xid */
-    R_OPERATIONAL,    /* an operational event without a legacy Xid */
-    R_BANK_NO_SPARE,  /* HBM bank groups with no spare left */
-    R_ECC_UNCORR,     /* uncorrectable ECC errors since the driver loaded */
-    R_HOT,            /* at or above the slowdown temperature */
-    R_COUNT
-};
-
-static const struct health_rule_info rules[R_COUNT] = {
-    [R_LOST] = {"gpu-lost", HEALTH_ACTION,
-                "drain the node and reset or reseat the GPU: it fell off the bus"},
-    [R_REMAP_FAILURE] = {"row-remap-failure", HEALTH_ACTION,
-                         "replace the GPU (RMA): a memory row could not be remapped"},
-    [R_REMAP_PENDING] = {"row-remap-pending", HEALTH_ACTION,
-                         "reset the GPU when its jobs allow: a row remap waits for it"},
-    [R_RETIRE_PENDING] = {"page-retirement-pending", HEALTH_ACTION,
-                          "reset the GPU when its jobs allow: a page retirement waits for it"},
-    [R_UNREPAIRABLE] = {"unrepairable-memory", HEALTH_ACTION,
-                        "replace the GPU (RMA): it has memory errors it can no longer repair"},
-    [R_BANK_PENDING] = {"bank-remap-pending", HEALTH_ACTION,
-                        "reset the GPU when its jobs allow: an HBM bank remap waits for it"},
-    [R_XID_RESET] = {"xid-needs-reset", HEALTH_ACTION,
-                     "an Xid whose remedy is a reset or a drain: see the events (key e)"},
-    [R_XID_JOBS] = {"xid-contained-ecc", HEALTH_WARNING,
-                    "restart the jobs on the affected MIG instance (contained ECC error)"},
-    [R_XID_APP] = {"xid-application-fault", HEALTH_WARNING,
-                   "a job faulted (usually its own bug or input): check the application"},
-    [R_XID_OTHER] = {"xid", HEALTH_WARNING, "an Xid was reported: see the events (key e)"},
-    [R_OPERATIONAL] = {"operational-event", HEALTH_WARNING,
-                       "the driver reported an operational event: see the events (key e) and "
-                       "NVIDIA's GPU Operational Event catalog"},
-    [R_BANK_NO_SPARE] = {"bank-remap-exhausted", HEALTH_WARNING,
-                         "some HBM bank groups have no spare left: a new error there cannot be "
-                         "remapped; plan to replace the GPU"},
-    [R_ECC_UNCORR] = {"ecc-uncorrectable", HEALTH_WARNING,
-                      "uncorrectable ECC errors since the driver loaded: restart the jobs on "
-                      "this GPU; watch the remapped rows"},
-    [R_HOT] = {"at-slowdown-temperature", HEALTH_WARNING,
-               "the GPU is at its slowdown temperature: its clocks are cut; check the cooling"},
-};
-
-static const char *const level_names[] = {
-    [HEALTH_UNKNOWN] = "unknown",
-    [HEALTH_OK] = "ok",
-    [HEALTH_WARNING] = "warning",
-    [HEALTH_ACTION] = "action",
-};
-
-const char *health_level_name(unsigned level)
-{
-    return level < sizeof(level_names) / sizeof(level_names[0]) ? level_names[level] : "unknown";
-}
-
-size_t health_rules_of(uint32_t bits, struct health_rule_info *out, size_t max)
-{
-    size_t n = 0;
-    for (unsigned r = 0; r < R_COUNT && n < max; r++)
-        if (bits & (1u << r))
-            out[n++] = rules[r];
-    return n;
-}
-
 /* The rule an Xid falls under, from what NVIDIA's catalog says to do. */
-static enum rule xid_rule(unsigned xid)
+static enum health_rule xid_rule(unsigned xid)
 {
     switch (xid) {
     case 48: case 61: case 62: case 63: case 64: case 74: case 79: case 95:
     case 119: case 120: case 140:
-        return R_XID_RESET;
+        return HEALTH_R_XID_RESET;
     case 94:
-        return R_XID_JOBS;
+        return HEALTH_R_XID_JOBS;
     case 13: case 31: case 43: case 45: case 69:
-        return R_XID_APP;
+        return HEALTH_R_XID_APP;
     default:
-        return R_XID_OTHER;
+        return HEALTH_R_XID_OTHER;
     }
 }
 
@@ -129,19 +57,19 @@ static void evaluate(const struct snapshot *s, size_t pos)
     uint32_t bits = 0;
     bool known = false; /* some rule's input could be read */
     if (d->lost) {
-        bits |= 1u << R_LOST;
+        bits |= 1u << HEALTH_R_LOST;
         known = true;
     }
     static const struct {
         enum metric_id id;
-        enum rule r;
-    } flags[] = {{M_REMAP_FAILURE, R_REMAP_FAILURE},
-                 {M_REMAP_PENDING, R_REMAP_PENDING},
-                 {M_RETIRED_PENDING, R_RETIRE_PENDING},
-                 {M_UNREPAIRABLE_MEM, R_UNREPAIRABLE},
-                 {M_BANK_REMAP_PENDING, R_BANK_PENDING},
-                 {M_BANK_NO_SPARE, R_BANK_NO_SPARE},
-                 {M_ECC_UNCORR, R_ECC_UNCORR}};
+        enum health_rule r;
+    } flags[] = {{M_REMAP_FAILURE, HEALTH_R_REMAP_FAILURE},
+                 {M_REMAP_PENDING, HEALTH_R_REMAP_PENDING},
+                 {M_RETIRED_PENDING, HEALTH_R_RETIRE_PENDING},
+                 {M_UNREPAIRABLE_MEM, HEALTH_R_UNREPAIRABLE},
+                 {M_BANK_REMAP_PENDING, HEALTH_R_BANK_PENDING},
+                 {M_BANK_NO_SPARE, HEALTH_R_BANK_NO_SPARE},
+                 {M_ECC_UNCORR, HEALTH_R_ECC_UNCORR}};
     for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
         int f = flag(&d->m[flags[i].id]);
         if (f >= 0)
@@ -153,7 +81,7 @@ static void evaluate(const struct snapshot *s, size_t pos)
     if (metric_ok(t) && metric_ok(slow)) {
         known = true;
         if (slow->value > 0 && t->value >= slow->value)
-            bits |= 1u << R_HOT;
+            bits |= 1u << HEALTH_R_HOT;
     }
     /* Watched events are a reading, none attributed too: the device's own
      * (xid_errors_total is a count), or for a MIG instance its GPU's (an
@@ -173,12 +101,12 @@ static void evaluate(const struct snapshot *s, size_t pos)
         if (ev->xid)
             bits |= 1u << xid_rule(ev->xid);
         else if (ev->type & GPU_EVENT_OPERATIONAL)
-            bits |= 1u << R_OPERATIONAL;
+            bits |= 1u << HEALTH_R_OPERATIONAL;
     }
     unsigned level = known ? HEALTH_OK : HEALTH_UNKNOWN;
-    for (unsigned r = 0; r < R_COUNT; r++)
-        if ((bits & (1u << r)) && rules[r].level > level)
-            level = rules[r].level;
+    for (unsigned r = 0; r < HEALTH_R_COUNT; r++)
+        if ((bits & (1u << r)) && health_rule_level(r) > level)
+            level = health_rule_level(r);
     d->health = (unsigned char)level;
     d->health_rules = bits;
 }

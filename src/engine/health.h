@@ -10,31 +10,9 @@
 #ifndef MIGMON_HEALTH_H
 #define MIGMON_HEALTH_H
 
-#include <stddef.h>
-#include <stdint.h>
+#include "core/health_rules.h"
 
 struct snapshot;
-
-enum health_level {
-    HEALTH_UNKNOWN = 0, /* no signal the rules read could be read */
-    HEALTH_OK,
-    HEALTH_WARNING,     /* worth a look; jobs may go on */
-    HEALTH_ACTION,      /* an operator must act: drain, reset, replace */
-};
-
-/* "unknown", "ok", "warning", "action"; static. */
-const char *health_level_name(unsigned level);
-
-/* The rules whose bits are set in rules, in rule order: at most max of
- * them, each as its name ("row-remap-pending"), level and action text
- * ("reset the GPU: a row remap waits for it"); returns how many. Static
- * strings. */
-struct health_rule_info {
-    const char *name;
-    unsigned level; /* enum health_level */
-    const char *action;
-};
-size_t health_rules_of(uint32_t rules, struct health_rule_info *out, size_t max);
 
 /* Sets health and health_rules of every device of s from its metrics,
  * its lost flag and s's events. Pure: the same snapshot, the same verdict. */

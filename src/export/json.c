@@ -5,7 +5,7 @@
 
 #include "backend/events/xid.h"
 #include "core/clock.h"
-#include "engine/health.h"
+#include "core/health_rules.h"
 #include "export/json_host.h"
 #include "export/jsonw.h"
 

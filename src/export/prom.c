@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/health.h"
+#include "core/health_rules.h"
 #include "export/prom_dcgm.h"
 #include "export/prom_node.h"
 #include "export/prom_pods.h"

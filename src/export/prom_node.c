@@ -16,7 +16,7 @@
 
 #include <string.h>
 
-#include "engine/health.h"
+#include "core/health_rules.h"
 #include "export/prom_pods.h"
 
 /* A device the fleet counts: one whose series are on the page. */

@@ -17,8 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/health_rules.h"
 #include "core/units.h"
-#include "engine/health.h"
 #include "engine/proclist.h"
 #include "tui/health_ui.h"
 

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "backend/events/xid.h"
-#include "engine/health.h"
+#include "core/health_rules.h"
 #include "engine/proclist.h"
 
 const char *tui_health_mark(unsigned level, enum tui_role *role)

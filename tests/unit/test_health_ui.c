@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "backend/nvml/nvml_api.h"
-#include "engine/health.h"
+#include "core/health_rules.h"
 #include "tui/health_ui.h"
 
 static struct device devs[8];

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/history.h"
+#include "system/meminfo.h"
 
 /* Heap calls made by this file and libmigmon.a (linked with
  * -Wl,--wrap=malloc,calloc,realloc). fail_nth >= 0 makes the call whose

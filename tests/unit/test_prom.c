@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "engine/health.h"
+#include "core/health_rules.h"
 #include "export/prom.h"
 
 /* GPU 0 (MIG on) with three MIG devices: GI 1 (CI 0 and CI 1) and GI 2. */

@@ -16,7 +16,7 @@
 #include "backend/prometheus/prom_fleet.h"
 #include "backend/prometheus/prom_fleet_int.h"
 #include "backend/prometheus/prom_stream.h"
-#include "engine/health.h"
+#include "core/health_rules.h"
 
 /* The answers a test gives, by the queries of one page of nodes (the up
  * answer stands for the nodes' summaries: it says which targets are down). */

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "backend/prometheus/prom_nodes.h"
-#include "engine/health.h"
+#include "core/health_rules.h"
 
 /* One series: "a=up,instance=x" and its value. */
 static void put(struct node_table *t, enum promq_node q, const char *labels, const char *value)

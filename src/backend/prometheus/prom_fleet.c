@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "backend/prometheus/prom_fleet_int.h"
+#include "core/health_rules.h"
 #include "core/text.h"
-#include "engine/health.h"
 
 /* ---- building ---- */
 

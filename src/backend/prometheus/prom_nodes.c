@@ -9,8 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/health_rules.h"
 #include "core/text.h"
-#include "engine/health.h"
 
 /* What the answers say of a node: the figures of the queries' tags. */
 enum ag {

@@ -13,8 +13,8 @@
 #include <time.h>
 
 #include "backend/events/xid.h"
+#include "core/health_rules.h"
 #include "core/text.h"
-#include "engine/health.h"
 
 /* Bounds on what one line may ask for, whatever its length. */
 #define MAX_DEVICES 1024
