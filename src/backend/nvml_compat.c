@@ -139,7 +139,11 @@ static nvmlReturn_t run_pair(struct nvml_state *st, struct dev_cache *c, enum co
         return NVML_ERROR_NOT_SUPPORTED;
     }
     bool known = *path != CP_UNKNOWN;
-    int which = *path == CP_OLD ? 1 : *path == CP_NEW ? 0 : (p->prefer_new && p->has_new) ? 0 : 1;
+    /* the replacement first where the old call is deprecated (from 580),
+     * or is not there; before, the old call as it always was (its
+     * unsigned reading keeps a driver's all-ones answer out of range) */
+    bool new_first = p->prefer_new && p->has_new && (era(st) || !p->has_old);
+    int which = *path == CP_OLD ? 1 : *path == CP_NEW ? 0 : new_first ? 0 : 1;
     bool has = which == 0 ? p->has_new : p->has_old;
     nvmlReturn_t rc = has ? call(st, h, which, out) : NVML_ERROR_FUNCTION_NOT_FOUND;
     if (rc == NVML_SUCCESS) {
@@ -188,23 +192,25 @@ static nvmlReturn_t run_pair(struct nvml_state *st, struct dev_cache *c, enum co
 
 /* ------------------------------------------------------------ temperature */
 
+/* The reading as a double: the old call's unsigned value stays as the
+ * driver gave it (an all-ones answer is then out of range, not -1). */
 static nvmlReturn_t temp_call(struct nvml_state *st, nvmlDevice_t h, int which, void *out)
 {
     const struct nvml_fns *f = &st->lib.f;
-    int *t = out;
+    double *t = out;
     if (which == 0) {
         nvmlTemperature_t v;
         memset(&v, 0, sizeof(v));
         v.version = nvmlTemperature_v1;
         v.sensorType = NVML_TEMPERATURE_GPU;
         nvmlReturn_t rc = CALL(st, "nvmlDeviceGetTemperatureV", f->temperature_v(h, &v));
-        *t = v.temperature;
+        *t = (double)v.temperature;
         return rc;
     }
     unsigned int u = 0;
     nvmlReturn_t rc =
         CALL(st, "nvmlDeviceGetTemperature", f->temperature(h, NVML_TEMPERATURE_GPU, &u));
-    *t = (int)u;
+    *t = (double)u;
     return rc;
 }
 
@@ -223,7 +229,7 @@ struct metric nvml_compat_temperature(struct nvml_state *st, struct dev_cache *c
     q.has_old = f->temperature != NULL;
     if (!q.has_new && !q.has_old)
         return metric_none(NO_SYMBOL);
-    int t = 0;
+    double t = 0;
     const char *why = NULL;
     if (run_pair(st, c, CC_TEMP, &q, temp_call, h, &t, &why) != NVML_SUCCESS)
         return metric_none(why);

@@ -82,8 +82,8 @@ static unsigned node_round(struct prom_state *st, struct node_table *t, const ch
                     .inst = o, .n = nodes_with_word(t, words[w], o, FLEET_NODES_MAX)};
             }
         }
-        if (q == PQ_SUMMARY + 1 && legacy) {
-            if (why[PQ_SUMMARY])
+        if (q == PQ_SUMMARY + 1) {
+            if (why[PQ_SUMMARY] || !legacy)
                 sc.legacy_all = true; /* not known: every node's aggregates */
             else
                 sc.legacy = (struct promq_nodes){

@@ -52,17 +52,26 @@ out=$(MIGMON_SIM_SCENARIO="$TMP/drivers-refused.ini" MIGMON_SIM_TIME=100 "$MIGMO
 jeq "both temperature calls refused: none, naming each answer" "$out" \
     '.devices[0].metrics.temperature_c | [.value, .reason]' \
     '[null,"nvmlDeviceGetTemperatureV: NVML_ERROR_FUNCTION_NOT_FOUND; nvmlDeviceGetTemperature: NVML_ERROR_DEPRECATED"]'
-# ... and on a 570 driver that wants another struct version, the old call
-# answers, naming the refused one (a replacement the driver lacks,
-# FUNCTION_NOT_FOUND, is not news: the old call is read as it always was)
-sed -e 's/^driver_version = 610.43.03/driver_version = 570.211.01/' -e '/^cuda_version/d' \
+# ... and on a 580 driver (the replacement asked first from 580) that
+# wants another struct version, the old call answers, naming the refused
+# one (a replacement the driver lacks, FUNCTION_NOT_FOUND, is not news: the
+# old call is read as it always was)
+sed -e 's/^driver_version = 610.43.03/driver_version = 580.82.07/' -e '/^cuda_version/d' \
     -e 's/^return = FUNCTION_NOT_FOUND/return = ARGUMENT_VERSION_MISMATCH/' \
-    "$TMP/drivers-refused.ini" >"$TMP/drivers-refused-570.ini"
-out=$(MIGMON_SIM_SCENARIO="$TMP/drivers-refused-570.ini" MIGMON_SIM_TIME=100 "$MIGMON_BIN" \
+    "$TMP/drivers-refused.ini" >"$TMP/drivers-refused-580.ini"
+out=$(MIGMON_SIM_SCENARIO="$TMP/drivers-refused-580.ini" MIGMON_SIM_TIME=100 "$MIGMON_BIN" \
     --nvml-path "$MIGMON_SIM_LIB" --once --format json --gpm off)
-jeq "TemperatureV refused on 570: the old call reads it, and says so" "$out" \
+jeq "TemperatureV refused on 580: the old call reads it, and says so" "$out" \
     '.devices[0].metrics.temperature_c | [.value, .source, .reason]' \
     '[40,"direct","read with nvmlDeviceGetTemperature (nvmlDeviceGetTemperatureV: NVML_ERROR_ARGUMENT_VERSION_MISMATCH)"]'
+# before 580 the old call is asked first, as it always was: the refusing
+# replacement is never asked, nothing is said
+sed -e 's/^driver_version = 580.82.07/driver_version = 570.211.01/' \
+    "$TMP/drivers-refused-580.ini" >"$TMP/drivers-refused-570.ini"
+out=$(MIGMON_SIM_SCENARIO="$TMP/drivers-refused-570.ini" MIGMON_SIM_TIME=100 "$MIGMON_BIN" \
+    --nvml-path "$MIGMON_SIM_LIB" --once --format json --gpm off)
+jeq "TemperatureV refusing on 570: the old call, as always" "$out" \
+    '.devices[0].metrics.temperature_c | [.value, .source, .reason]' '[40,"direct",null]'
 
 # --- the old drivers: nothing new in their outputs ---
 for s in h100-pcie-mig-535.ini a100-sxm4-80gb.ini; do

@@ -150,9 +150,9 @@ KPORT=$(export_port "$KT/export.err")
 wait_labels 1 10 || bad "kubelet: no pod labels within 10 s: $(health)"
 P=$(cat "$KT/page")
 contains "kubelet: a MIG instance's migmon_ series carry its pod" "$P" \
-    "migmon_mig_info{gpu=\"0\",uuid=\"$GPU0\",pci_bus_id=\"00000000:19:00.0\",model=\"NVIDIA H200\",gpu_instance_id=\"1\",compute_instance_id=\"0\",mig_profile=\"3g.71gb\",mig_uuid=\"$MIG_GI1\",pod=\"llm-0\",namespace=\"serving\",container=\"vllm\"} 1"
+    "migmon_mig_info{gpu=\"0\",uuid=\"$GPU0\",pci_bus_id=\"00000000:19:00.0\",model=\"NVIDIA H200\",gpu_instance_id=\"1\",compute_instance_id=\"0\",mig_profile=\"3g.71gb\",mig_uuid=\"$MIG_GI1\",pod=\"llm-0\",namespace=\"serving\",container=\"vllm\",mig_index=\"0\"} 1"
 contains "kubelet: the ::N suffix is stripped (GI 13)" "$P" \
-    "mig_uuid=\"$MIG_GI13\",pod=\"notebook\",namespace=\"research\",container=\"jupyter\"} 1"
+    "mig_uuid=\"$MIG_GI13\",pod=\"notebook\",namespace=\"research\",container=\"jupyter\",mig_index=\"2\"} 1"
 contains "kubelet: a whole GPU's series carry its pod" "$P" \
     "migmon_gpu_temperature_celsius{gpu=\"1\",uuid=\"$GPU1\",pci_bus_id=\"00000000:1B:00.0\",model=\"NVIDIA H100 80GB HBM3\",pod=\"trainer-0\",namespace=\"training\",container=\"pytorch\",source=\"direct\"} 60"
 contains "kubelet: --compat dcgm: a GPU instance's DCGM_FI_ series carry its pod" "$P" \
@@ -168,7 +168,7 @@ eq "kubelet: only the held devices carry pod labels" \
     "$(grep -v '^migmon_process_' "$KT/page" | grep 'pod="' | grep -vc -e "mig_uuid=\"$MIG_GI1\"" -e "mig_uuid=\"$MIG_GI13\"" \
         -e "uuid=\"$GPU1\"" -e "UUID=\"$GPU1\"" -e 'GPU_I_ID="1",' -e 'GPU_I_ID="13",')" 0
 contains "kubelet: a device no pod holds keeps its series, without pod labels" "$P" \
-    "mig_uuid=\"$MIG_GI5\"} 1"
+    "mig_uuid=\"$MIG_GI5\",mig_index=\"1\"} 1"
 eq "kubelet: GPU 0 (MIG on, no pod) has no pod label" \
     "$(grep "uuid=\"$GPU0\"" "$KT/page" | grep -v mig_uuid | grep -c 'pod=')" 0
 eq "kubelet: no namespace or container label without a pod" \
@@ -243,7 +243,7 @@ eq "kubelet vanished: said once" "$(grep -c "no socket there" "$KT/export.err")"
 start_kubelet ok
 wait_labels 1 10 && ok || bad "kubelet back: no labels within 10 s: $(health)"
 contains "kubelet back: the labels are those of the new answer" "$(cat "$KT/page")" \
-    "mig_uuid=\"$MIG_GI1\",pod=\"llm-0\",namespace=\"serving\",container=\"vllm\"} 1"
+    "mig_uuid=\"$MIG_GI1\",pod=\"llm-0\",namespace=\"serving\",container=\"vllm\",mig_index=\"0\"} 1"
 eq "kubelet back: stderr says it answers again" \
     "$(grep -c "(4 pods, 4 device ids; it answers again)" "$KT/export.err")" 1
 n=$(grep -c 'kubelet:' "$KT/export.err")
@@ -281,7 +281,7 @@ KPORT=$(export_port "$KT/hostile.err")
 wait_labels 1 10 || bad "kubelet hostile: no pod labels within 10 s: $(health)"
 eq "kubelet hostile: /metrics is clean text" "$(clean_text "$KT/page")" ok
 contains "kubelet hostile: the instance's pod, namespace and container, cleaned" "$(cat "$KT/page")" \
-    "mig_uuid=\"$MIG_GI1\",pod=\"llm??31m???0-??????\",namespace=\"ser?]0;x?ving\",container=\"vl??????lm\"} 1"
+    "mig_uuid=\"$MIG_GI1\",pod=\"llm??31m???0-??????\",namespace=\"ser?]0;x?ving\",container=\"vl??????lm\",mig_index=\"0\"} 1"
 long="pod=\"$(printf 't%.0s' $(seq 253))\",namespace=\"$(printf 'n%.0s' $(seq 63))\",container=\"$(printf 'c%.0s' $(seq 63))\""
 eq "kubelet hostile: GPU 1's labels cut to 253 and 63 bytes" \
     "$(grep '^migmon_gpu_temperature_celsius{gpu="1"' "$KT/page" | grep -o 'pod="[^"]*",namespace="[^"]*",container="[^"]*"')" \

@@ -44,7 +44,7 @@ eq "inaccessible GPU influx: no line" \
 row=$(mon inaccessible-gpu.ini --once --format csv | awk -F, '$3 == "gpu" && $4 == "1"')
 eq "inaccessible GPU csv: no value, lost unknown, every source none" \
     "$(printf '%s\n' "$row" | cut -d, -f5- | tr ',' '\n' | sort | uniq -c | awk '{print $1, $2}' | tr '\n' ';')" \
-    '72 ;60 none;'
+    '77 ;65 none;'
 eq "inaccessible GPU table: N/A, no figure" \
     "$(mon inaccessible-gpu.ini --once --format table | grep -E '^1 +\(unknown\)' | tr -s ' ')" \
     '1 (unknown) N/A N/A N/A N/A N/A N/A'

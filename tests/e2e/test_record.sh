@@ -79,7 +79,7 @@ grep -q '"' "$R/a.csv" && bad "csv: h200-mig has no field that needs quoting" ||
 ndev=$(printf '%s' "$once" | jq '.devices | length')
 eq "csv: a header and one row per device per tick" "$(wc -l <"$R/a.csv")" $((1 + 2 * ndev))
 eq "csv: every row has the header's column count" \
-    "$(awk -F, 'NR == 1 { n = NF; next } NF != n { bad++ } END { print n, bad + 0 }' "$R/a.csv")" "136 0"
+    "$(awk -F, 'NR == 1 { n = NF; next } NF != n { bad++ } END { print n, bad + 0 }' "$R/a.csv")" "146 0"
 col() { # col NAME ROW: the field of column NAME in data row ROW
     awk -F, -v name="$1" -v row="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
         NR == row + 1 { print $c }' "$R/a.csv"
@@ -98,14 +98,14 @@ doc_cols=$(awk '/^RFC 4180: a header line/ { on = 1 }
         while (match(c, /`[^`]+`/)) { printf "%s%s", sep, substr(c, RSTART + 1, RLENGTH - 2); sep = ","
             c = substr(c, RSTART + RLENGTH) } }
     on && /^[0-9]+ columns\./ { print ""; print $1; exit }' "$MIGMON_SRC/docs/record.md")
-eq "csv: docs/record.md documents 136 columns" \
-    "$(sed -n 2p <<<"$doc_cols"):$(head -1 <<<"$doc_cols" | tr , '\n' | wc -l)" "136:136"
+eq "csv: docs/record.md documents 146 columns" \
+    "$(sed -n 2p <<<"$doc_cols"):$(head -1 <<<"$doc_cols" | tr , '\n' | wc -l)" "146:146"
 eq "csv: the header is the documented column list" "$(head -1 "$R/a.csv")" "$(head -1 <<<"$doc_cols")"
 
 # --- CSV: sources and the parent's values -----------------------------------
 eq "csv: each metric column has its source column right after it, the node last" \
     "$(head -1 "$R/a.csv" | awk -F, '{ for (i = 16; i < NF; i += 2) { n++; if ($(i + 1) != $i "_source") bad++ }
-        print n, bad + 0, $NF }')" "60 0 node"
+        print n, bad + 0, $NF }')" "65 0 node"
 # every cell of every device against --once JSON: the value (empty when null
 # or when it is the parent's) and the source word ("parent" for scope parent)
 csv_vs_json='($csv | split("\n") | map(select(length > 0) | split(","))) as $rows
@@ -131,10 +131,10 @@ eq "csv: power_w summed over every row is the GPUs' sum (each GPU once, not once
 # the GPU-wide metrics: those JSON marks scope parent on a MIG device
 wide=$(jq -r '[.devices[] | select(.kind == "mig") | .metrics | to_entries[]
     | select(.value.scope == "parent") | .key] | unique | join(" ")' "$R/dgx-a100-8x7.json")
-eq "csv: a MIG row's GPU-wide cells (all 42) are empty and say parent" \
+eq "csv: a MIG row's GPU-wide cells (all 47) are empty and say parent" \
     "$(awk -F, -v wide="$wide" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; nw = split(wide, w, " "); next }
         $3 == "mig" { n++; for (i = 1; i <= nw; i++) if ($c[w[i]] != "" || $c[w[i] "_source"] != "parent") bad++ }
-        END { print nw, n, bad + 0 }' <<<"$dgx")" "42 56 0"
+        END { print nw, n, bad + 0 }' <<<"$dgx")" "47 56 0"
 eq "csv: ... and the GPU row holds them, read directly" \
     "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $3 == "gpu" && NR == 2 {
         print ($c["power_w"] > 0), $c["power_w_source"], $c["temperature_c_source"] }' <<<"$dgx")" "1 direct direct"
