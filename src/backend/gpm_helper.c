@@ -194,9 +194,6 @@ static void enumerate(struct helper *hp, struct hgpu *g)
     want.gi_id = -1;
     ent_add(hp, g, nw, &n, &want);
 
-    g->canary_h = NULL;
-    if (f->memory_v1 || f->memory_v2)
-        g->canary_h = g->h;
     unsigned max = 0;
     if (g->mig && f->max_mig_count && f->mig_handle_by_index &&
         f->max_mig_count(g->h, &max) == NVML_SUCCESS) {
@@ -275,10 +272,13 @@ static nvmlReturn_t read_memory(struct helper *hp, nvmlDevice_t h)
 }
 
 /* Before any GPM call: find a handle whose memory read works (the parent,
- * or, for an unprivileged MIG-enabled parent, a MIG device). */
+ * or, for an unprivileged MIG-enabled parent, a MIG device). It is kept
+ * across the re-walks of the MIG slots: the parent of an unprivileged MIG
+ * GPU answers NO_PERMISSION, before GPM calls as after, and is no canary. */
 static void canary_baseline(struct helper *hp, struct hgpu *g)
 {
     g->canary_ok = false;
+    g->canary_h = NULL;
     progress(g->idx, GPM_CALL_MEMORY);
     if (read_memory(hp, g->h) == NVML_SUCCESS) {
         g->canary_h = g->h;
@@ -306,8 +306,15 @@ static void canary_check(struct helper *hp, struct hgpu *g)
         g->proven_sent = true;
         send_gpu(g, GPM_GPU_PROVEN, NVML_SUCCESS, 0, GPM_CALL_MEMORY);
     }
-    if (rc == NVML_SUCCESS || rc == NVML_ERROR_INVALID_ARGUMENT || rc == NVML_ERROR_NOT_FOUND)
-        return; /* fine, or a MIG handle that went away with a reconfiguration */
+    if (rc == NVML_ERROR_INVALID_ARGUMENT || rc == NVML_ERROR_NOT_FOUND) {
+        /* A MIG handle that went away with a reconfiguration: another
+         * handle whose read works now (after GPM calls) takes its place;
+         * with none, nothing is checked any more. */
+        canary_baseline(hp, g);
+        return;
+    }
+    if (rc == NVML_SUCCESS)
+        return;
     g->degraded_sent = true;
     send_gpu(g, GPM_GPU_DEGRADED, rc, 0, GPM_CALL_MEMORY);
     if (!hp->keep_degraded) {

@@ -94,6 +94,18 @@ jeq "proved: slot 0's values as the scenario says" "$(tail -1 "$TMP/hs-in.jsonl"
     '[7307,6507,4307,"gpm"]'
 eq "proved: no helper left" "$(gpm_helpers)" 0
 
+# --- the helper's canary across its re-walk of the MIG slots (every 5 s):
+# on an unprivileged MIG GPU the parent's memory read answers NO_PERMISSION
+# before GPM calls as after, and the canary is one of its MIG devices; the
+# re-walk made it the parent again, and the next check called the driver
+# faulty and switched GPM off ---
+rec_bg "$SCN/h100-pcie-mig-535.ini" "$TMP/hs-rewalk.jsonl" "$TMP/hs-rewalk.log" 7 --gpm helper
+wait "$RECPID"
+eq "helper past its re-walk: record exits 0" "$?" 0
+eq "helper past its re-walk: never called degraded" "$(grep -c 'gpm: GPU .* state 4' "$TMP/hs-rewalk.log")" 0
+jeq "helper past its re-walk: GPM values to the end" "$(tail -1 "$TMP/hs-rewalk.jsonl")" \
+    '[.devices[] | select(.kind=="mig") | .metrics.gpu_util_pct.source] | unique' '["gpm"]'
+
 # --- a driver that corrupts a GPM session: never sampled in the monitor's ---
 mon h100-pcie-mig-535-gpm-corrupts.ini --once --format json --gpm off >"$TMP/hs-ref.json"
 for mode in auto on; do
