@@ -66,8 +66,11 @@ eq "proved: no GPM helper once the monitor samples GPM itself" "$helpers_mid" 0
 ticks=$(((t1 - t0) / 100000000))
 per_tick=$(awk -v w=$((w1 - w0)) -v t="$ticks" 'BEGIN { printf "%.1f", w / t }')
 echo "     (threads woken a tick, whole tree, h100 MIG at -i 100: $per_tick)"
-awk -v p="$per_tick" 'BEGIN { exit !(p <= 2.6) }' && ok ||
-    bad "proved: $per_tick threads woken a tick (the sampler, the front end, the events helper once a second: at most 2.6)"
+# (ThreadSanitizer's runtime starts a thread of its own, woken every 100
+# ms, in a process that starts threads: what that build checks is that
+# nothing races)
+[ "${MIGMON_SAN:-}" = thread ] || { awk -v p="$per_tick" 'BEGIN { exit !(p <= 2.6) }' && ok ||
+    bad "proved: $per_tick threads woken a tick (the sampler, the front end, the events helper once a second: at most 2.6)"; }
 log=$(cat "$TMP/hs-real.log")
 contains "proved: the helper proved the GPU" "$log" "proved (canary after GPM calls)"
 contains "proved: then the monitor sampled it" "$log" "sampled in the monitor's session"
