@@ -56,9 +56,9 @@
  * an older commit, whose --demo finds its own simulator as usual), that
  * build's runs are interleaved with ours as well and a line gives its
  * tree median and ours / base, and its split by thread and process: a
- * before/after comparison in the same minutes. BENCH_RUNS (1..15, default 3) sets the runs per figure and
- * BENCH_SIZES the terminal sizes ("200x60,80x24"; default 200x60, 120x40
- * and 80x24).
+ * before/after comparison in the same minutes. BENCH_RUNS (1..15, default
+ * 3) sets the runs per figure and BENCH_SIZES the terminal sizes
+ * ("200x60,80x24"; default 200x60, 120x40 and 80x24).
  *
  * A last line splits the monitor's CPU and wake-ups by thread name (the
  * front end is mig-gpu-mon, then migmon-engine, migmon-system,
