@@ -13,9 +13,12 @@
  * with a stalled call in it says nothing). BENCH_NO_TAKEOVER=1 measures the
  * way of a caller that cannot be replaced (--once, profile): each GPU on
  * its own thread. With
- * MIGMON_BENCH_GPM_EXE the GPM helper runs (sampling every 100 ms): the
+ * MIGMON_BENCH_GPM_EXE the GPM helper runs (sampling every 100 ms, kept
+ * in the helper as --gpm helper does: back-to-back ticks would take few
+ * GPM samples on the sampling thread, which wants 95 ms between two): the
  * monitor's per-tick figures then include reading its pipe, and the
- * helper's own CPU time is reported per sampling round and per second. The simulator's own
+ * helper's own CPU time is reported per sampling round and per second
+ * (bench_tui measures GPM on the sampling thread). The simulator's own
  * cost is included (it stands in for the driver), so the figure is an upper
  * bound of our share; compare runs as ratios, not absolutes.
  */
@@ -28,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/gpm/gpm.h"
 #include "core/clock.h"
 #include "engine/collect.h"
 
@@ -153,7 +157,8 @@ int main(int argc, char **argv)
     setenv("MIGMON_SIM_TIME", "100+1", 1);
     struct collector c;
     const char *gpm_exe = getenv("MIGMON_BENCH_GPM_EXE");
-    struct collect_opts o = {.nvml_path = lib, .gpm_exe = gpm_exe, .interval_ms = 100};
+    struct collect_opts o = {
+        .nvml_path = lib, .gpm_exe = gpm_exe, .interval_ms = 100, .gpm_mode = GPM_HELPER};
     char err[2048];
     if (collect_open(&c, &o, err, sizeof(err)) != 0 || !c.be_state) {
         fprintf(stderr, "bench_tick: %s\n", err[0] ? err : c.gpu_error);

@@ -10,7 +10,9 @@
  * measures SECONDS (default 10), a tick being one 100 ms interval of wall
  * time (the monitor draws one frame per sample). Then it sends 'q' and reaps
  * the monitor. Each figure is the median of 3 runs. Default scenarios:
- * a100-sxm4-80gb and dgx-a100-8x7.
+ * a100-sxm4-80gb, dgx-a100-8x7 and h100-pcie-mig-535 (GPM on Hopper in MIG
+ * mode: the GPM helper until it has proved the driver, then the sampling
+ * thread).
  *
  * CPU, the headline figure ("tree"): the monitor and every process under it
  * (its helpers: this binary run as --gpm-helper, --dcgm-helper). The tree is
@@ -53,10 +55,10 @@
  * With BENCH_BASE (the path of another build of mig-gpu-mon, e.g. a clone of
  * an older commit, whose --demo finds its own simulator as usual), that
  * build's runs are interleaved with ours as well and a line gives its
- * tree median and ours / base: a before/after comparison in the same
- * minutes. BENCH_RUNS (1..15, default 3) sets the runs per figure and
- * BENCH_SIZES the terminal sizes ("200x60,80x24"; default 200x60, 120x40
- * and 80x24).
+ * tree median and ours / base, and its split by thread and process: a
+ * before/after comparison in the same minutes. BENCH_RUNS (1..15, default
+ * 3) sets the runs per figure and BENCH_SIZES the terminal sizes
+ * ("200x60,80x24"; default 200x60, 120x40 and 80x24).
  *
  * A last line splits the monitor's CPU and wake-ups by thread name (the
  * front end is mig-gpu-mon, then migmon-engine, migmon-system,
@@ -366,10 +368,11 @@ static void split_mean(const struct result *by, int n, bool helper, const char *
     *wk /= n;
 }
 
-/* The monitor's CPU and wake-ups by thread name, then by helper process. */
-static void print_split(const struct result *by, int n)
+/* The monitor's CPU and wake-ups by thread name, then by helper process;
+ * who: "" for ours, else a label ("base"). */
+static void print_split(const struct result *by, int n, const char *who)
 {
-    printf("\n    by thread (us/tick and woken/tick, mean of %d):", n);
+    printf("\n    %sby thread (us/tick and woken/tick, mean of %d):", who, n);
     for (int k = 0; k < NAMES_MAX && by[0].name[k][0]; k++) {
         double us, wk;
         split_mean(by, n, false, by[0].name[k], &us, &wk);
@@ -492,9 +495,9 @@ int main(int argc, char **argv)
     int seconds = argc > 2 ? atoi(argv[2]) : 10;
     if (seconds < 1)
         seconds = 1;
-    static const char *const dflt[] = {"a100-sxm4-80gb", "dgx-a100-8x7"};
+    static const char *const dflt[] = {"a100-sxm4-80gb", "dgx-a100-8x7", "h100-pcie-mig-535"};
     const char *const *scen = argc > 3 ? (const char *const *)&argv[3] : dflt;
-    int nscen = argc > 3 ? argc - 3 : 2;
+    int nscen = argc > 3 ? argc - 3 : (int)(sizeof(dflt) / sizeof(dflt[0]));
     int sizes[8][2] = {{200, 60}, {120, 40}, {80, 24}}, nsizes = 3;
     const char *sz = getenv("BENCH_SIZES");
     if (sz && *sz && !parse_sizes(sz, sizes, 8, &nsizes)) {
@@ -606,7 +609,17 @@ int main(int argc, char **argv)
             } else if (base) {
                 printf("\n    base failed");
             }
-            print_split(by, ok);
+            print_split(by, ok, "");
+            if (bok > 0) {
+                printf("    base: RSS kB %.0f = main %.0f + helpers %.0f, PSS kB %.0f",
+                       res_median(bs, bok, offsetof(struct result, rss_main_kb), NULL, NULL) +
+                           res_median(bs, bok, offsetof(struct result, rss_helpers_kb), NULL,
+                                      NULL),
+                       res_median(bs, bok, offsetof(struct result, rss_main_kb), NULL, NULL),
+                       res_median(bs, bok, offsetof(struct result, rss_helpers_kb), NULL, NULL),
+                       res_median(bs, bok, offsetof(struct result, pss_tree_kb), NULL, NULL));
+                print_split(bs, bok, "base ");
+            }
             fflush(stdout);
         }
     }

@@ -48,7 +48,7 @@ _mig_gpu_mon() {
         *) COMPREPLY=($(compgen -W "table json prometheus csv influx" -- "$cur")) ;;
         esac
         return 0 ;;
-    --gpm) COMPREPLY=($(compgen -W "auto on off" -- "$cur")); return 0 ;;
+    --gpm) COMPREPLY=($(compgen -W "auto on off helper" -- "$cur")); return 0 ;;
     --dcgm) COMPREPLY=($(compgen -W "auto off embedded unix:/tmp/nv-hostengine" -- "$cur")); return 0 ;;
     --compat) COMPREPLY=($(compgen -W "dcgm" -- "$cur")); return 0 ;;
     --kubelet-socket) COMPREPLY=($(compgen -f -W "off" -- "$cur")); return 0 ;;

@@ -511,8 +511,10 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
                 c->gpm = CLI_GPM_ON;
             else if (strcmp(optarg, "off") == 0)
                 c->gpm = CLI_GPM_OFF;
+            else if (strcmp(optarg, "helper") == 0)
+                c->gpm = CLI_GPM_HELPER;
             else {
-                snprintf(err, errlen, "--gpm %s: expected auto, on or off", optarg);
+                snprintf(err, errlen, "--gpm %s: expected auto, on, off or helper", optarg);
                 return -1;
             }
             c->gpm_given = true;

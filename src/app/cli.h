@@ -72,7 +72,7 @@ struct cli {
 #define CLI_TIMEOUT_DEFAULT_MS 10000u
 #define CLI_TIMEOUT_MAX_S 3600.0
 
-enum { CLI_GPM_AUTO = 0, CLI_GPM_ON = 1, CLI_GPM_OFF = 2 };
+enum { CLI_GPM_AUTO = 0, CLI_GPM_ON = 1, CLI_GPM_OFF = 2, CLI_GPM_HELPER = 3 };
 enum { CLI_DCGM_AUTO = 0, CLI_DCGM_ADDR = 1, CLI_DCGM_EMBEDDED = 2, CLI_DCGM_OFF = 3 };
 
 /* "auto", "off", "embedded", "unix:PATH" or "HOST[:PORT]" into *mode and

@@ -172,8 +172,10 @@ static int handler(void *user, const char *sec, const char *key, const char *val
             c->gpm = CLI_GPM_ON;
         else if (!strcmp(val, "off"))
             c->gpm = CLI_GPM_OFF;
+        else if (!strcmp(val, "helper"))
+            c->gpm = CLI_GPM_HELPER;
         else
-            bad(p, "gpm = %s: expected auto, on or off", val);
+            bad(p, "gpm = %s: expected auto, on, off or helper", val);
     } else if (IS("general", "dcgm")) {
         if (cli_parse_dcgm(val, &c->dcgm, c->dcgm_addr, sizeof(c->dcgm_addr)) != 0)
             bad(p, "dcgm = %s: expected auto, off, embedded, HOST[:PORT] or unix:PATH", val);
@@ -403,7 +405,7 @@ void config_write(const struct config *c, FILE *f)
                "interval = %u\n"
                "; processes listed per device (0 = all)\n"
                "top = %u\n"
-               "; per-MIG activity from GPM on Hopper and later: auto, on or off\n"
+               "; per-MIG activity from GPM on Hopper and later: auto, on, off or helper\n"
                "gpm = %s\n"
                "; per-MIG activity on Ampere from DCGM: auto, off, embedded, HOST[:PORT] or\n"
                "; unix:PATH of an nv-hostengine\n"
@@ -450,7 +452,10 @@ void config_write(const struct config *c, FILE *f)
                "; only the targets these label matchers select ({job=\"gpu\"}), or none\n"
                "match = %s\n",
             c->interval_ms, c->top,
-            c->gpm == CLI_GPM_ON ? "on" : c->gpm == CLI_GPM_OFF ? "off" : "auto",
+            c->gpm == CLI_GPM_ON       ? "on"
+            : c->gpm == CLI_GPM_OFF    ? "off"
+            : c->gpm == CLI_GPM_HELPER ? "helper"
+                                       : "auto",
             c->dcgm == CLI_DCGM_ADDR       ? c->dcgm_addr
             : c->dcgm == CLI_DCGM_OFF      ? "off"
             : c->dcgm == CLI_DCGM_EMBEDDED ? "embedded"

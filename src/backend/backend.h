@@ -16,7 +16,7 @@
 
 struct backend_opts {
     const char *nvml_path; /* --nvml-path, or NULL to search */
-    int gpm_mode;          /* enum gpm_mode (backend/gpm/gpm.h): auto, on, off */
+    int gpm_mode;          /* enum gpm_mode (backend/gpm/gpm.h): auto, on, off, helper */
     unsigned interval_ms;  /* the sampling period, for sources with their own cadence */
     const char *gpm_exe;   /* binary run as the GPM and DCGM helpers; NULL: neither */
     int dcgm_mode;         /* enum dcgm_mode (backend/dcgm/dcgm.h): auto, addr, embedded, off */

@@ -88,6 +88,13 @@ int helper_proc_spawn(struct helper_proc *p, char *const argv[])
     return 0;
 }
 
+void helper_proc_ask_leave(struct helper_proc *p)
+{
+    if (p->wfd >= 0)
+        close(p->wfd);
+    p->wfd = -1;
+}
+
 void helper_proc_reap(struct helper_proc *p, bool kill_it)
 {
     if (p->pid <= 0)

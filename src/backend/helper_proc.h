@@ -41,6 +41,9 @@ void helper_proc_init(struct helper_proc *p, const char *tag);
 /* Starts argv[0] with argv: out of the terminal's process group, killed with
  * the monitor, stderr to /dev/null. 0, or -1 with errno. */
 int helper_proc_spawn(struct helper_proc *p, char *const argv[]);
+/* Closes the helper's stdin, which asks it to leave; its pipe is still
+ * read, and EOF there says it has (then reap it). */
+void helper_proc_ask_leave(struct helper_proc *p);
 /* Ends the running helper and reaps it: a healthy one leaves within 100 ms
  * of its stdin closing; one that does not (or kill_it) gets SIGKILL and is
  * waited for 500 ms more at most (one in the driver may outlive it).

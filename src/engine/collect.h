@@ -24,7 +24,7 @@ struct collect_opts {
     const char *proc_root; /* NULL: /proc */
     bool no_gpu;           /* skip the GPU backend entirely */
     unsigned top;          /* processes kept per device, by memory; 0 = all */
-    int gpm_mode;          /* enum gpm_mode: auto, on, off */
+    int gpm_mode;          /* enum gpm_mode: auto, on, off, helper */
     unsigned interval_ms;  /* the tick period (the GPM helper samples at it) */
     const char *gpm_exe;   /* the GPM and DCGM helper binary (this one); NULL: neither */
     int dcgm_mode;         /* enum dcgm_mode: auto, addr, embedded, off */

@@ -103,7 +103,7 @@ out=$(mon h200-mig.ini --once --format json --gpm off)
 jeq "--gpm off: reason" "$out" "$sel"'0) | .metrics.gpu_util_pct.reason' '"GPM off (--gpm off)"'
 err=$(mon h200-mig.ini --once --gpm sometimes 2>&1); rc=$?
 eq "--gpm bad value: exit 2" "$rc" 2
-contains "--gpm bad value: message" "$err" "--gpm sometimes: expected auto, on or off"
+contains "--gpm bad value: message" "$err" "--gpm sometimes: expected auto, on, off or helper"
 
 # A driver that corrupts the NVML session after GPM calls (the seed's 535
 # report): the helper notices; auto switches GPM off for that GPU with the
@@ -172,7 +172,7 @@ from = 1.5
 INI
 rm -f "$TMP/gpm.stats"
 MIGMON_SIM_SCENARIO="$TMP/gpm-reconfig.ini" MIGMON_SIM_GPM_STATS="$TMP/gpm.stats" \
-    "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" -i 200 -n 15 --gpm on -o "$TMP/gpm-reconfig.jsonl" </dev/null
+    "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" -i 200 -n 15 --gpm helper -o "$TMP/gpm-reconfig.jsonl" </dev/null
 rc=$?
 eq "GPM across a MIG change: exit 0" "$rc" 0
 eq "GPM across a MIG change: GI 14 has GPM values at the end" \

@@ -405,12 +405,12 @@ static void test_errors_escape_controls(void **state)
     struct cli c;
     char err[256];
     assert_int_equal(parse(&c, err, sizeof(err), 3, "--gpm", "\x1b[2J\x1b]0;t\x07"), -1);
-    assert_string_equal(err, "--gpm \\x1b[2J\\x1b]0;t\\x07: expected auto, on or off");
+    assert_string_equal(err, "--gpm \\x1b[2J\\x1b]0;t\\x07: expected auto, on, off or helper");
     assert_int_equal(parse(&c, err, sizeof(err), 2, "st\xc2\x9b" "1m\xe2\x80\xae\xff"), -1);
     assert_string_equal(err, "st\\u009b1m\\u202e\\xff: unexpected argument (see --help)");
     /* UTF-8 text is kept */
     assert_int_equal(parse(&c, err, sizeof(err), 3, "--gpm", "\xc3\xa9t\xc3\xa9"), -1);
-    assert_string_equal(err, "--gpm \xc3\xa9t\xc3\xa9: expected auto, on or off");
+    assert_string_equal(err, "--gpm \xc3\xa9t\xc3\xa9: expected auto, on, off or helper");
 
     char out[16];
     assert_int_equal(cli_escape(out, sizeof(out), "a\tb\nc"), 11);

@@ -277,7 +277,7 @@ static void test_reports_escape_controls(void **state)
     snprintf(want, sizeof(want),
              "%s:2: interval = \\x1b[31mred: expected milliseconds from 100 to 3600000\n"
              "%s:3: unknown key 'k\\x1b]0;title\\x07' in [general]\n"
-             "%s:4: gpm = \\u009b2J \\u202e \\xff: expected auto, on or off\n"
+             "%s:4: gpm = \\u009b2J \\u202e \\xff: expected auto, on, off or helper\n"
              "%s:6: unknown key 'x' in [t\\x1b[2Jui]\n",
              path, path, path, path);
     assert_string_equal(errs, want);

@@ -130,6 +130,44 @@ static int fake_helper(int argc, char **argv)
                 return 0;
         }
     }
+    if (strcmp(part, "proven") == 0 || strcmp(part, "proven1") == 0) {
+        /* Two Hopper GPUs (one with "proven1"), whole-GPU values each
+         * round; GPU 0's canary proves its driver in round 2. A GPU the
+         * monitor samples itself is passed as excluded. */
+        bool two = strcmp(part, "proven") == 0;
+        bool s0 = !excluded(argc, argv, UUID0), s1 = two && !excluded(argc, argv, UUID1);
+        if (s0)
+            put_gpu(0, UUID0, GPM_GPU_SUPPORTED, 0, NVML_DEVICE_ARCH_HOPPER);
+        if (s1)
+            put_gpu(1, UUID1, GPM_GPU_SUPPORTED, 0, NVML_DEVICE_ARCH_HOPPER);
+        for (int round = 0;; round++) {
+            for (int k = 0; k < 2; k++) {
+                if (!(k ? s1 : s0))
+                    continue;
+                struct gpm_rec_values r;
+                memset(&r, 0, sizeof(r));
+                r.gpu = (uint16_t)k;
+                r.scope = GPM_SCOPE_GPU;
+                r.gi_id = -1;
+                snprintf(r.gpu_uuid, sizeof(r.gpu_uuid), "%s", k ? UUID1 : UUID0);
+                for (int m = 0; m < GPM_NMETRICS; m++)
+                    r.v[m] = k ? 11 : 10;
+                put(&r, GPM_REC_VALUES, sizeof(r));
+            }
+            if (round == 2 && s0)
+                put_gpu(0, UUID0, GPM_GPU_PROVEN, 0, 0);
+            put_cycle(true);
+            struct timespec ts = {0, 30 * 1000000L};
+            nanosleep(&ts, NULL);
+            char c;
+            fd_set fds;
+            FD_ZERO(&fds);
+            FD_SET(0, &fds);
+            struct timeval tv = {0, 0};
+            if (select(1, &fds, NULL, NULL, &tv) > 0 && read(0, &c, 1) <= 0)
+                return 0; /* asked to leave */
+        }
+    }
     if (strcmp(part, "hang") == 0) {
         if (excluded(argc, argv, UUID0)) {
             struct gpm_rec_cycle done;
@@ -162,7 +200,7 @@ static int fake_helper(int argc, char **argv)
 
 /* ---- the tests (in the monitor's role) ---- */
 
-static struct gpm_client *open_part(const char *part, enum gpm_mode mode)
+static struct gpm_client *open_part_in(const char *part, enum gpm_mode mode, bool inproc)
 {
     setenv("MIGMON_FAKE_HELPER", part, 1);
     struct gpm_client_opts o = {
@@ -172,10 +210,33 @@ static struct gpm_client *open_part(const char *part, enum gpm_mode mode)
         .mode = mode,
         .backoff_ms = 20,
         .watchdog_floor_ms = 150,
+        .inproc = inproc,
     };
     struct gpm_client *g = gpm_client_open(&o);
     assert_non_null(g);
     return g;
+}
+
+static struct gpm_client *open_part(const char *part, enum gpm_mode mode)
+{
+    return open_part_in(part, mode, false);
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Poll for up to ms until GPU uuid is (to be) sampled in the monitor's
+ * session. */
+static bool wait_inproc(struct gpm_client *g, const char *uuid, int ms)
+{
+    for (int i = 0; i < ms / 10 && !gpm_client_inproc(g, uuid); i++) {
+        gpm_client_poll(g);
+        sleep_ms(10);
+    }
+    return gpm_client_inproc(g, uuid);
 }
 
 /* Poll for up to ms, until the GPU's reason equals want (or ok when NULL). */
@@ -373,6 +434,87 @@ static void test_off_and_no_exe(void **state)
     assert_no_children();
 }
 
+/* The helper proves GPU 0's driver: it is to be sampled in the monitor's
+ * session; once its values flow there the helper is started again without
+ * it (GPU 1's values go on), and a GPM call there that was too slow gives
+ * it back to a helper started again with it, for good. */
+static void test_proven_moves_into_session(void **state)
+{
+    (void)state;
+    struct gpm_client *g = open_part_in("proven", GPM_AUTO, true);
+    assert_false(gpm_client_any_inproc(g));
+    assert_true(wait_inproc(g, UUID0, 3000));
+    assert_true(gpm_client_any_inproc(g));
+    assert_false(gpm_client_inproc(g, UUID1)); /* not proved */
+    int first = gpm_client_helper_pid(g);
+    assert_true(first > 0);
+    gpm_client_inproc_flowing(g, UUID1); /* not proved: nothing happens */
+    gpm_client_poll(g);
+    assert_int_equal(gpm_client_helper_pid(g), first);
+    gpm_client_inproc_flowing(g, UUID0);
+    gpm_client_poll(g);
+    int second = gpm_client_helper_pid(g);
+    assert_true(second > 0 && second != first);
+    /* GPU 1's values from the new helper, which leaves GPU 0 alone */
+    struct gpm_view v;
+    assert_true(wait_gpu_reason(g, UUID1, NULL, 2000));
+    gpm_client_gpu(g, UUID1, &v);
+    assert_true(gpm_metric(&v, GPM_GRAPHICS).value == 11.0);
+    /* too slow in the monitor's session: back to a helper, for good */
+    gpm_client_inproc_failed(g, UUID0);
+    assert_false(gpm_client_inproc(g, UUID0));
+    gpm_client_poll(g);
+    int third = gpm_client_helper_pid(g);
+    assert_true(third > 0 && third != second);
+    assert_true(wait_gpu_reason(g, UUID0, NULL, 2000));
+    sleep_ms(300); /* the new helper proves it again: it stays the helper's */
+    gpm_client_poll(g);
+    assert_false(gpm_client_inproc(g, UUID0));
+    assert_false(gpm_client_any_inproc(g));
+    gpm_client_close(g);
+    assert_no_children();
+}
+
+/* Every GPU sampled in the monitor's session: the helper is asked to leave
+ * and not waited for; the next polls reap it. */
+static void test_proven_helper_leaves(void **state)
+{
+    (void)state;
+    struct gpm_client *g = open_part_in("proven1", GPM_AUTO, true);
+    assert_true(wait_inproc(g, UUID0, 3000));
+    gpm_client_inproc_flowing(g, UUID0);
+    uint64_t t0 = clock_mono_ns();
+    gpm_client_poll(g);
+    assert_true(clock_mono_ns() - t0 < 20000000ull); /* asked, not waited for */
+    for (int i = 0; i < 100 && gpm_client_helper_pid(g) > 0; i++) {
+        sleep_ms(10);
+        gpm_client_poll(g);
+    }
+    assert_int_equal(gpm_client_helper_pid(g), -1);
+    assert_no_children();
+    assert_true(gpm_client_inproc(g, UUID0));
+    gpm_client_close(g);
+}
+
+/* Without in-process sampling allowed (--gpm helper, --once, a caller that
+ * cannot be replaced), a proved GPU stays the helper's. */
+static void test_proven_not_allowed(void **state)
+{
+    (void)state;
+    struct gpm_client *g = open_part_in("proven1", GPM_AUTO, false);
+    assert_true(wait_gpu_reason(g, UUID0, NULL, 2000));
+    sleep_ms(300); /* past round 2's proof */
+    gpm_client_poll(g);
+    assert_false(gpm_client_inproc(g, UUID0));
+    assert_false(gpm_client_any_inproc(g));
+    gpm_client_inproc_flowing(g, UUID0);
+    int pid = gpm_client_helper_pid(g);
+    gpm_client_poll(g);
+    assert_int_equal(gpm_client_helper_pid(g), pid);
+    gpm_client_close(g);
+    assert_no_children();
+}
+
 /* Closing while the helper is stuck in a call ends it at once. */
 static void test_close_while_hung(void **state)
 {
@@ -403,6 +545,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_degraded_on_keeps_values),
         cmocka_unit_test(test_off_and_no_exe),
         cmocka_unit_test(test_close_while_hung),
+        cmocka_unit_test(test_proven_moves_into_session),
+        cmocka_unit_test(test_proven_helper_leaves),
+        cmocka_unit_test(test_proven_not_allowed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -157,12 +157,18 @@ int dcgm_helper_main(int argc, char **argv);
 
 struct dcgm_client;
 
+/* The shortest DCGM watch (and helper round) of a monitor that keeps
+ * running: DCGM samples its profiling fields at 1 Hz by default, and a
+ * faster watch would cost the hostengine and wake the helper every tick for
+ * values the engine updates no faster. --once watches at its own interval. */
+#define DCGM_WATCH_MIN_MS 1000u
+
 struct dcgm_client_opts {
     const char *exe;      /* the binary to run as helper (this one); NULL: no DCGM */
     const char *lib_path; /* --dcgm-lib, or NULL to search libdcgm.so.4 / .so.3 */
     enum dcgm_mode mode;
     const char *addr;     /* DCGM_MODE_ADDR: "host:port" or "unix:PATH" */
-    unsigned interval_ms; /* DCGM's update interval (>= 100) */
+    unsigned interval_ms; /* DCGM's update interval and the helper's round (>= 100) */
     /* The NVML library the monitor loaded: in auto mode the helper asks it
      * whether any GPU lacks GPM before it starts an embedded engine. */
     const char *nvml_path;

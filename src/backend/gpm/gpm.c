@@ -1,7 +1,10 @@
 /*
  * gpm.c — the monitor's side of GPM: start the helper, read its records
  * without blocking, keep the latest values per entity, watch for a helper
- * that stalls or dies, and answer lookups for the NVML backend.
+ * that stalls or dies, and answer lookups for the NVML backend. A GPU the
+ * helper proved moves into the monitor's own session (gpm.h): once its
+ * values flow there, the helper is started again without it, or, with
+ * nothing left to sample, asked to leave (without waiting for it).
  *
  * Owner: the NVML backend state (one thread). Reasons handed out are static
  * strings, so a snapshot never points into this module's memory.
@@ -92,7 +95,12 @@ enum helper_state {
     HS_RUNNING,
     HS_WAITING,  /* restart at restart_at */
     HS_FINISHED, /* the helper found nothing to sample */
+    HS_LEAVING,  /* asked to leave (stdin closed): reaped once it has, or at leave_by */
+    HS_RETIRED,  /* not needed: every GPU it sampled is sampled in the monitor's session */
 };
+
+/* How long a helper asked to leave is given before SIGKILL. */
+#define GPM_LEAVE_NS (1000ull * 1000000ull)
 
 struct cgpu {
     char uuid[GPM_UUID_LEN];
@@ -104,6 +112,10 @@ struct cgpu {
     bool excluded;         /* GPM switched off for it */
     const char *why_off;   /* when excluded */
     const char *why_stall; /* the last stall, until values flow again */
+    bool ever_failed;      /* the helper stalled or died on it once */
+    bool proven;           /* the helper's canary proved its driver (GPM_GPU_PROVEN) */
+    bool flowing;          /* its values come from the monitor's session: not the helper's */
+    bool inproc_off;       /* a GPM call in the monitor's session was too slow: helper only */
 };
 
 struct centity {
@@ -125,6 +137,8 @@ struct gpm_client {
     const char *why_global; /* a reason for every device (off, gave up) */
     struct helper_proc hp;  /* the running helper, if any */
     uint64_t restart_at;
+    uint64_t leave_by;      /* HS_LEAVING: SIGKILL then */
+    bool respawn;           /* the set of GPUs the helper samples changed: start it again */
     uint64_t interval_ns;
     unsigned consecutive;   /* failures since values last flowed */
     unsigned global_fails;  /* stalls outside any GPU (init) */
@@ -170,13 +184,20 @@ static const struct cgpu *gpu_by_uuid(const struct gpm_client *g, const char *uu
     return NULL;
 }
 
+/* A GPU the helper is started without: GPM off for it, or sampled in the
+ * monitor's session. */
+static bool not_helpers(const struct cgpu *c)
+{
+    return c->uuid[0] && (c->excluded || c->flowing);
+}
+
 static void spawn(struct gpm_client *g)
 {
     char interval[24];
     snprintf(interval, sizeof(interval), "%u", g->o.interval_ms);
     size_t nex = 0;
     for (size_t i = 0; i < g->ngpus; i++)
-        nex += g->gpus[i].excluded && g->gpus[i].uuid[0];
+        nex += not_helpers(&g->gpus[i]);
     char **argv = calloc(6 + nex, sizeof(char *));
     if (!argv)
         goto fail;
@@ -187,7 +208,7 @@ static void spawn(struct gpm_client *g)
     argv[a++] = interval;
     argv[a++] = (char *)(g->o.mode == GPM_ON ? "on" : "auto");
     for (size_t i = 0; i < g->ngpus; i++) {
-        if (g->gpus[i].excluded && g->gpus[i].uuid[0])
+        if (not_helpers(&g->gpus[i]))
             argv[a++] = g->gpus[i].uuid;
     }
     argv[a] = NULL;
@@ -215,6 +236,7 @@ static void failed(struct gpm_client *g, bool stalled, uint64_t now)
     struct cgpu *c = g->cur_gpu < g->ngpus ? &g->gpus[g->cur_gpu] : NULL;
     if (c && c->uuid[0]) {
         c->fails++;
+        c->ever_failed = true;
         c->why_stall = stalled ? WHY_STALLED[call] : WHY_HELPER_FAILED;
         if (c->fails >= GPM_MAX_FAILS) {
             c->excluded = true;
@@ -272,6 +294,11 @@ static void on_record(void *ctx, const unsigned char *p, uint8_t type)
         if (!c)
             break;
         r.uuid[GPM_UUID_LEN - 1] = '\0';
+        if (r.state == GPM_GPU_PROVEN) { /* the same GPU, still SUPPORTED */
+            c->proven = strcmp(c->uuid, r.uuid) == 0 && c->state == GPM_GPU_SUPPORTED;
+            debuglog_printf("gpm: GPU %u %s proved (canary after GPM calls)", r.gpu, r.uuid);
+            break;
+        }
         memcpy(c->uuid, r.uuid, sizeof(c->uuid));
         c->state = r.state;
         c->rc = r.rc;
@@ -377,14 +404,74 @@ struct gpm_client *gpm_client_open(const struct gpm_client_opts *o)
     return g;
 }
 
+/* GPUs the helper samples: GPM-capable, not switched off, not sampled in
+ * the monitor's session. */
+static size_t helper_gpus(const struct gpm_client *g)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g->ngpus; i++) {
+        const struct cgpu *c = &g->gpus[i];
+        n += c->state == GPM_GPU_SUPPORTED && !c->excluded && !c->flowing;
+    }
+    return n;
+}
+
+/* The set of GPUs the helper samples changed (gpm_client_inproc_*): a
+ * running helper is started again with the new set, or asked to leave
+ * when nothing is left; a retired one is started again for a GPU that
+ * came back to it. */
+static void apply_respawn(struct gpm_client *g, uint64_t now)
+{
+    g->respawn = false;
+    size_t left = helper_gpus(g);
+    switch (g->hs) {
+    case HS_RUNNING:
+        if (left == 0) {
+            /* Not waited for: it leaves within its poll, after freeing its
+             * samples and ending its session; the next polls reap it. */
+            helper_proc_ask_leave(&g->hp);
+            g->hs = HS_LEAVING;
+            g->leave_by = now + GPM_LEAVE_NS;
+            debuglog_printf("gpm: every GPU sampled in the monitor's session: helper asked to leave");
+        } else {
+            helper_proc_reap(&g->hp, false);
+            spawn(g);
+        }
+        break;
+    case HS_LEAVING:
+    case HS_RETIRED:
+        if (left > 0) {
+            helper_proc_reap(&g->hp, true);
+            spawn(g);
+        }
+        break;
+    default: /* waiting (its restart takes the new set), finished or off */
+        break;
+    }
+}
+
 void gpm_client_poll(struct gpm_client *g)
 {
     if (!g)
         return;
     uint64_t now = clock_mono_ns();
+    if (g->respawn) {
+        apply_respawn(g, now);
+        now = clock_mono_ns(); /* a helper started now is not silent since before */
+    }
     if (g->hs == HS_WAITING && now >= g->restart_at) {
         spawn(g);
         now = clock_mono_ns();
+    }
+    if (g->hs == HS_LEAVING) {
+        /* what it still sends is read (and dropped: its GPUs are the
+         * monitor's); EOF says it has gone */
+        bool open = drain(g, now);
+        if (!open || g->done || now >= g->leave_by) {
+            helper_proc_reap(&g->hp, true);
+            g->hs = HS_RETIRED;
+        }
+        return;
     }
     if (g->hs != HS_RUNNING)
         return;
@@ -435,6 +522,55 @@ int gpm_client_helper_pid(const struct gpm_client *g)
     return g && g->hp.pid > 0 ? (int)g->hp.pid : -1;
 }
 
+static bool inproc_ok(const struct gpm_client *g, const struct cgpu *c)
+{
+    return c && g->o.inproc && c->proven && !c->inproc_off && !c->excluded && !c->ever_failed &&
+           c->state == GPM_GPU_SUPPORTED;
+}
+
+bool gpm_client_any_inproc(const struct gpm_client *g)
+{
+    if (!g || !g->o.inproc)
+        return false;
+    for (size_t i = 0; i < g->ngpus; i++)
+        if (inproc_ok(g, &g->gpus[i]))
+            return true;
+    return false;
+}
+
+bool gpm_client_inproc(const struct gpm_client *g, const char *gpu_uuid)
+{
+    return g && g->o.inproc && gpu_uuid[0] && inproc_ok(g, gpu_by_uuid(g, gpu_uuid));
+}
+
+void gpm_client_inproc_flowing(struct gpm_client *g, const char *gpu_uuid)
+{
+    if (!g || !gpu_uuid[0])
+        return;
+    struct cgpu *c = (struct cgpu *)gpu_by_uuid(g, gpu_uuid);
+    if (!inproc_ok(g, c) || c->flowing)
+        return;
+    c->flowing = true;
+    g->respawn = true;
+    debuglog_printf("gpm: GPU %s sampled in the monitor's session", c->uuid);
+}
+
+void gpm_client_inproc_failed(struct gpm_client *g, const char *gpu_uuid)
+{
+    if (!g || !gpu_uuid[0])
+        return;
+    struct cgpu *c = (struct cgpu *)gpu_by_uuid(g, gpu_uuid);
+    if (!c || c->inproc_off)
+        return;
+    c->inproc_off = true;
+    debuglog_printf("gpm: GPU %s: a GPM call in the monitor's session was slow; back to the helper",
+                    c->uuid);
+    if (c->flowing) {
+        c->flowing = false;
+        g->respawn = true;
+    }
+}
+
 /* Why a GPU has no GPM values, or NULL when values may be looked up. */
 static const char *gpu_reason(const struct gpm_client *g, const struct cgpu *c)
 {
@@ -457,7 +593,7 @@ static const char *gpu_reason(const struct gpm_client *g, const struct cgpu *c)
         if (c->why_stall && g->hs != HS_RUNNING)
             return c->why_stall;
     }
-    if (g->hs == HS_FINISHED)
+    if (g->hs == HS_FINISHED || g->hs == HS_LEAVING || g->hs == HS_RETIRED)
         return WHY_NO_RECORD;
     if (g->why_global && g->hs != HS_RUNNING)
         return g->why_global;

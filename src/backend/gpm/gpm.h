@@ -1,16 +1,24 @@
 /*
- * gpm.h — GPU Performance Monitoring (Hopper and later) through an isolated
- * helper process.
+ * gpm.h — GPU Performance Monitoring (Hopper and later): first through an
+ * isolated helper process, then, on a driver the helper proved, on the
+ * monitor's own sampling thread.
  *
- * The monitor's own NVML session never calls an nvmlGpm* function. A helper
- * (this binary, started as `mig-gpu-mon --gpm-helper ...`) opens its own NVML
- * session, takes GPM samples and sends compact binary records over a pipe.
- * A driver that corrupts the session that made GPM calls (reported on
- * 535.129.03: memory reads then fail with IN_USE) therefore damages only the
- * helper's session, and a GPM call that hangs stalls only the helper, which
- * the client's watchdog kills and restarts (docs/mig-utilisation.md).
+ * The monitor's own NVML session makes no nvmlGpm* call until the helper
+ * has proved the driver: a helper (this binary, started as `mig-gpu-mon
+ * --gpm-helper ...`) opens its own NVML session, takes GPM samples and sends
+ * compact binary records over a pipe. A driver that corrupts the session
+ * that made GPM calls (reported on 535.129.03: memory reads then fail with
+ * IN_USE) therefore damages only the helper's session, and a GPM call that
+ * hangs stalls only the helper, which the client's watchdog kills and
+ * restarts (docs/mig-utilisation.md). Where the helper's memory-read canary
+ * passed after its first GPM round and again ten rounds later (PROVEN), and
+ * the monitor samples through an engine whose stalls the watchdog hands
+ * over, the GPU's GPM moves into the monitor's session (nvml_gpm.c): no
+ * process woken every tick. The helper stays for a GPU whose canary failed
+ * or whose GPM calls hung in it, with --gpm helper, and for --once.
  *
- * gpm_helper.c is the helper; gpm.c is the client the NVML backend owns.
+ * gpm_helper.c is the helper; gpm.c is the client the NVML backend owns;
+ * nvml_gpm.c samples a proved GPU in the monitor's session.
  */
 #ifndef MIGMON_GPM_H
 #define MIGMON_GPM_H
@@ -26,6 +34,7 @@ enum gpm_mode {
     GPM_AUTO = 0, /* where supported; off for a GPU whose session degrades */
     GPM_ON,       /* as auto, but keep GPM on a GPU whose session degrades */
     GPM_OFF,      /* never start the helper */
+    GPM_HELPER,   /* as auto, but only ever in the helper (never the monitor's session) */
 };
 
 /* The metrics requested from nvmlGpmMetricsGet, in record order. */
@@ -81,7 +90,15 @@ enum gpm_gpu_state {
     GPM_GPU_UNSUPPORTED,  /* the support query said no (rc NOT_SUPPORTED) or failed (rc) */
     GPM_GPU_NO_API,       /* the library lacks a GPM symbol this GPU needs */
     GPM_GPU_DEGRADED,     /* memory reads failed after GPM calls (rc of the read) */
+    /* The memory-read canary passed after the first GPM round and again
+     * GPM_PROOF_ROUNDS rounds later: the driver keeps a session that makes
+     * GPM calls healthy. Says nothing of the GPU's state (still SUPPORTED). */
+    GPM_GPU_PROVEN,
 };
+
+/* The helper's round whose canary, passing, proves a GPU (the first
+ * round's is the other). */
+#define GPM_PROOF_ROUNDS 10
 
 enum gpm_scope {
     GPM_SCOPE_GPU = 0, /* nvmlGpmSampleGet on a GPU handle: the whole GPU */
@@ -146,6 +163,10 @@ struct gpm_client_opts {
      * them. */
     unsigned backoff_ms;
     unsigned watchdog_floor_ms;
+    /* A proved GPU may be sampled in the monitor's own session
+     * (gpm_client_inproc): a caller whose stalled sampling the watchdog
+     * hands over, and not GPM_HELPER. */
+    bool inproc;
 };
 
 /* Starts the helper (not in GPM_OFF mode). Never fails for want of GPM: a
@@ -162,6 +183,22 @@ void gpm_client_settle(struct gpm_client *g, unsigned timeout_ms);
 void gpm_client_close(struct gpm_client *g);
 /* The running helper's PID, or -1 (for the benchmark). */
 int gpm_client_helper_pid(const struct gpm_client *g);
+
+/* ---- a proved GPU in the monitor's own session (nvml_gpm.c) ---- */
+
+/* Some GPU is (to be) sampled in the monitor's session. */
+bool gpm_client_any_inproc(const struct gpm_client *g);
+/* GPU gpu_uuid's GPM is to be sampled in the monitor's session: the helper
+ * proved its driver, in-process sampling is allowed, and it never failed
+ * there. */
+bool gpm_client_inproc(const struct gpm_client *g, const char *gpu_uuid);
+/* The monitor's session gave that GPU's values: the helper stops sampling
+ * it (it is started again without it, or, with nothing left to sample,
+ * asked to leave). Once per GPU; later calls do nothing. */
+void gpm_client_inproc_flowing(struct gpm_client *g, const char *gpu_uuid);
+/* A GPM call on that GPU in the monitor's session took too long: the
+ * helper samples it again, for good (started again with it). */
+void gpm_client_inproc_failed(struct gpm_client *g, const char *gpu_uuid);
 
 /* What GPM knows about one device. When ok is false, why says why (a static
  * string). v and rc are per enum gpm_metric. */

@@ -15,7 +15,10 @@
  * A memory-read canary on each GPU detects a driver that corrupts the
  * session after GPM calls (the seed's 535.129.03 report): a read that worked
  * before the first GPM call and fails afterwards is reported; in auto mode
- * GPM then stops on that GPU.
+ * GPM then stops on that GPU (and the helper, with no GPU left to sample,
+ * says it is done and leaves). A canary that passes after the first round
+ * and again GPM_PROOF_ROUNDS rounds later proves the GPU (GPM_GPU_PROVEN):
+ * the monitor may then sample it in its own session.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -50,8 +53,9 @@ const unsigned gpm_metric_nvml_id[GPM_NMETRICS] = {
 /* Re-walk the MIG slots this often, and at once when a GI sample says the
  * instance is gone. */
 #define ENUM_PERIOD_NS (5ull * 1000000000ull)
-/* Memory canary: right after the first GPM round, then every N rounds. */
-#define CANARY_EVERY 10
+/* Memory canary: right after the first GPM round, then every N rounds (the
+ * second one passing proves the GPU). */
+#define CANARY_EVERY GPM_PROOF_ROUNDS
 #define MAX_ENTITIES 64 /* whole GPU + 7 GIs + up to 56 CIs is far below */
 /* The second round's distance from the first (priming; gpm_helper_main). */
 #define GPM_PRIME_NS (100ull * 1000000ull)
@@ -83,6 +87,7 @@ struct hgpu {
     nvmlDevice_t canary_h; /* a handle whose memory read worked before GPM */
     bool canary_ok;
     bool degraded_sent;
+    bool proven_sent;
     unsigned rounds;
 };
 
@@ -189,9 +194,6 @@ static void enumerate(struct helper *hp, struct hgpu *g)
     want.gi_id = -1;
     ent_add(hp, g, nw, &n, &want);
 
-    g->canary_h = NULL;
-    if (f->memory_v1 || f->memory_v2)
-        g->canary_h = g->h;
     unsigned max = 0;
     if (g->mig && f->max_mig_count && f->mig_handle_by_index &&
         f->max_mig_count(g->h, &max) == NVML_SUCCESS) {
@@ -270,10 +272,13 @@ static nvmlReturn_t read_memory(struct helper *hp, nvmlDevice_t h)
 }
 
 /* Before any GPM call: find a handle whose memory read works (the parent,
- * or, for an unprivileged MIG-enabled parent, a MIG device). */
+ * or, for an unprivileged MIG-enabled parent, a MIG device). It is kept
+ * across the re-walks of the MIG slots: the parent of an unprivileged MIG
+ * GPU answers NO_PERMISSION, before GPM calls as after, and is no canary. */
 static void canary_baseline(struct helper *hp, struct hgpu *g)
 {
     g->canary_ok = false;
+    g->canary_h = NULL;
     progress(g->idx, GPM_CALL_MEMORY);
     if (read_memory(hp, g->h) == NVML_SUCCESS) {
         g->canary_h = g->h;
@@ -296,8 +301,20 @@ static void canary_check(struct helper *hp, struct hgpu *g)
         return;
     progress(g->idx, GPM_CALL_MEMORY);
     nvmlReturn_t rc = read_memory(hp, g->canary_h);
-    if (rc == NVML_SUCCESS || rc == NVML_ERROR_INVALID_ARGUMENT || rc == NVML_ERROR_NOT_FOUND)
-        return; /* fine, or a MIG handle that went away with a reconfiguration */
+    if (rc == NVML_SUCCESS && g->rounds >= CANARY_EVERY && !g->proven_sent) {
+        /* a read after the first GPM round and one ten rounds on */
+        g->proven_sent = true;
+        send_gpu(g, GPM_GPU_PROVEN, NVML_SUCCESS, 0, GPM_CALL_MEMORY);
+    }
+    if (rc == NVML_ERROR_INVALID_ARGUMENT || rc == NVML_ERROR_NOT_FOUND) {
+        /* A MIG handle that went away with a reconfiguration: another
+         * handle whose read works now (after GPM calls) takes its place;
+         * with none, nothing is checked any more. */
+        canary_baseline(hp, g);
+        return;
+    }
+    if (rc == NVML_SUCCESS)
+        return;
     g->degraded_sent = true;
     send_gpu(g, GPM_GPU_DEGRADED, rc, 0, GPM_CALL_MEMORY);
     if (!hp->keep_degraded) {
@@ -409,8 +426,17 @@ static bool round_gpu(struct helper *hp, struct hgpu *g)
     return sent;
 }
 
-/* Every GPU's round, then the record that closes it. */
-static void one_round(struct helper *hp)
+static size_t active_gpus(const struct helper *hp)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < hp->ngpus; i++)
+        n += hp->gpus[i].active;
+    return n;
+}
+
+/* Every GPU's round, then the record that closes it. False when no GPU is
+ * left to sample (a canary switched the last one off). */
+static bool one_round(struct helper *hp)
 {
     bool have = false;
     for (size_t i = 0; i < hp->ngpus; i++)
@@ -419,6 +445,7 @@ static void one_round(struct helper *hp)
     memset(&cyc, 0, sizeof(cyc));
     cyc.have_values = have;
     send_rec(&cyc, GPM_REC_CYCLE, sizeof(cyc));
+    return active_gpus(hp) > 0;
 }
 
 static void setup_gpus(struct helper *hp, int nexcl, char **excl)
@@ -504,15 +531,7 @@ int gpm_helper_main(int argc, char **argv)
     hp.mg = calloc(1, sizeof(*hp.mg));
     if (hp.mg)
         setup_gpus(&hp, argc - 5, argv + 5);
-    size_t active = 0;
-    for (size_t i = 0; i < hp.ngpus; i++)
-        active += hp.gpus[i].active;
-
-    if (active == 0) {
-        struct gpm_rec_cycle done;
-        memset(&done, 0, sizeof(done));
-        send_rec(&done, GPM_REC_DONE, sizeof(done));
-    } else {
+    if (active_gpus(&hp) > 0) {
         /* Priming: the first values need two rounds; the second comes
          * GPM_PRIME_NS after the first ends (never less: NVIDIA's minimum
          * between samples), not a whole interval later, so a long interval
@@ -520,12 +539,12 @@ int gpm_helper_main(int argc, char **argv)
          * priming tick waits for it). The grid starts from the second. */
         bool more = true;
         if (interval > GPM_PRIME_NS) {
-            one_round(&hp);
-            more = helper_wait_until(clock_mono_ns() + GPM_PRIME_NS);
+            more = one_round(&hp) && helper_wait_until(clock_mono_ns() + GPM_PRIME_NS);
         }
         uint64_t start = clock_mono_ns();
         for (uint64_t k = 1; more; k++) {
-            one_round(&hp);
+            if (!one_round(&hp))
+                break;
             uint64_t next = start + k * interval;
             uint64_t now = clock_mono_ns();
             if (next <= now) /* a slow round: skip the missed grid points */
@@ -538,6 +557,14 @@ int gpm_helper_main(int argc, char **argv)
     for (size_t i = 0; i < hp.ngpus; i++) {
         for (size_t e = 0; e < hp.gpus[i].nents; e++)
             ent_free(&hp, &hp.gpus[i].ents[e]);
+    }
+    /* Nothing (more) to sample: said after the cleanup, so the client may
+     * kill the helper at once. A helper asked to leave (stdin at EOF) finds
+     * nobody to read it. */
+    if (active_gpus(&hp) == 0) {
+        struct gpm_rec_cycle done;
+        memset(&done, 0, sizeof(done));
+        send_rec(&done, GPM_REC_DONE, sizeof(done));
     }
     free(hp.gpus);
     free(hp.mg);

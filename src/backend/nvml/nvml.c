@@ -376,9 +376,19 @@ void nvml_sample_gpu(struct nvml_state *st, unsigned int i, nvmlDevice_t h, nvml
     nvml_cache_prune(st);
 }
 
-void nvml_gpm_apply(const struct gpm_client *g, struct snapshot *s)
+void nvml_gpm_client_view(const void *src, const struct device *d, struct gpm_view *out)
 {
-    for (size_t i = 0; i < s->ndevices; i++) {
+    const struct gpm_client *g = src;
+    if (d->kind == DEV_GPU)
+        gpm_client_gpu(g, d->uuid, out);
+    else
+        gpm_client_mig(g, d->parent_uuid, d->gi_id, d->uuid, out);
+}
+
+void nvml_gpm_apply(struct snapshot *s, size_t first, size_t end, nvml_gpm_view_fn view,
+                    const void *src)
+{
+    for (size_t i = first; i < end && i < s->ndevices; i++) {
         struct device *d = &s->devices[i];
         /* A MIG device without a readable UUID can still take its GPU
          * instance's values (found by parent and GI id). */
@@ -389,13 +399,13 @@ void nvml_gpm_apply(const struct gpm_client *g, struct snapshot *s)
         if (d->lost)
             continue;
         struct gpm_view gv;
+        view(src, d, &gv);
         if (d->kind == DEV_GPU) {
             /* Whole-GPU activity. SM utilisation from GPM replaces the
              * per-process upper bound; a MIG-enabled GPU, for which NVML has
              * no utilisation, gets GPM's graphics and DRAM figures (without
              * a GPM value it keeps NVML's reason; its MIG devices carry
              * GPM's). */
-            gpm_client_gpu(g, d->uuid, &gv);
             apply_gpm_extras(&gv, d, true);
             struct metric gsm = gpm_metric(&gv, GPM_SM);
             if (metric_ok(&gsm))
@@ -419,7 +429,6 @@ void nvml_gpm_apply(const struct gpm_client *g, struct snapshot *s)
             /* The compute instance's own values where the driver samples MIG
              * handles (595+), else its GPU instance's; GPU-wide GPM values
              * (NVLink) were copied from the parent. */
-            gpm_client_mig(g, d->parent_uuid, d->gi_id, d->uuid, &gv);
             mig_util_apply_gpm(d->arch, gpm_metric(&gv, GPM_GRAPHICS), gpm_metric(&gv, GPM_DRAM),
                                gpm_metric(&gv, GPM_SM), &d->m[M_GPU_UTIL], &d->m[M_MEM_UTIL],
                                &d->m[M_SM_UTIL]);

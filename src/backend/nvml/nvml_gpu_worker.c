@@ -25,16 +25,22 @@ bool nvml_worker_sample(struct nvml_root *r, struct worker *w, uint64_t seq)
     nvmlReturn_t hrc = w->hrc;
     char uuid[MIGMON_UUID_LEN];
     memcpy(uuid, w->uuid, sizeof(uuid));
+    bool gpm_inproc = w->gpm_inproc;
     pthread_mutex_unlock(&r->mu);
     uint64_t t0 = mono();
     atomic_store(&w->tick_start_ns, t0);
     snapshot_notes_reset(w->part);
     nvml_sample_gpu(&w->st, w->index, h, hrc, uuid, w->part);
+    bool gave_up = false;
+    bool gpm = nvml_gpm_sample(&w->st, hrc == NVML_SUCCESS ? h : NULL, w->part, gpm_inproc,
+                               &gave_up);
     snapshot_check_ranges(w->part); /* absurd driver values never leave the worker */
     uint64_t t1 = mono();
     pthread_mutex_lock(&r->mu);
     part_swap(&w->part, &w->result);
     w->have_result = true;
+    w->res_gpm = gpm;
+    w->gpm_gave_up = w->gpm_gave_up || gave_up;
     w->lost = w->st.lost;
     w->cost_ns = t1 - t0;
     w->done = seq;
@@ -111,6 +117,7 @@ void nvml_worker_start(struct nvml_root *r, struct worker *w)
 
 void nvml_worker_free(struct worker *w)
 {
+    nvml_gpm_free(&w->st);
     nvml_state_free(&w->st);
     for (int i = 0; i < 3; i++)
         snapshot_free(&w->bufs[i]);

@@ -66,10 +66,14 @@ struct worker {
     bool for_thread;          /* the tick requested is its own thread's to sample */
     bool wait_next;           /* a sampler given up on is in it: the next tick waits for it */
     uint64_t cost_ns;         /* how long its last finished tick took */
+    bool gpm_inproc;          /* the sampling thread's word: sample its GPM in this session */
+    bool res_gpm;             /* result has GPM values of this session (with have_result) */
+    bool gpm_gave_up;         /* a GPM call here was too slow: the sampling thread tells the client */
     _Atomic uint64_t tick_start_ns;
     /* sampler */
     struct snapshot *last;    /* the last finished part */
     bool have_last;
+    bool last_gpm;            /* last has GPM values of this session */
     unsigned late;            /* ticks in a row without a finished part */
     char uuid[MIGMON_UUID_LEN]; /* mu: from the enumeration ("" unknown) */
     char name[MIGMON_NAME_LEN];
@@ -103,6 +107,10 @@ struct nvml_root {
     unsigned pending;       /* GPU workers given this tick that have not finished */
     bool parallel;          /* the driver is slow: the GPUs' own threads sample them */
     bool stop;
+    /* Close has freed (or given up on) the GPU workers, whose GPM samples
+     * are freed through the library: only then does the system worker end
+     * NVML's session. */
+    bool sys_quit;
     bool inited;
     unsigned count;         /* GPUs in the last enumeration */
     struct enum_gpu *gpus;

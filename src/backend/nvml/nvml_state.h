@@ -23,6 +23,8 @@
 #include "core/debuglog.h"
 #include "core/snapshot.h"
 
+struct nvml_gpm; /* nvml_gpm.c */
+
 /* Calls whose NOT_SUPPORTED answer is remembered per device. */
 enum memo_call {
     MC_UTIL,
@@ -228,6 +230,9 @@ struct nvml_state {
     size_t *pending;              /* MIG device positions whose own lists failed */
     size_t npending, pending_cap;
     nvmlReturn_t pending_rc;      /* the MIG handles' answer, for the reason */
+    /* GPM in this session (nvml_gpm.c), for a GPU the GPM helper proved;
+     * NULL while the helper samples it. */
+    struct nvml_gpm *gpm;
     /* Scratch for the CALL() macro. */
     uint64_t t0;
     nvmlReturn_t rc;

@@ -196,9 +196,9 @@ void *nvml_system_main(void *arg)
         bool gone = false;
         for (;;) {
             pthread_mutex_lock(&r->mu);
-            while (!r->stop && r->sys_req == r->sys_done)
+            while (!r->sys_quit && r->sys_req == r->sys_done)
                 pthread_cond_wait(&r->sys_cv, &r->mu);
-            if (r->stop) {
+            if (r->sys_quit) {
                 pthread_mutex_unlock(&r->mu);
                 break;
             }

@@ -111,19 +111,30 @@ static void gpm_start(struct nvml_root *r)
     if (r->gpm_tried)
         return;
     r->gpm_tried = true;
+    pthread_mutex_lock(&r->mu);
+    bool can_inline = r->can_inline;
+    pthread_mutex_unlock(&r->mu);
     struct gpm_client_opts go = {
         .exe = r->gpm_exe[0] ? r->gpm_exe : NULL,
         .lib_path = r->lib.real_path,
         .interval_ms = r->o.interval_ms,
         .mode = (enum gpm_mode)r->o.gpm_mode,
+        /* a stall in this session's GPM call is handed over like any other */
+        .inproc = can_inline && !r->o.one_shot && r->o.gpm_mode != GPM_HELPER,
     };
     r->gpm = gpm_client_open(&go);
+    /* DCGM's profiling values are watched at 1 Hz at most (DCGM's own
+     * default), so its helper wakes once a second whatever the interval;
+     * --once reads them at its own. */
+    unsigned dcgm_ms = r->o.interval_ms;
+    if (!r->o.one_shot && dcgm_ms < DCGM_WATCH_MIN_MS)
+        dcgm_ms = DCGM_WATCH_MIN_MS;
     struct dcgm_client_opts dco = {
         .exe = r->gpm_exe[0] ? r->gpm_exe : NULL,
         .lib_path = r->dcgm_lib[0] ? r->dcgm_lib : NULL,
         .mode = (enum dcgm_mode)r->o.dcgm_mode,
         .addr = r->dcgm_addr,
-        .interval_ms = r->o.interval_ms,
+        .interval_ms = dcgm_ms,
         .nvml_path = r->lib.real_path,
     };
     r->dcgm = dcgm_client_open(&dco);
@@ -379,6 +390,13 @@ again:
             r->workers[i] = w;
         }
     }
+    /* Whose GPM is sampled in this session from this tick on (gpm.h): read
+     * by the thread that claims the GPU. */
+    bool inproc = gpm_client_any_inproc(r->gpm);
+    for (size_t i = 0; i < nw; i++) {
+        if (r->workers[i])
+            r->workers[i]->gpm_inproc = inproc && gpm_client_inproc(r->gpm, r->gpus[i].uuid);
+    }
     /* A system worker late with this tick's enumeration: the GPUs go to
      * their own threads from the last one, not to this thread. */
     if (r->inline_tick && (sys_late || !r->have_enum))
@@ -441,12 +459,17 @@ again:
             continue;
         if (w->have_result) {
             part_swap(&w->result, &w->last);
+            w->last_gpm = w->res_gpm;
             w->have_result = false;
             w->have_last = true;
             w->late = 0;
             cost += w->cost_ns;
         } else {
             w->late++;
+        }
+        if (w->gpm_gave_up) { /* this session's GPM back to the helper */
+            w->gpm_gave_up = false;
+            gpm_client_inproc_failed(r->gpm, w->uuid);
         }
     }
     /* The GPUs' own threads while their sampling takes over a quarter of
@@ -460,24 +483,31 @@ again:
     uint64_t sys_t0 = atomic_load(&r->sys_op_ns);
     pthread_mutex_unlock(&r->mu);
 
+    gpm_start(r);
     uint64_t now = mono();
     snapshot_notes_reset(s);
     for (size_t i = 0; i < nw; i++) {
         struct worker *w = r->workers[i];
         if (!w)
             continue;
-        if (w->late == 0 && w->have_last)
+        size_t first = s->ndevices;
+        bool fresh = w->late == 0 && w->have_last;
+        if (fresh)
             nvml_merge_part(s, w->last);
         else
             nvml_merge_stalled(r, w, s, now);
+        /* A part with GPM values of its own (this session's), fresh or
+         * carried, keeps them; the others get the helper's. */
+        if (!(w->have_last && w->last_gpm))
+            nvml_gpm_apply(s, first, s->ndevices, nvml_gpm_client_view, r->gpm);
+        else if (fresh && w->last->ndevices > 0)
+            gpm_client_inproc_flowing(r->gpm, w->last->devices[0].uuid);
     }
     if (sys_late) {
         s->partial = true;
         debuglog_printf("system tick late: stalled %.1f s in %s",
                         (double)(now - sys_t0) / 1e9, sys_sym ? sys_sym : "?");
     }
-    gpm_start(r);
-    nvml_gpm_apply(r->gpm, s);
     dcgm_apply(r->dcgm, s);
     events_apply(r->events, s);
     return 0;
@@ -543,7 +573,6 @@ static void root_close(void *p)
             pthread_cond_signal(&r->workers[i]->cv);
         }
     }
-    pthread_cond_broadcast(&r->sys_cv);
     /* A sampler still in a GPU's call (given up on, or its caller gave up
      * waiting for it) may be inside any worker's state. */
     bool sampler_in = r->inl_active || r->inl_left > 0;
@@ -561,7 +590,12 @@ static void root_close(void *p)
         else
             all = false; /* stuck in the driver: its memory stays with it */
     }
-    /* The system worker shuts NVML down on its way out (bounded). */
+    /* The system worker shuts NVML down on its way out (bounded), once the
+     * workers' GPM samples have been freed through the library. */
+    pthread_mutex_lock(&r->mu);
+    r->sys_quit = true;
+    pthread_cond_broadcast(&r->sys_cv);
+    pthread_mutex_unlock(&r->mu);
     bool sys_joined = !r->sys_started || join_by(r->sys_thr, mono() + CLOSE_WAIT_NS);
     if (!all || !sys_joined || !wd_joined) {
         debuglog_printf("close: a thread is stuck in the driver; not unloading the library");
