@@ -12,7 +12,7 @@
 
 SCN="$MIGMON_SRC/sim/scenarios"
 DCGM_LIB="$MIGMON_SIM_DIR/libdcgm.so.4"
-gpm_helpers() { pgrep -f -- "$MIGMON_BIN --gpm-helper" | wc -l; }
+gpm_helpers() { pgrep_mine "$MIGMON_BIN --gpm-helper" | wc -l; }
 
 # tree_wakes PID: voluntary context switches of every thread of PID and of
 # the processes under it (each one is a thread that slept and was woken)

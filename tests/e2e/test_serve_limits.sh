@@ -66,12 +66,14 @@ lim_clients() {
 lim_scrape() {
     local out code ms
     rm -f "$TMP/lim.page"
-    out=$(curl -s -o "$TMP/lim.page" -w '%{http_code} %{time_total}' --max-time 3 \
-        "http://127.0.0.1:$LPORT/metrics")
+    local cerr
+    out=$(curl -sS -o "$TMP/lim.page" -w '%{http_code} %{time_total}' --max-time 3 \
+        "http://127.0.0.1:$LPORT/metrics" 2>"$TMP/lim.curl")
     code=${out% *}
     ms=$(awk -v t="${out#* }" 'BEGIN { printf "%d", t * 1000 }')
     LIM_MS+=" $ms"
-    eq "$1: status" "$code" 200
+    cerr=$(head -c 200 "$TMP/lim.curl")
+    eq "$1: status" "$code${cerr:+ ($cerr)}" 200
     if grep -qs '^migmon_mig_utilization_ratio{gpu="0"' "$TMP/lim.page"; then ok; else
         bad "$1: not the page ($(head -c 200 "$TMP/lim.page" 2>/dev/null))"
     fi
