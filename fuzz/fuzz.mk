@@ -29,7 +29,7 @@ FUZZ_SRC_meminfo := src/system/meminfo.c
 FUZZ_SRC_procinfo := src/system/procinfo.c src/core/text.c
 FUZZ_SRC_nvml := $(wildcard src/backend/*.c src/backend/nvml/*.c \
 	src/backend/gpm/*.c src/backend/dcgm/*.c src/backend/events/*.c src/backend/amdgpu/*.c \
-	src/export/*.c src/system/*.c) src/core/model.c src/core/health_rules.c \
+	src/export/*.c src/system/*.c) src/core/model.c src/core/health_rules.c src/core/libpath.c \
 	src/core/text.c src/core/clock.c src/core/debuglog.c src/engine/procpost.c src/core/units.c src/engine/health.c \
 	src/engine/proclist.c src/engine/eventlog.c
 FUZZ_SRC_replay := $(wildcard src/backend/replay/*.c) src/core/model.c src/core/text.c src/core/health_rules.c \
