@@ -60,8 +60,9 @@ ifeq ($(PORTABLE),1)
 LIBS := -Wl,-Bstatic -lncursesw -ltinfo -linih -lz -lzstd -Wl,-Bdynamic -ldl -lm -pthread
 endif
 
-SRC := $(sort $(wildcard src/*.c src/backend/*.c src/system/*.c src/export/*.c src/tui/*.c \
-	src/replay/*.c src/fleet/*.c))
+# One folder per kind (src/README.md); the data sources one folder deeper
+# under src/backend/.
+SRC := $(sort $(wildcard src/*.c src/*/*.c src/*/*/*.c))
 LIB_SRC := $(filter-out src/main.c,$(SRC))
 # The built-in terminfo entries (src/tui/terminfo_builtin.h), compiled with
 # tic from this machine's terminfo when the binary is built.
@@ -74,14 +75,14 @@ BIN := $(BUILD)/mig-gpu-mon
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-# The exporter (src/serve.c): gzip. libmicrohttpd is opened when a server
+# The exporter (src/serve/serve.c): gzip. libmicrohttpd is opened when a server
 # starts (dlopen; its header is a build dependency), not linked. Recordings
-# (src/recout.c, src/replay/): gzip and zstd.
+# (src/app/recout.c, src/backend/replay/): gzip and zstd.
 ifneq ($(PORTABLE),1)
 LIBS += -lz -lzstd
 endif
-# The replay mode (src/replay/) and the fleet backend (src/fleet/,
-# --prometheus) read JSON with jansson, linked (statically in the portable
+# The replay mode (src/app/replay_mode.c, src/backend/replay/) and the fleet
+# backend (src/backend/prometheus/, --prometheus) read JSON with jansson, linked (statically in the portable
 # build). The fleet's libcurl is opened when a fleet view starts (dlopen;
 # its header is a build dependency), not linked.
 ifeq ($(PORTABLE),1)
@@ -122,27 +123,31 @@ $(BUILD)/gen/terminfo_data.c: scripts/embed-terminfo.sh
 $(TERMINFO_OBJ): $(BUILD)/gen/terminfo_data.c src/tui/terminfo_builtin.h
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
 
+# Made afresh: ar r keeps the members of sources that moved or went away.
 $(BUILD)/libmigmon.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
+	rm -f $@
 	$(AR) rcs $@ $^
 
 # The public C library (include/migmon.h, docs/library.md): the sampling
 # core without the UI, position-independent, every symbol hidden but the
-# migmon_ API (visibility and src/libmigmon.map); libmigmon.so.0 and a
+# migmon_ API (visibility and src/app/libmigmon.map); libmigmon.so.0 and a
 # static libmigmon.a made of one relocatable object with the internals
 # localised. Built in $(BUILD)/pub.
-PUB_SRC := src/libmigmon.c src/watch.c src/engine.c src/collect.c src/clock.c src/debuglog.c src/health.c src/model.c \
-	src/libpath.c \
-	src/procpost.c src/text.c src/units.c src/export/json.c src/export/json_host.c src/export/json_nodes.c \
-	src/export/jsonw.c $(wildcard src/backend/*.c src/system/*.c)
+PUB_SRC := src/app/libmigmon.c src/app/watch.c src/engine/engine.c src/engine/collect.c src/core/clock.c src/core/debuglog.c src/engine/health.c src/core/model.c \
+	src/core/libpath.c \
+	src/engine/procpost.c src/core/text.c src/core/units.c src/export/json.c src/export/json_host.c src/export/json_nodes.c \
+	src/export/jsonw.c src/core/health_rules.c \
+	$(wildcard src/backend/*.c src/backend/nvml/*.c src/backend/gpm/*.c src/backend/dcgm/*.c \
+		src/backend/events/*.c src/backend/amdgpu/*.c src/system/*.c)
 PUB_OBJ := $(PUB_SRC:%.c=$(BUILD)/pub/%.o)
 PUB_SO := $(BUILD)/pub/libmigmon.so.0
 PUB_A := $(BUILD)/pub/libmigmon.a
 $(BUILD)/pub/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
-$(PUB_SO): $(PUB_OBJ) src/libmigmon.map
-	$(CC) $(LDFLAGS_ALL) -shared -Wl,-soname,libmigmon.so.0 -Wl,--version-script=src/libmigmon.map \
+$(PUB_SO): $(PUB_OBJ) src/app/libmigmon.map
+	$(CC) $(LDFLAGS_ALL) -shared -Wl,-soname,libmigmon.so.0 -Wl,--version-script=src/app/libmigmon.map \
 		-Wl,--no-undefined -o $@ $(PUB_OBJ) -ldl -lm -pthread
 	ln -sf libmigmon.so.0 $(BUILD)/pub/libmigmon.so
 $(PUB_A): $(PUB_OBJ)
@@ -339,7 +344,7 @@ image: portable
 	@scripts/image.sh $(PORTABLE_DIR) $(IMAGE)
 
 format:
-	clang-format -i $(SRC) $(wildcard src/*/*.h src/*.h sim/*.c sim/*.h sim/dcgm/*.c sim/dcgm/*.h tests/unit/*.c)
+	clang-format -i $(SRC) $(wildcard src/*/*/*.h src/*/*.h src/*.h sim/*.c sim/*.h sim/dcgm/*.c sim/dcgm/*.h tests/unit/*.c)
 
 -include fuzz/fuzz.mk
 # Only this build's dependency files: not those of the test roots and other

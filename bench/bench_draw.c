@@ -18,9 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "collect.h"
-#include "history.h"
+#include "core/clock.h"
+#include "core/history.h"
+#include "engine/collect.h"
 #include "tui/frame.h"
 #include "tui/panels.h"
 #include "tui/termout.h"

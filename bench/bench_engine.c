@@ -16,9 +16,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock.h"
-#include "collect.h"
-#include "engine.h"
+#include "core/clock.h"
+#include "engine/collect.h"
+#include "engine/engine.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -24,12 +24,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "fleet/prom_client.h"
-#include "fleet/prom_fleet.h"
-#include "fleet/prom_stream.h"
-#include "health.h"
-#include "snapshot.h"
+#include "backend/prometheus/prom_client.h"
+#include "backend/prometheus/prom_fleet.h"
+#include "backend/prometheus/prom_stream.h"
+#include "core/clock.h"
+#include "core/health_rules.h"
+#include "core/snapshot.h"
 #include "tui/fleet_ui.h"
 
 #define GPUS 8

@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "core/clock.h"
 #include "system/procinfo.h"
 
 static int cmp_u64(const void *a, const void *b)

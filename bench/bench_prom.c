@@ -14,8 +14,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "clock.h"
-#include "collect.h"
+#include "core/clock.h"
+#include "engine/collect.h"
 #include "export/prom.h"
 
 static int cmp_u64(const void *a, const void *b)

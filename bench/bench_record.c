@@ -7,7 +7,7 @@
  * cost: REC.jsonl is a plain recording of schema 1 of SCENARIO (record it
  * with the recorder: bench/bench_record.sh). Its snapshots are read back
  * (the reader's round trip is exact: tests/e2e/test_replay.sh) and written
- * again as the recorder writes them (src/record.c: rendered in memory, a
+ * again as the recorder writes them (src/app/record.c: rendered in memory, a
  * full line at each seek point, then recout), once for each of plain,
  * gzip and zstd, schema 1 and 2, each flushed after every snapshot as at
  * -i 1000, into a file in TMPDIR (else /tmp), ROUNDS times (default 3). Before each
@@ -29,12 +29,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "collect.h"
+#include "app/recout.h"
+#include "backend/replay/reader.h"
+#include "core/clock.h"
+#include "engine/collect.h"
 #include "export/json.h"
 #include "export/json_delta.h"
-#include "recout.h"
-#include "replay/reader.h"
 
 static double thread_cpu(void)
 {
@@ -154,7 +154,7 @@ static int run_variant(const struct variant *v, const struct snaps *sn, struct c
 {
     /* a file on the disk the recordings go to (TMPDIR, else /tmp), opened
      * as the recorder opens one: plain appended to, compressed written at
-     * its place (src/record.c), a flush's calls its own */
+     * its place (src/app/record.c), a flush's calls its own */
     const char *dir = getenv("TMPDIR");
     char path[4096];
     snprintf(path, sizeof(path), "%s/bench_record.XXXXXX", dir && *dir ? dir : "/tmp");

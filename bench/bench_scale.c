@@ -28,8 +28,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "collect.h"
+#include "core/clock.h"
+#include "engine/collect.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -31,9 +31,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend/gpm.h"
-#include "clock.h"
-#include "collect.h"
+#include "backend/gpm/gpm.h"
+#include "core/clock.h"
+#include "engine/collect.h"
 
 static long heap_calls;
 void *__real_malloc(size_t n);

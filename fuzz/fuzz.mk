@@ -26,12 +26,14 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Isrc -Ifuzz 
 FUZZ_TARGETS ?= procstat meminfo procinfo nvml replay
 FUZZ_SRC_procstat := src/system/cpu.c
 FUZZ_SRC_meminfo := src/system/meminfo.c
-FUZZ_SRC_procinfo := src/system/procinfo.c src/text.c
-FUZZ_SRC_nvml := $(wildcard src/backend/*.c src/export/*.c src/system/*.c) src/model.c \
-	src/text.c src/clock.c src/debuglog.c src/procpost.c src/units.c src/health.c \
-	src/proclist.c src/eventlog.c
-FUZZ_SRC_replay := $(wildcard src/replay/*.c) src/model.c src/text.c src/health.c \
-	src/backend/xid.c src/clock.c src/recindex.c
+FUZZ_SRC_procinfo := src/system/procinfo.c src/core/text.c
+FUZZ_SRC_nvml := $(wildcard src/backend/*.c src/backend/nvml/*.c \
+	src/backend/gpm/*.c src/backend/dcgm/*.c src/backend/events/*.c src/backend/amdgpu/*.c \
+	src/export/*.c src/system/*.c) src/core/model.c src/core/health_rules.c src/core/libpath.c \
+	src/core/text.c src/core/clock.c src/core/debuglog.c src/engine/procpost.c src/core/units.c src/engine/health.c \
+	src/engine/proclist.c src/engine/eventlog.c
+FUZZ_SRC_replay := $(wildcard src/backend/replay/*.c) src/core/model.c src/core/text.c src/core/health_rules.c \
+	src/backend/events/xid.c src/core/clock.c src/core/recindex.c
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
 .PHONY: fuzz fuzz-build fuzz-merge fuzz-clean
@@ -40,20 +42,20 @@ fuzz-build: $(FUZZ_BINS)
 
 $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_check.h src/system/cpu.c src/system/cpu.h \
 		src/system/meminfo.c src/system/meminfo.h src/system/procinfo.c src/system/procinfo.h \
-		src/model.h
+		src/core/model.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRC_$*) -lm
 
 # The NVML target builds most of the backend: it depends on every source.
-$(FUZZ_BUILD)/fuzz_nvml: fuzz/fuzz_nvml.c fuzz/fuzz_nvml_drv.h $(FUZZ_SRC_nvml) $(wildcard src/*.h src/*/*.h)
+$(FUZZ_BUILD)/fuzz_nvml: fuzz/fuzz_nvml.c fuzz/fuzz_nvml_drv.h $(FUZZ_SRC_nvml) $(wildcard src/*.h src/*/*.h src/*/*/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRC_nvml) -lm -ldl -pthread
 
 # The recording reader: jansson, zlib and zstd.
 $(FUZZ_BUILD)/fuzz_replay: fuzz/fuzz_replay.c fuzz/fuzz_replay_check.h $(FUZZ_SRC_replay) \
-		$(wildcard src/replay/*.h)
+		$(wildcard src/backend/replay/*.h)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(filter-out src/replay/main.c,$(FUZZ_SRC_replay)) \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_SRC_replay) \
 		-ljansson -lz -lzstd -lm -pthread
 
 fuzz: $(FUZZ_BINS)

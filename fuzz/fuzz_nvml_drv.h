@@ -23,16 +23,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/nvml.h"
-#include "backend/nvml_load.h"
-#include "backend/nvml_state.h"
+#include "backend/nvml/nvml.h"
+#include "backend/nvml/nvml_load.h"
+#include "backend/nvml/nvml_state.h"
+#include "core/model.h"
+#include "core/text.h"
 #include "export/csv.h"
 #include "export/influx.h"
 #include "export/json.h"
 #include "export/prom.h"
 #include "export/table.h"
-#include "model.h"
-#include "text.h"
 
 static const uint8_t *fz_p;
 static size_t fz_n;

@@ -1,4 +1,4 @@
-/* libFuzzer target for the recording reader (src/replay/); see fuzz/fuzz.mk. */
+/* libFuzzer target for the recording reader (src/backend/replay/); see fuzz/fuzz.mk. */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 /*
- * fuzz_replay_check.h — what the recording reader (src/replay/) promises
+ * fuzz_replay_check.h — what the recording reader (src/backend/replay/) promises
  * for any file, checked the same way by fuzz/fuzz_replay.c and by the
  * corpus regression test (tests/unit/test_fuzz_corpus.c): it opens or
  * refuses the input with a message, never crashes; every snapshot it
@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "replay/reader.h"
+#include "backend/replay/reader.h"
 
 static inline const char *fuzz_replay_snapshot(const struct snapshot *s)
 {

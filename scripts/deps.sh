@@ -43,14 +43,14 @@ install_packages() {
     apt)
         # binutils: the Makefile runs objcopy and ld itself (gcc brings it too)
         want=(gcc binutils make libc6-dev libinih-dev libncurses-dev)
-        # zlib and zstd: the exporter's gzip, compressed recordings (src/recout.c,
-        # src/replay/source.c); zstd(1) for the tests that check them
+        # zlib and zstd: the exporter's gzip, compressed recordings (src/app/recout.c,
+        # src/backend/replay/source.c); zstd(1) for the tests that check them
         want+=(libmicrohttpd-dev zlib1g-dev libzstd-dev)
         # the exporter's pod labels (src/system/podres.c): HTTP/2 and protobuf,
         # headers to build, the libraries it opens at run time on a Kubernetes node
         want+=(libnghttp2-dev libprotobuf-c-dev libnghttp2-14 libprotobuf-c1)
-        # the fleet view (--prometheus, src/fleet/): HTTP and JSON, linked;
-        # the replay mode (src/replay/) reads recordings with jansson too
+        # the fleet view (--prometheus, src/backend/prometheus/): HTTP and JSON, linked;
+        # the replay mode (src/backend/replay/) reads recordings with jansson too
         want+=(libcurl4-openssl-dev libjansson-dev ca-certificates)
         if [ "$1" = test ]; then
             want+=(libcmocka-dev jq valgrind tmux python3 pkgconf mandoc)

@@ -6,7 +6,7 @@
 #ifndef SIM_EXPORTS_H
 #define SIM_EXPORTS_H
 
-#include "backend/nvml_api.h"
+#include "backend/nvml/nvml_api.h"
 
 nvmlReturn_t nvmlInit(void);
 nvmlReturn_t nvmlInit_v2(void);

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "backend/nvml_api.h"
+#include "backend/nvml/nvml_api.h"
 #include "scenario_values.h"
 
 static const struct {

@@ -15,7 +15,7 @@
 
 #include <stdbool.h>
 
-#include "backend/nvml_api.h"
+#include "backend/nvml/nvml_api.h"
 #include "scenario.h"
 
 enum sim_sym {

@@ -15,28 +15,29 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "config.h"
-#include "fleet/prom_backend.h"
-#include "clock.h"
-#include "backend/dcgm.h"
-#include "backend/events.h"
-#include "backend/gpm.h"
-#include "collect.h"
-#include "debuglog.h"
-#include "demo.h"
-#include "demo_amd.h"
-#include "profile.h"
-#include "proclist.h"
-#include "text.h"
+#include "app/cli.h"
+#include "app/config.h"
+#include "app/demo.h"
+#include "app/demo_amd.h"
+#include "app/profile.h"
+#include "app/record.h"
+#include "app/replay_mode.h"
+#include "backend/dcgm/dcgm.h"
+#include "backend/events/events.h"
+#include "backend/gpm/gpm.h"
+#include "backend/prometheus/prom_backend.h"
+#include "core/clock.h"
+#include "core/debuglog.h"
+#include "core/outfile.h"
+#include "core/text.h"
+#include "engine/collect.h"
+#include "engine/proclist.h"
 #include "export/json.h"
 #include "export/json_procs.h"
 #include "export/prom.h"
 #include "export/table.h"
-#include "outfile.h"
-#include "serve.h"
-#include "record.h"
-#include "replay/main.h"
+#include "serve/serve.h"
+#include "system/host.h"
 #include "tui/theme.h"
 #include "tui/tui.h"
 #include "version.h"
@@ -375,13 +376,13 @@ int main(int argc, char **argv)
      * scale). */
     mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 #endif
-    /* The GPM helper: this binary in a hidden mode (backend/gpm.h). */
+    /* The GPM helper: this binary in a hidden mode (backend/gpm/gpm.h). */
     if (argc >= 2 && strcmp(argv[1], GPM_HELPER_ARG) == 0)
         return gpm_helper_main(argc, argv);
-    /* The DCGM helper likewise (backend/dcgm.h). */
+    /* The DCGM helper likewise (backend/dcgm/dcgm.h). */
     if (argc >= 2 && strcmp(argv[1], DCGM_HELPER_ARG) == 0)
         return dcgm_helper_main(argc, argv);
-    /* The events helper likewise (backend/events.h). */
+    /* The events helper likewise (backend/events/events.h). */
     if (argc >= 2 && strcmp(argv[1], EVENTS_HELPER_ARG) == 0)
         return events_helper_main(argc, argv);
     /* profile -- CMD: a mode with options of its own (profile.c) */
@@ -397,7 +398,7 @@ int main(int argc, char **argv)
      * recording does, instead of dying of SIGPIPE. Set after profile, whose
      * COMMAND would inherit it. */
     signal(SIGPIPE, SIG_IGN);
-    /* replay FILE: a mode with options of its own (replay/main.c) */
+    /* replay FILE: a mode with options of its own (app/replay_mode.c) */
     if (at && strcmp(argv[at], "replay") == 0)
         return replay_main(argc, argv, at);
     struct cli c;

@@ -2,8 +2,8 @@
  * rec_synth — a long recording made quickly, for the tests and the
  * benchmark (tests/e2e/test_replay_compress.sh, bench/bench_record.sh):
  * the snapshots of a recording over and over, STEP seconds apart, written
- * as the recorder writes them (src/record.c: a full line at each seek
- * point, else what changed; src/recout.c: compressed by OUT's name, flushed
+ * as the recorder writes them (src/app/record.c: a full line at each seek
+ * point, else what changed; src/app/recout.c: compressed by OUT's name, flushed
  * after each snapshot as at -i 1000, a frame about a minute).
  *
  *   rec_synth IN.jsonl OUT N [STEP_S]
@@ -18,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app/recout.h"
+#include "backend/replay/reader.h"
 #include "export/json.h"
 #include "export/json_delta.h"
-#include "recout.h"
-#include "replay/reader.h"
 
 int main(int argc, char **argv)
 {

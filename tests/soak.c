@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect.h"
+#include "engine/collect.h"
 
 static long rss_kib(void)
 {

@@ -1,12 +1,12 @@
 /*
  * dcgm_exports.h — every function the simulated libdcgm exports, with the
- * types of backend/dcgm_api.h (the subset of NVIDIA's dcgm_agent.h the
+ * types of backend/dcgm/dcgm_api.h (the subset of NVIDIA's dcgm_agent.h the
  * monitor uses). sim/dcgm/libdcgm.map exports exactly these.
  */
 #ifndef SIM_DCGM_EXPORTS_H
 #define SIM_DCGM_EXPORTS_H
 
-#include "backend/dcgm_api.h"
+#include "backend/dcgm/dcgm_api.h"
 
 dcgmReturn_t dcgmInit(void);
 dcgmReturn_t dcgmShutdown(void);

@@ -20,7 +20,7 @@
 #include "gpm_rates.h"
 #include "state.h"
 
-/* dcgm_structs.h values that backend/dcgm_api.h does not need. */
+/* dcgm_structs.h values that backend/dcgm/dcgm_api.h does not need. */
 #define DCGM_ST_DUPLICATE_KEY (-26)
 #define DCGM_EMBEDDED_HANDLE 0x7fffffff /* the one handle of an embedded engine */
 #define DCGM_GROUP_DEFAULT_INSTANCES 3

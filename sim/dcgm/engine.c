@@ -221,7 +221,7 @@ dcgmReturn_t dcgmShutdown(void)
 }
 
 /*
- * Only the v1 layout is declared (backend/dcgm_api.h); the real library also
+ * Only the v1 layout is declared (backend/dcgm/dcgm_api.h); the real library also
  * takes version2 and version3 structs, which this one refuses as a library
  * that predates them would. An embedded engine that is already running is
  * reused (DcgmApi.cpp does the same). Without a usable scenario the engine's

@@ -12,14 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 struct backend_opts {
     const char *nvml_path; /* --nvml-path, or NULL to search */
-    int gpm_mode;          /* enum gpm_mode (backend/gpm.h): auto, on, off, helper */
+    int gpm_mode;          /* enum gpm_mode (backend/gpm/gpm.h): auto, on, off, helper */
     unsigned interval_ms;  /* the sampling period, for sources with their own cadence */
     const char *gpm_exe;   /* binary run as the GPM and DCGM helpers; NULL: neither */
-    int dcgm_mode;         /* enum dcgm_mode (backend/dcgm.h): auto, addr, embedded, off */
+    int dcgm_mode;         /* enum dcgm_mode (backend/dcgm/dcgm.h): auto, addr, embedded, off */
     const char *dcgm_addr; /* the hostengine for DCGM_MODE_ADDR */
     const char *dcgm_lib;  /* --dcgm-lib, or NULL to search libdcgm.so.4 / .so.3 */
     bool one_shot;         /* one snapshot (--once): no retry is promised */
@@ -30,7 +30,7 @@ struct backend_opts {
     bool no_procs;          /* no front end shows processes: a backend that must scan
                              * for them (amdgpu's fdinfo) does not */
     const char *prom_url;       /* the Prometheus backend: the server's base URL */
-    const char *prom_auth_file; /* its credentials (fleet/prom_client.h), or NULL */
+    const char *prom_auth_file; /* its credentials (backend/prometheus/prom_client.h), or NULL */
     const char *prom_ca_file;   /* the CA certificates its https trusts, or NULL */
     const char *prom_match;     /* --prometheus-match: the selector every query is limited
                                  * to, or NULL */

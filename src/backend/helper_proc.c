@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "debuglog.h"
+#include "core/clock.h"
+#include "core/debuglog.h"
 
 void helper_proc_init(struct helper_proc *p, const char *tag)
 {

@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "clock.h"
+#include "core/clock.h"
 #include "export/numfmt.h"
 
 /* A cell a spreadsheet would take for a formula (OWASP's "CSV injection"

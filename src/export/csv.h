@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 /*
  * s as one CSV field into out (cap bytes, NUL-terminated, cut short when it

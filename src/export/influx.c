@@ -5,9 +5,9 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "backend/xid.h"
+#include "backend/events/xid.h"
+#include "core/text.h"
 #include "export/numfmt.h"
-#include "text.h"
 
 size_t influx_escape(char *out, size_t cap, const char *s, enum influx_ctx ctx)
 {

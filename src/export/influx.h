@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "eventlog.h"
-#include "snapshot.h"
+#include "core/snapshot.h"
+#include "engine/eventlog.h"
 
 enum influx_ctx {
     INFLUX_MEASUREMENT, /* escapes comma and space */

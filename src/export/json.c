@@ -1,13 +1,13 @@
-#include "export/json_nodes.h"
 #include "export/json.h"
+#include "export/json_nodes.h"
 
 #include <string.h>
 
-#include "backend/xid.h"
-#include "clock.h"
+#include "backend/events/xid.h"
+#include "core/clock.h"
+#include "core/health_rules.h"
 #include "export/json_host.h"
 #include "export/jsonw.h"
-#include "health.h"
 
 static void str_or_null(struct jsonw *w, const char *key, const char *v)
 {
@@ -285,7 +285,7 @@ void json_write_device(struct jsonw *w, const struct snapshot *s, const struct d
         jsonw_str(w, d->throttle_valid ? "gpu_metrics residency counters" : d->throttle_why);
     } else if (d->throttle_why) {
         /* NVML's, where the entry point is news (a deprecated call's
-         * replacement, or one refused): backend/nvml_compat.c */
+         * replacement, or one refused): backend/nvml/nvml_compat.c */
         jsonw_key(w, d->throttle_valid ? "throttle_reasons_source" : "throttle_reasons_reason");
         jsonw_str(w, d->throttle_why);
     }

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 #define MIGMON_JSON_SCHEMA 1
 

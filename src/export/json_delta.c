@@ -16,7 +16,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "clock.h"
+#include "core/clock.h"
 #include "export/json.h"
 #include "export/json_host.h"
 #include "export/jsonw.h"

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 #define JSON_DELTA_SCHEMA 2
 

@@ -3,9 +3,9 @@
  */
 #include "export/json_events.h"
 
-#include "backend/xid.h"
-#include "clock.h"
-#include "text.h"
+#include "backend/events/xid.h"
+#include "core/clock.h"
+#include "core/text.h"
 
 static void int_or_null(struct jsonw *w, const char *key, int v)
 {

@@ -8,9 +8,9 @@
 
 #include <stdio.h>
 
-#include "eventlog.h"
+#include "core/snapshot.h"
+#include "engine/eventlog.h"
 #include "export/jsonw.h"
-#include "snapshot.h"
 
 #define JSON_EVENTS_DROPPED_WHY                                                                    \
     "more events arrived between two snapshots than the 64 a snapshot keeps"

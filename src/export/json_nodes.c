@@ -5,8 +5,8 @@
 
 #include <stdio.h>
 
-#include "health.h"
-#include "text.h"
+#include "core/health_rules.h"
+#include "core/text.h"
 
 /* A figure: its number, or null (its reason goes in "reasons"). */
 static void figure(struct jsonw *w, const char *key, const struct metric *m)

@@ -6,8 +6,8 @@
 #ifndef MIGMON_JSON_NODES_H
 #define MIGMON_JSON_NODES_H
 
+#include "core/snapshot.h"
 #include "export/jsonw.h"
-#include "snapshot.h"
 
 /* "nodes": [...] when s is a fleet's; nothing otherwise. */
 void json_write_nodes(struct jsonw *w, const struct snapshot *s);

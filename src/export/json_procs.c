@@ -9,9 +9,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "engine/proclist.h"
 #include "export/json.h"
 #include "export/jsonw.h"
-#include "proclist.h"
 
 static void str_or_null(struct jsonw *w, const char *key, const char *v)
 {

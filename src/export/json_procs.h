@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 /* The array and a newline. Returns 0, or -ENOMEM (nothing written). */
 int json_write_all_processes(FILE *f, const struct snapshot *s, bool pretty);

@@ -1,6 +1,6 @@
 #include "export/jsonw.h"
 
-#include "text.h"
+#include "core/text.h"
 
 #include <inttypes.h>
 #include <math.h>

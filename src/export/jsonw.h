@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "model.h"
+#include "core/model.h"
 
 #define JSONW_MAX_DEPTH 16
 

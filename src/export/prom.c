@@ -24,12 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/health_rules.h"
 #include "export/prom_dcgm.h"
 #include "export/prom_node.h"
 #include "export/prom_pods.h"
 #include "export/prom_text.h"
 #include "export/xid_counts.h"
-#include "health.h"
 
 /* ---- per-device label sets ---------------------------------------------- */
 

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "core/snapshot.h"
 #include "export/prom_text.h"
-#include "snapshot.h"
 
 #define PROM_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/xid.h"
+#include "backend/events/xid.h"
 
 /* "1c.3g.40gb" (a compute instance's profile) -> "3g.40gb", the GPU
  * instance's, which is what dcgm-exporter's GPU_I_PROFILE holds. */

@@ -6,8 +6,8 @@
 #ifndef MIGMON_PROM_DCGM_H
 #define MIGMON_PROM_DCGM_H
 
+#include "core/snapshot.h"
 #include "export/prom_text.h"
-#include "snapshot.h"
 
 /* Device d's dcgm-exporter label set (p: its GPU, d itself on a GPU;
  * host: the hostname, "" unknown) into the label scratch; the caller ends

@@ -6,7 +6,7 @@
  * device's series each round (docs/fleet.md).
  *
  * The totals follow the rules the fleet view applies to the devices'
- * series when a node has none of these (fleet/prom_query.c): a leaf is a
+ * series when a node has none of these (backend/prometheus/prom_query.c): a leaf is a
  * MIG instance (or an AMD partition) or a GPU not split into instances;
  * utilisation and VRAM are over the leaves that have them; a GPU's verdict
  * is the worst of its own and its instances'. A figure that cannot be
@@ -16,8 +16,8 @@
 
 #include <string.h>
 
+#include "core/health_rules.h"
 #include "export/prom_pods.h"
-#include "health.h"
 
 /* A device the fleet counts: one whose series are on the page. */
 static bool listed(const struct prom_ctx *c, size_t i)

@@ -9,8 +9,8 @@
 
 #include <stdbool.h>
 
+#include "core/snapshot.h"
 #include "export/prom_text.h"
-#include "snapshot.h"
 
 /* d's pod, namespace and container into the label scratch (first: as
  * prom_lab_add's), from c->pods; nothing when no one container holds d,

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 struct podres_list;
 

@@ -8,9 +8,9 @@
 #include <unistd.h>
 #include <string.h>
 
-#include "clock.h"
-#include "proclist.h"
-#include "units.h"
+#include "core/clock.h"
+#include "core/units.h"
+#include "engine/proclist.h"
 
 /* The table is never narrower than this: the device rows' fixed columns
  * need 80. A narrower terminal (or COLUMNS) gets the 80-column table, whose

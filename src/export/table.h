@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 void table_write_snapshot(FILE *f, const struct snapshot *s);
 

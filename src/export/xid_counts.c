@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/xid.h"
+#include "backend/events/xid.h"
 
 int xid_counts(const struct snapshot *s, size_t pos, struct xid_count *out, size_t max)
 {

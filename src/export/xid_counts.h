@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 struct xid_count {
     unsigned xid;   /* the Xid code (999: one the driver could not name) */

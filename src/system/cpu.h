@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "core/model.h"
 
 /* Core ids at or above this are rejected as absurd: it is the largest NR_CPUS
  * a mainline kernel can be built with (x86-64 CONFIG_MAXSMP). It also bounds

@@ -38,6 +38,7 @@
 #include <linux/magic.h>
 
 #include "system/cpu.h"
+#include "system/meminfo.h"
 
 enum { PF_STAT, PF_MEMINFO, PF_LOADAVG, PF_UPTIME, PF_COUNT };
 

@@ -1,5 +1,6 @@
 /*
- * host.h — one sample of the host: CPUs, RAM, swap, load, uptime, name.
+ * host.h — one sample of the host: CPUs, RAM, swap, load, uptime, name
+ * (struct host_sample, in core/snapshot.h: the vocabulary has it).
  *
  * Reads <proc_root>/{stat,meminfo,loadavg,uptime}, each with one pread() into
  * a buffer owned by struct host; after the first sample or two (which size
@@ -11,28 +12,7 @@
 
 #include <stddef.h>
 
-#include "model.h"
-#include "system/meminfo.h"
-
-#define HOST_NAME_LEN 256
-
-struct host_core {
-    int id;            /* N of cpuN; ids may be sparse */
-    struct metric pct; /* busy % of this core since the previous sample */
-};
-
-struct host_sample {
-    char hostname[HOST_NAME_LEN]; /* gethostname(); "" when unknown */
-    int online;                   /* CPUs online now (cpuN lines of /proc/stat); -1 unknown */
-    /* Online cores in ascending id; offline cores are not listed. Borrowed
-     * from struct host: valid until the next host_sample() or host_close(). */
-    size_t ncores;
-    const struct host_core *cores;
-    struct metric cpu_total;  /* busy % of all CPUs together, 0..100 */
-    struct mem_metrics mem;   /* bytes: total, used, cached, buffers, free, available, swap */
-    struct metric loadavg[3]; /* 1, 5 and 15 minute load averages */
-    struct metric uptime_s;   /* seconds since boot */
-};
+#include "core/snapshot.h" /* struct host_sample, what a sample fills */
 
 struct host;
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "core/snapshot.h" /* struct mem_metrics */
 
 /* The /proc/meminfo lines we use. */
 enum meminfo_field {
@@ -40,18 +40,6 @@ enum meminfo_state {
 struct meminfo_raw {
     uint64_t kb[MI_COUNT];
     enum meminfo_state state[MI_COUNT];
-};
-
-/* Byte counts; every field none when it cannot be derived honestly. */
-struct mem_metrics {
-    struct metric total;      /* MemTotal */
-    struct metric used;       /* MemTotal - MemFree - Buffers - cached */
-    struct metric cached;     /* Cached + SReclaimable - Shmem */
-    struct metric buffers;    /* Buffers */
-    struct metric free;       /* MemFree */
-    struct metric available;  /* MemAvailable */
-    struct metric swap_total; /* SwapTotal */
-    struct metric swap_used;  /* SwapTotal - SwapFree */
 };
 
 /* Parse the text of /proc/meminfo. Only complete lines ("Key: N kB\n") count;

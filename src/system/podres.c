@@ -21,9 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "core/clock.h"
+#include "core/text.h"
 #include "system/podres_call.h"
-#include "text.h"
 
 static int ms_left(uint64_t deadline)
 {

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "model.h"
+#include "core/model.h"
 #include "system/podres_proto.h"
 
 #define PODRES_SOCKET_DEFAULT "/var/lib/kubelet/pod-resources/kubelet.sock"

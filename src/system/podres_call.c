@@ -37,8 +37,8 @@
 
 #include <nghttp2/nghttp2.h>
 
-#include "clock.h"
-#include "libpath.h"
+#include "core/clock.h"
+#include "core/libpath.h"
 #include "system/podres.h"
 
 /* ---- libnghttp2 ------------------------------------------------------------ */

@@ -25,7 +25,7 @@
 
 #include <protobuf-c/protobuf-c.h>
 
-#include "libpath.h"
+#include "core/libpath.h"
 
 /* The library's ABI name (Debian's libprotobuf-c1, Fedora's protobuf-c). */
 #define PBC_SONAME "libprotobuf-c.so.1"

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "text.h"
+#include "core/text.h"
 
 /* The longest strings taken from the kubelet, in bytes: what Kubernetes
  * allows for each (text.h), so no valid name is cut. A pod's name is a DNS

@@ -1,6 +1,6 @@
 #include "system/procinfo.h"
 
-#include "text.h"
+#include "core/text.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "core/model.h"
 
 enum procinfo_ns { PROCINFO_NS_HOST, PROCINFO_NS_ANCESTOR, PROCINFO_NS_OWN };
 

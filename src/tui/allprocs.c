@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proclist.h"
+#include "engine/proclist.h"
 #include "tui/fmt.h"
 #include "tui/proctable.h"
 

@@ -18,7 +18,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "text.h"
+#include "core/text.h"
 
 /* Display width of a spacing character as curses will place it: 2 or 1
  * (widgets only put printable characters). Non-ASCII glyphs repeat a lot

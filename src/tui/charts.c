@@ -10,11 +10,11 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "core/units.h"
 #include "tui/charts.h"
 #include "tui/fmt.h"
 #include "tui/meters.h"
 #include "tui/sparkline.h"
-#include "units.h"
 
 
 /* A history series seen as of hist_age ticks ago: the frozen view of a

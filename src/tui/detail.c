@@ -9,18 +9,18 @@
  * "gpm"/"proc" tag after values from GPM or per-process samples; on a MIG
  * device the lines holding the parent GPU's values end in a dim "[GPU n]".
  */
+#include "tui/detail.h"
 #include "tui/fleet_view.h"
 #include "tui/node_detail.h"
-#include "tui/detail.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "health.h"
-#include "proclist.h"
+#include "core/health_rules.h"
+#include "core/units.h"
+#include "engine/proclist.h"
 #include "tui/health_ui.h"
-#include "units.h"
 
 /* ---- the GPM page ---- */
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proclist.h"
+#include "engine/proclist.h"
 #include "tui/fleet_ui.h"
 #include "tui/fmt.h"
 #include "tui/health_ui.h"

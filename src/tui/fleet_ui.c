@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "health.h"
+#include "core/health_rules.h"
 
 bool tui_fleet_idle(const struct device *d)
 {

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 /* A fleet's totals, summed over its nodes' aggregates (struct
  * node_summary: Prometheus counted them, under the device filter when one

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "units.h"
+#include "core/units.h"
 
 /* Append s to out (len bytes, *at used), cut as snprintf cuts. */
 static void put_str(char *out, size_t len, size_t *at, const char *s)

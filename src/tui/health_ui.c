@@ -8,9 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend/xid.h"
-#include "health.h"
-#include "proclist.h"
+#include "backend/events/xid.h"
+#include "core/health_rules.h"
+#include "engine/proclist.h"
 
 const char *tui_health_mark(unsigned level, enum tui_role *role)
 {

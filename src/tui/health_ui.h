@@ -3,7 +3,7 @@
  * on a device row, the header's summary, and the text of the events
  * overlay (key e). Text only, no curses calls, so each is unit tested;
  * devices.c, panels.c and overlays.c draw them. The verdicts are health.h's,
- * the events the snapshot's, their meaning backend/xid.h's.
+ * the events the snapshot's, their meaning backend/events/xid.h's.
  */
 #ifndef MIGMON_TUI_HEALTH_UI_H
 #define MIGMON_TUI_HEALTH_UI_H
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 #include "tui/theme.h"
 
 /* The mark of a device row for a health level (enum health_level): "" for

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "health.h"
+#include "core/health_rules.h"
 #include "tui/fleet_ui.h"
 #include "tui/widgets.h"
 

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proclist.h"
+#include "core/text.h"
+#include "engine/proclist.h"
 #include "system/procinfo.h"
-#include "text.h"
 #include "tui/fmt.h"
 #include "tui/health_ui.h"
 

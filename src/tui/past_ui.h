@@ -19,8 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "collect.h"
-#include "history.h"
+#include "core/history.h"
+#include "engine/collect.h"
 #include "tui/view.h"
 
 #define TUI_PAST_POLL_MS 50

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "proclist.h"
+#include "engine/proclist.h"
 #include "tui/fmt.h"
 #include "tui/proctree.h"
 

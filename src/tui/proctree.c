@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proclist.h"
+#include "engine/proclist.h"
 #include "system/procinfo.h"
 #include "tui/fmt.h"
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "clock.h"
+#include "core/clock.h"
 
 /* The footer's position bar from where the replay is. */
 static void bar(struct tui_replay *R)

@@ -1,6 +1,6 @@
 /*
  * replay_ui.h — the interactive monitor replaying a recording
- * (replay/replay.h): the pace, the keys that move it and the footer's
+ * (backend/replay/replay.h): the pace, the keys that move it and the footer's
  * position bar. The loop (tui.c) takes each snapshot the engine makes as
  * live; the engine ticks only when asked, and each tick gives the snapshot
  * at the replay's place.
@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine.h"
-#include "history.h"
-#include "replay/replay.h"
+#include "backend/replay/replay.h"
+#include "core/history.h"
+#include "engine/engine.h"
 #include "tui/view.h"
 
 struct tui_replay {

@@ -5,7 +5,7 @@
 #ifndef MIGMON_TUI_SPARKLINE_H
 #define MIGMON_TUI_SPARKLINE_H
 
-#include "history.h"
+#include "core/history.h"
 #include "tui/rect.h"
 #include "tui/theme.h"
 

@@ -16,19 +16,19 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "engine.h"
-#include "history.h"
+#include "core/clock.h"
+#include "core/debuglog.h"
+#include "core/history.h"
+#include "engine/engine.h"
 #include "system/procinfo.h"
-#include "debuglog.h"
 #include "tui/allprocs.h"
 #include "tui/fleet_view.h"
-#include "tui/terminfo_builtin.h"
 #include "tui/overlays.h"
 #include "tui/panels.h"
 #include "tui/past_ui.h"
 #include "tui/prockeys.h"
 #include "tui/replay_ui.h"
+#include "tui/terminfo_builtin.h"
 #include "tui/view.h"
 
 #include <term.h> /* setupterm: after curses.h (theme.h) */

@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 
-#include "collect.h"
+#include "engine/collect.h"
 
 struct replay;
 
@@ -26,7 +26,7 @@ struct tui_opts {
     unsigned history;       /* points per chart series; 0: the default */
     bool fahrenheit;        /* temperatures in °F */
     bool thermal_charts;    /* start on the temperature/power/clock charts */
-    /* Replaying a recording (replay/replay.h): the collector's backend
+    /* Replaying a recording (backend/replay/replay.h): the collector's backend
      * state; the loop paces the snapshots as recorded, speed times. */
     struct replay *replay;
     double speed;

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proclist.h"
-#include "text.h"
+#include "core/text.h"
+#include "engine/proclist.h"
 #include "tui/fleet_ui.h"
 #include "tui/fleet_view.h"
 #include "tui/proctree.h"

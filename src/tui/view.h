@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "history.h"
-#include "snapshot.h"
+#include "core/history.h"
+#include "core/snapshot.h"
 #include "tui/fleet_ui.h"
 #include "tui/layout.h"
 #include "tui/theme.h"

@@ -77,7 +77,7 @@ hostile_proc_root() {
 }
 
 # clean_text FILE: "ok" when FILE is strict UTF-8 without a character the
-# program never writes (src/text.h): a control a terminal acts on (C0 but
+# program never writes (src/core/text.h): a control a terminal acts on (C0 but
 # tab and newline, DEL, C1: U+0080-U+009F; as a raw byte 0x80-0x9f outside
 # a sequence it is not UTF-8 at all), a format character (Unicode's Cf:
 # the bidi embeddings, overrides, isolates and marks, zero-width

@@ -15,7 +15,7 @@ trap 'rm -rf "$TMP"' EXIT
 export TMP
 # the files the tests write are writable by their owner alone, whatever the
 # caller's umask: a configuration or credentials file writable by others is
-# refused (src/trust.h)
+# refused (src/core/trust.h)
 umask 022
 # no configuration file of the user's reaches the tests (test_config.sh writes its own)
 export XDG_CONFIG_HOME="$TMP/config-home"

@@ -15,7 +15,7 @@ if ! command -v promtool >/dev/null || ! command -v curl >/dev/null; then
 fi
 contains "alerts: promtool check rules" "$(promtool check rules "$RULES" 2>&1)" "SUCCESS: 6 rules found"
 # the Xid codes of the alert are those of the health rule xid-needs-reset
-codes=$(sed -n '/^static enum rule xid_rule/,/return R_XID_RESET/p' "$MIGMON_SRC/src/health.c" |
+codes=$(sed -n '/^static enum health_rule xid_rule/,/return HEALTH_R_XID_RESET/p' "$MIGMON_SRC/src/engine/health.c" |
     grep -oE 'case [0-9]+' | awk '{print $2}' | paste -sd'|')
 eq "alerts: the Xid codes are health.c's xid-needs-reset ($codes)" \
     "$(grep -cF "{xid=~\"$codes\"}" "$RULES")" 2

@@ -16,7 +16,7 @@ contains "--help lists --nvml-path" "$out" "--nvml-path PATH"
 contains "--help lists --debug" "$out" "--debug[=FILE]"
 contains "--help lists --proc-root" "$out" "--proc-root DIR"
 missing=""
-for o in $(sed -n 's/^ *{"\([a-z-]*\)", \(no\|required\|optional\)_argument.*/\1/p' "$MIGMON_SRC/src/cli.c"); do
+for o in $(sed -n 's/^ *{"\([a-z-]*\)", \(no\|required\|optional\)_argument.*/\1/p' "$MIGMON_SRC/src/app/cli.c"); do
     case "$out" in *"--$o"*) ;; *) missing="$missing --$o" ;; esac
 done
 eq "--help lists every long option" "$missing" ""
@@ -427,7 +427,7 @@ fi
 man_src=$(cat "$MIGMON_SRC/man/mig-gpu-mon.1")
 missing=""
 for o in $(sed -n 's/^ *{"\([a-z-]*\)", \(no\|required\|optional\)_argument.*/\1/p' \
-    "$MIGMON_SRC/src/cli.c" "$MIGMON_SRC/src/profile.c" | sort -u); do
+    "$MIGMON_SRC/src/app/cli.c" "$MIGMON_SRC/src/app/profile.c" | sort -u); do
     esc=$(printf '%s' "$o" | sed 's/-/\\-/g')
     case "$man_src" in *"\\-\\-$esc"*) ;; *) missing="$missing --$o" ;; esac
 done

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # No vendor library is ever loaded from the current directory
-# (src/libpath.c): a library planted there under each name we dlopen
+# (src/core/libpath.c): a library planted there under each name we dlopen
 # (NVML, DCGM, libcurl, libmicrohttpd, libnghttp2, libprotobuf-c), whose
 # constructor writes a marker, never runs, whatever LD_LIBRARY_PATH holds:
 # an empty entry (':', '/x:', ':/x') and a relative one ('.', 'x') are the

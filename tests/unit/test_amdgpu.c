@@ -1,5 +1,5 @@
 /*
- * The amdgpu backend's decoding (src/backend/amdgpu_metrics.c) on the
+ * The amdgpu backend's decoding (src/backend/amdgpu/amdgpu_metrics.c) on the
  * fixture tables (tests/fixtures/sysfs/gen.py), malformed tables, and
  * fdinfo processes with GPU % from two reads at chosen times.
  */
@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "backend/amdgpu.h"
+#include "backend/amdgpu/amdgpu.h"
 #include "backend/backend.h"
 
 static const char *src(void)

@@ -1,5 +1,5 @@
 /*
- * amdgpu's bounded reads (src/backend/amdgpu_io.c): a regular file is
+ * amdgpu's bounded reads (src/backend/amdgpu/amdgpu_io.c): a regular file is
  * read, on the reader thread and on the calling one; a FIFO (with no
  * writer, or with one that never writes), a directory and a device node
  * are refused at once with the path and what the file is, never waited on.
@@ -19,8 +19,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "backend/amdgpu.h"
-#include "clock.h"
+#include "backend/amdgpu/amdgpu.h"
+#include "core/clock.h"
 
 static char dir[64];
 

@@ -1,4 +1,4 @@
-/* Command-line parsing (src/cli.c): every bad input gets one clear message. */
+/* Command-line parsing (src/app/cli.c): every bad input gets one clear message. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,8 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cli.h"
-#include "recout.h"
+#include "app/cli.h"
+#include "app/recout.h"
 
 static int parse(struct cli *c, char *err, size_t errlen, int argc, ...)
 {

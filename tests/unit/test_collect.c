@@ -18,9 +18,9 @@
 #include "sim_env.h"
 
 #include "backend/backend.h"
-#include "backend/gpm.h"
-#include "collect.h"
-#include "debuglog.h"
+#include "backend/gpm/gpm.h"
+#include "core/debuglog.h"
+#include "engine/collect.h"
 
 /* Heap calls made by code linked from libmigmon.a (the test links with
  * -Wl,--wrap=malloc,calloc,realloc). The simulator's own allocations are

@@ -1,4 +1,4 @@
-/* Unit tests for src/config.c: keys, values, bad lines reported with
+/* Unit tests for src/app/config.c: keys, values, bad lines reported with
  * their line and skipped, and --write-config's file read back. */
 #include <errno.h>
 #include <setjmp.h>
@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "cli.h"
-#include "config.h"
+#include "app/cli.h"
+#include "app/config.h"
 
 static char path[64];
 

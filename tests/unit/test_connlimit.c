@@ -1,4 +1,4 @@
-/* The exporter's connection bounds (src/connlimit.c): deadlines from the
+/* The exporter's connection bounds (src/serve/connlimit.c): deadlines from the
  * accept and from the answer before, the per-client and total bounds and
  * which connection each closes, clients by IPv4 address and IPv6 /64. */
 #include <arpa/inet.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "connlimit.h"
+#include "serve/connlimit.h"
 
 #define D 10000u /* the deadline, ns */
 

@@ -1,6 +1,6 @@
 /*
- * DCGM's values as metrics (src/backend/dcgm.c) and the --dcgm argument
- * (src/cli.c). The helper and client are tested end to end against the
+ * DCGM's values as metrics (src/backend/dcgm/dcgm.c) and the --dcgm argument
+ * (src/app/cli.c). The helper and client are tested end to end against the
  * simulated libdcgm (tests/e2e/test_dcgm.sh).
  */
 #include <setjmp.h>
@@ -10,9 +10,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "backend/dcgm.h"
-#include "backend/dcgm_api.h"
-#include "cli.h"
+#include "app/cli.h"
+#include "backend/dcgm/dcgm.h"
+#include "backend/dcgm/dcgm_api.h"
 
 static struct dcgm_view view(void)
 {

@@ -1,7 +1,7 @@
 /*
  * The simulated DCGM (sim/dcgm/, build/sim/libdcgm.so.4), exercised the way
  * a DCGM client uses it: dlopen, resolve by name, call with the structs of
- * backend/dcgm_api.h. Needs MIGMON_SIM_DIR, MIGMON_SIM_LIB and MIGMON_SRC
+ * backend/dcgm/dcgm_api.h. Needs MIGMON_SIM_DIR, MIGMON_SIM_LIB and MIGMON_SRC
  * (set by `make unit`).
  *
  * Each test sets MIGMON_SIM_SCENARIO / MIGMON_SIM_TIME and calls dcgmInit;

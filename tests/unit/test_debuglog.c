@@ -1,4 +1,4 @@
-/* The --debug log (src/debuglog.c): mode 0600, no symlink following,
+/* The --debug log (src/core/debuglog.c): mode 0600, no symlink following,
  * size cap with one rotation, default path under XDG_STATE_HOME. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "debuglog.h"
+#include "core/debuglog.h"
 
 static char dir[PATH_MAX];
 

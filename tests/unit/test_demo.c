@@ -1,4 +1,4 @@
-/* --demo (src/demo.c): where the simulator and its scenarios are found from
+/* --demo (src/app/demo.c): where the simulator and its scenarios are found from
  * the binary's path, how a scenario is named, and a bad file reported with
  * the simulator's own message. Needs MIGMON_SIM_LIB and MIGMON_SRC. */
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "demo.h"
+#include "app/demo.h"
 
 static char root[PATH_MAX];
 

@@ -19,7 +19,7 @@
 
 #include "sim_env.h"
 
-#include "collect.h"
+#include "engine/collect.h"
 
 static unsigned long (*calls)(const char *);
 static void (*calls_reset)(void);

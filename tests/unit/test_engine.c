@@ -18,10 +18,10 @@
 
 #include "sim_env.h"
 
-#include "backend/gpm.h"
-#include "clock.h"
-#include "collect.h"
-#include "engine.h"
+#include "backend/gpm/gpm.h"
+#include "core/clock.h"
+#include "engine/collect.h"
+#include "engine/engine.h"
 
 static void open_sim(struct collector *c, unsigned interval_ms)
 {

@@ -1,4 +1,4 @@
-/* Each health event of a snapshot stream once (src/eventlog.c): a ring
+/* Each health event of a snapshot stream once (src/engine/eventlog.c): a ring
  * that overflows between two snapshots, a GPU that is lost, the events
  * helper restarted, the count started again. */
 #include <setjmp.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "backend/nvml_api.h"
-#include "eventlog.h"
+#include "backend/nvml/nvml_api.h"
+#include "engine/eventlog.h"
 
 #define RING 64
 

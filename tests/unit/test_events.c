@@ -1,7 +1,7 @@
 /*
- * NVML health events: the Xid catalog (src/backend/xid.c), the simulated
+ * NVML health events: the Xid catalog (src/backend/events/xid.c), the simulated
  * event API (sim/api_events.c) called as the helper calls it, and the
- * client (src/backend/events.c) driving the real helper against the
+ * client (src/backend/events/events.c) driving the real helper against the
  * simulator, then putting what it got into a snapshot (events_apply).
  * Needs MIGMON_BIN, MIGMON_SIM_LIB and MIGMON_SRC (set by `make unit`).
  */
@@ -16,12 +16,12 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "backend/events.h"
-#include "backend/nvml_api.h"
-#include "backend/xid.h"
-#include "clock.h"
+#include "backend/events/events.h"
+#include "backend/events/xid.h"
+#include "backend/nvml/nvml_api.h"
+#include "core/clock.h"
+#include "core/snapshot.h"
 #include "sim_env.h"
-#include "snapshot.h"
 
 static void test_catalog(void **state)
 {

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "health.h"
+#include "core/health_rules.h"
 #include "tui/fleet_ui.h"
 #include "tui/fleet_view.h"
 #include "tui/view.h"

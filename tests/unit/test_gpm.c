@@ -1,5 +1,5 @@
 /*
- * The GPM client (src/backend/gpm.c) against scripted helpers: this test
+ * The GPM client (src/backend/gpm/gpm.c) against scripted helpers: this test
  * binary re-executes itself with --gpm-helper and plays a helper that sends
  * values, hangs, crashes, sends garbage, has nothing to do, or reports a
  * degraded NVML session (MIGMON_FAKE_HELPER picks the part). The real
@@ -20,9 +20,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "backend/gpm.h"
-#include "backend/nvml_api.h"
-#include "clock.h"
+#include "backend/gpm/gpm.h"
+#include "backend/nvml/nvml_api.h"
+#include "core/clock.h"
 
 #define UUID0 "GPU-fake-0000"
 #define UUID1 "GPU-fake-0001"

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "health.h"
-#include "snapshot.h"
+#include "core/snapshot.h"
+#include "engine/health.h"
 
 /* A GPU (position 0) with two MIG instances (1, 2), every health input none
  * and no events to be had. */

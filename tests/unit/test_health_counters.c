@@ -1,5 +1,5 @@
 /*
- * The health counters (backend/nvml_health.c) read from the simulator
+ * The health counters (backend/nvml/nvml_health.c) read from the simulator
  * through the collector and the NVML backend: exact values and sources,
  * the reasons of what NVML does not report (retired pages on Ampere,
  * remapped rows with MIG on, a GPU without NVLink), a call made to fail,
@@ -20,7 +20,7 @@
 
 #include "sim_env.h"
 
-#include "collect.h"
+#include "engine/collect.h"
 
 #define MIB 1048576.0
 

@@ -12,11 +12,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "backend/nvml_api.h"
+#include "backend/nvml/nvml_api.h"
+#include "engine/health.h"
 #include "export/json.h"
 #include "export/prom.h"
 #include "export/xid_counts.h"
-#include "health.h"
 
 #define GPU0 "gpu=\"0\",uuid=\"GPU-aaaa\",pci_bus_id=\"00000000:19:00.0\",model=\"NVIDIA H200\""
 #define MIG1                                                                                       \

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "backend/nvml_api.h"
-#include "health.h"
+#include "backend/nvml/nvml_api.h"
+#include "core/health_rules.h"
 #include "tui/health_ui.h"
 
 static struct device devs[8];

@@ -18,7 +18,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "history.h"
+#include "core/history.h"
+#include "system/meminfo.h"
 
 /* Heap calls made by this file and libmigmon.a (linked with
  * -Wl,--wrap=malloc,calloc,realloc). fail_nth >= 0 makes the call whose

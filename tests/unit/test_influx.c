@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "backend/nvml_api.h"
+#include "backend/nvml/nvml_api.h"
 #include "export/influx.h"
 
 static const char *esc(enum influx_ctx ctx, const char *s)

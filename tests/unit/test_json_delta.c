@@ -1,6 +1,6 @@
 /* A recording's lines of schema 2 (src/export/json_delta.c): for every
  * simulated scenario, tick after tick, the delta line applied to the full
- * object of the snapshot before it (the reader's rule, src/replay/delta.c)
+ * object of the snapshot before it (the reader's rule, src/backend/replay/delta.c)
  * gives the full object json.c writes for the snapshot, member for member;
  * a snapshot that did not change gives a line with its times alone; a
  * change of the device count gives a full line. */
@@ -16,10 +16,10 @@
 
 #include <jansson.h>
 
-#include "collect.h"
+#include "backend/replay/delta.h"
+#include "engine/collect.h"
 #include "export/json.h"
 #include "export/json_delta.h"
-#include "replay/delta.h"
 #include "sim_env.h"
 
 static char *render(const struct snapshot *s, const struct snapshot *prev, bool delta, bool *full)

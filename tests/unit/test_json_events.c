@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "backend/nvml_api.h"
+#include "backend/nvml/nvml_api.h"
 #include "export/json_events.h"
 
 static void test_lines(void **state)

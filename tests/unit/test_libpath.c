@@ -1,4 +1,4 @@
-/* Unit tests for src/libpath.c: LD_LIBRARY_PATH's absolute entries only,
+/* Unit tests for src/core/libpath.c: LD_LIBRARY_PATH's absolute entries only,
  * the ld.so cache's formats (crafted, hostile, ldconfig's own and the
  * system's), the system directories in ld.so's order, and the ELF check. */
 #include <dlfcn.h>
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "libpath.h"
+#include "core/libpath.h"
 
 static char dir[256]; /* this test's directory */
 

@@ -1,4 +1,4 @@
-/* The MIG utilisation chain and profile naming (src/backend/mig_util.c). */
+/* The MIG utilisation chain and profile naming (src/backend/nvml/mig_util.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "backend/mig_util.h"
+#include "backend/nvml/mig_util.h"
 
 static struct mig_util_in base(const char *arch)
 {

@@ -1,4 +1,4 @@
-/* The model's checks (src/model.c): a value outside its plausible range is
+/* The model's checks (src/core/model.c): a value outside its plausible range is
  * none with the value in the reason, never shown; used above total makes
  * both none; reasons live in the snapshot's notes. */
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 static struct device *one_device(struct snapshot *s)
 {

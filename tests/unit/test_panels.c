@@ -16,8 +16,8 @@
 #include <time.h>
 #include <wchar.h>
 
-#include "health.h"
-#include "history.h"
+#include "core/history.h"
+#include "engine/health.h"
 #include "tui/fmt.h"
 #include "tui/frame.h"
 #include "tui/panels.h"

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "procpost.h"
+#include "engine/procpost.h"
 #include "system/procinfo.h"
 
 static char fixture[PATH_MAX];

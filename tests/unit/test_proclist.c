@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "proclist.h"
+#include "engine/proclist.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 

@@ -18,10 +18,10 @@
 
 #include "sim_env.h"
 
-#include "backend/nvml_procs_read.h"
-#include "backend/nvml_procs_util.h"
-#include "backend/nvml_state.h"
-#include "collect.h"
+#include "backend/nvml/nvml_procs_read.h"
+#include "backend/nvml/nvml_procs_util.h"
+#include "backend/nvml/nvml_state.h"
+#include "engine/collect.h"
 
 static char proc_root[PATH_MAX];
 

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "core/health_rules.h"
 #include "export/prom.h"
-#include "health.h"
 
 /* GPU 0 (MIG on) with three MIG devices: GI 1 (CI 0 and CI 1) and GI 2. */
 static void make_snapshot(struct snapshot *s)

@@ -1,4 +1,4 @@
-/* Unit tests for src/fleet/prom_fleet.c and promql_quote: a fleet built
+/* Unit tests for src/backend/prometheus/prom_fleet.c and promql_quote: a fleet built
  * from the detail queries' answers (our series, dcgm-exporter's, a node
  * down, a failed query), read as they stream (prom_stream.h), and label
  * values quoted for PromQL. */
@@ -12,11 +12,11 @@
 
 #include <cmocka.h>
 
-#include "fleet/prom_client.h"
-#include "fleet/prom_fleet.h"
-#include "fleet/prom_fleet_int.h"
-#include "fleet/prom_stream.h"
-#include "health.h"
+#include "backend/prometheus/prom_client.h"
+#include "backend/prometheus/prom_fleet.h"
+#include "backend/prometheus/prom_fleet_int.h"
+#include "backend/prometheus/prom_stream.h"
+#include "core/health_rules.h"
 
 /* The answers a test gives, by the queries of one page of nodes (the up
  * answer stands for the nodes' summaries: it says which targets are down). */

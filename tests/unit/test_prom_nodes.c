@@ -1,4 +1,4 @@
-/* Unit tests for src/fleet/prom_nodes.c: a fleet's nodes from the node
+/* Unit tests for src/backend/prometheus/prom_nodes.c: a fleet's nodes from the node
  * round's tagged aggregates: names (unique, else the instance), a target
  * down or never seen, ours over dcgm-exporter's, a failed query, the
  * filter, the cap on nodes held. */
@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "fleet/prom_nodes.h"
-#include "health.h"
+#include "backend/prometheus/prom_nodes.h"
+#include "core/health_rules.h"
 
 /* One series: "a=up,instance=x" and its value. */
 static void put(struct node_table *t, enum promq_node q, const char *labels, const char *value)

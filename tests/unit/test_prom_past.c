@@ -1,4 +1,4 @@
-/* Unit tests for src/fleet/prom_past.c and promc_parse: a device's chart
+/* Unit tests for src/backend/prometheus/prom_past.c and promc_parse: a device's chart
  * series built from Prometheus range query answers (tests/fixtures/prom/:
  * our exporter's series, dcgm-exporter's), the query naming the device,
  * the grid, and answers refused or not a matrix. */
@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "fleet/prom_client.h"
-#include "fleet/prom_past.h"
+#include "backend/prometheus/prom_client.h"
+#include "backend/prometheus/prom_past.h"
 
 /* 1700000000 s: the fixtures' first point; six points a second apart */
 #define T0_MS 1700000000000ll

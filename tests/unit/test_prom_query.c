@@ -1,4 +1,4 @@
-/* Unit tests for src/fleet/prom_query.c: the fleet view's PromQL. Every
+/* Unit tests for src/backend/prometheus/prom_query.c: the fleet view's PromQL. Every
  * text from outside (a filter word, an instance, a --prometheus-match
  * value) is escaped, for RE2 where it is a regular expression and for a
  * PromQL string, so it is matched literally; the queries name the nodes
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "fleet/prom_query.h"
+#include "backend/prometheus/prom_query.h"
 
 static void test_regex_quote(void **state)
 {

@@ -1,4 +1,4 @@
-/* Unit tests for src/fleet/prom_stream.c: an instant query's answer read
+/* Unit tests for src/backend/prometheus/prom_stream.c: an instant query's answer read
  * as it arrives, whole or a byte at a time, every JSON escape, the
  * envelope's members in any order, and answers it must refuse. */
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "fleet/prom_stream.h"
+#include "backend/prometheus/prom_stream.h"
 
 /* What the callback saw: the series as "k=v,k=v|value|time" lines. */
 struct seen {

@@ -1,4 +1,4 @@
-/* A recording's output (src/recout.c, src/recout_tail.c, src/recindex.c):
+/* A recording's output (src/app/recout.c, src/app/recout_tail.c, src/core/recindex.c):
  * after every flush the file decodes whole with zstd's and zlib's own
  * decoders and holds everything put; the index entries read back and
  * chain; a file that lost its end (a writer killed between taking the
@@ -24,8 +24,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "recindex.h"
-#include "recout.h"
+#include "app/recout.h"
+#include "core/recindex.h"
 
 /* A new file, appended to (O_APPEND: the tail taken off with ftruncate)
  * or not (written over at its place). */

@@ -1,4 +1,4 @@
-/* The recording reader (src/replay/): the sparse index stays bounded
+/* The recording reader (src/backend/replay/): the sparse index stays bounded
  * however many snapshots a file holds, every snapshot reads back by number
  * from it (forward, back, after event lines and garbage), time lookups give
  * the last snapshot at or before a time, and RFC 3339 times parse. */
@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "replay/reader.h"
-#include "replay/replay.h"
+#include "backend/replay/reader.h"
+#include "backend/replay/replay.h"
 
 #define N 10000
 

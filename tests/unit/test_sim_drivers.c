@@ -18,7 +18,7 @@
 
 #include "sim_env.h"
 
-#include "backend/nvml_api.h"
+#include "backend/nvml/nvml_api.h"
 
 static void *lib;
 

@@ -1,4 +1,4 @@
-/* Strings from outside made safe (src/text.c): valid UTF-8, no terminal
+/* Strings from outside made safe (src/core/text.c): valid UTF-8, no terminal
  * controls, length kept, always terminated; and JSON output that is valid
  * UTF-8 whatever a string holds. */
 #include <setjmp.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "core/text.h"
 #include "export/jsonw.h"
-#include "text.h"
 
 static void test_decode(void **state)
 {

@@ -1,4 +1,4 @@
-/* Unit tests for src/trust.c: the owner and mode rules (as ssh's), and
+/* Unit tests for src/core/trust.c: the owner and mode rules (as ssh's), and
  * trust_open on files that are not regular or not ours. */
 #include <errno.h>
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "trust.h"
+#include "core/trust.h"
 
 static struct stat file_of(unsigned uid, unsigned mode)
 {

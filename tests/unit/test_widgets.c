@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text.h"
+#include "core/text.h"
 #include "tui/frame.h"
 #include "tui/meters.h"
 #include "tui/sparkline.h"
