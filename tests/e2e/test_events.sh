@@ -93,7 +93,7 @@ if command -v curl >/dev/null; then
             --listen 127.0.0.1:0 -i 200 --kubelet-socket off 2>"$TMP/ev-health.err" &
         local pid=$! port body=""
         port=$(export_port "$TMP/ev-health.err")
-        for ((i = 0; i < 100; i++)); do # until the helper has said what it watches
+        for ((i = 0; i < 300; i++)); do # until the helper has said what it watches (30 s on a loaded machine)
             body=$(curl -s -m 2 "http://127.0.0.1:$port/health")
             case "$body" in *"waiting for the events helper"*) ;; *events:*) break ;; esac
             sleep 0.1

@@ -272,8 +272,15 @@ rm -f "$MIGMON_SIM_PROC_FILE"
 MIGMON_SIM_SCENARIO="$SCN/h200-mig.ini" "$MIGMON_BIN" profile --nvml-path "$MIGMON_SIM_LIB" \
     -o "$TMP/z.txt" -- sleep 3 &
 pp=$!
-sleep 0.5
-seen=$(kids "$pp")
+# until the command has been started (its child is "sleep", not a fork of
+# the profiler not yet replaced) beside the two helpers, 5 s at most on a
+# loaded machine
+for _ in $(seq 50); do
+    sleep 0.1
+    seen=$(kids "$pp")
+    [ "$(echo $seen | wc -w)" -ge 3 ] || continue
+    for c in $seen; do [ "$(cat /proc/"$c"/comm 2>/dev/null)" = sleep ] && break 2; done
+done
 eq "profile: while running, its children are the GPM and events helpers and the command" \
     "$(for c in $seen; do cat /proc/"$c"/comm; done | sort | tr '\n' ' ')" "mig-gpu-mon mig-gpu-mon sleep "
 helpers=$(for c in $seen; do [ "$(cat /proc/"$c"/comm)" = mig-gpu-mon ] && echo "$c"; done)
