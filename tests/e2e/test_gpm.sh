@@ -144,34 +144,8 @@ jeq "corrupts: MIG VRAM is direct" "$out" '[.devices[] | select(.kind=="mig") | 
 # cannot sample them, the two compute instances, two samples each. The
 # monitor asks the helper to leave before the thread that started it ends,
 # so the last frees happen too.
-cat >"$TMP/gpm-reconfig.ini" <<'INI'
-[system]
-driver_version = 570.211.01
-privileged = true
-[gpu.0]
-name = NVIDIA H200
-uuid = GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8
-pci_bus_id = 00000000:19:00.0
-architecture = hopper
-compute_capability = 9.0
-memory_total_mib = 143771
-mig_mode = on
-mig_profiles = h200-141gb
-[gpu.0.mig.0]
-profile = 3g.71gb
-gi = 1
-gpm_graphics_util = 50
-[gpu.0.mig.1]
-profile = 1g.18gb
-gi = 13
-until = 1.5
-[gpu.0.mig.2]
-profile = 1g.18gb
-gi = 14
-from = 1.5
-INI
 rm -f "$TMP/gpm.stats"
-MIGMON_SIM_SCENARIO="$TMP/gpm-reconfig.ini" MIGMON_SIM_GPM_STATS="$TMP/gpm.stats" \
+MIGMON_SIM_SCENARIO="$MIGMON_SRC/tests/fixtures/scenarios/h200-gpm-reconfig.ini" MIGMON_SIM_GPM_STATS="$TMP/gpm.stats" \
     "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" -i 200 -n 15 --gpm helper -o "$TMP/gpm-reconfig.jsonl" </dev/null
 rc=$?
 eq "GPM across a MIG change: exit 0" "$rc" 0

@@ -152,34 +152,8 @@ eq "slow GPM call: no helper left" "$(gpm_helpers)" 0
 # --- samples the monitor's session takes are freed once, across a MIG
 # change (as test_gpm.sh checks the helper's): GI 14 comes at 1.5 s, before
 # the proof at -i 200 ---
-cat >"$TMP/hs-reconfig.ini" <<'INI'
-[system]
-driver_version = 570.211.01
-privileged = true
-[gpu.0]
-name = NVIDIA H200
-uuid = GPU-2e9b7c41-d85a-4f03-b6e2-91c7a4d0f5e8
-pci_bus_id = 00000000:19:00.0
-architecture = hopper
-compute_capability = 9.0
-memory_total_mib = 143771
-mig_mode = on
-mig_profiles = h200-141gb
-[gpu.0.mig.0]
-profile = 3g.71gb
-gi = 1
-gpm_graphics_util = 50
-[gpu.0.mig.1]
-profile = 1g.18gb
-gi = 13
-until = 1.5
-[gpu.0.mig.2]
-profile = 1g.18gb
-gi = 14
-from = 1.5
-INI
 rm -f "$TMP/hs-gpm.stats" "$TMP/hs-reconfig.jsonl"
-MIGMON_SIM_SCENARIO="$TMP/hs-reconfig.ini" MIGMON_SIM_GPM_STATS="$TMP/hs-gpm.stats" \
+MIGMON_SIM_SCENARIO="$MIGMON_SRC/tests/fixtures/scenarios/h200-gpm-reconfig.ini" MIGMON_SIM_GPM_STATS="$TMP/hs-gpm.stats" \
     "$MIGMON_BIN" record --nvml-path "$MIGMON_SIM_LIB" -i 200 -n 25 -o "$TMP/hs-reconfig.jsonl" \
     --debug="$TMP/hs-reconfig.log" </dev/null
 eq "monitor's GPM across a MIG change: exit 0" "$?" 0
