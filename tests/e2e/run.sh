@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Run every tests/e2e/test_*.sh against the built binary and simulator,
-# E2E_JOBS files at a time (default: twice the CPUs; most of a file's time
-# is spent waiting for the monitor's ticks, not computing). Each file runs
+# E2E_JOBS files at a time (default: one a CPU, at least two; most of a
+# file's time is spent waiting for the monitor's ticks, but twice the CPUs
+# on two cores slowed a monitor's start past the screen tests' 10 s wait
+# for a frame). Each file runs
 # in its own process (run_file.sh); its output is printed whole when it
 # ends, then "ok NAME (Ns)" or "FAIL NAME (Ns)", and at the end
 # "e2e: N passed, N failed" over every assertion.
@@ -11,7 +13,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${MIGMON_BIN:?}" "${MIGMON_SIM_LIB:?}" "${MIGMON_SIM_DIR:?}" "${MIGMON_SRC:?}"
 command -v jq >/dev/null || { echo "e2e: jq is required" >&2; exit 1; }
-jobs=${E2E_JOBS:-$(($(nproc 2>/dev/null || echo 2) * 2))}
+cpus=$(nproc 2>/dev/null || echo 2)
+jobs=${E2E_JOBS:-$((cpus > 2 ? cpus : 2))}
 case "$jobs" in '' | *[!0-9]* | 0) echo "e2e: E2E_JOBS=$jobs: expected a number of files at a time, 1 or more" >&2; exit 1 ;; esac
 OUT=$(mktemp -d /tmp/migmon-e2e-out.XXXXXX)
 trap 'rm -rf "$OUT"' EXIT
