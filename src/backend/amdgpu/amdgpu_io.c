@@ -171,10 +171,11 @@ void amd_io_close(struct amd_io *io)
     io->quit = true;
     io->orphan = io->busy; /* stuck in the driver: it frees io when it returns */
     bool orphan = io->orphan;
+    pthread_t t = io->thread; /* read under the lock: an orphan may free io once it is let go */
     pthread_cond_broadcast(&io->cv);
     pthread_mutex_unlock(&io->mu);
     if (orphan) {
-        pthread_detach(io->thread);
+        pthread_detach(t);
         return;
     }
     pthread_join(io->thread, NULL);
