@@ -356,8 +356,9 @@ format:
 $(BUILD)/bench_tick: bench/bench_tick.c $(BUILD)/libmigmon.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) \
 		-Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc $(LIBS)
-$(BUILD)/bench_record: bench/bench_record.c $(BUILD)/libmigmon.a
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) $(LIBS)
+$(BUILD)/bench_record: bench/bench_record.c bench/proctree.c bench/proctree.h $(BUILD)/libmigmon.a
+	$(CC) $(CFLAGS_ALL) -o $@ bench/bench_record.c bench/proctree.c $(BUILD)/libmigmon.a \
+		$(LDFLAGS_ALL) $(LIBS)
 $(BUILD)/bench_draw: bench/bench_draw.c $(BUILD)/libmigmon.a
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(BUILD)/libmigmon.a $(LDFLAGS_ALL) \
 		-Wl,--wrap=malloc -Wl,--wrap=calloc -Wl,--wrap=realloc $(LIBS)

@@ -17,17 +17,36 @@
  * minutes of a shared machine. Printed: bytes a snapshot and a day at one
  * a second, the writer's CPU a snapshot (its thread's CPU time), a tick's
  * (the process's), and the writer's share of the tick.
+ * BENCH_RECORD_ONLY="zstd, schema 2" (a row's name) writes only that
+ * variant, for a profiler.
+ *
+ *   build/bench_record live BIN SCENARIO [SECONDS]
+ *
+ * live: the recorder at work. BIN --demo=SCENARIO record -i 1000 writes
+ * zstd of schema 2 into a file in TMPDIR (else /tmp); after 5 s, for
+ * SECONDS (default 30), the CPU time each thread of it and each process
+ * under it runs (schedstat, ns) is read. The recorder's main thread does
+ * nothing but take each snapshot from the sampling thread and write it
+ * (render, compress, flush: src/app/record.c); everything else in the
+ * tree (the sampling and host threads, the DCGM and events helpers) makes
+ * the snapshots it records. Printed: both a snapshot, and the writer's
+ * share of the rest. Unlike cost, the caches are as a once-a-second
+ * process finds them.
  *
  * The long recording that bench_record.sh times `replay --once --at` on is
  * made by tests/rec_synth.c.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include "proctree.h"
 
 #include "app/recout.h"
 #include "backend/replay/reader.h"
@@ -52,26 +71,28 @@ static double process_cpu(void)
 
 /* The recorder's writing of one snapshot (record.c's emit, without the
  * event lines: the snapshots of a recording read back hold the events
- * already written). */
+ * already written): rendered into a memory stream kept from one snapshot
+ * to the next, as record.c keeps it. */
+static FILE *render;
+static char *render_buf;
+static size_t render_len;
+
 static int write_one(struct recout *o, int fd, int schema, const struct snapshot *s,
                      const struct snapshot *prev)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    if (!m)
+    if (!render && !(render = open_memstream(&render_buf, &render_len)))
         return -1;
+    rewind(render);
     bool key = recout_key_due(o, s->elapsed_ns);
     if (schema == 2)
-        json_delta_write(m, s, key ? NULL : prev);
+        json_delta_write(render, s, key ? NULL : prev);
     else
-        json_write_snapshot(m, s, false);
-    fclose(m);
+        json_write_snapshot(render, s, false);
+    if (fflush(render) != 0)
+        return -1;
     struct recout_meta meta = {.snapshot = true, .elapsed = s->elapsed_ns, .wall = s->wall_ns};
     bool cut;
-    int rc = recout_put(o, fd, buf, len, &meta, key, &cut);
-    free(buf);
-    return rc;
+    return recout_put(o, fd, render_buf, render_len, &meta, key, &cut);
 }
 
 /* The snapshots of a recording, all in memory. */
@@ -209,7 +230,10 @@ static int cost(const char *scenario, const char *rec, int rounds)
            rounds);
     printf("  %-16s %12s %14s %14s %10s %10s\n", "", "bytes/snap", "a day (1 s)",
            "writer us/snap", "tick us", "of a tick");
+    const char *only = getenv("BENCH_RECORD_ONLY");
     for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
+        if (only && *only && strcmp(only, variants[i].name) != 0)
+            continue;
         off_t bytes = 0;
         double cpu = 0, ticks = 0;
         for (int r = 0; r < rounds; r++) {
@@ -230,11 +254,108 @@ static int cost(const char *scenario, const char *rec, int rounds)
     return 0;
 }
 
+/* The CPU time thread tid of pid has run, ns (schedstat); 0 when gone. */
+static uint64_t task_ns(pid_t pid, long tid)
+{
+    char f[96];
+    snprintf(f, sizeof(f), "/proc/%d/task/%ld/schedstat", (int)pid, tid);
+    FILE *st = fopen(f, "r");
+    unsigned long long ns = 0;
+    if (st) {
+        if (fscanf(st, "%llu", &ns) != 1)
+            ns = 0;
+        fclose(st);
+    }
+    return ns;
+}
+
+/* The recorder in the tree of root: the process with a thread named
+ * migmon-engine (--demo's launcher waits above it); 0 when none yet. */
+static pid_t recorder_of(pid_t root)
+{
+    struct proctree t;
+    proctree_read(root, false, &t);
+    for (size_t i = 0; i < t.n; i++) {
+        long tids[256];
+        size_t n = proctree_tids(t.p[i].pid, tids, 256);
+        for (size_t k = 0; k < n; k++) {
+            char f[96], name[32] = "";
+            snprintf(f, sizeof(f), "/proc/%d/task/%ld/comm", (int)t.p[i].pid, tids[k]);
+            FILE *c = fopen(f, "r");
+            if (c) {
+                if (!fgets(name, sizeof(name), c))
+                    name[0] = '\0';
+                fclose(c);
+            }
+            if (strncmp(name, "migmon-engine", 13) == 0)
+                return t.p[i].pid;
+        }
+    }
+    return 0;
+}
+
+static uint64_t tree_ns(const struct proctree_ledger *l)
+{
+    uint64_t ns = 0;
+    for (size_t i = 0; i < l->n; i++)
+        ns += l->p[i].last_ns - l->p[i].first_ns;
+    return ns;
+}
+
+static int live(const char *bin, const char *scenario, int seconds)
+{
+    const char *dir = getenv("TMPDIR");
+    char out[4096], demo[512];
+    snprintf(out, sizeof(out), "%s/bench_record_live.%d.jsonl.zst", dir && *dir ? dir : "/tmp",
+             (int)getpid());
+    snprintf(demo, sizeof(demo), "--demo=%s", scenario);
+    pid_t pid = fork();
+    if (pid < 0)
+        return 1;
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDWR);
+        dup2(nul, 0);
+        dup2(nul, 1);
+        dup2(nul, 2);
+        execl(bin, bin, demo, "record", "-i", "1000", "--force", "-o", out, (char *)NULL);
+        _exit(127);
+    }
+    sleep(5);
+    pid_t rec = recorder_of(pid);
+    struct proctree obs;
+    struct proctree_ledger acct;
+    memset(&acct, 0, sizeof(acct));
+    uint64_t m0 = rec ? task_ns(rec, rec) : 0;
+    proctree_read(pid, false, &obs);
+    proctree_fold(&acct, &obs, true);
+    double t0 = (double)clock_mono_ns();
+    sleep((unsigned)seconds);
+    uint64_t m1 = rec ? task_ns(rec, rec) : 0;
+    proctree_read(pid, false, &obs);
+    proctree_fold(&acct, &obs, false);
+    double secs = ((double)clock_mono_ns() - t0) / 1e9;
+    kill(pid, SIGTERM);
+    int status;
+    waitpid(pid, &status, 0);
+    unlink(out);
+    if (!rec || m1 <= m0) {
+        fprintf(stderr, "bench_record: %s: no recorder found running\n", scenario);
+        return 1;
+    }
+    double writer = (double)(m1 - m0) / 1e3 / secs, all = (double)tree_ns(&acct) / 1e3 / secs;
+    printf("  recorder at work (zstd, schema 2, -i 1000, %.0f s): writer %.0f us a snapshot, "
+           "the rest of the tree %.0f us: %.0f%%\n",
+           secs, writer, all - writer, writer / (all - writer) * 100);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 4 && strcmp(argv[1], "cost") == 0)
         return cost(argv[2], argv[3], argc > 4 ? atoi(argv[4]) : 3);
-    fprintf(stderr, "usage: bench_record cost SCENARIO.ini REC.jsonl [TICKS]\n"
-                    "       bench_record day REC.jsonl OUT [SNAPSHOTS]\n");
+    if (argc >= 4 && strcmp(argv[1], "live") == 0)
+        return live(argv[2], argv[3], argc > 4 ? atoi(argv[4]) : 30);
+    fprintf(stderr, "usage: bench_record cost SCENARIO.ini REC.jsonl [ROUNDS]\n"
+                    "       bench_record live BIN SCENARIO [SECONDS]\n");
     return 2;
 }

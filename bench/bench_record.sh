@@ -8,7 +8,9 @@
 # plain and of schema 1: the data of five minutes at -i 1000. BENCH_RECORD
 # cost writes those snapshots again as each of plain, gzip and zstd, schema
 # 1 and 2, and prints bytes a snapshot and a day, and the writer's CPU
-# against the tick. Without SCENARIO: a100-sxm4-80gb, h100-pcie-mig-535 and
+# against the tick, both in a loop; BENCH_RECORD live then runs the
+# recorder itself at -i 1000 for BENCH_RECORD_LIVE_S seconds (30) and
+# gives its writing thread's CPU against the rest of its tree. Without SCENARIO: a100-sxm4-80gb, h100-pcie-mig-535 and
 # dgx-a100-8x7; BENCH_RECORD_ALL=1: every scenario of sim/scenarios.
 #
 # Then a day: dgx-a100-8x7's snapshots over and over, a second apart, for
@@ -43,7 +45,9 @@ for s in "$@"; do
         sed "s|$src/sim/scenarios/||" "$tmp/out"
     else
         echo "$s: no figures ($(tail -1 "$tmp/out" | head -c 200))"
+        continue
     fi
+    TMPDIR=$tmp timeout 120 "$bench" live "$bin" "$s" "${BENCH_RECORD_LIVE_S:-30}" 2>&1 || true
 done
 
 echo "== replay --once --at across a day of dgx-a100-8x7 (zstd, schema 2)"

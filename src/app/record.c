@@ -205,6 +205,23 @@ void record_format(FILE *f, enum cli_format fmt, const struct snapshot *s, bool 
     format_batch(f, fmt, s, header, &b, 1, NULL);
 }
 
+/* The memory a snapshot is rendered into, kept from one snapshot to the
+ * next (a memory stream rewound: no allocation once it has grown to the
+ * largest line). Owned by the recorder's thread. */
+struct render {
+    FILE *m;
+    char *buf;
+    size_t len;
+};
+
+static void render_free(struct render *r)
+{
+    if (r->m)
+        fclose(r->m);
+    free(r->buf);
+    memset(r, 0, sizeof(*r));
+}
+
 /* One snapshot rendered in memory, then handed to the output whole (plain:
  * written at once; compressed: at the next flush, recout.h): a pipe may
  * take a large batch in parts; a regular file that cannot take all of it
@@ -212,26 +229,26 @@ void record_format(FILE *f, enum cli_format fmt, const struct snapshot *s, bool 
  * events new since the last snapshot written go with it; a snapshot
  * written again (--trigger stdin) has none. Schema 2: a full line at each
  * seek point (a new frame), else the changes since prev. */
-static int emit(int fd, const struct cli *c, struct recout *o, const struct snapshot *s,
-                const struct snapshot *prev, struct eventlog *log, bool *header, bool *cut)
+static int emit(int fd, const struct cli *c, struct recout *o, struct render *r,
+                const struct snapshot *s, const struct snapshot *prev, struct eventlog *log,
+                bool *header, bool *cut)
 {
-    char *buf = NULL;
-    size_t len = 0;
     *cut = false;
-    FILE *m = open_memstream(&buf, &len);
-    if (!m)
+    if (!r->m && !(r->m = open_memstream(&r->buf, &r->len)))
         return -ENOMEM;
+    rewind(r->m);
     bool key = recout_key_due(o, s->elapsed_ns);
     struct eventlog_batch b;
     eventlog_take(log, s, &b);
-    format_batch(m, c->format, s, *header, &b, c->schema, key ? NULL : prev);
-    if (fclose(m) != 0) {
-        free(buf);
+    format_batch(r->m, c->format, s, *header, &b, c->schema, key ? NULL : prev);
+    /* the size a memory stream reports is where it stands (POSIX: the
+     * smaller of its buffer's length and the position) */
+    if (fflush(r->m) != 0 || ferror(r->m)) {
+        render_free(r);
         return -ENOMEM;
     }
     struct recout_meta meta = {.snapshot = true, .elapsed = s->elapsed_ns, .wall = s->wall_ns};
-    int rc = recout_put(o, fd, buf, len, &meta, key, cut);
-    free(buf);
+    int rc = recout_put(o, fd, r->buf, r->len, &meta, key, cut);
     if (rc == 0)
         *header = false;
     return rc;
@@ -413,6 +430,7 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
     int status = 0;
     struct engine *e = NULL;
     struct recout *o = NULL;
+    struct render rend = {0};
     struct snaps sn;
     memset(&sn, 0, sizeof(sn));
     char oerr[256];
@@ -506,7 +524,7 @@ int record_run(struct collector *col, const struct cli *c, int fd, bool header)
         bool cut = false;
         int rc = 0;
         for (; want > 0 && !stop_signal && rc == 0; want--) {
-            rc = emit(fd, c, o, sn.latest, sn.written, &log, &header, &cut);
+            rc = emit(fd, c, o, &rend, sn.latest, sn.written, &log, &header, &cut);
             if (rc == 0)
                 sn.written = sn.latest;
             if (rc == 0 && c->count && ++written >= c->count)
@@ -541,6 +559,7 @@ out:
     snapshot_free(&sn.buf[0]);
     snapshot_free(&sn.buf[1]);
     recout_free(o);
+    render_free(&rend);
     if (fd != STDOUT_FILENO && close(fd) != 0 && status == 0) {
         fprintf(stderr, "mig-gpu-mon: closing %s: %s\n", c->output, strerror(errno));
         status = 1;

@@ -8,27 +8,60 @@
 #include <string.h>
 
 /* One writer owns its FILE while it writes a document (a memory stream, or
- * standard output of a mode that writes nothing else meanwhile): stdio's
- * lock on every character is a recording's largest cost otherwise. */
-#define fputc fputc_unlocked
-#define fputs fputs_unlocked
-#define fwrite fwrite_unlocked
+ * standard output of a mode that writes nothing else meanwhile), and hands
+ * it the text in blocks of up to JSONW_BUF bytes. */
 
 void jsonw_init(struct jsonw *w, FILE *f, bool pretty)
 {
-    memset(w, 0, sizeof(*w));
     w->f = f;
-    w->pretty = pretty;
+    w->depth = 0;
+    memset(w->first, 0, sizeof(w->first));
     w->first[0] = true;
+    w->after_key = false;
+    w->pretty = pretty;
+    w->n = 0;
 }
+
+void jsonw_flush(struct jsonw *w)
+{
+    if (w->n)
+        fwrite_unlocked(w->buf, 1, w->n, w->f);
+    w->n = 0;
+}
+
+static void put(struct jsonw *w, const void *p, size_t len)
+{
+    if (len > JSONW_BUF - w->n) {
+        jsonw_flush(w);
+        if (len >= JSONW_BUF) {
+            fwrite_unlocked(p, 1, len, w->f);
+            return;
+        }
+    }
+    memcpy(w->buf + w->n, p, len);
+    w->n += len;
+}
+
+static void putch(struct jsonw *w, char c)
+{
+    if (w->n == JSONW_BUF)
+        jsonw_flush(w);
+    w->buf[w->n++] = c;
+}
+
+static void puts_(struct jsonw *w, const char *s)
+{
+    put(w, s, strlen(s));
+}
+
 
 static void indent(struct jsonw *w)
 {
     if (!w->pretty)
         return;
-    fputc('\n', w->f);
+    putch(w, '\n');
     for (int i = 0; i < w->depth; i++)
-        fputs("  ", w->f);
+        puts_(w, "  ");
 }
 
 /* Called before every value or key: writes the separating comma. */
@@ -39,7 +72,7 @@ static void sep(struct jsonw *w)
         return;
     }
     if (!w->first[w->depth])
-        fputc(',', w->f);
+        putch(w, ',');
     w->first[w->depth] = false;
     if (w->depth > 0)
         indent(w);
@@ -48,7 +81,7 @@ static void sep(struct jsonw *w)
 static void open_(struct jsonw *w, char c)
 {
     sep(w);
-    fputc(c, w->f);
+    putch(w, c);
     if (w->depth < JSONW_MAX_DEPTH - 1)
         w->depth++;
     w->first[w->depth] = true;
@@ -61,7 +94,7 @@ static void close_(struct jsonw *w, char c)
         w->depth--;
     if (!empty)
         indent(w);
-    fputc(c, w->f);
+    putch(w, c);
 }
 
 void jsonw_obj_open(struct jsonw *w) { open_(w, '{'); }
@@ -78,9 +111,9 @@ static const bool plain[256] = {
     [' '] = 1, ['!'] = 1, ['#'... '['] = 1, [']' ... '~'] = 1,
 };
 
-static void put_escaped(FILE *f, const char *s)
+static void put_escaped(struct jsonw *w, const char *s)
 {
-    fputc('"', f);
+    putch(w, '"');
     const unsigned char *p = (const unsigned char *)s;
     size_t n = strlen(s);
     for (size_t i = 0; i < n;) {
@@ -89,44 +122,48 @@ static void put_escaped(FILE *f, const char *s)
         while (j < n && plain[p[j]])
             j++;
         if (j > i) {
-            fwrite(p + i, 1, j - i, f);
+            put(w, p + i, j - i);
             i = j;
             continue;
         }
         uint32_t cp;
         size_t len = text_utf8_decode(p + i, n - i, &cp);
         if (len == 0) {
-            fputs("\xef\xbf\xbd", f);
+            puts_(w, "\xef\xbf\xbd");
             i++;
             continue;
         }
         switch (cp) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        case '\b': fputs("\\b", f); break;
-        case '\f': fputs("\\f", f); break;
+        case '"': puts_(w, "\\\""); break;
+        case '\\': puts_(w, "\\\\"); break;
+        case '\n': puts_(w, "\\n"); break;
+        case '\r': puts_(w, "\\r"); break;
+        case '\t': puts_(w, "\\t"); break;
+        case '\b': puts_(w, "\\b"); break;
+        case '\f': puts_(w, "\\f"); break;
         default:
-            if (text_is_control(cp) && cp > 0xffff) /* a tag: as a surrogate pair */
-                fprintf(f, "\\u%04x\\u%04x", 0xd800u + ((cp - 0x10000u) >> 10),
-                        0xdc00u + ((cp - 0x10000u) & 0x3ffu));
-            else if (text_is_control(cp))
-                fprintf(f, "\\u%04x", (unsigned)cp);
-            else
-                fwrite(p + i, 1, len, f);
+            if (text_is_control(cp) && cp > 0xffff) { /* a tag: as a surrogate pair */
+                char e[16];
+                snprintf(e, sizeof(e), "\\u%04x\\u%04x", 0xd800u + ((cp - 0x10000u) >> 10),
+                         0xdc00u + ((cp - 0x10000u) & 0x3ffu));
+                puts_(w, e);
+            } else if (text_is_control(cp)) {
+                char e[8];
+                snprintf(e, sizeof(e), "\\u%04x", (unsigned)cp);
+                puts_(w, e);
+            } else
+                put(w, p + i, len);
         }
         i += len;
     }
-    fputc('"', f);
+    putch(w, '"');
 }
 
 void jsonw_key(struct jsonw *w, const char *key)
 {
     sep(w);
-    put_escaped(w->f, key);
-    fputs(w->pretty ? ": " : ":", w->f);
+    put_escaped(w, key);
+    puts_(w, w->pretty ? ": " : ":");
     w->after_key = true;
 }
 
@@ -137,19 +174,19 @@ void jsonw_str(struct jsonw *w, const char *s)
         return;
     }
     sep(w);
-    put_escaped(w->f, s);
+    put_escaped(w, s);
 }
 
 void jsonw_null(struct jsonw *w)
 {
     sep(w);
-    fputs("null", w->f);
+    puts_(w, "null");
 }
 
 void jsonw_bool(struct jsonw *w, bool b)
 {
     sep(w);
-    fputs(b ? "true" : "false", w->f);
+    puts_(w, b ? "true" : "false");
 }
 
 /* v in decimal at the end of buf (24 bytes): where it begins. */
@@ -169,14 +206,14 @@ void jsonw_int(struct jsonw *w, int64_t v)
     char buf[24], *p = put_u64(buf + sizeof(buf), v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
     if (v < 0)
         *--p = '-';
-    fputs(p, w->f);
+    puts_(w, p);
 }
 
 void jsonw_uint(struct jsonw *w, uint64_t v)
 {
     sep(w);
     char buf[24];
-    fputs(put_u64(buf + sizeof(buf), v), w->f);
+    puts_(w, put_u64(buf + sizeof(buf), v));
 }
 
 /*
@@ -240,18 +277,23 @@ void jsonw_double(struct jsonw *w, double v)
         return;
     }
     sep(w);
+    /* written straight into the buffer: 64 bytes hold any number */
+    if (JSONW_BUF - w->n < 64)
+        jsonw_flush(w);
+    char *out = w->buf + w->n;
     /* Integers up to 2^53 are exact in a double: print them without a
      * fraction so byte counts stay byte counts. */
-    char buf[64];
     if (v == floor(v) && fabs(v) < 9007199254740992.0) {
-        char *p = put_u64(buf + 24, (uint64_t)fabs(v));
+        char digits[24], *p = put_u64(digits + sizeof(digits), (uint64_t)fabs(v));
         if (signbit(v))
             *--p = '-';
-        fputs(p, w->f);
+        size_t len = (size_t)(digits + sizeof(digits) - 1 - p);
+        memcpy(out, p, len);
+        w->n += len;
         return;
     }
-    fixed6(buf, v);
-    fputs(buf, w->f);
+    fixed6(out, v);
+    w->n += strlen(out);
 }
 
 void jsonw_metric(struct jsonw *w, const struct metric *m)
@@ -273,5 +315,6 @@ void jsonw_metric(struct jsonw *w, const struct metric *m)
 
 void jsonw_end(struct jsonw *w)
 {
-    fputc('\n', w->f);
+    putch(w, '\n');
+    jsonw_flush(w);
 }

@@ -5,6 +5,12 @@
  * allocate in the steady state; a streaming writer with a fixed nesting stack
  * does that in ~150 lines, and jq parses every output in the tests.
  * Commas are placed automatically; the caller only opens, keys and closes.
+ *
+ * The text is gathered in the writer's own buffer and handed to the FILE
+ * in blocks (stdio's per-call cost was most of a recording's): it reaches
+ * the FILE when the buffer fills, at jsonw_end and at jsonw_flush, so a
+ * caller writes nothing to the FILE itself between jsonw_init and those.
+ * A writer is used by one thread (it lives on that thread's stack).
  */
 #ifndef MIGMON_JSONW_H
 #define MIGMON_JSONW_H
@@ -16,6 +22,7 @@
 #include "core/model.h"
 
 #define JSONW_MAX_DEPTH 16
+#define JSONW_BUF 4096
 
 struct jsonw {
     FILE *f;        /* borrowed */
@@ -23,6 +30,8 @@ struct jsonw {
     bool first[JSONW_MAX_DEPTH]; /* no member written yet at this level */
     bool after_key;              /* a key was written; next value needs no comma */
     bool pretty;
+    size_t n;                    /* bytes in buf not yet handed to f */
+    char buf[JSONW_BUF];
 };
 
 void jsonw_init(struct jsonw *w, FILE *f, bool pretty);
@@ -44,7 +53,11 @@ void jsonw_double(struct jsonw *w, double v);
 void jsonw_fixed6(char *buf, double v);
 /* {"value": v|null, "source": "...", "reason": "..."?} */
 void jsonw_metric(struct jsonw *w, const struct metric *m);
-/* Finish the document with a newline. */
+/* Finish the document with a newline, and hand what is buffered to the
+ * FILE. */
 void jsonw_end(struct jsonw *w);
+/* Hand what is buffered to the FILE (a document that ends without
+ * jsonw_end). */
+void jsonw_flush(struct jsonw *w);
 
 #endif

@@ -29,6 +29,7 @@ static void buf_open(struct buf *b)
 
 static const char *buf_done(struct buf *b)
 {
+    jsonw_flush(&b->w);
     fclose(b->f);
     return b->data;
 }
@@ -168,10 +169,58 @@ static void test_pretty(void **state)
     free(b.data);
 }
 
+/* A document far longer than the writer's buffer reaches the FILE whole
+ * and in order: strings, numbers and escapes that straddle the points
+ * where the buffer is handed on, and a string longer than the buffer. */
+static void test_long_document(void **state)
+{
+    (void)state;
+    struct buf b;
+    buf_open(&b);
+    size_t cap = 1 << 20, n = 0;
+    char *want = malloc(cap);
+    assert_non_null(want);
+    char *big = malloc(3 * JSONW_BUF + 2);
+    assert_non_null(big);
+    for (size_t i = 0; i < 3 * JSONW_BUF + 1; i++)
+        big[i] = (char)('a' + i % 26);
+    big[3 * JSONW_BUF + 1] = '\0';
+    jsonw_arr_open(&b.w);
+    n += (size_t)snprintf(want + n, cap - n, "[");
+    for (int i = 0; i < 5000; i++) {
+        if (i)
+            want[n++] = ',';
+        if (i % 3 == 0) {
+            jsonw_int(&b.w, -i);
+            n += (size_t)snprintf(want + n, cap - n, "%d", -i);
+        } else if (i % 3 == 1) {
+            jsonw_double(&b.w, i + 0.25);
+            n += (size_t)snprintf(want + n, cap - n, "%d.25", i);
+        } else {
+            jsonw_str(&b.w, "q\"\n");
+            n += (size_t)snprintf(want + n, cap - n, "\"q\\\"\\n\"");
+        }
+        if (i == 2500) {
+            jsonw_str(&b.w, big);
+            n += (size_t)snprintf(want + n, cap - n, ",\"%s\"", big);
+        }
+    }
+    jsonw_arr_close(&b.w);
+    n += (size_t)snprintf(want + n, cap - n, "]\n");
+    jsonw_end(&b.w);
+    const char *got = buf_done(&b);
+    assert_int_equal(b.len, n);
+    assert_memory_equal(got, want, n);
+    free(b.data);
+    free(want);
+    free(big);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nested_commas),
+        cmocka_unit_test(test_long_document),
         cmocka_unit_test(test_escaping),
         cmocka_unit_test(test_doubles),
         cmocka_unit_test(test_doubles_as_printf),
