@@ -4,8 +4,9 @@
 # What a recording costs, by scenario (bench/README.md, "bench_record"):
 # each scenario is recorded by BIN (the recorder itself, --demo=SCENARIO: the
 # simulated NVML and, where the scenario has one, its simulated DCGM) for
-# 300 snapshots, one simulated second a tick (MIGMON_SIM_TIME=0+1, -i 100),
-# plain and of schema 1: the data of five minutes at -i 1000. BENCH_RECORD
+# 300 snapshots, one simulated second a tick (MIGMON_SIM_TIME=0+1, -i 100,
+# DCGM watched each tick: --dcgm-interval 100), plain and of schema 1: the
+# data of five minutes at -i 1000. BENCH_RECORD
 # cost writes those snapshots again as each of plain, gzip and zstd, schema
 # 1 and 2, and prints bytes a snapshot and a day, and the writer's CPU
 # against the tick, both in a loop; BENCH_RECORD live then runs the
@@ -33,7 +34,7 @@ if [ $# -eq 0 ]; then
 fi
 for s in "$@"; do
     MIGMON_SIM_TIME=0+1 timeout 120 "$bin" --demo="$s" record -i 100 -n 300 \
-        -o "$tmp/$s.jsonl" </dev/null 2>"$tmp/$s.err" || true
+        --dcgm-interval 100 -o "$tmp/$s.jsonl" </dev/null 2>"$tmp/$s.err" || true
     if [ ! -s "$tmp/$s.jsonl" ]; then
         echo "$s: no recording ($(head -c 200 "$tmp/$s.err"))"
         continue
@@ -54,7 +55,7 @@ echo "== replay --once --at across a day of dgx-a100-8x7 (zstd, schema 2)"
 day=$tmp/day.jsonl.zst
 if [ ! -s "$tmp/dgx-a100-8x7.jsonl" ]; then
     MIGMON_SIM_TIME=0+1 "$bin" --demo=dgx-a100-8x7 record -i 100 -n 300 \
-        -o "$tmp/dgx-a100-8x7.jsonl" </dev/null 2>/dev/null
+        --dcgm-interval 100 -o "$tmp/dgx-a100-8x7.jsonl" </dev/null 2>/dev/null
 fi
 "$synth" "$tmp/dgx-a100-8x7.jsonl" "$day" 86400
 "$bin" replay "$day" --once --at -0 >/dev/null # into the page cache

@@ -511,6 +511,7 @@ int main(int argc, char **argv)
                               .dcgm_mode = c.dcgm,
                               .dcgm_addr = c.dcgm_addr,
                               .dcgm_lib = c.dcgm_lib,
+                              .dcgm_interval_ms = c.dcgm_interval_ms,
                               .one_shot = c.once,
                               .backends = c.backends,
                               .no_procs = c.exporter && !c.export_processes,

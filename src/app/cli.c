@@ -222,7 +222,7 @@ static int check_record(struct cli *c, char *err, size_t errlen)
 /* The monitor's options (record and export take the same table; what does
  * not belong to the mode given is refused after the parse). */
 enum { OPT_NVML_PATH = 256, OPT_DEBUG, OPT_PROC_ROOT, OPT_ONCE, OPT_TOP, OPT_DEMO,
-       OPT_BACKEND, OPT_SYSFS_ROOT, OPT_NO_COLOR, OPT_GPM, OPT_DCGM, OPT_DCGM_LIB, OPT_TIMEOUT, OPT_ALL_PROCESSES,
+       OPT_BACKEND, OPT_SYSFS_ROOT, OPT_NO_COLOR, OPT_GPM, OPT_DCGM, OPT_DCGM_LIB, OPT_DCGM_INTERVAL, OPT_TIMEOUT, OPT_ALL_PROCESSES,
        OPT_LISTEN = 300, OPT_COMPAT, OPT_EXPORT_PROCESSES, OPT_NO_HOST, OPT_KUBELET_SOCKET,
        OPT_PROMETHEUS = 400, OPT_PROMETHEUS_AUTH,
        OPT_PROMETHEUS_CA, OPT_PROMETHEUS_MATCH };
@@ -249,6 +249,7 @@ static const struct option longopts[] = {
     {"gpm", required_argument, NULL, OPT_GPM},
     {"dcgm", required_argument, NULL, OPT_DCGM},
     {"dcgm-lib", required_argument, NULL, OPT_DCGM_LIB},
+    {"dcgm-interval", required_argument, NULL, OPT_DCGM_INTERVAL},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"listen", required_argument, NULL, OPT_LISTEN},
     {"compat", required_argument, NULL, OPT_COMPAT},
@@ -534,6 +535,16 @@ static int parse_args(struct cli *c, int argc, char **argv, char *err, size_t er
                 return -1;
             }
             c->dcgm_lib = optarg;
+            break;
+        case OPT_DCGM_INTERVAL:
+            if (parse_uint(optarg, ULONG_MAX, &v) != 0 || v < CLI_INTERVAL_MIN_MS ||
+                v > CLI_INTERVAL_MAX_MS) {
+                snprintf(err, errlen, "--dcgm-interval %s: expected a whole number of "
+                                      "milliseconds from %u to %u", optarg, CLI_INTERVAL_MIN_MS,
+                         CLI_INTERVAL_MAX_MS);
+                return -1;
+            }
+            c->dcgm_interval_ms = (unsigned)v;
             break;
         case OPT_LISTEN:
             if (!strchr(optarg, ':')) {

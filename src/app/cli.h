@@ -31,6 +31,7 @@ struct cli {
     int dcgm;               /* --dcgm: CLI_DCGM_* (the values of enum dcgm_mode) */
     char dcgm_addr[160];    /* --dcgm ADDR: "host:port" or "unix:PATH" */
     const char *dcgm_lib;   /* --dcgm-lib, borrowed; NULL: search */
+    unsigned dcgm_interval_ms; /* --dcgm-interval; 0: the interval, at least 1 s */
     unsigned timeout_ms;    /* --timeout: --once waits at most this for the driver */
     bool timeout_given;
     /* what the command line set, so the configuration file fills the rest */

@@ -71,6 +71,8 @@ void cli_usage(FILE *f)
           "                         HOST[:PORT] or unix:PATH\n"
           "                         of an nv-hostengine, embedded, or off\n"
           "      --dcgm-lib PATH    load this libdcgm instead of libdcgm.so.4 / .so.3\n"
+          "      --dcgm-interval MS DCGM's watch period (100 to 3600000; default: the\n"
+          "                         interval, at least 1000)\n"
           "      --prometheus URL   the fleet: every node's GPUs, MIG instances, AMD\n"
           "                         partitions and processes from this Prometheus server\n"
           "                         (our exporter's migmon_* series and dcgm-exporter's\n"

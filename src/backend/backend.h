@@ -22,6 +22,7 @@ struct backend_opts {
     int dcgm_mode;         /* enum dcgm_mode (backend/dcgm/dcgm.h): auto, addr, embedded, off */
     const char *dcgm_addr; /* the hostengine for DCGM_MODE_ADDR */
     const char *dcgm_lib;  /* --dcgm-lib, or NULL to search libdcgm.so.4 / .so.3 */
+    unsigned dcgm_interval_ms; /* --dcgm-interval; 0: interval_ms, at least 1 s */
     bool one_shot;         /* one snapshot (--once): no retry is promised */
     uint64_t t0_ns;        /* the collector's reference instant (CLOCK_MONOTONIC); 0 unknown */
     const char *source;    /* what a backend that reads a file reads (replay: the recording) */

@@ -112,6 +112,7 @@ int collect_open(struct collector *c, const struct collect_opts *o, char *err, s
                               .dcgm_mode = o->dcgm_mode,
                               .dcgm_addr = o->dcgm_addr,
                               .dcgm_lib = o->dcgm_lib,
+                              .dcgm_interval_ms = o->dcgm_interval_ms,
                               .one_shot = o->one_shot,
                               .t0_ns = c->t0_ns,
                               .source = o->source,

@@ -30,6 +30,8 @@ struct collect_opts {
     int dcgm_mode;         /* enum dcgm_mode: auto, addr, embedded, off */
     const char *dcgm_addr; /* host:port or unix:PATH for DCGM_MODE_ADDR */
     const char *dcgm_lib;  /* NULL: search libdcgm.so.4, then .so.3 */
+    unsigned dcgm_interval_ms; /* DCGM's watch period; 0: interval_ms, at least 1 s
+                                * (one_shot: interval_ms) */
     unsigned budget_ms;    /* collect_tick's wait for the driver; 0: COLLECT_BUDGET_MS */
     bool one_shot;         /* one snapshot (--once): messages promise no retry */
     /* Another GPU source than NVML, borrowed: the replay backend

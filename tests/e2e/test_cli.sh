@@ -69,6 +69,12 @@ done
 err=$("$MIGMON_BIN" --interval 50 2>&1 >/dev/null); rc=$?
 eq "interval too small exits 2" "$rc" 2
 eq "interval message" "$err" "mig-gpu-mon: --interval 50: must be between 100 and 3600000 milliseconds"
+for v in 99 3600001 1.5 x ""; do
+    err=$("$MIGMON_BIN" --dcgm-interval "$v" --once 2>&1 >/dev/null); rc=$?
+    eq "--dcgm-interval '$v': exits 2" "$rc" 2
+    eq "--dcgm-interval '$v': says the range" "$err" \
+        "mig-gpu-mon: --dcgm-interval $v: expected a whole number of milliseconds from 100 to 3600000"
+done
 # --format takes what --help and the man page list, for --once and for record
 for args in "--once --format xml" "--once -f jsonl"; do
     err=$(timeout 10 "$MIGMON_BIN" $args --demo 2>&1 >/dev/null); rc=$?

@@ -189,3 +189,21 @@ last=$(tail -1 "$TMP/hs-dcgm.jsonl")
 jeq "dcgm: watched every second at -i 100" "$last" '.dcgm' '"DCGM via nv-hostengine unix:/tmp/nv-hostengine, watched every 1 s"'
 jeq "dcgm: MIG activity from DCGM to the end" "$last" \
     '[.devices[] | select(.kind=="mig") | .metrics.gpu_util_pct.source] | unique' '["dcgm"]'
+# at 1 Hz, ten snapshots a second share DCGM's values (one simulated
+# second a snapshot: the simulator's values move every snapshot);
+# --dcgm-interval 100 watches at the interval, a new value each snapshot
+dcgm_runs() {
+    jq -r 'select(.devices) | .devices[1].metrics.sm_occupancy_pct | "\(.source) \(.value)"' "$1" |
+        tail -20 | uniq | wc -l
+}
+MIGMON_SIM_SCENARIO="$SCN/dgx-a100-8x7.ini" MIGMON_SIM_TIME=0+1 "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" \
+    --dcgm-lib "$DCGM_LIB" record -i 100 -n 30 -o "$TMP/hs-dcgm1.jsonl" </dev/null 2>/dev/null
+MIGMON_SIM_SCENARIO="$SCN/dgx-a100-8x7.ini" MIGMON_SIM_TIME=0+1 "$MIGMON_BIN" --nvml-path "$MIGMON_SIM_LIB" \
+    --dcgm-lib "$DCGM_LIB" --dcgm-interval 100 record -i 100 -n 30 -o "$TMP/hs-dcgm10.jsonl" \
+    </dev/null 2>/dev/null
+n1=$(dcgm_runs "$TMP/hs-dcgm1.jsonl")
+[ "$n1" -le 4 ] && ok || bad "dcgm at 1 Hz: the last 20 snapshots at -i 100 hold $n1 DCGM values (at most 4)"
+eq "dcgm --dcgm-interval 100: a new DCGM value in each of the last 20 snapshots" \
+    "$(dcgm_runs "$TMP/hs-dcgm10.jsonl")" 20
+jeq "dcgm --dcgm-interval 100: says so" "$(tail -1 "$TMP/hs-dcgm10.jsonl")" '.dcgm' \
+    '"DCGM via nv-hostengine unix:/tmp/nv-hostengine, watched every 0.1 s"'

@@ -67,12 +67,13 @@ crec h200-mig.ini -o "$C/p.jsonl" -n 2 -i 100 --gpm off --dcgm off
 eq "plain by default: schema 1, every line in full" "$(grep -v '^{"type":' "$C/p.jsonl" | jq -c '[.schema, .delta]' | sort -u)" "[1,null]"
 
 # --- a day's size: a DGX A100 with its DCGM (dgx-a100-8x7: 64 devices, DCGM's
-# values), one simulated second a snapshot; the recorder's snapshots written
-# again a second apart as at -i 1000 (rec_synth: the recorder's writer, so
-# frames of a minute, each beginning with a full snapshot): at most 1,160
-# bytes a snapshot, so at most 100 MB a day (bench/README.md,
-# "bench_record", for the figures)
-SIM_TIME=0+1 crec dgx-a100-8x7.ini -o "$C/dgx.jsonl" -n 120 -i 100 \
+# values), one simulated second a snapshot, DCGM watched at each (as at
+# -i 1000: at -i 100 DCGM's own 1 s would carry its values over ten
+# snapshots); the recorder's snapshots written again a second apart as at
+# -i 1000 (rec_synth: the recorder's writer, so frames of a minute, each
+# beginning with a full snapshot): at most 1,160 bytes a snapshot, so at
+# most 100 MB a day (bench/README.md, "bench_record", for the figures)
+SIM_TIME=0+1 crec dgx-a100-8x7.ini -o "$C/dgx.jsonl" -n 120 -i 100 --dcgm-interval 100 \
     --dcgm-lib "$MIGMON_SIM_DIR/libdcgm.so.4" 2>"$C/dgx.err"
 "$MIGMON_REC_SYNTH" "$C/dgx.jsonl" "$C/dgx.jsonl.zst" 120 1
 eq "a day's size: 120 snapshots in 2 frames, each with its index entry" \
@@ -82,6 +83,8 @@ eq "a day's size: DCGM's values are recorded (640 in the last snapshot)" \
         jq '[.devices[].metrics[] | select(.source == "dcgm")] | length')" 640
 svals() { "$MIGMON_BIN" replay "$1" --print 2>/dev/null | jq -cS 'del(.schema, .elapsed_ns, .timestamp)' | md5sum; }
 eq "a day's size: the values are the plain recording's" "$(svals "$C/dgx.jsonl.zst")" "$(svals "$C/dgx.jsonl")"
+eq "a day's size: DCGM's values move in each of the last 20 snapshots" \
+    "$(jq -r 'select(.devices) | .devices[1].metrics.sm_occupancy_pct.value' "$C/dgx.jsonl" | tail -20 | uniq | wc -l)" 20
 b=$(wc -c <"$C/dgx.jsonl.zst")
 [ $((b / 120)) -le 1160 ] && ok || bad "a day's size: $((b / 120)) bytes a snapshot (at most 1,160 expected)"
 [ $((b * 86400 / 120)) -le 100000000 ] && ok || bad "a day's size: $((b * 86400 / 120)) bytes a day (at most 100 MB expected)"

@@ -125,10 +125,12 @@ static void gpm_start(struct nvml_root *r)
     r->gpm = gpm_client_open(&go);
     /* DCGM's profiling values are watched at 1 Hz at most (DCGM's own
      * default), so its helper wakes once a second whatever the interval;
-     * --once reads them at its own. */
+     * --once reads them at its own; --dcgm-interval sets it. */
     unsigned dcgm_ms = r->o.interval_ms;
     if (!r->o.one_shot && dcgm_ms < DCGM_WATCH_MIN_MS)
         dcgm_ms = DCGM_WATCH_MIN_MS;
+    if (r->o.dcgm_interval_ms)
+        dcgm_ms = r->o.dcgm_interval_ms;
     struct dcgm_client_opts dco = {
         .exe = r->gpm_exe[0] ? r->gpm_exe : NULL,
         .lib_path = r->dcgm_lib[0] ? r->dcgm_lib : NULL,
