@@ -6,13 +6,14 @@
 # simulated NVML and, where the scenario has one, its simulated DCGM) for
 # 300 snapshots, one simulated second a tick (MIGMON_SIM_TIME=0+1, -i 100,
 # DCGM watched each tick: --dcgm-interval 100), plain and of schema 1: the
-# data of five minutes at -i 1000. BENCH_RECORD
-# cost writes those snapshots again as each of plain, gzip and zstd, schema
-# 1 and 2, and prints bytes a snapshot and a day, and the writer's CPU
-# against the tick, both in a loop; BENCH_RECORD live then runs the
-# recorder itself at -i 1000 for BENCH_RECORD_LIVE_S seconds (30) and
-# gives its writing thread's CPU against the rest of its tree. Without SCENARIO: a100-sxm4-80gb, h100-pcie-mig-535 and
-# dgx-a100-8x7; BENCH_RECORD_ALL=1: every scenario of sim/scenarios.
+# data of five minutes at -i 1000. BENCH_RECORD cost writes those
+# snapshots again as each of plain, gzip and zstd, schema 1 and 2, and
+# prints bytes a snapshot and a day, and the writer's CPU against the
+# tick, both in a loop; BENCH_RECORD live then runs the
+# recorder itself at -i 1000 for BENCH_RECORD_LIVE_S seconds (30; 0: not
+# run) and gives its writing thread's CPU against the rest of its tree.
+# Without SCENARIO: a100-sxm4-80gb, h100-pcie-mig-535 and dgx-a100-8x7;
+# BENCH_RECORD_ALL=1: every scenario of sim/scenarios.
 #
 # Then a day: dgx-a100-8x7's snapshots over and over, a second apart, for
 # 86,400 snapshots (REC_SYNTH), as zstd of schema 2, and the wall time of
@@ -48,7 +49,9 @@ for s in "$@"; do
         echo "$s: no figures ($(tail -1 "$tmp/out" | head -c 200))"
         continue
     fi
-    TMPDIR=$tmp timeout 120 "$bench" live "$bin" "$s" "${BENCH_RECORD_LIVE_S:-30}" 2>&1 || true
+    if [ "${BENCH_RECORD_LIVE_S:-30}" != 0 ]; then
+        TMPDIR=$tmp timeout 120 "$bench" live "$bin" "$s" "${BENCH_RECORD_LIVE_S:-30}" 2>&1 || true
+    fi
 done
 
 echo "== replay --once --at across a day of dgx-a100-8x7 (zstd, schema 2)"

@@ -54,7 +54,6 @@ static void puts_(struct jsonw *w, const char *s)
     put(w, s, strlen(s));
 }
 
-
 static void indent(struct jsonw *w)
 {
     if (!w->pretty)
@@ -253,6 +252,10 @@ static void fixed6(char *buf, double v)
             *o = '\0';
             return;
         }
+    }
+    if (a >= 1e50) { /* "%.6f" would need up to 316 bytes: the shortest exact form */
+        snprintf(buf, 64, "%.17g", v);
+        return;
     }
     snprintf(buf, 64, "%.6f", v);
     char *dot = strchr(buf, '.');

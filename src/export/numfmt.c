@@ -15,6 +15,10 @@ bool numfmt_double(char *out, size_t len, double v)
         snprintf(out, len, "%.0f", v);
         return true;
     }
+    if (fabs(v) >= 1e50) { /* "%.6f" would need up to 316 bytes: the shortest exact form */
+        snprintf(out, len, "%.17g", v);
+        return true;
+    }
     snprintf(out, len, "%.6f", v);
     char *dot = strchr(out, '.');
     if (dot) {

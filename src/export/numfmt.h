@@ -10,7 +10,9 @@
 #include <stddef.h>
 
 /* A finite double: integers below 2^53 without a fraction, others with up
- * to 6 decimals, trailing zeros trimmed. Returns false (out = "") for NaN
+ * to 6 decimals, trailing zeros trimmed; from 1e50 on in the exponent form
+ * ("%.17g": 1.0000000000000001e+300), which JSON, CSV and line protocol
+ * read. out: at least 64 bytes. Returns false (out = "") for NaN
  * and infinities, which have no text form in either format. */
 bool numfmt_double(char *out, size_t len, double v);
 

@@ -216,11 +216,33 @@ static void test_long_document(void **state)
     free(big);
 }
 
+/* A finite number too long for "%.6f" in 64 bytes is written whole, in
+ * the exponent form, and reads back as itself. */
+static void test_huge_doubles(void **state)
+{
+    (void)state;
+    const double v[] = {1e300, -1.7976931348623157e308, 3.5e51, 1e49 + 0.5};
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        struct buf b;
+        buf_open(&b);
+        jsonw_double(&b.w, v[i]);
+        const char *got = buf_done(&b);
+        assert_true(strtod(got, NULL) == v[i]);
+        free(b.data);
+    }
+    struct buf b;
+    buf_open(&b);
+    jsonw_double(&b.w, 1e300);
+    assert_string_equal(buf_done(&b), "1.0000000000000001e+300");
+    free(b.data);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nested_commas),
         cmocka_unit_test(test_long_document),
+        cmocka_unit_test(test_huge_doubles),
         cmocka_unit_test(test_escaping),
         cmocka_unit_test(test_doubles),
         cmocka_unit_test(test_doubles_as_printf),
