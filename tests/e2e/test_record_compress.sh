@@ -83,8 +83,8 @@ eq "a day's size: DCGM's values are recorded (640 in the last snapshot)" \
         jq '[.devices[].metrics[] | select(.source == "dcgm")] | length')" 640
 svals() { "$MIGMON_BIN" replay "$1" --print 2>/dev/null | jq -cS 'del(.schema, .elapsed_ns, .timestamp)' | md5sum; }
 eq "a day's size: the values are the plain recording's" "$(svals "$C/dgx.jsonl.zst")" "$(svals "$C/dgx.jsonl")"
-eq "a day's size: DCGM's values move in each of the last 20 snapshots" \
-    "$(jq -r 'select(.devices) | .devices[1].metrics.sm_occupancy_pct.value' "$C/dgx.jsonl" | tail -20 | uniq | wc -l)" 20
+n=$(jq -r 'select(.devices) | .devices[1].metrics.sm_occupancy_pct.value' "$C/dgx.jsonl" | tail -20 | uniq | wc -l)
+[ "$n" -ge 15 ] && ok || bad "a day's size: DCGM's values moved $n times in the last 20 snapshots (at least 15 expected)"
 b=$(wc -c <"$C/dgx.jsonl.zst")
 [ $((b / 120)) -le 1160 ] && ok || bad "a day's size: $((b / 120)) bytes a snapshot (at most 1,160 expected)"
 [ $((b * 86400 / 120)) -le 100000000 ] && ok || bad "a day's size: $((b * 86400 / 120)) bytes a day (at most 100 MB expected)"
