@@ -254,21 +254,6 @@ static int cost(const char *scenario, const char *rec, int rounds)
     return 0;
 }
 
-/* The CPU time thread tid of pid has run, ns (schedstat); 0 when gone. */
-static uint64_t task_ns(pid_t pid, long tid)
-{
-    char f[96];
-    snprintf(f, sizeof(f), "/proc/%d/task/%ld/schedstat", (int)pid, tid);
-    FILE *st = fopen(f, "r");
-    unsigned long long ns = 0;
-    if (st) {
-        if (fscanf(st, "%llu", &ns) != 1)
-            ns = 0;
-        fclose(st);
-    }
-    return ns;
-}
-
 /* The recorder in the tree of root: the process with a thread named
  * migmon-engine (--demo's launcher waits above it); 0 when none yet. */
 static pid_t recorder_of(pid_t root)
@@ -279,15 +264,9 @@ static pid_t recorder_of(pid_t root)
         long tids[256];
         size_t n = proctree_tids(t.p[i].pid, tids, 256);
         for (size_t k = 0; k < n; k++) {
-            char f[96], name[32] = "";
-            snprintf(f, sizeof(f), "/proc/%d/task/%ld/comm", (int)t.p[i].pid, tids[k]);
-            FILE *c = fopen(f, "r");
-            if (c) {
-                if (!fgets(name, sizeof(name), c))
-                    name[0] = '\0';
-                fclose(c);
-            }
-            if (strncmp(name, "migmon-engine", 13) == 0)
+            char name[32];
+            if (proctree_task_name(t.p[i].pid, tids[k], name, sizeof(name)) &&
+                strcmp(name, "migmon-engine") == 0)
                 return t.p[i].pid;
         }
     }
@@ -298,7 +277,8 @@ static uint64_t tree_ns(const struct proctree_ledger *l)
 {
     uint64_t ns = 0;
     for (size_t i = 0; i < l->n; i++)
-        ns += l->p[i].last_ns - l->p[i].first_ns;
+        if (l->p[i].last_ns >= l->p[i].first_ns)
+            ns += l->p[i].last_ns - l->p[i].first_ns;
     return ns;
 }
 
@@ -325,12 +305,12 @@ static int live(const char *bin, const char *scenario, int seconds)
     struct proctree obs;
     struct proctree_ledger acct;
     memset(&acct, 0, sizeof(acct));
-    uint64_t m0 = rec ? task_ns(rec, rec) : 0;
+    uint64_t m0 = rec ? proctree_task_ns(rec, rec) : 0;
     proctree_read(pid, false, &obs);
     proctree_fold(&acct, &obs, true);
     double t0 = (double)clock_mono_ns();
     sleep((unsigned)seconds);
-    uint64_t m1 = rec ? task_ns(rec, rec) : 0;
+    uint64_t m1 = rec ? proctree_task_ns(rec, rec) : 0;
     proctree_read(pid, false, &obs);
     proctree_fold(&acct, &obs, false);
     double secs = ((double)clock_mono_ns() - t0) / 1e9;

@@ -128,26 +128,13 @@ static size_t tasks_read(pid_t pid, struct task_cpu *t)
     size_t nt = proctree_tids(pid, tids, TASKS_MAX), n = 0;
     for (size_t i = 0; i < nt; i++) {
         long tid = tids[i];
-        char f[96], buf[64];
-        snprintf(f, sizeof(f), "/proc/%d/task/%ld/comm", (int)pid, tid);
-        FILE *c = fopen(f, "r");
-        if (!c)
+        char buf[64];
+        if (!proctree_task_name(pid, tid, buf, sizeof(buf)))
             continue;
-        bool ok = fgets(buf, sizeof(buf), c) != NULL;
-        fclose(c);
-        if (!ok)
-            continue;
-        buf[strcspn(buf, "\n")] = '\0';
         if (strncmp(buf, "migmon-gpu", 10) == 0)
             snprintf(buf, sizeof(buf), "migmon-gpuN");
-        snprintf(f, sizeof(f), "/proc/%d/task/%ld/schedstat", (int)pid, tid);
-        unsigned long long ns = 0;
-        FILE *st = fopen(f, "r");
-        if (!st)
-            continue;
-        ok = fscanf(st, "%llu", &ns) == 1;
-        fclose(st);
-        if (!ok)
+        uint64_t ns = proctree_task_ns(pid, tid);
+        if (!ns)
             continue;
         t[n].tid = tid;
         snprintf(t[n].name, sizeof(t[n].name), "%.15s", buf);

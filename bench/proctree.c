@@ -58,6 +58,32 @@ uint64_t proctree_task_wakes(pid_t pid, long tid)
     return status_field(f, "voluntary_ctxt_switches:", &n) ? n : 0;
 }
 
+uint64_t proctree_task_ns(pid_t pid, long tid)
+{
+    char f[96];
+    unsigned long long ns = 0;
+    snprintf(f, sizeof(f), "/proc/%d/task/%ld/schedstat", (int)pid, tid);
+    FILE *st = fopen(f, "r");
+    if (!st)
+        return 0;
+    if (fscanf(st, "%llu", &ns) != 1)
+        ns = 0;
+    fclose(st);
+    return ns;
+}
+
+bool proctree_task_name(pid_t pid, long tid, char *out, size_t len)
+{
+    char f[96];
+    snprintf(f, sizeof(f), "/proc/%d/task/%ld/comm", (int)pid, tid);
+    FILE *c = fopen(f, "r");
+    bool ok = c && fgets(out, (int)len, c) != NULL;
+    if (c)
+        fclose(c);
+    out[ok ? strcspn(out, "\n") : 0] = '\0';
+    return ok;
+}
+
 /* /proc/PID/stat's parent (field 4) and start time (field 22), read after
  * the last ')' since the name may hold spaces or parentheses. */
 static bool stat_read(pid_t pid, pid_t *ppid, unsigned long long *start)

@@ -59,6 +59,12 @@ size_t proctree_tids(pid_t pid, long *tids, size_t max);
  * woken once, so their count is the wake-ups it cost. 0 when gone. */
 uint64_t proctree_task_wakes(pid_t pid, long tid);
 
+/* A thread's CPU time, ns (schedstat's first field); 0 when gone. */
+uint64_t proctree_task_ns(pid_t pid, long tid);
+
+/* A thread's name (its comm, no newline) into out; false ("") when gone. */
+bool proctree_task_name(pid_t pid, long tid, char *out, size_t len);
+
 /* Reads root and every process under it, breadth first, root first. A
  * process gone by the time it is read is left out. with_rss reads VmRSS
  * too. */
